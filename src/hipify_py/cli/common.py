@@ -1,0 +1,177 @@
+"""Options shared by the commands that convert or check code, and the Context they build."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..context import Context, Options, parse_version
+from ..mappings import load_index
+from ..mappings.schema import MappingError
+
+
+class ConfigError(click.ClickException):
+    """Bad mapping rules or project configuration: one line, exit code 2 like a usage error."""
+
+    exit_code = 2
+
+
+def common_options(func: Callable) -> Callable:
+    decorators = [
+        click.option(
+            "--roc",
+            is_flag=True,
+            help="Use rocBLAS/rocSPARSE/rocRAND/rocSOLVER/MIOpen, not hip* wrappers.",
+        ),
+        click.option("--miopen", is_flag=True, help="Translate cuDNN to MIOpen."),
+        click.option(
+            "--experimental", is_flag=True, help="Also convert APIs HIP marks experimental."
+        ),
+        click.option(
+            "--use-hip-data-types",
+            "hip_data_types",
+            is_flag=True,
+            help="Emit hipDataType instead of library-specific data types.",
+        ),
+        click.option(
+            "--target-rocm",
+            default="7.1",
+            show_default=True,
+            metavar="X.Y",
+            help="ROCm version the output must build with.",
+        ),
+        click.option(
+            "--pytorch/--no-pytorch",
+            default=None,
+            help="PyTorch extension mappings (default: when ATen/torch is included).",
+        ),
+        click.option(
+            "--skip-inactive",
+            is_flag=True,
+            help="Leave code in inactive #if branches alone (default: convert it).",
+        ),
+        click.option(
+            "-I",
+            "include_dirs",
+            multiple=True,
+            metavar="DIR",
+            help="Parse with this include directory (turns off the hermetic parse).",
+        ),
+        click.option(
+            "-D",
+            "defines",
+            multiple=True,
+            metavar="MACRO[=V]",
+            help="Parse with this macro defined.",
+        ),
+        click.option(
+            "--cuda-path",
+            type=click.Path(path_type=Path, file_okay=False),
+            help="A CUDA installation to parse against.",
+        ),
+        click.option(
+            "-p",
+            "build_dir",
+            type=click.Path(path_type=Path),
+            help="Directory with compile_commands.json: parse with its flags.",
+        ),
+        click.option(
+            "--mapping",
+            "mapping_files",
+            multiple=True,
+            type=click.Path(path_type=Path, dir_okay=False),
+            help="Extra mapping rules (YAML, same schema; they win).",
+        ),
+        click.option(
+            "--clang-arg",
+            "clang_args",
+            multiple=True,
+            metavar="ARG",
+            help="Extra argument for the libclang parse (also: everything after --).",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def _compile_db_flags(build_dir: Path) -> tuple[list[str], list[str]]:
+    """Union of -I/-D flags in compile_commands.json (paths made absolute)."""
+    db = build_dir / "compile_commands.json" if build_dir.is_dir() else build_dir
+    try:
+        entries = json.loads(db.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise click.UsageError(f"cannot read compilation database {db}: {exc}") from None
+    incs: list[str] = []
+    defs: list[str] = []
+    for entry in entries if isinstance(entries, list) else []:
+        args = entry.get("arguments") or shlex.split(entry.get("command", ""))
+        base = Path(entry.get("directory", "."))
+        it = iter(args)
+        for arg in it:
+            for flag, sink in (("-I", incs), ("-D", defs)):
+                if arg == flag:
+                    value = next(it, "")
+                elif arg.startswith(flag):
+                    value = arg[2:]
+                else:
+                    continue
+                if flag == "-I":
+                    value = str((base / value).resolve())
+                if value and value not in sink:
+                    sink.append(value)
+    return incs, defs
+
+
+def build_options_context(
+    common: dict[str, Any], paths: Sequence[Path], **extra: Any
+) -> tuple[Context, list[str]]:
+    """Options from the command line and project config, and the loaded mapping tables."""
+    try:
+        target = parse_version(common["target_rocm"])
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--target-rocm") from None
+    include_dirs = list(common["include_dirs"])
+    defines = list(common["defines"])
+    clang_args = list(common["clang_args"])
+    if common["cuda_path"]:
+        include_dirs.append(str(Path(common["cuda_path"]) / "include"))
+    if common["build_dir"]:
+        incs, defs = _compile_db_flags(common["build_dir"])
+        include_dirs += incs
+        defines += defs
+    options = Options(
+        roc=common["roc"],
+        miopen=common["miopen"],
+        experimental=common["experimental"],
+        hip_data_types=common["hip_data_types"],
+        target_rocm=target,
+        pytorch=common["pytorch"],
+        skip_inactive=common["skip_inactive"],
+        include_dirs=tuple(include_dirs),
+        defines=tuple(defines),
+        extra_clang_args=tuple(clang_args),
+        **extra,
+    )
+    mapping_files = [str(p) for p in _project_mapping_files(paths)]
+    mapping_files += [str(p) for p in common["mapping_files"]]
+    try:
+        index = load_index(options, [Path(p) for p in mapping_files])
+    except MappingError as exc:
+        raise ConfigError(str(exc)) from None
+    return Context(options, index), mapping_files
+
+
+def _project_mapping_files(paths: Sequence[Path]) -> list[Path]:
+    from ..mappings.user import find_project_mapping_files
+
+    start = paths[0] if paths else Path.cwd()
+    try:
+        return find_project_mapping_files(start)
+    except MappingError as exc:
+        raise ConfigError(str(exc)) from None

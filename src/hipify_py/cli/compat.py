@@ -1,0 +1,96 @@
+"""hipify-clang / hipify-perl spellings, rewritten to ours before click parses the command line.
+
+People and scripts coming from HIPIFY keep working: ``-o=FILE``, ``--o-dir``, ``--inplace``,
+single-dash long options, and ``-- <clang args>`` after the inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# HIPIFY option -> our spelling (None: accepted and ignored, because it is our default)
+_ALIASES: dict[str, str | None] = {
+    "--hip-kernel-execution-syntax": "--launch-syntax=hip",
+    "--cuda-kernel-execution-syntax": "--launch-syntax=cuda",
+    "--skip-excluded-preprocessor-conditional-blocks": "--skip-inactive",
+    "--default-preprocessor": "--skip-inactive",
+    "--amap": None,  # we always translate inactive branches unless --skip-inactive
+    "--inplace": "--in-place",
+    "--o-dir": "--out-dir",
+    "--use-hip-data-types": "--use-hip-data-types",
+    "--print-stats": None,  # the summary is always printed
+    "--examine": "--dry-run",
+    "--no-output": "--dry-run",
+    "--quiet-warnings": "--quiet",
+    "--no-backup": "--no-backup",
+    "--print-stats-csv": None,
+    "--save-temps": None,
+    "--no-undocumented-features": None,
+    "--versions": "--version",
+}
+_SINGLE_DASH_LONG = {a[1:] for a in _ALIASES} | {
+    "-roc",
+    "-miopen",
+    "-experimental",
+    "-inplace",
+    "-examine",
+    "-cuda-path",
+    "-o-dir",
+}
+_WITH_VALUE = {
+    "--o-dir",
+    "--cuda-path",
+    "--clang-resource-directory",
+    "--temp-dir",
+    "--cuda-gpu-arch",
+    "--o-stats",
+    "--exclude-dirs",
+    "--exclude-files",
+}
+_DROPPED_WITH_VALUE = {"--clang-resource-directory", "--temp-dir", "--cuda-gpu-arch", "--o-stats"}
+
+
+def normalize_argv(argv: Sequence[str]) -> list[str]:
+    """Rewrite HIPIFY-style arguments of ``convert`` into hipify-py's own."""
+    out: list[str] = []
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            out.extend(f"--clang-arg={a}" for a in args[i:])
+            break
+        if arg.startswith("-o="):
+            out += ["-o", arg[3:]]
+            continue
+        if (
+            arg.startswith("-")
+            and not arg.startswith("--")
+            and arg.split("=")[0] in _SINGLE_DASH_LONG
+        ):
+            arg = "-" + arg
+        name, eq, value = arg.partition("=")
+        if name in _DROPPED_WITH_VALUE:
+            if not eq:
+                i += 1
+            continue
+        if name == "--exclude-dirs" or name == "--exclude-files":
+            value = value if eq else (args[i] if i < len(args) else "")
+            i += 0 if eq else 1
+            for item in filter(None, value.split(",")):
+                out.append(
+                    f"--exclude={item}/*" if name == "--exclude-dirs" else f"--exclude={item}"
+                )
+            continue
+        if name in _ALIASES:
+            new = _ALIASES[name]
+            if new is None:
+                continue
+            if name in _WITH_VALUE:
+                out.append(f"{new}={value}" if eq else new)
+            else:
+                out.append(new)
+            continue
+        out.append(arg)
+    return out

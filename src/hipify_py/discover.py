@@ -1,0 +1,125 @@
+"""Which files a run looks at, which of them are CUDA, and where each one's output goes."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
+C_LIKE_SUFFIXES = frozenset(
+    {
+        ".c",
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".c++",
+        ".h",
+        ".hh",
+        ".hpp",
+        ".hxx",
+        ".h++",
+        ".inl",
+        ".inc",
+        ".ipp",
+        ".tpp",
+        ".hip",
+    }
+)
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules"})
+_CUDA_USE = re.compile(
+    rb"\b(?:cuda[A-Z_]\w*|cu(?:blas|rand|sparse|fft|solver|dnn|Ctx|Mem|Stream|Device|Launch)\w*"
+    rb"|nccl\w+|__global__|__device__|__shared__|threadIdx|blockIdx|CUDA_[A-Z_]+|cub::)\b"
+    rb"|<<<|#\s*include\s*[<\"](?:cuda|cu[a-z]+[._]|cublas|curand|cusparse|cufft|cusolver"
+    rb"|cudnn|nccl|ATen/cuda|c10/cuda|thrust|cub/)"
+)
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: reported as one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path  # the file to read
+    rel: Path  # its path relative to the input root (for output mirroring)
+    root: Path  # the input root it was found under
+
+
+def _matches(rel: str, globs: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(os.path.basename(rel), g) for g in globs)
+
+
+def walk(
+    paths: Sequence[Path],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    skip: Sequence[Path] = (),
+) -> Iterator[Candidate]:
+    """Every regular file under ``paths`` (symlinked directories are not followed)."""
+    skip_resolved = {p.resolve() for p in skip}
+    for root in paths:
+        if not root.exists():
+            raise UsageError(f"no such file or directory: {root}")
+        if root.is_file():
+            yield Candidate(root, Path(root.name), root.parent)
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            here = Path(dirpath)
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if d not in SKIP_DIRS
+                and not (here / d).is_symlink()
+                and (here / d).resolve() not in skip_resolved
+            )
+            for name in sorted(filenames):
+                path = here / name
+                rel = path.relative_to(root)
+                rel_s = rel.as_posix()
+                if exclude and _matches(rel_s, exclude):
+                    continue
+                if include and not _matches(rel_s, include):
+                    continue
+                if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
+                    continue
+                yield Candidate(path, rel, root)
+
+
+def is_cuda_source(path: Path, head: bytes) -> bool:
+    """CUDA by extension, or a C/C++ file whose text uses CUDA APIs, headers or syntax."""
+    suffix = path.suffix.lower()
+    if suffix in CUDA_SUFFIXES:
+        return True
+    return suffix in C_LIKE_SUFFIXES and _CUDA_USE.search(head) is not None
+
+
+def output_name(rel: Path, keep_names: bool) -> Path:
+    """Mirrored output path: ``.cu`` becomes ``.hip`` unless names are kept."""
+    if not keep_names and rel.suffix == ".cu":
+        return rel.with_suffix(".hip")
+    return rel
+
+
+def default_out_root(root: Path) -> Path:
+    """``src/`` -> ``src-hip/`` beside it; the input itself is never written to."""
+    root = root.resolve()
+    return root.with_name(root.name + "-hip")
+
+
+def single_file_output(path: Path, keep_names: bool) -> Path:
+    """Where ``convert file.cu`` writes when no output is named: ``file.hip`` beside it."""
+    if path.suffix == ".cu" and not keep_names:
+        return path.with_suffix(".hip")
+    return path.with_name(f"{path.stem}_hip{path.suffix}")
+
+
+def safe_target(out_root: Path, rel: Path) -> Path:
+    """The output path for ``rel`` under ``out_root``; refuses anything that escapes it."""
+    target = (out_root / rel).resolve()
+    if not target.is_relative_to(out_root.resolve()):
+        raise UsageError(f"refusing to write outside the output root: {target}")
+    return target

@@ -1,0 +1,119 @@
+"""Edits over the original text, applied once, with a map back to original positions.
+
+Every rule proposes ``Edit`` values instead of changing text, so the written file, the dry-run
+diff, the statistics and the mapping of compiler errors back to CUDA lines all come from one
+list.  Two edits that touch the same bytes are a bug in a rule and raise ``EditConflict``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+    rule: str
+
+
+class EditConflict(ValueError):
+    """Two rules proposed edits over overlapping ranges of the same file."""
+
+
+def _checked(edits: Iterable[Edit]) -> list[Edit]:
+    ordered = sorted(set(edits), key=lambda e: (e.start, e.end))
+    for before, after in zip(ordered, ordered[1:], strict=False):
+        overlaps = after.start < before.end
+        same_point_inserts = before.start == before.end == after.start == after.end
+        if overlaps or same_point_inserts:
+            raise EditConflict(
+                f"edits overlap: {before.rule} [{before.start},{before.end}) and "
+                f"{after.rule} [{after.start},{after.end})"
+            )
+    return ordered
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The result of applying edits: the new text and how to find where it came from."""
+
+    text: str
+    edits: tuple[Edit, ...]
+    # For each edit, (new_start, new_end) of its replacement in the new text.
+    _new_starts: tuple[int, ...]
+    _new_ends: tuple[int, ...]
+
+    def original_offset(self, new_offset: int) -> int:
+        """Where a position in the new text came from in the original text.
+
+        Inside a replacement, the answer is the start of the replaced range (the best a reader
+        can be shown); between replacements the shift is exact.
+        """
+        i = bisect.bisect_right(self._new_starts, new_offset) - 1
+        if i < 0:
+            return new_offset
+        edit = self.edits[i]
+        if new_offset < self._new_ends[i]:
+            return edit.start
+        return edit.end + (new_offset - self._new_ends[i])
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> Applied:
+    ordered = _checked(edits)
+    parts: list[str] = []
+    new_starts: list[int] = []
+    new_ends: list[int] = []
+    pos = 0
+    out_len = 0
+    for edit in ordered:
+        chunk = text[pos : edit.start]
+        parts.append(chunk)
+        out_len += len(chunk)
+        new_starts.append(out_len)
+        parts.append(edit.text)
+        out_len += len(edit.text)
+        new_ends.append(out_len)
+        pos = edit.end
+    parts.append(text[pos:])
+    return Applied("".join(parts), tuple(ordered), tuple(new_starts), tuple(new_ends))
+
+
+class LineIndex:
+    """Offsets to 1-based (line, column) and back, for one text."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0]
+        find = text.find
+        i = find("\n")
+        while i != -1:
+            self._starts.append(i + 1)
+            i = find("\n", i + 1)
+        self._len = len(text)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line + 1, offset - self._starts[line] + 1
+
+    def offset(self, line: int, column: int = 1) -> int:
+        line = max(1, min(line, len(self._starts)))
+        return min(self._starts[line - 1] + column - 1, self._len)
+
+    def line_span(self, line: int) -> tuple[int, int]:
+        """(start, end) offsets of a 1-based line, without its newline."""
+        start = self._starts[line - 1]
+        end = self._starts[line] - 1 if line < len(self._starts) else self._len
+        return start, end
+
+
+def edited_lines(edits: Sequence[Edit], lines: LineIndex) -> set[int]:
+    """1-based original line numbers touched by any edit (for 'changed lines' statistics)."""
+    touched: set[int] = set()
+    for edit in edits:
+        first = lines.position(edit.start)[0]
+        last = lines.position(max(edit.start, edit.end - 1))[0]
+        touched.update(range(first, last + 1))
+    return touched

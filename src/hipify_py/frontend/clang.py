@@ -1,0 +1,130 @@
+"""Parse one translation unit with libclang, hermetically unless the user gave real flags.
+
+Hermetic mode blanks every ``#include`` line to spaces (offsets stay exact) and feeds the stub
+from ``stub.py`` as a forced include, so no CUDA SDK, clang install or resource directory is
+needed.  With ``-I``/``-D``/``--cuda-path``/compile_commands.json flags the user's includes are
+kept.  Parse problems never stop a conversion: they become ``diagnostics`` the report shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import clang.cindex as ci
+
+from ..mappings import MappingIndex
+from .stub import stub_for
+
+STUB_NAME = "/__hipify_py__/stub.h"
+_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*(?:include|include_next|import)\b[^\n]*", re.M)
+_index: ci.Index | None = None
+
+
+def _clang_index() -> ci.Index:
+    global _index
+    if _index is None:
+        _index = ci.Index.create()
+    return _index
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str  # "error" or "warning" or "fatal"
+    offset: int  # character offset in the unit's text (-1 when not in this file)
+    message: str
+
+
+class Ast:
+    """A parsed translation unit plus offset conversion between libclang bytes and our chars."""
+
+    def __init__(self, tu: ci.TranslationUnit, text: str, filename: str) -> None:
+        self.tu = tu
+        self.filename = filename
+        self._ascii = text.isascii()
+        self._byte_to_char: list[int] | None = None
+        if not self._ascii:
+            table: list[int] = []
+            for i, ch in enumerate(text):
+                table.extend([i] * len(ch.encode("utf-8")))
+            table.append(len(text))
+            self._byte_to_char = table
+
+    @property
+    def cursor(self) -> ci.Cursor:
+        return self.tu.cursor
+
+    def offset(self, location: ci.SourceLocation) -> int:
+        """Character offset of a libclang location in this file (-1 if in another file)."""
+        if location.file is None or location.file.name != self.filename:
+            return -1
+        if self._byte_to_char is None:
+            return location.offset
+        return self._byte_to_char[min(location.offset, len(self._byte_to_char) - 1)]
+
+    def span(self, cursor: ci.Cursor) -> tuple[int, int]:
+        return self.offset(cursor.extent.start), self.offset(cursor.extent.end)
+
+    def walk(self, cursor: ci.Cursor | None = None) -> Iterator[ci.Cursor]:
+        """Every cursor in this file (pre-order), skipping the stub's declarations."""
+        stack = [cursor or self.tu.cursor]
+        while stack:
+            node = stack.pop()
+            yield node
+            children = [
+                c
+                for c in node.get_children()
+                if c.location.file is None or c.location.file.name == self.filename
+            ]
+            stack.extend(reversed(children))
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        out = []
+        for d in self.tu.diagnostics:
+            if d.severity < ci.Diagnostic.Error:
+                continue
+            sev = "fatal" if d.severity >= ci.Diagnostic.Fatal else "error"
+            out.append(Diagnostic(sev, self.offset(d.location), d.spelling))
+        return out
+
+
+def blank_includes(text: str) -> str:
+    """Replace each #include line by spaces of the same length (offsets unchanged)."""
+    return _INCLUDE_LINE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def parse(
+    text: str,
+    filename: str,
+    names: Sequence[str],
+    mappings: MappingIndex,
+    *,
+    hermetic: bool = True,
+    args: Sequence[str] = (),
+) -> Ast:
+    """Parse ``text`` as CUDA; raises only if libclang itself cannot load or parse."""
+    source = blank_includes(text) if hermetic else text
+    stub = stub_for(names, mappings)
+    clang_args = [
+        "-x",
+        "cuda",
+        "--cuda-host-only",
+        "-nocudainc",
+        "-nocudalib",
+        "-std=c++17",
+        "-fsyntax-only",
+        "-Wno-everything",
+        "-ferror-limit=0",
+        "-include",
+        STUB_NAME,
+        *args,
+    ]
+    tu = _clang_index().parse(
+        filename,
+        args=clang_args,
+        unsaved_files=[(filename, source), (STUB_NAME, stub)],
+        options=ci.TranslationUnit.PARSE_INCOMPLETE,
+    )
+    return Ast(tu, text, filename)

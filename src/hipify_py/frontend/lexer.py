@@ -1,0 +1,113 @@
+"""A raw C++/CUDA lexer that sees every preprocessor branch.
+
+libclang only tokenizes what the preprocessor keeps, and hipify-py must translate code inside
+inactive ``#if`` branches and inside macro bodies too.  This lexer never fails: anything it does
+not recognise becomes a one-character ``punct`` token, so a truncated or broken file still yields
+tokens with exact offsets into the original text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Kind(str, Enum):
+    IDENT = "ident"
+    NUMBER = "number"
+    STRING = "string"
+    CHAR = "char"
+    PUNCT = "punct"
+    COMMENT = "comment"
+    DIRECTIVE = "directive"  # the '#' that starts a preprocessor line
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: Kind
+    text: str
+    start: int
+    end: int
+    # True when the token lies on a preprocessor line (including its continuation lines).
+    in_directive: bool = False
+
+
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<ws>[ \t\f\v]+|\\\r?\n)
+  | (?P<nl>\r?\n)
+  | (?P<lcomment>//(?:[^\n\\]|\\\r?\n|\\.)*)
+  | (?P<bcomment>/\*.*?(?:\*/|\Z))
+  | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\n]{0,16})\((?:.|\n)*?(?:\)(?P=delim)"|\Z))
+  | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\.|\\\n)*(?:"|(?=\n)|\Z))
+  | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*(?:'|(?=\n)|\Z))
+  | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|)*)
+  | (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)
+  | (?P<punct3><<<|>>>|<<=|>>=|\.\.\.|->\*|<=>)
+  | (?P<punct2>::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*)
+  | (?P<punct1>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+_KIND_OF_GROUP = {
+    "lcomment": Kind.COMMENT,
+    "bcomment": Kind.COMMENT,
+    "raw": Kind.STRING,
+    "string": Kind.STRING,
+    "char": Kind.CHAR,
+    "number": Kind.NUMBER,
+    "ident": Kind.IDENT,
+    "punct3": Kind.PUNCT,
+    "punct2": Kind.PUNCT,
+    "punct1": Kind.PUNCT,
+}
+
+
+def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
+    """Split ``text`` into tokens; whitespace and (unless asked) comments are dropped.
+
+    Preprocessor lines are marked: the ``#`` becomes a DIRECTIVE token and every token up to
+    the end of the logical line carries ``in_directive=True`` so rules can tell a macro body
+    or an ``#include`` apart from ordinary code.
+    """
+    tokens: list[Token] = []
+    at_line_start = True
+    in_directive = False
+    pos = 0
+    n = len(text)
+    match = _TOKEN_RE.match
+    while pos < n:
+        m = match(text, pos)
+        assert m is not None  # punct1 matches any character
+        group = m.lastgroup
+        end = m.end()
+        if group == "ws":
+            pass
+        elif group == "nl":
+            at_line_start = True
+            in_directive = False
+        else:
+            value = m.group(0)
+            if group in ("lcomment", "bcomment"):
+                # a comment is white space to the preprocessor: it neither starts nor ends a line
+                if keep_comments:
+                    tokens.append(Token(Kind.COMMENT, value, pos, end, in_directive))
+            elif at_line_start and value == "#":
+                in_directive = True
+                at_line_start = False
+                tokens.append(Token(Kind.DIRECTIVE, value, pos, end, True))
+            else:
+                at_line_start = False
+                tokens.append(Token(_KIND_OF_GROUP[group], value, pos, end, in_directive))
+        pos = end
+    return tokens
+
+
+def directive_name(tokens: list[Token], index: int) -> str:
+    """The word after a DIRECTIVE token (``include``, ``define``, ``if`` ...) or ''."""
+    nxt = index + 1
+    if nxt < len(tokens) and tokens[nxt].in_directive and tokens[nxt].kind is Kind.IDENT:
+        return tokens[nxt].text
+    return ""

@@ -1,0 +1,76 @@
+"""One source file as every rule sees it: text, tokens, comments, lines, and a lazy AST."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..edits import LineIndex
+from ..mappings import MappingIndex
+from .clang import Ast, parse
+from .lexer import Kind, Token, tokenize
+
+_HIP_MARKERS = re.compile(r"\bhip[A-Z]\w*\s*\(|#\s*include\s*[<\"]hip/")
+
+
+@dataclass
+class Unit:
+    path: str
+    text: str
+    mappings: MappingIndex
+    clang_args: tuple[str, ...] = ()
+    hermetic: bool = True
+    _ast_error: str | None = field(default=None, init=False)
+
+    @cached_property
+    def all_tokens(self) -> list[Token]:
+        return tokenize(self.text, keep_comments=True)
+
+    @cached_property
+    def tokens(self) -> list[Token]:
+        """Code tokens (no comments) from every preprocessor branch."""
+        return [t for t in self.all_tokens if t.kind is not Kind.COMMENT]
+
+    @cached_property
+    def comments(self) -> list[Token]:
+        return [t for t in self.all_tokens if t.kind is Kind.COMMENT]
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.text)
+
+    @cached_property
+    def identifiers(self) -> frozenset[str]:
+        return frozenset(t.text for t in self.tokens if t.kind is Kind.IDENT)
+
+    @cached_property
+    def is_hip(self) -> bool:
+        """True for a file already written in HIP (hazards are checked on both sides)."""
+        return bool(_HIP_MARKERS.search(self.text)) and not any(
+            self.mappings.get(name) for name in self.identifiers if name.startswith("cuda")
+        )
+
+    @cached_property
+    def ast(self) -> Ast | None:
+        """The libclang AST, parsed on first use; None if libclang could not parse at all.
+
+        Rules should look at tokens first and touch this only for candidate sites: parsing is
+        the most expensive step of a conversion.
+        """
+        try:
+            return parse(
+                self.text,
+                self.path,
+                sorted(self.identifiers),
+                self.mappings,
+                hermetic=self.hermetic,
+                args=self.clang_args,
+            )
+        except Exception as exc:  # libclang load or parse failure: degrade to tokens only
+            self._ast_error = f"{type(exc).__name__}: {exc}"
+            return None
+
+    def line_text(self, line: int) -> str:
+        start, end = self.lines.line_span(line)
+        return self.text[start:end]

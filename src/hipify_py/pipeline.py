@@ -1,0 +1,194 @@
+"""Convert one file: tokens + AST -> rule proposals -> edits applied once -> result.
+
+Pure: text in, ``FileResult`` out.  No files, processes or terminal here, so every rule and
+every option is testable on a string.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from .context import Context, pytorch_enabled
+from .edits import Applied, Edit, EditConflict, apply_edits
+from .findings import Finding, Severity
+from .frontend.unit import Unit
+from .rules import RULES, passes
+from .suppress import is_suppressed
+
+
+@dataclass
+class FileResult:
+    path: str
+    original: str
+    text: str  # converted text (== original when nothing changed)
+    edits: tuple[Edit, ...] = ()
+    findings: list[Finding] = field(default_factory=list)
+    # "<pass>/<family>" -> count, e.g. "rename/runtime": 12, "launch": 2
+    conversions: Counter = field(default_factory=Counter)
+    parse_problems: list[str] = field(default_factory=list)
+    applied: Applied | None = None
+    error: str | None = None  # set when the file could not be converted at all
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+
+def _locate(finding: Finding, unit: Unit) -> Finding:
+    line, col = unit.lines.position(finding.start)
+    return replace(finding, path=unit.path, line=line, column=col)
+
+
+def run_rules(
+    unit: Unit, ctx: Context, phases: tuple[str, ...]
+) -> tuple[list[Edit], list[Finding]]:
+    edits: list[Edit] = []
+    findings: list[Finding] = []
+    for phase in phases:
+        for rule_pass in passes(phase):
+            for proposal in rule_pass.check(unit, ctx):
+                if isinstance(proposal, Edit):
+                    edits.append(proposal)
+                else:
+                    findings.append(_locate(proposal, unit))
+    findings = [f for f in findings if not is_suppressed(f, unit)]
+    findings.sort(key=lambda f: (f.start, f.rule))
+    return edits, findings
+
+
+def _parse_problems(unit: Unit) -> list[str]:
+    """Syntax errors the user should know about (hermetic stubs make 'undeclared' noise normal)."""
+    ast = unit.ast
+    if ast is None:
+        return [f"libclang could not parse the file ({unit._ast_error}); converted from tokens"]
+    problems = []
+    for diag in ast.diagnostics:
+        if unit.hermetic and _is_hermetic_noise(diag.message):
+            continue
+        where = f"line {unit.lines.position(diag.offset)[0]}: " if diag.offset >= 0 else ""
+        problems.append(f"{where}{diag.message}")
+    return problems
+
+
+_NOISE = (
+    "undeclared identifier",
+    "unknown type name",
+    "no member named",
+    "file not found",
+    "no matching",
+    "no type named",
+    "not a class, namespace",
+    "undeclared",
+    "incomplete type",
+    "cannot initialize",
+    "no viable",
+    "is not a template",
+    "not a member",
+    "does not refer to",
+    "member reference",
+    "invalid operands",
+    "cannot convert",
+    "no template named",
+    "non-void function",
+    "excess elements",
+    "is not a type",
+    "is not a class",
+    "ambiguous",
+    "too many arguments",
+    "too few arguments",
+    "indirection requires",
+    "subscripted value",
+    "deduce",
+    "of incomplete",
+    "does not provide",
+    "requires a type",
+    "invalid use of",
+    "unknown",
+    "expected namespace name",
+    "called object type",
+)
+
+
+def _is_hermetic_noise(message: str) -> bool:
+    return any(part in message for part in _NOISE)
+
+
+def for_file(ctx: Context, text: str) -> Context:
+    """The context for one file: opt-in mapping families (PyTorch) switched on when they apply."""
+    if pytorch_enabled(ctx.options, text):
+        return Context(ctx.options, ctx.mappings.with_families(("pytorch",)))
+    return ctx
+
+
+def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = True) -> FileResult:
+    """Translate one CUDA file's text to HIP and collect the findings about it."""
+    ctx = for_file(ctx, text)
+    unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
+    phases = ("rewrite", "hazard") if with_hazards else ("rewrite",)
+    edits, findings = run_rules(unit, ctx, phases)
+    result = FileResult(path=path, original=text, text=text)
+    result.parse_problems = _parse_problems(unit)
+    for finding in findings:
+        if finding.fix and ctx.options.fix and (finding.fix.safe or ctx.options.unsafe_fixes):
+            edits.extend(finding.fix.edits)
+    if ctx.options.annotate:
+        edits.extend(_annotations(findings, unit, edits))
+    try:
+        applied = apply_edits(text, edits)
+    except EditConflict as exc:
+        result.error = f"internal rule conflict: {exc}"
+        result.findings = findings
+        return result
+    result.applied = applied
+    result.text = applied.text
+    result.edits = applied.edits
+    result.findings = findings
+    result.conversions = Counter(e.rule for e in applied.edits if not e.rule.startswith("fix:"))
+    return result
+
+
+def check_text(text: str, path: str, ctx: Context) -> list[Finding]:
+    """Hazards and unsupported APIs in one file, without converting it."""
+    ctx = for_file(ctx, text)
+    unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
+    return run_rules(unit, ctx, ("rewrite", "hazard"))[1]
+
+
+def _annotations(findings: list[Finding], unit: Unit, edits: list[Edit]) -> list[Edit]:
+    """``// hipify-py[ID]: message`` above each finding's line, once per line and rule."""
+    by_line: dict[int, list[Finding]] = {}
+    for f in findings:
+        by_line.setdefault(f.line, []).append(f)
+    out = []
+    taken = {(e.start, e.end) for e in edits}
+    for line, items in sorted(by_line.items()):
+        start, _ = unit.lines.line_span(line)
+        if (start, start) in taken:
+            continue
+        text = unit.line_text(line)
+        indent = text[: len(text) - len(text.lstrip())]
+        seen: set[str] = set()
+        comment = ""
+        for f in items:
+            if f.rule in seen:
+                continue
+            seen.add(f.rule)
+            sev = RULES[f.rule].severity.value if f.rule in RULES else Severity.INFO.value
+            comment += f"{indent}// hipify-py[{f.rule}] {sev}: {f.message}\n"
+        out.append(Edit(start, start, comment, "annotate"))
+    return out
+
+
+def _hermetic(ctx: Context) -> bool:
+    opts = ctx.options
+    return not (opts.include_dirs or opts.extra_clang_args)
+
+
+def _clang_args(ctx: Context) -> tuple[str, ...]:
+    opts = ctx.options
+    return (
+        *(f"-I{d}" for d in opts.include_dirs),
+        *(f"-D{d}" for d in opts.defines),
+        *opts.extra_clang_args,
+    )

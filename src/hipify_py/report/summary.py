@@ -1,0 +1,141 @@
+"""The end-of-run summary of a conversion: counts a person reads and a machine parses.
+
+Built incrementally from outcomes so a run over thousands of files keeps only counters.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.table import Table
+
+from ..rules import RULES
+
+
+@dataclass
+class Summary:
+    scanned: int = 0
+    converted: int = 0
+    unchanged: int = 0
+    copied: int = 0
+    failed: int = 0
+    skipped: int = 0  # binary / non-UTF-8 files left as they are
+    by_family: Counter = field(default_factory=Counter)
+    unsupported: Counter = field(default_factory=Counter)  # API name -> uses
+    findings: Counter = field(default_factory=Counter)  # rule ID -> count
+    launches: int = 0
+    headers: int = 0
+    symbols: int = 0
+    degraded: list[tuple[str, str]] = field(default_factory=list)  # (path, first problem)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
+    written: list[str] = field(default_factory=list)
+
+    def add(self, outcome) -> None:  # noqa: ANN001 - runner.Outcome, imported lazily
+        status = outcome.status
+        if status == "copied":
+            self.copied += 1
+            return
+        self.scanned += 1
+        if status == "binary":
+            self.skipped += 1
+            self.failures.append((str(outcome.candidate.path), outcome.message))
+            return
+        if status == "failed":
+            self.failed += 1
+            self.failures.append((str(outcome.candidate.path), outcome.message))
+        elif status == "converted":
+            self.converted += 1
+        else:
+            self.unchanged += 1
+        result = outcome.result
+        if result is None:
+            return
+        for rule, count in result.conversions.items():
+            if rule.startswith("rename/"):
+                self.by_family[rule.split("/", 1)[1]] += count
+        for edit in result.edits:
+            if edit.rule == "launch" and edit.text.startswith("hipLaunchKernelGGL("):
+                self.launches += 1  # each launch has exactly one such insertion
+            elif edit.rule == "header":
+                self.headers += 1
+            elif edit.rule == "symbol" and edit.text == "HIP_SYMBOL(":
+                self.symbols += 1
+        for f in result.findings:
+            self.findings[f.rule] += 1
+            api = f.extra.get("api") if f.extra else None
+            if api and f.rule in ("HZ300", "HP001"):
+                self.unsupported[api] += 1
+        if result.parse_problems:
+            self.degraded.append((result.path, result.parse_problems[0]))
+
+    def to_json(self) -> dict:
+        return {
+            "files": {
+                "scanned": self.scanned,
+                "converted": self.converted,
+                "unchanged": self.unchanged,
+                "failed": self.failed,
+                "skipped": self.skipped,
+                "copied": self.copied,
+            },
+            "conversions_by_family": dict(self.by_family.most_common()),
+            "launches_rewritten": self.launches,
+            "headers_rewritten": self.headers,
+            "symbols_wrapped": self.symbols,
+            "unsupported_apis": dict(self.unsupported.most_common()),
+            "findings_by_rule": dict(sorted(self.findings.items())),
+            "parse_degraded": [{"path": p, "problem": m} for p, m in self.degraded],
+            "failures": [{"path": p, "message": m} for p, m in self.failures],
+        }
+
+    def render(self, console: Console) -> None:
+        files = Table(title="hipify-py summary", show_header=True, header_style="bold")
+        files.add_column("files", style="bold")
+        files.add_column("count", justify="right")
+        for label, value in (
+            ("scanned", self.scanned),
+            ("converted", self.converted),
+            ("unchanged", self.unchanged),
+            ("failed", self.failed),
+            ("left as is (binary/non-UTF-8)", self.skipped),
+            ("copied (not CUDA)", self.copied),
+            ("kernel launches rewritten", self.launches),
+            ("#include lines rewritten", self.headers),
+            ("HIP_SYMBOL wraps", self.symbols),
+        ):
+            files.add_row(label, str(value))
+        console.print(files)
+        if self.by_family:
+            fam = Table(title="Conversions by API family", header_style="bold")
+            fam.add_column("family")
+            fam.add_column("renames", justify="right")
+            for name, count in self.by_family.most_common():
+                fam.add_row(name, str(count))
+            console.print(fam)
+        if self.unsupported:
+            uns = Table(title="Unsupported APIs (left as they are)", header_style="bold red")
+            uns.add_column("API")
+            uns.add_column("uses", justify="right")
+            for name, count in self.unsupported.most_common(30):
+                uns.add_row(name, str(count))
+            if len(self.unsupported) > 30:
+                uns.add_row(f"... {len(self.unsupported) - 30} more", "")
+            console.print(uns)
+        if self.findings:
+            fnd = Table(title="Findings for review", header_style="bold yellow")
+            fnd.add_column("rule")
+            fnd.add_column("name")
+            fnd.add_column("count", justify="right")
+            for rule, count in sorted(self.findings.items()):
+                info = RULES.get(rule)
+                fnd.add_row(rule, info.name if info else "", str(count))
+            console.print(fnd)
+        for path, problem in self.degraded[:10]:
+            console.print(
+                f"[yellow]parse problem[/] {path}: {problem} (translated from tokens)",
+                highlight=False,
+            )
+        for path, message in self.failures:
+            console.print(f"[red]not converted[/] {path}: {message}", highlight=False)

@@ -1,0 +1,171 @@
+"""Token navigation shared by rewrite passes: bracket matching and argument splitting.
+
+Works on the raw token list (every preprocessor branch), so it must tolerate broken code: every
+search is bounded and returns None instead of raising when brackets do not balance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..frontend.lexer import Kind, Token
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {")": "(", "]": "[", "}": "{"}
+_STATEMENT_END = {";"}
+
+
+def match_forward(tokens: Sequence[Token], i: int) -> int | None:
+    """Index of the bracket closing tokens[i] ('(' '[' '{'), or None."""
+    stack = [_OPEN[tokens[i].text]]
+    directive = tokens[i].in_directive
+    for j in range(i + 1, len(tokens)):
+        tok = tokens[j]
+        if tok.in_directive != directive or tok.kind is Kind.DIRECTIVE:
+            return None  # never run out of a macro body, or into one
+        text = tok.text
+        if tok.kind is not Kind.PUNCT:
+            continue
+        if text in _OPEN:
+            stack.append(_OPEN[text])
+        elif text in _CLOSE:
+            if stack[-1] != text:
+                return None
+            stack.pop()
+            if not stack:
+                return j
+    return None
+
+
+def match_backward(tokens: Sequence[Token], i: int) -> int | None:
+    """Index of the bracket opening tokens[i] (')' ']' '}'), or None."""
+    stack = [_CLOSE[tokens[i].text]]
+    directive = tokens[i].in_directive
+    for j in range(i - 1, -1, -1):
+        tok = tokens[j]
+        if tok.in_directive != directive or tok.kind is Kind.DIRECTIVE:
+            return None
+        text = tok.text
+        if tok.kind is not Kind.PUNCT:
+            continue
+        if text in _CLOSE:
+            stack.append(_CLOSE[text])
+        elif text in _OPEN:
+            if stack[-1] != text:
+                return None
+            stack.pop()
+            if not stack:
+                return j
+    return None
+
+
+def match_angle_backward(tokens: Sequence[Token], i: int) -> int | None:
+    """Index of the '<' opening template arguments that end at tokens[i] ('>' or '>>')."""
+    depth = 0
+    directive = tokens[i].in_directive
+    j = i
+    while j >= 0:
+        tok = tokens[j]
+        text = tok.text
+        if tok.in_directive != directive or text in _STATEMENT_END or text == "{":
+            return None
+        if text == ">":
+            depth += 1
+        elif text == ">>":
+            depth += 2
+        elif text == "<":
+            depth -= 1
+            if depth == 0:
+                return j
+        elif tok.kind is Kind.PUNCT and text in _CLOSE:
+            k = match_backward(tokens, j)
+            if k is None:
+                return None
+            j = k
+        j -= 1
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    first: int  # token index of the first token
+    last: int  # token index of the last token
+
+    def span(self, tokens: Sequence[Token]) -> tuple[int, int]:
+        return tokens[self.first].start, tokens[self.last].end
+
+    def text(self, tokens: Sequence[Token], source: str) -> str:
+        start, end = self.span(tokens)
+        return source[start:end]
+
+
+def split_args(tokens: Sequence[Token], first: int, end: int) -> list[Arg] | None:
+    """Split tokens[first:end] at top-level commas (brackets and template angles respected).
+
+    Returns [] for an empty range and None when brackets do not balance.
+    """
+    args: list[Arg] = []
+    start = first
+    j = first
+    while j < end:
+        text = tokens[j].text
+        if tokens[j].kind is Kind.PUNCT and text in _OPEN:
+            k = match_forward(tokens, j)
+            if k is None or k >= end:
+                return None
+            j = k + 1
+            continue
+        if text == "<" and j > first and _looks_like_template_open(tokens, j, end):
+            k = _match_angle_forward(tokens, j, end)
+            if k is not None:
+                j = k + 1
+                continue
+        if text == ",":
+            if j == start:
+                return None
+            args.append(Arg(start, j - 1))
+            start = j + 1
+        j += 1
+    if start < end:
+        args.append(Arg(start, end - 1))
+    elif args:
+        return None  # trailing comma
+    return args
+
+
+def _looks_like_template_open(tokens: Sequence[Token], j: int, end: int) -> bool:
+    prev = tokens[j - 1]
+    return prev.kind is Kind.IDENT and prev.text not in {"return", "sizeof"}
+
+
+def _match_angle_forward(tokens: Sequence[Token], j: int, end: int) -> int | None:
+    """The '>' closing a template '<' at j, unless the run looks like a comparison."""
+    depth = 0
+    k = j
+    while k < end:
+        text = tokens[k].text
+        if text == "<":
+            depth += 1
+        elif text == ">":
+            depth -= 1
+        elif text == ">>":
+            depth -= 2
+            if depth < 0:
+                return None
+        elif text in ("&&", "||", ";", "{", "}", "?"):
+            return None
+        elif text in _OPEN:
+            m = match_forward(tokens, k)
+            if m is None:
+                return None
+            k = m
+        if depth == 0:
+            return k
+        k += 1
+    return None
+
+
+def is_call_name(tokens: Sequence[Token], i: int) -> bool:
+    """True when tokens[i] is followed by '(' (a call or a function-like macro use)."""
+    return i + 1 < len(tokens) and tokens[i + 1].text == "("

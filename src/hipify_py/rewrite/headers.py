@@ -1,0 +1,186 @@
+"""Map CUDA headers to HIP headers, never duplicate an include, add hip_runtime.h when needed.
+
+An include that maps to a header already included earlier on every path that reaches it is
+removed; includes in different ``#if`` branches are kept, because only one of them is active.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..context import Context
+from ..edits import Edit
+from ..findings import Finding, Severity
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from ..mappings import hip_name, is_convertible
+from ..rules import register_rule, rewrite_pass
+
+RUNTIME_HEADER = "hip/hip_runtime.h"
+_TARGET = re.compile(r'#\s*include(?:_next)?\s*(<([^>\n]*)>|"([^"\n]*)")')
+_DEVICE_WORDS = frozenset(
+    {
+        "__global__",
+        "__device__",
+        "__shared__",
+        "__constant__",
+        "threadIdx",
+        "blockIdx",
+        "blockDim",
+        "__syncthreads",
+    }
+)
+_CONDITIONAL_OPEN = {"if", "ifdef", "ifndef"}
+
+UNSUPPORTED_HEADER = register_rule(
+    "HP001",
+    "unsupported-header",
+    Severity.WARNING,
+    "A CUDA header with no HIP counterpart is included.",
+    """
+    ## What it detects
+    An `#include` of a CUDA header that the mapping tables list with no HIP equivalent.
+
+    ## Why it breaks on AMD
+    The header does not exist in ROCm, so the converted file does not compile until the code
+    that needs it is ported by hand.
+
+    ## Example
+    ```cpp
+    #include <cuda_profiler_api.h>
+    ```
+
+    ## How to fix
+    Remove the include and port the APIs it provided (see `hipify-py mappings search`), or
+    guard it with `#ifndef __HIP_PLATFORM_AMD__`.
+    """,
+)
+
+
+@dataclass(frozen=True)
+class Include:
+    start: int  # start of the '#'
+    line_end: int  # end of the line, including its newline
+    path: str
+    path_start: int  # the delimiters '<' or '"' included
+    path_end: int
+    angled: bool
+    branch: tuple[int, ...]  # the #if branches enclosing it
+
+
+def includes(unit: Unit) -> list[Include]:
+    found: list[Include] = []
+    stack: list[int] = []
+    counter = 0
+    tokens = unit.tokens
+    text = unit.text
+    for i, tok in enumerate(tokens):
+        if tok.kind is not Kind.DIRECTIVE or i + 1 >= len(tokens):
+            continue
+        word = tokens[i + 1].text if tokens[i + 1].in_directive else ""
+        if word in _CONDITIONAL_OPEN:
+            counter += 1
+            stack.append(counter)
+        elif word in ("elif", "else", "elifdef", "elifndef"):
+            counter += 1
+            if stack:
+                stack[-1] = counter
+        elif word == "endif":
+            if stack:
+                stack.pop()
+        elif word in ("include", "include_next"):
+            m = _TARGET.match(text, tok.start)
+            if m is None:
+                continue
+            nl = text.find("\n", tok.start)
+            line_end = len(text) if nl == -1 else nl + 1
+            angled = m.group(2) is not None
+            found.append(
+                Include(
+                    tok.start,
+                    line_end,
+                    m.group(2) if angled else m.group(3),
+                    m.start(1),
+                    m.end(1),
+                    angled,
+                    tuple(stack),
+                )
+            )
+    return found
+
+
+def _covers(earlier: tuple[int, ...], later: tuple[int, ...]) -> bool:
+    return later[: len(earlier)] == earlier
+
+
+def _insertion_point(unit: Unit, found: list[Include]) -> int:
+    """Before the first unconditional include; else after a header guard; else at the top."""
+    for inc in found:
+        if not inc.branch:
+            return inc.start
+    tokens = unit.tokens
+    text = unit.text
+    for i, tok in enumerate(tokens[:8]):
+        if tok.kind is Kind.DIRECTIVE and i + 1 < len(tokens):
+            word = tokens[i + 1].text
+            if word == "pragma" and i + 2 < len(tokens) and tokens[i + 2].text == "once":
+                return _next_line(text, tok.start)
+            if word == "define" and i >= 3 and tokens[i - 2].text == "ifndef":
+                return _next_line(text, tok.start)
+    first_code = tokens[0].start if tokens else len(text)
+    return text.rfind("\n", 0, first_code) + 1
+
+
+def _next_line(text: str, offset: int) -> int:
+    nl = text.find("\n", offset)
+    return len(text) if nl == -1 else nl + 1
+
+
+@rewrite_pass("headers", order=5)
+def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
+    found = includes(unit)
+    emitted: list[tuple[str, tuple[int, ...]]] = []
+    has_runtime = False
+    for inc in found:
+        entry = ctx.mappings.header(inc.path)
+        target = inc.path
+        if entry is not None:
+            if is_convertible(entry, ctx.options):
+                target = hip_name(entry, ctx.options) or inc.path
+            elif entry.status == "unsupported":
+                yield Finding(
+                    UNSUPPORTED_HEADER.id,
+                    UNSUPPORTED_HEADER.severity,
+                    inc.path_start,
+                    inc.path_end,
+                    f"'{inc.path}' has no HIP counterpart",
+                    extra={"api": inc.path, "family": entry.family},
+                )
+        elif not inc.angled and inc.path.endswith(".cu") and not ctx.options.keep_names:
+            target = inc.path[:-3] + ".hip"
+        if any(t == target and _covers(b, inc.branch) for t, b in emitted):
+            if target != inc.path or entry is not None:
+                yield Edit(inc.start, inc.line_end, "", "header")
+            continue
+        emitted.append((target, inc.branch))
+        if target == RUNTIME_HEADER and not inc.branch:
+            has_runtime = True
+        if target != inc.path:
+            spelled = f"<{target}>" if inc.angled or entry is not None else f'"{target}"'
+            yield Edit(inc.path_start, inc.path_end, spelled, "header")
+    if not has_runtime and _needs_runtime(unit, ctx):
+        at = _insertion_point(unit, found)
+        yield Edit(at, at, f"#include <{RUNTIME_HEADER}>\n", "header")
+
+
+def _needs_runtime(unit: Unit, ctx: Context) -> bool:
+    """Device code, a launch, or a runtime/driver API call needs hip_runtime.h."""
+    if unit.identifiers & _DEVICE_WORDS or any(t.text == "<<<" for t in unit.tokens):
+        return True
+    for name in unit.identifiers:
+        entry = ctx.mappings.get(name)
+        if entry is not None and entry.family in ("runtime", "driver") and entry.hip:
+            return True
+    return False

@@ -1,0 +1,155 @@
+"""``k<<<grid, block[, shmem[, stream]]>>>(args)`` -> ``hipLaunchKernelGGL(k, dim3(grid), ...)``.
+
+Works on raw tokens, so launches in inactive ``#if`` branches and inside macro bodies are
+rewritten too.  The rewrite is a handful of small edits over punctuation only (never over an
+argument's own tokens), so identifier renames inside the arguments compose with it and the
+original line layout of a multi-line launch is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from ..context import Context
+from ..edits import Edit
+from ..frontend.lexer import Kind, Token
+from ..frontend.unit import Unit
+from ..rules import rewrite_pass
+from ._syntax import Arg, match_angle_backward, match_backward, match_forward, split_args
+
+RULE = "launch"
+
+
+def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool] | None:
+    """(index of the first token of the kernel expression before ``<<<``, is_template)."""
+    i = chevron - 1
+    if i < 0:
+        return None
+    templated = False
+    if tokens[i].text in (">", ">>"):
+        opening = match_angle_backward(tokens, i)
+        if opening is None or opening == 0:
+            return None
+        templated = True
+        i = opening - 1
+    if tokens[i].kind is Kind.IDENT:
+        # extend over qualifiers: a::b::k, ::k, obj.k is not a kernel form CUDA allows
+        while i >= 2 and tokens[i - 1].text == "::" and tokens[i - 2].kind is Kind.IDENT:
+            i -= 2
+        if (
+            i >= 1
+            and tokens[i - 1].text == "::"
+            and (i < 2 or tokens[i - 2].kind is not Kind.IDENT)
+        ):
+            i -= 1
+        return i, templated
+    if tokens[i].text == ")" and not templated:  # (kernel_ptr)<<<...>>> or (*fp)<<<...>>>
+        opening = match_backward(tokens, i)
+        return (opening, False) if opening is not None else None
+    return None
+
+
+def _is_dim3(arg: Arg, tokens: Sequence[Token]) -> bool:
+    """True when the argument already is a ``dim3(...)``/``dim3{...}`` expression."""
+    first = tokens[arg.first]
+    if first.text != "dim3" or arg.first + 1 > arg.last:
+        return False
+    opener = arg.first + 1
+    if tokens[opener].text not in ("(", "{"):
+        return False
+    return match_forward(tokens, opener) == arg.last
+
+
+def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
+    """Index of the ``>>>`` closing the launch configuration, skipping bracketed groups."""
+    j = chevron + 1
+    directive = tokens[chevron].in_directive
+    while j < len(tokens):
+        tok = tokens[j]
+        if tok.in_directive != directive or tok.text in (";", "}"):
+            return None
+        if tok.text == ">>>":
+            return j
+        if tok.kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
+            k = match_forward(tokens, j)
+            if k is None:
+                return None
+            j = k
+        j += 1
+    return None
+
+
+def rewrite_launch(unit: Unit, chevron: int) -> list[Edit] | None:
+    """The edits for one launch whose ``<<<`` is tokens[chevron]; None if it is not a launch."""
+    tokens = unit.tokens
+    head = kernel_name_start(tokens, chevron)
+    if head is None:
+        return None
+    name_first, templated = head
+    close = _find_config_end(tokens, chevron)
+    if close is None or tokens[close].text != ">>>":
+        return None
+    config = split_args(tokens, chevron + 1, close)
+    if config is None or not 2 <= len(config) <= 4:
+        return None
+    paren = close + 1
+    if paren >= len(tokens) or tokens[paren].text != "(":
+        return None
+    paren_close = match_forward(tokens, paren)
+    if paren_close is None:
+        return None
+
+    src = unit.text
+    name_start = tokens[name_first].start
+    name_end = tokens[chevron - 1].end
+    edits: list[Edit] = []
+    prefix = "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if templated else "")
+    edits.append(Edit(name_start, name_start, prefix, RULE))
+
+    grid, block = config[0], config[1]
+    grid_wrap = not _is_dim3(grid, tokens)
+    block_wrap = not _is_dim3(block, tokens)
+    grid_start, grid_end = grid.span(tokens)
+    block_start, block_end = block.span(tokens)
+
+    # name ... <<< ws  grid
+    head_text = (")" if templated else "") + ", " + ("dim3(" if grid_wrap else "")
+    edits.append(Edit(name_end, grid_start, head_text, RULE))
+    # grid , ws block
+    between = src[grid_end:block_start]
+    comma_at = between.index(",")
+    edits.append(
+        Edit(
+            grid_end,
+            block_start,
+            (")" if grid_wrap else "")
+            + ","
+            + between[comma_at + 1 :]
+            + ("dim3(" if block_wrap else ""),
+            RULE,
+        )
+    )
+    args_empty = paren_close == paren + 1
+    close_block = ")" if block_wrap else ""
+    defaults = {2: ", 0, 0", 3: ", 0", 4: ""}[len(config)]
+    if len(config) > 2 and close_block:
+        edits.append(Edit(block_end, block_end, close_block, RULE))
+        close_block = ""
+    tail_start = config[-1].span(tokens)[1]
+    tail_end = tokens[paren_close].start if args_empty else tokens[paren].end
+    separator = (
+        "" if args_empty else ("," if "\n" in src[tail_end : tokens[paren + 1].start] else ", ")
+    )
+    edits.append(Edit(tail_start, tail_end, close_block + defaults + separator, RULE))
+    return [e for e in edits if e.start != e.end or e.text]
+
+
+@rewrite_pass("launches", order=30)
+def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
+    if ctx.options.launch_syntax != "hip" or "<<<" not in unit.text:
+        return
+    for i, tok in enumerate(unit.tokens):
+        if tok.text == "<<<" and tok.kind is Kind.PUNCT:
+            edits = rewrite_launch(unit, i)
+            if edits:
+                yield from edits

@@ -1,0 +1,49 @@
+"""Wrap the symbol argument of the CUDA symbol APIs in ``HIP_SYMBOL(...)``.
+
+On hip-clang ``HIP_SYMBOL(x)`` expands to ``x``; the porting guide asks for it anyway so the
+code stays portable to other HIP back ends, and hipify-clang emits it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import Context
+from ..edits import Edit
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from ..rules import rewrite_pass
+from ._syntax import match_forward, split_args
+
+# API -> index of its symbol argument
+SYMBOL_ARGUMENT = {
+    "cudaMemcpyToSymbol": 0,
+    "cudaMemcpyToSymbolAsync": 0,
+    "cudaMemcpyFromSymbol": 1,
+    "cudaMemcpyFromSymbolAsync": 1,
+    "cudaGetSymbolAddress": 1,
+    "cudaGetSymbolSize": 1,
+}
+
+
+@rewrite_pass("symbols", order=20)
+def symbols(unit: Unit, ctx: Context) -> Iterator[Edit]:
+    if "Symbol" not in unit.text:
+        return
+    tokens = unit.tokens
+    for i, tok in enumerate(tokens):
+        position = SYMBOL_ARGUMENT.get(tok.text) if tok.kind is Kind.IDENT else None
+        if position is None or i + 1 >= len(tokens) or tokens[i + 1].text != "(":
+            continue
+        close = match_forward(tokens, i + 1)
+        if close is None:
+            continue
+        args = split_args(tokens, i + 2, close)
+        if not args or len(args) <= position:
+            continue
+        arg = args[position]
+        if tokens[arg.first].text == "HIP_SYMBOL":
+            continue
+        start, end = arg.span(tokens)
+        yield Edit(start, start, "HIP_SYMBOL(", "symbol")
+        yield Edit(end, end, ")", "symbol")

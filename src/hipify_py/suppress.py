@@ -1,0 +1,47 @@
+"""Inline suppression: ``// hipify-py: ignore[ID, ID2]`` on the line or the line before.
+
+A bare ``// hipify-py: ignore`` silences every rule on that line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .findings import Finding
+    from .frontend.unit import Unit
+
+_IGNORE = re.compile(r"hipify-py:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
+
+
+def suppressed_rules(unit: Unit) -> dict[int, set[str] | None]:
+    """Line -> rule IDs silenced on that line (None = all), from comments on it or above it."""
+    out: dict[int, set[str] | None] = {}
+    for comment in unit.comments:
+        m = _IGNORE.search(comment.text)
+        if not m:
+            continue
+        ids = (
+            None if m.group(1) is None else {s.strip() for s in m.group(1).split(",") if s.strip()}
+        )
+        first = unit.lines.position(comment.start)[0]
+        last = unit.lines.position(comment.end)[0]
+        for line in (first, last + 1):
+            if line in out and (out[line] is None or ids is None):
+                out[line] = None
+            else:
+                out[line] = (out.get(line) or set()) | (ids or set()) if ids is not None else None
+    return out
+
+
+def is_suppressed(finding: Finding, unit: Unit) -> bool:
+    table = unit.__dict__.get("_suppressions")
+    if table is None:
+        table = suppressed_rules(unit)
+        unit.__dict__["_suppressions"] = table
+    line = unit.lines.position(finding.start)[0]
+    if line not in table:
+        return False
+    ids = table[line]
+    return ids is None or finding.rule in ids
