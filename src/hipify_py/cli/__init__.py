@@ -16,9 +16,10 @@ def root() -> None:
 
 
 def _register() -> None:
-    from . import convert
+    from . import convert, mappings
 
     root.add_command(convert.convert)
+    root.add_command(mappings.mappings)
 
 
 def main() -> None:

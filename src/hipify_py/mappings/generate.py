@@ -1,0 +1,271 @@
+"""Generate ``mappings/cuda_<family>.yaml`` from HIPIFY's Markdown API tables.
+
+Usage::
+
+    python -m hipify_py.mappings.generate --tables /path/to/hipify-tables --out mappings/
+
+Every row of every ``*_supported_by_HIP.md`` table becomes one YAML entry (rows whose CUDA name
+appears in two tables are kept in both files; the loader picks one deterministically).  The
+roc*/MIOpen column of the matching ``*_HIP_and_ROC.md`` / ``*_HIP_and_MIOPEN.md`` table is merged
+into ``roc``.
+
+``kind`` is inferred from the table section and the shape of the name.  When a HIPIFY source
+checkout is available (``--hipify-src``, a git dir), the per-name conversion category recorded
+there (type / numeric literal / define / device function) is used as a hint, because camelCase
+enumerators such as ``cudaMemcpyHostToDevice`` cannot be told apart from type names by shape.
+
+The files written here are data; hand-written families (headers, warp_sync, nccl, pytorch, ...)
+live next to them and are not touched by this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+# family -> (HIP table file, optional table with the roc*/MIOpen column, title)
+FAMILIES: dict[str, tuple[str, str | None, str]] = {
+    "runtime": ("CUDA_Runtime_API_functions_supported_by_HIP.md", None, "CUDA Runtime API"),
+    "driver": ("CUDA_Driver_API_functions_supported_by_HIP.md", None, "CUDA Driver API"),
+    "device": ("CUDA_Device_API_supported_by_HIP.md", None, "CUDA Device API"),
+    "rtc": ("CUDA_RTC_API_supported_by_HIP.md", None, "NVRTC API"),
+    "complex": ("cuComplex_API_supported_by_HIP.md", None, "cuComplex API"),
+    "blas": ("CUBLAS_API_supported_by_HIP.md", "CUBLAS_API_supported_by_HIP_and_ROC.md", "cuBLAS"),
+    "sparse": (
+        "CUSPARSE_API_supported_by_HIP.md",
+        "CUSPARSE_API_supported_by_HIP_and_ROC.md",
+        "cuSPARSE",
+    ),
+    "solver": (
+        "CUSOLVER_API_supported_by_HIP.md",
+        "CUSOLVER_API_supported_by_HIP_and_ROC.md",
+        "cuSOLVER",
+    ),
+    "rand": ("CURAND_API_supported_by_HIP.md", "CURAND_API_supported_by_HIP_and_ROC.md", "cuRAND"),
+    "fft": ("CUFFT_API_supported_by_HIP.md", None, "cuFFT"),
+    "dnn": ("CUDNN_API_supported_by_HIP.md", "CUDNN_API_supported_by_HIP_and_MIOPEN.md", "cuDNN"),
+    "cub": ("CUB_API_supported_by_HIP.md", None, "CUB"),
+}
+
+DEFAULT_HIPIFY_SRC = Path("/work/.mirror/ROCm+HIPIFY/repo")
+SECTION_RE = re.compile(r"^##\s+\*\*\s*\d+\.\s*(.+?)\s*\*\*\s*$")
+ROW_RE = re.compile(r"^\|`([^`]+)`\|")
+HINT_RE = re.compile(r'\{\s*"([^"]+)"\s*,\s*\{\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*(CONV_[A-Z_]+)')
+HINT_FILE_RE = re.compile(r"CUDA2HIP_.*(API_(functions|types)|Device_(functions|types))\.cpp$")
+VERSION_COLS = ("added", "deprecated", "changed", "removed")
+
+
+@dataclass
+class Row:
+    cuda: str
+    section: str
+    cells: list[str]  # raw cells after the CUDA name
+    line: int
+
+
+@dataclass
+class Table:
+    path: Path
+    rows: list[Row] = field(default_factory=list)
+
+
+def _clean(cell: str) -> str | None:
+    cell = cell.strip().strip("`").strip()
+    return cell or None
+
+
+def parse_table(path: Path) -> Table:
+    """Rows of one Markdown table file, each with its section title."""
+    table = Table(path)
+    section = ""
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = SECTION_RE.match(line)
+        if m:
+            section = m.group(1).strip()
+            continue
+        m = ROW_RE.match(line)
+        if not m:
+            continue
+        cells = line.strip().strip("|").split("|")
+        table.rows.append(Row(m.group(1), section, [c.strip() for c in cells[1:]], lineno))
+    return table
+
+
+def _version(cell: str | None) -> str | None:
+    if cell is None:
+        return None
+    return cell
+
+
+def load_kind_hints(git_dir: Path | None) -> dict[str, str]:
+    """CUDA name -> HIPIFY conversion category (CONV_*), read from a HIPIFY source git dir."""
+    if git_dir is None or not git_dir.exists():
+        return {}
+    try:
+        names = subprocess.run(
+            ["git", f"--git-dir={git_dir}", "ls-tree", "--name-only", "HEAD", "src/"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    hints: dict[str, str] = {}
+    for name in names:
+        if not HINT_FILE_RE.search(name):
+            continue
+        text = subprocess.run(
+            ["git", f"--git-dir={git_dir}", "show", f"HEAD:{name}"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        for m in HINT_RE.finditer(text):
+            hints.setdefault(m.group(1), m.group(4))
+    return hints
+
+
+_UPPER_RE = re.compile(r"^[A-Z0-9_]+$")
+_TYPE_SECTION_RE = re.compile(r"data types|types references|device types", re.I)
+
+
+def infer_kind(family: str, section: str, cuda: str, hint: str | None) -> str:
+    if hint == "CONV_NUMERIC_LITERAL":
+        return "enum"
+    if hint == "CONV_DEFINE":
+        return "macro"
+    if hint == "CONV_TYPE":
+        return "type"
+    if hint in ("CONV_DEVICE_FUNC", "CONV_LIB_DEVICE_FUNC"):
+        return "device_function"
+    if hint is not None:
+        return "function"
+    # Shape-based fallback.
+    if family == "device" and not _TYPE_SECTION_RE.search(section):
+        return "device_function"
+    if _TYPE_SECTION_RE.search(section):
+        if _UPPER_RE.match(cuda):
+            # Enumerators and #defines share the UPPER_CASE shape; versions/limits are macros.
+            if re.search(r"(_VERSION|_MAJOR|_MINOR|_PATCHLEVEL)$", cuda):
+                return "macro"
+            return "enum"
+        return "type"
+    if _UPPER_RE.match(cuda):
+        return "macro"
+    return "function"
+
+
+def status_of(hip: str | None, hip_d: str | None, hip_r: str | None, hip_e: str | None) -> str:
+    if not hip:
+        return "unsupported"
+    if hip_e:
+        return "experimental"
+    if hip_r:
+        return "removed"
+    if hip_d:
+        return "deprecated"
+    return "supported"
+
+
+def build_family(
+    family: str, tables_dir: Path, hints: dict[str, str]
+) -> tuple[dict[str, object], int]:
+    hip_file, roc_file, title = FAMILIES[family]
+    table = parse_table(tables_dir / hip_file)
+    roc_names: dict[tuple[str, str], str] = {}
+    if roc_file:
+        for row in parse_table(tables_dir / roc_file).rows:
+            # |CUDA|A|D|C|R|HIP|A|D|C|R|E|ROC|A|D|C|R|E|
+            roc = _clean(row.cells[10]) if len(row.cells) > 10 else None
+            if roc:
+                roc_names[(row.cuda, row.section)] = roc
+    entries: list[dict[str, object]] = []
+    for row in table.rows:
+        c = [_clean(x) for x in row.cells] + [None] * 10
+        cuda_a, cuda_d, _cuda_c, cuda_r, hip, hip_a, hip_d, _hip_c, hip_r, hip_e = c[:10]
+        entry: dict[str, object] = {
+            "cuda": row.cuda,
+            "hip": hip,
+            "kind": infer_kind(family, row.section, row.cuda, hints.get(row.cuda)),
+            "status": status_of(hip, hip_d, hip_r, hip_e),
+            "roc": roc_names.get((row.cuda, row.section)),
+            "section": row.section,
+            "cuda_added": _version(cuda_a),
+            "cuda_deprecated": _version(cuda_d),
+            "cuda_removed": _version(cuda_r),
+            "hip_added": _version(hip_a),
+            "hip_deprecated": _version(hip_d),
+            "hip_removed": _version(hip_r),
+        }
+        # Changed (C) columns and the E version are kept under their own keys.
+        if _cuda_c:
+            entry["cuda_changed"] = _cuda_c
+        if _hip_c:
+            entry["hip_changed"] = _hip_c
+        if hip_e:
+            entry["hip_experimental"] = hip_e
+        entries.append({k: v for k, v in entry.items() if v not in (None, "")})
+    doc = {
+        "family": family,
+        "title": title,
+        "source": hip_file + (f" + {roc_file}" if roc_file else ""),
+        "generated": True,
+        "entries": entries,
+    }
+    return doc, len(table.rows)
+
+
+def dump_yaml(doc: dict[str, object]) -> str:
+    """Block style for the header, one flow-style mapping per entry (fast to load, diffable)."""
+    out = ["# Generated by `python -m hipify_py.mappings.generate`; do not edit by hand."]
+    out.append("# Data: AMD HIPIFY API tables (MIT), see the source key.")
+    for key in ("family", "title", "source", "generated", "enabled", "priority"):
+        if key in doc:
+            out.append(yaml.safe_dump({key: doc[key]}, default_flow_style=False).rstrip())
+    out.append("entries:")
+    for entry in doc["entries"]:  # type: ignore[union-attr]
+        line = yaml.safe_dump(entry, default_flow_style=True, sort_keys=False, width=1 << 20)
+        out.append("- " + line.strip())
+    return "\n".join(out) + "\n"
+
+
+def iter_generate(tables: Path, out: Path, hipify_src: Path | None) -> Iterator[tuple[str, int]]:
+    hints = load_kind_hints(hipify_src)
+    out.mkdir(parents=True, exist_ok=True)
+    for family in FAMILIES:
+        doc, n = build_family(family, tables, hints)
+        (out / f"cuda_{family}.yaml").write_text(dump_yaml(doc), encoding="utf-8")
+        yield family, n
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m hipify_py.mappings.generate", description=__doc__)
+    ap.add_argument("--tables", type=Path, required=True, help="directory of HIPIFY *.md tables")
+    ap.add_argument("--out", type=Path, required=True, help="output directory (mappings/)")
+    ap.add_argument(
+        "--hipify-src",
+        type=Path,
+        default=DEFAULT_HIPIFY_SRC if DEFAULT_HIPIFY_SRC.exists() else None,
+        help="HIPIFY git dir used for kind hints (optional)",
+    )
+    args = ap.parse_args(argv)
+    if not args.tables.is_dir():
+        print(f"error: --tables {args.tables}: not a directory", file=sys.stderr)
+        return 2
+    total = 0
+    for family, n in iter_generate(args.tables, args.out, args.hipify_src):
+        print(f"{family:8} {n:5} rows")
+        total += n
+    print(f"total    {total:5} rows -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,298 @@
+"""Load, validate and index the mapping YAML files.
+
+The shipped tables are parsed once per process.  Parsing ~9,000 entries of YAML takes a few
+hundred milliseconds even with the C loader, so the compiled index is also cached on disk
+(marshal of plain tuples) in ``$XDG_CACHE_HOME/hipify-py`` (or ``~/.cache/hipify-py``), keyed by
+the sha256 of the YAML bytes and the schema version.  An unwritable cache dir is ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import marshal
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import Entry, LazyEntries, MappingIndex, RowStore, _merge
+from .schema import SCHEMA_VERSION, MappingError, validate_file
+
+if TYPE_CHECKING:
+    from ..context import Options
+
+__all__ = [
+    "MappingError",
+    "hip_name",
+    "is_convertible",
+    "load_index",
+    "load_files",
+    "needs_newer_hip",
+    "tables_dir",
+]
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(Entry))
+_STATUS_RANK = {"supported": 0, "deprecated": 1, "experimental": 2, "removed": 3, "unsupported": 4}
+USER_PRIORITY = 1_000_000  # user rule files always win over shipped ones
+
+
+# --------------------------------------------------------------------------- locating the data
+
+
+def tables_dir() -> Path:
+    """Directory holding the shipped ``*.yaml`` tables (installed or source checkout)."""
+    env = os.environ.get("HIPIFY_PY_MAPPINGS_DIR")
+    if env:
+        return Path(env)
+    try:
+        import hipify_py._tables as tables  # the top-level mappings/ dir, mapped in pyproject
+
+        candidate = Path(tables.__file__).parent
+        if any(candidate.glob("*.yaml")):
+            return candidate
+    except (ImportError, TypeError):
+        pass
+    # Source checkout run with PYTHONPATH=src: <repo>/src/hipify_py/mappings/load.py
+    return Path(__file__).resolve().parents[3] / "mappings"
+
+
+def shipped_files() -> list[Path]:
+    directory = tables_dir()
+    found = sorted(directory.glob("*.yaml"))
+    if not found:
+        raise MappingError(f"{directory}: no mapping tables (*.yaml) found")
+    return found
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclasses.dataclass(frozen=True)
+class _File:
+    path: str
+    family: str
+    enabled: str
+    priority: int
+    rows: list[tuple[Any, ...]]  # Entry field tuples, in file order
+
+
+def _parse(path: Path, data: bytes, *, user: bool) -> _File:
+    import yaml  # imported lazily: warm start-ups read the marshal cache only
+
+    label = str(path)
+    try:
+        doc = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise MappingError(f"{label}{where}: invalid YAML: {problem}") from None
+    validate_file(doc, label)
+    family = doc["family"]
+    source = path.name if not user else label
+    rows = []
+    for raw in doc["entries"]:
+        values = {"family": family, "section": "", "source": source}
+        values.update({k: v for k, v in raw.items() if v is not None})
+        values["source"] = source
+        rows.append(tuple(values.get(name) for name in _FIELDS))
+    priority = doc.get("priority", 0) + (USER_PRIORITY if user else 0)
+    return _File(label, family, doc.get("enabled", "always"), priority, rows)
+
+
+def _rank(files: Sequence[_File]) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+    """Pick a deterministic winner per CUDA name; returns (all rows, compiled winner table).
+
+    Order: higher file ``priority`` first (user rules > warp_sync overrides > extras > tables),
+    then the better HIP status (supported > deprecated > experimental > removed > unsupported),
+    then the earlier file (files sort by name), then the earlier row.  Later user files beat
+    earlier ones (their priority grows with position).  Headers (kind ``header``) are indexed
+    separately from identifiers; files with ``enabled: auto`` go to an opt-in overlay.
+    """
+    status_i, kind_i, cuda_i = (_FIELDS.index(n) for n in ("status", "kind", "cuda"))
+    rows: list[tuple[Any, ...]] = []
+    tables: dict[str, dict[str, tuple[tuple[int, int, int, int], int]]] = {"": {}}
+    for file_no, f in enumerate(files):
+        table = tables.setdefault(f.family if f.enabled == "auto" else "", {})
+        for row_no, row in enumerate(f.rows):
+            rows.append(row)
+            key = (-f.priority, _STATUS_RANK[row[status_i]], file_no, row_no)
+            name = row[cuda_i] if row[kind_i] != "header" else "\0h" + row[cuda_i]
+            best = table.get(name)
+            if best is None or key < best[0]:
+                table[name] = (key, len(rows) - 1)
+    compiled = {}
+    for family, table in tables.items():
+        ids = [(n, i) for n, (_, i) in table.items() if not n.startswith("\0h")]
+        hdrs = [(n[2:], i) for n, (_, i) in table.items() if n.startswith("\0h")]
+        compiled[family] = (ids, hdrs)
+    return rows, compiled
+
+
+def _materialize(
+    rows: list[tuple[Any, ...]], compiled: dict[str, Any], base: MappingIndex | None = None
+) -> MappingIndex:
+    store = RowStore(rows)
+
+    def pick(pairs: list[tuple[str, int]]) -> LazyEntries:
+        return LazyEntries({n: (store, i) for n, i in pairs})
+
+    ids, hdrs = compiled[""]
+    entries: Mapping[str, Entry] = pick(ids)
+    headers: Mapping[str, Entry] = pick(hdrs)
+    optional = {f: (pick(a), pick(b)) for f, (a, b) in sorted(compiled.items()) if f}
+    stores: tuple[RowStore, ...] = (store,)
+    if base is not None:  # overlay (user rules) on a shipped index
+        entries = _merge(base.entries, entries)
+        headers = _merge(base.headers, headers)
+        merged = dict(base.optional)
+        for fam, (e, h) in optional.items():
+            old = merged.get(fam)
+            merged[fam] = (_merge(old[0], e), _merge(old[1], h)) if old else (e, h)
+        optional = merged
+        base_all = base._all
+        if base_all and isinstance(base_all[0], RowStore):
+            stores = tuple(base_all) + stores  # type: ignore[arg-type]
+        else:
+            stores = (RowStore([()] * len(base_all)),) + stores
+            stores[0].objs = list(base_all)  # type: ignore[assignment]
+    return MappingIndex(entries, headers, all_entries=stores, optional=optional)
+
+
+def _build(files: Sequence[_File], base: MappingIndex | None = None) -> MappingIndex:
+    rows, compiled = _rank(files)
+    return _materialize(rows, compiled, base)
+
+
+def load_files(paths: Iterable[Path], *, user: bool = False) -> list[_File]:
+    out = []
+    for path in paths:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise MappingError(f"{path}: cannot read mapping file: {exc.strerror}") from None
+        out.append(_parse(Path(path), data, user=user))
+    return out
+
+
+# --------------------------------------------------------------------------- on-disk cache
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hipify-py"
+
+
+def _cache_key(paths: Sequence[Path], blobs: Sequence[bytes]) -> str:
+    h = hashlib.sha256()
+    h.update(f"schema={SCHEMA_VERSION};fields={','.join(_FIELDS)};".encode())
+    h.update(f"py={sys.version_info[:2]};".encode())
+    for path, blob in zip(paths, blobs, strict=True):
+        h.update(path.name.encode() + b"\0" + hashlib.sha256(blob).digest())
+    return h.hexdigest()
+
+
+def _load_shipped(use_cache: bool = True) -> MappingIndex:
+    paths = shipped_files()
+    blobs = [p.read_bytes() for p in paths]
+    use_cache = use_cache and os.environ.get("HIPIFY_PY_NO_CACHE") != "1"
+    cache_file = cache_dir() / f"index-{_cache_key(paths, blobs)[:32]}.marshal"
+    if use_cache:
+        try:
+            rows, compiled = marshal.loads(cache_file.read_bytes())
+            return _materialize(rows, compiled)
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    rows, compiled = _rank([_parse(p, b, user=False) for p, b in zip(paths, blobs, strict=True)])
+    if use_cache:
+        try:
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache_file.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(marshal.dumps((rows, compiled)))
+            os.replace(tmp, cache_file)
+        except (OSError, ValueError):
+            pass
+    return _materialize(rows, compiled)
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> MappingIndex:
+    return _load_shipped()
+
+
+def clear_caches() -> None:
+    """Forget the per-process caches (tests)."""
+    _shipped.cache_clear()
+    _indexes.clear()
+
+
+_indexes: dict[tuple[Any, ...], MappingIndex] = {}
+
+
+def load_index(options: Options | None = None, extra_files: Sequence[Path] = ()) -> MappingIndex:
+    """The mapping index: shipped tables + ``extra_files`` (user rules, which win).
+
+    ``options.pytorch`` True enables the opt-in pytorch family; None/False leaves it in
+    ``index.optional`` (use ``index.with_families(("pytorch",))`` per file).
+    """
+    stamps = []
+    for p in extra_files:
+        try:
+            st = Path(p).stat()
+            stamps.append((str(Path(p).resolve()), st.st_mtime_ns, st.st_size))
+        except OSError:
+            stamps.append((str(p), 0, 0))
+    pytorch = bool(options is not None and options.pytorch)
+    key = (pytorch, tuple(stamps))
+    index = _indexes.get(key)
+    if index is None:
+        index = _shipped()
+        if extra_files:
+            user_files = load_files(extra_files, user=True)
+            for n, f in enumerate(user_files):
+                user_files[n] = dataclasses.replace(f, priority=f.priority + n)
+            index = _build(user_files, base=index)
+        if pytorch:
+            index = index.with_families(("pytorch",))
+        _indexes[key] = index
+    return index
+
+
+# --------------------------------------------------------------------------- per-entry helpers
+
+
+def hip_name(entry: Entry, options: Options | None = None) -> str | None:
+    """The name to emit: the roc*/MIOpen name under --roc (or --miopen for cuDNN), else hip."""
+    if options is not None and entry.roc:
+        if options.roc or (options.miopen and entry.family == "dnn"):
+            return entry.roc
+    return entry.hip
+
+
+def is_convertible(entry: Entry, options: Options | None = None) -> bool:
+    """supported/deprecated: yes; experimental: only with --experimental; others: no."""
+    if hip_name(entry, options) is None:
+        return False
+    if entry.status in ("supported", "deprecated"):
+        return True
+    if entry.status == "experimental":
+        return bool(options is not None and options.experimental)
+    return False
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = [int(p) for p in text.split(".") if p.isdigit()]
+    while len(parts) < 3:
+        parts.append(0)
+    return tuple(parts)
+
+
+def needs_newer_hip(entry: Entry, options: Options | None = None) -> bool:
+    """True when the HIP name appeared after the targeted ROCm version (--target-rocm)."""
+    if not entry.hip_added:
+        return False
+    target = options.target_rocm if options is not None else (7, 1)
+    return _version(entry.hip_added) > _version(".".join(str(t) for t in target))

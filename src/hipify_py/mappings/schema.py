@@ -1,0 +1,135 @@
+"""Schema of a mapping YAML file, and its validation.
+
+A file is a mapping::
+
+    family: runtime            # required: default family of its entries
+    title: CUDA Runtime API    # required
+    source: <where the data comes from>   # required
+    enabled: always | auto     # optional; auto = opt-in family (e.g. pytorch)
+    priority: 0                # optional int; higher wins over same-named entries of other files
+    generated: true            # optional; written by generate.py
+    entries:                   # required list
+      - {cuda: cudaMalloc, hip: hipMalloc, kind: function, status: supported, ...}
+
+Entry keys are the ``Entry`` field names: ``cuda``, ``kind`` and ``status`` are required; every
+other key is optional and omitted when empty.  Version values are strings ("7.0", not 7.0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+FILE_KEYS = frozenset({"family", "title", "source", "enabled", "priority", "generated", "entries"})
+FILE_REQUIRED = ("family", "entries")
+ENABLED_VALUES = ("always", "auto")
+
+ENTRY_REQUIRED = ("cuda", "kind", "status")
+ENTRY_STR_KEYS = (
+    "cuda",
+    "hip",
+    "kind",
+    "family",
+    "status",
+    "roc",
+    "section",
+    "note",
+)
+ENTRY_VERSION_KEYS = (
+    "cuda_added",
+    "cuda_deprecated",
+    "cuda_changed",
+    "cuda_removed",
+    "hip_added",
+    "hip_deprecated",
+    "hip_changed",
+    "hip_removed",
+    "hip_experimental",
+)
+ENTRY_KEYS = frozenset(ENTRY_STR_KEYS + ENTRY_VERSION_KEYS)
+
+
+class MappingError(ValueError):
+    """A mapping file is malformed; the message is one line naming file, entry and field."""
+
+
+def _where(path: str, index: int | None = None, cuda: Any = None, key: str | None = None) -> str:
+    parts = [path]
+    if index is not None:
+        parts.append(f"entry {index}" + (f" ({cuda})" if isinstance(cuda, str) else ""))
+    if key is not None:
+        parts.append(f"field {key!r}")
+    return ": ".join(parts)
+
+
+def validate_file(doc: Any, path: str) -> None:
+    """Raise MappingError for the first problem in a parsed mapping file."""
+    from . import KINDS, STATUSES
+
+    if not isinstance(doc, Mapping):
+        raise MappingError(f"{path}: top level must be a mapping with 'family' and 'entries'")
+    for key in doc:
+        if key not in FILE_KEYS:
+            allowed = ", ".join(sorted(FILE_KEYS))
+            raise MappingError(f"{_where(path, key=str(key))}: unknown key (allowed: {allowed})")
+    for key in FILE_REQUIRED:
+        if key not in doc:
+            raise MappingError(f"{_where(path, key=key)}: missing required key")
+    if not isinstance(doc["family"], str) or not doc["family"]:
+        raise MappingError(f"{_where(path, key='family')}: must be a non-empty string")
+    for key in ("title", "source"):
+        if key in doc and not isinstance(doc[key], str):
+            raise MappingError(f"{_where(path, key=key)}: must be a string")
+    if "enabled" in doc and doc["enabled"] not in ENABLED_VALUES:
+        raise MappingError(
+            f"{_where(path, key='enabled')}: {doc['enabled']!r} is not one of {ENABLED_VALUES}"
+        )
+    if "priority" in doc and (type(doc["priority"]) is not int):
+        raise MappingError(f"{_where(path, key='priority')}: must be an integer")
+    entries = doc["entries"]
+    if not isinstance(entries, list):
+        raise MappingError(f"{_where(path, key='entries')}: must be a list")
+    for i, entry in enumerate(entries):
+        validate_entry(entry, path, i, KINDS, STATUSES)
+
+
+def validate_entry(
+    entry: Any, path: str, index: int, kinds: tuple[str, ...], statuses: tuple[str, ...]
+) -> None:
+    if not isinstance(entry, Mapping):
+        raise MappingError(f"{_where(path, index)}: must be a mapping, got {type(entry).__name__}")
+    cuda = entry.get("cuda")
+    for key in ENTRY_REQUIRED:
+        if key not in entry or entry[key] in (None, ""):
+            raise MappingError(f"{_where(path, index, cuda, key)}: missing required field")
+    for key, value in entry.items():
+        if key not in ENTRY_KEYS:
+            raise MappingError(f"{_where(path, index, cuda, str(key))}: unknown field")
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            hint = " (quote version numbers)" if key in ENTRY_VERSION_KEYS else ""
+            raise MappingError(
+                f"{_where(path, index, cuda, key)}: must be a string, "
+                f"got {type(value).__name__} {value!r}{hint}"
+            )
+    if entry["kind"] not in kinds:
+        raise MappingError(
+            f"{_where(path, index, cuda, 'kind')}: {entry['kind']!r} is not one of "
+            f"{', '.join(kinds)}"
+        )
+    if entry["status"] not in statuses:
+        raise MappingError(
+            f"{_where(path, index, cuda, 'status')}: {entry['status']!r} is not one of "
+            f"{', '.join(statuses)}"
+        )
+    if entry["status"] != "unsupported" and not entry.get("hip"):
+        raise MappingError(
+            f"{_where(path, index, cuda, 'hip')}: required when status is {entry['status']!r}"
+        )
+    for key in ENTRY_VERSION_KEYS:
+        value = entry.get(key)
+        if value and not all(part.isdigit() for part in value.split(".")):
+            raise MappingError(f"{_where(path, index, cuda, key)}: not a version: {value!r}")

@@ -1,0 +1,264 @@
+"""Mapping tables: coverage of the reference tables, schema errors, user rules, CLI, cache."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hipify_py.cli.mappings import mappings
+from hipify_py.context import Options
+from hipify_py.mappings import (
+    MappingError,
+    hip_name,
+    is_convertible,
+    load_index,
+    needs_newer_hip,
+)
+from hipify_py.mappings import load as load_mod
+from hipify_py.mappings.user import find_project_mapping_files
+
+TABLES = Path("/work/shared/reference/hipify-tables")
+OVERRIDE_SOURCES = {"warp_sync.yaml"}  # documented overrides of table rows
+
+
+def _reference_rows():
+    """(file, cuda, hip, status) for every row of *_supported_by_HIP.md, parsed independently."""
+    rows = []
+    for md in sorted(TABLES.glob("*_supported_by_HIP.md")):
+        for line in md.read_text().splitlines():
+            if not line.startswith("|`"):
+                continue
+            cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+            cuda, hip = cells[0], cells[5] or None
+            d, r, e = cells[7], cells[9], cells[10]
+            status = (
+                "unsupported" if not hip else "experimental" if e else "removed" if r
+                else "deprecated" if d else "supported"
+            )  # fmt: skip
+            rows.append((md.name, cuda, hip, status))
+    return rows
+
+
+@pytest.mark.skipif(not TABLES.is_dir(), reason="reference tables not available")
+def test_every_reference_row_present():
+    ref = _reference_rows()
+    print(f"reference rows: {len(ref)}")
+    assert len(ref) == 8932
+    index = load_index()
+    table_rows = defaultdict(list)
+    for e in index.all_entries:
+        if e.source.startswith("cuda_"):
+            table_rows[e.cuda].append((e.hip, e.status))
+    assert sum(len(v) for v in table_rows.values()) == 8932
+    by_name = defaultdict(list)
+    for _, cuda, hip, status in ref:
+        by_name[cuda].append((hip, status))
+        assert (hip, status) in table_rows[cuda], cuda
+    dup = [n for n, v in by_name.items() if len(v) > 1]
+    print(f"CUDA names in more than one table: {len(dup)}")
+    # The index holds one winner per name; it agrees with the table unless an override file wins.
+    for cuda, variants in by_name.items():
+        winner = index.get(cuda)
+        assert winner is not None, cuda
+        if winner.source in OVERRIDE_SOURCES or not winner.source.startswith("cuda_"):
+            continue
+        assert (winner.hip, winner.status) in variants, cuda
+
+
+def test_warp_sync_override_and_headers():
+    index = load_index()
+    e = index.get("__shfl_down_sync")
+    assert (e.hip, e.status, e.hip_added, e.source) == (
+        "__shfl_down_sync", "supported", "7.0", "warp_sync.yaml"
+    )  # fmt: skip
+    assert needs_newer_hip(e, Options(target_rocm=(6, 4)))
+    assert not needs_newer_hip(e, Options(target_rocm=(7, 0)))
+    assert index.header("cublas_v2.h").hip == "hipblas/hipblas.h"
+    assert hip_name(index.header("cublas_v2.h"), Options(roc=True)) == "rocblas/rocblas.h"
+    assert index.header("cusolverDn.h").hip == "hipsolver/hipsolver.h"
+    assert index.get("cub").hip == "hipcub"
+    assert index.get("ncclAllReduce").hip == "ncclAllReduce"
+
+
+def test_roc_and_status_helpers():
+    index = load_index()
+    sgemm = index.get("cublasSgemm")
+    assert hip_name(sgemm) == "hipblasSgemm"
+    assert hip_name(sgemm, Options(roc=True)) == "rocblas_sgemm"
+    assert is_convertible(index.get("cudaMalloc"))
+    assert not is_convertible(index.get("cudaMemcpy3DPeerAsync"))
+    exp = next(e for e in index.all_entries if e.status == "experimental")
+    assert not is_convertible(exp, Options())
+    assert is_convertible(exp, Options(experimental=True))
+    relu = index.get("CUDNN_ACTIVATION_RELU")
+    assert hip_name(relu, Options(miopen=True)) == "miopenActivationRELU"
+
+
+def test_pytorch_is_opt_in():
+    index = load_index()
+    assert "pytorch" in index.optional_families
+    assert index.header("ATen/cuda/CUDAContext.h") is None
+    torch = index.with_families(["pytorch"])
+    assert torch.header("ATen/cuda/CUDAContext.h").hip == "ATen/hip/HIPContext.h"
+    assert torch.header("c10/cuda/CUDAGuard.h").hip == "c10/hip/HIPGuard.h"
+    keep = torch.get("C10_CUDA_KERNEL_LAUNCH_CHECK")
+    assert keep.hip == keep.cuda
+    assert torch.get("CUDA_VERSION").hip == "TORCH_HIP_VERSION"
+    assert load_index(Options(pytorch=True)).get("at::cuda::getCurrentCUDAStream") is not None
+
+
+def _write(tmp_path: Path, text: str, name: str = "rules.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize(
+    ("body", "expect"),
+    [
+        ("- {cuda: foo, kind: function}", r"rules\.yaml: entry 0 \(foo\): field 'status'"),
+        ("- {cuda: foo, kind: fn, status: supported, hip: x}", r"entry 0 \(foo\): field 'kind'"),
+        ("- {cuda: a, hip: b, kind: type, status: supported}\n"
+         "- {cuda: c, hip: d, kind: type, status: supported, hip_added: 7.0}",
+         r"entry 1 \(c\): field 'hip_added': must be a string.*quote"),
+        ("- {cuda: foo, kind: type, status: supported}", r"entry 0 \(foo\): field 'hip': required"),
+        ("- {cuda: foo, hip: x, kind: type, status: ok}", r"field 'status': 'ok' is not one of"),
+        ("- {cuda: foo, hip: x, kind: type, status: supported, colour: red}",
+         r"field 'colour': unknown field"),
+    ],
+)  # fmt: skip
+def test_schema_errors_name_file_entry_field(tmp_path, body, expect):
+    p = _write(tmp_path, f"family: user\nentries:\n{body}\n")
+    with pytest.raises(MappingError, match=expect) as info:
+        load_index(extra_files=[p])
+    assert "\n" not in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_schema_file_level_errors(tmp_path):
+    with pytest.raises(MappingError, match=r"rules\.yaml: field 'entries': missing"):
+        load_index(extra_files=[_write(tmp_path, "family: user\n")])
+    with pytest.raises(MappingError, match=r"rules\.yaml:\d+:\d+: invalid YAML"):
+        load_index(extra_files=[_write(tmp_path, "family: user\nentries: [\n  {a: b\n")])
+
+
+def test_user_rules_win(tmp_path):
+    p = _write(
+        tmp_path,
+        "family: user\nentries:\n"
+        "- {cuda: cudaMalloc, hip: myMalloc, kind: function, status: supported}\n"
+        "- {cuda: myCudaThing, hip: myHipThing, kind: function, status: supported}\n",
+    )
+    index = load_index(extra_files=[p])
+    assert index.get("cudaMalloc").hip == "myMalloc"
+    assert index.get("myCudaThing").hip == "myHipThing"
+    assert index.get("cudaFree").hip == "hipFree"
+    assert load_index().get("cudaMalloc").hip == "hipMalloc"  # shipped index unchanged
+
+
+def test_project_config_discovery(tmp_path):
+    proj = tmp_path / "proj"
+    (proj / "src" / "deep").mkdir(parents=True)
+    (proj / ".hipify-py.yaml").write_text(
+        "mappings:\n- {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n"
+    )
+    files = find_project_mapping_files(proj / "src" / "deep" / "k.cu")
+    assert len(files) == 1
+    assert load_index(extra_files=files).get("cudaFoo").hip == "hipFoo"
+
+    other = tmp_path / "other"
+    (other / "a").mkdir(parents=True)
+    (other / "rules.yaml").write_text(
+        "family: user\nentries:\n- {cuda: cudaBar, hip: hipBar, kind: type, status: supported}\n"
+    )
+    (other / "pyproject.toml").write_text('[tool.hipify-py]\nmappings = ["rules.yaml"]\n')
+    files = find_project_mapping_files(other / "a")
+    assert files == [(other / "rules.yaml").resolve()]
+    assert load_index(extra_files=files).get("cudaBar").hip == "hipBar"
+
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / ".hipify-py.yaml").write_text("mappings:\n- {cuda: x, kind: nope, status: supported}\n")
+    with pytest.raises(MappingError, match=r"entry 0 \(x\): field 'kind'"):
+        load_index(extra_files=find_project_mapping_files(bad))
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def test_cli_show():
+    r = CliRunner().invoke(mappings, ["show", "cudaMalloc"])
+    assert r.exit_code == 0, r.output
+    assert re.search(r"^hip\s+hipMalloc$", r.output, re.M)
+    assert re.search(r"^status\s+supported$", r.output, re.M)
+    assert re.search(r"^family\s+runtime$", r.output, re.M)
+    r = CliRunner().invoke(mappings, ["show", "cublasSgemm"])
+    assert re.search(r"^roc\s+rocblas_sgemm$", r.output, re.M)
+    r = CliRunner().invoke(mappings, ["show", "cudaMaloc"])
+    assert r.exit_code == 1
+    assert "did you mean cudaMalloc" in r.output
+    r = CliRunner().invoke(mappings, ["show", "cuda_runtime.h", "--json"])
+    assert json.loads(r.output)["hip"] == "hip/hip_runtime.h"
+
+
+def test_cli_search():
+    r = CliRunner().invoke(mappings, ["search", "memcpyhosttodevice", "--json"])
+    assert r.exit_code == 0
+    names = {d["cuda"] for d in json.loads(r.output)}
+    assert "cudaMemcpyHostToDevice" in names
+    r = CliRunner().invoke(mappings, ["search", "cudaMalloc*", "--family", "runtime"])
+    assert r.exit_code == 0
+    assert "hipMallocManaged" in r.output and "cuMemAlloc" not in r.output
+    r = CliRunner().invoke(
+        mappings, ["search", "cublas*gemm*", "--status", "unsupported", "--json", "--limit", "0"]
+    )
+    data = json.loads(r.output)
+    assert data and all(d["status"] == "unsupported" for d in data)
+    r = CliRunner().invoke(mappings, ["search", "x", "--family", "nosuch"])
+    assert r.exit_code == 2
+    r = CliRunner().invoke(mappings, ["search", "x", "--status", "bogus"])
+    assert r.exit_code == 2
+
+
+def test_cli_stats():
+    r = CliRunner().invoke(mappings, ["stats", "--json"])
+    assert r.exit_code == 0
+    data = json.loads(r.output)
+    assert data["families"]["cub"] == {"supported": 13, "unsupported": 59}
+    assert data["families"]["runtime"]["experimental"] == 3
+    r = CliRunner().invoke(mappings, ["stats"])
+    assert "runtime" in r.output and "total" in r.output
+
+
+# ----------------------------------------------------------------------------- cache
+
+
+def test_disk_cache_round_trip(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    load_mod.clear_caches()
+    try:
+        t0 = time.perf_counter()
+        cold = load_index()
+        t1 = time.perf_counter()
+        files = list((tmp_path / "cache" / "hipify-py").glob("index-*.marshal"))
+        assert len(files) == 1
+        load_mod.clear_caches()
+        t2 = time.perf_counter()
+        warm = load_index()
+        t3 = time.perf_counter()
+        print(f"cold {t1 - t0:.3f}s warm {t3 - t2:.3f}s")
+        assert warm.get("cudaMalloc") == cold.get("cudaMalloc")
+        assert len(warm.entries) == len(cold.entries)
+        assert t3 - t2 < t1 - t0
+        # Unwritable cache dir: silently no cache.
+        monkeypatch.setenv("XDG_CACHE_HOME", "/proc/nonexistent")
+        load_mod.clear_caches()
+        assert load_index().get("cudaFree").hip == "hipFree"
+    finally:
+        load_mod.clear_caches()
