@@ -35,6 +35,7 @@ _CUDA_USE = re.compile(
     rb"|nccl\w+|__global__|__device__|__shared__|threadIdx|blockIdx|CUDA_[A-Z_]+|cub::)\b"
     rb"|<<<|#\s*include\s*[<\"](?:cuda|cu[a-z]+[._]|cublas|curand|cusparse|cufft|cusolver"
     rb"|cudnn|nccl|ATen/cuda|c10/cuda|thrust|cub/)"
+    rb'|#\s*include\s*"[^"\n]*\.cu"'  # includes a .cu file, whose name changes
 )
 
 

@@ -42,19 +42,26 @@ def _locate(finding: Finding, unit: Unit) -> Finding:
 
 def run_rules(
     unit: Unit, ctx: Context, phases: tuple[str, ...]
-) -> tuple[list[Edit], list[Finding]]:
+) -> tuple[list[Edit], list[Finding], list[str]]:
+    """Every pass's proposals; a pass that crashes is reported and skipped, never fatal."""
     edits: list[Edit] = []
     findings: list[Finding] = []
+    problems: list[str] = []
     for phase in phases:
         for rule_pass in passes(phase):
-            for proposal in rule_pass.check(unit, ctx):
+            try:
+                proposals = list(rule_pass.check(unit, ctx))
+            except Exception as exc:  # a rule bug must not cost the user their output
+                problems.append(f"internal error in rule pass '{rule_pass.name}': {exc!r}")
+                continue
+            for proposal in proposals:
                 if isinstance(proposal, Edit):
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
     findings = [f for f in findings if not is_suppressed(f, unit)]
     findings.sort(key=lambda f: (f.start, f.rule))
-    return edits, findings
+    return edits, findings, problems
 
 
 def _parse_problems(unit: Unit) -> list[str]:
@@ -126,9 +133,11 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     ctx = for_file(ctx, text)
     unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
     phases = ("rewrite", "hazard") if with_hazards else ("rewrite",)
-    edits, findings = run_rules(unit, ctx, phases)
+    edits, findings, problems = run_rules(unit, ctx, phases)
     result = FileResult(path=path, original=text, text=text)
-    result.parse_problems = _parse_problems(unit)
+    result.parse_problems = problems + _parse_problems(unit)
+    if ctx.options.skip_inactive:
+        edits = _outside_skipped(edits, unit)
     for finding in findings:
         if finding.fix and ctx.options.fix and (finding.fix.safe or ctx.options.unsafe_fixes):
             edits.extend(finding.fix.edits)
@@ -146,6 +155,15 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     result.findings = findings
     result.conversions = Counter(e.rule for e in applied.edits if not e.rule.startswith("fix:"))
     return result
+
+
+def _outside_skipped(edits: list[Edit], unit: Unit) -> list[Edit]:
+    """Drop edits in branches the preprocessor skips (--skip-inactive), as libclang sees them."""
+    ast = unit.ast
+    skipped = ast.skipped_ranges() if ast is not None else []
+    if not skipped:
+        return edits
+    return [e for e in edits if not any(s <= e.start < end for s, end in skipped)]
 
 
 def check_text(text: str, path: str, ctx: Context) -> list[Finding]:

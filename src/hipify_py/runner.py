@@ -24,6 +24,7 @@ MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not p
 class Outcome:
     candidate: Candidate
     status: str  # "converted", "unchanged", "copied" (not CUDA), "binary", "failed"
+    # mode: "convert" (rewrite + hazards), "rewrite" (no hazard rules) or "check" (no output)
     result: FileResult | None = None
     message: str = ""
 
@@ -65,7 +66,7 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
             path=path, original=text, text=text, findings=check_text(text, path, ctx)
         )
         return Outcome(candidate, "unchanged", result)
-    result = convert_text(text, path, ctx)
+    result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
     if result.error:
         return Outcome(candidate, "failed", result, result.error)
     return Outcome(candidate, "converted" if result.changed else "unchanged", result)

@@ -14,7 +14,7 @@ _ALIASES: dict[str, str | None] = {
     "--cuda-kernel-execution-syntax": "--launch-syntax=cuda",
     "--skip-excluded-preprocessor-conditional-blocks": "--skip-inactive",
     "--default-preprocessor": "--skip-inactive",
-    "--amap": None,  # we always translate inactive branches unless --skip-inactive
+    "--amap": None,  # we translate inactive branches by default; --amap also beats skipping
     "--inplace": "--in-place",
     "--o-dir": "--out-dir",
     "--use-hip-data-types": "--use-hip-data-types",
@@ -93,4 +93,6 @@ def normalize_argv(argv: Sequence[str]) -> list[str]:
                 out.append(new)
             continue
         out.append(arg)
+    if any(a.lstrip("-") == "amap" for a in argv):  # HIPIFY: --amap overrides skipping
+        out = [a for a in out if a != "--skip-inactive"]
     return out

@@ -176,10 +176,16 @@ def convert(
         raise click.UsageError(str(exc)) from None
 
     diff_chunks: list[str] = []
-    outcomes = run(candidates.items, ctx, jobs=jobs, mapping_files=mapping_files, mode="convert")
+    outcomes = run(
+        candidates.items,
+        ctx,
+        jobs=jobs,
+        mapping_files=mapping_files,
+        mode="rewrite" if no_hazards else "convert",
+    )
     show_progress = err.is_terminal and not quiet and len(candidates.items) > 20
     with _progress(err, len(candidates.items), show_progress) as advance:
-        for outcome in _without_hazards(outcomes, no_hazards):
+        for outcome in outcomes:
             summary.add(outcome)
             advance()
             try:
@@ -236,18 +242,6 @@ def _has_errors(summary: Summary) -> bool:
     from ..rules import RULES
 
     return any(RULES[r].severity.value == "error" for r in summary.findings if r in RULES)
-
-
-def _without_hazards(outcomes, no_hazards: bool):  # noqa: ANN001, ANN202
-    if not no_hazards:
-        yield from outcomes
-        return
-    for outcome in outcomes:
-        if outcome.result is not None:
-            outcome.result.findings = [
-                f for f in outcome.result.findings if not f.rule.startswith("HZ")
-            ]
-        yield outcome
 
 
 class _Plan:

@@ -8,6 +8,7 @@ kept.  Parse problems never stop a conversion: they become ``diagnostics`` the r
 
 from __future__ import annotations
 
+import ctypes
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -79,6 +80,26 @@ class Ast:
             ]
             stack.extend(reversed(children))
 
+    def skipped_ranges(self) -> list[tuple[int, int]]:
+        """Character ranges of this file the preprocessor skipped (inactive #if branches)."""
+        lib = _skipped_range_api()
+        if lib is None:
+            return []
+        main = self.tu.get_file(self.filename)
+        ranges = lib.clang_getSkippedRanges(self.tu, main)
+        if not ranges:
+            return []
+        try:
+            out = []
+            for k in range(ranges.contents.count):
+                rng = ranges.contents.ranges[k]
+                start, end = self.offset(rng.start), self.offset(rng.end)
+                if start >= 0 and end >= 0:
+                    out.append((start, end))
+            return out
+        finally:
+            lib.clang_disposeSourceRangeList(ranges)
+
     @property
     def diagnostics(self) -> list[Diagnostic]:
         out = []
@@ -88,6 +109,29 @@ class Ast:
             sev = "fatal" if d.severity >= ci.Diagnostic.Fatal else "error"
             out.append(Diagnostic(sev, self.offset(d.location), d.spelling))
         return out
+
+
+class _RangeList(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(ci.SourceRange))]
+
+
+_range_api: object | None = None
+
+
+def _skipped_range_api():  # noqa: ANN202 - a ctypes library handle
+    """libclang's clang_getSkippedRanges, which the Python bindings do not wrap."""
+    global _range_api
+    if _range_api is None:
+        try:
+            lib = ci.conf.lib
+            lib.clang_getSkippedRanges.restype = ctypes.POINTER(_RangeList)
+            lib.clang_getSkippedRanges.argtypes = [ci.TranslationUnit, ci.File]
+            lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_RangeList)]
+            lib.clang_disposeSourceRangeList.restype = None
+            _range_api = lib
+        except AttributeError:
+            _range_api = False
+    return _range_api or None
 
 
 def blank_includes(text: str) -> str:
@@ -125,6 +169,7 @@ def parse(
         filename,
         args=clang_args,
         unsaved_files=[(filename, source), (STUB_NAME, stub)],
-        options=ci.TranslationUnit.PARSE_INCOMPLETE,
+        options=ci.TranslationUnit.PARSE_INCOMPLETE
+        | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
     )
     return Ast(tu, text, filename)

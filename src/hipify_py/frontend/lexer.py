@@ -23,6 +23,17 @@ class Kind(str, Enum):
     DIRECTIVE = "directive"  # the '#' that starts a preprocessor line
 
 
+KEYWORDS = frozenset(
+    "alignas alignof asm auto bool break case catch char char16_t char32_t char8_t class const "
+    "constexpr const_cast continue decltype default delete do double dynamic_cast else enum "
+    "explicit export extern false float for friend goto if inline int long mutable namespace new "
+    "noexcept nullptr operator private protected public register reinterpret_cast return short "
+    "signed sizeof static static_assert static_cast struct switch template this thread_local "
+    "throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t "
+    "while size_t".split()
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Token:
     kind: Kind

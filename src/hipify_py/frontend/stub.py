@@ -5,6 +5,8 @@ no CUDA toolkit, so the hermetic parse blanks every ``#include`` and force-inclu
 the CUDA keywords as attributes, the built-in vector types and index variables, the launch
 configuration hook clang lowers ``<<<...>>>`` into, and a declaration for each mapped API name
 the file uses (built from the mapping tables, so unknown-identifier noise disappears).
+``CUDA_VERSION`` defaults to 12.6, the newest CUDA the mapping tables describe, so version-gated
+``#if`` branches resolve the way a current toolkit would (``-DCUDA_VERSION=...`` overrides it).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..mappings import MappingIndex
+from .lexer import KEYWORDS
 
 BASE = r"""
 #define __host__ __attribute__((host))
@@ -27,6 +30,12 @@ BASE = r"""
 #define __CUDACC__ 1
 #define __HIPCC__ 1
 #define NULL 0
+#ifndef CUDA_VERSION
+#define CUDA_VERSION 12060
+#endif
+#ifndef CUDART_VERSION
+#define CUDART_VERSION CUDA_VERSION
+#endif
 typedef decltype(sizeof(0)) size_t;
 typedef decltype((char*)0 - (char*)0) ptrdiff_t;
 typedef signed char int8_t; typedef unsigned char uint8_t;
@@ -93,16 +102,7 @@ def _vector_types() -> str:
 
 
 _PRELUDE = BASE.replace("@VECTORS@", _vector_types())
-_CXX_WORDS = frozenset(
-    "alignas alignof asm auto bool break case catch char char16_t char32_t char8_t class const "
-    "constexpr const_cast continue decltype default delete do double dynamic_cast else enum "
-    "explicit export extern false float for friend goto if inline int long mutable namespace new "
-    "noexcept nullptr operator private protected public register reinterpret_cast return short "
-    "signed sizeof static static_assert static_cast struct switch template this thread_local "
-    "throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t "
-    "while size_t".split()
-)
-_ALREADY = _CXX_WORDS | frozenset(
+_ALREADY = KEYWORDS | frozenset(
     {
         "dim3",
         "uint3",

@@ -33,6 +33,7 @@ _DEVICE_WORDS = frozenset(
     }
 )
 _CONDITIONAL_OPEN = {"if", "ifdef", "ifndef"}
+_CUDA_RUNTIME_SPELLINGS = frozenset({"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h"})
 
 UNSUPPORTED_HEADER = register_rule(
     "HP001",
@@ -68,6 +69,21 @@ class Include:
     path_end: int
     angled: bool
     branch: tuple[int, ...]  # the #if branches enclosing it
+
+
+def guard_branch(unit: Unit) -> tuple[int, ...]:
+    """The branch key of a classic include guard (``#ifndef X`` + ``#define X`` first), or ()."""
+    t = unit.tokens
+    if (
+        len(t) > 6
+        and t[0].kind is Kind.DIRECTIVE
+        and t[1].text == "ifndef"
+        and t[3].kind is Kind.DIRECTIVE
+        and t[4].text == "define"
+        and t[5].text == t[2].text
+    ):
+        return (1,)
+    return ()
 
 
 def includes(unit: Unit) -> list[Include]:
@@ -116,17 +132,24 @@ def _covers(earlier: tuple[int, ...], later: tuple[int, ...]) -> bool:
 
 
 def _insertion_point(unit: Unit, found: list[Include]) -> int:
-    """Before the first unconditional include; else after a header guard; else at the top."""
-    for inc in found:
-        if not inc.branch:
-            return inc.start
+    """After a leading ``#pragma once``; else before the first unconditional include; else
+    after a header guard; else before the first line of code."""
     tokens = unit.tokens
     text = unit.text
+    if (
+        len(tokens) > 2
+        and tokens[0].kind is Kind.DIRECTIVE
+        and tokens[1].text == "pragma"
+        and tokens[2].text == "once"
+    ):
+        return _next_line(text, tokens[0].start)
+    top = ((), guard_branch(unit))
+    for inc in found:
+        if inc.branch in top:
+            return inc.start
     for i, tok in enumerate(tokens[:8]):
         if tok.kind is Kind.DIRECTIVE and i + 1 < len(tokens):
             word = tokens[i + 1].text
-            if word == "pragma" and i + 2 < len(tokens) and tokens[i + 2].text == "once":
-                return _next_line(text, tok.start)
             if word == "define" and i >= 3 and tokens[i - 2].text == "ifndef":
                 return _next_line(text, tok.start)
     first_code = tokens[0].start if tokens else len(text)
@@ -143,6 +166,7 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     found = includes(unit)
     emitted: list[tuple[str, tuple[int, ...]]] = []
     has_runtime = False
+    top = ((), guard_branch(unit))
     for inc in found:
         entry = ctx.mappings.header(inc.path)
         target = inc.path
@@ -165,18 +189,23 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
                 yield Edit(inc.start, inc.line_end, "", "header")
             continue
         emitted.append((target, inc.branch))
-        if target == RUNTIME_HEADER and not inc.branch:
+        if target == RUNTIME_HEADER and inc.branch in top:
             has_runtime = True
         if target != inc.path:
-            spelled = f"<{target}>" if inc.angled or entry is not None else f'"{target}"'
+            spelled = f"<{target}>" if inc.angled else f'"{target}"'
             yield Edit(inc.path_start, inc.path_end, spelled, "header")
     if not has_runtime and _needs_runtime(unit, ctx):
         at = _insertion_point(unit, found)
-        yield Edit(at, at, f"#include <{RUNTIME_HEADER}>\n", "header")
+        quoted = any(not inc.angled and inc.path in _CUDA_RUNTIME_SPELLINGS for inc in found)
+        spelled = f'"{RUNTIME_HEADER}"' if quoted else f"<{RUNTIME_HEADER}>"
+        yield Edit(at, at, f"#include {spelled}\n", "header")
 
 
 def _needs_runtime(unit: Unit, ctx: Context) -> bool:
-    """Device code, a launch, or a runtime/driver API call needs hip_runtime.h."""
+    """A .cu file (nvcc includes cuda_runtime.h into every one implicitly), device code, a
+    launch, or a runtime/driver API call needs hip_runtime.h."""
+    if unit.path.endswith(".cu"):
+        return True
     if unit.identifiers & _DEVICE_WORDS or any(t.text == "<<<" for t in unit.tokens):
         return True
     for name in unit.identifiers:

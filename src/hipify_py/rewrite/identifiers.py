@@ -11,10 +11,11 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import Kind
+from ..frontend.lexer import KEYWORDS, Kind
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
 from ..rules import rewrite_pass
+from .arguments import renamed_for_arity
 
 
 @rewrite_pass("identifiers", order=10)
@@ -35,10 +36,15 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
             before = tokens[i - 1].text
             if before in (".", "->"):
                 continue
-            if before == "::" and i > 1 and tokens[i - 2].kind is Kind.IDENT:
+            if (
+                before == "::"
+                and i > 1
+                and tokens[i - 2].kind is Kind.IDENT
+                and tokens[i - 2].text not in KEYWORDS
+            ):
                 qualifier = mappings.get(tokens[i - 2].text)
                 if qualifier is None or qualifier.kind != "namespace":
                     continue
-        new = hip_name(entry, ctx.options)
+        new = renamed_for_arity(tokens, i) or hip_name(entry, ctx.options)
         if new and new != tok.text:
             yield Edit(tok.start, tok.end, new, f"rename/{entry.family}")

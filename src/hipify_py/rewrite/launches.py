@@ -79,13 +79,45 @@ def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
     return None
 
 
-def rewrite_launch(unit: Unit, chevron: int) -> list[Edit] | None:
+def template_kernels(tokens: Sequence[Token]) -> frozenset[str]:
+    """Names of kernels this file declares as templates (``template <...> __global__ ... k(``).
+
+    Their launches get ``HIP_KERNEL_NAME(...)`` even without explicit template arguments, as
+    hipify-clang does, so the kernel name stays one macro argument on every HIP platform.
+    """
+    names: set[str] = set()
+    for i, tok in enumerate(tokens):
+        if tok.text != "__global__":
+            continue
+        j = i - 1
+        while j >= 0 and tokens[j].kind is Kind.IDENT and tokens[j].text in _SPECIFIERS:
+            j -= 1
+        if j < 0 or tokens[j].text not in (">", ">>"):
+            continue
+        opening = match_angle_backward(tokens, j)
+        if opening is None or opening == 0 or tokens[opening - 1].text != "template":
+            continue
+        k = i + 1
+        while k + 1 < len(tokens) and tokens[k + 1].text != "(" and tokens[k].text not in ";{":
+            k += 1
+        if k + 1 < len(tokens) and tokens[k].kind is Kind.IDENT:
+            names.add(tokens[k].text)
+    return frozenset(names)
+
+
+_SPECIFIERS = frozenset({"static", "inline", "extern", "__forceinline__", "__noinline__"})
+
+
+def rewrite_launch(
+    unit: Unit, chevron: int, templates: frozenset[str] = frozenset()
+) -> list[Edit] | None:
     """The edits for one launch whose ``<<<`` is tokens[chevron]; None if it is not a launch."""
     tokens = unit.tokens
     head = kernel_name_start(tokens, chevron)
     if head is None:
         return None
     name_first, templated = head
+    templated = templated or tokens[chevron - 1].text in templates
     close = _find_config_end(tokens, chevron)
     if close is None or tokens[close].text != ">>>":
         return None
@@ -106,50 +138,54 @@ def rewrite_launch(unit: Unit, chevron: int) -> list[Edit] | None:
     prefix = "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if templated else "")
     edits.append(Edit(name_start, name_start, prefix, RULE))
 
-    grid, block = config[0], config[1]
-    grid_wrap = not _is_dim3(grid, tokens)
-    block_wrap = not _is_dim3(block, tokens)
-    grid_start, grid_end = grid.span(tokens)
-    block_start, block_end = block.span(tokens)
-
-    # name ... <<< ws  grid
-    head_text = (")" if templated else "") + ", " + ("dim3(" if grid_wrap else "")
-    edits.append(Edit(name_end, grid_start, head_text, RULE))
-    # grid , ws block
-    between = src[grid_end:block_start]
-    comma_at = between.index(",")
+    wrap = [not _is_dim3(config[0], tokens), not _is_dim3(config[1], tokens), False, False]
+    spans = [arg.span(tokens) for arg in config]
+    # name <<< grid: close HIP_KERNEL_NAME, open dim3
     edits.append(
         Edit(
-            grid_end,
-            block_start,
-            (")" if grid_wrap else "")
-            + ","
-            + between[comma_at + 1 :]
-            + ("dim3(" if block_wrap else ""),
+            name_end,
+            spans[0][0],
+            (")" if templated else "") + ", " + ("dim3(" if wrap[0] else ""),
             RULE,
         )
     )
+    # separators between configuration arguments: ', ' (or the original line break)
+    for k in range(len(config) - 1):
+        end_k, start_next = spans[k][1], spans[k + 1][0]
+        edits.append(
+            Edit(
+                end_k,
+                start_next,
+                (")" if wrap[k] else "")
+                + _separator(src[end_k:start_next])
+                + ("dim3(" if wrap[k + 1] else ""),
+                RULE,
+            )
+        )
     args_empty = paren_close == paren + 1
-    close_block = ")" if block_wrap else ""
-    defaults = {2: ", 0, 0", 3: ", 0", 4: ""}[len(config)]
-    if len(config) > 2 and close_block:
-        edits.append(Edit(block_end, block_end, close_block, RULE))
-        close_block = ""
-    tail_start = config[-1].span(tokens)[1]
+    tail_start = spans[-1][1]
     tail_end = tokens[paren_close].start if args_empty else tokens[paren].end
-    separator = (
-        "" if args_empty else ("," if "\n" in src[tail_end : tokens[paren + 1].start] else ", ")
-    )
-    edits.append(Edit(tail_start, tail_end, close_block + defaults + separator, RULE))
+    tail = (")" if wrap[len(config) - 1] else "") + {2: ", 0, 0", 3: ", 0", 4: ""}[len(config)]
+    if not args_empty:
+        tail += "," if "\n" in src[tail_end : tokens[paren + 1].start] else ", "
+    edits.append(Edit(tail_start, tail_end, tail, RULE))
     return [e for e in edits if e.start != e.end or e.text]
+
+
+def _separator(between: str) -> str:
+    """', ', or ',' plus the original line break and indentation of a multi-line launch."""
+    if "\n" in between:  # keep the author's line break (and a macro's backslash)
+        return "," + between[between.index(",") + 1 :]
+    return ", "
 
 
 @rewrite_pass("launches", order=30)
 def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if ctx.options.launch_syntax != "hip" or "<<<" not in unit.text:
         return
+    templates = template_kernels(unit.tokens)
     for i, tok in enumerate(unit.tokens):
         if tok.text == "<<<" and tok.kind is Kind.PUNCT:
-            edits = rewrite_launch(unit, i)
+            edits = rewrite_launch(unit, i, templates)
             if edits:
                 yield from edits

@@ -23,6 +23,12 @@ SYMBOL_ARGUMENT = {
     "cudaMemcpyFromSymbolAsync": 1,
     "cudaGetSymbolAddress": 1,
     "cudaGetSymbolSize": 1,
+    "cudaGraphAddMemcpyNodeToSymbol": 4,
+    "cudaGraphAddMemcpyNodeFromSymbol": 5,
+    "cudaGraphMemcpyNodeSetParamsToSymbol": 1,
+    "cudaGraphMemcpyNodeSetParamsFromSymbol": 2,
+    "cudaGraphExecMemcpyNodeSetParamsToSymbol": 2,
+    "cudaGraphExecMemcpyNodeSetParamsFromSymbol": 3,
 }
 
 

@@ -1,0 +1,100 @@
+"""Calls whose HIP form differs in shape, not just in name.
+
+These are rules about an API's argument list (which the tables cannot express): a missing
+default argument, an overload that is a different function in HIP, a function pointer that HIP
+takes as ``const void*``, a callback argument HIP does not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from ..context import Context
+from ..edits import Edit
+from ..frontend.lexer import Kind, Token
+from ..frontend.unit import Unit
+from ..rules import rewrite_pass
+from ._syntax import Arg, match_forward, split_args
+
+RULE = "arguments"
+
+# CUDA API called with N arguments -> the HIP function that has that shape
+RENAME_BY_ARITY: dict[str, tuple[int, str]] = {
+    "cudaEventCreate": (2, "hipEventCreateWithFlags"),  # C++ overload (event, flags)
+    "cudaGraphInstantiate": (3, "hipGraphInstantiateWithFlags"),  # CUDA 12 (exec, graph, flags)
+}
+# CUDA API called with N arguments -> text appended as the last argument
+APPEND_ARGUMENT: dict[str, tuple[int, str]] = {
+    "cudaMallocHost": (2, "hipHostMallocDefault"),  # hipHostMalloc requires its flags
+}
+# API -> index of a kernel/function argument HIP declares as ``const void*``
+VOID_POINTER_ARGUMENT: dict[str, int] = {
+    "cudaFuncGetAttributes": 1,
+    "cudaFuncSetCacheConfig": 0,
+    "cudaFuncSetAttribute": 0,
+    "cudaFuncSetSharedMemConfig": 0,
+    "cudaLaunchCooperativeKernel": 0,
+    "cudaLaunchKernel": 0,
+}
+# API -> index of an argument HIP does not have (the block-size-to-shared-memory callback)
+DROP_ARGUMENT: dict[str, tuple[int, int]] = {  # name -> (arity, index)
+    "cuOccupancyMaxPotentialBlockSize": (6, 3),
+    "cuOccupancyMaxPotentialBlockSizeWithFlags": (7, 3),
+}
+
+
+def call_args(tokens: Sequence[Token], i: int) -> list[Arg] | None:
+    """Arguments of the call whose name is tokens[i], or None if it is not a call."""
+    if i + 1 >= len(tokens) or tokens[i + 1].text != "(":
+        return None
+    close = match_forward(tokens, i + 1)
+    if close is None:
+        return None
+    return split_args(tokens, i + 2, close)
+
+
+def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
+    """The HIP name for a call whose shape selects another HIP function (used by renames)."""
+    rule = RENAME_BY_ARITY.get(tokens[i].text)
+    if rule is None:
+        return None
+    args = call_args(tokens, i)
+    return rule[1] if args is not None and len(args) == rule[0] else None
+
+
+@rewrite_pass("arguments", order=25)
+def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
+    tokens = unit.tokens
+    names = unit.identifiers
+    if not (
+        names & APPEND_ARGUMENT.keys()
+        or names & VOID_POINTER_ARGUMENT.keys()
+        or names & DROP_ARGUMENT.keys()
+    ):
+        return
+    for i, tok in enumerate(tokens):
+        if tok.kind is not Kind.IDENT:
+            continue
+        name = tok.text
+        if name in APPEND_ARGUMENT:
+            arity, extra = APPEND_ARGUMENT[name]
+            args = call_args(tokens, i)
+            if args is not None and len(args) == arity:
+                end = args[-1].span(tokens)[1]
+                yield Edit(end, end, f", {extra}", RULE)
+        elif name in VOID_POINTER_ARGUMENT:
+            args = call_args(tokens, i)
+            index = VOID_POINTER_ARGUMENT[name]
+            if args is not None and len(args) > index:
+                arg = args[index]
+                if "cast" not in tokens[arg.first].text and tokens[arg.first].text != "(":
+                    start, end = arg.span(tokens)
+                    yield Edit(start, start, "reinterpret_cast<const void*>(", RULE)
+                    yield Edit(end, end, ")", RULE)
+        elif name in DROP_ARGUMENT:
+            arity, index = DROP_ARGUMENT[name]
+            args = call_args(tokens, i)
+            if args is not None and len(args) == arity:
+                start = args[index - 1].span(tokens)[1]
+                end = args[index].span(tokens)[1]
+                yield Edit(start, end, "", RULE)

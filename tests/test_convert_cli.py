@@ -1,0 +1,218 @@
+"""``hipify-py convert`` as a user runs it: files, modes, exit codes, safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KERNEL = """#include <cuda_runtime.h>
+__global__ void add(float* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] += 1.0f;
+}
+void run(float* a, int n) {
+  add<<<(n + 255) / 256, 256>>>(a, n);
+  cudaDeviceSynchronize();
+}
+"""
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "120"}
+    return subprocess.run(
+        [sys.executable, "-m", "hipify_py", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "kern.cu").write_text(KERNEL)
+    (src / "sub" / "helpers.cuh").write_text(
+        '#pragma once\n#include "cuda_runtime.h"\n'
+        "__device__ inline float twice(float x) { return 2 * x; }\n"
+    )
+    (src / "main.cpp").write_text('#include "kern.cu"\nint main() { return 0; }\n')
+    (src / "notes.txt").write_text("cudaMalloc stays here\n")
+    (src / "blob.bin").write_bytes(bytes(range(256)))
+    (src / "latin1.cu").write_bytes("// caf\xe9\ncudaFree(p);\n".encode("latin-1"))
+    return src
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_plain_convert_writes_a_sibling_tree_and_never_touches_input(tree: Path) -> None:
+    before = snapshot(tree)
+    proc = cli("convert", str(tree))
+    assert proc.returncode == 0, proc.stderr
+    assert snapshot(tree) == before
+    out = tree.with_name("src-hip")
+    assert "src-hip" in proc.stderr
+    kern = (out / "kern.hip").read_text()
+    assert "hipLaunchKernelGGL(add, dim3((n + 255) / 256), dim3(256), 0, 0, a, n);" in kern
+    assert "#include <hip/hip_runtime.h>" in kern
+    assert (out / "sub" / "helpers.cuh").read_text().count("hip/hip_runtime.h") == 1
+    assert '#include "kern.hip"' in (out / "main.cpp").read_text()
+    # non-CUDA, binary and non-UTF-8 files are copied byte for byte
+    assert (out / "notes.txt").read_bytes() == before["notes.txt"]
+    assert (out / "blob.bin").read_bytes() == before["blob.bin"]
+    assert (out / "latin1.cu").read_bytes() == before["latin1.cu"]
+    assert "not UTF-8" in proc.stderr
+
+
+def test_out_dir_keep_names_and_json_summary(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "hip"
+    proc = cli("convert", str(tree), "--out-dir", str(out), "--keep-names", "--json", "-", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "kern.cu").exists() and not (out / "kern.hip").exists()
+    summary = json.loads(proc.stdout)
+    assert summary["files"]["converted"] == 2  # kern.cu, helpers.cuh
+    assert summary["files"]["unchanged"] == 1  # main.cpp: its include keeps the .cu name
+    assert summary["launches_rewritten"] == 1
+    assert summary["conversions_by_family"]["runtime"] >= 1
+
+
+def test_second_conversion_of_the_output_changes_nothing(tree: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    assert cli("convert", str(tree), "--out-dir", str(first), "-q").returncode == 0
+    assert cli("convert", str(first), "--out-dir", str(second), "-q").returncode == 0
+    assert snapshot(first) == snapshot(second)
+
+
+def test_dry_run_writes_nothing_and_prints_a_plain_diff(tree: Path, tmp_path: Path) -> None:
+    before = snapshot(tmp_path)
+    proc = cli("convert", str(tree), "--dry-run", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert snapshot(tmp_path) == before
+    assert "--- a/kern.cu" in proc.stdout and "+++ b/kern.hip" in proc.stdout
+    assert "-  cudaDeviceSynchronize();" in proc.stdout
+    assert "+  hipDeviceSynchronize();" in proc.stdout
+    assert "\x1b[" not in proc.stdout  # no colour codes when piped
+
+
+def test_dry_run_diff_file(tree: Path, tmp_path: Path) -> None:
+    diff = tmp_path / "changes.diff"
+    assert cli("convert", str(tree), "--dry-run", "--diff-file", str(diff), "-q").returncode == 0
+    assert "+  hipDeviceSynchronize();" in diff.read_text()
+
+
+def test_in_place_rewrites_atomically_with_a_backup(tree: Path) -> None:
+    original = (tree / "kern.cu").read_bytes()
+    proc = cli("convert", str(tree), "--in-place", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert (tree / "kern.cu.prehip").read_bytes() == original
+    assert "hipLaunchKernelGGL" in (tree / "kern.cu").read_text()
+    assert not list(tree.glob(".*.tmp"))
+    # a second run keeps the first (original) backup
+    assert cli("convert", str(tree), "--in-place", "-q").returncode == 0
+    assert (tree / "kern.cu.prehip").read_bytes() == original
+
+
+def test_single_file_to_stdout_and_hipify_clang_spellings(tree: Path, tmp_path: Path) -> None:
+    proc = cli("convert", str(tree / "kern.cu"), "--stdout", "-q")
+    assert proc.returncode == 0 and "hipLaunchKernelGGL(add," in proc.stdout
+    target = tmp_path / "out.hip"
+    proc = cli(
+        "convert",
+        "--cuda-kernel-execution-syntax",
+        f"-o={target}",
+        str(tree / "kern.cu"),
+        "--",
+        "-DFOO=1",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "add<<<(n + 255) / 256, 256>>>(a, n);" in target.read_text()
+
+
+def test_single_file_default_output_is_beside_it(tree: Path) -> None:
+    assert cli("convert", str(tree / "kern.cu"), "-q").returncode == 0
+    assert (tree / "kern.hip").exists()
+
+
+def test_usage_errors_exit_2_with_one_line(tree: Path) -> None:
+    for args in (
+        ["convert", str(tree), "--no-such-option"],
+        ["convert", str(tree / "missing")],
+        ["convert", str(tree), "--stdout"],
+        ["convert", str(tree), "--target-rocm", "seven"],
+    ):
+        proc = cli(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+def test_broken_user_mapping_is_a_clear_error(tree: Path, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("family: mine\nentries:\n  - {cuda: myMalloc, kind: function}\n")
+    proc = cli("convert", str(tree), "--mapping", str(rules), "--dry-run")
+    assert proc.returncode == 2
+    assert "rules.yaml" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_user_mapping_renames_team_wrappers(tree: Path, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "family: mine\ntitle: team wrappers\nsource: ours\nentries:\n"
+        "  - {cuda: CUDA_SAFE, hip: HIP_SAFE, kind: macro, status: supported}\n"
+    )
+    (tree / "kern.cu").write_text("void f() { CUDA_SAFE(cudaFree(0)); }\n")
+    proc = cli("convert", str(tree / "kern.cu"), "--stdout", "-q", "--mapping", str(rules))
+    assert "HIP_SAFE(hipFree(0));" in proc.stdout
+
+
+def test_unreadable_and_huge_files_fail_with_exit_1(tree: Path, tmp_path: Path) -> None:
+    huge = tree / "huge.cu"
+    huge.write_bytes(b"// x\n" * (4 * 1024 * 1024))
+    proc = cli("convert", str(tree), "--out-dir", str(tmp_path / "o"))
+    assert proc.returncode == 1
+    assert "too large" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_file_that_does_not_parse_is_still_translated(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.cu"
+    broken.write_text("void f( {\n  cudaMalloc(&p, 4);\n  k<<<1, 2>>>(p);\n")
+    proc = cli("convert", str(broken), "--stdout")
+    assert proc.returncode == 0
+    assert "hipMalloc(&p, 4);" in proc.stdout
+    assert "hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, p);" in proc.stdout
+    assert "parse problem" in proc.stderr
+
+
+def test_strict_fails_on_unsupported_apis(tmp_path: Path) -> None:
+    f = tmp_path / "u.cu"
+    f.write_text("void f() { cudaLaunchKernelExC(0, 0, 0); }\n")
+    assert cli("convert", str(f), "--stdout", "-q").returncode == 0
+    assert cli("convert", str(f), "--stdout", "-q", "--strict").returncode == 1
+
+
+def test_parallel_and_serial_runs_agree(tree: Path, tmp_path: Path) -> None:
+    for i in range(8):
+        (tree / f"k{i}.cu").write_text(KERNEL.replace("add", f"add{i}"))
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert cli("convert", str(tree), "--out-dir", str(a), "-j", "1", "-q").returncode == 0
+    assert cli("convert", str(tree), "--out-dir", str(b), "-j", "2", "-q").returncode == 0
+    assert snapshot(a) == snapshot(b)
+
+
+def test_output_inside_input_is_not_rescanned(tree: Path) -> None:
+    out = tree / "hip-out"
+    assert cli("convert", str(tree), "--out-dir", str(out), "-q").returncode == 0
+    assert not (out / "hip-out").exists()
+    assert cli("convert", str(tree), "--out-dir", str(tree)).returncode == 2

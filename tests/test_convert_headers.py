@@ -1,0 +1,87 @@
+"""#include rewriting: real ROCm paths, no duplicates, hip_runtime.h exactly once."""
+
+from _convert import hip
+
+
+def test_headers_map_to_rocm_include_paths() -> None:
+    src = (
+        "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n#include <curand_kernel.h>\n"
+        "#include <cusparse.h>\n#include <cuda_fp16.h>\n"
+    )
+    assert hip(src) == (
+        "#include <hip/hip_runtime.h>\n#include <hipblas/hipblas.h>\n"
+        "#include <hiprand/hiprand_kernel.h>\n#include <hipsparse/hipsparse.h>\n"
+        "#include <hip/hip_fp16.h>\n"
+    )
+
+
+def test_quoted_includes_keep_their_quotes() -> None:
+    assert hip('#include "cuda_runtime.h"\n#include <stdio.h>\n') == (
+        '#include "hip/hip_runtime.h"\n#include <stdio.h>\n'
+    )
+
+
+def test_two_cuda_headers_mapping_to_one_hip_header_are_deduplicated() -> None:
+    out = hip("#include <cuda.h>\n#include <cuda_runtime.h>\n#include <stdio.h>\n")
+    assert out == "#include <hip/hip_runtime.h>\n#include <stdio.h>\n"
+
+
+def test_existing_hip_runtime_include_is_not_duplicated() -> None:
+    out = hip("#include <hip/hip_runtime.h>\n#include <cuda_runtime.h>\n__global__ void k() {}\n")
+    assert out.count("hip/hip_runtime.h") == 1
+
+
+def test_includes_in_different_branches_are_both_kept() -> None:
+    src = (
+        "#ifdef USE_DRIVER\n#include <cuda.h>\n#else\n#include <cuda_runtime.h>\n#endif\n"
+        "__global__ void k() {}\n"
+    )
+    out = hip(src)
+    assert out.count("#include <hip/hip_runtime.h>") == 3  # one inserted + one per branch
+
+
+def test_runtime_header_added_once_for_device_code() -> None:
+    src = (
+        "// kernel file\n#include <stdio.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"
+    )
+    out = hip(src, path="k.cuh")
+    assert out == (
+        "// kernel file\n#include <hip/hip_runtime.h>\n#include <stdio.h>\n"
+        "__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"
+    )
+
+
+def test_runtime_header_goes_after_pragma_once() -> None:
+    out = hip("#pragma once\n__device__ int f();\n", path="a.cuh")
+    assert out == "#pragma once\n#include <hip/hip_runtime.h>\n__device__ int f();\n"
+
+
+def test_runtime_header_goes_after_include_guard() -> None:
+    out = hip("#ifndef A_H\n#define A_H\n__device__ int f();\n#endif\n", path="a.cuh")
+    assert (
+        out
+        == "#ifndef A_H\n#define A_H\n#include <hip/hip_runtime.h>\n__device__ int f();\n#endif\n"
+    )
+
+
+def test_plain_cpp_header_without_cuda_gets_nothing() -> None:
+    src = "#include <vector>\nint f();\n"
+    assert hip(src, path="plain.h") == src
+
+
+def test_include_of_a_renamed_cu_file_follows_the_rename() -> None:
+    out = hip('#include "kernels.cu"\n#include "kernels.cuh"\n')
+    assert '#include "kernels.hip"' in out and '#include "kernels.cuh"' in out
+    assert '#include "kernels.cu"' in hip('#include "kernels.cu"\n', keep_names=True)
+
+
+def test_pytorch_headers_map_only_for_torch_files() -> None:
+    torch_src = "#include <torch/extension.h>\n#include <c10/cuda/CUDAGuard.h>\n"
+    assert "#include <c10/hip/HIPGuard.h>" in hip(torch_src)
+    other = "#include <c10/cuda/CUDAGuard.h>\n"
+    assert "#include <c10/cuda/CUDAGuard.h>" in hip(other, pytorch=False)
+
+
+def test_header_in_comment_is_untouched() -> None:
+    src = "// #include <cuda_runtime.h>\n#include <cuda_runtime.h>\n"
+    assert hip(src) == "// #include <cuda_runtime.h>\n#include <hip/hip_runtime.h>\n"

@@ -1,0 +1,113 @@
+"""Identifier renames through the mapping tables."""
+
+from _convert import body, result
+
+
+def test_runtime_and_library_names_are_renamed() -> None:
+    src = (
+        "void f(float* d, int n) {\n  cudaStream_t s; cudaStreamCreate(&s);\n"
+        "  cudaMemcpyAsync(d, d, n, cudaMemcpyDeviceToDevice, s);\n"
+        "  cublasHandle_t h; cublasCreate(&h);\n"
+        "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, n, n, n, 0, d, n, d, n, 0, d, n);\n}\n"
+    )
+    out = body(src)
+    assert "hipStream_t s; hipStreamCreate(&s);" in out
+    assert "hipMemcpyAsync(d, d, n, hipMemcpyDeviceToDevice, s);" in out
+    assert "hipblasHandle_t h; hipblasCreate(&h);" in out
+    assert "hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_T," in out
+
+
+def test_comments_and_strings_are_never_rewritten() -> None:
+    src = (
+        "void f(void** p) {\n  cudaMalloc(p, 4);  // cudaMalloc in a comment\n"
+        '  /* cudaFree(p) */ printf("cudaMalloc done\\n");\n'
+        '  const char* r = R"(cudaFree)";\n}\n'
+    )
+    out = body(src)
+    assert "hipMalloc(p, 4);  // cudaMalloc in a comment" in out
+    assert '/* cudaFree(p) */ printf("cudaMalloc done\\n");' in out
+    assert 'R"(cudaFree)"' in out
+
+
+def test_inactive_branches_and_macro_bodies_are_renamed() -> None:
+    src = (
+        "#if defined(NEVER_DEFINED)\nvoid g() { cudaDeviceReset(); }\n#endif\n"
+        "#define CHECK(x) if ((x) != cudaSuccess) cudaGetErrorString(x)\n"
+    )
+    out = body(src)
+    assert "void g() { hipDeviceReset(); }" in out
+    assert "#define CHECK(x) if ((x) != hipSuccess) hipGetErrorString(x)" in out
+
+
+def test_member_access_and_user_namespaces_are_not_renamed() -> None:
+    src = (
+        "void f(S s, T* t) { s.cudaMalloc(); t->cudaFree(); mine::cudaMalloc(); ::cudaFree(0); }\n"
+    )
+    out = body(src)
+    assert "s.cudaMalloc(); t->cudaFree(); mine::cudaMalloc(); ::hipFree(0);" in out
+
+
+def test_cub_namespace_becomes_hipcub() -> None:
+    out = body("typedef ::cub::BlockReduce<float, 256> R;\nusing cub::WarpReduce;\n")
+    assert "typedef ::hipcub::BlockReduce<float, 256> R;" in out
+    assert "using hipcub::WarpReduce;" in out
+
+
+def test_device_functions_and_warp_intrinsics() -> None:
+    src = (
+        "__device__ float f(float v) "
+        "{ return __fdividef(v, 2.f) + __shfl_down_sync(0xffffffffULL, v, 1); }\n"
+    )
+    out = body(src)
+    assert "__fdividef(v, 2.f)" in out  # same name in HIP
+    assert "__shfl_down_sync(0xffffffffULL, v, 1)" in out
+
+
+def test_unsupported_api_is_left_and_reported_with_its_line() -> None:
+    src = "void f() {\n  cudaDeviceSynchronize();\n  cudaLaunchKernelExC(0, 0, 0);\n}\n"
+    res = result(src)
+    assert "cudaLaunchKernelExC(0, 0, 0);" in res.text
+    assert "hipDeviceSynchronize();" in res.text
+    hits = [f for f in res.findings if f.extra.get("api") == "cudaLaunchKernelExC"]
+    assert len(hits) == 1 and hits[0].line == 3
+    assert not [f for f in res.findings if f.extra.get("api") == "cudaDeviceSynchronize"]
+
+
+def test_experimental_api_needs_the_option() -> None:
+    from _convert import ctx
+
+    index = ctx().mappings
+    name = next(
+        e.cuda
+        for e in index.all_entries
+        if e.status == "experimental" and e.kind == "function" and e.hip
+    )
+    src = f"void f() {{ {name}(); }}\n"
+    assert f"{name}();" in body(src)
+    converted = body(src, experimental=True)
+    assert f"{index.get(name).hip}();" in converted
+
+
+def test_roc_option_uses_rocblas_names() -> None:
+    out = body("void f() { cublasHandle_t h; cublasCreate(&h); }\n", roc=True)
+    assert "rocblas_handle h; rocblas_create_handle(&h);" in out
+
+
+def test_pytorch_names_keep_cuda_spelling() -> None:
+    src = (
+        "#include <ATen/cuda/CUDAContext.h>\n"
+        "void f() { cudaStream_t s = at::cuda::getCurrentCUDAStream(); "
+        "C10_CUDA_KERNEL_LAUNCH_CHECK(); }\n"
+    )
+    out = body(src)
+    assert "#include <ATen/hip/HIPContext.h>" in out
+    assert (
+        "hipStream_t s = at::cuda::getCurrentCUDAStream(); C10_CUDA_KERNEL_LAUNCH_CHECK();" in out
+    )
+
+
+def test_statistics_count_renames_by_family() -> None:
+    res = result("void f() { cudaFree(0); cublasDestroy(0); cufftDestroy(0); }\n")
+    assert res.conversions["rename/runtime"] == 1
+    assert res.conversions["rename/blas"] == 1
+    assert res.conversions["rename/fft"] == 1

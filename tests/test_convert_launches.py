@@ -1,0 +1,129 @@
+"""Kernel launches: every form in which CUDA code writes them."""
+
+import pytest
+
+from _convert import body, hip
+
+
+@pytest.mark.parametrize(
+    ("cuda", "expected"),
+    [
+        ("k<<<g, b>>>(x);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x);"),
+        ("k<<<g, b, 64>>>(x);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 64, 0, x);"),
+        ("k<<<g, b, shm, s>>>(x, y);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), shm, s, x, y);"),
+        ("k<<<g, b>>>();", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0);"),
+        (
+            "k<<<1,n,n*sizeof(int)>>>(d, n);",
+            "hipLaunchKernelGGL(k, dim3(1), dim3(n), n*sizeof(int), 0, d, n);",
+        ),
+    ],
+)
+def test_launch_argument_counts(cuda: str, expected: str) -> None:
+    assert body(f"void f() {{ {cuda} }}\n") == f"void f() {{ {expected} }}\n"
+
+
+def test_existing_dim3_is_not_wrapped_twice() -> None:
+    out = body("void f() { k<<<dim3(g, 2), dim3{4, 4}>>>(p); }\n")
+    assert "hipLaunchKernelGGL(k, dim3(g, 2), dim3{4, 4}, 0, 0, p);" in out
+
+
+def test_template_kernel_gets_hip_kernel_name() -> None:
+    out = body("void f() { k<float, 4><<<g, b, 0, s>>>(p); }\n")
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float, 4>), dim3(g), dim3(b), 0, s, p);" in out
+
+
+def test_template_kernel_declared_in_file_without_explicit_arguments() -> None:
+    src = "template <typename T> __global__ void k(T* p) {}\nvoid f(float* p) { k<<<1, 2>>>(p); }\n"
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k), dim3(1), dim3(2), 0, 0, p);" in body(src)
+
+
+def test_nested_template_closing_angles() -> None:
+    out = body("void f() { k<A<B>><<<g, b>>>(p); }\n")
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<A<B>>), dim3(g), dim3(b), 0, 0, p);" in out
+
+
+@pytest.mark.parametrize("name", ["ns::k", "::ns::inner::k", "Outer::k"])
+def test_qualified_kernel_names(name: str) -> None:
+    out = body(f"void f() {{ {name}<<<g, b>>>(p); }}\n")
+    assert f"hipLaunchKernelGGL({name}, dim3(g), dim3(b), 0, 0, p);" in out
+
+
+def test_commas_inside_brackets_braces_templates_and_casts() -> None:
+    src = (
+        "void f() { k<<<dim3(a, b), std::min<int>(n, 256), sizeof(T) * 2, s>>>"
+        "(f(x, y), A<int, 2>::v, {1, 2}, (float*)p, static_cast<int>(q)); }\n"
+    )
+    out = body(src)
+    assert (
+        "hipLaunchKernelGGL(k, dim3(a, b), dim3(std::min<int>(n, 256)), sizeof(T) * 2, s, "
+        "f(x, y), A<int, 2>::v, {1, 2}, (float*)p, static_cast<int>(q));"
+    ) in out
+
+
+def test_multi_line_launch_keeps_its_layout() -> None:
+    src = "void f() {\n  k<<<\n      grid,\n      block>>>(\n      a,\n      b);\n}\n"
+    out = body(src)
+    assert out == (
+        "void f() {\n  hipLaunchKernelGGL(k, dim3(grid),\n      dim3(block), 0, 0,\n"
+        "      a,\n      b);\n}\n"
+    )
+
+
+def test_launch_inside_macro_definition() -> None:
+    src = "#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)\n"
+    assert body(src) == (
+        "#define LAUNCH(k, g, b, ...) hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, __VA_ARGS__)\n"
+    )
+
+
+def test_launch_in_multi_line_macro_with_continuations() -> None:
+    src = "#define RUN(k) \\\n  k<<<1, \\\n     32>>>(p)\n"
+    out = body(src)
+    assert "hipLaunchKernelGGL(k, dim3(1), \\\n     dim3(32), 0, 0, p)" in out
+
+
+def test_launch_in_inactive_branch_is_converted() -> None:
+    src = "void f() {\n#if 0\n  k<<<1, 1>>>(p);\n#else\n  k<<<2, 2>>>(p);\n#endif\n}\n"
+    out = body(src)
+    assert "hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0, p);" in out
+    assert "hipLaunchKernelGGL(k, dim3(2), dim3(2), 0, 0, p);" in out
+
+
+def test_skip_inactive_leaves_dead_branch_alone() -> None:
+    src = "void f() {\n#if 0\n  k<<<1, 1>>>(p);\n#endif\n  k<<<2, 2>>>(p);\n}\n"
+    out = body(src, skip_inactive=True)
+    assert "  k<<<1, 1>>>(p);" in out
+    assert "hipLaunchKernelGGL(k, dim3(2), dim3(2), 0, 0, p);" in out
+
+
+def test_launch_in_comment_or_string_is_untouched() -> None:
+    src = 'void f() {\n  // k<<<1, 1>>>(p);\n  puts("k<<<1, 1>>>(p)");\n}\n'
+    assert body(src) == src
+
+
+def test_shift_operators_are_not_launches() -> None:
+    src = "int f(int a, int b) { return (a << 3) >> b; }\nint g(int a) { return a <<= 2; }\n"
+    assert body(src) == src
+
+
+def test_function_pointer_kernel() -> None:
+    assert "hipLaunchKernelGGL((*fp), dim3(1), dim3(1), 0, 0, x);" in body(
+        "void f() { (*fp)<<<1, 1>>>(x); }\n"
+    )
+
+
+def test_cuda_launch_syntax_option_keeps_chevrons() -> None:
+    src = "void f() { k<<<g, b>>>(x); }\n"
+    assert body(src, launch_syntax="cuda") == src
+
+
+def test_launch_arguments_are_renamed_too() -> None:
+    out = body("void f() { k<<<g, b, 0, cudaStreamPerThread>>>(cudaMemcpyHostToDevice); }\n")
+    assert (
+        "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, hipStreamPerThread, hipMemcpyHostToDevice);"
+    ) in out
+
+
+def test_unterminated_launch_is_left_alone() -> None:
+    src = "void f() { k<<<g, b>>>(x, y\n"
+    assert hip(src).endswith(src)
