@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from .context import Context, pytorch_enabled
 from .edits import Applied, Edit, EditConflict, apply_edits
 from .findings import Finding, Severity
+from .frontend.lexer import Kind
 from .frontend.unit import Unit
 from .rules import RULES, passes
 from .suppress import is_suppressed
@@ -65,7 +66,14 @@ def run_rules(
 
 
 def _parse_problems(unit: Unit) -> list[str]:
-    """Syntax errors the user should know about (hermetic stubs make 'undeclared' noise normal)."""
+    """Syntax errors the user should know about.
+
+    libclang parses a file only when something needs it (a semantic hazard rule, or
+    --skip-inactive), because a parse costs more than the whole token-based translation.
+    When nothing did, a token-level structure check decides whether to parse just to report.
+    """
+    if "ast" not in unit.__dict__ and not _looks_broken(unit):
+        return []
     ast = unit.ast
     if ast is None:
         return [f"libclang could not parse the file ({unit._ast_error}); converted from tokens"]
@@ -76,6 +84,28 @@ def _parse_problems(unit: Unit) -> list[str]:
         where = f"line {unit.lines.position(diag.offset)[0]}: " if diag.offset >= 0 else ""
         problems.append(f"{where}{diag.message}")
     return problems
+
+
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+
+def _looks_broken(unit: Unit) -> bool:
+    """Unbalanced brackets or an unterminated literal or comment anywhere in the file."""
+    stack: list[str] = []
+    for tok in unit.tokens:
+        text = tok.text
+        if tok.kind is Kind.STRING or tok.kind is Kind.CHAR:
+            if len(text) < 2 or text[-1] not in "\"')":
+                return True
+        elif tok.kind is Kind.PUNCT and not tok.in_directive:
+            if text in "([{":
+                stack.append(text)
+            elif text in _PAIRS:
+                if not stack or stack.pop() != _PAIRS[text]:
+                    return True
+    if stack:
+        return True
+    return any(c.text.startswith("/*") and not c.text.endswith("*/") for c in unit.comments)
 
 
 _NOISE = (
@@ -139,8 +169,11 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     if ctx.options.skip_inactive:
         edits = _outside_skipped(edits, unit)
     for finding in findings:
-        if finding.fix and ctx.options.fix and (finding.fix.safe or ctx.options.unsafe_fixes):
-            edits.extend(finding.fix.edits)
+        fix = finding.fix
+        if fix and ctx.options.fix and (fix.safe or ctx.options.unsafe_fixes):
+            # a fix never overrides a rewrite: one that touches rewritten text is left unapplied
+            if not any(_overlap(f, e) for f in fix.edits for e in edits):
+                edits.extend(fix.edits)
     if ctx.options.annotate:
         edits.extend(_annotations(findings, unit, edits))
     try:
@@ -155,6 +188,10 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     result.findings = findings
     result.conversions = Counter(e.rule for e in applied.edits if not e.rule.startswith("fix:"))
     return result
+
+
+def _overlap(a: Edit, b: Edit) -> bool:
+    return a.start < b.end and b.start < a.end or (a.start == b.start and a.end == b.end)
 
 
 def _outside_skipped(edits: list[Edit], unit: Unit) -> list[Edit]:

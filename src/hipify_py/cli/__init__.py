@@ -16,10 +16,17 @@ def root() -> None:
 
 
 def _register() -> None:
-    from . import convert, mappings
+    from . import check, convert, mappings, rules, verify
 
-    root.add_command(convert.convert)
-    root.add_command(mappings.mappings)
+    for command in (
+        convert.convert,
+        check.check,
+        verify.verify,
+        mappings.mappings,
+        rules.rules,
+        rules.explain,
+    ):
+        root.add_command(command)
 
 
 def main() -> None:

@@ -9,8 +9,8 @@ tokens with exact offsets into the original text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 
 class Kind(str, Enum):
@@ -34,8 +34,7 @@ KEYWORDS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     kind: Kind
     text: str
     start: int
@@ -46,33 +45,31 @@ class Token:
 
 _TOKEN_RE = re.compile(
     r"""
-    (?P<ws>[ \t\f\v]+|\\\r?\n)
-  | (?P<nl>\r?\n)
-  | (?P<lcomment>//(?:[^\n\\]|\\\r?\n|\\.)*)
-  | (?P<bcomment>/\*.*?(?:\*/|\Z))
-  | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\n]{0,16})\((?:.|\n)*?(?:\)(?P=delim)"|\Z))
-  | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\.|\\\n)*(?:"|(?=\n)|\Z))
-  | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*(?:'|(?=\n)|\Z))
-  | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|)*)
-  | (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)
-  | (?P<punct3><<<|>>>|<<=|>>=|\.\.\.|->\*|<=>)
-  | (?P<punct2>::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*)
-  | (?P<punct1>.)
+    (?:[ \t\f\v]+|\\\r?\n)*      # horizontal white space and line continuations, skipped
+    (?:
+      (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$"'])
+    | (?P<nl>\r?\n)
+    | (?P<lcomment>//(?:[^\n\\]|\\\r?\n|\\.)*)
+    | (?P<bcomment>/\*.*?(?:\*/|\Z))
+    | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\n]{0,16})\((?:.|\n)*?(?:\)(?P=delim)"|\Z))
+    | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\.|\\\n)*(?:"|(?=\n)|\Z))
+    | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*(?:'|(?=\n)|\Z))
+    | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|)*)
+    | (?P<punct><<<|>>>|<<=|>>=|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=
+               |\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.)
+    | (?P<end>\Z)
+    )
     """,
     re.VERBOSE | re.DOTALL,
 )
 
 _KIND_OF_GROUP = {
-    "lcomment": Kind.COMMENT,
-    "bcomment": Kind.COMMENT,
     "raw": Kind.STRING,
     "string": Kind.STRING,
     "char": Kind.CHAR,
     "number": Kind.NUMBER,
     "ident": Kind.IDENT,
-    "punct3": Kind.PUNCT,
-    "punct2": Kind.PUNCT,
-    "punct1": Kind.PUNCT,
+    "punct": Kind.PUNCT,
 }
 
 
@@ -84,35 +81,39 @@ def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
     or an ``#include`` apart from ordinary code.
     """
     tokens: list[Token] = []
+    append = tokens.append
+    new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
     at_line_start = True
     in_directive = False
-    pos = 0
-    n = len(text)
-    match = _TOKEN_RE.match
-    while pos < n:
-        m = match(text, pos)
-        assert m is not None  # punct1 matches any character
+    kinds = _KIND_OF_GROUP
+    ident = Kind.IDENT
+    for m in _TOKEN_RE.finditer(text):
         group = m.lastgroup
-        end = m.end()
-        if group == "ws":
-            pass
+        if group == "ident":
+            at_line_start = False
+            start, end = m.span(group)
+            append(new(Token, (ident, text[start:end], start, end, in_directive)))
         elif group == "nl":
             at_line_start = True
             in_directive = False
+        elif group == "end" or group is None:
+            break
+        elif group == "lcomment" or group == "bcomment":
+            # a comment is white space to the preprocessor: it neither starts nor ends a line
+            if keep_comments:
+                start, end = m.span(group)
+                append(new(Token, (Kind.COMMENT, text[start:end], start, end, in_directive)))
         else:
-            value = m.group(0)
-            if group in ("lcomment", "bcomment"):
-                # a comment is white space to the preprocessor: it neither starts nor ends a line
-                if keep_comments:
-                    tokens.append(Token(Kind.COMMENT, value, pos, end, in_directive))
-            elif at_line_start and value == "#":
+            if group == "delim":
+                group = "raw"
+            start, end = m.span(group)
+            value = text[start:end]
+            if at_line_start and value == "#":
                 in_directive = True
-                at_line_start = False
-                tokens.append(Token(Kind.DIRECTIVE, value, pos, end, True))
+                append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))
             else:
-                at_line_start = False
-                tokens.append(Token(_KIND_OF_GROUP[group], value, pos, end, in_directive))
-        pos = end
+                append(new(Token, (kinds[group], value, start, end, in_directive)))
+            at_line_start = False
     return tokens
 
 

@@ -274,8 +274,11 @@ def hip_name(entry: Entry, options: Options | None = None) -> str | None:
 
 def is_convertible(entry: Entry, options: Options | None = None) -> bool:
     """supported/deprecated: yes; experimental: only with --experimental; others: no."""
-    if hip_name(entry, options) is None:
+    name = hip_name(entry, options)
+    if name is None:
         return False
+    if name == entry.roc and name != entry.hip:
+        return True  # --roc/--miopen: the roc*/MIOpen library has it even where hip* does not
     if entry.status in ("supported", "deprecated"):
         return True
     if entry.status == "experimental":
