@@ -265,11 +265,21 @@ def load_index(options: Options | None = None, extra_files: Sequence[Path] = ())
 
 
 def hip_name(entry: Entry, options: Options | None = None) -> str | None:
-    """The name to emit: the roc*/MIOpen name under --roc (or --miopen for cuDNN), else hip."""
+    """The name to emit: the roc*/MIOpen name under --roc (or --miopen for cuDNN), else hip.
+
+    --use-hip-data-types keeps HIP's library-neutral ``hipDataType`` (and its ``HIP_R_*``/
+    ``HIP_C_*`` values) even under --roc, as hipify-clang's option of that name does.
+    """
+    if options is not None and options.hip_data_types and _is_hip_data_type(entry.hip):
+        return entry.hip
     if options is not None and entry.roc:
         if options.roc or (options.miopen and entry.family == "dnn"):
             return entry.roc
     return entry.hip
+
+
+def _is_hip_data_type(name: str | None) -> bool:
+    return bool(name) and (name == "hipDataType" or name.startswith(("HIP_R_", "HIP_C_")))
 
 
 def is_convertible(entry: Entry, options: Options | None = None) -> bool:

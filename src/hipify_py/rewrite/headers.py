@@ -19,6 +19,12 @@ from ..mappings import hip_name, is_convertible
 from ..rules import register_rule, rewrite_pass
 
 RUNTIME_HEADER = "hip/hip_runtime.h"
+# ROCm 5.2 moved these libraries' headers from the top of the include directory into
+# <component>/ subdirectories (ROCm 5.3 release notes, "Linux Filesystem Hierarchy Standard");
+# for --target-rocm 5.1 and older the top-level name is the one that exists.
+FIRST_SUBDIR_LAYOUT = (5, 2)
+MOVED_IN_5_2 = frozenset({"hipblas", "rocblas", "hipsparse", "rocsparse", "hipsolver",
+                          "hipblaslt"})
 _TARGET = re.compile(r'#\s*include(?:_next)?\s*(<([^>\n]*)>|"([^"\n]*)")')
 _DEVICE_WORDS = frozenset(
     {
@@ -172,7 +178,7 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         target = inc.path
         if entry is not None:
             if is_convertible(entry, ctx.options):
-                target = hip_name(entry, ctx.options) or inc.path
+                target = _layout(hip_name(entry, ctx.options) or inc.path, ctx)
             elif entry.status == "unsupported":
                 yield Finding(
                     UNSUPPORTED_HEADER.id,
@@ -199,6 +205,14 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         quoted = any(not inc.angled and inc.path in _CUDA_RUNTIME_SPELLINGS for inc in found)
         spelled = f'"{RUNTIME_HEADER}"' if quoted else f"<{RUNTIME_HEADER}>"
         yield Edit(at, at, f"#include {spelled}\n", "header")
+
+
+def _layout(path: str, ctx: Context) -> str:
+    """The include path as the targeted ROCm lays it out."""
+    component, _, name = path.partition("/")
+    if ctx.options.target_rocm < FIRST_SUBDIR_LAYOUT and component in MOVED_IN_5_2:
+        return name
+    return path
 
 
 def _needs_runtime(unit: Unit, ctx: Context) -> bool:

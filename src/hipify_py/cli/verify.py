@@ -1,0 +1,179 @@
+"""``hipify-py verify``: compile-check HIP sources for an AMD GPU, errors mapped to CUDA lines."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ..verify import VerifyOptions, verify_paths
+from ..verify.toolchain import KINDS, ToolchainError
+
+
+@click.command("verify")
+@click.argument(
+    "paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=True, dir_okay=True)
+)
+@click.option(
+    "--arch",
+    default="gfx942",
+    show_default=True,
+    help="AMD GPU to check for; falls back (with a warning) to the newest arch of the "
+    "same family the compiler knows.",
+)
+@click.option(
+    "--toolchain",
+    "toolchain",
+    type=click.Choice(KINDS),
+    default="auto",
+    show_default=True,
+    help="hipcc, clang + HIP headers, or libclang (syntax only); auto prefers one that "
+    "knows --arch, then the newest HIP.",
+)
+@click.option(
+    "--syntax",
+    "mode",
+    flag_value="syntax",
+    default=True,
+    help="Host + device semantic check (-fsyntax-only; default).",
+)
+@click.option(
+    "--codegen",
+    "mode",
+    flag_value="codegen",
+    help="Also generate device code (hipcc: object file; clang: gfx ISA).",
+)
+@click.option(
+    "--rocm-path",
+    type=click.Path(file_okay=False),
+    help="ROCm install: bin/hipcc, include/hip, llvm/bin/clang.",
+)
+@click.option(
+    "--hip-include",
+    type=click.Path(file_okay=False),
+    help="Directory containing hip/hip_runtime.h for clang [env HIPIFY_PY_HIP_INCLUDE].",
+)
+@click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
+@click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a macro.")
+@click.option("--std", default="c++17", show_default=True, help="C++ standard.")
+@click.option(
+    "-p",
+    "--build-path",
+    type=click.Path(exists=True),
+    help="Directory with compile_commands.json; each file gets its entry's -I/-D.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Files compiled in parallel (default: one per core).",
+)
+@click.option(
+    "--cuda-root",
+    "--from",
+    "cuda_root",
+    type=click.Path(exists=True, file_okay=False),
+    help="The CUDA tree these files were converted from: errors are also shown at "
+    "the CUDA line (the conversion is redone in memory to map them).",
+)
+@click.option(
+    "--target-rocm",
+    default=None,
+    help="ROCm version the tree was converted for (to reproduce the conversion).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--warnings", "show_warnings", is_flag=True, help="Also list compiler warnings.")
+def verify(
+    paths,
+    arch,
+    toolchain,
+    mode,
+    rocm_path,
+    hip_include,
+    include_dirs,
+    defines,
+    std,
+    build_path,
+    jobs,
+    cuda_root,
+    target_rocm,
+    fmt,
+    show_warnings,
+):
+    """Compile-check converted HIP sources (files or directories) for an AMD GPU.
+
+    Exit status: 0 all files compiled, 1 a file failed, 2 usage or toolchain error.
+    """
+    convert_options = None
+    if target_rocm:
+        from ..context import Options, parse_version
+
+        try:
+            convert_options = Options(target_rocm=parse_version(target_rocm))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--target-rocm") from None
+    options = VerifyOptions(
+        arch=arch,
+        toolchain=toolchain,
+        mode=mode,
+        rocm_path=rocm_path,
+        hip_include=hip_include,
+        include_dirs=tuple(include_dirs),
+        defines=tuple(defines),
+        std=std,
+        build_path=build_path,
+        jobs=jobs,
+        cuda_root=cuda_root,
+    )
+    try:
+        report = verify_paths(paths, options, convert_options=convert_options)
+    except (ToolchainError, FileNotFoundError) as exc:
+        click.echo(f"hipify-py verify: {exc}", err=True)
+        sys.exit(2)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        from ..verify.report import render
+
+        render(report, show_warnings=show_warnings)
+    if not report.files:
+        sys.exit(2)
+    sys.exit(report.exit_code)
+
+
+def verify_tree(
+    out_root, cuda_root, ctx, *, arch: str = "gfx942", toolchain: str = "auto", fmt: str = "text"
+) -> int:
+    """``convert --verify``: check the tree ``convert`` just wrote, errors mapped to ``cuda_root``.
+
+    Uses the conversion's own context, so re-converting in memory reproduces the written files
+    exactly.  Returns the exit code (0 passed, 1 failed, 2 no toolchain).
+    """
+    from pathlib import Path
+
+    from ..verify.report import render
+
+    root = Path(cuda_root)
+    options = VerifyOptions(
+        arch=arch,
+        toolchain=toolchain,
+        include_dirs=tuple(ctx.options.include_dirs),
+        defines=tuple(ctx.options.defines),
+        cuda_root=str(root if root.is_dir() else root.parent),
+    )
+    try:
+        report = verify_paths([out_root], options, convert_options=ctx)
+    except (ToolchainError, FileNotFoundError) as exc:
+        click.echo(f"hipify-py verify: {exc}", err=True)
+        return 2
+    if fmt == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        from rich.console import Console
+
+        render(report, Console(stderr=True, highlight=False, soft_wrap=True))
+    return report.exit_code

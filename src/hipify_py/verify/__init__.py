@@ -1,0 +1,409 @@
+"""Compile-check converted HIP sources for an AMD GPU and map errors back to the CUDA source.
+
+``verify_paths`` checks files written to disk (``hipify-py verify``); ``verify_results`` checks
+conversions done in this process (``hipify-py convert --verify``).  Both return a
+``VerifyReport``; ``report.render`` / ``VerifyReport.to_json`` present it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .compdb import CompileDatabase
+from .compile import (
+    CompileResult,
+    Diagnostic,
+    Flags,
+    collect_sources,
+    compile_file,
+    foreign_headers,
+)
+from .mapback import SourceMap, find_cuda_source, from_result, rebuild
+from .toolchain import Toolchain, ToolchainError, discover
+
+_CONVERT_LOCK = threading.Lock()
+
+__all__ = [
+    "VerifyOptions",
+    "VerifyReport",
+    "FileReport",
+    "ToolchainError",
+    "verify_paths",
+    "verify_results",
+    "discover",
+]
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    arch: str = "gfx942"
+    toolchain: str = "auto"  # auto | hipcc | clang | libclang
+    mode: str = "syntax"  # syntax | codegen
+    rocm_path: str | None = None
+    hip_include: str | None = None
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    std: str = "c++17"
+    build_path: str | None = None  # directory with compile_commands.json
+    jobs: int = 0  # 0: one per core
+    cuda_root: str | None = None
+    timeout: float = 600
+    env: Mapping[str, str] | None = None  # for discovery (tests); None: os.environ
+
+
+@dataclass
+class FileReport:
+    path: str  # the HIP file checked
+    status: str  # "passed" | "failed" | "skipped"
+    seconds: float = 0.0
+    command: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    cuda_path: str | None = None
+    mapping: str = "none"  # "exact" | "line" | "none"
+    notes: list[str] = field(default_factory=list)
+    toolchain: str | None = None  # set when this file was checked with another toolchain
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "seconds": round(self.seconds, 3),
+            "cuda_path": self.cuda_path,
+            "mapping": self.mapping,
+            "notes": self.notes,
+            "toolchain": self.toolchain,
+            "command": self.command,
+            "errors": [d.to_json() for d in self.errors],
+            "warnings": [d.to_json() for d in self.warnings],
+        }
+
+
+@dataclass
+class VerifyReport:
+    toolchain: Toolchain
+    mode: str
+    files: list[FileReport] = field(default_factory=list)
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(f.status != "failed" for f in self.files)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    def counts(self) -> dict[str, int]:
+        out = {"passed": 0, "failed": 0, "skipped": 0}
+        for f in self.files:
+            out[f.status] = out.get(f.status, 0) + 1
+        out["errors"] = sum(len(f.errors) for f in self.files)
+        out["warnings"] = sum(len(f.warnings) for f in self.files)
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "toolchain": self.toolchain.to_json(),
+            "mode": self.mode,
+            "ok": self.ok,
+            "summary": self.counts(),
+            "seconds": round(self.seconds, 3),
+            "warnings": list(self.toolchain.warnings) + self.warnings,
+            "files": [f.to_json() for f in self.files],
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _jobs(n: int) -> int:
+    return n if n > 0 else (os.cpu_count() or 1)
+
+
+def _convert_context(convert_options=None):
+    """The conversion context used to rebuild edit maps: a ``Context`` as is, or ``Options``
+    (default conversion options when None) with the bundled mapping tables."""
+    if hasattr(convert_options, "mappings"):
+        return convert_options
+    from ..context import Context, Options
+    from ..mappings import load_index
+
+    return Context(convert_options or Options(), load_index())
+
+
+def _annotate(diags: Sequence[Diagnostic], hip_text: str, smap: SourceMap | None) -> None:
+    lines = hip_text.splitlines()
+    for d in diags:
+        if d.anchor is None:
+            continue
+        line, col = d.anchor
+        if 0 < line <= len(lines):
+            d.hip_source = lines[line - 1]
+        if smap is not None:
+            d.cuda = smap.to_cuda(line, col)
+
+
+class _LibraryFallback:
+    """auto mode: a file that includes hip*/roc* library headers missing from the clang
+    toolchain's header set is checked with hipcc instead, when hipcc's headers have them."""
+
+    def __init__(self, tc: Toolchain, options: VerifyOptions) -> None:
+        self.tc = tc
+        self.options = options
+        self.enabled = tc.kind == "clang" and options.toolchain == "auto"
+        self._lock = threading.Lock()
+        self._alt: Toolchain | None = None
+        self._probed = False
+
+    def choose(self, text: str) -> tuple[Toolchain, str | None]:
+        if not self.enabled:
+            return self.tc, None
+        missing = foreign_headers(self.tc, text)
+        if not missing:
+            return self.tc, None
+        with self._lock:
+            if not self._probed:
+                self._probed = True
+                try:
+                    self._alt = discover(
+                        self.options.arch,
+                        "hipcc",
+                        env=self.options.env,
+                        rocm_path=self.options.rocm_path,
+                    )
+                except ToolchainError:
+                    self._alt = None
+        alt = self._alt
+        if alt is None or not alt.hip_include:
+            return self.tc, None
+        if not all((Path(alt.hip_include) / m).exists() for m in missing):
+            return self.tc, None
+        note = (
+            f"{', '.join(missing)}: not in the HIP {self.tc.hip_version_text} header set, "
+            f"so checked with hipcc (HIP {alt.hip_version_text}) which has them"
+        )
+        return alt, "; ".join([note, *alt.warnings])
+
+
+def _finish(
+    result: CompileResult,
+    hip_text: str | None,
+    smap: SourceMap | None,
+    notes: list[str],
+    toolchain: Toolchain | None = None,
+) -> FileReport:
+    if hip_text is None:
+        try:
+            hip_text = Path(result.path).read_text(errors="replace")
+        except OSError:
+            hip_text = ""
+    _annotate(result.diagnostics, hip_text, smap)
+    if toolchain is not None:
+        missing = foreign_headers(toolchain, hip_text)
+        if missing:
+            notes = [
+                *notes,
+                f"not in the HIP {toolchain.hip_version_text} header set, taken "
+                f"from the system include path instead (mixed HIP versions; not "
+                f"authoritative): {', '.join(missing)}",
+            ]
+    if smap is not None and smap.note:
+        notes = [*notes, smap.note]
+    return FileReport(
+        path=result.path,
+        status="passed" if result.ok else "failed",
+        seconds=result.seconds,
+        command=result.command,
+        diagnostics=result.diagnostics,
+        cuda_path=smap.cuda_path if smap else None,
+        mapping=("exact" if smap.exact else "line") if smap else "none",
+        notes=notes,
+    )
+
+
+def verify_paths(
+    paths: Sequence[str | os.PathLike],
+    options: VerifyOptions,
+    toolchain: Toolchain | None = None,
+    convert_options=None,
+) -> VerifyReport:
+    """Check every translation unit under ``paths`` (``hipify-py verify``).
+
+    ``convert_options``: the ``Context`` or ``Options`` the tree was converted with, used to
+    re-convert CUDA sources under ``options.cuda_root`` for the exact error map.
+    """
+    start = time.monotonic()
+    tc = toolchain or discover(
+        options.arch,
+        options.toolchain,
+        env=options.env,
+        rocm_path=options.rocm_path,
+        hip_include=options.hip_include,
+    )
+    report = VerifyReport(tc, options.mode)
+    sources = collect_sources(paths)
+    cdb = CompileDatabase(options.build_path) if options.build_path else None
+    cuda_root = Path(options.cuda_root) if options.cuda_root else None
+    base = Flags(
+        include_dirs=tuple(os.path.abspath(d) for d in options.include_dirs),
+        defines=tuple(options.defines),
+        std=options.std,
+    )
+    ctx_holder: dict = {}
+    fallback = _LibraryFallback(tc, options)
+
+    def one(item: tuple[Path, Path]) -> FileReport:
+        hip_file, root = item
+        notes: list[str] = []
+        cuda_file = find_cuda_source(hip_file, root, cuda_root) if cuda_root else None
+        flags = base
+        if cdb is not None:
+            extra = cdb.flags_for(
+                hip_file, cuda_file, remap=(cuda_root, root) if cuda_root else None
+            )
+            if extra is None:
+                notes.append(f"{hip_file.name} is not in {cdb.path}")
+            else:
+                flags = base.merged(extra)
+        hip_text = hip_file.read_text(errors="surrogateescape")
+        file_tc, why = fallback.choose(hip_text)
+        if why:
+            notes.append(why)
+        result = compile_file(file_tc, str(hip_file), flags, options.mode, options.timeout)
+        if cuda_root and cuda_file is None and result.errors:
+            notes.append(f"no CUDA source found under {cuda_root}; errors not mapped back")
+        smap = None
+        if cuda_file is not None and result.diagnostics:
+            if "ctx" not in ctx_holder:
+                ctx_holder["ctx"] = _convert_context(convert_options)
+            with _CONVERT_LOCK:  # libclang's shared index is not thread-safe
+                smap = rebuild(str(hip_file), hip_text, str(cuda_file), ctx_holder["ctx"])
+        report_ = _finish(result, hip_text, smap, notes, file_tc)
+        if cuda_file is not None:
+            report_.cuda_path = str(cuda_file)
+        if file_tc is not tc:
+            report_.toolchain = file_tc.describe()
+        return report_
+
+    if cuda_root is not None and sources:
+        ctx_holder["ctx"] = _convert_context(convert_options)  # fail early, not per file
+    with ThreadPoolExecutor(max_workers=_jobs(options.jobs)) as pool:
+        report.files = list(pool.map(one, sources))
+    if not sources:
+        report.warnings.append("no translation units (.hip, .cu, .cpp, .cc, .cxx) found")
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def verify_results(
+    results: Iterable,
+    options: VerifyOptions | None = None,
+    *,
+    written: Mapping[str, str | os.PathLike] | None = None,
+    toolchain: Toolchain | None = None,
+) -> VerifyReport:
+    """Check conversions done in this process (``convert --verify``), mapping errors exactly.
+
+    ``results`` are ``pipeline.FileResult`` values (headers included, so converted headers are
+    found).  ``written`` maps ``result.path`` to the file ``convert`` wrote; results without one
+    are materialised in a temporary tree mirroring their layout, with the original directories
+    as ``-iquote`` fallbacks for files that were not converted.
+    """
+    options = options or VerifyOptions()
+    start = time.monotonic()
+    tc = toolchain or discover(
+        options.arch,
+        options.toolchain,
+        env=options.env,
+        rocm_path=options.rocm_path,
+        hip_include=options.hip_include,
+    )
+    report = VerifyReport(tc, options.mode)
+    results = [r for r in results]
+    written = {os.fspath(k): os.fspath(v) for k, v in (written or {}).items()}
+    base = Flags(
+        include_dirs=tuple(os.path.abspath(d) for d in options.include_dirs),
+        defines=tuple(options.defines),
+        std=options.std,
+    )
+    cdb = CompileDatabase(options.build_path) if options.build_path else None
+    fallback = _LibraryFallback(tc, options)
+
+    with tempfile.TemporaryDirectory(prefix="hipify-py-verify-tree-") as tmp:
+        unwritten = [r for r in results if os.fspath(r.path) not in written and r.error is None]
+        tree = _materialise(unwritten, Path(tmp))
+        jobs = []
+        for r in results:
+            src = os.fspath(r.path)
+            if Path(src).suffix.lower() not in (".hip", ".cu", ".cpp", ".cc", ".cxx"):
+                continue
+            if r.error is not None:
+                report.files.append(
+                    FileReport(
+                        path=src,
+                        status="skipped",
+                        cuda_path=src,
+                        notes=[f"not converted: {r.error}"],
+                    )
+                )
+                continue
+            hip_path = written.get(src) or tree[src]
+            quote = () if src in written else (str(Path(src).resolve().parent),)
+            jobs.append((r, hip_path, quote))
+
+        def one(job) -> FileReport:
+            r, hip_path, quote = job
+            flags = base.merged(Flags(quote_dirs=quote))
+            if cdb is not None:
+                extra = cdb.flags_for(hip_path, os.fspath(r.path))
+                if extra is not None:
+                    flags = flags.merged(extra)
+            hip_text = Path(hip_path).read_text(errors="surrogateescape")
+            file_tc, why = fallback.choose(hip_text)
+            result = compile_file(file_tc, hip_path, flags, options.mode, options.timeout)
+            smap = from_result(r, hip_path, hip_text)
+            fr = _finish(result, hip_text, smap, [why] if why else [], file_tc)
+            if file_tc is not tc:
+                fr.toolchain = file_tc.describe()
+            if os.fspath(r.path) not in written:
+                fr.path = os.fspath(r.path)  # the temp copy is gone after this call
+                fr.notes.append("checked the in-memory conversion (nothing written)")
+            return fr
+
+        with ThreadPoolExecutor(max_workers=_jobs(options.jobs)) as pool:
+            report.files.extend(pool.map(one, jobs))
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def _materialise(results: Sequence, root: Path) -> dict[str, str]:
+    """Write converted texts under ``root`` keeping their layout relative to a common parent."""
+    if not results:
+        return {}
+    absolute = [Path(os.fspath(r.path)).resolve() for r in results]
+    common = Path(os.path.commonpath([str(p.parent) for p in absolute]))
+    out: dict[str, str] = {}
+    for r, full in zip(results, absolute, strict=True):
+        target = root / full.relative_to(common)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(r.text, errors="surrogateescape")
+        if target.suffix == ".cu":  # convert renames x.cu (and #include "x.cu") to x.hip
+            target.with_suffix(".hip").write_text(r.text, errors="surrogateescape")
+        out[os.fspath(r.path)] = str(target)
+    return out

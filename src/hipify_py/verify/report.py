@@ -1,0 +1,74 @@
+"""Show a ``VerifyReport``: grouped by file, each error at the HIP line and the CUDA line."""
+
+from __future__ import annotations
+
+import os
+
+from rich.console import Console
+from rich.markup import escape
+
+from . import FileReport, VerifyReport
+
+
+def _rel(path: str | None) -> str:
+    if not path:
+        return "?"
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("../../") else rel
+
+
+def render(
+    report: VerifyReport, console: Console | None = None, *, show_warnings: bool = False
+) -> None:
+    console = console or Console(highlight=False, soft_wrap=True)
+    tc = report.toolchain
+    console.print(f"[bold]verify[/] ({report.mode}) with {escape(tc.describe())}")
+    if tc.compiler:
+        console.print(f"  compiler: {escape(tc.compiler)}")
+    if tc.hip_include:
+        console.print(f"  HIP headers: {escape(tc.hip_include)} (HIP {tc.hip_version_text})")
+    for w in (*tc.warnings, *report.warnings):
+        console.print(f"[yellow]warning:[/] {escape(w)}")
+    for f in report.files:
+        _render_file(console, f, show_warnings)
+    c = report.counts()
+    colour = "green" if report.ok else "red"
+    console.print(
+        f"[bold {colour}]{c['passed']} passed, {c['failed']} failed[/]"
+        + (f", {c['skipped']} skipped" if c["skipped"] else "")
+        + f" ({c['errors']} errors, {c['warnings']} warnings) in {report.seconds:.1f}s"
+        + f" for {tc.arch}"
+    )
+
+
+def _render_file(console: Console, f: FileReport, show_warnings: bool) -> None:
+    mark = {"passed": "[green]PASS[/]", "failed": "[red]FAIL[/]", "skipped": "[yellow]SKIP[/]"}
+    console.print(f"{mark.get(f.status, f.status)} {escape(_rel(f.path))} ({f.seconds:.1f}s)")
+    if f.toolchain:
+        console.print(f"     [dim]checked with {escape(f.toolchain)}[/]")
+    for note in f.notes:
+        console.print(f"     [dim]note: {escape(note)}[/]")
+    shown = f.errors + (f.warnings if show_warnings else [])
+    for d in shown:
+        colour = "red" if d.severity == "error" else "yellow"
+        if d.anchor:
+            where = f"{_rel(f.path)}:{d.anchor[0]}:{d.anchor[1]}"
+        elif d.file:
+            where = f"{_rel(d.file)}:{d.line}:{d.column}"
+        else:
+            where = _rel(f.path)
+        console.print(f"  [{colour}]{d.severity}[/] {escape(where)}: {escape(d.message)}")
+        if d.anchor and d.file and os.path.realpath(d.file) != os.path.realpath(f.path):
+            console.print(f"     [dim]reported in {escape(_rel(d.file))}:{d.line}:{d.column}[/]")
+        if d.hip_source is not None:
+            console.print(f"     hip  | {escape(d.hip_source.strip())}")
+        if d.cuda:
+            how = "" if d.cuda.get("exact") else " (by line)"
+            col = f":{d.cuda['column']}" if d.cuda.get("column") else ""
+            console.print(f"     cuda | {escape(d.cuda['source'].strip())}")
+            console.print(
+                f"     [cyan]from {escape(_rel(d.cuda['path']))}:{d.cuda['line']}{col}{how}[/]"
+            )

@@ -1,0 +1,90 @@
+"""Shared test policy: a test that needs an external tool skips locally but FAILS in CI.
+
+CI (env ``CI=true``) installs every toolchain the tests use, so a missing one there is a broken
+CI setup, not a reason to pass quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+HIP7_CANDIDATES = (
+    os.environ.get("HIPIFY_PY_HIP7_INCLUDE", ""),
+    str(Path.home() / ".cache" / "hipify-py" / "hip-7.1" / "include"),
+    "/tmp/setup/H/triton/backends/amd/include",
+)
+NVIDIA_ROOTS = (
+    os.environ.get("HIPIFY_PY_NVIDIA_ROOT", ""),  # holds <lib>/include or nvidia/<lib>/include
+    str(Path.home() / ".cache" / "hipify-py" / "nvidia"),
+)
+
+
+def missing(reason: str) -> None:
+    """Skip the calling test, or fail it when running in CI."""
+    if IN_CI:
+        pytest.fail(f"needed in CI but missing: {reason}")
+    pytest.skip(reason)
+
+
+def require_tool(name: str, *fallbacks: str) -> str:
+    """Absolute path of an executable on PATH (or one of ``fallbacks``), else skip/fail."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for path in fallbacks:
+        if path and os.access(path, os.X_OK):
+            return path
+    missing(f"{name} not found on PATH")
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="session")
+def hip7_include() -> str:
+    """A directory with HIP 7.1 headers (hip/hip_runtime.h, hip/hip_version.h)."""
+    for cand in HIP7_CANDIDATES:
+        if cand and (Path(cand) / "hip" / "hip_runtime.h").is_file():
+            return cand
+    missing("HIP 7.1 headers not found (set HIPIFY_PY_HIP7_INCLUDE or run .ci/run)")
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="session")
+def hipcc() -> str:
+    return require_tool("hipcc", "/opt/rocm/bin/hipcc")
+
+
+@pytest.fixture(scope="session")
+def nvcc() -> str:
+    return require_tool("nvcc", "/usr/local/cuda/bin/nvcc")
+
+
+@pytest.fixture(scope="session")
+def clang19() -> str:
+    return require_tool("clang-19", "/usr/lib/llvm-19/bin/clang")
+
+
+@pytest.fixture(scope="session")
+def nvidia_include():
+    """``nvidia_include("curand")``: the include dir of an NVIDIA PyPI header wheel."""
+
+    def find(lib: str) -> str:
+        roots = [r for r in NVIDIA_ROOTS if r]
+        try:
+            import nvidia  # type: ignore[import-not-found]  # the wheels' namespace package
+
+            roots += [str(Path(p).parent) for p in nvidia.__path__]
+        except ImportError:
+            pass
+        for root in roots:
+            for inc in (Path(root) / lib / "include", Path(root) / "nvidia" / lib / "include"):
+                if inc.is_dir():
+                    return str(inc)
+        missing(f"NVIDIA {lib} headers not found (pip wheel nvidia-{lib}-cu12; see .ci/run)")
+        raise AssertionError("unreachable")
+
+    return find

@@ -1,0 +1,179 @@
+"""verify against the real AMD toolchains: clang-19 + HIP 7.1 headers (gfx942), hipcc 5.2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from hipify_py.cli.verify import verify
+from hipify_py.verify import VerifyOptions, verify_paths
+from hipify_py.verify import toolchain as tcmod
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+GOOD = """\
+#include <hip/hip_runtime.h>
+__global__ void k(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+#ifdef SCALE
+  if (i < n) x[i] *= SCALE;
+#endif
+}
+int main() {
+  float* d = nullptr;
+  (void)hipMalloc(&d, 4 * sizeof(float));
+  hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, d, 4);
+  return hipDeviceSynchronize() == hipSuccess ? 0 : 1;
+}
+"""
+MASK32 = """\
+#include <hip/hip_runtime.h>
+__global__ void k(float* x) {
+  float v = x[threadIdx.x];
+  v += __shfl_down_sync(0xffffffff, v, 16);
+  x[threadIdx.x] = v;
+}
+"""
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _run_cli(args, env=None):
+    result = CliRunner().invoke(
+        verify, [*args, "--format", "json"], env=env, catch_exceptions=False
+    )
+    return result.exit_code, json.loads(result.stdout) if result.stdout.strip() else None
+
+
+def test_clang19_hip7_gfx942_pass_and_fail(tmp_path, clang19, hip7_include):
+    _write(tmp_path, "good.hip", GOOD)
+    _write(tmp_path, "mask32.hip", MASK32)
+    code, data = _run_cli(
+        [str(tmp_path), "--toolchain", "clang", "--hip-include", hip7_include, "-DSCALE=2.0f"]
+    )
+    assert code == 1
+    tc = data["toolchain"]
+    assert (tc["kind"], tc["arch"], tc["hip_version"]) == ("clang", "gfx942", "7.1")
+    files = {Path(f["path"]).name: f for f in data["files"]}
+    assert files["good.hip"]["status"] == "passed"
+    bad = files["mask32.hip"]
+    assert bad["status"] == "failed"
+    (err,) = bad["errors"]
+    assert "The mask must be a 64-bit integer" in err["message"]
+    assert err["anchor"] == [4, 8]  # the call in our file, not the header's static_assert
+
+
+def test_auto_prefers_clang_hip7_for_gfx942(tmp_path, clang19, hip7_include):
+    env = {**os.environ, "HIPIFY_PY_HIP_INCLUDE": hip7_include}
+    tc = tcmod.discover("gfx942", env=env)
+    assert (tc.kind, tc.arch, tc.hip_version) == ("clang", "gfx942", (7, 1))
+
+
+def test_codegen_clang_gfx942(tmp_path, clang19, hip7_include):
+    _write(tmp_path, "good.hip", GOOD)
+    report = verify_paths(
+        [tmp_path], VerifyOptions(toolchain="clang", mode="codegen", hip_include=hip7_include)
+    )
+    assert report.ok, report.to_json()
+    assert "--cuda-device-only" in report.files[0].command
+
+
+def test_hipcc_falls_back_from_gfx942(tmp_path, hipcc):
+    _write(tmp_path, "good.hip", GOOD)
+    code, data = _run_cli([str(tmp_path), "--toolchain", "hipcc"])
+    assert code == 0
+    tc = data["toolchain"]
+    assert tc["kind"] == "hipcc" and tc["hip_version"] == "5.2"
+    assert tc["arch_requested"] == "gfx942" and tc["arch"] == "gfx940"
+    assert any("does not know gfx942" in w for w in data["warnings"])
+
+
+def test_hipcc_gfx90a_codegen_and_sync_intrinsics_missing(tmp_path, hipcc):
+    _write(tmp_path, "good.hip", GOOD)
+    _write(tmp_path, "mask32.hip", MASK32)
+    report = verify_paths(
+        [tmp_path], VerifyOptions(toolchain="hipcc", arch="gfx90a", mode="codegen")
+    )
+    status = {Path(f.path).name: f for f in report.files}
+    assert report.toolchain.arch == "gfx90a" and not report.toolchain.warnings
+    assert status["good.hip"].status == "passed"
+    (err,) = status["mask32.hip"].errors  # HIP 5.2 has no _sync warp intrinsics
+    assert "__shfl_down_sync" in err.message and err.anchor == (4, 8)
+
+
+def test_no_hipcc_on_path_uses_clang(tmp_path, clang19, hip7_include):
+    """hipcc hidden (PATH without it, ROCM_PATH/HIP_PATH elsewhere): clang + headers is used."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    os.symlink(clang19, bindir / "clang-19")
+    env = {
+        "PATH": str(bindir),
+        "ROCM_PATH": str(tmp_path),
+        "HIP_PATH": str(tmp_path),
+        "HOME": str(tmp_path),
+        "HIPIFY_PY_HIP_INCLUDE": hip7_include,
+    }
+    assert tcmod.find_hipcc(env) is None
+    tc = tcmod.discover("gfx942", env=env)
+    assert tc.kind == "clang" and tc.arch == "gfx942"
+    _write(tmp_path, "good.hip", GOOD)
+    report = verify_paths([tmp_path / "good.hip"], VerifyOptions(env=env, hip_include=hip7_include))
+    assert report.ok
+
+
+def test_no_amd_toolchain_at_all_cli_subprocess(tmp_path):
+    """A machine without hipcc or clang: the CLI warns and does a libclang syntax check."""
+    _write(tmp_path, "good.hip", GOOD)
+    _write(tmp_path, "broken.hip", GOOD.replace("x[i] *= SCALE;", "x[i] *= SCALE"))
+    env = {
+        "PATH": str(tmp_path / "nothing"),
+        "ROCM_PATH": str(tmp_path),
+        "HIP_PATH": str(tmp_path),
+        "HOME": str(tmp_path),
+        "PYTHONPATH": SRC,
+    }
+    cmd = [
+        sys.executable,
+        "-c",
+        "from hipify_py.cli.verify import verify; verify()",
+        str(tmp_path),
+        "-DSCALE=2",
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "no AMD toolchain found; libclang syntax check only" in proc.stdout
+    assert "PASS" in proc.stdout and "FAIL" in proc.stdout
+    assert "broken.hip:5:" in proc.stdout  # "expected ';'" at the statement
+
+
+def test_compile_commands_defines_are_used(tmp_path, clang19, hip7_include):
+    src = _write(
+        tmp_path,
+        "k.hip",
+        GOOD.replace("#ifdef SCALE", "#ifndef SCALE\n#error no\n#endif\n#ifdef SCALE"),
+    )
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "compile_commands.json").write_text(
+        json.dumps(
+            [
+                {
+                    "directory": str(build),
+                    "file": str(src),
+                    "arguments": ["nvcc", "-DSCALE=3.0f", "-c", str(src)],
+                }
+            ]
+        )
+    )
+    opts = dict(toolchain="clang", hip_include=hip7_include)
+    assert not verify_paths([src], VerifyOptions(**opts)).ok
+    assert verify_paths([src], VerifyOptions(build_path=str(build), **opts)).ok

@@ -1,0 +1,192 @@
+"""verify's pure parts: arch fallback, diagnostics parsing, compile_commands, source lookup."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hipify_py.edits import Edit, apply_edits
+from hipify_py.verify import toolchain as tcmod
+from hipify_py.verify.compdb import CompileDatabase, parse_flags
+from hipify_py.verify.compile import Flags, collect_sources, parse_diagnostics
+from hipify_py.verify.mapback import SourceMap, find_cuda_source
+
+CLANG15_ARCHS = (
+    "gfx1030",
+    "gfx1100",
+    "gfx803",
+    "gfx900",
+    "gfx906",
+    "gfx908",
+    "gfx90a",
+    "gfx90c",
+    "gfx940",
+)
+
+
+def test_fallback_prefers_same_family_newest_datacenter_arch():
+    assert tcmod.choose_fallback("gfx942", CLANG15_ARCHS) == "gfx940"
+    assert tcmod.choose_fallback("gfx942", ("gfx908", "gfx90a", "gfx90c", "gfx1030")) == "gfx90a"
+    assert tcmod.choose_fallback("gfx1201", ("gfx1030", "gfx1100", "gfx90a")) == "gfx1100"
+    assert tcmod.choose_fallback("gfx942", ()) is None
+
+
+def test_arch_order():
+    assert tcmod.arch_key("gfx942") > tcmod.arch_key("gfx940") > tcmod.arch_key("gfx90a")
+    assert tcmod.arch_key("gfx90a") > tcmod.arch_key("gfx908")
+    assert tcmod.arch_family("gfx1100") == "gfx11"
+
+
+def test_read_hip_version(tmp_path):
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "hip" / "hip_version.h").write_text(
+        "#define HIP_VERSION_MAJOR 7\n#define HIP_VERSION_MINOR 1\n"
+    )
+    assert tcmod.read_hip_version(tmp_path) == (7, 1)
+    assert tcmod.read_hip_version(tmp_path / "nope") is None
+
+
+def test_discover_without_any_toolchain_falls_back_to_libclang(tmp_path):
+    env = {
+        "PATH": str(tmp_path),
+        "ROCM_PATH": str(tmp_path),
+        "HIP_PATH": str(tmp_path),
+        "HOME": str(tmp_path),
+    }
+    tc = tcmod.discover("gfx942", env=env)
+    assert tc.kind == "libclang"
+    assert any("no AMD toolchain found; libclang syntax check only" in w for w in tc.warnings)
+
+
+CLANG_OUTPUT = """\
+In file included from /w/k.hip:1:
+In file included from /h/hip/hip_runtime.h:57:
+/h/hip/amd_detail/amd_warp_sync_functions.h:297:62: error: The mask must be a 64-bit integer.
+  297 |   static_assert(sizeof(MaskT) == 8,
+      |                                                              ^~~~~~~~~~~~~~~~~~
+/w/k.hip:5:40: note: in instantiation of '__shfl_down_sync<unsigned, float>' requested here
+    5 |   v += __shfl_down_sync(0xffffffff, v, o);
+/w/k.hip:9:3: error: use of undeclared identifier 'cudaFoo'
+/w/k.hip:10:3: warning: ignoring return value [-Wunused-result]
+In file included from /w/k.hip:2:
+/usr/include/x.h:3:1: error: bad header
+/usr/include/x.h:4:1: error: bad header again
+/w/k.hip:9:3: error: use of undeclared identifier 'cudaFoo'
+clang-19: error: unsupported option '--bogus'
+1 warning and 4 errors generated when compiling for host.
+"""
+
+
+def test_parse_diagnostics_anchors_and_dedup():
+    diags = parse_diagnostics(CLANG_OUTPUT, "/w/k.hip")
+    errors = [d for d in diags if d.severity == "error"]
+    assert [d.anchor for d in errors] == [(5, 40), (9, 3), (2, 1), (2, 1), None]
+    assert "64-bit" in errors[0].message and errors[0].file.endswith("sync_functions.h")
+    assert errors[0].notes[0].line == 5
+    assert errors[-1].message.startswith("clang-19: unsupported option")
+    assert [d.anchor for d in diags if d.severity == "warning"] == [(10, 3)]
+
+
+def test_compile_commands_flags(tmp_path):
+    db = [
+        {
+            "directory": str(tmp_path / "build"),
+            "file": "../src/a.cu",
+            "command": "nvcc -I../include -isystem /opt/x -DFOO=1 -D BAR -std=c++20 "
+            "-Xcompiler -Wall -c ../src/a.cu",
+        }
+    ]
+    (tmp_path / "build").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.cu").write_text("")
+    (tmp_path / "build" / "compile_commands.json").write_text(json.dumps(db))
+    cdb = CompileDatabase(tmp_path / "build")
+    flags = cdb.flags_for(tmp_path / "hip" / "a.hip", tmp_path / "src" / "a.cu")
+    assert flags.include_dirs == (str(tmp_path / "include"),)
+    assert flags.system_dirs == ("/opt/x",)
+    assert flags.defines == ("FOO=1", "BAR")
+    assert flags.std == "c++20"
+    # unknown file, same stem: the only entry named a.*
+    assert cdb.flags_for(tmp_path / "elsewhere" / "a.hip") == flags
+    # -I into the CUDA tree is redirected to the converted tree when it exists
+    (tmp_path / "hip" / "include").mkdir(parents=True)
+    remapped = parse_flags(db[0], remap=(tmp_path, tmp_path / "hip"))
+    assert remapped.include_dirs == (str(tmp_path / "hip" / "include"),)
+
+
+def test_flags_args():
+    f = Flags(include_dirs=("/i",), defines=("A=1",), forced_includes=("pre.h",))
+    assert f.args() == ["-I/i", "-DA=1", "-include", "pre.h"]
+
+
+def test_collect_sources_skips_headers_and_build_dirs(tmp_path):
+    for name in ("a.hip", "b.cpp", "c.cu", "d.cc", "e.h", "f.cuh", "build/g.hip", "n.txt"):
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("")
+    found = sorted(p.name for p, _ in collect_sources([tmp_path]))
+    assert found == ["a.hip", "b.cpp", "c.cu", "d.cc"]
+
+
+def test_find_cuda_source_renamed_and_same_name(tmp_path):
+    cuda, hip = tmp_path / "cuda", tmp_path / "hip"
+    (cuda / "src").mkdir(parents=True)
+    (hip / "src").mkdir(parents=True)
+    (cuda / "src" / "k.cu").write_text("")
+    (cuda / "src" / "main.cpp").write_text("")
+    assert find_cuda_source(hip / "src" / "k.hip", hip, cuda) == cuda / "src" / "k.cu"
+    assert find_cuda_source(hip / "src" / "main.cpp", hip, cuda) == cuda / "src" / "main.cpp"
+    assert find_cuda_source(hip / "src" / "zzz.hip", hip, cuda) is None
+
+
+def test_sourcemap_exact_through_inserted_lines():
+    cuda = "int a;\ncudaFoo(x);\nint b;\n"
+    applied = apply_edits(
+        cuda,
+        [Edit(0, 0, "#include <hip/hip_runtime.h>\n\n", "hdr"), Edit(7, 14, "hipFooBar", "rename")],
+    )
+    smap = SourceMap("k.hip", applied.text, "k.cu", cuda, applied=applied)
+    assert applied.text.splitlines()[3] == "hipFooBar(x);"
+    where = smap.to_cuda(4, 10)  # the "(" after hipFooBar
+    assert (where["line"], where["column"], where["exact"]) == (2, 8, True)
+    assert where["source"] == "cudaFoo(x);"
+
+
+def test_sourcemap_by_line_when_not_reproducible():
+    cuda = "a\nb\nc\nd\n"
+    hip = "x\ny\na\nb\nC\nd\n"  # two lines added on top, one changed
+    smap = SourceMap("k.hip", hip, "k.cu", cuda)
+    assert not smap.exact
+    assert smap.to_cuda(5, 1)["line"] == 3
+    assert smap.to_cuda(6, 1)["line"] == 4
+
+
+def test_cli_no_files_is_usage_error(tmp_path):
+    from click.testing import CliRunner
+
+    from hipify_py.cli.verify import verify
+
+    (tmp_path / "only.h").write_text("")
+    result = CliRunner().invoke(verify, [str(tmp_path), "--toolchain", "libclang"])
+    assert result.exit_code == 2
+    result = CliRunner().invoke(verify, [str(tmp_path / "missing")])
+    assert result.exit_code == 2
+
+
+def test_libclang_syntax_only_without_headers(tmp_path):
+    from hipify_py.verify import VerifyOptions, verify_paths
+
+    good = tmp_path / "good.hip"
+    good.write_text(
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[0] = 1; }\n"
+        "void h() { hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0, nullptr); }\n"
+    )
+    bad = tmp_path / "bad.hip"
+    bad.write_text("#include <hip/hip_runtime.h>\n__global__ void k(float* x) {\n  x[0] = 1\n}\n")
+    env = {"PATH": str(tmp_path), "HOME": str(tmp_path), "ROCM_PATH": str(tmp_path)}
+    report = verify_paths([tmp_path], VerifyOptions(env=env, jobs=1))
+    assert report.toolchain.kind == "libclang"
+    status = {Path(f.path).name: f.status for f in report.files}
+    assert status == {"bad.hip": "failed", "good.hip": "passed"}
+    (err,) = next(f for f in report.files if f.path.endswith("bad.hip")).errors
+    assert err.anchor[0] == 3 and err.message.startswith("expected ';'")
