@@ -127,3 +127,10 @@ def test_launch_arguments_are_renamed_too() -> None:
 def test_unterminated_launch_is_left_alone() -> None:
     src = "void f() { k<<<g, b>>>(x, y\n"
     assert hip(src).endswith(src)
+
+
+def test_kernel_name_macro_expanding_to_a_template_gets_hip_kernel_name() -> None:
+    src = "#define KNAME axpy<float, 4>\nvoid f() { KNAME<<<1, n>>>(a); plain<<<1, n>>>(a); }\n"
+    out = body(src)
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(KNAME), dim3(1), dim3(n), 0, 0, a);" in out
+    assert "hipLaunchKernelGGL(plain, dim3(1), dim3(n), 0, 0, a);" in out

@@ -107,6 +107,16 @@ BACKUP_SUFFIX = ".prehip"
     is_flag=True,
     help="Compile-check the converted files for an AMD target afterwards.",
 )
+@click.option(
+    "--arch", default="gfx942", show_default=True, help="With --verify: the AMD GPU to check for."
+)
+@click.option(
+    "--toolchain",
+    type=click.Choice(["auto", "hipcc", "clang", "libclang"]),
+    default="auto",
+    show_default=True,
+    help="With --verify: which compiler to use.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No summary table.")
 @common_options
 def convert(
@@ -130,6 +140,8 @@ def convert(
     json_file: Path | None,
     strict: bool,
     verify_after: bool,
+    arch: str,
+    toolchain: str,
     quiet: bool,
     **common,
 ) -> None:
@@ -234,7 +246,9 @@ def convert(
     if verify_after and not dry_run and candidates.out_root is not None:
         from .verify import verify_tree  # noqa: PLC0415 - optional heavy path
 
-        code = max(code, verify_tree(candidates.out_root, paths[0], ctx))
+        code = max(
+            code, verify_tree(candidates.out_root, paths[0], ctx, arch=arch, toolchain=toolchain)
+        )
     sys.exit(code)
 
 

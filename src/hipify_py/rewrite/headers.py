@@ -23,8 +23,7 @@ RUNTIME_HEADER = "hip/hip_runtime.h"
 # <component>/ subdirectories (ROCm 5.3 release notes, "Linux Filesystem Hierarchy Standard");
 # for --target-rocm 5.1 and older the top-level name is the one that exists.
 FIRST_SUBDIR_LAYOUT = (5, 2)
-MOVED_IN_5_2 = frozenset({"hipblas", "rocblas", "hipsparse", "rocsparse", "hipsolver",
-                          "hipblaslt"})
+MOVED_IN_5_2 = frozenset({"hipblas", "rocblas", "hipsparse", "rocsparse", "hipsolver", "hipblaslt"})
 _TARGET = re.compile(r'#\s*include(?:_next)?\s*(<([^>\n]*)>|"([^"\n]*)")')
 _DEVICE_WORDS = frozenset(
     {

@@ -102,7 +102,28 @@ def template_kernels(tokens: Sequence[Token]) -> frozenset[str]:
             k += 1
         if k + 1 < len(tokens) and tokens[k].kind is Kind.IDENT:
             names.add(tokens[k].text)
+    names.update(_template_name_macros(tokens))
     return frozenset(names)
+
+
+def _template_name_macros(tokens: Sequence[Token]) -> Iterator[str]:
+    """Object-like macros whose body is a template-id (``#define K axpy<float, 4>``): a comma
+    in their expansion would split hipLaunchKernelGGL's arguments without HIP_KERNEL_NAME."""
+    for i, tok in enumerate(tokens):
+        if tok.kind is not Kind.DIRECTIVE or i + 3 >= len(tokens) or tokens[i + 1].text != "define":
+            continue
+        name = tokens[i + 2]
+        body = tokens[i + 3]
+        if not body.in_directive or body.start == name.end:  # function-like macro: NAME(
+            continue
+        j = i + 3
+        while j < len(tokens) and tokens[j].in_directive and tokens[j].kind is not Kind.DIRECTIVE:
+            if tokens[j].text in ("<<<", ";", "("):
+                break
+            if tokens[j].text == "<":
+                yield name.text
+                break
+            j += 1
 
 
 _SPECIFIERS = frozenset({"static", "inline", "extern", "__forceinline__", "__noinline__"})
