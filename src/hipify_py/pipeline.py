@@ -86,25 +86,18 @@ def _parse_problems(unit: Unit) -> list[str]:
     return problems
 
 
-_PAIRS = {")": "(", "]": "[", "}": "{"}
-
-
 def _looks_broken(unit: Unit) -> bool:
-    """Unbalanced brackets or an unterminated literal or comment anywhere in the file."""
-    stack: list[str] = []
-    for tok in unit.tokens:
-        text = tok.text
-        if tok.kind is Kind.STRING or tok.kind is Kind.CHAR:
-            if len(text) < 2 or text[-1] not in "\"')":
-                return True
-        elif tok.kind is Kind.PUNCT and not tok.in_directive:
-            if text in "([{":
-                stack.append(text)
-            elif text in _PAIRS:
-                if not stack or stack.pop() != _PAIRS[text]:
-                    return True
-    if stack:
+    """Unbalanced bracket counts, or an unterminated literal or comment, anywhere in the file."""
+    code = [t.text for t in unit.tokens if t.kind is Kind.PUNCT and not t.in_directive]
+    if code.count("(") != code.count(")") or code.count("{") != code.count("}"):
         return True
+    if code.count("[") != code.count("]"):
+        return True
+    for tok in unit.tokens:
+        if (tok.kind is Kind.STRING or tok.kind is Kind.CHAR) and (
+            len(tok.text) < 2 or tok.text[-1] not in "\"')"
+        ):
+            return True
     return any(c.text.startswith("/*") and not c.text.endswith("*/") for c in unit.comments)
 
 

@@ -22,15 +22,21 @@ from .arguments import renamed_for_arity
 def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     tokens = unit.tokens
     mappings = ctx.mappings
+    # look each distinct name up once; most identifiers in a file are not CUDA APIs
+    wanted = {}
+    for name in unit.identifiers:
+        entry = mappings.get(name)
+        if entry is not None and is_convertible(entry, ctx.options):
+            wanted[name] = entry
+    if not wanted:
+        return
     include_line = False
     for i, tok in enumerate(tokens):
         if tok.kind is Kind.DIRECTIVE:
             include_line = i + 1 < len(tokens) and tokens[i + 1].text in ("include", "include_next")
             continue
-        if tok.kind is not Kind.IDENT or (include_line and tok.in_directive):
-            continue
-        entry = mappings.get(tok.text)
-        if entry is None or not is_convertible(entry, ctx.options):
+        entry = wanted.get(tok.text)
+        if entry is None or tok.kind is not Kind.IDENT or (include_line and tok.in_directive):
             continue
         if i > 0:
             before = tokens[i - 1].text

@@ -102,7 +102,8 @@ def template_kernels(tokens: Sequence[Token]) -> frozenset[str]:
             k += 1
         if k + 1 < len(tokens) and tokens[k].kind is Kind.IDENT:
             names.add(tokens[k].text)
-    names.update(_template_name_macros(tokens))
+    if any(t.kind is Kind.DIRECTIVE for t in tokens):
+        names.update(_template_name_macros(tokens))
     return frozenset(names)
 
 

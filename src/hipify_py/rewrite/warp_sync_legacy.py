@@ -34,6 +34,8 @@ MASKLESS = {
     "__all_sync": "__all",
 }
 
+_HANDLED = frozenset(MASKLESS) | {"__activemask", "__syncwarp"}
+
 LEGACY = register_rule(
     "HP010",
     "warp-sync-for-old-rocm",
@@ -90,7 +92,7 @@ ENABLE_FLAG = register_rule(
 @rewrite_pass("warp-sync-legacy", order=40)
 def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     target = ctx.options.target_rocm
-    if target >= DEFAULT_ON or not (unit.identifiers & (MASKLESS.keys() | {"__activemask"})):
+    if target >= DEFAULT_ON or not (unit.identifiers & _HANDLED):
         return
     tokens = unit.tokens
     removed_until = -1  # end of a mask argument already deleted (it may hold __activemask())
@@ -100,7 +102,7 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         if tok.start < removed_until:
             continue
         name = tok.text
-        if name not in MASKLESS and name != "__activemask":
+        if name not in _HANDLED:
             continue
         if target >= FIRST_WITH_SYNC_BUILTINS:
             yield Finding(
@@ -113,6 +115,17 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
             )
             continue
         args = call_args(tokens, i)
+        if name == "__syncwarp":
+            if args is not None and len(args) <= 1:
+                close = tokens[i + 1].end if not args else args[-1].span(tokens)[1]
+                close = unit.text.index(")", close) + 1
+                yield Edit(tok.start, close, "__builtin_amdgcn_wave_barrier()", RULE)
+                yield _report(
+                    tok,
+                    "`__syncwarp()` became `__builtin_amdgcn_wave_barrier()`: "
+                    "HIP before 7.0 has no __syncwarp; a wavefront runs in lockstep",
+                )
+            continue
         if name == "__activemask":
             if args == []:
                 close = tokens[i + 2].end
