@@ -14,6 +14,9 @@ from rich.table import Table
 from ..rules import RULES
 
 
+NOTABLE_LIMIT = 50
+
+
 @dataclass
 class Summary:
     scanned: int = 0
@@ -31,6 +34,8 @@ class Summary:
     degraded: list[tuple[str, str]] = field(default_factory=list)  # (path, first problem)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     written: list[str] = field(default_factory=list)
+    # the first findings at warning level or above, one line each (the rest are only counted)
+    notable: list[tuple[str, int, int, str, str, str]] = field(default_factory=list)
 
     def add(self, outcome) -> None:  # noqa: ANN001 - runner.Outcome, imported lazily
         status = outcome.status
@@ -64,6 +69,8 @@ class Summary:
                 self.symbols += 1
         for f in result.findings:
             self.findings[f.rule] += 1
+            if f.severity.rank >= 1 and len(self.notable) < NOTABLE_LIMIT:
+                self.notable.append((f.path, f.line, f.column, f.severity.value, f.rule, f.message))
             api = f.extra.get("api") if f.extra else None
             if api and f.rule in ("HZ300", "HP001"):
                 self.unsupported[api] += 1
@@ -132,6 +139,20 @@ class Summary:
                 info = RULES.get(rule)
                 fnd.add_row(rule, info.name if info else "", str(count))
             console.print(fnd)
+        for path, line, col, sev, rule, message in self.notable:
+            style = "red" if sev == "error" else "yellow"
+            console.print(
+                f"{path}:{line}:{col}: [{style}]{sev}[/] [bold]{rule}[/] {message}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        hidden = sum(c for r, c in self.findings.items()) - len(self.notable)
+        if self.notable and hidden > 0:
+            console.print(
+                f"... {hidden} more findings: run `hipify-py check` for the full "
+                "report, `hipify-py explain ID` for a rule's page",
+                highlight=False,
+            )
         for path, problem in self.degraded[:10]:
             console.print(
                 f"[yellow]parse problem[/] {path}: {problem} (translated from tokens)",

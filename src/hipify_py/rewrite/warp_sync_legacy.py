@@ -104,7 +104,7 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         name = tok.text
         if name not in _HANDLED:
             continue
-        if target >= FIRST_WITH_SYNC_BUILTINS:
+        if target >= FIRST_WITH_SYNC_BUILTINS and name != "__syncwarp":  # 7.0 added it
             yield Finding(
                 ENABLE_FLAG.id,
                 ENABLE_FLAG.severity,
