@@ -13,7 +13,6 @@ from rich.table import Table
 
 from ..rules import RULES
 
-
 NOTABLE_LIMIT = 50
 
 
