@@ -27,7 +27,10 @@ def suppressed_rules(unit: Unit) -> dict[int, set[str] | None]:
         )
         first = unit.lines.position(comment.start)[0]
         last = unit.lines.position(comment.end)[0]
-        for line in (first, last + 1):
+        line_start, _ = unit.lines.line_span(first)
+        alone = not unit.text[line_start : comment.start].strip()
+        # a comment on a line of its own covers the next line; a trailing one only its own
+        for line in (first, last + 1) if alone else (first,):
             if line in out and (out[line] is None or ids is None):
                 out[line] = None
             else:

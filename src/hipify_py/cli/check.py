@@ -1,0 +1,291 @@
+"""``hipify-py check PATHS``: the CI gate for hazards, unsupported APIs and stale HIP output.
+
+Exit codes: 0 clean; 1 findings at or above ``--fail-on``, stale/missing HIP output, or files
+that could not be checked; 2 usage error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import click
+import yaml
+from rich.console import Console
+
+from .. import __version__
+from ..findings import Finding, Severity
+from ..rules import RULES, load_rules
+from .common import build_options_context, common_options
+
+FORMATS = ("text", "json", "sarif", "github", "markdown")
+CONFIG_NAME = ".hipify-py.yaml"
+
+
+def _split_ids(values: Iterable[str]) -> tuple[str, ...]:
+    out = []
+    for value in values:
+        out += [v.strip().upper() for v in value.split(",") if v.strip()]
+    return tuple(out)
+
+
+def _matches(rule: str, patterns: Sequence[str]) -> bool:
+    """``HZ1`` matches every HZ1xx rule; ``HZ101`` matches only itself; ``ALL`` everything."""
+    return any(p == "ALL" or rule.upper().startswith(p) for p in patterns)
+
+
+def _check_patterns(patterns: Sequence[str], option: str) -> None:
+    load_rules()
+    for p in patterns:
+        if p != "ALL" and not any(r.startswith(p) for r in RULES):
+            raise click.BadParameter(f"no rule ID starts with {p!r} (see `hipify-py rules`)",
+                                     param_hint=option)
+
+
+# --------------------------------------------------------------------------- project config
+
+
+class Config:
+    """``ignore:`` and ``per-file-ignores:`` from the nearest ``.hipify-py.yaml``."""
+
+    def __init__(self, path: Path | None = None, ignore: Sequence[str] = (),
+                 per_file: dict[str, tuple[str, ...]] | None = None) -> None:
+        self.path = path
+        self.ignore = tuple(ignore)
+        self.per_file = per_file or {}
+
+    @classmethod
+    def find(cls, start: Path) -> Config:
+        start = start.resolve()
+        directory = start if start.is_dir() else start.parent
+        for d in (directory, *directory.parents):
+            candidate = d / CONFIG_NAME
+            if candidate.is_file():
+                return cls.load(candidate)
+        return cls()
+
+    @classmethod
+    def load(cls, path: Path) -> Config:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise click.UsageError(f"cannot read {path}: {exc}") from None
+        if not isinstance(data, dict):
+            raise click.UsageError(f"{path}: expected a mapping at the top level")
+        ignore = data.get("ignore") or []
+        per_file = data.get("per-file-ignores") or {}
+        if not isinstance(ignore, list) or not isinstance(per_file, dict):
+            raise click.UsageError(f"{path}: `ignore` must be a list of rule IDs and "
+                                   f"`per-file-ignores` a mapping of glob -> IDs")
+        table = {}
+        for glob, ids in per_file.items():
+            ids = [ids] if isinstance(ids, str) else list(ids or [])
+            table[str(glob)] = _split_ids(str(i) for i in ids)
+        return cls(path, _split_ids(str(i) for i in ignore), table)
+
+    def ignored(self, finding: Finding) -> bool:
+        if _matches(finding.rule, self.ignore):
+            return True
+        if not self.per_file or self.path is None:
+            return False
+        try:
+            rel = Path(os.path.relpath(Path(finding.path).resolve(), self.path.parent.resolve()))
+        except ValueError:
+            rel = Path(finding.path)
+        rel_s = rel.as_posix()
+        for glob, ids in self.per_file.items():
+            if (fnmatch.fnmatch(rel_s, glob) or fnmatch.fnmatch(rel.name, glob)) and \
+                    _matches(finding.rule, ids):
+                return True
+        return False
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _display(path: Path) -> str:
+    try:
+        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else path.as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _candidates(paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str],
+                skip: Sequence[Path]):
+    from ..discover import UsageError, walk
+
+    try:
+        return list(walk(paths, include, exclude, skip))
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _first_difference(expected: str, actual: str) -> tuple[int, str]:
+    exp, act = expected.splitlines(), actual.splitlines()
+    matcher = difflib.SequenceMatcher(None, exp, act, autojunk=False)
+    for tag, i1, _i2, j1, _j2 in matcher.get_opcodes():
+        if tag != "equal":
+            return j1 + 1, exp[i1] if i1 < len(exp) else ""
+    return min(len(exp), len(act)) + 1, ""
+
+
+# --------------------------------------------------------------------------- command
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Report format.")
+@click.option("--output", "-o", "output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the report to FILE instead of standard output.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error",
+              show_default=True, help="Lowest severity that makes the check fail.")
+@click.option("--select", "select", multiple=True, metavar="IDS",
+              help="Only these rule IDs or prefixes (comma list, e.g. HZ1,HZ300).")
+@click.option("--ignore", "ignore", multiple=True, metavar="IDS",
+              help="Skip these rule IDs or prefixes (comma list).")
+@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False),
+              help="Hide findings recorded in this baseline file (only new ones fail).")
+@click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False),
+              help="Record today's findings in FILE and exit 0.")
+@click.option("--in-sync", "--out-dir", "hip_dir", type=click.Path(path_type=Path),
+              help="Also fail when the committed HIP tree in DIR is missing files or is stale.")
+@click.option("--keep-names", is_flag=True,
+              help="With --in-sync: HIP files keep the CUDA names (no .cu -> .hip).")
+@click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+              help=f"Project config (default: the nearest {CONFIG_NAME}).")
+@click.option("--no-config", is_flag=True, help=f"Ignore {CONFIG_NAME} files.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
+              help="Worker processes (0: one per core).")
+@common_options
+def check(paths, fmt, output, fail_on, select, ignore, baseline, write_baseline, hip_dir,
+          keep_names, include, exclude, config_path, no_config, jobs, **common) -> None:
+    """Report porting hazards and unsupported APIs in PATHS; optionally check that the
+    committed HIP output (--in-sync DIR) is up to date.
+
+    Exit status: 0 clean, 1 findings at or above --fail-on (or stale HIP output), 2 usage error.
+    """
+    load_rules()
+    select_ids, ignore_ids = _split_ids(select), _split_ids(ignore)
+    _check_patterns(select_ids, "--select")
+    _check_patterns(ignore_ids, "--ignore")
+    if baseline and write_baseline:
+        raise click.UsageError("--baseline and --write-baseline cannot be combined")
+    if keep_names and not hip_dir:
+        raise click.UsageError("--keep-names needs --in-sync DIR")
+    if hip_dir is not None and hip_dir.exists() and not hip_dir.is_dir():
+        raise click.UsageError(f"--in-sync: {hip_dir} is not a directory")
+    if no_config:
+        config = Config()
+    elif config_path:
+        config = Config.load(config_path)
+    else:
+        config = Config.find(paths[0])
+
+    ctx, mapping_files = build_options_context(common, list(paths))
+    report = run_check(paths, ctx, mapping_files=mapping_files, hip_dir=hip_dir,
+                       keep_names=keep_names, include=include, exclude=exclude, jobs=jobs)
+    report.findings = [f for f in report.findings
+                       if (not select_ids or _matches(f.rule, select_ids))
+                       and not _matches(f.rule, ignore_ids) and not config.ignored(f)]
+
+    from ..report import findings_baseline
+
+    if write_baseline:
+        write_baseline.write_text(findings_baseline.dump(report, write_baseline),
+                                  encoding="utf-8")
+        click.echo(f"hipify-py: recorded {len(report.findings)} finding(s) in {write_baseline}",
+                   err=True)
+        sys.exit(0)
+    if baseline:
+        try:
+            known = findings_baseline.load(baseline)
+        except findings_baseline.BaselineError as exc:
+            raise click.UsageError(str(exc)) from None
+        findings_baseline.apply(report, known, baseline)
+
+    _emit(report, fmt, output)
+    threshold = Severity(fail_on).rank
+    failed = any(f.severity.rank >= threshold for f in report.findings)
+    sys.exit(1 if failed or report.stale or report.failures else 0)
+
+
+def run_check(paths: Sequence[Path], ctx, *, mapping_files: Sequence[str] = (),
+              hip_dir: Path | None = None, keep_names: bool = False,
+              include: Sequence[str] = (), exclude: Sequence[str] = (), jobs: int = 0):
+    """Check files and build the report (no filtering, no output)."""
+    from ..discover import output_name
+    from ..report.findings_common import CheckReport, StaleFile
+    from ..runner import run
+
+    skip = [hip_dir] if hip_dir is not None else []
+    cands = _candidates(paths, include, exclude, skip)
+    mode = "convert" if hip_dir is not None else "check"
+    report = CheckReport(findings=[], tool_version=__version__)
+    for outcome in run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files):
+        cand = outcome.candidate
+        shown = _display(cand.path)
+        if outcome.status in ("copied", "binary"):
+            continue
+        if outcome.status == "failed" and outcome.result is None:
+            report.failures.append((shown, outcome.message))
+            continue
+        result = outcome.result
+        if result is None:
+            continue
+        report.files_checked += 1
+        report.sources[shown] = result.original
+        from dataclasses import replace
+
+        report.findings += [replace(f, path=shown) for f in result.findings]
+        if outcome.status == "failed":
+            report.failures.append((shown, outcome.message))
+            continue
+        if hip_dir is None or cand.path.suffix == ".hip":
+            continue
+        target = hip_dir / output_name(cand.rel, keep_names)
+        if not target.is_file():
+            report.stale.append(StaleFile(_display(target), shown, "missing"))
+            continue
+        try:
+            committed = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            report.failures.append((_display(target), f"cannot read: {exc}"))
+            continue
+        if committed != result.text:
+            line, expected = _first_difference(result.text, committed)
+            report.stale.append(StaleFile(_display(target), shown, "stale", line, expected))
+    report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
+    return report
+
+
+def render(report, fmt: str) -> str | None:
+    """The report as text in ``fmt`` (None for ``text``, which prints with rich)."""
+    from ..report import findings_github, findings_json, findings_markdown, findings_sarif
+
+    return {"json": findings_json.render, "sarif": findings_sarif.render,
+            "github": findings_github.render, "markdown": findings_markdown.render,
+            }.get(fmt, lambda r: None)(report)
+
+
+def _emit(report, fmt: str, output: Path | None) -> None:
+    text = render(report, fmt)
+    if text is None:
+        from ..report import findings_text
+
+        if output is not None:
+            with output.open("w", encoding="utf-8") as fh:
+                findings_text.render(report, Console(file=fh, no_color=True, width=120))
+        else:
+            findings_text.render(report, Console())
+        return
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)

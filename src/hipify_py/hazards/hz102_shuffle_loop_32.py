@@ -1,0 +1,114 @@
+"""HZ102 shuffle-loop-32
+
+## What it detects
+Warp reductions and scans written for 32 lanes: a loop whose offset starts at 16 and halves
+(`for (int off = 16; off > 0; off /= 2)`), or grows up to 32 (`for (d = 1; d < 32; d *= 2)`),
+around a `__shfl*` call that has no explicit sub-warp `width`; and unrolled sequences that start
+with a literal offset 16 (`__shfl_down_sync(mask, v, 16)`).
+
+## Why it breaks on AMD
+A wavefront on MI300X (gfx942) has 64 lanes and the shuffle's default width is `warpSize` (64).
+Starting at offset 16 combines only lanes 0-31 with each other and lanes 32-63 with each
+other: lane 0 ends up with half the wave's sum (cupy#9977 shipped this bug). Scans that stop
+at 32 leave the upper half without the lower half's prefix.
+
+## Example
+```cuda
+for (int off = 16; off > 0; off /= 2)       // HZ102
+  v += __shfl_down_sync(0xffffffff, v, off);
+```
+
+## How to fix
+Start at `warpSize / 2` (`for (int off = warpSize / 2; off > 0; off /= 2)`) and bound scans by
+`warpSize`; or, if the algorithm is meant for 32-lane groups, pass `width = 32` explicitly and
+combine the two halves afterwards. Not rewritten automatically.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import SHUFFLES, calls, evaluate, finding, int_value, match, text_of
+
+register_rule("HZ102", "shuffle-loop-32", Severity.ERROR,
+              "shuffle reduction/scan loop that covers only 32 lanes", __doc__)
+
+
+def _full_width(unit, call):
+    """True when the shuffle has no width argument or one that means a whole warp."""
+    w = SHUFFLES[call.name]
+    if len(call.args) <= w:
+        return True
+    a, b = call.args[w]
+    text = text_of(unit, a, b)
+    return text in ("warpSize", "WARP_SIZE", "64", "C10_WARP_SIZE", "kWarpSize")
+
+
+def loop_sites(unit):
+    """(for-token index, header text, shuffle call) for 32-lane shuffle loops."""
+    toks = unit.tokens
+    shuffles = [c for c in calls(unit, SHUFFLES) if _full_width(unit, c)]
+    if not shuffles:
+        return []
+    out = []
+    for i, t in enumerate(toks):
+        if t.kind is not Kind.IDENT or t.text != "for" or toks[i + 1].text != "(":
+            continue
+        close = match(toks, i + 1)
+        if close is None:
+            continue
+        header = toks[i + 2:close]
+        texts = [x.text for x in header]
+        starts16 = False
+        if "=" in texts and ";" in texts:
+            eq, semi = texts.index("="), texts.index(";")
+            if eq < semi:
+                starts16 = evaluate(unit, i + 2 + eq + 1, i + 2 + semi) == 16
+        ends32 = any(texts[k] in ("<", "<=") and k + 1 < len(header) and
+                     header[k + 1].kind is Kind.NUMBER and int_value(texts[k + 1]) in (32, 31)
+                     and (k + 2 >= len(header) or texts[k + 2] in (";",))
+                     for k in range(len(texts)))
+        grows = any(x in ("*=", "<<=") for x in texts) or "<<" in texts or "*" in texts
+        halves = any(x in ("/=", ">>=") for x in texts) or ">>" in texts or "/" in texts
+        if not ((starts16 and halves) or (ends32 and grows)):
+            continue
+        body_end = _body_end(toks, close)
+        inside = [c for c in shuffles if close < c.index <= body_end]
+        if inside:
+            out.append((i, close, inside[0]))
+    return out
+
+
+def _body_end(toks, close):
+    j = close + 1
+    if j < len(toks) and toks[j].text == "{":
+        return match(toks, j) or j
+    while j < len(toks) and toks[j].text != ";":
+        if toks[j].text in ("(", "[", "{"):
+            j = match(toks, j) or j
+        j += 1
+    return j
+
+
+@hazard_pass("HZ102")
+def check(unit, ctx):
+    toks = unit.tokens
+    seen = set()
+    for i, close, call in loop_sites(unit):
+        seen.update(range(i, _body_end(toks, close) + 1))
+        yield finding(unit, "HZ102", toks[i].start, toks[close].end,
+                      f"`{text_of(unit, i, close + 1)}` around `{call.name}` covers only 32 lanes;"
+                      f" MI300X wavefronts have 64 (start at warpSize / 2)")
+    for call in calls(unit, SHUFFLES):
+        if call.index in seen or call.name in ("__shfl", "__shfl_sync") or not _full_width(
+                unit, call):
+            continue
+        off = 1 if call.name.endswith("_sync") else 0
+        off += 1
+        if len(call.args) > off:
+            a, b = call.args[off]
+            if b - a == 1 and toks[a].kind is Kind.NUMBER and int_value(toks[a].text) == 16:
+                yield finding(unit, "HZ102", toks[a].start, toks[a].end,
+                              f"`{call.name}` with offset 16 starts a 32-lane reduction; "
+                              f"MI300X wavefronts have 64 lanes (start at warpSize / 2)")

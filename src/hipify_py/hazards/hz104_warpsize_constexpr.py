@@ -1,0 +1,136 @@
+"""HZ104 warpsize-constexpr
+
+## What it detects
+`warpSize` used where C++ needs a compile-time constant: a `constexpr` initializer, a
+`static_assert`, a template argument, an array bound (`__shared__ float s[warpSize]`), an
+`enum` value; and the deprecated `__AMDGCN_WAVEFRONT_SIZE` macros used the same way.
+
+## Why it breaks on AMD
+Since HIP 7.0 `warpSize` is **not** `constexpr` (one binary may serve wave32 RDNA and wave64
+CDNA). `constexpr int W = warpSize;` fails with "constexpr variable 'W' must be initialized by a
+constant expression", and `__shared__ float s[warpSize]` is rejected as a variable-length
+array with static storage. `__AMDGCN_WAVEFRONT_SIZE` is deprecated.
+
+## Example
+```cuda
+constexpr int kWarp = warpSize;            // HZ104 (unsafe fix: const int kWarp = warpSize;)
+__shared__ float partial[warpSize];        // HZ104
+```
+
+## How to fix
+Inside a function, read it at run time (`const int kWarp = warpSize;`); that is the unsafe
+fix offered when the name is never needed as a constant. Where a constant is needed (shared
+array sizes, template arguments), size for the largest wave you target, e.g. a project constant
+`kMaxWarp = 64` (wave64 on gfx9/CDNA; RDNA waves are 32 wide), and keep `warpSize` for the
+run-time lane math. PyTorch extensions can use `C10_WARP_SIZE`.
+"""
+
+from __future__ import annotations
+
+from ..edits import Edit
+from ..findings import Fix, Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding, function_at, match, match_back
+
+register_rule("HZ104", "warpsize-constexpr", Severity.ERROR,
+              "warpSize used as a compile-time constant (not constexpr since HIP 7.0)", __doc__)
+
+_NAMES = frozenset({"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+
+
+def constant_context(toks, i) -> str | None:
+    """Why token i sits where a constant expression is required, or None."""
+    # walk out of brackets to the statement start
+    j = i - 1
+    depth = 0
+    while j >= 0:
+        t = toks[j]
+        if t.in_directive != toks[i].in_directive:
+            break
+        x = t.text
+        if x in (")", "]", "}"):
+            k = match_back(toks, j)
+            if k is None:
+                return None
+            j = k - 1
+            continue
+        if x in (";", "{", "}") and t.kind is Kind.PUNCT:
+            if x == "{" and j > 0 and toks[j - 1].text == "enum" or (
+                    x == "{" and j > 1 and toks[j - 2].text == "enum"):
+                return "an enum value"
+            break
+        if x == "[" and t.kind is Kind.PUNCT:
+            close = match(toks, j)
+            if close is not None and j > 1 and toks[j - 1].kind is Kind.IDENT and (
+                    toks[j - 2].kind is Kind.IDENT or toks[j - 2].text in ("*", "]")) \
+                    and toks[j - 2].text not in ("return", "case", "else", "do", "delete"):
+                head = toks[_stmt_start(toks, j):j]
+                depth = sum((x2.text == "(") - (x2.text == ")") for x2 in head)
+                if depth == 0 and not any(x2.text == "=" for x2 in head):
+                    return "an array bound"
+        if x == "(" and j > 0 and toks[j - 1].text == "static_assert":
+            return "a static_assert"
+        if x == "<" and j > 0 and toks[j - 1].kind is Kind.IDENT and depth == 0:
+            k = i + 1
+            while k < len(toks) and toks[k].text not in (";", "{", ">", ">>"):
+                k += 1
+            if k < len(toks) and toks[k].text in (">", ">>"):
+                return "a template argument"
+        if x in ("constexpr", "constinit") and t.kind is Kind.IDENT:
+            return "a constexpr initializer"
+        if x == "case":
+            return "a case label"
+        j -= 1
+    return None
+
+
+def _stmt_start(toks, j):
+    while j > 0 and toks[j - 1].text not in (";", "{", "}"):
+        j -= 1
+    return j
+
+
+def _fix(unit, toks, i):
+    """`constexpr T NAME = warpSize;` in a function -> `const T NAME = warpSize;` (unsafe)."""
+    if function_at(unit, i) is None or toks[i].text != "warpSize":
+        return None
+    if i < 2 or toks[i - 1].text != "=" or toks[i + 1].text != ";":
+        return None
+    name = toks[i - 2]
+    start = _stmt_start(toks, i - 2)
+    head = [t.text for t in toks[start:i - 2]]
+    if not head or head[0] != "constexpr" or any(h not in _TYPE_WORDS for h in head[1:]):
+        return None
+    # the constant must not be needed as a constant anywhere else in the file
+    for k, t in enumerate(toks):
+        if t.kind is Kind.IDENT and t.text == name.text and k != i - 2 and constant_context(
+                toks, k):
+            return None
+    kw = toks[start]
+    return Fix((Edit(kw.start, kw.end, "const", "fix:HZ104"),),
+               f"read warpSize at run time: `const ... {name.text} = warpSize;`", safe=False)
+
+
+_TYPE_WORDS = frozenset({"int", "unsigned", "const", "static", "auto", "uint32_t", "int32_t",
+                         "size_t", "long", "short", "unsigned int"})
+
+
+@hazard_pass("HZ104")
+def check(unit, ctx):
+    if not (_NAMES & unit.identifiers):
+        return
+    toks = unit.tokens
+    for i, t in enumerate(toks):
+        if t.kind is not Kind.IDENT or t.text not in _NAMES:
+            continue
+        if t.in_directive and i > 0 and toks[i - 1].text in ("ifdef", "ifndef", "defined", "("):
+            continue
+        why = constant_context(toks, i)
+        if why is None:
+            continue
+        what = "`warpSize`" if t.text == "warpSize" else f"the deprecated `{t.text}`"
+        yield finding(unit, "HZ104", t.start, t.end,
+                      f"{what} used as {why}: warpSize is not constexpr since HIP 7.0 "
+                      f"(read it at run time or use a fixed maximum such as 64)",
+                      _fix(unit, toks, i))

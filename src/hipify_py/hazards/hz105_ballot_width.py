@@ -1,0 +1,133 @@
+"""HZ105 ballot-truncated
+
+## What it detects
+The result of `__ballot`, `__ballot_sync`, `__activemask` (or a `__lanemask_*` helper) stored
+in a 32-bit variable (`unsigned`, `int`, `uint32_t`), assigned to one, or passed to the 32-bit
+bit intrinsics `__popc`, `__ffs`, `__clz`, `__brev` directly or through a variable.
+
+## Why it breaks on AMD
+HIP's vote and mask functions return a **64-bit** `unsigned long long`: one bit per lane of a
+64-lane wavefront on MI300X (gfx942). Storing it in 32 bits drops lanes 32-63, so counts are
+halved and `__ffs` never finds a voter in the upper half.
+
+## Example
+```cuda
+unsigned m = __ballot_sync(0xffffffff, pred);   // HZ105 (unsafe fix: unsigned long long)
+int voters = __popc(__ballot(pred));            // HZ105: use __popcll
+```
+
+## How to fix
+Store masks in `unsigned long long` (or `uint64_t`, or a per-backend `lane_mask_t`), and use
+`__popcll`, `__ffsll`, `__clzll`, `__brevll` on them. The offered fix widens the declared type;
+it is unsafe because later code (`1 << lane`, `%x` printing) may still assume 32 bits.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..edits import Edit
+from ..findings import Fix, Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import BALLOTS, calls, cursor_at, finding
+
+register_rule("HZ105", "ballot-truncated", Severity.ERROR,
+              "64-bit ballot/activemask result truncated to 32 bits", __doc__)
+
+_BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
+_NARROW_TYPE = re.compile(
+    r"^\s*(?:const\s+)?(unsigned(?:\s+int)?|int|uint32_t|int32_t|unsigned\s+long|uint|"
+    r"unsigned\s+short)\s+$")
+
+
+def _ballot_calls(ast, cursor):
+    for c in ast.walk(cursor):
+        if c.kind.name == "CALL_EXPR" and c.spelling in BALLOTS:
+            yield c
+
+
+_TYPE_WORDS = frozenset({"unsigned", "int", "long", "short", "uint32_t", "int32_t", "uint64_t",
+                         "int64_t", "uint", "const", "auto", "static_cast", "reinterpret_cast",
+                         "lane_mask_t", "mask_t", "size_t", "volatile"})
+
+
+def _size_of_name(unit, tok):
+    cur = cursor_at(unit, tok.start)
+    if cur is None:
+        return None, ""
+    size = cur.type.get_canonical().get_size()
+    return (size if size > 0 else None), cur.type.spelling
+
+
+def _rhs_is_call(toks, eq, call, end):
+    """tokens (eq, end) are only parentheses/casts around the call."""
+    for k in range(eq + 1, call.index):
+        if toks[k].text not in ("(", ")", "<", ">") and toks[k].text not in _TYPE_WORDS:
+            return False
+    return all(toks[k].text == ")" for k in range(call.close + 1, end))
+
+
+@hazard_pass("HZ105")
+def check(unit, ctx):
+    ballots = list(calls(unit, BALLOTS))
+    if not ballots:
+        return
+    toks = unit.tokens
+    mask_vars: set[str] = set()
+    bit_calls = {c.open: c for c in calls(unit, _BIT32)}
+    for c in ballots:
+        # 1. the whole argument of a 32-bit bit intrinsic: __popc(__ballot(p))
+        k = c.index - 1
+        while k >= 0 and toks[k].text == "(" and k not in bit_calls:
+            k -= 1
+        outer = bit_calls.get(k)
+        if outer is not None and outer.args and len(outer.args) == 1:
+            yield finding(unit, "HZ105", toks[outer.index].start, toks[outer.close].end,
+                          f"`{outer.name}` on `{c.name}` result counts only 32 lanes: use "
+                          f"`{_BIT32[outer.name]}` on the 64-bit mask")
+            continue
+        # 2. stored: `T name = ballot(...);` or `name = ballot(...);`
+        stmt_end = c.close + 1
+        while stmt_end < len(toks) and toks[stmt_end].text == ")":
+            stmt_end += 1
+        if stmt_end >= len(toks) or toks[stmt_end].text not in (";", ","):
+            continue
+        eq = c.index - 1
+        while eq > 0 and toks[eq].text != "=" and toks[eq].text not in (";", "{", "}"):
+            eq -= 1
+        if toks[eq].text != "=" or toks[eq - 1].kind is not Kind.IDENT or \
+                not _rhs_is_call(toks, eq, c, stmt_end):
+            continue
+        name = toks[eq - 1]
+        mask_vars.add(name.text)
+        size, spelling = _size_of_name(unit, name)
+        if size is None or size >= 8:
+            continue
+        first = eq - 1
+        while first > 0 and toks[first - 1].text not in (";", "{", "}", ",", "(") and \
+                not toks[first - 1].in_directive:
+            first -= 1
+        head = unit.text[toks[first].start:name.start] if first < eq - 1 else ""
+        if "auto" in head.split():
+            continue  # the hermetic stub types ballots as int; auto follows HIP's real type
+        fix = None
+        m = _NARROW_TYPE.match(head)
+        if m:
+            base = toks[first].start
+            fix = Fix((Edit(base + m.start(1), base + m.end(1), "unsigned long long",
+                            "fix:HZ105"),), "declare the mask as unsigned long long", safe=False)
+        what = "stored in" if head.strip() else "assigned to"
+        yield finding(unit, "HZ105", toks[first].start, toks[stmt_end - 1].end,
+                      f"`{c.name}` result {what} 32-bit `{spelling or head.strip()} "
+                      f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost", fix)
+    # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask)
+    if not mask_vars:
+        return
+    for outer in bit_calls.values():
+        names = {t.text for a, b in outer.args for t in toks[a:b] if t.kind is Kind.IDENT}
+        hit = names & mask_vars
+        if hit:
+            yield finding(unit, "HZ105", toks[outer.index].start, toks[outer.close].end,
+                          f"`{outer.name}` on ballot mask `{sorted(hit)[0]}` counts only 32 "
+                          f"lanes: use `{_BIT32[outer.name]}` on the 64-bit mask")

@@ -1,0 +1,41 @@
+"""HZ201 syncwarp-its
+
+## What it detects
+Every `__syncwarp()` call (CUDA or HIP source).
+
+## Why it breaks on AMD
+`__syncwarp` exists in HIP only since 7.0, and HIP does **not** implement independent thread
+scheduling: the lanes of a wavefront execute in lock step. Code written for Volta+ that uses
+`__syncwarp` to reconverge lanes after divergent, lane-dependent work (producer/consumer
+handshakes between lanes of one warp, lane-level locks) relies on a guarantee AMD hardware does
+not give. A plain `__syncwarp()` between shared-memory steps of a warp reduction is harmless.
+
+## Example
+```cuda
+if (lane < 16) buf[lane] = v;
+__syncwarp();             // HZ201: fine only if no lane waits for another one in divergent code
+```
+
+## How to fix
+Check that no lane of a warp waits for another lane of the same warp while they are diverged.
+For ROCm < 7.0, replace it with `__syncthreads()` or a wave barrier
+(`__builtin_amdgcn_wave_barrier()`). Suppress with `// hipify-py: ignore[HZ201]` once checked.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..rules import hazard_pass, register_rule
+from ._util import calls, finding
+
+register_rule("HZ201", "syncwarp-its", Severity.INFO,
+              "__syncwarp: HIP has no independent thread scheduling", __doc__)
+
+
+@hazard_pass("HZ201")
+def check(unit, ctx):
+    toks = unit.tokens
+    for c in calls(unit, {"__syncwarp"}):
+        yield finding(unit, "HZ201", toks[c.index].start, toks[c.close].end,
+                      "`__syncwarp()` (HIP >= 7.0): HIP has no independent thread scheduling; "
+                      "check no lane waits on another lane of its warp in divergent code")

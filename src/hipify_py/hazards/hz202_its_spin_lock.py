@@ -1,0 +1,61 @@
+"""HZ202 its-spin-lock
+
+## What it detects
+In device code, a spin loop on an atomic: `while (atomicCAS(...) != ...)`,
+`while (atomicExch(...))`, `do { ... } while (atomicCAS(...) ...)`: the per-thread lock pattern
+that needs independent thread scheduling.
+
+## Why it breaks on AMD
+AMD GPUs have no independent thread scheduling. When one lane of a wavefront takes the lock,
+the other lanes of the same wavefront keep spinning and the wavefront never reaches the code
+that releases the lock: the kernel hangs. (Pre-Volta NVIDIA GPUs hang the same way.)
+
+## Example
+```cuda
+while (atomicCAS(&lock, 0, 1) != 0) {}    // HZ202
+critical();
+atomicExch(&lock, 0);
+```
+
+## How to fix
+Elect one lane per wavefront to take the lock (`if (__lane_id() == 0)` ... then broadcast), or
+restructure the loop so the lock is acquired and released inside the same loop iteration
+(`while (!done) { if (atomicCAS(...) == 0) { critical(); release; done = true; } }`), or use
+atomics without a lock.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding, function_at, has_ident, match, text_of
+
+register_rule("HZ202", "its-spin-lock", Severity.WARNING,
+              "per-thread spin lock on an atomic: hangs without independent thread scheduling",
+              __doc__)
+
+_ATOMICS = frozenset({"atomicCAS", "atomicExch", "atomicCAS_system", "atomicExch_system",
+                      "atomicCAS_block", "atomicExch_block"})
+
+
+@hazard_pass("HZ202")
+def check(unit, ctx):
+    if not (_ATOMICS & unit.identifiers):
+        return
+    toks = unit.tokens
+    for i, t in enumerate(toks):
+        if t.kind is not Kind.IDENT or t.text != "while" or i + 1 >= len(toks) or \
+                toks[i + 1].text != "(":
+            continue
+        close = match(toks, i + 1)
+        if close is None or not has_ident(toks[i + 2:close], _ATOMICS):
+            continue
+        f = function_at(unit, i)
+        if f is None or not f.is_device:
+            continue
+        # the retry loop that releases inside the body (`while (x) { if (CAS == 0) {...} }`)
+        # has no atomic in its condition, so it never gets here
+        yield finding(unit, "HZ202", t.start, toks[close].end,
+                      f"spin lock `{text_of(unit, i, close + 1)}`: without independent thread "
+                      f"scheduling the lanes of one wavefront can deadlock on it")

@@ -1,0 +1,70 @@
+"""HZ203 syncthreads-divergent
+
+## What it detects
+`__syncthreads()` (and `__syncthreads_count/and/or`) inside an `if`, loop, `switch` or `?:`
+whose condition depends on the thread index (data flow from `threadIdx`, lane ids, and values
+computed from them), e.g. `if (threadIdx.x < 32) { ...; __syncthreads(); }` or a grid-stride
+loop `for (i = threadIdx.x; i < n; i += blockDim.x) { ...; __syncthreads(); }`.
+Conditions on block-uniform values (`blockDim.x`, kernel arguments, `s` in a tree reduction)
+are not reported.
+
+## Why it breaks on AMD
+A block barrier must be reached by every thread of the block the same number of times. CUDA
+makes that undefined behaviour too, but Volta+ often tolerates it; on AMD `s_barrier` counts
+wavefronts, so a wavefront that skips the barrier (or loops a different number of times)
+hangs the block or lets other wavefronts run ahead and read stale shared memory.
+
+## Example
+```cuda
+if (tid < active) {
+  smem[tid] += smem[tid + active];
+  __syncthreads();          // HZ203
+}
+```
+
+## How to fix
+Hoist the barrier out of the thread-dependent branch (`if (tid < s) {...} __syncthreads();`),
+and make loop trip counts block-uniform (loop to a rounded-up bound and guard the body).
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import enclosing_conditions, finding, function_at, text_of, thread_taint
+
+register_rule("HZ203", "syncthreads-divergent", Severity.ERROR,
+              "__syncthreads() in control flow that depends on the thread index", __doc__)
+
+_BARRIERS = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and",
+                       "__syncthreads_or"})
+_WHAT = {"if": "an if", "for": "a for loop", "while": "a while loop", "do": "a do loop",
+         "switch": "a switch"}
+
+
+@hazard_pass("HZ203")
+def check(unit, ctx):
+    if not (_BARRIERS & unit.identifiers):
+        return
+    toks = unit.tokens
+    for i, t in enumerate(toks):
+        if t.kind is not Kind.IDENT or t.text not in _BARRIERS or t.in_directive or \
+                i + 1 >= len(toks) or toks[i + 1].text != "(":
+            continue
+        func = function_at(unit, i)
+        if func is None:
+            continue
+        conds = enclosing_conditions(unit, i, func)
+        if not conds:
+            continue
+        taint = thread_taint(unit, func)
+        for kw, a, b in conds:
+            name = taint.any(a, b)
+            if name is not None:
+                line = unit.lines.position(toks[a].start)[0]
+                yield finding(unit, "HZ203", t.start, toks[i + 1].end + 1,
+                              f"`{t.text}()` inside {_WHAT[kw]} (line {line}) whose condition "
+                              f"`{text_of(unit, a, b)}` depends on the thread index "
+                              f"(`{name}`): threads that skip the barrier hang or race")
+                break

@@ -1,0 +1,60 @@
+"""HZ204 launch-bounds-min-blocks
+
+## What it detects
+`__launch_bounds__(MAX_THREADS, MIN_BLOCKS)` with a second argument (and a third one, CUDA
+12's max-blocks-per-cluster).
+
+## Why it breaks on AMD
+HIP accepts the same syntax but reads the second parameter as **MIN_WARPS_PER_EXECUTION_UNIT**,
+not "minimum resident blocks per SM". Copied unchanged, the number asks the compiler for a
+different occupancy target than the CUDA code meant: usually too few waves, so it may spend
+more registers than intended, or too many, so it spills. `--maxregcount` has no HIP
+equivalent. The third (cluster) parameter does not exist in HIP.
+
+## Example
+```cuda
+__global__ void __launch_bounds__(256, 2) k(...)   // HZ204
+```
+
+## How to fix
+Convert with the formula from the HIP porting guide,
+`MIN_WARPS_PER_EU = (MIN_BLOCKS * MAX_THREADS) / 32`, or drop the second argument and tune
+occupancy on the target. When both arguments are integer literals an unsafe fix writes the
+converted number.
+"""
+
+from __future__ import annotations
+
+from ..edits import Edit
+from ..findings import Fix, Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import calls, finding, int_value, text_of
+
+register_rule("HZ204", "launch-bounds-min-blocks", Severity.WARNING,
+              "__launch_bounds__ second argument means min warps per EU in HIP", __doc__)
+
+
+@hazard_pass("HZ204")
+def check(unit, ctx):
+    toks = unit.tokens
+    for c in calls(unit, {"__launch_bounds__"}):
+        if len(c.args) < 2 or toks[c.index].in_directive:
+            continue
+        (a0, b0), (a1, b1) = c.args[0], c.args[1]
+        second = text_of(unit, a1, b1)
+        fix = None
+        if b0 - a0 == 1 and b1 - a1 == 1 and toks[a0].kind is Kind.NUMBER and \
+                toks[a1].kind is Kind.NUMBER and not unit.is_hip:
+            threads, blocks = int_value(toks[a0].text), int_value(toks[a1].text)
+            if threads and blocks:
+                warps = max(1, blocks * threads // 32)
+                fix = Fix((Edit(toks[a1].start, toks[a1].end, str(warps), "fix:HZ204"),),
+                          f"convert {blocks} min blocks x {threads} threads to {warps} min warps"
+                          " per execution unit", safe=False)
+        side = ("is read by HIP as min warps per execution unit" if not unit.is_hip else
+                "means min warps per execution unit in HIP: check it was converted")
+        extra = "; the third (cluster) argument has no HIP meaning" if len(c.args) > 2 else ""
+        yield finding(unit, "HZ204", toks[c.index].start, toks[c.close].end,
+                      f"`__launch_bounds__` second argument `{second}` (CUDA: min blocks per "
+                      f"SM) {side}{extra}", fix)

@@ -1,0 +1,78 @@
+"""HZ205 grid-sync-launch
+
+## What it detects
+Grid-wide cooperative-groups synchronisation (`cg::this_grid()`, `grid_group`, `grid.sync()`,
+`cg::sync(grid)`) in a file that contains no cooperative launch (`cudaLaunchCooperativeKernel`,
+`hipLaunchCooperativeKernel`, their multi-device forms, `cudaLaunchAttributeCooperative`).
+
+## Why it breaks on AMD
+`grid.sync()` is only valid in a kernel started with a cooperative launch whose grid fits
+on the device at once. With a normal `<<<>>>`/`hipLaunchKernelGGL` launch the grid barrier
+deadlocks or returns without synchronising. HIP 7.0 added stricter validation and new error
+codes for cooperative launches, so a grid that fit by luck on NVIDIA may now be rejected.
+
+## Example
+```cuda
+cg::grid_group grid = cg::this_grid();
+phase1(); grid.sync(); phase2();        // HZ205 if no cooperative launch is in this file
+```
+
+## How to fix
+Launch the kernel with `hipLaunchCooperativeKernel` (size the grid with
+`hipOccupancyMaxActiveBlocksPerMultiprocessor` x CU count) and check its error code, or split
+the kernel at the grid barrier into two launches. Suppress the finding when the launch lives
+in another file.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding
+
+register_rule("HZ205", "grid-sync-launch", Severity.WARNING,
+              "grid-wide cooperative-groups sync without a cooperative launch", __doc__)
+
+_COOP = frozenset({"cudaLaunchCooperativeKernel", "hipLaunchCooperativeKernel",
+                   "cudaLaunchCooperativeKernelMultiDevice",
+                   "hipLaunchCooperativeKernelMultiDevice", "cudaLaunchAttributeCooperative",
+                   "hipLaunchAttributeCooperative", "cuLaunchCooperativeKernel",
+                   "hipModuleLaunchCooperativeKernel"})
+
+
+@hazard_pass("HZ205")
+def check(unit, ctx):
+    ids = unit.identifiers
+    if "this_grid" not in ids and "grid_group" not in ids:
+        return
+    if _COOP & ids:
+        return
+    toks = unit.tokens
+    grids = set()
+    for i, t in enumerate(toks):
+        if t.kind is Kind.IDENT and t.text in ("this_grid", "grid_group"):
+            # `cg::grid_group g = ...` or `auto g = cg::this_grid();`
+            j = i + 1
+            if t.text == "grid_group" and j < len(toks) and toks[j].kind is Kind.IDENT:
+                grids.add(toks[j].text)
+            k = i - 1
+            while k > 0 and toks[k].text in ("::", "cg", "cooperative_groups"):
+                k -= 1
+            if toks[k].text == "=" and toks[k - 1].kind is Kind.IDENT:
+                grids.add(toks[k - 1].text)
+    for i, t in enumerate(toks):
+        hit = None
+        if t.kind is Kind.IDENT and t.text in grids and i + 3 < len(toks) and \
+                toks[i + 1].text in (".", "->") and toks[i + 2].text == "sync":
+            hit = (t.start, toks[i + 3].end, f"{t.text}.sync()")
+        elif t.text == "this_grid" and i + 4 < len(toks) and toks[i + 3].text == "." and \
+                toks[i + 4].text == "sync":
+            hit = (t.start, toks[i + 4].end, "this_grid().sync()")
+        elif t.text == "sync" and i + 2 < len(toks) and toks[i + 1].text == "(" and \
+                toks[i + 2].text in grids and toks[i - 1].text == "::":
+            hit = (toks[i - 2].start, toks[i + 2].end, f"sync({toks[i + 2].text})")
+        if hit:
+            yield finding(unit, "HZ205", hit[0], hit[1],
+                          f"grid-wide `{hit[2]}` needs a cooperative launch "
+                          f"(hipLaunchCooperativeKernel); none in this file")

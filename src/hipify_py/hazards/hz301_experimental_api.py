@@ -1,0 +1,44 @@
+"""HZ301 experimental-api
+
+## What it detects
+A CUDA API whose HIP equivalent is marked **experimental** in the mapping tables, while the
+conversion runs without `--experimental`.
+
+## Why it breaks on AMD
+hipify-py converts experimental APIs only when asked: without `--experimental` the CUDA name
+is left in place and the file will not build for ROCm. With it, the HIP API may change or
+behave differently between ROCm releases.
+
+## Example
+```cuda
+cudaGraphExecGetFlags(exec, &flags);   // HZ301: hipGraphExecGetFlags is experimental
+```
+
+## How to fix
+Re-run with `--experimental` after checking the HIP API's status for your ROCm release, or
+avoid the API.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..rules import hazard_pass, register_rule
+from ._util import finding
+from .hz300_unsupported_api import api_uses
+
+register_rule("HZ301", "experimental-api", Severity.INFO,
+              "HIP equivalent is experimental: not converted without --experimental", __doc__)
+
+
+@hazard_pass("HZ301")
+def check(unit, ctx):
+    if ctx.options.experimental:
+        return
+    for t, e in api_uses(unit):
+        if e.status == "experimental":
+            since = f" (since HIP {e.hip_experimental})" if getattr(e, "hip_experimental",
+                                                                    None) else ""
+            yield finding(unit, "HZ301", t.start, t.end,
+                          f"`{t.text}` ({e.family}) maps to experimental `{e.hip}`{since}: "
+                          f"not converted without --experimental",
+                          extra={"api": t.text, "family": e.family, "hip": e.hip})

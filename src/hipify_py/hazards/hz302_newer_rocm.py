@@ -1,0 +1,80 @@
+"""HZ302 newer-rocm-api
+
+## What it detects
+An API whose HIP equivalent appeared in a newer ROCm than the one targeted with
+`--target-rocm` (default 7.1), judged from the tables' `hip_added` column. Checked on CUDA
+sources (by the CUDA name) and on HIP sources (by the HIP name).
+
+## Why it breaks on AMD
+The converted code compiles only with a newer ROCm than the one your users or CI run; with
+the targeted release the call is an undeclared identifier. The warp `_sync` intrinsics and
+`__syncwarp`, for example, are HIP 7.0+.
+
+## Example
+```cuda
+v = __reduce_add_sync(mask, v);   // HZ302 with --target-rocm 6.4: HIP added it in 7.0
+```
+
+## How to fix
+Raise `--target-rocm` if you can require that release, or guard the code with
+`#if HIP_VERSION_MAJOR >= ...` and provide a fallback.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding
+
+register_rule("HZ302", "newer-rocm-api", Severity.INFO,
+              "HIP equivalent needs a newer ROCm than --target-rocm", __doc__)
+
+_by_hip: dict[int, dict] = {}
+
+
+def _version(text):
+    parts = [int(p) for p in str(text).split(".") if p.isdigit()]
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+def _hip_table(mappings):
+    table = _by_hip.get(id(mappings))
+    if table is None:
+        table = {}
+        for e in mappings.entries.values():
+            if e.hip and e.hip_added and e.hip.startswith(("hip", "__", "HIP")):
+                table.setdefault(e.hip, e)
+        _by_hip.clear()
+        _by_hip[id(mappings)] = table
+    return table
+
+
+@hazard_pass("HZ302")
+def check(unit, ctx):
+    target = _version(".".join(str(x) for x in ctx.options.target_rocm))
+    get = unit.mappings.get
+    hip = None
+    candidates = {}
+    for name in unit.identifiers:
+        e = get(name)
+        if e is None and (name.startswith(("hip", "__")) or unit.is_hip):
+            if hip is None:
+                hip = _hip_table(unit.mappings)
+            e = hip.get(name)
+        if e is not None and e.hip and e.hip_added and e.status in (
+                "supported", "deprecated", "experimental") and _version(e.hip_added) > target:
+            candidates[name] = e
+    if not candidates:
+        return
+    toks = unit.tokens
+    for i, t in enumerate(toks):
+        if t.kind is Kind.IDENT and t.text in candidates and not (
+                i > 0 and toks[i - 1].text in (".", "->")):
+            e = candidates[t.text]
+            want = ".".join(str(x) for x in ctx.options.target_rocm)
+            yield finding(unit, "HZ302", t.start, t.end,
+                          f"`{e.hip}` (for `{e.cuda}`) needs HIP {e.hip_added}, newer than the "
+                          f"targeted ROCm {want}",
+                          extra={"api": t.text, "family": e.family, "hip": e.hip,
+                                 "hip_added": e.hip_added})

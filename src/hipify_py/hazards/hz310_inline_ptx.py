@@ -1,0 +1,73 @@
+"""HZ310 inline-ptx
+
+## What it detects
+Inline assembly (`asm(...)`, `asm volatile(...)`, `__asm__`) whose template is PTX: dotted
+instruction names (`mov.u32`, `shfl.sync.bfly.b32`, `ld.global.nc`), PTX special registers
+(`%laneid`, `%%warpid`, `%clock`), `trap;`, `membar`, `bar.sync`. AMD GCN/CDNA assembly
+(`s_waitcnt`, `v_mov_b32`, ...) in a HIP source is not reported.
+
+## Why it breaks on AMD
+HIP-Clang accepts only AMDGPU ISA in inline assembly; **PTX is not supported** and does not
+assemble. `asm("trap;")` is often replaced by `abort()`, but on HIP `abort()` kills the whole
+application, whereas CUDA's trap only ends the kernel dispatch.
+
+## Example
+```cuda
+asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));   // HZ310
+```
+
+## How to fix
+Replace the instruction with the HIP intrinsic that does the same (`__lane_id()`,
+`__builtin_amdgcn_*`, `clock64()`, `__threadfence()`, `__ldg`), or keep the PTX under
+`#if defined(__CUDA_ARCH__)`/`__HIP_PLATFORM_NVIDIA__` and write the AMD path separately.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding, match
+
+register_rule("HZ310", "inline-ptx", Severity.ERROR,
+              "inline PTX assembly (HIP accepts only AMDGPU ISA)", __doc__)
+
+_ASM = frozenset({"asm", "__asm__", "__asm"})
+_PTX = re.compile(
+    r"\b[a-z]{2,}(?:\.[a-z0-9]+)+\b|%%?(?:laneid|warpid|nwarpid|smid|clock|clock64|globaltimer|"
+    r"lanemask_\w+|tid|ntid|ctaid|dynamic_smem_size)\b|\btrap\s*;|\bexit\s*;|\bmembar\b|"
+    r"\bbar\.sync\b|\.reg\b")
+_GCN = re.compile(r"\b[sv]_[a-z0-9_]+|\bds_[a-z]|\bbuffer_|\bglobal_load|\bflat_")
+
+
+@hazard_pass("HZ310")
+def check(unit, ctx):
+    if not (_ASM & unit.identifiers):
+        return
+    toks = unit.tokens
+    for i, t in enumerate(toks):
+        if t.kind is not Kind.IDENT or t.text not in _ASM:
+            continue
+        j = i + 1
+        while j < len(toks) and toks[j].text in ("volatile", "__volatile__", "goto", "inline"):
+            j += 1
+        if j >= len(toks) or toks[j].text != "(":
+            continue
+        close = match(toks, j)
+        if close is None:
+            continue
+        template = ""
+        for k in range(j + 1, close):
+            if toks[k].kind is Kind.STRING:
+                template += toks[k].text
+            elif toks[k].text == ":":
+                break
+        m = _PTX.search(template)
+        if not m or _GCN.search(template):
+            continue
+        snippet = " ".join(template.replace('"', "").split())[:40]
+        yield finding(unit, "HZ310", t.start, toks[close].end,
+                      f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "
+                      f"(use a HIP intrinsic or __builtin_amdgcn_*)")

@@ -1,0 +1,62 @@
+"""HZ312 dynamic-parallelism
+
+## What it detects
+Dynamic parallelism: a kernel launch (`<<<...>>>`, `hipLaunchKernelGGL`, `cudaLaunchKernel`)
+inside a `__global__` or `__device__` function, and `cudaDeviceSynchronize()` /
+`hipDeviceSynchronize()` / `cudaGetLastError`-style runtime calls made from device code.
+
+## Why it breaks on AMD
+HIP does **not** support dynamic parallelism (the `hasDynamicParallelism` device property is 0
+on every AMD GPU): device-side launches do not compile.
+
+## Example
+```cuda
+__global__ void parent(int* d) {
+  child<<<1, 64>>>(d);            // HZ312
+  cudaDeviceSynchronize();        // HZ312
+}
+```
+
+## How to fix
+Launch the child work from the host (after the parent finishes, or in the same stream), fold
+it into the parent kernel, or restructure as a persistent kernel with a device-side work queue.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding, functions
+
+register_rule("HZ312", "dynamic-parallelism", Severity.ERROR,
+              "kernel launch or runtime sync from device code (no dynamic parallelism in HIP)",
+              __doc__)
+
+_LAUNCH = frozenset({"hipLaunchKernelGGL", "cudaLaunchKernel", "hipLaunchKernel",
+                     "cudaLaunchKernelEx", "hipLaunchKernelEx"})
+_SYNC = frozenset({"cudaDeviceSynchronize", "hipDeviceSynchronize", "cudaStreamCreate",
+                   "cudaStreamCreateWithFlags", "hipStreamCreateWithFlags", "hipStreamCreate"})
+
+
+@hazard_pass("HZ312")
+def check(unit, ctx):
+    toks = unit.tokens
+    if "<<<" not in unit.text and not ((_LAUNCH | _SYNC) & unit.identifiers):
+        return
+    for f in functions(unit):
+        if not f.is_device or "__host__" in f.specifiers:
+            continue
+        for i in range(f.open + 1, f.close):
+            t = toks[i]
+            if t.text == "<<<" and t.kind is Kind.PUNCT:
+                name = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else "kernel"
+                yield finding(unit, "HZ312", t.start, t.end,
+                              f"kernel launch `{name}<<<...>>>` inside device function "
+                              f"`{f.name}`: HIP has no dynamic parallelism")
+            elif t.kind is Kind.IDENT and (t.text in _LAUNCH or t.text in _SYNC) and \
+                    i + 1 < len(toks) and toks[i + 1].text == "(":
+                what = "kernel launch" if t.text in _LAUNCH else "runtime call"
+                yield finding(unit, "HZ312", t.start, t.end,
+                              f"{what} `{t.text}` inside device function `{f.name}`: HIP has "
+                              f"no dynamic parallelism")

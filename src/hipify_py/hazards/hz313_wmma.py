@@ -1,0 +1,66 @@
+"""HZ313 wmma
+
+## What it detects
+Warp-matrix code: `nvcuda::wmma`, `wmma::fragment`, `wmma::load_matrix_sync`,
+`wmma::mma_sync`, `wmma::store_matrix_sync`, `wmma::fill_fragment`, `using namespace nvcuda`
+and `#include <mma.h>`. Inline `mma.sync`/`ldmatrix` PTX is reported by HZ310.
+
+## Why it breaks on AMD
+HIP does **not** implement the `nvcuda::wmma` API. AMD's matrix cores (MFMA on CDNA) are
+programmed through rocWMMA (a similar `rocwmma::` API, with different supported tile shapes
+and a 64-lane wavefront), through `__builtin_amdgcn_mfma_*` intrinsics, or through libraries
+(hipBLASLt, Composable Kernel).
+
+## Example
+```cuda
+wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;   // HZ313
+wmma::mma_sync(acc, a, b, acc);                                          // HZ313
+```
+
+## How to fix
+Port to rocWMMA (`#include <rocwmma/rocwmma.hpp>`, `rocwmma::fragment`, ...) and check the
+fragment shapes supported on gfx942, or call a GEMM library.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding
+
+register_rule("HZ313", "wmma", Severity.ERROR,
+              "nvcuda::wmma warp-matrix API (not in HIP; use rocWMMA)", __doc__)
+
+_FUNCS = frozenset({"load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment",
+                    "fragment", "bmma_sync"})
+
+
+@hazard_pass("HZ313")
+def check(unit, ctx):
+    ids = unit.identifiers
+    if "wmma" not in ids and "nvcuda" not in ids and "mma" not in ids:
+        return
+    toks = unit.tokens
+    for i, t in enumerate(toks):
+        if t.kind is Kind.DIRECTIVE and i + 2 < len(toks) and toks[i + 1].text == "include":
+            rest = unit.text[toks[i + 2].start:toks[i + 2].end + 8]
+            if rest.startswith(("<mma.h>", '"mma.h"')):
+                yield finding(unit, "HZ313", t.start, toks[i + 2].end + 6,
+                              "`#include <mma.h>` (nvcuda::wmma): HIP has no WMMA; use rocWMMA")
+            continue
+        if t.kind is not Kind.IDENT:
+            continue
+        if t.text == "nvcuda" and i > 0 and toks[i - 1].text == "namespace" and \
+                toks[i + 1].text == ";":
+            yield finding(unit, "HZ313", toks[i - 2].start, t.end,
+                          "`using namespace nvcuda` brings in nvcuda::wmma, which HIP does "
+                          "not support; port to rocWMMA")
+        elif t.text == "nvcuda" and i + 2 < len(toks) and toks[i + 2].text == "wmma":
+            yield finding(unit, "HZ313", t.start, toks[i + 2].end,
+                          "`nvcuda::wmma` is not supported by HIP; port to rocWMMA")
+        elif t.text == "wmma" and i + 2 < len(toks) and toks[i + 1].text == "::" and \
+                toks[i + 2].text in _FUNCS and not (i > 0 and toks[i - 1].text == "::"):
+            yield finding(unit, "HZ313", t.start, toks[i + 2].end,
+                          f"`wmma::{toks[i + 2].text}` is not supported by HIP; port to "
+                          f"rocWMMA (`rocwmma::{toks[i + 2].text}`)")

@@ -1,0 +1,61 @@
+"""HZ314 thread-block-clusters
+
+## What it detects
+Thread-block cluster features: `__cluster_dims__`, `cg::this_cluster()`, `cluster_group`,
+`cluster.sync()`/`map_shared_rank`, `cudaLaunchAttributeClusterDimension`,
+`cudaFuncAttributeRequiredClusterWidth` and the other cluster attributes. Cluster runtime
+APIs that the tables mark unsupported (`cudaOccupancyMaxActiveClusters`,
+`cudaLaunchKernelExC`) are reported by HZ300.
+
+## Why it breaks on AMD
+HIP has no thread-block clusters and no distributed shared memory: AMD GPUs have no cluster
+level between the block and the grid, and the HIPIFY tables leave these names unmapped.
+
+## Example
+```cuda
+__global__ void __cluster_dims__(2, 1, 1) k(float* x) {    // HZ314
+  cg::cluster_group c = cg::this_cluster();                 // HZ314
+```
+
+## How to fix
+Drop the cluster dimension and exchange data through global memory (or restructure so one
+block does the work of the cluster); replace `map_shared_rank` accesses accordingly.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding
+
+register_rule("HZ314", "thread-block-clusters", Severity.ERROR,
+              "thread-block clusters / distributed shared memory (not in HIP)", __doc__)
+
+_NAMES = frozenset({"__cluster_dims__", "this_cluster", "cluster_group", "map_shared_rank",
+                    "cudaLaunchAttributeClusterDimension",
+                    "cudaLaunchAttributeClusterSchedulingPolicyPreference",
+                    "cudaFuncAttributeRequiredClusterWidth",
+                    "cudaFuncAttributeRequiredClusterHeight",
+                    "cudaFuncAttributeRequiredClusterDepth",
+                    "cudaFuncAttributeNonPortableClusterSizeAllowed",
+                    "cudaFuncAttributeClusterSchedulingPolicyPreference",
+                    "cudaFuncAttributeClusterDimMustBeSet", "cudaClusterSchedulingPolicy",
+                    "__cluster_barrier_arrive", "__cluster_barrier_wait"})
+
+
+@hazard_pass("HZ314")
+def check(unit, ctx):
+    hits = _NAMES & unit.identifiers
+    if not hits:
+        return
+    get = unit.mappings.get
+    toks = unit.tokens
+    for _i, t in enumerate(toks):
+        if t.kind is Kind.IDENT and t.text in hits:
+            e = get(t.text)
+            if e is not None and e.status in ("unsupported", "removed"):
+                continue  # HZ300 reports it
+            yield finding(unit, "HZ314", t.start, t.end,
+                          f"thread-block cluster feature `{t.text}`: HIP has no clusters or "
+                          f"distributed shared memory")

@@ -1,0 +1,131 @@
+"""HZ401 lds-over-64k
+
+## What it detects
+Kernels whose shared memory exceeds the 64 KiB LDS of an MI300X compute unit: the static
+`__shared__` arrays declared in one kernel add up to more than 65,536 bytes; a launch
+(`<<<g, b, SHMEM>>>` or `hipLaunchKernelGGL(k, g, b, SHMEM, ...)`) whose constant dynamic size
+plus the kernel's static shared memory exceeds it; or
+`cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N)` with N above 64 KiB.
+Sizes are evaluated from literals, `sizeof` of basic types and the file's integer constants.
+
+## Why it breaks on AMD
+MI300X (gfx942) has **64 KiB** of LDS per CU (MI355X / gfx950 has 160 KiB); NVIDIA's opt-in
+sizes (up to 227 KiB on H100) have no equivalent. HIP 7.0 launch APIs return
+`hipErrorInvalidValue` when the shared-memory size exceeds the limit, and a static excess fails
+at compile/link time.
+
+## Example
+```cuda
+__shared__ float tile[128][129];          // 66,048 bytes: HZ401
+cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024);   // HZ401
+```
+
+## How to fix
+Shrink the tile (smaller blocks, fewer pipeline stages), keep part of the data in registers,
+or query `hipDeviceProp_t::sharedMemPerBlock` at run time and pick a kernel variant.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import calls, cursor_at, evaluate, finding, function_at, statement_bounds
+
+register_rule("HZ401", "lds-over-64k", Severity.ERROR,
+              "static + dynamic shared memory above the 64 KiB LDS of MI300X", __doc__)
+
+LDS_BYTES = 64 * 1024
+
+
+def _static_shared(unit):
+    """function name -> (bytes, (start, end)) of the static __shared__ arrays it declares."""
+    toks = unit.tokens
+    out: dict[str, tuple[int, tuple[int, int] | None]] = {}
+    for i, t in enumerate(toks):
+        if t.text != "__shared__" or t.in_directive:
+            continue
+        a, b = statement_bounds(toks, i, 0, len(toks) - 1)
+        if any(x.text == "extern" for x in toks[a:b]):
+            continue  # dynamic shared memory
+        name = next((toks[k - 1] for k in range(i + 1, b) if toks[k].text == "["
+                     and toks[k - 1].kind is Kind.IDENT), None)
+        if name is None:
+            continue
+        cur = cursor_at(unit, name.start)
+        size = cur.type.get_size() if cur is not None and cur.kind.name == "VAR_DECL" else -1
+        if size <= 0:
+            continue
+        func = function_at(unit, i)
+        key = func.name if func is not None else ""
+        total, span = out.get(key, (0, None))
+        out[key] = (total + size, span or (toks[a].start, toks[b - 1].end))
+    return out
+
+
+@hazard_pass("HZ401")
+def check(unit, ctx):
+    text = unit.text
+    if "__shared__" not in text and "SharedMemorySize" not in text and "<<<" not in text \
+            and "hipLaunchKernelGGL" not in unit.identifiers:
+        return
+    toks = unit.tokens
+    static = _static_shared(unit) if "__shared__" in text else {}
+    for name, (size, span) in static.items():
+        if size > LDS_BYTES and span and name:
+            yield finding(unit, "HZ401", span[0], span[1],
+                          f"kernel `{name}` declares {size:,} bytes of static __shared__ "
+                          f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU")
+    # dynamic sizes at launches
+    for i, t in enumerate(toks):
+        if t.text != "<<<" or t.kind is not Kind.PUNCT:
+            continue
+        k = i + 1
+        depth, args, start = 0, [], k
+        while k < len(toks) and not (depth == 0 and toks[k].text == ">>>"):
+            x = toks[k].text
+            if x in ("(", "[", "{"):
+                depth += 1
+            elif x in (")", "]", "}"):
+                depth -= 1
+            elif x == "," and depth == 0:
+                args.append((start, k))
+                start = k + 1
+            k += 1
+        args.append((start, k))
+        if len(args) >= 3:
+            kernel = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else ""
+            if toks[i - 1].text == ">":  # templated kernel: name<T><<<
+                j = i - 1
+                while j > 0 and toks[j].text != "<":
+                    j -= 1
+                kernel = toks[j - 1].text
+            yield from _dynamic(unit, toks, kernel, args[2], static)
+    for c in calls(unit, {"hipLaunchKernelGGL"}):
+        if len(c.args) >= 4:
+            a, b = c.args[0]
+            kernel = next((x.text for x in toks[a:b] if x.kind is Kind.IDENT), "")
+            yield from _dynamic(unit, toks, kernel, c.args[3], static)
+    for c in calls(unit, {"cudaFuncSetAttribute", "hipFuncSetAttribute"}):
+        if len(c.args) == 3:
+            a, b = c.args[1]
+            if "MaxDynamicSharedMemorySize" not in unit.text[toks[a].start:toks[b - 1].end]:
+                continue
+            value = evaluate(unit, *c.args[2])
+            if value is not None and value > LDS_BYTES:
+                yield finding(unit, "HZ401", toks[c.index].start, toks[c.close].end,
+                              f"`{c.name}` asks for {value:,} bytes of dynamic shared memory; "
+                              f"MI300X (gfx942) LDS is 65,536 bytes per CU")
+
+
+def _dynamic(unit, toks, kernel, arg, static):
+    value = evaluate(unit, *arg)
+    if value is None:
+        return
+    base = static.get(kernel, (0, None))[0]
+    if value + base > LDS_BYTES:
+        what = f"{value:,} bytes dynamic" + (f" + {base:,} static" if base else "")
+        a, b = arg
+        yield finding(unit, "HZ401", toks[a].start, toks[b - 1].end,
+                      f"launch of `{kernel}` uses {what} shared memory; MI300X (gfx942) LDS is "
+                      f"65,536 bytes per CU (HIP 7 returns hipErrorInvalidValue)")

@@ -1,0 +1,104 @@
+"""HZ402 system-fence-coherence
+
+## What it detects
+`__threadfence_system()` in device code, and host code that polls memory a kernel can write
+(a `while` loop whose condition reads a `volatile` variable that comes from a
+mapped/pinned/managed allocation or is passed to a kernel launch): the GPU-host signalling
+patterns. Polling of plain host or inter-process memory is not reported.
+
+## Why it breaks on AMD
+`__threadfence()` and `__threadfence_block()` behave as on CUDA, but the system-scope fence
+only makes writes visible to the host when the memory is **fine-grained** (e.g. from
+`hipHostMalloc` with default flags, or `hipExtMallocWithFlags(..., hipDeviceMallocFinegrained)`).
+Coarse-grained memory (plain `hipMalloc`, and `hipMallocManaged` by default) is coherent only
+at kernel boundaries, so the host spins forever or reads stale data.
+
+## Example
+```cuda
+flag[0] = 1; __threadfence_system();     // HZ402
+while (*(volatile int*)flag == 0) {}     // HZ402 (host)
+```
+
+## How to fix
+Allocate the shared flag/buffer with `hipHostMalloc` (fine-grained, coherent) or
+`hipExtMallocWithFlags(..., hipDeviceMallocFinegrained)`, use system-scope atomics
+(`atomicAdd_system`, `__hip_atomic_*` with `__HIP_MEMORY_SCOPE_SYSTEM`), and check
+`hipDeviceAttributeHostNativeAtomicSupported`.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import calls, finding, function_at, match, text_of
+
+register_rule("HZ402", "system-fence-coherence", Severity.WARNING,
+              "__threadfence_system / host polling need fine-grained memory on AMD", __doc__)
+
+
+@hazard_pass("HZ402")
+def check(unit, ctx):
+    toks = unit.tokens
+    for c in calls(unit, {"__threadfence_system"}):
+        yield finding(unit, "HZ402", toks[c.index].start, toks[c.close].end,
+                      "`__threadfence_system()` makes writes visible to the host only in "
+                      "fine-grained memory (hipHostMalloc), not in hipMalloc'd memory")
+    if "volatile" not in unit.identifiers:
+        return
+    volatile_names = set()
+    for i, t in enumerate(toks):
+        if t.text == "volatile":
+            j = i + 1
+            while j < len(toks) and (toks[j].kind is Kind.IDENT or toks[j].text == "*"):
+                j += 1
+            if toks[j - 1].kind is Kind.IDENT and toks[j].text in ("=", ";", ",", ")"):
+                volatile_names.add(toks[j - 1].text)
+    gpu_visible = _gpu_visible_names(unit, toks)
+    for i, t in enumerate(toks):
+        if t.text != "while" or i + 1 >= len(toks) or toks[i + 1].text != "(":
+            continue
+        f = function_at(unit, i)
+        if f is None or not f.is_host:
+            continue
+        close = match(toks, i + 1)
+        if close is None:
+            continue
+        cond = toks[i + 2:close]
+        names = {x.text for x in cond if x.kind is Kind.IDENT}
+        if (any(x.text == "volatile" for x in cond) or names & volatile_names) and \
+                names & gpu_visible:
+            yield finding(unit, "HZ402", t.start, toks[close].end,
+                          f"host polls `{text_of(unit, i + 2, close)}`: GPU writes reach the "
+                          f"host only through fine-grained memory (hipHostMalloc) on AMD")
+
+
+_HOST_ALLOCS = frozenset({"cudaHostAlloc", "cudaMallocHost", "hipHostMalloc", "hipHostAlloc",
+                          "hipMallocHost", "cudaMallocManaged", "hipMallocManaged",
+                          "cudaHostGetDevicePointer", "hipHostGetDevicePointer",
+                          "cudaHostRegister", "hipHostRegister", "hipExtMallocWithFlags"})
+
+
+def _gpu_visible_names(unit, toks):
+    """Names that a kernel can write: GPU-mapped allocations, kernel arguments, and the
+    variables initialised from them (``volatile int* v = flag;``)."""
+    names = set()
+    for c in calls(unit, _HOST_ALLOCS):
+        names |= {t.text for a, b in c.args[:2] for t in toks[a:b] if t.kind is Kind.IDENT}
+    for i, t in enumerate(toks):
+        if t.text == ">>>" and i + 1 < len(toks) and toks[i + 1].text == "(":
+            close = match(toks, i + 1)
+            if close is not None:
+                names |= {x.text for x in toks[i + 2:close] if x.kind is Kind.IDENT}
+    for c in calls(unit, {"hipLaunchKernelGGL"}):
+        names |= {t.text for a, b in c.args[4:] for t in toks[a:b] if t.kind is Kind.IDENT}
+    for _ in range(2):
+        for i, t in enumerate(toks[:-2]):
+            if t.kind is Kind.IDENT and toks[i + 1].text == "=":
+                k = i + 2
+                while k < len(toks) and toks[k].text not in (";", ","):
+                    if toks[k].kind is Kind.IDENT and toks[k].text in names:
+                        names.add(t.text)
+                        break
+                    k += 1
+    return names

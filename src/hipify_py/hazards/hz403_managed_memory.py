@@ -1,0 +1,51 @@
+"""HZ403 managed-memory
+
+## What it detects
+Managed (unified) memory: `cudaMallocManaged`/`hipMallocManaged`, `__managed__` variables,
+`cudaMemAdvise`/`hipMemAdvise` and `cudaMemPrefetchAsync`/`hipMemPrefetchAsync`.
+
+## Why it breaks on AMD
+Page-fault migration on AMD needs **`HSA_XNACK=1`** and an HMM-capable kernel driver. Without
+them `hipMallocManaged` returns pinned host memory that every kernel reads over the
+interconnect (tens of times slower; prefetch and advice become no-ops), and memory from plain
+`malloc` is not accessible from the GPU at all. HIP 7.0 also allows `hipMallocManaged` and
+`hipMemAdvise` during stream capture only in relaxed capture mode.
+
+## Example
+```cuda
+float* x; cudaMallocManaged(&x, n * sizeof(float));    // HZ403
+```
+
+## How to fix
+Prefer explicit `hipMalloc` + `hipMemcpy` for hot data. If you keep managed memory, document
+and check `HSA_XNACK=1` (e.g. `hipDeviceAttributePageableMemoryAccess`), and measure on the
+target.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding
+
+register_rule("HZ403", "managed-memory", Severity.WARNING,
+              "managed memory: needs HSA_XNACK=1 + HMM on AMD, else slow zero-copy", __doc__)
+
+_NAMES = frozenset({"cudaMallocManaged", "hipMallocManaged", "__managed__", "cudaMemAdvise",
+                    "hipMemAdvise", "cudaMemPrefetchAsync", "hipMemPrefetchAsync",
+                    "cudaMemAdvise_v2", "cudaMemPrefetchAsync_v2"})
+
+
+@hazard_pass("HZ403")
+def check(unit, ctx):
+    hits = _NAMES & unit.identifiers
+    if not hits:
+        return
+    toks = unit.tokens
+    for _i, t in enumerate(toks):
+        if t.kind is Kind.IDENT and t.text in hits and not t.in_directive:
+            yield finding(unit, "HZ403", t.start, t.end,
+                          f"managed memory `{t.text}`: page migration on AMD needs HSA_XNACK=1 "
+                          f"and HMM; otherwise it is pinned host memory read over the "
+                          f"interconnect")

@@ -1,0 +1,168 @@
+"""HZ404 device-alloc-leak
+
+## What it detects
+In a host function, device or pinned memory allocated into a local pointer
+(`cudaMalloc(&p, ...)`, `hipMalloc`, `cudaMallocAsync`, `cudaMallocHost`, `hipHostMalloc`,
+`cudaMallocPitch`, ...) that is not freed on every path: a `return`, `throw` or `TORCH_CHECK`
+between the allocation and the matching `cudaFree`/`hipFree`, or no free at all while the
+pointer never leaves the function (not returned, not stored elsewhere). Error checks of the
+allocation itself (`if (cudaMalloc(&p, n) != cudaSuccess) return;`, or `return err;` inside
+`if (err != cudaSuccess) {...}`) are not paths that leak, and neither is the end of `main`.
+
+## Why it breaks on AMD
+A leak is a leak on both vendors, but ports change the failure mode: HIP 7.0's `hipFree` no
+longer waits for `hipMallocAsync` allocations, invalid handles now segfault instead of
+returning an error, and MI300X jobs often share one large HBM pool between processes, so
+leaked buffers in a long-running service surface as `hipErrorOutOfMemory` elsewhere.
+
+## Example
+```cuda
+float* d; cudaMalloc(&d, bytes);
+if (n == 0) return;          // HZ404: d leaks on this path
+...
+cudaFree(d);
+```
+
+## How to fix
+Free on every path (a small RAII owner such as `std::unique_ptr<float, decltype(&hipFree)>`),
+or allocate through the framework's allocator (`at::empty`, `c10::hip::HIPCachingAllocator`).
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import calls, enclosing_conditions, finding, function_at, match_back
+
+register_rule("HZ404", "device-alloc-leak", Severity.WARNING,
+              "device allocation not freed on every path of the function", __doc__)
+
+ALLOCS = frozenset({"cudaMalloc", "hipMalloc", "cudaMallocAsync", "hipMallocAsync",
+                    "cudaMallocHost", "hipHostMalloc", "hipMallocHost", "cudaHostAlloc",
+                    "cudaMallocPitch", "hipMallocPitch", "cudaMallocManaged",
+                    "hipMallocManaged", "cudaMallocFromPoolAsync", "hipMallocFromPoolAsync",
+                    "hipExtMallocWithFlags"})
+FREES = frozenset({"cudaFree", "hipFree", "cudaFreeAsync", "hipFreeAsync", "cudaFreeHost",
+                   "hipHostFree", "hipFreeHost"})
+_EXITS = frozenset({"return", "throw", "TORCH_CHECK", "AT_ERROR", "TORCH_CHECK_VALUE"})
+
+
+def _target(toks, call):
+    """Name of the local pointer in `&p` / `(void**)&p` / `reinterpret_cast<void**>(&p)`."""
+    a, b = call.args[0]
+    arg = toks[a:b]
+    for k, t in enumerate(arg):
+        if t.text == "&" and k + 1 < len(arg) and arg[k + 1].kind is Kind.IDENT:
+            rest = arg[k + 2:]
+            if rest and rest[0].text in (".", "->", "["):
+                return None  # member or element: owned elsewhere
+            if k > 0 and arg[k - 1].text in (".", "->"):
+                return None
+            return arg[k + 1].text
+    return None
+
+
+def _declared_local(toks, f, name, before):
+    for j in range(f.open + 1, before):
+        if toks[j].text == name and toks[j].kind is Kind.IDENT and toks[j - 1].text in (
+                "*", ",") and toks[j + 1].text in (";", "=", ","):
+            return True
+    return False
+
+
+@hazard_pass("HZ404")
+def check(unit, ctx):
+    toks = unit.tokens
+    allocs = list(calls(unit, ALLOCS))
+    if not allocs:
+        return
+    frees = list(calls(unit, FREES))
+    for c in allocs:
+        f = function_at(unit, c.index)
+        if f is None or f.is_device or not c.args or f.name == "main":
+            continue  # memory still held when main returns is released with the process
+        name = _target(toks, c)
+        if name is None or not _declared_local(toks, f, name, c.index):
+            continue
+        my_frees = [fr for fr in frees if f.open < fr.index < f.close and fr.args and any(
+            t.text == name for t in toks[fr.args[0][0]:fr.args[0][1]])]
+        later = [fr.index for fr in my_frees if fr.index > c.index]
+        if _escapes(toks, f, name, c.close):
+            continue
+        if not my_frees:
+            yield finding(unit, "HZ404", toks[c.index].start, toks[c.close].end,
+                          f"`{name}` allocated with `{c.name}` in `{f.name}` is never freed "
+                          f"and does not leave the function")
+            continue
+        end = min(later) if later else f.close
+        for j in range(c.close + 1, end):
+            t = toks[j]
+            if t.kind is not Kind.IDENT or t.text not in _EXITS:
+                continue
+            if _is_alloc_check(toks, c, j) or _in_lambda(toks, f, j) or _in_error_branch(
+                    unit, toks, f, j):
+                continue
+            line = unit.lines.position(t.start)[0]
+            yield finding(unit, "HZ404", toks[c.index].start, toks[c.close].end,
+                          f"`{name}` allocated with `{c.name}` leaks on the early `{t.text}` at "
+                          f"line {line} (freed only later)")
+            break
+
+
+def _escapes(toks, f, name, after):
+    for j in range(after + 1, f.close):
+        t = toks[j]
+        if t.text != name or t.kind is not Kind.IDENT:
+            continue
+        prev, nxt = toks[j - 1].text, toks[j + 1].text
+        if prev == "return" and nxt == ";":
+            return True
+        if prev in ("=", "{") and nxt in (";", ",", "}") and not (
+                toks[j - 2].text == name and toks[j - 3].text not in (".", "->")):
+            return True  # stored somewhere (`*out = p;`, `res.buf = p;`), not `p = p`
+        if prev in ("(", ",") and toks[j - 2].text in ("push_back", "emplace_back", "insert",
+                                                       "reset", "(", "make_pair", "emplace"):
+            return True
+    return False
+
+
+def _is_alloc_check(toks, call, j):
+    """`if (cudaMalloc(&p, n) != cudaSuccess) return;` or `if (err != cudaSuccess) return;`."""
+    k = j - 1
+    if toks[k].text != ")":
+        return toks[k].text == "{" and _is_alloc_check(toks, call, k)
+    o = match_back(toks, k)
+    if o is None or o < 1 or toks[o - 1].text != "if":
+        return False
+    cond = toks[o + 1:k]
+    return any(t.text.endswith("Success") or t.text in ("err", "error", "status", "e", "rc",
+                                                        "ret") or t.text in ALLOCS
+               for t in cond)
+
+
+def _in_error_branch(unit, toks, f, j):
+    """The exit sits in an `if (err != cudaSuccess) { ...; return err; }` block."""
+    for kw, a, b in enclosing_conditions(unit, j, f)[:1]:
+        if kw == "if" and any(t.text.endswith("Success") or t.text in ALLOCS
+                              for t in toks[a:b]):
+            return True
+    return False
+
+
+def _in_lambda(toks, f, j):
+    depth = 0
+    for k in range(j - 1, f.open, -1):
+        x = toks[k].text
+        if x == "}":
+            depth += 1
+        elif x == "{":
+            if depth == 0:
+                return toks[k - 1].text == ")" and _lambda_head(toks, k - 1)
+            depth -= 1
+    return False
+
+
+def _lambda_head(toks, close):
+    o = match_back(toks, close)
+    return o is not None and o > 0 and toks[o - 1].text == "]"

@@ -1,0 +1,154 @@
+"""HZ405 tensor-pointer-lifetime
+
+## What it detects
+Raw pointers taken from a `torch::Tensor`/`at::Tensor` with `data_ptr()`, `data_ptr<T>()`,
+`data<T>()`, `mutable_data_ptr` or `const_data_ptr` that outlive the tensor or are freed by hand:
+  * the pointer is stored in a variable but the tensor is a temporary
+    (`x.contiguous().data_ptr<float>()`, `at::empty(...).data_ptr()`, `t.to(kCUDA).data_ptr()`):
+    the storage may be released at the end of the statement;
+  * the pointer (or the tensor's `data_ptr()` directly) is passed to `cudaFree`/`hipFree`:
+    the caching allocator owns it;
+  * a function returns the `data_ptr` of a tensor that is local to it.
+
+## Why it breaks on AMD
+On ROCm, PyTorch's `HIPCachingAllocator` reuses freed blocks immediately for the next
+allocation on the stream, so a dangling pointer silently reads another tensor's data, and
+`hipFree` on a pointer the allocator owns corrupts the allocator (or, since HIP 7.0, fails
+without waiting for in-flight work). Ported extensions hit these bugs more often because
+ROCm kernels launch with different timing.
+
+## Example
+```cpp
+float* p = x.contiguous().data_ptr<float>();   // HZ405: temporary tensor
+kernel<<<g, b>>>(p, n);
+cudaFree(y.data_ptr());                        // HZ405
+```
+
+## How to fix
+Keep the tensor alive in a named variable (`auto xc = x.contiguous(); float* p =
+xc.data_ptr<float>();`), never free tensor memory by hand, and return tensors, not raw pointers.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import calls, finding, function_at, match_back, text_of
+from .hz404_device_alloc_leak import FREES
+
+register_rule("HZ405", "tensor-pointer-lifetime", Severity.ERROR,
+              "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
+              __doc__)
+
+_DATA = frozenset({"data_ptr", "data", "mutable_data_ptr", "const_data_ptr"})
+_TENSOR_TYPES = frozenset({"Tensor", "TensorBase"})
+_FACTORIES = frozenset({"empty", "zeros", "ones", "empty_like", "zeros_like", "ones_like",
+                        "full", "rand", "randn", "arange", "empty_strided", "from_blob",
+                        "tensor"})
+
+
+def _accessor(toks, i):
+    """If toks[i] is `.data_ptr` (etc.) called as a method, the index after its `()`."""
+    if toks[i].text not in _DATA or toks[i - 1].text not in (".", "->"):
+        return None
+    j = i + 1
+    if j < len(toks) and toks[j].text == "<":
+        while j < len(toks) and toks[j].text not in (">", ";"):
+            j += 1
+        j += 1
+    if j + 1 < len(toks) and toks[j].text == "(" and toks[j + 1].text == ")":
+        return j + 2
+    return None
+
+
+@hazard_pass("HZ405")
+def check(unit, ctx):
+    if not (_DATA & unit.identifiers):
+        return
+    toks = unit.tokens
+    from_tensor = {}  # pointer variable -> tensor expression text
+    local_tensors = {}  # function open -> names of tensors declared in it
+    for i, t in enumerate(toks):
+        if t.kind is not Kind.IDENT or t.text not in _DATA:
+            continue
+        end = _accessor(toks, i)
+        if end is None:
+            continue
+        # the object expression before `.data_ptr`
+        k = i - 2
+        temporary = False
+        while k > 0:
+            if toks[k].text == ")":
+                o = match_back(toks, k)
+                if o is None:
+                    break
+                temporary = True
+                k = o - 1
+                if toks[k].text == ">":  # empty<float>(...)
+                    while k > 0 and toks[k].text != "<":
+                        k -= 1
+                    k -= 1
+                if toks[k].kind is Kind.IDENT:
+                    k -= 1
+            elif toks[k].kind is Kind.IDENT:
+                k -= 1
+            else:
+                break
+            if toks[k].text in (".", "->", "::"):
+                k -= 1
+                continue
+            break
+        obj_first = k + 1
+        obj = text_of(unit, obj_first, i - 1)
+        nxt = toks[end].text if end < len(toks) else ""
+        before = toks[obj_first - 1].text if obj_first > 0 else ""
+        stored = before == "=" and nxt in (";", ",") and toks[obj_first - 2].kind is Kind.IDENT
+        if stored:
+            var = toks[obj_first - 2].text
+            from_tensor[var] = obj
+            if temporary:
+                yield finding(unit, "HZ405", toks[obj_first].start, toks[end - 1].end,
+                              f"`{var}` points into the temporary tensor `{obj}`, which is "
+                              f"destroyed at the end of the statement (keep it in a variable)")
+        if before == "return":
+            f = function_at(unit, i)
+            if f is not None:
+                names = local_tensors.get(f.open)
+                if names is None:
+                    names = _locals(toks, f)
+                    local_tensors[f.open] = names
+                if obj in names or (temporary and toks[obj_first].text in _FACTORIES | {
+                        "at", "torch"}):
+                    yield finding(unit, "HZ405", toks[obj_first - 1].start, toks[end - 1].end,
+                                  f"`{f.name}` returns the data_ptr of tensor `{obj}` that dies "
+                                  f"when the function returns")
+    for c in calls(unit, FREES):
+        if not c.args:
+            continue
+        a, b = c.args[0]
+        arg = toks[a:b]
+        direct = any(x.text in _DATA and x.kind is Kind.IDENT and _accessor(toks, a + k)
+                     for k, x in enumerate(arg))
+        via = next((x.text for x in arg if x.kind is Kind.IDENT and x.text in from_tensor), None)
+        if direct or via:
+            what = text_of(unit, a, b)
+            yield finding(unit, "HZ405", toks[c.index].start, toks[c.close].end,
+                          f"`{c.name}({what})` frees memory owned by a tensor"
+                          + (f" (`{via}` came from `{from_tensor[via]}.data_ptr`)" if via else "")
+                          + ": the caching allocator owns it")
+
+
+def _locals(toks, f):
+    names = set()
+    for j in range(f.open + 1, f.close - 1):
+        t = toks[j]
+        if t.kind is Kind.IDENT and t.text in _TENSOR_TYPES | {"auto"} and \
+                toks[j + 1].kind is Kind.IDENT and toks[j + 2].text in ("=", ";", "(", "{"):
+            if t.text == "auto":
+                rhs = " ".join(x.text for x in toks[j + 3:j + 12])
+                if not any(w in rhs for w in ("empty", "zeros", "ones", "Tensor", "contiguous",
+                                                 "clone", "to", "full", "rand")):
+                    continue
+            names.add(toks[j + 1].text)
+    return names

@@ -1,0 +1,103 @@
+"""HZ502 compute-capability-check
+
+## What it detects
+Run-time compute-capability checks: `prop.major` / `prop.minor` (or `->major`) on a
+`cudaDeviceProp`/`hipDeviceProp_t` (or `getCurrentDeviceProperties()`/`getDeviceProperties()`
+results) compared with or combined into a number, and queries of
+`cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms).
+
+## Why it breaks on AMD
+On AMD, `major.minor` is the GFXIP version (9.4 for MI300X/gfx942, 9.0 for MI200/gfx90a,
+9.5 for gfx950), not an NVIDIA compute capability. `prop.major >= 8` ("Ampere or newer") is
+true on every CDNA GPU and false on nothing you meant, and `major * 10 + minor` selects the
+wrong kernel variant.
+
+## Example
+```cuda
+if (prop.major >= 8) use_bf16_kernel();    // HZ502
+```
+
+## How to fix
+Check for the feature you need instead: `prop.gcnArchName` (e.g. starts with "gfx942"),
+`hipDeviceAttribute*` feature attributes, `warpSize`, `sharedMemPerBlock`; or keep the
+capability check under `#ifdef __HIP_PLATFORM_NVIDIA__`.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding
+
+register_rule("HZ502", "compute-capability-check", Severity.WARNING,
+              "prop.major/minor compute-capability checks (GFXIP version on AMD)", __doc__)
+
+_PROP_TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
+_PROP_CALLS = frozenset({"getCurrentDeviceProperties", "getDeviceProperties"})
+_ATTRS = frozenset({"cudaDevAttrComputeCapabilityMajor", "cudaDevAttrComputeCapabilityMinor",
+                    "hipDeviceAttributeComputeCapabilityMajor",
+                    "hipDeviceAttributeComputeCapabilityMinor",
+                    "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
+                    "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"})
+_OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
+
+
+@hazard_pass("HZ502")
+def check(unit, ctx):
+    seen_lines = set()
+    for f in _check(unit, ctx):
+        line = unit.lines.position(f.start)[0]
+        if line not in seen_lines:  # one finding per line: `a.major > 8 || a.minor ...`
+            seen_lines.add(line)
+            yield f
+
+
+def _check(unit, ctx):
+    ids = unit.identifiers
+    has_props = bool((_PROP_TYPES | _PROP_CALLS) & ids)
+    attrs = _ATTRS & ids
+    if not has_props and not attrs:
+        return
+    toks = unit.tokens
+    props = set()
+    for i, t in enumerate(toks[:-2]):
+        if t.kind is Kind.IDENT and t.text in _PROP_TYPES:
+            j = i + 1
+            while toks[j].text in ("*", "&", "const"):
+                j += 1
+            if toks[j].kind is Kind.IDENT:
+                props.add(toks[j].text)
+        elif t.text in _PROP_CALLS and toks[i - 1].text != "." and i > 2 and \
+                toks[i - 1].text == "::":
+            k = i - 1
+            while k > 0 and toks[k].text in ("::",) or toks[k].kind is Kind.IDENT and \
+                    toks[k - 1].text == "::":
+                k -= 1
+            if toks[k - 1].text == "=" and toks[k - 2].kind is Kind.IDENT:
+                props.add(toks[k - 2].text)
+    for i, t in enumerate(toks):
+        if t.kind is Kind.IDENT and t.text in attrs and not t.in_directive:
+            yield finding(unit, "HZ502", t.start, t.end,
+                          f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
+                          f"compute capability")
+            continue
+        if t.text not in ("major", "minor") or i < 2 or toks[i - 1].text not in (".", "->"):
+            continue
+        owner = toks[i - 2]
+        if owner.text == ")":
+            k = i - 2
+            while k > 0 and toks[k].text != "(":
+                k -= 1
+            ok = toks[k - 1].text in _PROP_CALLS
+        else:
+            ok = owner.text in props
+        if not ok:
+            continue
+        prev = toks[i - 3].text if i >= 3 else ""
+        nxt = toks[i + 1].text if i + 1 < len(toks) else ""
+        if nxt in _OPS or prev in _OPS:
+            yield finding(unit, "HZ502", owner.start, t.end,
+                          f"compute-capability check on `{owner.text}{toks[i - 1].text}"
+                          f"{t.text}`: on AMD major.minor is the GFXIP version (9.4 for gfx942)"
+                          f"; test features or gcnArchName instead")

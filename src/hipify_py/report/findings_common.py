@@ -1,0 +1,118 @@
+"""The data every findings formatter reads: findings, the source they point into, stale outputs.
+
+Formatters (``findings_text``, ``findings_json``, ``findings_sarif``, ``findings_github``,
+``findings_markdown``) are pure functions from a ``CheckReport`` to text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..edits import LineIndex
+from ..findings import Finding, Severity
+from ..rules import RULES, RuleInfo
+
+
+@dataclass(frozen=True)
+class StaleFile:
+    """A committed HIP file that does not match what ``convert`` produces from its CUDA source."""
+
+    path: str  # the HIP file (display path)
+    source: str  # the CUDA file it is generated from
+    status: str  # "missing" or "stale"
+    line: int = 1  # first line that differs (1 for missing files)
+    expected: str = ""  # the expected line text (for the report)
+
+
+@dataclass
+class CheckReport:
+    findings: list[Finding]  # path = display path; sorted by path, line, column
+    sources: dict[str, str] = field(default_factory=dict)  # display path -> text
+    stale: list[StaleFile] = field(default_factory=list)
+    files_checked: int = 0
+    baselined: int = 0  # findings hidden because the baseline knows them
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
+    tool_version: str = ""
+    _lines: dict[str, LineIndex] = field(default_factory=dict, repr=False)
+
+    def line_index(self, path: str) -> LineIndex | None:
+        if path not in self.sources:
+            return None
+        if path not in self._lines:
+            self._lines[path] = LineIndex(self.sources[path])
+        return self._lines[path]
+
+    def line_text(self, path: str, line: int) -> str:
+        index = self.line_index(path)
+        if index is None or line < 1:
+            return ""
+        start, end = index.line_span(line)
+        return self.sources[path][start:end]
+
+    def end_position(self, f: Finding) -> tuple[int, int]:
+        """1-based (line, column) just past the finding's last character."""
+        index = self.line_index(f.path)
+        if index is None or f.end <= f.start:
+            return f.line, f.column
+        return index.position(f.end)
+
+    def position(self, path: str, offset: int) -> tuple[int, int]:
+        index = self.line_index(path)
+        return index.position(offset) if index is not None else (1, 1)
+
+    def severity_counts(self) -> Counter:
+        return Counter(f.severity.value for f in self.findings)
+
+    def rule_counts(self) -> Counter:
+        return Counter(f.rule for f in self.findings)
+
+
+def rule_info(rule_id: str, finding: Finding | None = None) -> RuleInfo:
+    """The registered rule, or a stand-in for IDs from passes that did not register one."""
+    info = RULES.get(rule_id)
+    if info is not None:
+        return info
+    sev = finding.severity if finding is not None else Severity.WARNING
+    return RuleInfo(rule_id, rule_id.lower(), sev, rule_id, "")
+
+
+def level(severity: Severity) -> str:
+    """SARIF / GitHub level for a severity."""
+    return {"error": "error", "warning": "warning", "info": "note"}[severity.value]
+
+
+def occurrence_keys(report: CheckReport) -> list[tuple[str, str, str, int]]:
+    """(rule, path, stripped line text, occurrence) per finding, in report order.
+
+    The occurrence index counts earlier findings with the same rule, path and line text, so the
+    key survives edits elsewhere in the file (line numbers are not part of it).
+    """
+    seen: Counter = Counter()
+    out = []
+    for f in report.findings:
+        text = " ".join(report.line_text(f.path, f.line).split())
+        key = (f.rule, f.path, text)
+        out.append((*key, seen[key]))
+        seen[key] += 1
+    return out
+
+
+def fingerprint(key: tuple[str, str, str, int]) -> str:
+    rule, path, text, n = key
+    digest = hashlib.sha256(f"{rule}\0{path}\0{text}".encode()).hexdigest()[:32]
+    return f"{digest}:{n + 1}"
+
+
+def caret_line(line_text: str, column: int, width: int) -> str:
+    """Spaces (tabs kept) up to ``column`` then ``^~~~`` under ``width`` characters."""
+    prefix = "".join(ch if ch == "\t" else " " for ch in line_text[: max(0, column - 1)])
+    return prefix + "^" + "~" * max(0, width - 1)
+
+
+def stale_message(s: StaleFile) -> str:
+    if s.status == "missing":
+        return (f"{s.path} is missing: generate it from {s.source} with `hipify-py convert`")
+    return (f"{s.path} is out of sync with {s.source} (first difference at line {s.line}); "
+            f"regenerate it with `hipify-py convert`")

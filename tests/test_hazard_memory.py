@@ -1,0 +1,123 @@
+"""HZ4xx: shared memory, fences, managed memory and raw pointer lifetimes."""
+
+from __future__ import annotations
+
+from test_hazard_common import only
+
+
+def test_hz401_static_shared_over_64k():
+    src = """__global__ void big(float* o) {
+  __shared__ float tile[128][129];
+  o[0] = tile[0][0];
+}
+__global__ void fine(float* o) {
+  __shared__ float a[64][64];
+  __shared__ double b[2048];
+  o[0] = a[0][0] + b[0];
+}"""
+    (f,) = only("HZ401", src)
+    assert f.line == 2 and "66,048" in f.message
+
+
+def test_hz401_static_plus_dynamic_at_launch_and_func_attribute():
+    src = """#define SMEM (40 * 1024)
+__global__ void k(float* o) {
+  extern __shared__ float dyn[];
+  __shared__ float fixed_part[8192];
+  o[0] = dyn[0] + fixed_part[0];
+}
+void run(float* o, int n) {
+  k<<<1, 256, SMEM>>>(o);
+  k<<<1, 256, 16 * 1024>>>(o);
+  k<<<1, 256, n * sizeof(float)>>>(o);
+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024);
+  hipLaunchKernelGGL(k, dim3(1), dim3(256), 65536, 0, o);
+}"""
+    found = only("HZ401", src)
+    assert [f.line for f in found] == [8, 11, 12]
+    assert "32,768 static" in found[0].message
+
+
+def test_hz402_system_fence_and_host_polling():
+    src = """__global__ void p(volatile int* flag) { __threadfence_system(); *flag = 1; }
+__global__ void q(int* x) { __threadfence(); x[0] = 1; }
+void host(int* f) {
+  volatile int* vf = f;
+  p<<<1, 1>>>(vf);
+  while (*vf == 0) {}
+  int i = 0;
+  while (i < 10) ++i;
+}
+struct Barrier { volatile int sense; };
+void ipc_wait(Barrier* shm) {  // inter-process memory from mmap: no GPU involved
+  volatile int* sense = &shm->sense;
+  while (!*sense) {}
+}"""
+    assert [f.line for f in only("HZ402", src)] == [1, 6]
+
+
+def test_hz403_managed_memory():
+    src = "__device__ __managed__ int counter;\n" \
+          "void f(float** p) { cudaMallocManaged(p, 4); cudaMemPrefetchAsync(*p, 4, 0, 0); }\n" \
+          "void g(float** p) { cudaMalloc(p, 4); }\n"
+    found = only("HZ403", src)
+    assert [f.line for f in found] == [1, 2, 2] and "HSA_XNACK=1" in found[0].message
+
+
+def test_hz404_early_return_and_never_freed():
+    src = """int f(int n) {
+  float* d;
+  cudaMalloc(&d, n * sizeof(float));
+  if (n > 100) return -1;
+  cudaFree(d);
+  return 0;
+}
+void g(int n) {
+  float* d;
+  cudaMalloc((void**)&d, n);
+  cudaMemset(d, 0, n);
+}"""
+    found = only("HZ404", src)
+    assert [f.line for f in found] == [3, 10]
+    assert "line 4" in found[0].message and "never freed" in found[1].message
+
+
+def test_hz404_negatives():
+    src = """float* make(int n) { float* d; cudaMalloc(&d, n); return d; }
+int checked(int n) {
+  float* d;
+  if (cudaMalloc(&d, n) != cudaSuccess) return 1;
+  cudaFree(d);
+  return 0;
+}
+struct Buf { float* p; };
+void member(Buf& b, int n) { cudaMalloc(&b.p, n); }
+void out_param(float** out, int n) { float* d; cudaMalloc(&d, n); *out = d; }
+void lambda_return(int n) {
+  float* d; cudaMalloc(&d, n);
+  auto ok = [&](int x) { return x > 0; };
+  ok(n);
+  cudaFree(d);
+}
+void hip_side(int n) { float* d; hipMalloc(&d, n); hipFree(d); }"""
+    assert only("HZ404", src) == []
+
+
+def test_hz405_tensor_pointer_lifetimes():
+    src = """#include <torch/extension.h>
+torch::Tensor op(torch::Tensor x, torch::Tensor b) {
+  auto xc = x.contiguous();
+  float* ok = xc.data_ptr<float>();
+  float* bad = b.contiguous().data_ptr<float>();
+  float* bad2 = at::empty({4}, x.options()).data_ptr<float>();
+  cudaFree(x.data_ptr());
+  float* p = xc.data_ptr<float>();
+  hipFree(p);
+  k<<<1, 1>>>(x.contiguous().data_ptr<float>());
+  return x;
+}
+float* leak(int64_t n) { auto t = torch::empty({n}); return t.data_ptr<float>(); }
+float* fine(torch::Tensor& t) { return t.data_ptr<float>(); }"""
+    found = only("HZ405", src)
+    assert [f.line for f in found] == [5, 6, 7, 9, 13]
+    assert "temporary tensor `b.contiguous()`" in found[0].message

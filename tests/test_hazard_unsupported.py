@@ -1,0 +1,110 @@
+"""HZ3xx: APIs and features with no HIP equivalent."""
+
+from __future__ import annotations
+
+from test_hazard_common import only, rules_of
+
+
+def test_hz300_unsupported_api_names_api_and_family():
+    src = "void f(int* n, void* k) { cudaOccupancyMaxActiveClusters(n, k, 0); }\n"
+    (f,) = only("HZ300", src)
+    assert "`cudaOccupancyMaxActiveClusters`" in f.message and "runtime" in f.message
+    assert f.severity.value == "error"
+
+
+def test_hz300_library_family_and_device_function():
+    src = "__global__ void k() { __trap(); }\n" \
+          "void f(cublasHandle_t h) { cublasSgemmEx(h, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0); }\n"
+    msgs = [f.message for f in only("HZ300", src)]
+    assert any(m.startswith("`__trap` (device function) has no HIP equivalent") for m in msgs)
+
+
+def test_hz300_ignores_members_comments_strings_and_supported_apis():
+    src = """// cudaOccupancyMaxActiveClusters in a comment
+void f(S s) {
+  const char* t = "cudaOccupancyMaxActiveClusters";
+  s.cudaOccupancyMaxActiveClusters = 1;
+  cudaMalloc(0, 4);
+}"""
+    assert only("HZ300", src) == []
+
+
+def test_hz301_experimental_only_without_flag():
+    src = "void f(void* e, unsigned long long* fl) { cudaGraphExecGetFlags(e, fl); }\n"
+    (f,) = only("HZ301", src)
+    assert f.severity.value == "info" and "--experimental" in f.message
+    assert only("HZ301", src, experimental=True) == []
+
+
+def test_hz302_newer_rocm_on_both_sides():
+    cuda = "__device__ int f(int v) { return __reduce_add_sync(0xffffffffffffffffULL, v); }\n"
+    assert only("HZ302", cuda) == []
+    (f,) = only("HZ302", cuda, target_rocm=(6, 4))
+    assert "7.0" in f.message and "6.4" in f.message
+    hip = "#include <hip/hip_runtime.h>\n__device__ int f(int v) { __syncwarp(); return v; }\n"
+    assert len(only("HZ302", hip, "t.hip", target_rocm=(6, 4))) == 1
+
+
+def test_hz310_inline_ptx_but_not_amdgpu_asm():
+    src = """__device__ unsigned lane() {
+  unsigned l; asm volatile("mov.u32 %0, %%laneid;" : "=r"(l)); return l; }
+__device__ void stop() { asm("trap;"); }
+__device__ void amd() { asm volatile("s_waitcnt vmcnt(0)" ::: "memory"); }"""
+    found = only("HZ310", src)
+    assert [f.line for f in found] == [2, 3]
+    assert "mov.u32" in found[0].message
+
+
+def test_hz311_texture_references():
+    src = """texture<float, 1, cudaReadModeElementType> tex;
+__global__ void k(float* o) { o[0] = tex1Dfetch(tex, 0); }
+void h(float* d) { cudaBindTexture(0, tex, d, 4); cudaUnbindTexture(tex); }
+void ok(cudaTextureObject_t t) { cudaDestroyTextureObject(t); }"""
+    assert [f.line for f in only("HZ311", src)] == [1, 3, 3]
+
+
+def test_hz312_dynamic_parallelism():
+    src = """__global__ void child(int* d) { d[0] = 1; }
+__global__ void parent(int* d) {
+  child<<<1, 64>>>(d);
+  cudaDeviceSynchronize();
+}
+void host(int* d) { parent<<<1, 1>>>(d); cudaDeviceSynchronize(); }"""
+    assert [f.line for f in only("HZ312", src)] == [3, 4]
+    hip = "#include <hip/hip_runtime.h>\n__global__ void c(int* d) { d[0] = 1; }\n" \
+          "__global__ void p(int* d) { hipLaunchKernelGGL(c, dim3(1), dim3(1), 0, 0, d); }\n"
+    assert len(only("HZ312", hip, "t.hip")) == 1
+
+
+def test_hz313_wmma_and_hz314_clusters():
+    src = """#include <mma.h>
+using namespace nvcuda;
+__global__ void __cluster_dims__(2, 1, 1) k(half* a, float* c) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+  wmma::load_matrix_sync(fa, a, 16);
+}"""
+    assert [f.line for f in only("HZ313", src)] == [1, 2, 4, 5]
+    assert [f.line for f in only("HZ314", src)] == [3]
+
+
+def test_hz313_rocwmma_is_fine():
+    src = "#include <rocwmma/rocwmma.hpp>\n__global__ void k(float* c) {\n" \
+          "  rocwmma::fragment<rocwmma::accumulator, 16, 16, 16, float> f;\n" \
+          "  rocwmma::fill_fragment(f, 0.f);\n}\n"
+    assert only("HZ313", src, "t.hip") == []
+
+
+def test_hz315_half2_members():
+    src = """__global__ void k(__half2* d, float2* f) {
+  __half2 h = d[0];
+  float2 g = f[0];
+  float a = __half2float(h.x) + g.x + __low2float(h);
+  d[0] = __floats2half2_rn(a, g.y);
+}"""
+    found = only("HZ315", src)
+    assert [f.line for f in found] == [4] and "h.x" in found[0].message
+
+
+def test_rule_findings_name_the_construct():
+    src = "__global__ void k(float* o) { asm(\"exit;\"); o[threadIdx.x & 31] = 0; }\n"
+    assert {"HZ310", "HZ101"} <= set(rules_of(src))

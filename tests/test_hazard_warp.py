@@ -1,0 +1,249 @@
+"""HZ1xx: warp width and lane masks."""
+
+from __future__ import annotations
+
+from test_hazard_common import fixed, only
+
+# --------------------------------------------------------------------------- HZ101
+
+
+def test_hz101_lane_and_warp_ids_from_thread_index():
+    src = """__global__ void k(float* o) {
+  int tid = threadIdx.x;
+  int lane = tid & 31;
+  int warp = tid >> 5;
+  int w2 = threadIdx.x / 32;
+  int l2 = (threadIdx.x + 1) % 0x20;
+  int nwarps = blockDim.x / 32;
+  o[lane + warp + w2 + l2 + nwarps] = 0;
+}"""
+    found = only("HZ101", src)
+    assert len(found) == 5
+    assert "`tid & 31`" in found[0].message and "64 lanes" in found[0].message
+
+
+def test_hz101_data_flow_through_variables_and_lane_named_parameters():
+    src = """__device__ int f(int laneId, int width) { return (laneId % 32) + width % 32; }
+__global__ void k(int* o) {
+  int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  int base = gid;
+  o[base & 31] = f(0, 7);
+}"""
+    texts = [f.message for f in only("HZ101", src)]
+    assert len(texts) == 2
+    assert any("laneId % 32" in t for t in texts) and any("base & 31" in t for t in texts)
+
+
+def test_hz101_macro_and_constexpr_widths():
+    src = """#define WARP_SIZE 32
+constexpr int kWarp = 32;
+__global__ void k(int* o) { o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp; }"""
+    assert len(only("HZ101", src)) == 2
+
+
+def test_hz101_look_alikes_do_not_fire():
+    src = """#define TILE 32
+__global__ void k(float* out, const float* in, int width, unsigned* bits, int n) {
+  int tiles = (width + 31) / 32;
+  int pad = width % 32;
+  int bx = blockIdx.x % tiles;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicOr(&bits[i / 32], 1u << (i % 32));
+  int lane = threadIdx.x % warpSize;
+  __shared__ float tile[64][32];
+  tile[threadIdx.y][(i + threadIdx.x) % 32] = 0;
+  int x = bx * TILE + (n & 31) + (n >> 5);
+  out[x + lane + pad] = in[i];
+}
+void host(int n) { int blocks = n / 32; int rem = n % 32; (void)blocks; (void)rem; }"""
+    assert only("HZ101", src) == []
+
+
+def test_hz101_is_never_fixed():
+    src = "__global__ void k(int* o) { o[threadIdx.x & 31] = 1; }\n"
+    assert only("HZ101", src)[0].fix is None
+    assert "threadIdx.x & 31" in fixed(src, unsafe_fixes=True)
+
+
+# --------------------------------------------------------------------------- HZ102 / HZ103
+
+
+def test_hz102_reduction_loop_from_16_and_scan_to_32():
+    src = """__device__ float r(float v) {
+  for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffffffffffULL, v, off);
+  for (int d = 1; d < 32; d <<= 1) v += __shfl_up_sync(0xffffffffffffffffULL, v, d);
+  return v;
+}"""
+    found = only("HZ102", src)
+    assert [f.line for f in found] == [2, 3]
+    assert "__shfl_down_sync" in found[0].message
+
+
+def test_hz102_unrolled_offset_16_on_hip_side():
+    src = "#include <hip/hip_runtime.h>\n__device__ float r(float v) {\n" \
+          "  v += __shfl_xor(v, 16); v += __shfl_xor(v, 8);\n  return v;\n}\n"
+    assert len(only("HZ102", src, "t.hip")) == 1
+
+
+def test_hz102_look_alikes_do_not_fire():
+    src = """__device__ float r(float v, float* s, int n) {
+  for (int off = warpSize / 2; off > 0; off /= 2) v += __shfl_down(v, off);
+  for (int off = 16; off > 0; off /= 2) v += __shfl_down(v, off, 32);
+  for (int i = 16; i > 0; i /= 2) s[i] += s[i + 1];
+  for (int d = 1; d < 32; d *= 2) s[d] = d;
+  return v;
+}"""
+    assert only("HZ102", src) == []
+
+
+def test_hz103_shuffle_without_width_in_sub_warp_code():
+    src = """__device__ float f(float v, int lane) {
+  float a = __shfl_sync(0xffffffffffffffffULL, v, (lane + 1) % 32);
+  float b = __shfl(v, 31);
+  float c = __shfl_sync(0xffffffffffffffffULL, v, (lane + 1) % 32, 32);
+  float d = __shfl(v, lane + 1);
+  return a + b + c + d;
+}"""
+    found = only("HZ103", src)
+    assert [f.line for f in found] == [2, 3]
+    assert "width" in found[0].message
+
+
+# --------------------------------------------------------------------------- HZ104
+
+
+def test_hz104_warpsize_in_constant_contexts():
+    src = """template <int W> __device__ int g() { return W; }
+__global__ void k(float* o) {
+  constexpr int W = warpSize;
+  __shared__ float s[warpSize];
+  static_assert(warpSize == 64, "wave64");
+  o[0] = g<warpSize>() + W + s[0];
+}"""
+    found = only("HZ104", src)
+    assert len(found) == 4
+    assert {m.message.split(" used as ")[1].split(":")[0] for m in found} == {
+        "a constexpr initializer", "an array bound", "a static_assert", "a template argument"}
+
+
+def test_hz104_runtime_uses_do_not_fire():
+    src = """__global__ void k(float* o, float* a) {
+  const int w = warpSize;
+  int lane = threadIdx.x % warpSize;
+  o[lane] = a[warpSize - 1] + w;
+  atomicAdd(&o[lane + 2 * warpSize], 1.f);
+  float* p = &a[warpSize];
+  o[0] = *p;
+  for (int off = warpSize / 2; off > 0; off /= 2) o[off] = 0;
+}"""
+    assert only("HZ104", src) == []
+
+
+def test_hz104_unsafe_fix_makes_it_a_runtime_const():
+    src = "__global__ void k(int* o) {\n  constexpr int kW = warpSize;\n  o[0] = kW;\n}\n"
+    (f,) = only("HZ104", src)
+    assert f.fix is not None and not f.fix.safe
+    assert "constexpr int kW" in fixed(src)  # safe fixes only: unchanged
+    assert "const int kW = warpSize;" in fixed(src, unsafe_fixes=True)
+
+
+def test_hz104_no_fix_when_the_name_is_needed_as_a_constant():
+    src = "__global__ void k(int* o) {\n  constexpr int kW = warpSize;\n" \
+          "  __shared__ int s[kW];\n  o[0] = s[0];\n}\n"
+    (f,) = only("HZ104", src)
+    assert f.fix is None
+
+
+# --------------------------------------------------------------------------- HZ105
+
+
+def test_hz105_ballot_into_32_bits_and_popc():
+    src = """__global__ void k(int* o, int n) {
+  unsigned m = __ballot_sync(0xffffffffffffffffULL, n > 0);
+  unsigned long long ok = __ballot_sync(0xffffffffffffffffULL, n > 0);
+  int a = __popc(ok);
+  int b = __popc(__activemask());
+  int c = __popcll(ok) + __ffsll(ok);
+  o[0] = m + a + b + c;
+}"""
+    found = only("HZ105", src)
+    assert [f.line for f in found] == [2, 4, 5]
+    assert "__popcll" in found[1].message
+
+
+def test_hz105_unsafe_fix_widens_the_declaration():
+    src = "__global__ void k(int* o) {\n  unsigned int m = __ballot(o[0] > 0);\n  o[1] = m;\n}\n"
+    (f,) = only("HZ105", src, "t.hip")
+    assert not f.fix.safe
+    out = fixed(src, "t.hip", unsafe_fixes=True)
+    assert "unsigned long long m = __ballot(o[0] > 0);" in out
+
+
+def test_hz105_negatives_auto_and_64_bit():
+    src = """__global__ void k(int* o) {
+  auto m = __ballot(o[0] > 0);
+  uint64_t m2 = __activemask();
+  unsigned long long m3 = (unsigned long long)__ballot(o[0]);
+  o[1] = __popcll(m) + __popcll(m2) + __popcll(m3) + __popc(o[2]);
+}"""
+    assert only("HZ105", src, "t.hip") == []
+
+
+# --------------------------------------------------------------------------- HZ106
+
+
+def test_hz106_full_mask_literal_has_a_safe_fix():
+    src = "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+    (f,) = only("HZ106", src)
+    assert f.fix.safe
+    assert "__shfl_down_sync(0xffffffffffffffffULL, v, 1)" in fixed(src)
+
+
+def test_hz106_a_widened_32_lane_mask_is_still_half_a_wave():
+    src = "__device__ float f(float v) { return __shfl_down_sync(0xffffffffULL, v, 1); }\n"
+    (f,) = only("HZ106", src)
+    assert "lanes 0-31" in f.message and f.fix.safe
+    assert "__shfl_down_sync(0xffffffffffffffffULL, v, 1)" in fixed(src)
+    partial = "__device__ float f(float v) { return __shfl_down_sync(0xffffULL, v, 1); }\n"
+    assert only("HZ106", partial) == []
+
+
+def test_hz106_fix_applies_with_renames_in_the_same_file():
+    src = ("#include <cuda_runtime.h>\n"
+           "__global__ void k(float* o) { o[0] = __shfl_xor_sync(0xFFFFFFFF, o[0], 1); }\n"
+           "void h(float* d) { cudaMalloc(&d, 4); k<<<1, 64>>>(d); cudaFree(d); }\n")
+    out = fixed(src)
+    assert "0xffffffffffffffffULL" in out and "hipMalloc" in out
+
+
+def test_hz106_partial_masks_macros_and_variables():
+    src = """#define FULL 0xffffffff
+__device__ float f(float v, unsigned m32, unsigned long long m64) {
+  v += __shfl_down_sync(0x0000ffff, v, 1);
+  v += __shfl_down_sync(FULL, v, 1);
+  v += __shfl_down_sync(m32, v, 1);
+  v += __shfl_down_sync(~0u, v, 1);
+  v += __shfl_down_sync(m64, v, 1) + __shfl_down_sync(0xffffffffffffffffull, v, 1);
+  __syncwarp(0xffffffff);
+  return v + __shfl_down_sync(__activemask(), v, 1);
+}"""
+    found = only("HZ106", src)
+    assert [f.line for f in found] == [3, 4, 5, 6, 8]
+    assert found[0].fix is None  # partial mask: a decision, not a fix
+    assert found[1].fix is not None and not found[1].fix.safe  # the #define
+    assert found[2].fix is None and "unsigned int" in found[2].message
+    assert found[3].fix.safe
+
+
+def test_hz106_not_for_rocm_without_sync_builtins():
+    src = "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+    assert only("HZ106", src, target_rocm=(6, 1)) == []
+    assert "__shfl_down(v, 1)" in fixed(src, target_rocm=(6, 1))
+
+
+def test_ast_positions_survive_non_ascii_text():
+    src = "// Ünïcödé comment: résumé → ✓\n__global__ void k(int* o) {\n" \
+          "  unsigned m = __ballot_sync(0xffffffffffffffffULL, o[0] > 0); // ü\n  o[1] = m;\n}\n"
+    (f,) = only("HZ105", src)
+    assert src[f.start:f.end].startswith("unsigned m = __ballot_sync(")
+    assert "unsigned long long m = __ballot_sync(" in fixed(src, unsafe_fixes=True)

