@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from test_hazard_common import only, rules_of
+from hipify_py.pipeline import check_text
+from test_hazard_common import ctx, only, rules_of
 
 
 def test_hz300_unsupported_api_names_api_and_family():
@@ -41,8 +42,14 @@ def test_hz302_newer_rocm_on_both_sides():
     assert only("HZ302", cuda) == []
     (f,) = only("HZ302", cuda, target_rocm=(6, 4))
     assert "7.0" in f.message and "6.4" in f.message
-    hip = "#include <hip/hip_runtime.h>\n__device__ int f(int v) { __syncwarp(); return v; }\n"
+    hip = ("#include <hip/hip_runtime.h>\n"
+           "__device__ int f(int v) { return __reduce_max_sync(~0ULL, v); }\n")
     assert len(only("HZ302", hip, "t.hip", target_rocm=(6, 4))) == 1
+    # __syncwarp below 7.0 is rewritten and reported by HP010, not HZ302
+    sync = "#include <hip/hip_runtime.h>\n__device__ int f(int v) { __syncwarp(); return v; }\n"
+    assert only("HZ302", sync, "t.hip", target_rocm=(6, 4)) == []
+    reported = check_text(sync, "t.hip", ctx(target_rocm=(6, 4)))
+    assert [f.rule for f in reported if f.rule.startswith("HP")] == ["HP010"]
 
 
 def test_hz310_inline_ptx_but_not_amdgpu_asm():

@@ -29,6 +29,7 @@ from __future__ import annotations
 from ..edits import Edit
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
+from ..rewrite.warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS
 from ..rules import hazard_pass, register_rule
 from ._util import MASKED_SYNC, calls, cursor_at, finding, int_value, is_64bit_literal, text_of
 
@@ -59,9 +60,11 @@ def _defines(unit):
 def check(unit, ctx):
     toks = unit.tokens
     sync_calls = [c for c in calls(unit, MASKED_SYNC) if c.args]
-    if tuple(ctx.options.target_rocm) < (6, 2) and not unit.is_hip:
-        # the warp-sync-legacy rewrite (HP010) drops these masks for ROCm without _sync
-        sync_calls = [c for c in sync_calls if c.name not in _MASK_DROPPED]
+    if ctx.options.target_rocm < DEFAULT_ON and not unit.is_hip:
+        # the warp-sync-legacy rewrite (HP010) drops these masks where it rewrites the call
+        legacy = ctx.options.target_rocm < FIRST_WITH_SYNC_BUILTINS
+        sync_calls = [c for c in sync_calls
+                      if c.name != "__syncwarp" and not (legacy and c.name in _MASK_DROPPED)]
     if not sync_calls:
         return
     defines = None

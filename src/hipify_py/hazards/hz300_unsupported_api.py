@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
+from ..mappings import is_convertible
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
@@ -65,6 +66,8 @@ def api_uses(unit):
 def check(unit, ctx):
     for t, e in api_uses(unit):
         if e.status not in ("unsupported", "removed") or t.text in DEDICATED:
+            continue
+        if is_convertible(e, ctx.options):  # e.g. --roc: rocSPARSE has what hipSPARSE lacks
             continue
         family = e.family or "CUDA"
         what = {"function": "API", "device_function": "function", "type": "type",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
+from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
@@ -65,6 +66,8 @@ def check(unit, ctx):
         if e is not None and e.hip and e.hip_added and e.status in (
                 "supported", "deprecated", "experimental") and _version(e.hip_added) > target:
             candidates[name] = e
+    if ctx.options.target_rocm < DEFAULT_ON:  # reported (and rewritten) by HP010/HP011 instead
+        candidates = {n: e for n, e in candidates.items() if n not in HANDLED}
     if not candidates:
         return
     toks = unit.tokens

@@ -34,7 +34,7 @@ MASKLESS = {
     "__all_sync": "__all",
 }
 
-_HANDLED = frozenset(MASKLESS) | {"__activemask", "__syncwarp"}
+HANDLED = frozenset(MASKLESS) | {"__activemask", "__syncwarp"}
 
 LEGACY = register_rule(
     "HP010",
@@ -92,7 +92,7 @@ ENABLE_FLAG = register_rule(
 @rewrite_pass("warp-sync-legacy", order=40)
 def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     target = ctx.options.target_rocm
-    if target >= DEFAULT_ON or not (unit.identifiers & _HANDLED):
+    if target >= DEFAULT_ON or not (unit.identifiers & HANDLED):
         return
     tokens = unit.tokens
     removed_until = -1  # end of a mask argument already deleted (it may hold __activemask())
@@ -102,7 +102,7 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         if tok.start < removed_until:
             continue
         name = tok.text
-        if name not in _HANDLED:
+        if name not in HANDLED:
             continue
         if target >= FIRST_WITH_SYNC_BUILTINS and name != "__syncwarp":  # 7.0 added it
             yield Finding(
