@@ -41,8 +41,23 @@ class Unit:
         return LineIndex(self.text)
 
     @cached_property
+    def identifier_positions(self) -> dict[str, list[int]]:
+        """Identifier -> indices in ``tokens`` where it occurs, so a rule that looks for a few
+        names visits only their occurrences instead of scanning every token."""
+        positions: dict[str, list[int]] = {}
+        ident = Kind.IDENT
+        for i, t in enumerate(self.tokens):
+            if t.kind is ident:
+                found = positions.get(t.text)
+                if found is None:
+                    positions[t.text] = [i]
+                else:
+                    found.append(i)
+        return positions
+
+    @cached_property
     def identifiers(self) -> frozenset[str]:
-        return frozenset(t.text for t in self.tokens if t.kind is Kind.IDENT)
+        return frozenset(self.identifier_positions)
 
     @cached_property
     def is_hip(self) -> bool:

@@ -437,10 +437,13 @@ class Call:
 def calls(unit: Unit, names: frozenset[str] | set[str] | dict) -> Iterator[Call]:
     """Every call ``name(...)`` of one of ``names`` (also in macro bodies and #if branches)."""
     toks = unit.tokens
-    if not (set(names) & unit.identifiers):
+    present = set(names) & unit.identifiers
+    if not present:
         return
-    for i, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text in names and i + 1 < len(toks) and \
+    positions = unit.identifier_positions
+    for i in sorted(i for name in present for i in positions[name]):
+        t = toks[i]
+        if i + 1 < len(toks) and \
                 toks[i + 1].text == "(" and not (i > 0 and toks[i - 1].text in (".", "->")):
             close = match(toks, i + 1)
             if close is None:

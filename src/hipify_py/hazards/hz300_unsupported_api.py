@@ -27,7 +27,7 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..mappings import is_convertible
 from ..rules import hazard_pass, register_rule
-from ._util import finding
+from ._util import _cached, finding
 
 register_rule("HZ300", "unsupported-api", Severity.ERROR,
               "CUDA API with no HIP equivalent (from the mapping tables)", __doc__)
@@ -36,30 +36,36 @@ DEDICATED = frozenset({"__CUDA_ARCH__"})  # reported by their own rule with a be
 
 
 def api_uses(unit):
-    """(token, entry) for every identifier token that names a mapped CUDA API."""
+    """(token, entry) for every identifier token that names a mapped CUDA API (computed once
+    per file: several rules ask)."""
+    return _cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
+
+
+_NOT_CODE_DIRECTIVES = frozenset({"include", "include_next", "pragma", "error", "warning", "line"})
+
+
+def _api_uses(unit):
     toks = unit.tokens
     get = unit.mappings.get
     names = {n for n in unit.identifiers if get(n) is not None}
     if not names:
-        return
-    defined = set()
-    for i, t in enumerate(toks):
-        if t.kind is Kind.DIRECTIVE and i + 2 < len(toks) and toks[i + 1].text == "define":
-            defined.add(toks[i + 2].text)
-    skip_line = False
-    for i, t in enumerate(toks):
-        if t.kind is Kind.DIRECTIVE:
-            skip_line = i + 1 < len(toks) and toks[i + 1].text in ("include", "include_next",
-                                                                    "pragma", "error",
-                                                                    "warning", "line")
-            continue
-        if t.kind is not Kind.IDENT or t.text not in names or t.text in defined:
-            continue
-        if skip_line and t.in_directive:
-            continue
+        return []
+    positions = unit.identifier_positions
+    defined = {toks[i + 1].text for i in positions.get("define", ())
+               if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)}
+    out = []
+    for i in sorted(i for n in names - defined for i in positions[n]):
+        t = toks[i]
         if i > 0 and toks[i - 1].text in (".", "->"):
             continue
-        yield t, get(t.text)
+        if t.in_directive:
+            j = i
+            while j > 0 and toks[j].kind is not Kind.DIRECTIVE:
+                j -= 1
+            if j + 1 < len(toks) and toks[j + 1].text in _NOT_CODE_DIRECTIVES:
+                continue
+        out.append((t, get(t.text)))
+    return out
 
 
 @hazard_pass("HZ300")

@@ -30,7 +30,16 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import calls, cursor_at, evaluate, finding, function_at, statement_bounds
+from ._util import (
+    _SIZEOF,
+    calls,
+    cursor_at,
+    evaluate,
+    finding,
+    function_at,
+    match,
+    statement_bounds,
+)
 
 register_rule("HZ401", "lds-over-64k", Severity.ERROR,
               "static + dynamic shared memory above the 64 KiB LDS of MI300X", __doc__)
@@ -52,8 +61,10 @@ def _static_shared(unit):
                      and toks[k - 1].kind is Kind.IDENT), None)
         if name is None:
             continue
-        cur = cursor_at(unit, name.start)
-        size = cur.type.get_size() if cur is not None and cur.kind.name == "VAR_DECL" else -1
+        size = _token_size(unit, toks, i, toks.index(name, i), b)
+        if size is None:  # not computable from tokens: ask libclang (costs a parse)
+            cur = cursor_at(unit, name.start)
+            size = cur.type.get_size() if cur is not None and cur.kind.name == "VAR_DECL" else -1
         if size <= 0:
             continue
         func = function_at(unit, i)
@@ -61,6 +72,59 @@ def _static_shared(unit):
         total, span = out.get(key, (0, None))
         out[key] = (total + size, span or (toks[a].start, toks[b - 1].end))
     return out
+
+
+def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
+    """Bytes of ``__shared__ T name[d1][d2]...`` from tokens, -1 when the size depends on a
+    template parameter (unknowable before instantiation), None when tokens cannot tell."""
+    type_words = [t.text for t in toks[shared + 1:name]
+                  if t.text not in ("volatile", "static", "const", "alignas", "__align__")]
+    func = function_at(unit, shared)
+    params = _template_params(toks, func.open if func is not None else shared)
+    elem = _SIZEOF.get(" ".join(type_words))
+    if elem is None:
+        return -1 if set(type_words) & params else None
+    size = elem
+    k = name + 1
+    while k < end and toks[k].text == "[":
+        close = match(toks, k)
+        if close is None or close > end:
+            return None
+        if any(t.text in params for t in toks[k + 1:close]):
+            return -1
+        dim = evaluate(unit, k + 1, close)
+        if dim is None:
+            return None
+        size *= dim
+        k = close + 1
+    return size
+
+
+def _angle_close(toks, opening: int) -> int | None:
+    depth = 0
+    for k in range(opening, min(len(toks), opening + 400)):
+        text = toks[k].text
+        depth += {"<": 1, ">": -1, ">>": -2}.get(text, 0)
+        if depth <= 0:
+            return k
+        if text in (";", "{"):
+            return None
+    return None
+
+
+def _template_params(toks, index: int) -> set[str]:
+    """Names declared by the ``template <...>`` heading the function that contains ``index``."""
+    j = index
+    while j > 0 and toks[j].text not in (";", "}") or j == index:
+        if toks[j].text == "template" and j + 1 < len(toks) and toks[j + 1].text == "<":
+            close = _angle_close(toks, j + 1)
+            names = set()
+            for k in range(j + 2, close or j + 2):
+                if toks[k].kind is Kind.IDENT and toks[k + 1].text in (",", ">", "=", "..."):
+                    names.add(toks[k].text)
+            return names
+        j -= 1
+    return set()
 
 
 @hazard_pass("HZ401")
