@@ -60,9 +60,13 @@ def _check(unit, ctx):
     if not has_props and not attrs:
         return
     toks = unit.tokens
+    pos = unit.identifier_positions
     props = set()
-    for i, t in enumerate(toks[:-2]):
-        if t.kind is Kind.IDENT and t.text in _PROP_TYPES:
+    last = len(toks) - 2
+    first = sorted(i for n in (_PROP_TYPES | _PROP_CALLS) & ids for i in pos[n] if i < last)
+    for i in first:
+        t = toks[i]
+        if t.text in _PROP_TYPES:
             j = i + 1
             while toks[j].text in ("*", "&", "const"):
                 j += 1
@@ -76,8 +80,9 @@ def _check(unit, ctx):
                 k -= 1
             if toks[k - 1].text == "=" and toks[k - 2].kind is Kind.IDENT:
                 props.add(toks[k - 2].text)
-    for i, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text in attrs and not t.in_directive:
+    for i in sorted(i for n in attrs | ({"major", "minor"} & ids) for i in pos[n]):
+        t = toks[i]
+        if t.text in attrs and not t.in_directive:
             yield finding(unit, "HZ502", t.start, t.end,
                           f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
                           f"compute capability")
