@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 
 from ..findings import Finding, Fix
 from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import match_backward, match_forward, split_args
 from ..frontend.unit import Unit
 from ..rules import RULES
 
-_OPEN = {"(": ")", "[": "]", "{": "}"}
-_CLOSE = {")": "(", "]": "[", "}": "{"}
 _CONTROL = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype",
                       "alignof", "__attribute__", "__launch_bounds__", "__declspec", "defined",
                       "static_assert", "noexcept", "typeid", "alignas"})
@@ -80,45 +79,8 @@ def _cached(unit: Unit, key: str, make):
     return value
 
 
-def match(tokens: Sequence[Token], i: int) -> int | None:
-    """The bracket that closes tokens[i]; preprocessor lines in between are skipped."""
-    want = [_OPEN[tokens[i].text]]
-    inside = tokens[i].in_directive
-    for j in range(i + 1, len(tokens)):
-        tok = tokens[j]
-        if tok.kind is not Kind.PUNCT or (tok.in_directive and not inside):
-            continue
-        if inside and not tok.in_directive:
-            return None
-        if tok.text in _OPEN:
-            want.append(_OPEN[tok.text])
-        elif tok.text in _CLOSE:
-            if want[-1] != tok.text:
-                return None
-            want.pop()
-            if not want:
-                return j
-    return None
-
-
-def match_back(tokens: Sequence[Token], i: int) -> int | None:
-    want = [_CLOSE[tokens[i].text]]
-    inside = tokens[i].in_directive
-    for j in range(i - 1, -1, -1):
-        tok = tokens[j]
-        if tok.kind is not Kind.PUNCT or (tok.in_directive and not inside):
-            continue
-        if inside and not tok.in_directive:
-            return None
-        if tok.text in _CLOSE:
-            want.append(_CLOSE[tok.text])
-        elif tok.text in _OPEN:
-            if want[-1] != tok.text:
-                return None
-            want.pop()
-            if not want:
-                return j
-    return None
+match = match_forward  # the shared bracket matcher (frontend.syntax)
+match_back = match_backward
 
 
 def functions(unit: Unit) -> list[Func]:
@@ -452,25 +414,8 @@ def calls(unit: Unit, names: frozenset[str] | set[str] | dict) -> Iterator[Call]
 
 
 def split(tokens: Sequence[Token], first: int, end: int) -> list[tuple[int, int]]:
-    """Top-level comma split of tokens[first:end] (brackets respected; '<' ignored)."""
-    out = []
-    start = first
-    j = first
-    while j < end:
-        x = tokens[j].text
-        if tokens[j].kind is Kind.PUNCT and x in _OPEN:
-            k = match(tokens, j)
-            if k is None or k >= end:
-                return out
-            j = k + 1
-            continue
-        if x == ",":
-            out.append((start, j))
-            start = j + 1
-        j += 1
-    if start < end:
-        out.append((start, end))
-    return out
+    """Top-level comma split of tokens[first:end] as [first, end) token ranges."""
+    return [(arg.first, arg.last + 1) for arg in split_args(tokens, first, end) or ()]
 
 
 def text_of(unit: Unit, first: int, end: int) -> str:

@@ -12,9 +12,9 @@ from collections.abc import Iterator, Sequence
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
-from ._syntax import Arg, match_forward, split_args
 
 RULE = "arguments"
 
@@ -41,16 +41,6 @@ DROP_ARGUMENT: dict[str, tuple[int, int]] = {  # name -> (arity, index)
     "cuOccupancyMaxPotentialBlockSize": (6, 3),
     "cuOccupancyMaxPotentialBlockSizeWithFlags": (7, 3),
 }
-
-
-def call_args(tokens: Sequence[Token], i: int) -> list[Arg] | None:
-    """Arguments of the call whose name is tokens[i], or None if it is not a call."""
-    if i + 1 >= len(tokens) or tokens[i + 1].text != "(":
-        return None
-    close = match_forward(tokens, i + 1)
-    if close is None:
-        return None
-    return split_args(tokens, i + 2, close)
 
 
 def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:

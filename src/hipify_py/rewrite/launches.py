@@ -13,9 +13,9 @@ from collections.abc import Iterator, Sequence
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import Arg, match_angle_backward, match_backward, match_forward, split_args
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
-from ._syntax import Arg, match_angle_backward, match_backward, match_forward, split_args
 
 RULE = "launch"
 

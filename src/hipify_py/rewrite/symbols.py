@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Kind
+from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
-from ._syntax import match_forward, split_args
 
 # API -> index of its symbol argument
 SYMBOL_ARGUMENT = {
@@ -39,12 +39,9 @@ def symbols(unit: Unit, ctx: Context) -> Iterator[Edit]:
     tokens = unit.tokens
     for i, tok in enumerate(tokens):
         position = SYMBOL_ARGUMENT.get(tok.text) if tok.kind is Kind.IDENT else None
-        if position is None or i + 1 >= len(tokens) or tokens[i + 1].text != "(":
+        if position is None:
             continue
-        close = match_forward(tokens, i + 1)
-        if close is None:
-            continue
-        args = split_args(tokens, i + 2, close)
+        args = call_args(tokens, i)
         if not args or len(args) <= position:
             continue
         arg = args[position]

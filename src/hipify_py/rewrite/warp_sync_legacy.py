@@ -15,9 +15,9 @@ from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
+from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
 from ..rules import register_rule, rewrite_pass
-from .arguments import call_args
 
 RULE = "warp-sync-legacy"
 FIRST_WITH_SYNC_BUILTINS = (6, 2)

@@ -1,4 +1,4 @@
-"""Token navigation shared by rewrite passes: bracket matching and argument splitting.
+"""Token navigation shared by all rules: bracket matching and argument splitting.
 
 Works on the raw token list (every preprocessor branch), so it must tolerate broken code: every
 search is bounded and returns None instead of raising when brackets do not balance.
@@ -17,45 +17,36 @@ _STATEMENT_END = {";"}
 
 
 def match_forward(tokens: Sequence[Token], i: int) -> int | None:
-    """Index of the bracket closing tokens[i] ('(' '[' '{'), or None."""
-    stack = [_OPEN[tokens[i].text]]
-    directive = tokens[i].in_directive
-    for j in range(i + 1, len(tokens)):
-        tok = tokens[j]
-        if tok.in_directive != directive or tok.kind is Kind.DIRECTIVE:
-            return None  # never run out of a macro body, or into one
-        text = tok.text
-        if tok.kind is not Kind.PUNCT:
-            continue
-        if text in _OPEN:
-            stack.append(_OPEN[text])
-        elif text in _CLOSE:
-            if stack[-1] != text:
-                return None
-            stack.pop()
-            if not stack:
-                return j
-    return None
+    """Index of the bracket closing tokens[i] ('(' '[' '{'), or None.
+
+    From code, preprocessor lines in between are skipped (an ``#if`` inside an argument list
+    does not end it); from inside a macro body, the search never leaves that body.
+    """
+    return _match(tokens, i, range(i + 1, len(tokens)), _OPEN, _CLOSE)
 
 
 def match_backward(tokens: Sequence[Token], i: int) -> int | None:
     """Index of the bracket opening tokens[i] (')' ']' '}'), or None."""
-    stack = [_CLOSE[tokens[i].text]]
-    directive = tokens[i].in_directive
-    for j in range(i - 1, -1, -1):
+    return _match(tokens, i, range(i - 1, -1, -1), _CLOSE, _OPEN)
+
+
+def _match(tokens: Sequence[Token], i: int, order: range, opens: dict, closes: dict) -> int | None:
+    want = [opens[tokens[i].text]]
+    inside = tokens[i].in_directive
+    for j in order:
         tok = tokens[j]
-        if tok.in_directive != directive or tok.kind is Kind.DIRECTIVE:
+        if tok.kind is not Kind.PUNCT or (tok.in_directive and not inside):
+            continue
+        if inside and not tok.in_directive:
             return None
         text = tok.text
-        if tok.kind is not Kind.PUNCT:
-            continue
-        if text in _CLOSE:
-            stack.append(_CLOSE[text])
-        elif text in _OPEN:
-            if stack[-1] != text:
+        if text in opens:
+            want.append(opens[text])
+        elif text in closes:
+            if want[-1] != text:
                 return None
-            stack.pop()
-            if not stack:
+            want.pop()
+            if not want:
                 return j
     return None
 
@@ -166,6 +157,11 @@ def _match_angle_forward(tokens: Sequence[Token], j: int, end: int) -> int | Non
     return None
 
 
-def is_call_name(tokens: Sequence[Token], i: int) -> bool:
-    """True when tokens[i] is followed by '(' (a call or a function-like macro use)."""
-    return i + 1 < len(tokens) and tokens[i + 1].text == "("
+def call_args(tokens: Sequence[Token], i: int) -> list[Arg] | None:
+    """Arguments of the call whose name is tokens[i], or None if it is not a call."""
+    if i + 1 >= len(tokens) or tokens[i + 1].text != "(":
+        return None
+    close = match_forward(tokens, i + 1)
+    if close is None:
+        return None
+    return split_args(tokens, i + 2, close)
