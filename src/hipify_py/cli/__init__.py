@@ -1,38 +1,61 @@
-"""The ``hipify-py`` command: a root click group; each subcommand lives in its own module."""
+"""The ``hipify-py`` command: a root click group; each subcommand lives in its own module.
+
+Subcommands are imported only when they run, so ``hipify-py mappings show X`` or a pre-commit
+``check`` does not pay for importing every other command (rich's Markdown, the verifier, ...).
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from .. import __version__
 
+# command name -> (module in this package, attribute)
+COMMANDS = {
+    "convert": ("convert", "convert"),
+    "check": ("check", "check"),
+    "verify": ("verify", "verify"),
+    "mappings": ("mappings", "mappings"),
+    "rules": ("rules", "rules"),
+    "explain": ("rules", "explain"),
+}
+_SUMMARIES = {
+    "convert": "Convert CUDA sources to HIP.",
+    "check": "CI gate: hazards, unsupported APIs, stale HIP output.",
+    "verify": "Compile-check HIP sources for an AMD GPU.",
+    "mappings": "Query the CUDA -> HIP mapping tables.",
+    "rules": "List the hazard rules.",
+    "explain": "Print the page of one rule.",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attr = COMMANDS[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, _SUMMARIES[name]) for name in COMMANDS])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hipify-py")
 def root() -> None:
     """Port CUDA sources to HIP for AMD GPUs, and report what needs a human."""
 
 
-def _register() -> None:
-    from . import check, convert, mappings, rules, verify
-
-    for command in (
-        convert.convert,
-        check.check,
-        verify.verify,
-        mappings.mappings,
-        rules.rules,
-        rules.explain,
-    ):
-        root.add_command(command)
-
-
 def main() -> None:
     from .compat import normalize_argv
 
-    _register()
     argv = sys.argv[1:]
     if argv and argv[0] == "convert":
         argv = ["convert", *normalize_argv(argv[1:])]
