@@ -216,3 +216,105 @@ def test_output_inside_input_is_not_rescanned(tree: Path) -> None:
     assert cli("convert", str(tree), "--out-dir", str(out), "-q").returncode == 0
     assert not (out / "hip-out").exists()
     assert cli("convert", str(tree), "--out-dir", str(tree)).returncode == 2
+
+
+def test_output_file_that_is_the_input_is_refused(tree: Path) -> None:
+    before = (tree / "kern.cu").read_bytes()
+    proc = cli("convert", str(tree / "kern.cu"), "-o", str(tree / "kern.cu"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert (tree / "kern.cu").read_bytes() == before
+
+
+def test_fifo_in_the_tree_is_skipped_not_read(tree: Path, tmp_path: Path) -> None:
+    os.mkfifo(tree / "pipe.cu")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hipify_py",
+            "convert",
+            str(tree),
+            "--out-dir",
+            str(tmp_path / "o"),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "o" / "kern.hip").exists() and not (tmp_path / "o" / "pipe.hip").exists()
+    assert cli("convert", str(tree / "pipe.cu"), "--stdout").returncode == 2
+
+
+def test_byte_order_mark_and_crlf_are_kept(tmp_path: Path) -> None:
+    src = tmp_path / "bom.cu"
+    src.write_bytes(b"\xef\xbb\xbf#include <cuda_runtime.h>\r\n__global__ void k() {}\r\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "hipify_py", "convert", str(src), "--stdout", "-q"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.stdout == b"\xef\xbb\xbf#include <hip/hip_runtime.h>\r\n__global__ void k() {}\r\n"
+    src.write_bytes(b"\xef\xbb\xbf__global__ void k() {}\r\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "hipify_py", "convert", str(src), "--stdout", "-q"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.stdout == b"\xef\xbb\xbf#include <hip/hip_runtime.h>\r\n__global__ void k() {}\r\n"
+
+
+def test_strict_sees_error_findings_in_parallel_runs(tree: Path, tmp_path: Path) -> None:
+    for i in range(6):
+        (tree / f"w{i}.cu").write_text("__global__ void k(float* p) { p[threadIdx.x & 31] = 0; }\n")
+    args = ["convert", str(tree), "--out-dir", str(tmp_path / "o"), "-j", "2"]
+    assert cli(*args, "-q").returncode == 0
+    proc = cli(*args, "--strict")
+    assert proc.returncode == 1
+    assert "warp-lane-arith-32" in proc.stderr  # rule names resolve in the parent process
+
+
+def test_name_collision_is_reported_not_silently_lost(tree: Path, tmp_path: Path) -> None:
+    (tree / "kern.hip").write_text("// hand-written\n")
+    out = tmp_path / "o"
+    proc = cli("convert", str(tree), "--out-dir", str(out), "-q")
+    assert proc.returncode == 1 and "name collision" in proc.stderr
+    assert "hipLaunchKernelGGL" in (out / "kern.hip").read_text()
+
+
+def test_converted_files_keep_the_source_permissions(tree: Path, tmp_path: Path) -> None:
+    (tree / "kern.cu").chmod(0o640)
+    assert cli("convert", str(tree), "--out-dir", str(tmp_path / "o"), "-q").returncode == 0
+    assert (tmp_path / "o" / "kern.hip").stat().st_mode & 0o777 == 0o640
+
+
+def test_stdout_keeps_non_utf8_bytes(tree: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "hipify_py", "convert", str(tree / "latin1.cu"), "--stdout", "-q"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.stdout == (tree / "latin1.cu").read_bytes()
+
+
+def test_annotations_stay_out_of_macro_bodies_and_are_not_repeated(tmp_path: Path) -> None:
+    src = tmp_path / "m.cu"
+    src.write_text(
+        "#define RED(v) \\\n  for (int o = 16; o > 0; o /= 2) \\\n"
+        "    v += __shfl_down_sync(0xffffffff, v, o);\n"
+        "__global__ void k(float* p) { float v = p[0]; RED(v); p[0] = v; }\n"
+    )
+    first, second = tmp_path / "a.hip", tmp_path / "b.hip"
+    assert cli("convert", str(src), "-o", str(first), "--annotate", "-q").returncode == 0
+    text = first.read_text()
+    assert text.index("// hipify-py[HZ106]") < text.index("#define RED(v)")
+    assert "\\\n  for" in text  # the macro body is intact
+    assert cli("convert", str(first), "-o", str(second), "--annotate", "-q").returncode == 0
+    assert second.read_text() == text
+
+
+def test_bad_target_rocm_and_out_dir_are_usage_errors(tree: Path) -> None:
+    assert cli("convert", str(tree), "--dry-run", "--target-rocm", "-1").returncode == 2
+    assert cli("convert", str(tree), "--out-dir", str(tree / "kern.cu")).returncode == 2
+    assert cli("convert", str(tree), "--dry-run", "--cuda-path", "/nonexistent").returncode == 2

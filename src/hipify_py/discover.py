@@ -68,6 +68,9 @@ def walk(
         if root.is_file():
             yield Candidate(root, Path(root.name), root.parent)
             continue
+        if not root.is_dir():
+            raise UsageError(f"not a regular file or directory: {root}")
+        root_resolved = root.resolve()
         for dirpath, dirnames, filenames in os.walk(root):
             here = Path(dirpath)
             dirnames[:] = sorted(
@@ -85,8 +88,14 @@ def walk(
                     continue
                 if include and not _matches(rel_s, include):
                     continue
-                if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
-                    continue
+                if path.is_symlink():
+                    target = path.resolve()
+                    if not target.is_relative_to(root_resolved):
+                        continue  # never follow a link out of the tree
+                    if target.exists() and not target.is_file():
+                        continue
+                elif not path.is_file():
+                    continue  # FIFOs, sockets, devices: reading them could block forever
                 yield Candidate(path, rel, root)
 
 

@@ -6,6 +6,7 @@ every option is testable on a string.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -204,28 +205,61 @@ def check_text(text: str, path: str, ctx: Context) -> list[Finding]:
 
 
 def _annotations(findings: list[Finding], unit: Unit, edits: list[Edit]) -> list[Edit]:
-    """``// hipify-py[ID]: message`` above each finding's line, once per line and rule."""
+    """``// hipify-py[ID] severity: message`` above each finding's line, once per line and rule.
+
+    A finding inside a multi-line macro goes above the ``#define`` (a comment line inside the
+    body would end the macro), and an annotation already present is not written again.
+    """
     by_line: dict[int, list[Finding]] = {}
     for f in findings:
-        by_line.setdefault(f.line, []).append(f)
+        by_line.setdefault(_statement_line(unit, f), []).append(f)
     out = []
-    taken = {(e.start, e.end) for e in edits}
+    inserts = {e.start: e for e in edits if e.start == e.end}
     for line, items in sorted(by_line.items()):
         start, _ = unit.lines.line_span(line)
-        if (start, start) in taken:
-            continue
         text = unit.line_text(line)
         indent = text[: len(text) - len(text.lstrip())]
-        seen: set[str] = set()
+        present = _comment_block_above(unit, line)
         comment = ""
-        for f in items:
-            if f.rule in seen:
-                continue
-            seen.add(f.rule)
-            sev = RULES[f.rule].severity.value if f.rule in RULES else Severity.INFO.value
-            comment += f"{indent}// hipify-py[{f.rule}] {sev}: {f.message}\n"
-        out.append(Edit(start, start, comment, "annotate"))
+        for rule in dict.fromkeys(f.rule for f in items):
+            f = next(x for x in items if x.rule == rule)
+            sev = RULES[rule].severity.value if rule in RULES else Severity.INFO.value
+            line_text = f"// hipify-py[{rule}] {sev}: {f.message}"
+            if line_text not in present:
+                comment += f"{indent}{line_text}{unit.newline}"
+        if not comment:
+            continue
+        other = inserts.get(start)
+        if other is not None:  # e.g. the hip_runtime.h include goes to the same place
+            edits.remove(other)
+            out.append(Edit(start, start, other.text + comment, other.rule))
+        else:
+            out.append(Edit(start, start, comment, "annotate"))
     return out
+
+
+def _statement_line(unit: Unit, finding: Finding) -> int:
+    """The line to annotate: the finding's own, or the first line of the macro it is in."""
+    starts = [t.start for t in unit.tokens]
+    i = bisect.bisect_right(starts, finding.start) - 1
+    if i < 0 or not unit.tokens[i].in_directive:
+        return finding.line
+    while i > 0 and unit.tokens[i].kind is not Kind.DIRECTIVE:
+        i -= 1
+    return unit.lines.position(unit.tokens[i].start)[0]
+
+
+def _comment_block_above(unit: Unit, line: int) -> set[str]:
+    """The stripped ``//`` comment lines directly above ``line``."""
+    found: set[str] = set()
+    k = line - 1
+    while k >= 1:
+        text = unit.line_text(k).strip()
+        if not text.startswith("//"):
+            break
+        found.add(text)
+        k -= 1
+    return found
 
 
 def _hermetic(ctx: Context) -> bool:

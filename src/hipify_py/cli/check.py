@@ -19,11 +19,13 @@ from rich.console import Console
 
 from .. import __version__
 from ..findings import Finding, Severity
+from ..report.findings_common import CheckReport
 from ..rules import RULES, load_rules
-from .common import build_options_context, common_options
+from .common import ConfigError, build_options_context, common_options
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 CONFIG_NAME = ".hipify-py.yaml"
+STALE_RULE = "HZ001"
 
 
 def _split_ids(values: Iterable[str]) -> tuple[str, ...]:
@@ -38,12 +40,17 @@ def _matches(rule: str, patterns: Sequence[str]) -> bool:
     return any(p == "ALL" or rule.upper().startswith(p) for p in patterns)
 
 
-def _check_patterns(patterns: Sequence[str], option: str) -> None:
+def _unknown_pattern(patterns: Sequence[str]) -> str | None:
     load_rules()
-    for p in patterns:
-        if p != "ALL" and not any(r.startswith(p) for r in RULES):
-            raise click.BadParameter(f"no rule ID starts with {p!r} (see `hipify-py rules`)",
-                                     param_hint=option)
+    return next((p for p in patterns if p != "ALL" and not any(r.startswith(p) for r in RULES)),
+                None)
+
+
+def _check_patterns(patterns: Sequence[str], option: str) -> None:
+    bad = _unknown_pattern(patterns)
+    if bad is not None:
+        raise click.BadParameter(f"no rule ID starts with {bad!r} (see `hipify-py rules`)",
+                                 param_hint=option)
 
 
 # --------------------------------------------------------------------------- project config
@@ -70,36 +77,60 @@ class Config:
 
     @classmethod
     def load(cls, path: Path) -> Config:
+        """Read ``path``; every problem is a one-line ConfigError (exit 2) naming the file."""
+        from ..mappings.user import not_utf8
+
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise click.UsageError(f"cannot read {path}: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(not_utf8(path, exc)) from None
+        except OSError as exc:
+            raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"cannot read {path}: invalid YAML: "
+                              f"{' '.join(str(exc).split())}") from None
         if not isinstance(data, dict):
-            raise click.UsageError(f"{path}: expected a mapping at the top level")
+            raise ConfigError(f"{path}: expected a mapping at the top level")
         ignore = data.get("ignore") or []
         per_file = data.get("per-file-ignores") or {}
+        if isinstance(ignore, str):
+            ignore = [ignore]
         if not isinstance(ignore, list) or not isinstance(per_file, dict):
-            raise click.UsageError(f"{path}: `ignore` must be a list of rule IDs and "
-                                   f"`per-file-ignores` a mapping of glob -> IDs")
+            raise ConfigError(f"{path}: `ignore` must be a list of rule IDs and "
+                              f"`per-file-ignores` a mapping of glob -> IDs")
+        ignore_ids = _split_ids(str(i) for i in ignore)
+        cls._check_ids(path, "ignore", ignore_ids)
         table = {}
         for glob, ids in per_file.items():
             ids = [ids] if isinstance(ids, str) else list(ids or [])
             table[str(glob)] = _split_ids(str(i) for i in ids)
-        return cls(path, _split_ids(str(i) for i in ignore), table)
+            cls._check_ids(path, f"per-file-ignores[{glob!r}]", table[str(glob)])
+        return cls(path, ignore_ids, table)
+
+    @staticmethod
+    def _check_ids(path: Path, key: str, ids: Sequence[str]) -> None:
+        bad = _unknown_pattern(ids)
+        if bad is not None:
+            raise ConfigError(f"{path}: `{key}`: no rule ID starts with {bad!r} "
+                              f"(see `hipify-py rules`)")
 
     def ignored(self, finding: Finding) -> bool:
-        if _matches(finding.rule, self.ignore):
+        return self.ignores_rule(finding.rule, finding.path)
+
+    def ignores_rule(self, rule: str, path: str) -> bool:
+        """Whether ``rule`` is ignored for the file at (display) ``path``."""
+        if _matches(rule, self.ignore):
             return True
         if not self.per_file or self.path is None:
             return False
         try:
-            rel = Path(os.path.relpath(Path(finding.path).resolve(), self.path.parent.resolve()))
+            rel = Path(os.path.relpath(Path(path).resolve(), self.path.parent.resolve()))
         except ValueError:
-            rel = Path(finding.path)
+            rel = Path(path)
         rel_s = rel.as_posix()
         for glob, ids in self.per_file.items():
             if (fnmatch.fnmatch(rel_s, glob) or fnmatch.fnmatch(rel.name, glob)) and \
-                    _matches(finding.rule, ids):
+                    _matches(rule, ids):
                 return True
         return False
 

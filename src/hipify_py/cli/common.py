@@ -71,7 +71,7 @@ def common_options(func: Callable) -> Callable:
         ),
         click.option(
             "--cuda-path",
-            type=click.Path(path_type=Path, file_okay=False),
+            type=click.Path(path_type=Path, file_okay=False, exists=True),
             help="A CUDA installation to parse against.",
         ),
         click.option(
@@ -136,6 +136,10 @@ def build_options_context(
         target = parse_version(common["target_rocm"])
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--target-rocm") from None
+    if not 1 <= target[0] <= 99 or any(part < 0 for part in target):
+        raise click.BadParameter(
+            f"not a ROCm version: {common['target_rocm']}", param_hint="--target-rocm"
+        )
     include_dirs = list(common["include_dirs"])
     defines = list(common["defines"])
     clang_args = list(common["clang_args"])

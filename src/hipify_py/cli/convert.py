@@ -167,6 +167,10 @@ def convert(
         raise click.UsageError("-o/--stdout take exactly one input file")
     if diff_file and not dry_run:
         raise click.UsageError("--diff-file goes with --dry-run")
+    if output_file and output_file.resolve() == paths[0].resolve():
+        raise click.UsageError("the output file is the input; use --in-place to rewrite sources")
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise click.UsageError(f"--out-dir {out_dir} exists and is not a directory")
 
     options_kw = dict(
         launch_syntax=launch_syntax,
@@ -231,7 +235,9 @@ def convert(
             click.echo(data)
         else:
             json_file.write_text(data + "\n", encoding="utf-8")
-    if not quiet:
+    if quiet:
+        summary.render_failures(err)
+    else:
         summary.render(err)
         if candidates.out_root and not dry_run:
             err.print(
@@ -241,7 +247,7 @@ def convert(
     code = 0
     if summary.failed:
         code = 1
-    if strict and (summary.unsupported or _has_errors(summary)):
+    if strict and (summary.unsupported or summary.errors):
         code = 1
     if verify_after and not dry_run and candidates.out_root is not None:
         from .verify import verify_tree  # noqa: PLC0415 - optional heavy path
@@ -252,17 +258,21 @@ def convert(
     sys.exit(code)
 
 
-def _has_errors(summary: Summary) -> bool:
-    from ..rules import RULES
-
-    return any(RULES[r].severity.value == "error" for r in summary.findings if r in RULES)
-
-
 class _Plan:
-    def __init__(self, items, out_root: Path | None, single_target: Path | None) -> None:  # noqa: ANN001
+    def __init__(
+        self,
+        items,
+        out_root: Path | None,
+        single_target: Path | None,  # noqa: ANN001
+        keep_names: bool = False,
+    ) -> None:
         self.items = items
         self.out_root = out_root
         self.single_target = single_target
+        # output names that conversions of .cu files take (k.cu -> k.hip)
+        self.renamed_targets = frozenset(
+            output_name(c.rel, keep_names) for c in items if c.rel.suffix == ".cu"
+        ) - {c.rel for c in items if c.rel.suffix == ".cu"}
 
 
 def _candidates(
@@ -292,7 +302,8 @@ def _candidates(
         if p.is_dir() and p.resolve() == out_root:
             raise UsageError("the output directory is the input; use --in-place to rewrite sources")
     items = list(walk(paths, include, exclude, skip=[out_root]))
-    return _Plan(items, out_root, None)
+    out_root.mkdir(parents=True, exist_ok=True)
+    return _Plan(items, out_root, None, keep_names)
 
 
 def _emit(
@@ -314,10 +325,12 @@ def _emit(
     result = outcome.result
     converted = outcome.status == "converted" and result is not None
     if to_stdout:
-        text = (
-            result.text if result is not None else cand.path.read_bytes().decode("utf-8", "replace")
-        )
-        click.echo(text, nl=False)
+        if result is not None and outcome.status != "failed":
+            click.echo(result.text, nl=False)
+        else:  # not converted: the bytes as they are (never re-encoded)
+            stream = click.get_binary_stream("stdout")
+            stream.write(cand.path.read_bytes())
+            stream.flush()
         return
     if dry_run:
         if converted:
@@ -328,43 +341,54 @@ def _emit(
         return
     if in_place:
         if converted:
-            _atomic_write(cand.path, result.text.encode("utf-8"), backup=backup)
+            _atomic_write(cand.path, result.text.encode("utf-8"), backup=backup, like=cand.path)
             summary.written.append(str(cand.path))
         return
     if plan.single_target is not None:
         target = plan.single_target
         if result is not None and outcome.status != "failed":
-            _atomic_write(target, result.text.encode("utf-8"), backup=False)
+            _atomic_write(target, result.text.encode("utf-8"), backup=False, like=cand.path)
         else:
             shutil.copyfile(cand.path, target)
         summary.written.append(str(target))
         return
     assert plan.out_root is not None
     is_source = result is not None
-    target = safe_target(
-        plan.out_root, output_name(cand.rel, keep_names) if is_source else cand.rel
-    )
+    rel = output_name(cand.rel, keep_names) if is_source else cand.rel
+    if rel in plan.renamed_targets and rel == cand.rel:
+        # e.g. a hand-written k.hip beside k.cu: the conversion of k.cu owns that name
+        summary.failed += 1
+        summary.failures.append(
+            (
+                str(cand.path),
+                f"name collision: the conversion of "
+                f"{cand.rel.with_suffix('.cu')} is written to {rel}; this file "
+                "was not copied (use --keep-names)",
+            )
+        )
+        return
+    target = safe_target(plan.out_root, rel)
     target.parent.mkdir(parents=True, exist_ok=True)
     if converted:
-        _atomic_write(target, result.text.encode("utf-8"), backup=False)
+        _atomic_write(target, result.text.encode("utf-8"), backup=False, like=cand.path)
     else:  # unchanged, not CUDA, binary or failed: byte-identical copy
         shutil.copyfile(cand.path, target)
     summary.written.append(str(target))
 
 
-def _atomic_write(path: Path, data: bytes, *, backup: bool) -> None:
-    """Write via a temporary file in the same directory and rename over the target."""
+def _atomic_write(path: Path, data: bytes, *, backup: bool, like: Path) -> None:
+    """Write via a temporary file in the same directory and rename over the target; the
+    result gets the permission bits of ``like`` (its source file)."""
     if path.exists() and backup:
         saved = path.with_name(path.name + BACKUP_SUFFIX)
         if not saved.exists():  # the first backup is the original: never overwrite it
             shutil.copy2(path, saved)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    mode = like.stat().st_mode & 0o777
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -87,7 +87,8 @@ def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
     in_directive = False
     kinds = _KIND_OF_GROUP
     ident = Kind.IDENT
-    for m in _TOKEN_RE.finditer(text):
+    start_at = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
+    for m in _TOKEN_RE.finditer(text, start_at):
         group = m.lastgroup
         if group == "ident":
             at_line_start = False

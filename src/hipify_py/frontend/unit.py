@@ -37,6 +37,11 @@ class Unit:
         return [t for t in self.all_tokens if t.kind is Kind.COMMENT]
 
     @cached_property
+    def newline(self) -> str:
+        """The file's line ending, for text a rule inserts."""
+        return "\r\n" if "\r\n" in self.text else "\n"
+
+    @cached_property
     def lines(self) -> LineIndex:
         return LineIndex(self.text)
 

@@ -17,6 +17,7 @@ other key is optional and omitted when empty.  Version values are strings ("7.0"
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,6 +50,11 @@ ENTRY_VERSION_KEYS = (
     "hip_experimental",
 )
 ENTRY_KEYS = frozenset(ENTRY_STR_KEYS + ENTRY_VERSION_KEYS)
+
+# ``cuda`` names: a C/C++ identifier, possibly namespace-qualified (``at::cuda::CUDAStream``); for
+# kind ``header`` an include path as written between <> or "" (``cub/cub.cuh``).
+CUDA_NAME_RE = re.compile(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*", re.ASCII)
+HEADER_PATH_RE = re.compile(r"[\w.+-]+(?:/[\w.+-]+)*", re.ASCII)
 
 
 class MappingError(ValueError):
@@ -91,8 +97,15 @@ def validate_file(doc: Any, path: str) -> None:
     entries = doc["entries"]
     if not isinstance(entries, list):
         raise MappingError(f"{_where(path, key='entries')}: must be a list")
+    seen: dict[tuple[bool, str], int] = {}
     for i, entry in enumerate(entries):
         validate_entry(entry, path, i, KINDS, STATUSES)
+        key = (entry["kind"] == "header", entry["cuda"])
+        if key in seen:
+            raise MappingError(
+                f"{_where(path, i, entry['cuda'], 'cuda')}: duplicate of entry {seen[key]}"
+            )
+        seen[key] = i
 
 
 def validate_entry(
@@ -119,6 +132,17 @@ def validate_entry(
         raise MappingError(
             f"{_where(path, index, cuda, 'kind')}: {entry['kind']!r} is not one of "
             f"{', '.join(kinds)}"
+        )
+    if entry["kind"] == "header":
+        if not HEADER_PATH_RE.fullmatch(cuda) or ".." in cuda.split("/"):
+            raise MappingError(
+                f"{_where(path, index, cuda, 'cuda')}: not a header path like cuda_runtime.h "
+                f"or cub/cub.cuh"
+            )
+    elif not CUDA_NAME_RE.fullmatch(cuda):
+        raise MappingError(
+            f"{_where(path, index, cuda, 'cuda')}: not a C/C++ identifier (e.g. cudaMalloc, "
+            f"at::cuda::CUDAStream)"
         )
     if entry["status"] not in statuses:
         raise MappingError(

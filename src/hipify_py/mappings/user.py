@@ -13,8 +13,11 @@ the same loader and schema validation as every other file.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,27 @@ from .load import cache_dir
 from .schema import MappingError
 
 CONFIG_NAME = ".hipify-py.yaml"
+
+# False while ``without_config_file()`` is active (``check --no-config``).
+_USE_CONFIG_FILE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "hipify_py_use_config_file", default=True
+)
+
+
+def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
+    """The one-line message for a config/mapping file that is not UTF-8."""
+    byte = exc.object[exc.start : exc.start + 1].hex()
+    return f"cannot read {path}: not UTF-8 (byte 0x{byte} at offset {exc.start})"
+
+
+@contextlib.contextmanager
+def without_config_file() -> Iterator[None]:
+    """Within this block ``find_project_mapping_files`` skips ``.hipify-py.yaml`` files."""
+    token = _USE_CONFIG_FILE.set(False)
+    try:
+        yield
+    finally:
+        _USE_CONFIG_FILE.reset(token)
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
@@ -31,6 +55,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
         import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MappingError(not_utf8(path, exc)) from None
     except (OSError, ValueError) as exc:
         raise MappingError(f"{path}: cannot read: {exc}") from None
 
@@ -50,6 +76,8 @@ def _from_config(path: Path) -> list[Path]:
 
     try:
         doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError as exc:
+        raise MappingError(not_utf8(path, exc)) from None
     except (OSError, yaml.YAMLError) as exc:
         raise MappingError(f"{path}: cannot read: {str(exc).splitlines()[0]}") from None
     if not isinstance(doc, dict):
@@ -86,13 +114,19 @@ def _inline_file(config: Path, entries: list[dict[str, Any]]) -> Path:
     raise MappingError(f"{config}: cannot write inline mapping rules to a cache dir")
 
 
-def find_project_mapping_files(start: Path) -> list[Path]:
-    """User mapping files for an input path: nearest .hipify-py.yaml or pyproject.toml wins."""
+def find_project_mapping_files(start: Path, *, config_file: bool | None = None) -> list[Path]:
+    """User mapping files for an input path: nearest .hipify-py.yaml or pyproject.toml wins.
+
+    ``config_file=False`` skips ``.hipify-py.yaml`` files (``--no-config``); None (the default)
+    means False inside ``without_config_file()`` and True elsewhere.
+    """
+    if config_file is None:
+        config_file = _USE_CONFIG_FILE.get()
     start = Path(start).resolve()
     directory = start if start.is_dir() else start.parent
     for d in (directory, *directory.parents):
         config = d / CONFIG_NAME
-        if config.is_file():
+        if config_file and config.is_file():
             return _from_config(config)
         pyproject = d / "pyproject.toml"
         if pyproject.is_file():

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.table import Table
 
-from ..rules import RULES
+from ..rules import RULES, load_rules
 
 NOTABLE_LIMIT = 50
 
@@ -28,6 +28,7 @@ class Summary:
     unsupported: Counter = field(default_factory=Counter)  # API name -> uses
     findings: Counter = field(default_factory=Counter)  # rule ID -> count
     launches: int = 0
+    errors: int = 0  # findings of severity error
     headers: int = 0
     symbols: int = 0
     degraded: list[tuple[str, str]] = field(default_factory=list)  # (path, first problem)
@@ -68,6 +69,7 @@ class Summary:
                 self.symbols += 1
         for f in result.findings:
             self.findings[f.rule] += 1
+            self.errors += f.severity.value == "error"
             if f.severity.rank >= 1 and len(self.notable) < NOTABLE_LIMIT:
                 self.notable.append((f.path, f.line, f.column, f.severity.value, f.rule, f.message))
             api = f.extra.get("api") if f.extra else None
@@ -96,7 +98,13 @@ class Summary:
             "failures": [{"path": p, "message": m} for p, m in self.failures],
         }
 
+    def render_failures(self, console: Console) -> None:
+        """What failed: shown even with --quiet, because it needs the user's attention."""
+        for path, message in self.failures:
+            console.print(f"[red]not converted[/] {path}: {message}", highlight=False)
+
     def render(self, console: Console) -> None:
+        load_rules()  # rule names for the table (in a parallel run, rules ran in workers)
         files = Table(title="hipify-py summary", show_header=True, header_style="bold")
         files.add_column("files", style="bold")
         files.add_column("count", justify="right")
@@ -157,5 +165,4 @@ class Summary:
                 f"[yellow]parse problem[/] {path}: {problem} (translated from tokens)",
                 highlight=False,
             )
-        for path, message in self.failures:
-            console.print(f"[red]not converted[/] {path}: {message}", highlight=False)
+        self.render_failures(console)

@@ -19,6 +19,7 @@ from ..mappings import hip_name, is_convertible
 from ..rules import register_rule, rewrite_pass
 
 RUNTIME_HEADER = "hip/hip_runtime.h"
+RUNTIME_API_HEADER = "hip/hip_runtime_api.h"
 # ROCm 5.2 moved these libraries' headers from the top of the include directory into
 # <component>/ subdirectories (ROCm 5.3 release notes, "Linux Filesystem Hierarchy Standard");
 # for --target-rocm 5.1 and older the top-level name is the one that exists.
@@ -158,7 +159,7 @@ def _insertion_point(unit: Unit, found: list[Include]) -> int:
             if word == "define" and i >= 3 and tokens[i - 2].text == "ifndef":
                 return _next_line(text, tok.start)
     first_code = tokens[0].start if tokens else len(text)
-    return text.rfind("\n", 0, first_code) + 1
+    return max(text.rfind("\n", 0, first_code) + 1, 1 if text.startswith("\ufeff") else 0)
 
 
 def _next_line(text: str, offset: int) -> int:
@@ -170,7 +171,7 @@ def _next_line(text: str, offset: int) -> int:
 def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     found = includes(unit)
     emitted: list[tuple[str, tuple[int, ...]]] = []
-    has_runtime = False
+    has_runtime = has_runtime_api = False
     top = ((), guard_branch(unit))
     for inc in found:
         entry = ctx.mappings.header(inc.path)
@@ -194,16 +195,17 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
                 yield Edit(inc.start, inc.line_end, "", "header")
             continue
         emitted.append((target, inc.branch))
-        if target == RUNTIME_HEADER and inc.branch in top:
-            has_runtime = True
+        if target in (RUNTIME_HEADER, RUNTIME_API_HEADER) and inc.branch in top:
+            has_runtime_api = True
+            has_runtime = has_runtime or target == RUNTIME_HEADER
         if target != inc.path:
             spelled = f"<{target}>" if inc.angled else f'"{target}"'
             yield Edit(inc.path_start, inc.path_end, spelled, "header")
-    if not has_runtime and _needs_runtime(unit, ctx):
+    if not has_runtime and _needs_runtime(unit, ctx, has_runtime_api):
         at = _insertion_point(unit, found)
         quoted = any(not inc.angled and inc.path in _CUDA_RUNTIME_SPELLINGS for inc in found)
         spelled = f'"{RUNTIME_HEADER}"' if quoted else f"<{RUNTIME_HEADER}>"
-        yield Edit(at, at, f"#include {spelled}\n", "header")
+        yield Edit(at, at, f"#include {spelled}{unit.newline}", "header")
 
 
 def _layout(path: str, ctx: Context) -> str:
@@ -214,13 +216,16 @@ def _layout(path: str, ctx: Context) -> str:
     return path
 
 
-def _needs_runtime(unit: Unit, ctx: Context) -> bool:
-    """A .cu file (nvcc includes cuda_runtime.h into every one implicitly), device code, a
-    launch, or a runtime/driver API call needs hip_runtime.h."""
+def _needs_runtime(unit: Unit, ctx: Context, has_runtime_api: bool) -> bool:
+    """A .cu file (nvcc includes cuda_runtime.h into every one implicitly), device code or a
+    launch needs hip_runtime.h; so does a runtime/driver API call in a file that includes no
+    HIP runtime header at all."""
     if unit.path.endswith(".cu"):
         return True
     if unit.identifiers & _DEVICE_WORDS or any(t.text == "<<<" for t in unit.tokens):
         return True
+    if has_runtime_api:
+        return False
     for name in unit.identifiers:
         entry = ctx.mappings.get(name)
         if entry is not None and entry.family in ("runtime", "driver") and entry.hip:
