@@ -205,3 +205,118 @@ def test_many_files_in_parallel_workers(tree):
     assert code == 1
     assert sorted(Path(f["path"]).name for f in data["findings"]) == [
         f"r{n}.cu" for n in range(5)]
+
+
+# ----------------------------------------------------------------------------- QA regressions
+
+
+def _convert(*args):
+    made = CliRunner().invoke(convert, [str(a) for a in args] + ["-q"], catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+
+
+@pytest.mark.parametrize("flags", [
+    ["--fix"], ["--unsafe-fixes"], ["--annotate"], ["--launch-syntax", "cuda"],
+    ["--fix", "--annotate", "--launch-syntax", "cuda"],
+])
+def test_in_sync_reproduces_convert_options(tree, flags):
+    (tree / "src" / "reduce.cu").write_text(HAZARDS)
+    _convert("src", "--out-dir", "hip", *flags)
+    code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ", *flags)
+    assert code == 0, out
+    code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 1 and "out of sync" in out  # the default options give different output
+
+
+def test_in_sync_keep_names_keeps_included_cu_names(tree):
+    (tree / "src" / "kernels.cu").write_text("__global__ void k() {}\n")
+    (tree / "src" / "main.cu").write_text('#include "kernels.cu"\nint main() { return 0; }\n')
+    _convert("src", "--out-dir", "hip", "--keep-names")
+    assert '#include "kernels.cu"' in (tree / "hip" / "main.cu").read_text()
+    code, out = invoke("src", "--in-sync", "hip", "--keep-names")
+    assert code == 0, out
+
+
+def test_convert_flags_need_in_sync(tree):
+    for flags in (["--fix"], ["--annotate"], ["--unsafe-fixes"], ["--launch-syntax", "cuda"]):
+        code, out = invoke("src", *flags)
+        assert code == 2 and "--in-sync" in out
+
+
+def test_stale_output_is_an_error_whatever_is_selected(tree):
+    _convert("src", "--out-dir", "hip")
+    (tree / "hip" / "scale.hip").write_text("// edited by hand\n")
+    code, out = invoke("src", "--in-sync", "hip", "--select", "HZ0")
+    assert code == 1
+    assert "out of sync" in out and "1 error," in out
+    code, data = as_json("src", "--in-sync", "hip", "--select", "HZ4")
+    assert code == 1 and data["summary"]["errors"] == 1 and len(data["stale"]) == 1
+    # a prefix ignore keeps it; naming HZ001 hides it
+    assert invoke("src", "--in-sync", "hip", "--ignore", "HZ")[0] == 1
+    code, data = as_json("src", "--in-sync", "hip", "--ignore", "HZ001")
+    assert code == 0 and data["stale"] == [] and data["summary"]["errors"] == 0
+    (tree / ".hipify-py.yaml").write_text("per-file-ignores:\n  scale.cu: [HZ001]\n")
+    assert invoke("src", "--in-sync", "hip")[0] == 0
+    (tree / ".hipify-py.yaml").write_text("ignore: [HZ001]\n")
+    assert invoke("src", "--in-sync", "hip")[0] == 0
+
+
+def test_non_utf8_config_is_one_line_error(tree):
+    (tree / ".hipify-py.yaml").write_bytes(b"ignore: [HZ4]\n# caf\xe9\n")
+    for command, args in ((check, ["src"]), (convert, ["src", "--dry-run"])):
+        result = CliRunner().invoke(command, args)
+        assert result.exit_code == 2, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "not UTF-8" in lines[0], result.output
+        assert f"cannot read {tree / '.hipify-py.yaml'}: not UTF-8" in lines[0]
+    # --no-config reads neither its ignore: nor its mappings:
+    assert invoke("src", "--no-config")[0] == 0
+
+
+def test_no_config_skips_config_mappings(tree):
+    (tree / "src" / "sub" / "fence.cu").unlink()
+    (tree / "src" / "scale.cu").write_text("void f() { cudaDeviceReset(); }\n")
+    (tree / ".hipify-py.yaml").write_text(
+        "mappings:\n- {cuda: cudaDeviceReset, kind: function, status: unsupported}\n")
+    code, data = as_json("src")
+    assert code == 1 and {f["rule"] for f in data["findings"]} == {"HZ300"}
+    code, data = as_json("src", "--no-config")
+    assert code == 0 and data["findings"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "ignore: [NOPE]\n",
+    "ignore: [HZ4, hz9x]\n",
+    "per-file-ignores:\n  '*.cu': [XYZ1]\n",
+])
+def test_unknown_rule_ids_in_config(tree, text):
+    (tree / ".hipify-py.yaml").write_text(text)
+    result = CliRunner().invoke(check, ["src"])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and ".hipify-py.yaml" in lines[0]
+    assert "no rule ID starts with" in lines[0]
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("{not json", "invalid JSON"),
+    ("[]", "top level is a list"),
+    ('{"version": 1}', "no 'findings' key"),
+    ('{"findings": {"rule": "HZ101"}}', "'findings' is a object"),
+    ('{"findings": [["HZ101"]]}', "finding 0 is a list"),
+    ('{"findings": [{"rule": "HZ101", "line_text": "x", "occurrence": 0}]}',
+     "finding 0 has no 'path'"),
+    ('{"findings": [{"rule": "HZ101", "path": "a.cu", "line_text": "x", "occurrence": "z"}]}',
+     "'occurrence' is not a non-negative integer"),
+    ('{"version": 7, "findings": []}', "unsupported version 7"),
+])
+def test_malformed_baseline_messages(tree, text, reason):
+    (tree / "bl.json").write_text(text)
+    code, out = invoke("src", "--baseline", "bl.json")
+    assert code == 2
+    assert "cannot read baseline bl.json: not a hipify-py baseline (" in out
+    assert reason in out
+    (tree / "bl.json").write_bytes(b'{"findings": ["\xff"]}')
+    code, out = invoke("src", "--baseline", "bl.json")
+    assert code == 2 and "not a hipify-py baseline (not UTF-8)" in out

@@ -262,3 +262,57 @@ def test_disk_cache_round_trip(tmp_path, monkeypatch):
         assert load_index().get("cudaFree").hip == "hipFree"
     finally:
         load_mod.clear_caches()
+
+
+# ----------------------------------------------------------------------------- QA regressions
+
+
+@pytest.mark.parametrize(
+    ("body", "expect"),
+    [
+        ("- {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n"
+         "- {cuda: cudaBar, hip: hipBar, kind: function, status: supported}\n"
+         "- {cuda: cudaFoo, hip: hipFoo2, kind: function, status: supported}",
+         r"rules\.yaml: entry 2 \(cudaFoo\): field 'cuda': duplicate of entry 0"),
+        ("- {cuda: 'cuda Foo', hip: hipFoo, kind: function, status: supported}",
+         r"entry 0 \(cuda Foo\): field 'cuda': not a C/C\+\+ identifier"),
+        ("- {cuda: 2cudaFoo, hip: hipFoo, kind: type, status: supported}",
+         r"entry 0 \(2cudaFoo\): field 'cuda': not a C/C\+\+ identifier"),
+        ("- {cuda: 'cudaFoo()', hip: hipFoo, kind: function, status: supported}",
+         r"field 'cuda': not a C/C\+\+ identifier"),
+        ("- {cuda: '<my cuda.h>', hip: my_hip.h, kind: header, status: supported}",
+         r"entry 0 \(<my cuda.h>\): field 'cuda': not a header path"),
+        ("- {cuda: ../up.h, hip: up_hip.h, kind: header, status: supported}",
+         r"field 'cuda': not a header path"),
+    ],
+)  # fmt: skip
+def test_user_mapping_duplicates_and_bad_names(tmp_path, body, expect):
+    p = _write(tmp_path, f"family: user\nentries:\n{body}\n")
+    with pytest.raises(MappingError, match=expect) as info:
+        load_index(extra_files=[p])
+    assert "\n" not in str(info.value)
+
+
+def test_user_mapping_qualified_names_and_header_paths_are_fine(tmp_path):
+    p = _write(
+        tmp_path,
+        "family: user\nentries:\n"
+        "- {cuda: 'my::cuda::Stream', hip: 'my::hip::Stream', kind: type, status: supported}\n"
+        "- {cuda: mylib/cuda_ext.cuh, hip: mylib/hip_ext.h, kind: header, status: supported}\n"
+        "- {cuda: cudaExt, hip: hipExt, kind: function, status: supported}\n",
+    )
+    index = load_index(extra_files=[p])
+    assert index.get("my::cuda::Stream").hip == "my::hip::Stream"
+    assert index.header("mylib/cuda_ext.cuh").hip == "mylib/hip_ext.h"
+
+
+def test_project_config_not_utf8_and_skipped(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / ".hipify-py.yaml").write_bytes(b"# \xff\nmappings: []\n")
+    not_utf8 = r"^cannot read .*\.hipify-py\.yaml: not UTF-8 \(byte 0xff"
+    with pytest.raises(MappingError, match=not_utf8):
+        find_project_mapping_files(proj)
+    assert find_project_mapping_files(proj, config_file=False) == []
+    with pytest.raises(MappingError):
+        find_project_mapping_files(proj)  # the scope ended

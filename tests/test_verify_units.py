@@ -190,3 +190,27 @@ def test_libclang_syntax_only_without_headers(tmp_path):
     assert status == {"bad.hip": "failed", "good.hip": "passed"}
     (err,) = next(f for f in report.files if f.path.endswith("bad.hip")).errors
     assert err.anchor[0] == 3 and err.message.startswith("expected ';'")
+
+
+def test_arch_names_are_validated():
+    for good in ("gfx942", "gfx90a", "gfx1100", "gfx1151", "gfx9999", "gfx90a:xnack+",
+                 "gfx942:sramecc+:xnack-", "gfx9-generic", "gfx10-3-generic"):
+        assert tcmod.arch_name_error(good) is None, good
+    for bad in ("banana", "", "gfx", "gfx94", "gfx12345", "gfx942:", "gfx942:xnack", "942",
+                "sm_80", "gfx 942"):
+        assert tcmod.arch_name_error(bad), bad
+    # target features do not change the family or the fallback
+    assert tcmod.arch_family("gfx90a:xnack+") == "gfx9"
+    assert tcmod.choose_fallback("gfx90a:xnack+", ["gfx908", "gfx1030"]) == "gfx908"
+
+
+def test_cli_malformed_arch_is_usage_error(tmp_path):
+    from click.testing import CliRunner
+
+    from hipify_py.cli.verify import verify
+
+    (tmp_path / "k.hip").write_text("__global__ void k() {}\n")
+    for arch in ("banana", "gfx94", "gfx942:xnack"):
+        result = CliRunner().invoke(verify, [str(tmp_path), "--arch", arch])
+        assert result.exit_code == 2, result.output
+        assert "--arch" in result.output and "not an AMD GPU arch" in result.output

@@ -93,8 +93,6 @@ class Config:
             raise ConfigError(f"{path}: expected a mapping at the top level")
         ignore = data.get("ignore") or []
         per_file = data.get("per-file-ignores") or {}
-        if isinstance(ignore, str):
-            ignore = [ignore]
         if not isinstance(ignore, list) or not isinstance(per_file, dict):
             raise ConfigError(f"{path}: `ignore` must be a list of rule IDs and "
                               f"`per-file-ignores` a mapping of glob -> IDs")
@@ -117,9 +115,13 @@ class Config:
     def ignored(self, finding: Finding) -> bool:
         return self.ignores_rule(finding.rule, finding.path)
 
-    def ignores_rule(self, rule: str, path: str) -> bool:
-        """Whether ``rule`` is ignored for the file at (display) ``path``."""
-        if _matches(rule, self.ignore):
+    def ignores_rule(self, rule: str, path: str, *, exact: bool = False) -> bool:
+        """Whether ``rule`` is ignored for the file at (display) ``path``; ``exact``: only by
+        its full ID (not by a prefix or ALL)."""
+        def hit(ids: Sequence[str]) -> bool:
+            return rule in ids if exact else _matches(rule, ids)
+
+        if hit(self.ignore):
             return True
         if not self.per_file or self.path is None:
             return False
@@ -129,8 +131,7 @@ class Config:
             rel = Path(path)
         rel_s = rel.as_posix()
         for glob, ids in self.per_file.items():
-            if (fnmatch.fnmatch(rel_s, glob) or fnmatch.fnmatch(rel.name, glob)) and \
-                    _matches(rule, ids):
+            if (fnmatch.fnmatch(rel_s, glob) or fnmatch.fnmatch(rel.name, glob)) and hit(ids):
                 return True
         return False
 
@@ -187,6 +188,14 @@ def _first_difference(expected: str, actual: str) -> tuple[int, str]:
               help="Also fail when the committed HIP tree in DIR is missing files or is stale.")
 @click.option("--keep-names", is_flag=True,
               help="With --in-sync: HIP files keep the CUDA names (no .cu -> .hip).")
+@click.option("--launch-syntax", type=click.Choice(["hip", "cuda"]), default="hip",
+              show_default=True,
+              help="With --in-sync: the tree was converted with this `convert --launch-syntax`.")
+@click.option("--fix", is_flag=True, help="With --in-sync: the tree was converted with --fix.")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="With --in-sync: the tree was converted with --unsafe-fixes.")
+@click.option("--annotate", is_flag=True,
+              help="With --in-sync: the tree was converted with --annotate.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
@@ -196,7 +205,8 @@ def _first_difference(expected: str, actual: str) -> tuple[int, str]:
               help="Worker processes (0: one per core).")
 @common_options
 def check(paths, fmt, output, fail_on, select, ignore, baseline, write_baseline, hip_dir,
-          keep_names, include, exclude, config_path, no_config, jobs, **common) -> None:
+          keep_names, launch_syntax, fix, unsafe_fixes, annotate, include, exclude, config_path,
+          no_config, jobs, **common) -> None:
     """Report porting hazards and unsupported APIs in PATHS; optionally check that the
     committed HIP output (--in-sync DIR) is up to date.
 
@@ -208,8 +218,13 @@ def check(paths, fmt, output, fail_on, select, ignore, baseline, write_baseline,
     _check_patterns(ignore_ids, "--ignore")
     if baseline and write_baseline:
         raise click.UsageError("--baseline and --write-baseline cannot be combined")
-    if keep_names and not hip_dir:
-        raise click.UsageError("--keep-names needs --in-sync DIR")
+    convert_flags = [name for name, on in (("--keep-names", keep_names),
+                                           ("--launch-syntax cuda", launch_syntax == "cuda"),
+                                           ("--fix", fix), ("--unsafe-fixes", unsafe_fixes),
+                                           ("--annotate", annotate)) if on]
+    if convert_flags and not hip_dir:
+        verb = "needs" if len(convert_flags) == 1 else "need"
+        raise click.UsageError(f"{', '.join(convert_flags)} {verb} --in-sync DIR")
     if hip_dir is not None and hip_dir.exists() and not hip_dir.is_dir():
         raise click.UsageError(f"--in-sync: {hip_dir} is not a directory")
     if no_config:
@@ -219,12 +234,22 @@ def check(paths, fmt, output, fail_on, select, ignore, baseline, write_baseline,
     else:
         config = Config.find(paths[0])
 
-    ctx, mapping_files = build_options_context(common, list(paths))
+    # The same Options `convert` builds from these flags, so --in-sync reproduces its output.
+    options_kw = dict(launch_syntax=launch_syntax, fix=fix or unsafe_fixes,
+                      unsafe_fixes=unsafe_fixes, annotate=annotate, keep_names=keep_names)
+    ctx, mapping_files = build_options_context(common, list(paths), config_file=not no_config,
+                                               **options_kw)
     report = run_check(paths, ctx, mapping_files=mapping_files, hip_dir=hip_dir,
                        keep_names=keep_names, include=include, exclude=exclude, jobs=jobs)
     report.findings = [f for f in report.findings
                        if (not select_ids or _matches(f.rule, select_ids))
                        and not _matches(f.rule, ignore_ids) and not config.ignored(f)]
+    # Stale HIP output (HZ001) was asked for with --in-sync: neither --select nor a prefix such
+    # as `--ignore HZ` hides it, only naming HZ001 in --ignore, `ignore:` or the CUDA source's
+    # `per-file-ignores:`.
+    report.stale = [s for s in report.stale
+                    if STALE_RULE not in ignore_ids
+                    and not config.ignores_rule(STALE_RULE, s.source, exact=True)]
 
     from ..report import findings_baseline
 
@@ -252,7 +277,7 @@ def run_check(paths: Sequence[Path], ctx, *, mapping_files: Sequence[str] = (),
               include: Sequence[str] = (), exclude: Sequence[str] = (), jobs: int = 0):
     """Check files and build the report (no filtering, no output)."""
     from ..discover import output_name
-    from ..report.findings_common import CheckReport, StaleFile
+    from ..report.findings_common import StaleFile
     from ..runner import run
 
     skip = [hip_dir] if hip_dir is not None else []

@@ -100,6 +100,16 @@ def common_options(func: Callable) -> Callable:
     return func
 
 
+def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """click callback: ``--arch`` must look like an AMD GPU name (gfx942, gfx90a:xnack+)."""
+    from ..verify.toolchain import arch_name_error
+
+    error = arch_name_error(value)
+    if error is not None:
+        raise click.BadParameter(error)
+    return value
+
+
 def _compile_db_flags(build_dir: Path) -> tuple[list[str], list[str]]:
     """Union of -I/-D flags in compile_commands.json (paths made absolute)."""
     db = build_dir / "compile_commands.json" if build_dir.is_dir() else build_dir
@@ -129,9 +139,12 @@ def _compile_db_flags(build_dir: Path) -> tuple[list[str], list[str]]:
 
 
 def build_options_context(
-    common: dict[str, Any], paths: Sequence[Path], **extra: Any
+    common: dict[str, Any], paths: Sequence[Path], *, config_file: bool = True, **extra: Any
 ) -> tuple[Context, list[str]]:
-    """Options from the command line and project config, and the loaded mapping tables."""
+    """Options from the command line and project config, and the loaded mapping tables.
+
+    ``config_file=False`` (``check --no-config``) ignores ``.hipify-py.yaml``.
+    """
     try:
         target = parse_version(common["target_rocm"])
     except ValueError as exc:
@@ -162,7 +175,7 @@ def build_options_context(
         extra_clang_args=tuple(clang_args),
         **extra,
     )
-    mapping_files = [str(p) for p in _project_mapping_files(paths)]
+    mapping_files = [str(p) for p in _project_mapping_files(paths, config_file)]
     mapping_files += [str(p) for p in common["mapping_files"]]
     try:
         index = load_index(options, [Path(p) for p in mapping_files])
@@ -171,11 +184,11 @@ def build_options_context(
     return Context(options, index), mapping_files
 
 
-def _project_mapping_files(paths: Sequence[Path]) -> list[Path]:
+def _project_mapping_files(paths: Sequence[Path], config_file: bool) -> list[Path]:
     from ..mappings.user import find_project_mapping_files
 
     start = paths[0] if paths else Path.cwd()
     try:
-        return find_project_mapping_files(start)
+        return find_project_mapping_files(start, config_file=config_file)
     except MappingError as exc:
         raise ConfigError(str(exc)) from None

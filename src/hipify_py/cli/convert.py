@@ -25,7 +25,7 @@ from ..discover import (
 from ..report.diff import print_diff, unified_diff
 from ..report.summary import Summary
 from ..runner import Outcome, run
-from .common import build_options_context, common_options
+from .common import build_options_context, check_arch, common_options
 
 BACKUP_SUFFIX = ".prehip"
 
@@ -108,7 +108,11 @@ BACKUP_SUFFIX = ".prehip"
     help="Compile-check the converted files for an AMD target afterwards.",
 )
 @click.option(
-    "--arch", default="gfx942", show_default=True, help="With --verify: the AMD GPU to check for."
+    "--arch",
+    default="gfx942",
+    show_default=True,
+    callback=check_arch,
+    help="With --verify: the AMD GPU to check for.",
 )
 @click.option(
     "--toolchain",

@@ -9,6 +9,7 @@ import click
 
 from ..verify import VerifyOptions, verify_paths
 from ..verify.toolchain import KINDS, ToolchainError
+from .common import check_arch
 
 
 @click.command("verify")
@@ -19,6 +20,7 @@ from ..verify.toolchain import KINDS, ToolchainError
     "--arch",
     default="gfx942",
     show_default=True,
+    callback=check_arch,
     help="AMD GPU to check for; falls back (with a warning) to the newest arch of the "
     "same family the compiler knows.",
 )

@@ -13,11 +13,8 @@ the same loader and schema validation as every other file.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import hashlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,26 +23,10 @@ from .schema import MappingError
 
 CONFIG_NAME = ".hipify-py.yaml"
 
-# False while ``without_config_file()`` is active (``check --no-config``).
-_USE_CONFIG_FILE: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "hipify_py_use_config_file", default=True
-)
-
-
 def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
     """The one-line message for a config/mapping file that is not UTF-8."""
     byte = exc.object[exc.start : exc.start + 1].hex()
     return f"cannot read {path}: not UTF-8 (byte 0x{byte} at offset {exc.start})"
-
-
-@contextlib.contextmanager
-def without_config_file() -> Iterator[None]:
-    """Within this block ``find_project_mapping_files`` skips ``.hipify-py.yaml`` files."""
-    token = _USE_CONFIG_FILE.set(False)
-    try:
-        yield
-    finally:
-        _USE_CONFIG_FILE.reset(token)
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
@@ -114,14 +95,11 @@ def _inline_file(config: Path, entries: list[dict[str, Any]]) -> Path:
     raise MappingError(f"{config}: cannot write inline mapping rules to a cache dir")
 
 
-def find_project_mapping_files(start: Path, *, config_file: bool | None = None) -> list[Path]:
+def find_project_mapping_files(start: Path, *, config_file: bool = True) -> list[Path]:
     """User mapping files for an input path: nearest .hipify-py.yaml or pyproject.toml wins.
 
-    ``config_file=False`` skips ``.hipify-py.yaml`` files (``--no-config``); None (the default)
-    means False inside ``without_config_file()`` and True elsewhere.
+    ``config_file=False`` skips ``.hipify-py.yaml`` files (``check --no-config``).
     """
-    if config_file is None:
-        config_file = _USE_CONFIG_FILE.get()
     start = Path(start).resolve()
     directory = start if start.is_dir() else start.parent
     for d in (directory, *directory.parents):

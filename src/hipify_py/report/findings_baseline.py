@@ -42,14 +42,51 @@ def dump(report: CheckReport, baseline_path: Path) -> str:
 
 
 def load(baseline_path: Path) -> Counter:
+    """The known findings of a baseline file; BaselineError (one line) when it is not one."""
     try:
         data = json.loads(baseline_path.read_text(encoding="utf-8"))
-        items = data["findings"]
-        known = Counter((e["rule"], e["path"], e["line_text"], int(e["occurrence"]))
-                        for e in items)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BaselineError(f"cannot read baseline {baseline_path}: {exc}") from None
-    return known
+    except OSError as exc:
+        raise BaselineError(f"cannot read baseline {baseline_path}: {exc.strerror or exc}") \
+            from None
+    except UnicodeDecodeError:
+        raise _not_a_baseline(baseline_path, "not UTF-8") from None
+    except ValueError as exc:
+        raise _not_a_baseline(baseline_path, f"invalid JSON: {exc}") from None
+    return Counter(_entries(data, baseline_path))
+
+
+def _not_a_baseline(path: Path, reason: str) -> BaselineError:
+    return BaselineError(f"cannot read baseline {path}: not a hipify-py baseline ({reason})")
+
+
+def _entries(data: object, path: Path) -> list[tuple[str, str, str, int]]:
+    if not isinstance(data, dict):
+        raise _not_a_baseline(path, f"top level is a {_kind(data)}, expected an object")
+    if "findings" not in data:
+        raise _not_a_baseline(path, "no 'findings' key")
+    version = data.get("version", BASELINE_VERSION)
+    if type(version) is not int or version > BASELINE_VERSION:
+        raise _not_a_baseline(path, f"unsupported version {version!r}")
+    items = data["findings"]
+    if not isinstance(items, list):
+        raise _not_a_baseline(path, f"'findings' is a {_kind(items)}, expected a list")
+    out = []
+    for n, e in enumerate(items):
+        if not isinstance(e, dict):
+            raise _not_a_baseline(path, f"finding {n} is a {_kind(e)}, expected an object")
+        for key, kind in (("rule", str), ("path", str), ("line_text", str), ("occurrence", int)):
+            if key not in e:
+                raise _not_a_baseline(path, f"finding {n} has no {key!r}")
+            if type(e[key]) is not kind or (kind is int and e[key] < 0):
+                raise _not_a_baseline(path, f"finding {n}: {key!r} is not a "
+                                      f"{'non-negative integer' if kind is int else 'string'}")
+        out.append((e["rule"], e["path"], e["line_text"], e["occurrence"]))
+    return out
+
+
+def _kind(value: object) -> str:
+    return {dict: "object", list: "list", str: "string", int: "number", float: "number",
+            bool: "boolean", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def apply(report: CheckReport, known: Counter, baseline_path: Path) -> CheckReport:

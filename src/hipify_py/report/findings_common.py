@@ -63,7 +63,11 @@ class CheckReport:
         return index.position(offset) if index is not None else (1, 1)
 
     def severity_counts(self) -> Counter:
-        return Counter(f.severity.value for f in self.findings)
+        """Findings by severity; a stale or missing HIP file (HZ001) counts as an error."""
+        counts = Counter(f.severity.value for f in self.findings)
+        if self.stale:
+            counts["error"] += len(self.stale)
+        return counts
 
     def rule_counts(self) -> Counter:
         return Counter(f.rule for f in self.findings)

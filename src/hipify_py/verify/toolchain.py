@@ -38,6 +38,25 @@ _FAMILY_PREFERENCE = {
     "gfx12": ("gfx1201", "gfx1200"),
 }
 _ARCH_RE = re.compile(r"^gfx(\d+)([0-9a-f])([0-9a-f])$")
+# What --arch accepts: a processor (gfx + 3-4 digits/letters, e.g. gfx90a, gfx1100) or a generic
+# target (gfx9-generic, gfx10-3-generic), then optional target features (:xnack+, :sramecc-).
+ARCH_NAME_RE = re.compile(
+    r"gfx(?:[0-9][0-9a-z]{2,3}|[0-9]{1,2}(?:-[0-9])?-generic)(?::[a-z][a-z0-9_-]*[+-])*",
+    re.ASCII,
+)
+
+
+def arch_name_error(arch: str) -> str | None:
+    """Why ``arch`` is not an AMD GPU name (None when it is well-formed, known or not)."""
+    if ARCH_NAME_RE.fullmatch(arch):
+        return None
+    return (f"{arch!r} is not an AMD GPU arch (expected gfx followed by 3-4 digits/letters, "
+            f"e.g. gfx942, gfx90a:xnack+, gfx1100)")
+
+
+def base_arch(arch: str) -> str:
+    """``gfx90a:xnack+`` -> ``gfx90a`` (the processor without target features)."""
+    return arch.split(":", 1)[0]
 
 
 class ToolchainError(RuntimeError):
@@ -118,14 +137,14 @@ def _has_hip_headers(include_dir: str | os.PathLike) -> bool:
 
 def arch_key(arch: str) -> tuple[int, int]:
     """Order archs newest-first within a family: gfx942 > gfx940 > gfx90a > gfx908."""
-    m = _ARCH_RE.match(arch)
+    m = _ARCH_RE.match(base_arch(arch))
     if not m:
         return (-1, -1)
     return int(m.group(1)), int(m.group(2) + m.group(3), 16)
 
 
 def arch_family(arch: str) -> str:
-    m = _ARCH_RE.match(arch)
+    m = _ARCH_RE.match(base_arch(arch))
     return f"gfx{m.group(1)}" if m else arch
 
 
@@ -349,7 +368,7 @@ def clang_toolchain(
             arch_requested=arch,
             arch=arch,
         )
-        if arch in archs:
+        if base_arch(arch) in archs:
             return tc
         best = best or tc
     if best is None:
