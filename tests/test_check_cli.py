@@ -94,8 +94,7 @@ def test_usage_errors_exit_2(tree):
 
 def test_in_sync_up_to_date_stale_and_missing(tree):
     (tree / "src" / "reduce.cu").write_text(HAZARDS)
-    made = CliRunner().invoke(convert, ["src", "--out-dir", "hip", "-q"],
-                              catch_exceptions=False)
+    made = CliRunner().invoke(convert, ["src", "--out-dir", "hip", "-q"], catch_exceptions=False)
     assert made.exit_code == 0, made.output
     assert (tree / "hip" / "scale.hip").is_file()
     # hazards fail on their own; ignore them to look at synchronisation only
@@ -106,7 +105,8 @@ def test_in_sync_up_to_date_stale_and_missing(tree):
     code, data = as_json("src", "--in-sync", "hip", "--ignore", "HZ")
     assert code == 1
     assert [(s["path"], s["status"], s["line"]) for s in data["stale"]] == [
-        ("hip/scale.hip", "stale", 4)]
+        ("hip/scale.hip", "stale", 4)
+    ]
     # a new CUDA file with no HIP copy; --out-dir is the same option
     (tree / "src" / "new.cu").write_text(CLEAN)
     code, out = invoke("src", "--out-dir", "hip", "--ignore", "HZ")
@@ -114,8 +114,9 @@ def test_in_sync_up_to_date_stale_and_missing(tree):
 
 
 def test_in_sync_keep_names(tree):
-    made = CliRunner().invoke(convert, ["src", "--out-dir", "hip", "--keep-names", "-q"],
-                              catch_exceptions=False)
+    made = CliRunner().invoke(
+        convert, ["src", "--out-dir", "hip", "--keep-names", "-q"], catch_exceptions=False
+    )
     assert made.exit_code == 0, made.output
     assert invoke("src", "--in-sync", "hip", "--keep-names")[0] == 0
     assert invoke("src", "--in-sync", "hip")[0] == 1  # expects .hip names
@@ -147,9 +148,12 @@ def test_baseline_hides_known_findings_even_after_edits_elsewhere(tree):
     code, data = as_json("src", "--baseline", "baseline.json")
     assert code == 0 and data["findings"] == [] and data["summary"]["baselined"] == 4
     # a second copy of a known line is new (occurrence index), and so is a new hazard
-    reduce.write_text(HAZARDS.replace(
-        "  if ((threadIdx.x & 31) == 0)",
-        "  int lane = threadIdx.x % 32; (void)lane;\n  if ((threadIdx.x & 31) == 0)"))
+    reduce.write_text(
+        HAZARDS.replace(
+            "  if ((threadIdx.x & 31) == 0)",
+            "  int lane = threadIdx.x % 32; (void)lane;\n  if ((threadIdx.x & 31) == 0)",
+        )
+    )
     code, data = as_json("src", "--baseline", "baseline.json")
     assert code == 1
     assert [(f["rule"], f["line"]) for f in data["findings"]] == [("HZ101", 6)]
@@ -163,10 +167,10 @@ def test_bad_baseline_is_a_usage_error(tree):
 def test_project_config_ignore_and_per_file_ignores(tree):
     (tree / "src" / "reduce.cu").write_text(HAZARDS)
     (tree / ".hipify-py.yaml").write_text(
-        "ignore: [HZ106]\nper-file-ignores:\n  'src/sub/*.cu': [HZ4]\n  reduce.cu: HZ102\n")
+        "ignore: [HZ106]\nper-file-ignores:\n  'src/sub/*.cu': [HZ4]\n  reduce.cu: HZ102\n"
+    )
     _, data = as_json("src", "--fail-on", "info")
-    assert {(Path(f["path"]).name, f["rule"]) for f in data["findings"]} == {
-        ("reduce.cu", "HZ101")}
+    assert {(Path(f["path"]).name, f["rule"]) for f in data["findings"]} == {("reduce.cu", "HZ101")}
     _, data = as_json("src", "--no-config")
     assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ102", "HZ106", "HZ402"}
     (tree / ".hipify-py.yaml").write_text("ignore: HZ1\n")
@@ -174,10 +178,11 @@ def test_project_config_ignore_and_per_file_ignores(tree):
 
 
 def test_inline_suppression_through_the_cli(tree):
-    (tree / "src" / "reduce.cu").write_text(HAZARDS.replace(
-        "atomicAdd(out, v);", "atomicAdd(out, v);  // hipify-py: ignore[HZ101]").replace(
-        "  for (int off", "  // hipify-py: ignore[HZ102, HZ106]\n  for (int off").replace(
-        "    v += __shfl", "    // hipify-py: ignore[HZ106]\n    v += __shfl"))
+    (tree / "src" / "reduce.cu").write_text(
+        HAZARDS.replace("atomicAdd(out, v);", "atomicAdd(out, v);  // hipify-py: ignore[HZ101]")
+        .replace("  for (int off", "  // hipify-py: ignore[HZ102, HZ106]\n  for (int off")
+        .replace("    v += __shfl", "    // hipify-py: ignore[HZ106]\n    v += __shfl")
+    )
     code, out = invoke("src")
     assert code == 0, out
 
@@ -185,7 +190,8 @@ def test_inline_suppression_through_the_cli(tree):
 def test_output_file_and_hip_sources(tree):
     (tree / "ported.hip").write_text(
         "#include <hip/hip_runtime.h>\n__global__ void k(float* o) {\n"
-        "  unsigned m = __ballot(o[0] > 0);\n  o[1] = __popc(m);\n}\n")
+        "  unsigned m = __ballot(o[0] > 0);\n  o[1] = __popc(m);\n}\n"
+    )
     code, out = invoke("ported.hip", "--output", "report.txt")
     assert code == 1 and out == ""
     text = (tree / "report.txt").read_text()
@@ -203,8 +209,7 @@ def test_many_files_in_parallel_workers(tree):
         (tree / "src" / f"r{n}.cu").write_text(HAZARDS)
     code, data = as_json("src", "-j", "2", "--select", "HZ102")
     assert code == 1
-    assert sorted(Path(f["path"]).name for f in data["findings"]) == [
-        f"r{n}.cu" for n in range(5)]
+    assert sorted(Path(f["path"]).name for f in data["findings"]) == [f"r{n}.cu" for n in range(5)]
 
 
 # ----------------------------------------------------------------------------- QA regressions
@@ -215,10 +220,16 @@ def _convert(*args):
     assert made.exit_code == 0, made.output
 
 
-@pytest.mark.parametrize("flags", [
-    ["--fix"], ["--unsafe-fixes"], ["--annotate"], ["--launch-syntax", "cuda"],
-    ["--fix", "--annotate", "--launch-syntax", "cuda"],
-])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--fix"],
+        ["--unsafe-fixes"],
+        ["--annotate"],
+        ["--launch-syntax", "cuda"],
+        ["--fix", "--annotate", "--launch-syntax", "cuda"],
+    ],
+)
 def test_in_sync_reproduces_convert_options(tree, flags):
     (tree / "src" / "reduce.cu").write_text(HAZARDS)
     _convert("src", "--out-dir", "hip", *flags)
@@ -278,18 +289,22 @@ def test_no_config_skips_config_mappings(tree):
     (tree / "src" / "sub" / "fence.cu").unlink()
     (tree / "src" / "scale.cu").write_text("void f() { cudaDeviceReset(); }\n")
     (tree / ".hipify-py.yaml").write_text(
-        "mappings:\n- {cuda: cudaDeviceReset, kind: function, status: unsupported}\n")
+        "mappings:\n- {cuda: cudaDeviceReset, kind: function, status: unsupported}\n"
+    )
     code, data = as_json("src")
     assert code == 1 and {f["rule"] for f in data["findings"]} == {"HZ300"}
     code, data = as_json("src", "--no-config")
     assert code == 0 and data["findings"] == []
 
 
-@pytest.mark.parametrize("text", [
-    "ignore: [NOPE]\n",
-    "ignore: [HZ4, hz9x]\n",
-    "per-file-ignores:\n  '*.cu': [XYZ1]\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ignore: [NOPE]\n",
+        "ignore: [HZ4, hz9x]\n",
+        "per-file-ignores:\n  '*.cu': [XYZ1]\n",
+    ],
+)
 def test_unknown_rule_ids_in_config(tree, text):
     (tree / ".hipify-py.yaml").write_text(text)
     result = CliRunner().invoke(check, ["src"])
@@ -299,18 +314,26 @@ def test_unknown_rule_ids_in_config(tree, text):
     assert "no rule ID starts with" in lines[0]
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    ("{not json", "invalid JSON"),
-    ("[]", "top level is a list"),
-    ('{"version": 1}', "no 'findings' key"),
-    ('{"findings": {"rule": "HZ101"}}', "'findings' is a object"),
-    ('{"findings": [["HZ101"]]}', "finding 0 is a list"),
-    ('{"findings": [{"rule": "HZ101", "line_text": "x", "occurrence": 0}]}',
-     "finding 0 has no 'path'"),
-    ('{"findings": [{"rule": "HZ101", "path": "a.cu", "line_text": "x", "occurrence": "z"}]}',
-     "'occurrence' is not a non-negative integer"),
-    ('{"version": 7, "findings": []}', "unsupported version 7"),
-])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("{not json", "invalid JSON"),
+        ("[]", "top level is a list"),
+        ('{"version": 1}', "no 'findings' key"),
+        ('{"findings": {"rule": "HZ101"}}', "'findings' is a object"),
+        ('{"findings": [["HZ101"]]}', "finding 0 is a list"),
+        (
+            '{"findings": [{"rule": "HZ101", "line_text": "x", "occurrence": 0}]}',
+            "finding 0 has no 'path'",
+        ),
+        (
+            '{"findings": [{"rule": "HZ101", "path": "a.cu", "line_text": "x", '
+            '"occurrence": "z"}]}',
+            "'occurrence' is not a non-negative integer",
+        ),
+        ('{"version": 7, "findings": []}', "unsupported version 7"),
+    ],
+)
 def test_malformed_baseline_messages(tree, text, reason):
     (tree / "bl.json").write_text(text)
     code, out = invoke("src", "--baseline", "bl.json")

@@ -91,6 +91,7 @@ def test_rocm_before_5_2_uses_top_level_library_headers() -> None:
     src = "#include <cublas_v2.h>\n#include <cusparse.h>\n#include <curand.h>\n"
     assert hip(src, target_rocm=(5, 1)) == (
         "#include <hip/hip_runtime.h>\n#include <hipblas.h>\n#include <hipsparse.h>\n"
-        "#include <hiprand/hiprand.h>\n")
+        "#include <hiprand/hiprand.h>\n"
+    )
     assert "#include <rocblas/rocblas.h>" in hip(src, roc=True)
     assert "#include <rocblas.h>" in hip(src, roc=True, target_rocm=(5, 1))

@@ -63,40 +63,55 @@ def test_every_rule_has_a_page_with_the_four_sections():
     for r in hz:
         assert re.fullmatch(r"HZ\d{3}", r.id)
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", r.name), r.name
-        for section in ("## What it detects", "## Why it breaks on AMD", "## Example",
-                        "## How to fix"):
+        for section in (
+            "## What it detects",
+            "## Why it breaks on AMD",
+            "## Example",
+            "## How to fix",
+        ):
             assert section in r.doc, (r.id, section)
         assert r.doc.startswith(f"{r.id} {r.name}"), r.id
 
 
 def test_rule_ids_are_grouped_by_theme():
     load_rules()
-    themes = {"HZ0": "meta", "HZ1": "warp", "HZ2": "sync", "HZ3": "unsupported",
-              "HZ4": "memory", "HZ5": "capability"}
+    themes = {
+        "HZ0": "meta",
+        "HZ1": "warp",
+        "HZ2": "sync",
+        "HZ3": "unsupported",
+        "HZ4": "memory",
+        "HZ5": "capability",
+    }
     for rid in RULES:
         if rid.startswith("HZ"):
             assert rid[:3] in themes
 
 
-@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir()
-                                           if p.suffix in (".cu", ".hip")))
+@pytest.mark.parametrize(
+    "fixture", sorted(p.name for p in FIXTURES.iterdir() if p.suffix in (".cu", ".hip"))
+)
 def test_fixture_findings_match_the_expect_comments(fixture):
     """Every expected finding is reported (recall) and nothing else is (precision)."""
     path = FIXTURES / fixture
     got = collections.Counter(
-        (f.line, f.rule) for f in findings(path.read_text(), str(path))
-        if f.rule not in ("HZ302",))
+        (f.line, f.rule) for f in findings(path.read_text(), str(path)) if f.rule not in ("HZ302",)
+    )
     want = expected(path)
     assert got - want == collections.Counter(), "false positives"
     assert want - got == collections.Counter(), "missed findings"
 
 
 def test_hazards_fire_on_both_sides_cuda_and_hip():
-    cuda = "__global__ void k(int* o){ int lane = threadIdx.x & 31; o[lane] = 0; }\n" \
-           "void h(int* d){ cudaMalloc(&d, 4); k<<<1,64>>>(d); cudaFree(d); }\n"
-    hip = "#include <hip/hip_runtime.h>\n" \
-          "__global__ void k(int* o){ int lane = hipThreadIdx_x & 31; o[lane] = 0; }\n" \
-          "void h(int* d){ hipMalloc(&d, 4); hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, d);" \
-          " hipFree(d); }\n"
+    cuda = (
+        "__global__ void k(int* o){ int lane = threadIdx.x & 31; o[lane] = 0; }\n"
+        "void h(int* d){ cudaMalloc(&d, 4); k<<<1,64>>>(d); cudaFree(d); }\n"
+    )
+    hip = (
+        "#include <hip/hip_runtime.h>\n"
+        "__global__ void k(int* o){ int lane = hipThreadIdx_x & 31; o[lane] = 0; }\n"
+        "void h(int* d){ hipMalloc(&d, 4); hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, d);"
+        " hipFree(d); }\n"
+    )
     assert "HZ101" in rules_of(cuda)
     assert "HZ101" in rules_of(hip, "t.hip")

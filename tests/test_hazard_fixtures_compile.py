@@ -19,6 +19,10 @@ def test_fixtures_compile_with_nvcc(nvcc, tmp_path):
     assert len(sources) >= 5
     unity = tmp_path / "all_fixtures.cu"
     unity.write_text("".join(f'#include "{src}"\n' for src in sources))
-    proc = subprocess.run([nvcc, "-arch=sm_90", "-c", str(unity), "-o", str(tmp_path / "a.o")],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(unity), "-o", str(tmp_path / "a.o")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

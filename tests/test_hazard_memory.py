@@ -57,9 +57,11 @@ void ipc_wait(Barrier* shm) {  // inter-process memory from mmap: no GPU involve
 
 
 def test_hz403_managed_memory():
-    src = "__device__ __managed__ int counter;\n" \
-          "void f(float** p) { cudaMallocManaged(p, 4); cudaMemPrefetchAsync(*p, 4, 0, 0); }\n" \
-          "void g(float** p) { cudaMalloc(p, 4); }\n"
+    src = (
+        "__device__ __managed__ int counter;\n"
+        "void f(float** p) { cudaMallocManaged(p, 4); cudaMemPrefetchAsync(*p, 4, 0, 0); }\n"
+        "void g(float** p) { cudaMalloc(p, 4); }\n"
+    )
     found = only("HZ403", src)
     assert [f.line for f in found] == [1, 2, 2] and "HSA_XNACK=1" in found[0].message
 

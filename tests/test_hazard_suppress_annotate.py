@@ -14,8 +14,10 @@ def test_ignore_on_the_same_line():
 
 
 def test_ignore_on_the_line_before():
-    src = "__global__ void k(int* o) {\n  // hipify-py: ignore[HZ101]\n" \
-          "  o[threadIdx.x & 31] = 0;\n  o[threadIdx.x & 31] = 1;\n}\n"
+    src = (
+        "__global__ void k(int* o) {\n  // hipify-py: ignore[HZ101]\n"
+        "  o[threadIdx.x & 31] = 0;\n  o[threadIdx.x & 31] = 1;\n}\n"
+    )
     assert [f for f in rules_of(src)] == ["HZ101"]  # only the second line still reports
 
 
@@ -27,14 +29,12 @@ def test_ignore_other_rule_or_list_or_bare():
 
 
 def test_ignore_does_not_leak_two_lines_down():
-    src = "// hipify-py: ignore[HZ101]\n\n" \
-          "__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n"
+    src = "// hipify-py: ignore[HZ101]\n\n__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n"
     assert rules_of(src) == ["HZ101"]
 
 
 def test_annotate_writes_a_comment_above_each_finding():
-    src = "__global__ void k(float* o) {\n" \
-          "  o[0] = __shfl_down_sync(0xffffffff, o[0], 1);\n}\n"
+    src = "__global__ void k(float* o) {\n  o[0] = __shfl_down_sync(0xffffffff, o[0], 1);\n}\n"
     result = convert_text(src, "t.cu", ctx(annotate=True))
     assert result.error is None
     lines = result.text.splitlines()
@@ -44,8 +44,7 @@ def test_annotate_writes_a_comment_above_each_finding():
 
 
 def test_annotate_and_fix_together():
-    src = "__global__ void k(float* o) {\n" \
-          "  o[0] = __shfl_down_sync(0xffffffff, o[0], 1);\n}\n"
+    src = "__global__ void k(float* o) {\n  o[0] = __shfl_down_sync(0xffffffff, o[0], 1);\n}\n"
     result = convert_text(src, "t.cu", ctx(annotate=True, fix=True))
     assert "0xffffffffffffffffULL" in result.text and "hipify-py[HZ106]" in result.text
 
@@ -55,9 +54,12 @@ def test_fixes_and_annotations_never_conflict_with_rewrites_on_the_fixtures():
 
     for path in sorted(FIXTURES.iterdir()):
         src = path.read_text()
-        for opts in ({"fix": True}, {"fix": True, "unsafe_fixes": True},
-                     {"fix": True, "unsafe_fixes": True, "annotate": True},
-                     {"fix": True, "target_rocm": (6, 1)}):
+        for opts in (
+            {"fix": True},
+            {"fix": True, "unsafe_fixes": True},
+            {"fix": True, "unsafe_fixes": True, "annotate": True},
+            {"fix": True, "target_rocm": (6, 1)},
+        ):
             result = convert_text(src, str(path), ctx(**opts))
             assert result.error is None, (path.name, opts, result.error)
         fixed_text = convert_text(src, str(path), ctx(fix=True)).text
@@ -65,7 +67,9 @@ def test_fixes_and_annotations_never_conflict_with_rewrites_on_the_fixtures():
 
 
 def test_trailing_ignore_comment_covers_only_its_own_line():
-    src = "__global__ void k(int* o) {\n" \
-          "  o[threadIdx.x & 31] = 0;  // hipify-py: ignore[HZ101]\n" \
-          "  o[threadIdx.x & 31] = 1;\n}\n"
+    src = (
+        "__global__ void k(int* o) {\n"
+        "  o[threadIdx.x & 31] = 0;  // hipify-py: ignore[HZ101]\n"
+        "  o[threadIdx.x & 31] = 1;\n}\n"
+    )
     assert rules_of(src) == ["HZ101"]

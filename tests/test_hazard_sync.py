@@ -66,8 +66,10 @@ def test_hz203_uniform_conditions_do_not_fire():
 
 
 def test_hz204_launch_bounds_second_argument_and_unsafe_fix():
-    src = "__global__ void __launch_bounds__(256, 2) k(float* x) { x[0] = 1; }\n" \
-          "__global__ void __launch_bounds__(128) k2(float* x) { x[0] = 1; }\n"
+    src = (
+        "__global__ void __launch_bounds__(256, 2) k(float* x) { x[0] = 1; }\n"
+        "__global__ void __launch_bounds__(128) k2(float* x) { x[0] = 1; }\n"
+    )
     (f,) = only("HZ204", src)
     assert f.line == 1 and not f.fix.safe
     assert "__launch_bounds__(256, 16)" in fixed(src, unsafe_fixes=True)
@@ -75,8 +77,10 @@ def test_hz204_launch_bounds_second_argument_and_unsafe_fix():
 
 
 def test_hz204_hip_side_reports_without_fix():
-    src = "#include <hip/hip_runtime.h>\n" \
-          "__global__ void __launch_bounds__(256, 4) k(float* x) { x[0] = 1; }\n"
+    src = (
+        "#include <hip/hip_runtime.h>\n"
+        "__global__ void __launch_bounds__(256, 4) k(float* x) { x[0] = 1; }\n"
+    )
     (f,) = only("HZ204", src, "t.hip")
     assert f.fix is None and "check it was converted" in f.message
 
@@ -91,8 +95,9 @@ __global__ void k(float* x) {
 }
 void run(float* x) { k<<<80, 256>>>(x); }"""
     assert [f.line for f in only("HZ205", src)] == [6]
-    coop = src.replace("k<<<80, 256>>>(x);",
-                       "void* a[] = {&x}; cudaLaunchCooperativeKernel((void*)k, 80, 256, a);")
+    coop = src.replace(
+        "k<<<80, 256>>>(x);", "void* a[] = {&x}; cudaLaunchCooperativeKernel((void*)k, 80, 256, a);"
+    )
     assert only("HZ205", coop) == []
 
 

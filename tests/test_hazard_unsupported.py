@@ -14,8 +14,10 @@ def test_hz300_unsupported_api_names_api_and_family():
 
 
 def test_hz300_library_family_and_device_function():
-    src = "__global__ void k() { __trap(); }\n" \
-          "void f(cublasHandle_t h) { cublasSgemmEx(h, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0); }\n"
+    src = (
+        "__global__ void k() { __trap(); }\n"
+        "void f(cublasHandle_t h) { cublasSgemmEx(h, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0); }\n"
+    )
     msgs = [f.message for f in only("HZ300", src)]
     assert any(m.startswith("`__trap` (device function) has no HIP equivalent") for m in msgs)
 
@@ -42,8 +44,10 @@ def test_hz302_newer_rocm_on_both_sides():
     assert only("HZ302", cuda) == []
     (f,) = only("HZ302", cuda, target_rocm=(6, 4))
     assert "7.0" in f.message and "6.4" in f.message
-    hip = ("#include <hip/hip_runtime.h>\n"
-           "__device__ int f(int v) { return __reduce_max_sync(~0ULL, v); }\n")
+    hip = (
+        "#include <hip/hip_runtime.h>\n"
+        "__device__ int f(int v) { return __reduce_max_sync(~0ULL, v); }\n"
+    )
     assert len(only("HZ302", hip, "t.hip", target_rocm=(6, 4))) == 1
     # __syncwarp below 7.0 is rewritten and reported by HP010, not HZ302
     sync = "#include <hip/hip_runtime.h>\n__device__ int f(int v) { __syncwarp(); return v; }\n"
@@ -78,8 +82,10 @@ __global__ void parent(int* d) {
 }
 void host(int* d) { parent<<<1, 1>>>(d); cudaDeviceSynchronize(); }"""
     assert [f.line for f in only("HZ312", src)] == [3, 4]
-    hip = "#include <hip/hip_runtime.h>\n__global__ void c(int* d) { d[0] = 1; }\n" \
-          "__global__ void p(int* d) { hipLaunchKernelGGL(c, dim3(1), dim3(1), 0, 0, d); }\n"
+    hip = (
+        "#include <hip/hip_runtime.h>\n__global__ void c(int* d) { d[0] = 1; }\n"
+        "__global__ void p(int* d) { hipLaunchKernelGGL(c, dim3(1), dim3(1), 0, 0, d); }\n"
+    )
     assert len(only("HZ312", hip, "t.hip")) == 1
 
 
@@ -95,9 +101,11 @@ __global__ void __cluster_dims__(2, 1, 1) k(half* a, float* c) {
 
 
 def test_hz313_rocwmma_is_fine():
-    src = "#include <rocwmma/rocwmma.hpp>\n__global__ void k(float* c) {\n" \
-          "  rocwmma::fragment<rocwmma::accumulator, 16, 16, 16, float> f;\n" \
-          "  rocwmma::fill_fragment(f, 0.f);\n}\n"
+    src = (
+        "#include <rocwmma/rocwmma.hpp>\n__global__ void k(float* c) {\n"
+        "  rocwmma::fragment<rocwmma::accumulator, 16, 16, 16, float> f;\n"
+        "  rocwmma::fill_fragment(f, 0.f);\n}\n"
+    )
     assert only("HZ313", src, "t.hip") == []
 
 
@@ -113,5 +121,5 @@ def test_hz315_half2_members():
 
 
 def test_rule_findings_name_the_construct():
-    src = "__global__ void k(float* o) { asm(\"exit;\"); o[threadIdx.x & 31] = 0; }\n"
+    src = '__global__ void k(float* o) { asm("exit;"); o[threadIdx.x & 31] = 0; }\n'
     assert {"HZ310", "HZ101"} <= set(rules_of(src))

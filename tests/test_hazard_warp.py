@@ -80,8 +80,10 @@ def test_hz102_reduction_loop_from_16_and_scan_to_32():
 
 
 def test_hz102_unrolled_offset_16_on_hip_side():
-    src = "#include <hip/hip_runtime.h>\n__device__ float r(float v) {\n" \
-          "  v += __shfl_xor(v, 16); v += __shfl_xor(v, 8);\n  return v;\n}\n"
+    src = (
+        "#include <hip/hip_runtime.h>\n__device__ float r(float v) {\n"
+        "  v += __shfl_xor(v, 16); v += __shfl_xor(v, 8);\n  return v;\n}\n"
+    )
     assert len(only("HZ102", src, "t.hip")) == 1
 
 
@@ -123,7 +125,11 @@ __global__ void k(float* o) {
     found = only("HZ104", src)
     assert len(found) == 4
     assert {m.message.split(" used as ")[1].split(":")[0] for m in found} == {
-        "a constexpr initializer", "an array bound", "a static_assert", "a template argument"}
+        "a constexpr initializer",
+        "an array bound",
+        "a static_assert",
+        "a template argument",
+    }
 
 
 def test_hz104_runtime_uses_do_not_fire():
@@ -148,8 +154,10 @@ def test_hz104_unsafe_fix_makes_it_a_runtime_const():
 
 
 def test_hz104_no_fix_when_the_name_is_needed_as_a_constant():
-    src = "__global__ void k(int* o) {\n  constexpr int kW = warpSize;\n" \
-          "  __shared__ int s[kW];\n  o[0] = s[0];\n}\n"
+    src = (
+        "__global__ void k(int* o) {\n  constexpr int kW = warpSize;\n"
+        "  __shared__ int s[kW];\n  o[0] = s[0];\n}\n"
+    )
     (f,) = only("HZ104", src)
     assert f.fix is None
 
@@ -209,9 +217,11 @@ def test_hz106_a_widened_32_lane_mask_is_still_half_a_wave():
 
 
 def test_hz106_fix_applies_with_renames_in_the_same_file():
-    src = ("#include <cuda_runtime.h>\n"
-           "__global__ void k(float* o) { o[0] = __shfl_xor_sync(0xFFFFFFFF, o[0], 1); }\n"
-           "void h(float* d) { cudaMalloc(&d, 4); k<<<1, 64>>>(d); cudaFree(d); }\n")
+    src = (
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(float* o) { o[0] = __shfl_xor_sync(0xFFFFFFFF, o[0], 1); }\n"
+        "void h(float* d) { cudaMalloc(&d, 4); k<<<1, 64>>>(d); cudaFree(d); }\n"
+    )
     out = fixed(src)
     assert "0xffffffffffffffffULL" in out and "hipMalloc" in out
 
@@ -242,8 +252,10 @@ def test_hz106_not_for_rocm_without_sync_builtins():
 
 
 def test_ast_positions_survive_non_ascii_text():
-    src = "// Ünïcödé comment: résumé → ✓\n__global__ void k(int* o) {\n" \
-          "  unsigned m = __ballot_sync(0xffffffffffffffffULL, o[0] > 0); // ü\n  o[1] = m;\n}\n"
+    src = (
+        "// Ünïcödé comment: résumé → ✓\n__global__ void k(int* o) {\n"
+        "  unsigned m = __ballot_sync(0xffffffffffffffffULL, o[0] > 0); // ü\n  o[1] = m;\n}\n"
+    )
     (f,) = only("HZ105", src)
-    assert src[f.start:f.end].startswith("unsigned m = __ballot_sync(")
+    assert src[f.start : f.end].startswith("unsigned m = __ballot_sync(")
     assert "unsigned long long m = __ballot_sync(" in fixed(src, unsafe_fixes=True)

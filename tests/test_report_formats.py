@@ -35,12 +35,26 @@ SRC = """__global__ void k(float* o) {
 def make_report(path: str = "src/k.cu", src: str = SRC, stale=()) -> CheckReport:
     found = [replace(f, path=path) for f in findings(src, "k.cu")]
     if src == SRC:
-        found.append(Finding("HZ201", Severity.INFO, src.index("o[0]"), src.index("o[0]") + 4,
-                             "an info finding with 100% of a\nsecond line", path=path,
-                             line=3, column=src.splitlines()[2].index("o[0]") + 1))
+        found.append(
+            Finding(
+                "HZ201",
+                Severity.INFO,
+                src.index("o[0]"),
+                src.index("o[0]") + 4,
+                "an info finding with 100% of a\nsecond line",
+                path=path,
+                line=3,
+                column=src.splitlines()[2].index("o[0]") + 1,
+            )
+        )
     found.sort(key=lambda f: (f.path, f.line, f.column))
-    return CheckReport(findings=found, sources={path: src}, stale=list(stale),
-                       files_checked=1, tool_version="0.1.0")
+    return CheckReport(
+        findings=found,
+        sources={path: src},
+        stale=list(stale),
+        files_checked=1,
+        tool_version="0.1.0",
+    )
 
 
 def test_text_groups_by_file_with_source_line_and_caret():
@@ -62,7 +76,11 @@ def test_json_has_positions_fingerprints_and_fixes():
     assert data["version"] == 1 and data["summary"]["errors"] == 2
     first = data["findings"][0]
     assert (first["rule"], first["line"], first["column"], first["end_column"]) == (
-        "HZ101", 2, 14, 30)
+        "HZ101",
+        2,
+        14,
+        30,
+    )
     assert first["source_line"] == "int lane = threadIdx.x & 31;"
     assert re.fullmatch(r"[0-9a-f]{32}:1", first["fingerprint"])
     mask = next(f for f in data["findings"] if f["rule"] == "HZ106")
@@ -81,13 +99,16 @@ def test_json_fingerprint_ignores_line_numbers():
 
 
 def test_github_workflow_commands():
-    report = make_report(path="src/a,b:c.cu",
-                         stale=[StaleFile("hip/k.hip", "src/k.cu", "stale", 7)])
+    report = make_report(
+        path="src/a,b:c.cu", stale=[StaleFile("hip/k.hip", "src/k.cu", "stale", 7)]
+    )
     out = findings_github.render(report).splitlines()
-    assert out[0] == ("::error file=src/a%2Cb%3Ac.cu,line=2,col=14,endLine=2,endColumn=30,"
-                      "title=HZ101 warp-lane-arith-32::`threadIdx.x & 31` assumes 32-lane "
-                      "warps; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or "
-                      "__lane_id())")
+    assert out[0] == (
+        "::error file=src/a%2Cb%3Ac.cu,line=2,col=14,endLine=2,endColumn=30,"
+        "title=HZ101 warp-lane-arith-32::`threadIdx.x & 31` assumes 32-lane "
+        "warps; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or "
+        "__lane_id())"
+    )
     notice = next(line for line in out if line.startswith("::notice"))
     assert "100%25 of a%0Asecond line" in notice
     assert any(line.startswith("::warning ") and "HZ402" in line for line in out)
@@ -140,9 +161,15 @@ def test_sarif_content_for_code_scanning():
     first = results[0]
     assert first["ruleId"] == "HZ101" and ids[first["ruleIndex"]] == "HZ101"
     assert first["locations"][0]["physicalLocation"]["artifactLocation"] == {
-        "uri": "src/k.cu", "uriBaseId": "%SRCROOT%"}
+        "uri": "src/k.cu",
+        "uriBaseId": "%SRCROOT%",
+    }
     assert first["locations"][0]["physicalLocation"]["region"] == {
-        "startLine": 2, "startColumn": 14, "endLine": 2, "endColumn": 30}
+        "startLine": 2,
+        "startColumn": 14,
+        "endLine": 2,
+        "endColumn": 30,
+    }
     assert "primaryLocationLineHash" in first["partialFingerprints"]
     assert {r["level"] for r in results} == {"error", "warning", "note"}
     fix = next(r for r in results if r["ruleId"] == "HZ106")["fixes"][0]

@@ -193,11 +193,30 @@ def test_libclang_syntax_only_without_headers(tmp_path):
 
 
 def test_arch_names_are_validated():
-    for good in ("gfx942", "gfx90a", "gfx1100", "gfx1151", "gfx9999", "gfx90a:xnack+",
-                 "gfx942:sramecc+:xnack-", "gfx9-generic", "gfx10-3-generic"):
+    for good in (
+        "gfx942",
+        "gfx90a",
+        "gfx1100",
+        "gfx1151",
+        "gfx9999",
+        "gfx90a:xnack+",
+        "gfx942:sramecc+:xnack-",
+        "gfx9-generic",
+        "gfx10-3-generic",
+    ):
         assert tcmod.arch_name_error(good) is None, good
-    for bad in ("banana", "", "gfx", "gfx94", "gfx12345", "gfx942:", "gfx942:xnack", "942",
-                "sm_80", "gfx 942"):
+    for bad in (
+        "banana",
+        "",
+        "gfx",
+        "gfx94",
+        "gfx12345",
+        "gfx942:",
+        "gfx942:xnack",
+        "942",
+        "sm_80",
+        "gfx 942",
+    ):
         assert tcmod.arch_name_error(bad), bad
     # target features do not change the family or the fallback
     assert tcmod.arch_family("gfx90a:xnack+") == "gfx9"

@@ -42,15 +42,17 @@ def _matches(rule: str, patterns: Sequence[str]) -> bool:
 
 def _unknown_pattern(patterns: Sequence[str]) -> str | None:
     load_rules()
-    return next((p for p in patterns if p != "ALL" and not any(r.startswith(p) for r in RULES)),
-                None)
+    return next(
+        (p for p in patterns if p != "ALL" and not any(r.startswith(p) for r in RULES)), None
+    )
 
 
 def _check_patterns(patterns: Sequence[str], option: str) -> None:
     bad = _unknown_pattern(patterns)
     if bad is not None:
-        raise click.BadParameter(f"no rule ID starts with {bad!r} (see `hipify-py rules`)",
-                                 param_hint=option)
+        raise click.BadParameter(
+            f"no rule ID starts with {bad!r} (see `hipify-py rules`)", param_hint=option
+        )
 
 
 # --------------------------------------------------------------------------- project config
@@ -59,8 +61,12 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 class Config:
     """``ignore:`` and ``per-file-ignores:`` from the nearest ``.hipify-py.yaml``."""
 
-    def __init__(self, path: Path | None = None, ignore: Sequence[str] = (),
-                 per_file: dict[str, tuple[str, ...]] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        ignore: Sequence[str] = (),
+        per_file: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
         self.path = path
         self.ignore = tuple(ignore)
         self.per_file = per_file or {}
@@ -87,15 +93,18 @@ class Config:
         except OSError as exc:
             raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"cannot read {path}: invalid YAML: "
-                              f"{' '.join(str(exc).split())}") from None
+            raise ConfigError(
+                f"cannot read {path}: invalid YAML: {' '.join(str(exc).split())}"
+            ) from None
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: expected a mapping at the top level")
         ignore = data.get("ignore") or []
         per_file = data.get("per-file-ignores") or {}
         if not isinstance(ignore, list) or not isinstance(per_file, dict):
-            raise ConfigError(f"{path}: `ignore` must be a list of rule IDs and "
-                              f"`per-file-ignores` a mapping of glob -> IDs")
+            raise ConfigError(
+                f"{path}: `ignore` must be a list of rule IDs and "
+                f"`per-file-ignores` a mapping of glob -> IDs"
+            )
         ignore_ids = _split_ids(str(i) for i in ignore)
         cls._check_ids(path, "ignore", ignore_ids)
         table = {}
@@ -109,8 +118,9 @@ class Config:
     def _check_ids(path: Path, key: str, ids: Sequence[str]) -> None:
         bad = _unknown_pattern(ids)
         if bad is not None:
-            raise ConfigError(f"{path}: `{key}`: no rule ID starts with {bad!r} "
-                              f"(see `hipify-py rules`)")
+            raise ConfigError(
+                f"{path}: `{key}`: no rule ID starts with {bad!r} (see `hipify-py rules`)"
+            )
 
     def ignored(self, finding: Finding) -> bool:
         return self.ignores_rule(finding.rule, finding.path)
@@ -118,6 +128,7 @@ class Config:
     def ignores_rule(self, rule: str, path: str, *, exact: bool = False) -> bool:
         """Whether ``rule`` is ignored for the file at (display) ``path``; ``exact``: only by
         its full ID (not by a prefix or ALL)."""
+
         def hit(ids: Sequence[str]) -> bool:
             return rule in ids if exact else _matches(rule, ids)
 
@@ -146,8 +157,9 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def _candidates(paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str],
-                skip: Sequence[Path]):
+def _candidates(
+    paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str], skip: Sequence[Path]
+):
     from ..discover import UsageError, walk
 
     try:
@@ -170,43 +182,119 @@ def _first_difference(expected: str, actual: str) -> tuple[int, str]:
 
 @click.command("check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Report format.")
-@click.option("--output", "-o", "output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the report to FILE instead of standard output.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error",
-              show_default=True, help="Lowest severity that makes the check fail.")
-@click.option("--select", "select", multiple=True, metavar="IDS",
-              help="Only these rule IDs or prefixes (comma list, e.g. HZ1,HZ300).")
-@click.option("--ignore", "ignore", multiple=True, metavar="IDS",
-              help="Skip these rule IDs or prefixes (comma list).")
-@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False),
-              help="Hide findings recorded in this baseline file (only new ones fail).")
-@click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False),
-              help="Record today's findings in FILE and exit 0.")
-@click.option("--in-sync", "--out-dir", "hip_dir", type=click.Path(path_type=Path),
-              help="Also fail when the committed HIP tree in DIR is missing files or is stale.")
-@click.option("--keep-names", is_flag=True,
-              help="With --in-sync: HIP files keep the CUDA names (no .cu -> .hip).")
-@click.option("--launch-syntax", type=click.Choice(["hip", "cuda"]), default="hip",
-              show_default=True,
-              help="With --in-sync: the tree was converted with this `convert --launch-syntax`.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report to FILE instead of standard output.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "info"]),
+    default="error",
+    show_default=True,
+    help="Lowest severity that makes the check fail.",
+)
+@click.option(
+    "--select",
+    "select",
+    multiple=True,
+    metavar="IDS",
+    help="Only these rule IDs or prefixes (comma list, e.g. HZ1,HZ300).",
+)
+@click.option(
+    "--ignore",
+    "ignore",
+    multiple=True,
+    metavar="IDS",
+    help="Skip these rule IDs or prefixes (comma list).",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Hide findings recorded in this baseline file (only new ones fail).",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Record today's findings in FILE and exit 0.",
+)
+@click.option(
+    "--in-sync",
+    "--out-dir",
+    "hip_dir",
+    type=click.Path(path_type=Path),
+    help="Also fail when the committed HIP tree in DIR is missing files or is stale.",
+)
+@click.option(
+    "--keep-names",
+    is_flag=True,
+    help="With --in-sync: HIP files keep the CUDA names (no .cu -> .hip).",
+)
+@click.option(
+    "--launch-syntax",
+    type=click.Choice(["hip", "cuda"]),
+    default="hip",
+    show_default=True,
+    help="With --in-sync: the tree was converted with this `convert --launch-syntax`.",
+)
 @click.option("--fix", is_flag=True, help="With --in-sync: the tree was converted with --fix.")
-@click.option("--unsafe-fixes", is_flag=True,
-              help="With --in-sync: the tree was converted with --unsafe-fixes.")
-@click.option("--annotate", is_flag=True,
-              help="With --in-sync: the tree was converted with --annotate.")
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="With --in-sync: the tree was converted with --unsafe-fixes.",
+)
+@click.option(
+    "--annotate", is_flag=True, help="With --in-sync: the tree was converted with --annotate."
+)
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
-              help=f"Project config (default: the nearest {CONFIG_NAME}).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help=f"Project config (default: the nearest {CONFIG_NAME}).",
+)
 @click.option("--no-config", is_flag=True, help=f"Ignore {CONFIG_NAME} files.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
-              help="Worker processes (0: one per core).")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Worker processes (0: one per core).",
+)
 @common_options
-def check(paths, fmt, output, fail_on, select, ignore, baseline, write_baseline, hip_dir,
-          keep_names, launch_syntax, fix, unsafe_fixes, annotate, include, exclude, config_path,
-          no_config, jobs, **common) -> None:
+def check(
+    paths,
+    fmt,
+    output,
+    fail_on,
+    select,
+    ignore,
+    baseline,
+    write_baseline,
+    hip_dir,
+    keep_names,
+    launch_syntax,
+    fix,
+    unsafe_fixes,
+    annotate,
+    include,
+    exclude,
+    config_path,
+    no_config,
+    jobs,
+    **common,
+) -> None:
     """Report porting hazards and unsupported APIs in PATHS; optionally check that the
     committed HIP output (--in-sync DIR) is up to date.
 
@@ -218,10 +306,17 @@ def check(paths, fmt, output, fail_on, select, ignore, baseline, write_baseline,
     _check_patterns(ignore_ids, "--ignore")
     if baseline and write_baseline:
         raise click.UsageError("--baseline and --write-baseline cannot be combined")
-    convert_flags = [name for name, on in (("--keep-names", keep_names),
-                                           ("--launch-syntax cuda", launch_syntax == "cuda"),
-                                           ("--fix", fix), ("--unsafe-fixes", unsafe_fixes),
-                                           ("--annotate", annotate)) if on]
+    convert_flags = [
+        name
+        for name, on in (
+            ("--keep-names", keep_names),
+            ("--launch-syntax cuda", launch_syntax == "cuda"),
+            ("--fix", fix),
+            ("--unsafe-fixes", unsafe_fixes),
+            ("--annotate", annotate),
+        )
+        if on
+    ]
     if convert_flags and not hip_dir:
         verb = "needs" if len(convert_flags) == 1 else "need"
         raise click.UsageError(f"{', '.join(convert_flags)} {verb} --in-sync DIR")
@@ -235,29 +330,50 @@ def check(paths, fmt, output, fail_on, select, ignore, baseline, write_baseline,
         config = Config.find(paths[0])
 
     # The same Options `convert` builds from these flags, so --in-sync reproduces its output.
-    options_kw = dict(launch_syntax=launch_syntax, fix=fix or unsafe_fixes,
-                      unsafe_fixes=unsafe_fixes, annotate=annotate, keep_names=keep_names)
-    ctx, mapping_files = build_options_context(common, list(paths), config_file=not no_config,
-                                               **options_kw)
-    report = run_check(paths, ctx, mapping_files=mapping_files, hip_dir=hip_dir,
-                       keep_names=keep_names, include=include, exclude=exclude, jobs=jobs)
-    report.findings = [f for f in report.findings
-                       if (not select_ids or _matches(f.rule, select_ids))
-                       and not _matches(f.rule, ignore_ids) and not config.ignored(f)]
+    options_kw = dict(
+        launch_syntax=launch_syntax,
+        fix=fix or unsafe_fixes,
+        unsafe_fixes=unsafe_fixes,
+        annotate=annotate,
+        keep_names=keep_names,
+    )
+    ctx, mapping_files = build_options_context(
+        common, list(paths), config_file=not no_config, **options_kw
+    )
+    report = run_check(
+        paths,
+        ctx,
+        mapping_files=mapping_files,
+        hip_dir=hip_dir,
+        keep_names=keep_names,
+        include=include,
+        exclude=exclude,
+        jobs=jobs,
+    )
+    report.findings = [
+        f
+        for f in report.findings
+        if (not select_ids or _matches(f.rule, select_ids))
+        and not _matches(f.rule, ignore_ids)
+        and not config.ignored(f)
+    ]
     # Stale HIP output (HZ001) was asked for with --in-sync: neither --select nor a prefix such
     # as `--ignore HZ` hides it, only naming HZ001 in --ignore, `ignore:` or the CUDA source's
     # `per-file-ignores:`.
-    report.stale = [s for s in report.stale
-                    if STALE_RULE not in ignore_ids
-                    and not config.ignores_rule(STALE_RULE, s.source, exact=True)]
+    report.stale = [
+        s
+        for s in report.stale
+        if STALE_RULE not in ignore_ids
+        and not config.ignores_rule(STALE_RULE, s.source, exact=True)
+    ]
 
     from ..report import findings_baseline
 
     if write_baseline:
-        write_baseline.write_text(findings_baseline.dump(report, write_baseline),
-                                  encoding="utf-8")
-        click.echo(f"hipify-py: recorded {len(report.findings)} finding(s) in {write_baseline}",
-                   err=True)
+        write_baseline.write_text(findings_baseline.dump(report, write_baseline), encoding="utf-8")
+        click.echo(
+            f"hipify-py: recorded {len(report.findings)} finding(s) in {write_baseline}", err=True
+        )
         sys.exit(0)
     if baseline:
         try:
@@ -272,9 +388,17 @@ def check(paths, fmt, output, fail_on, select, ignore, baseline, write_baseline,
     sys.exit(1 if failed or report.stale or report.failures else 0)
 
 
-def run_check(paths: Sequence[Path], ctx, *, mapping_files: Sequence[str] = (),
-              hip_dir: Path | None = None, keep_names: bool = False,
-              include: Sequence[str] = (), exclude: Sequence[str] = (), jobs: int = 0):
+def run_check(
+    paths: Sequence[Path],
+    ctx,
+    *,
+    mapping_files: Sequence[str] = (),
+    hip_dir: Path | None = None,
+    keep_names: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    jobs: int = 0,
+):
     """Check files and build the report (no filtering, no output)."""
     from ..discover import output_name
     from ..report.findings_common import StaleFile
@@ -325,9 +449,12 @@ def render(report, fmt: str) -> str | None:
     """The report as text in ``fmt`` (None for ``text``, which prints with rich)."""
     from ..report import findings_github, findings_json, findings_markdown, findings_sarif
 
-    return {"json": findings_json.render, "sarif": findings_sarif.render,
-            "github": findings_github.render, "markdown": findings_markdown.render,
-            }.get(fmt, lambda r: None)(report)
+    return {
+        "json": findings_json.render,
+        "sarif": findings_sarif.render,
+        "github": findings_github.render,
+        "markdown": findings_markdown.render,
+    }.get(fmt, lambda r: None)(report)
 
 
 def _emit(report, fmt: str, output: Path | None) -> None:

@@ -20,8 +20,15 @@ def rules(as_json: bool) -> None:
     load_rules()
     items = sorted(RULES.values(), key=lambda r: r.id)
     if as_json:
-        click.echo(json.dumps([{"id": r.id, "name": r.name, "severity": r.severity.value,
-                                "summary": r.summary} for r in items], indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {"id": r.id, "name": r.name, "severity": r.severity.value, "summary": r.summary}
+                    for r in items
+                ],
+                indent=2,
+            )
+        )
         return
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("ID", no_wrap=True)
@@ -30,8 +37,7 @@ def rules(as_json: bool) -> None:
     table.add_column("Summary")
     style = {"error": "red", "warning": "yellow", "info": "cyan"}
     for r in items:
-        table.add_row(r.id, f"[{style[r.severity.value]}]{r.severity.value}[/]", r.name,
-                      r.summary)
+        table.add_row(r.id, f"[{style[r.severity.value]}]{r.severity.value}[/]", r.name, r.summary)
     Console().print(table)
 
 

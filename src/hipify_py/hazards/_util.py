@@ -18,34 +18,101 @@ from ..frontend.syntax import match_backward, match_forward, split_args
 from ..frontend.unit import Unit
 from ..rules import RULES
 
-_CONTROL = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype",
-                      "alignof", "__attribute__", "__launch_bounds__", "__declspec", "defined",
-                      "static_assert", "noexcept", "typeid", "alignas"})
-_AFTER_PARAMS = frozenset({"const", "noexcept", "override", "final", "mutable", "volatile", "&",
-                           "&&", "throw"})
+_CONTROL = frozenset(
+    {
+        "if",
+        "for",
+        "while",
+        "switch",
+        "catch",
+        "return",
+        "sizeof",
+        "decltype",
+        "alignof",
+        "__attribute__",
+        "__launch_bounds__",
+        "__declspec",
+        "defined",
+        "static_assert",
+        "noexcept",
+        "typeid",
+        "alignas",
+    }
+)
+_AFTER_PARAMS = frozenset(
+    {"const", "noexcept", "override", "final", "mutable", "volatile", "&", "&&", "throw"}
+)
 
 # names whose value is (or derives from) the position of a thread inside its block or warp
-THREAD_SOURCES = frozenset({
-    "threadIdx", "hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z", "__lane_id", "__laneid",
-    "thread_rank", "__builtin_amdgcn_workitem_id_x", "__builtin_amdgcn_mbcnt_lo",
-    "__builtin_amdgcn_mbcnt_hi", "__ockl_get_local_id", "__ockl_lane_u32", "laneid",
-})
+THREAD_SOURCES = frozenset(
+    {
+        "threadIdx",
+        "hipThreadIdx_x",
+        "hipThreadIdx_y",
+        "hipThreadIdx_z",
+        "__lane_id",
+        "__laneid",
+        "thread_rank",
+        "__builtin_amdgcn_workitem_id_x",
+        "__builtin_amdgcn_mbcnt_lo",
+        "__builtin_amdgcn_mbcnt_hi",
+        "__ockl_get_local_id",
+        "__ockl_lane_u32",
+        "laneid",
+    }
+)
 LANE_LIKE = re.compile(
     r"^(?:lane|lane_?id|laneid|laneId|lane_?idx|tid|tidx|thread_?id|threadId|ltid|local_?tid|"
-    r"tid_?x|thread_?idx|threadIdx_x|t_?id)$", re.I)
+    r"tid_?x|thread_?idx|threadIdx_x|t_?id)$",
+    re.I,
+)
 
 SHUFFLES = {  # name -> index of the width argument
-    "__shfl": 2, "__shfl_up": 2, "__shfl_down": 2, "__shfl_xor": 2,
-    "__shfl_sync": 3, "__shfl_up_sync": 3, "__shfl_down_sync": 3, "__shfl_xor_sync": 3,
+    "__shfl": 2,
+    "__shfl_up": 2,
+    "__shfl_down": 2,
+    "__shfl_xor": 2,
+    "__shfl_sync": 3,
+    "__shfl_up_sync": 3,
+    "__shfl_down_sync": 3,
+    "__shfl_xor_sync": 3,
 }
-BALLOTS = frozenset({"__ballot", "__ballot_sync", "__activemask", "__ballot64", "__lanemask_lt",
-                     "__lanemask_le", "__lanemask_gt", "__lanemask_ge", "__lanemask_eq",
-                     "__match_any_sync", "__match_all_sync"})
-MASKED_SYNC = frozenset({"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-                         "__ballot_sync", "__any_sync", "__all_sync", "__uni_sync",
-                         "__match_any_sync", "__match_all_sync", "__syncwarp",
-                         "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
-                         "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"})
+BALLOTS = frozenset(
+    {
+        "__ballot",
+        "__ballot_sync",
+        "__activemask",
+        "__ballot64",
+        "__lanemask_lt",
+        "__lanemask_le",
+        "__lanemask_gt",
+        "__lanemask_ge",
+        "__lanemask_eq",
+        "__match_any_sync",
+        "__match_all_sync",
+    }
+)
+MASKED_SYNC = frozenset(
+    {
+        "__shfl_sync",
+        "__shfl_up_sync",
+        "__shfl_down_sync",
+        "__shfl_xor_sync",
+        "__ballot_sync",
+        "__any_sync",
+        "__all_sync",
+        "__uni_sync",
+        "__match_any_sync",
+        "__match_all_sync",
+        "__syncwarp",
+        "__reduce_add_sync",
+        "__reduce_min_sync",
+        "__reduce_max_sync",
+        "__reduce_and_sync",
+        "__reduce_or_sync",
+        "__reduce_xor_sync",
+    }
+)
 
 
 @dataclass
@@ -105,12 +172,16 @@ def _find_functions(tokens: list[Token]) -> list[Func]:
             if k is not None and k > 0:
                 name_i = k - 1
                 name = tokens[name_i]
-                if name.kind is Kind.IDENT and name.text not in _CONTROL and not (
-                        name_i > 0 and tokens[name_i - 1].text in (".", "->")):
+                if (
+                    name.kind is Kind.IDENT
+                    and name.text not in _CONTROL
+                    and not (name_i > 0 and tokens[name_i - 1].text in (".", "->"))
+                ):
                     close = match(tokens, i)
                     if close is not None:
-                        out.append(Func(name.text, name_i, i, close, _specifiers(tokens, name_i),
-                                        (k, j)))
+                        out.append(
+                            Func(name.text, name_i, i, close, _specifiers(tokens, name_i), (k, j))
+                        )
                         i = close + 1
                         continue
         i += 1
@@ -165,8 +236,24 @@ def tokens_between(unit: Unit, start: int, end: int) -> list[Token]:
     return out
 
 
-_NOT_TYPES = frozenset({"return", "case", "goto", "else", "do", "throw", "new", "delete",
-                        "sizeof", "co_return", "co_yield", "typedef", "using", "operator"})
+_NOT_TYPES = frozenset(
+    {
+        "return",
+        "case",
+        "goto",
+        "else",
+        "do",
+        "throw",
+        "new",
+        "delete",
+        "sizeof",
+        "co_return",
+        "co_yield",
+        "typedef",
+        "using",
+        "operator",
+    }
+)
 
 
 class Taint:
@@ -219,9 +306,11 @@ class Taint:
         assigns = []
         for i in range(func.open + 1, func.close):
             t = toks[i]
-            if t.kind is Kind.PUNCT and t.text in ("=", "+=", "-=", "|=", "^=", "&=", "*=",
-                                                   "<<=", ">>=") and \
-                    toks[i - 1].kind is Kind.IDENT:
+            if (
+                t.kind is Kind.PUNCT
+                and t.text in ("=", "+=", "-=", "|=", "^=", "&=", "*=", "<<=", ">>=")
+                and toks[i - 1].kind is Kind.IDENT
+            ):
                 end = i + 1
                 depth = 0
                 while end < func.close:
@@ -405,8 +494,11 @@ def calls(unit: Unit, names: frozenset[str] | set[str] | dict) -> Iterator[Call]
     positions = unit.identifier_positions
     for i in sorted(i for name in present for i in positions[name]):
         t = toks[i]
-        if i + 1 < len(toks) and \
-                toks[i + 1].text == "(" and not (i > 0 and toks[i - 1].text in (".", "->")):
+        if (
+            i + 1 < len(toks)
+            and toks[i + 1].text == "("
+            and not (i > 0 and toks[i - 1].text in (".", "->"))
+        ):
             close = match(toks, i + 1)
             if close is None:
                 continue
@@ -422,11 +514,18 @@ def text_of(unit: Unit, first: int, end: int) -> str:
     toks = unit.tokens
     if end <= first:
         return ""
-    return " ".join(unit.text[toks[first].start:toks[end - 1].end].split())
+    return " ".join(unit.text[toks[first].start : toks[end - 1].end].split())
 
 
-def finding(unit: Unit, rule: str, start: int, end: int, message: str,
-            fix: Fix | None = None, extra: dict | None = None) -> Finding:
+def finding(
+    unit: Unit,
+    rule: str,
+    start: int,
+    end: int,
+    message: str,
+    fix: Fix | None = None,
+    extra: dict | None = None,
+) -> Finding:
     return Finding(rule, RULES[rule].severity, start, end, message, fix, extra=extra or {})
 
 
@@ -445,60 +544,107 @@ def has_ident(toks: Sequence[Token], names: set[str] | frozenset[str]) -> bool:
     return any(t.kind is Kind.IDENT and t.text in names for t in toks)
 
 
-_SIZEOF = {"char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1, "unsigned char": 1, "short": 2,
-           "half": 2, "__half": 2, "int16_t": 2, "uint16_t": 2, "__nv_bfloat16": 2,
-           "__hip_bfloat16": 2, "hip_bfloat16": 2, "int": 4, "unsigned": 4, "unsigned int": 4,
-           "float": 4, "int32_t": 4, "uint32_t": 4, "half2": 4, "__half2": 4, "double": 8,
-           "long": 8, "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
-           "size_t": 8, "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16}
+_SIZEOF = {
+    "char": 1,
+    "bool": 1,
+    "int8_t": 1,
+    "uint8_t": 1,
+    "unsigned char": 1,
+    "short": 2,
+    "half": 2,
+    "__half": 2,
+    "int16_t": 2,
+    "uint16_t": 2,
+    "__nv_bfloat16": 2,
+    "__hip_bfloat16": 2,
+    "hip_bfloat16": 2,
+    "int": 4,
+    "unsigned": 4,
+    "unsigned int": 4,
+    "float": 4,
+    "int32_t": 4,
+    "uint32_t": 4,
+    "half2": 4,
+    "__half2": 4,
+    "double": 8,
+    "long": 8,
+    "long long": 8,
+    "unsigned long long": 8,
+    "int64_t": 8,
+    "uint64_t": 8,
+    "size_t": 8,
+    "float2": 8,
+    "int2": 8,
+    "float4": 16,
+    "int4": 16,
+    "double2": 16,
+}
 _ARITH = re.compile(r"^[0-9+\-*/%() <>]*$")
 
 
 def constants(unit: Unit) -> dict[str, int]:
     """Integer constants the file defines: `#define N 128`, `constexpr int N = 128;`,
     `const int N = 128;` (file-wide, first definition wins)."""
+
     def make():
         toks = unit.tokens
         out: dict[str, int] = {}
         for i, t in enumerate(toks[:-3]):
-            if t.kind is Kind.DIRECTIVE and toks[i + 1].text == "define" and \
-                    toks[i + 3].in_directive and toks[i + 3].kind is Kind.NUMBER and (
-                    i + 4 >= len(toks) or not toks[i + 4].in_directive or
-                    toks[i + 4].kind is Kind.DIRECTIVE):
+            if (
+                t.kind is Kind.DIRECTIVE
+                and toks[i + 1].text == "define"
+                and toks[i + 3].in_directive
+                and toks[i + 3].kind is Kind.NUMBER
+                and (
+                    i + 4 >= len(toks)
+                    or not toks[i + 4].in_directive
+                    or toks[i + 4].kind is Kind.DIRECTIVE
+                )
+            ):
                 v = int_value(toks[i + 3].text)
                 if v is not None:
                     out.setdefault(toks[i + 2].text, v)
             elif t.kind is Kind.IDENT and t.text in ("constexpr", "const"):
                 j = i + 1
-                while j < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is \
-                        Kind.IDENT:
+                while (
+                    j < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is Kind.IDENT
+                ):
                     j += 1
-                if j + 3 < len(toks) and toks[j].kind is Kind.IDENT and \
-                        toks[j + 1].text == "=" and toks[j + 2].kind is Kind.NUMBER and \
-                        toks[j + 3].text == ";":
+                if (
+                    j + 3 < len(toks)
+                    and toks[j].kind is Kind.IDENT
+                    and toks[j + 1].text == "="
+                    and toks[j + 2].kind is Kind.NUMBER
+                    and toks[j + 3].text == ";"
+                ):
                     v = int_value(toks[j + 2].text)
                     if v is not None:
                         out.setdefault(toks[j].text, v)
         return out
+
     return _cached(unit, "_hz_constants", make)
 
 
 def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
     """NAME -> token range of the body of an object-like `#define NAME body`."""
+
     def make():
         toks = unit.tokens
         out: dict[str, tuple[int, int]] = {}
         for i, t in enumerate(toks[:-3]):
-            if t.kind is Kind.DIRECTIVE and toks[i + 1].text == "define" and \
-                    toks[i + 2].kind is Kind.IDENT and \
-                    unit.text[toks[i + 2].end:toks[i + 2].end + 1] != "(":
+            if (
+                t.kind is Kind.DIRECTIVE
+                and toks[i + 1].text == "define"
+                and toks[i + 2].kind is Kind.IDENT
+                and unit.text[toks[i + 2].end : toks[i + 2].end + 1] != "("
+            ):
                 j = i + 3
-                while j < len(toks) and toks[j].in_directive and toks[j].kind is not \
-                        Kind.DIRECTIVE:
+                while j < len(toks) and toks[j].in_directive and toks[j].kind is not Kind.DIRECTIVE:
                     j += 1
                 if j > i + 3:
                     out.setdefault(toks[i + 2].text, (i + 3, j))
         return out
+
     return _cached(unit, "_hz_define_ranges", make)
 
 
@@ -514,7 +660,7 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
             close = match(toks, i + 1)
             if close is None or close >= end:
                 return None
-            name = " ".join(x.text for x in toks[i + 2:close])
+            name = " ".join(x.text for x in toks[i + 2 : close])
             if name not in _SIZEOF:
                 return None
             parts.append(str(_SIZEOF[name]))
@@ -610,8 +756,7 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
     while s > func.open + 1 and toks[s - 1].text not in (";", "{", "}", "else", "do"):
         if toks[s - 1].text == ")":
             o = match_back(toks, s - 1)
-            if o is not None and o > 0 and toks[o - 1].text in ("if", "for", "while",
-                                                                 "switch"):
+            if o is not None and o > 0 and toks[o - 1].text in ("if", "for", "while", "switch"):
                 break
         s -= 1
     pos = s

@@ -26,5 +26,10 @@ from __future__ import annotations
 from ..findings import Severity
 from ..rules import register_rule
 
-register_rule("HZ001", "stale-hip-output", Severity.ERROR,
-              "committed HIP output is missing or out of sync with its CUDA source", __doc__)
+register_rule(
+    "HZ001",
+    "stale-hip-output",
+    Severity.ERROR,
+    "committed HIP output is missing or out of sync with its CUDA source",
+    __doc__,
+)

@@ -35,12 +35,25 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import constants, finding, functions, int_value, operand_before, text_of, thread_taint
 
-register_rule("HZ101", "warp-lane-arith-32", Severity.ERROR,
-              "lane/warp index arithmetic that assumes 32-lane warps", __doc__)
+register_rule(
+    "HZ101",
+    "warp-lane-arith-32",
+    Severity.ERROR,
+    "lane/warp index arithmetic that assumes 32-lane warps",
+    __doc__,
+)
 
 # operator -> the literal that assumes 32 lanes
-_PATTERNS = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}, "%=": {32}, "&=": {31}, ">>=": {5},
-             "/=": {32}}
+_PATTERNS = {
+    "&": {31},
+    "%": {32},
+    ">>": {5},
+    "/": {32},
+    "%=": {32},
+    "&=": {31},
+    ">>=": {5},
+    "/=": {32},
+}
 
 
 def sites(unit):
@@ -77,10 +90,13 @@ def sites(unit):
                 hit = taint.is_tainted(rng[0])
             else:
                 hit = taint.any(*rng) is not None
-                if not hit and t.text in ("/", ">>", "%") and any(
-                        x.text == "blockDim" for x in toks[rng[0]:rng[1]]):
+                if (
+                    not hit
+                    and t.text in ("/", ">>", "%")
+                    and any(x.text == "blockDim" for x in toks[rng[0] : rng[1]])
+                ):
                     hit = True  # blockDim.x / 32: a warp count
-            if hit and any(x.text in ("<<", "|", "^") for x in toks[rng[0]:rng[1]]):
+            if hit and any(x.text in ("<<", "|", "^") for x in toks[rng[0] : rng[1]]):
                 hit = False  # bit permutations (bank-conflict swizzles), not lane ids
             if hit and (_bitset_idiom(toks, i, func) or _tile_column(toks, rng[0], i + 2)):
                 hit = False
@@ -97,22 +113,36 @@ def _bitset_idiom(toks, i, func):
     while b < func.close and toks[b].text not in (";", "{", "}"):
         b += 1
     for k in range(a, b - 1):
-        if toks[k].text in ("<<", "<<=") and k > a and toks[k - 1].kind is Kind.NUMBER \
-                and int_value(toks[k - 1].text) == 1:
+        if (
+            toks[k].text in ("<<", "<<=")
+            and k > a
+            and toks[k - 1].kind is Kind.NUMBER
+            and int_value(toks[k - 1].text) == 1
+        ):
             return True
     return False
 
 
 def _tile_column(toks, first, end):
     """`tile[row][col % 32]`: the whole inner subscript of a 2-D tile is a column index."""
-    return first >= 2 and toks[first - 1].text == "[" and toks[first - 2].text == "]" and \
-        end < len(toks) and toks[end].text == "]"
+    return (
+        first >= 2
+        and toks[first - 1].text == "["
+        and toks[first - 2].text == "]"
+        and end < len(toks)
+        and toks[end].text == "]"
+    )
 
 
 @hazard_pass("HZ101")
 def check(unit, ctx):
     toks = unit.tokens
     for first, end, text in sites(unit):
-        yield finding(unit, "HZ101", toks[first].start, toks[end - 1].end,
-                      f"`{text}` assumes 32-lane warps; MI300X (gfx942) wavefronts have 64 lanes "
-                      f"(use warpSize or __lane_id())")
+        yield finding(
+            unit,
+            "HZ101",
+            toks[first].start,
+            toks[end - 1].end,
+            f"`{text}` assumes 32-lane warps; MI300X (gfx942) wavefronts have 64 lanes "
+            f"(use warpSize or __lane_id())",
+        )

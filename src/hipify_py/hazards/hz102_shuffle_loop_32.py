@@ -31,8 +31,13 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import SHUFFLES, calls, evaluate, finding, int_value, match, text_of
 
-register_rule("HZ102", "shuffle-loop-32", Severity.ERROR,
-              "shuffle reduction/scan loop that covers only 32 lanes", __doc__)
+register_rule(
+    "HZ102",
+    "shuffle-loop-32",
+    Severity.ERROR,
+    "shuffle reduction/scan loop that covers only 32 lanes",
+    __doc__,
+)
 
 
 def _full_width(unit, call):
@@ -58,17 +63,21 @@ def loop_sites(unit):
         close = match(toks, i + 1)
         if close is None:
             continue
-        header = toks[i + 2:close]
+        header = toks[i + 2 : close]
         texts = [x.text for x in header]
         starts16 = False
         if "=" in texts and ";" in texts:
             eq, semi = texts.index("="), texts.index(";")
             if eq < semi:
                 starts16 = evaluate(unit, i + 2 + eq + 1, i + 2 + semi) == 16
-        ends32 = any(texts[k] in ("<", "<=") and k + 1 < len(header) and
-                     header[k + 1].kind is Kind.NUMBER and int_value(texts[k + 1]) in (32, 31)
-                     and (k + 2 >= len(header) or texts[k + 2] in (";",))
-                     for k in range(len(texts)))
+        ends32 = any(
+            texts[k] in ("<", "<=")
+            and k + 1 < len(header)
+            and header[k + 1].kind is Kind.NUMBER
+            and int_value(texts[k + 1]) in (32, 31)
+            and (k + 2 >= len(header) or texts[k + 2] in (";",))
+            for k in range(len(texts))
+        )
         grows = any(x in ("*=", "<<=") for x in texts) or "<<" in texts or "*" in texts
         halves = any(x in ("/=", ">>=") for x in texts) or ">>" in texts or "/" in texts
         if not ((starts16 and halves) or (ends32 and grows)):
@@ -97,18 +106,31 @@ def check(unit, ctx):
     seen = set()
     for i, close, call in loop_sites(unit):
         seen.update(range(i, _body_end(toks, close) + 1))
-        yield finding(unit, "HZ102", toks[i].start, toks[close].end,
-                      f"`{text_of(unit, i, close + 1)}` around `{call.name}` covers only 32 lanes;"
-                      f" MI300X wavefronts have 64 (start at warpSize / 2)")
+        yield finding(
+            unit,
+            "HZ102",
+            toks[i].start,
+            toks[close].end,
+            f"`{text_of(unit, i, close + 1)}` around `{call.name}` covers only 32 lanes;"
+            f" MI300X wavefronts have 64 (start at warpSize / 2)",
+        )
     for call in calls(unit, SHUFFLES):
-        if call.index in seen or call.name in ("__shfl", "__shfl_sync") or not _full_width(
-                unit, call):
+        if (
+            call.index in seen
+            or call.name in ("__shfl", "__shfl_sync")
+            or not _full_width(unit, call)
+        ):
             continue
         off = 1 if call.name.endswith("_sync") else 0
         off += 1
         if len(call.args) > off:
             a, b = call.args[off]
             if b - a == 1 and toks[a].kind is Kind.NUMBER and int_value(toks[a].text) == 16:
-                yield finding(unit, "HZ102", toks[a].start, toks[a].end,
-                              f"`{call.name}` with offset 16 starts a 32-lane reduction; "
-                              f"MI300X wavefronts have 64 lanes (start at warpSize / 2)")
+                yield finding(
+                    unit,
+                    "HZ102",
+                    toks[a].start,
+                    toks[a].end,
+                    f"`{call.name}` with offset 16 starts a 32-lane reduction; "
+                    f"MI300X wavefronts have 64 lanes (start at warpSize / 2)",
+                )

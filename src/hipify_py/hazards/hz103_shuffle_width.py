@@ -28,8 +28,13 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import SHUFFLES, calls, finding, int_value
 
-register_rule("HZ103", "shuffle-default-width", Severity.WARNING,
-              "shuffle without width in code written for 32-lane sub-warps", __doc__)
+register_rule(
+    "HZ103",
+    "shuffle-default-width",
+    Severity.WARNING,
+    "shuffle without width in code written for 32-lane sub-warps",
+    __doc__,
+)
 
 _SUB = {"&": (31, 15, 7), "%": (32, 16, 8)}
 
@@ -49,11 +54,25 @@ def check(unit, ctx):
             continue
         a, b = c.args[lane_arg]
         arg = toks[a:b]
-        sub = any(t.text in _SUB and k + 1 < len(arg) and arg[k + 1].kind is Kind.NUMBER
-                  and int_value(arg[k + 1].text) in _SUB[t.text] for k, t in enumerate(arg))
-        sub = sub or (len(arg) == 1 and arg[0].kind is Kind.NUMBER and
-                      int_value(arg[0].text) == 31 and c.name in ("__shfl", "__shfl_sync"))
+        sub = any(
+            t.text in _SUB
+            and k + 1 < len(arg)
+            and arg[k + 1].kind is Kind.NUMBER
+            and int_value(arg[k + 1].text) in _SUB[t.text]
+            for k, t in enumerate(arg)
+        )
+        sub = sub or (
+            len(arg) == 1
+            and arg[0].kind is Kind.NUMBER
+            and int_value(arg[0].text) == 31
+            and c.name in ("__shfl", "__shfl_sync")
+        )
         if sub:
-            yield finding(unit, "HZ103", toks[c.index].start, toks[c.close].end,
-                          f"`{c.name}` without a width argument in 32-lane sub-warp code: the "
-                          f"default width is warpSize (64 on MI300X); pass width 32 explicitly")
+            yield finding(
+                unit,
+                "HZ103",
+                toks[c.index].start,
+                toks[c.close].end,
+                f"`{c.name}` without a width argument in 32-lane sub-warp code: the "
+                f"default width is warpSize (64 on MI300X); pass width 32 explicitly",
+            )

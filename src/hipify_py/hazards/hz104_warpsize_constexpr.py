@@ -33,8 +33,13 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding, function_at, match, match_back
 
-register_rule("HZ104", "warpsize-constexpr", Severity.ERROR,
-              "warpSize used as a compile-time constant (not constexpr since HIP 7.0)", __doc__)
+register_rule(
+    "HZ104",
+    "warpsize-constexpr",
+    Severity.ERROR,
+    "warpSize used as a compile-time constant (not constexpr since HIP 7.0)",
+    __doc__,
+)
 
 _NAMES = frozenset({"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 
@@ -56,16 +61,24 @@ def constant_context(toks, i) -> str | None:
             j = k - 1
             continue
         if x in (";", "{", "}") and t.kind is Kind.PUNCT:
-            if x == "{" and j > 0 and toks[j - 1].text == "enum" or (
-                    x == "{" and j > 1 and toks[j - 2].text == "enum"):
+            if (
+                x == "{"
+                and j > 0
+                and toks[j - 1].text == "enum"
+                or (x == "{" and j > 1 and toks[j - 2].text == "enum")
+            ):
                 return "an enum value"
             break
         if x == "[" and t.kind is Kind.PUNCT:
             close = match(toks, j)
-            if close is not None and j > 1 and toks[j - 1].kind is Kind.IDENT and (
-                    toks[j - 2].kind is Kind.IDENT or toks[j - 2].text in ("*", "]")) \
-                    and toks[j - 2].text not in ("return", "case", "else", "do", "delete"):
-                head = toks[_stmt_start(toks, j):j]
+            if (
+                close is not None
+                and j > 1
+                and toks[j - 1].kind is Kind.IDENT
+                and (toks[j - 2].kind is Kind.IDENT or toks[j - 2].text in ("*", "]"))
+                and toks[j - 2].text not in ("return", "case", "else", "do", "delete")
+            ):
+                head = toks[_stmt_start(toks, j) : j]
                 depth = sum((x2.text == "(") - (x2.text == ")") for x2 in head)
                 if depth == 0 and not any(x2.text == "=" for x2 in head):
                     return "an array bound"
@@ -99,21 +112,41 @@ def _fix(unit, toks, i):
         return None
     name = toks[i - 2]
     start = _stmt_start(toks, i - 2)
-    head = [t.text for t in toks[start:i - 2]]
+    head = [t.text for t in toks[start : i - 2]]
     if not head or head[0] != "constexpr" or any(h not in _TYPE_WORDS for h in head[1:]):
         return None
     # the constant must not be needed as a constant anywhere else in the file
     for k, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text == name.text and k != i - 2 and constant_context(
-                toks, k):
+        if (
+            t.kind is Kind.IDENT
+            and t.text == name.text
+            and k != i - 2
+            and constant_context(toks, k)
+        ):
             return None
     kw = toks[start]
-    return Fix((Edit(kw.start, kw.end, "const", "fix:HZ104"),),
-               f"read warpSize at run time: `const ... {name.text} = warpSize;`", safe=False)
+    return Fix(
+        (Edit(kw.start, kw.end, "const", "fix:HZ104"),),
+        f"read warpSize at run time: `const ... {name.text} = warpSize;`",
+        safe=False,
+    )
 
 
-_TYPE_WORDS = frozenset({"int", "unsigned", "const", "static", "auto", "uint32_t", "int32_t",
-                         "size_t", "long", "short", "unsigned int"})
+_TYPE_WORDS = frozenset(
+    {
+        "int",
+        "unsigned",
+        "const",
+        "static",
+        "auto",
+        "uint32_t",
+        "int32_t",
+        "size_t",
+        "long",
+        "short",
+        "unsigned int",
+    }
+)
 
 
 @hazard_pass("HZ104")
@@ -130,7 +163,12 @@ def check(unit, ctx):
         if why is None:
             continue
         what = "`warpSize`" if t.text == "warpSize" else f"the deprecated `{t.text}`"
-        yield finding(unit, "HZ104", t.start, t.end,
-                      f"{what} used as {why}: warpSize is not constexpr since HIP 7.0 "
-                      f"(read it at run time or use a fixed maximum such as 64)",
-                      _fix(unit, toks, i))
+        yield finding(
+            unit,
+            "HZ104",
+            t.start,
+            t.end,
+            f"{what} used as {why}: warpSize is not constexpr since HIP 7.0 "
+            f"(read it at run time or use a fixed maximum such as 64)",
+            _fix(unit, toks, i),
+        )

@@ -32,13 +32,19 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import BALLOTS, calls, cursor_at, finding
 
-register_rule("HZ105", "ballot-truncated", Severity.ERROR,
-              "64-bit ballot/activemask result truncated to 32 bits", __doc__)
+register_rule(
+    "HZ105",
+    "ballot-truncated",
+    Severity.ERROR,
+    "64-bit ballot/activemask result truncated to 32 bits",
+    __doc__,
+)
 
 _BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
 _NARROW_TYPE = re.compile(
     r"^\s*(?:const\s+)?(unsigned(?:\s+int)?|int|uint32_t|int32_t|unsigned\s+long|uint|"
-    r"unsigned\s+short)\s+$")
+    r"unsigned\s+short)\s+$"
+)
 
 
 def _ballot_calls(ast, cursor):
@@ -47,9 +53,27 @@ def _ballot_calls(ast, cursor):
             yield c
 
 
-_TYPE_WORDS = frozenset({"unsigned", "int", "long", "short", "uint32_t", "int32_t", "uint64_t",
-                         "int64_t", "uint", "const", "auto", "static_cast", "reinterpret_cast",
-                         "lane_mask_t", "mask_t", "size_t", "volatile"})
+_TYPE_WORDS = frozenset(
+    {
+        "unsigned",
+        "int",
+        "long",
+        "short",
+        "uint32_t",
+        "int32_t",
+        "uint64_t",
+        "int64_t",
+        "uint",
+        "const",
+        "auto",
+        "static_cast",
+        "reinterpret_cast",
+        "lane_mask_t",
+        "mask_t",
+        "size_t",
+        "volatile",
+    }
+)
 
 
 def _size_of_name(unit, tok):
@@ -83,9 +107,14 @@ def check(unit, ctx):
             k -= 1
         outer = bit_calls.get(k)
         if outer is not None and outer.args and len(outer.args) == 1:
-            yield finding(unit, "HZ105", toks[outer.index].start, toks[outer.close].end,
-                          f"`{outer.name}` on `{c.name}` result counts only 32 lanes: use "
-                          f"`{_BIT32[outer.name]}` on the 64-bit mask")
+            yield finding(
+                unit,
+                "HZ105",
+                toks[outer.index].start,
+                toks[outer.close].end,
+                f"`{outer.name}` on `{c.name}` result counts only 32 lanes: use "
+                f"`{_BIT32[outer.name]}` on the 64-bit mask",
+            )
             continue
         # 2. stored: `T name = ballot(...);` or `name = ballot(...);`
         stmt_end = c.close + 1
@@ -96,8 +125,11 @@ def check(unit, ctx):
         eq = c.index - 1
         while eq > 0 and toks[eq].text != "=" and toks[eq].text not in (";", "{", "}"):
             eq -= 1
-        if toks[eq].text != "=" or toks[eq - 1].kind is not Kind.IDENT or \
-                not _rhs_is_call(toks, eq, c, stmt_end):
+        if (
+            toks[eq].text != "="
+            or toks[eq - 1].kind is not Kind.IDENT
+            or not _rhs_is_call(toks, eq, c, stmt_end)
+        ):
             continue
         name = toks[eq - 1]
         mask_vars.add(name.text)
@@ -105,22 +137,34 @@ def check(unit, ctx):
         if size is None or size >= 8:
             continue
         first = eq - 1
-        while first > 0 and toks[first - 1].text not in (";", "{", "}", ",", "(") and \
-                not toks[first - 1].in_directive:
+        while (
+            first > 0
+            and toks[first - 1].text not in (";", "{", "}", ",", "(")
+            and not toks[first - 1].in_directive
+        ):
             first -= 1
-        head = unit.text[toks[first].start:name.start] if first < eq - 1 else ""
+        head = unit.text[toks[first].start : name.start] if first < eq - 1 else ""
         if "auto" in head.split():
             continue  # the hermetic stub types ballots as int; auto follows HIP's real type
         fix = None
         m = _NARROW_TYPE.match(head)
         if m:
             base = toks[first].start
-            fix = Fix((Edit(base + m.start(1), base + m.end(1), "unsigned long long",
-                            "fix:HZ105"),), "declare the mask as unsigned long long", safe=False)
+            fix = Fix(
+                (Edit(base + m.start(1), base + m.end(1), "unsigned long long", "fix:HZ105"),),
+                "declare the mask as unsigned long long",
+                safe=False,
+            )
         what = "stored in" if head.strip() else "assigned to"
-        yield finding(unit, "HZ105", toks[first].start, toks[stmt_end - 1].end,
-                      f"`{c.name}` result {what} 32-bit `{spelling or head.strip()} "
-                      f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost", fix)
+        yield finding(
+            unit,
+            "HZ105",
+            toks[first].start,
+            toks[stmt_end - 1].end,
+            f"`{c.name}` result {what} 32-bit `{spelling or head.strip()} "
+            f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost",
+            fix,
+        )
     # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask)
     if not mask_vars:
         return
@@ -128,6 +172,11 @@ def check(unit, ctx):
         names = {t.text for a, b in outer.args for t in toks[a:b] if t.kind is Kind.IDENT}
         hit = names & mask_vars
         if hit:
-            yield finding(unit, "HZ105", toks[outer.index].start, toks[outer.close].end,
-                          f"`{outer.name}` on ballot mask `{sorted(hit)[0]}` counts only 32 "
-                          f"lanes: use `{_BIT32[outer.name]}` on the 64-bit mask")
+            yield finding(
+                unit,
+                "HZ105",
+                toks[outer.index].start,
+                toks[outer.close].end,
+                f"`{outer.name}` on ballot mask `{sorted(hit)[0]}` counts only 32 "
+                f"lanes: use `{_BIT32[outer.name]}` on the 64-bit mask",
+            )

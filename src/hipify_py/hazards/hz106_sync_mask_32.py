@@ -33,12 +33,26 @@ from ..rewrite.warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS
 from ..rules import hazard_pass, register_rule
 from ._util import MASKED_SYNC, calls, cursor_at, finding, int_value, is_64bit_literal, text_of
 
-register_rule("HZ106", "sync-mask-32bit", Severity.ERROR,
-              "32-bit lane mask passed to a _sync warp intrinsic (HIP needs 64-bit)", __doc__)
+register_rule(
+    "HZ106",
+    "sync-mask-32bit",
+    Severity.ERROR,
+    "32-bit lane mask passed to a _sync warp intrinsic (HIP needs 64-bit)",
+    __doc__,
+)
 
 FULL64 = "0xffffffffffffffffULL"
-_MASK_DROPPED = frozenset({"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
-                           "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync"})
+_MASK_DROPPED = frozenset(
+    {
+        "__shfl_sync",
+        "__shfl_up_sync",
+        "__shfl_down_sync",
+        "__shfl_xor_sync",
+        "__ballot_sync",
+        "__any_sync",
+        "__all_sync",
+    }
+)
 
 
 def _defines(unit):
@@ -48,10 +62,17 @@ def _defines(unit):
     for i, t in enumerate(toks):
         if t.kind is Kind.DIRECTIVE and i + 3 < len(toks) and toks[i + 1].text == "define":
             name, val = toks[i + 2], toks[i + 3]
-            if val.in_directive and val.kind is Kind.NUMBER and (
-                    i + 4 >= len(toks) or not toks[i + 4].in_directive
-                    or toks[i + 4].kind is Kind.DIRECTIVE) and val.start > name.end:
-                if unit.text[name.end:name.end + 1] != "(":
+            if (
+                val.in_directive
+                and val.kind is Kind.NUMBER
+                and (
+                    i + 4 >= len(toks)
+                    or not toks[i + 4].in_directive
+                    or toks[i + 4].kind is Kind.DIRECTIVE
+                )
+                and val.start > name.end
+            ):
+                if unit.text[name.end : name.end + 1] != "(":
                     out[name.text] = val
     return out
 
@@ -63,8 +84,11 @@ def check(unit, ctx):
     if ctx.options.target_rocm < DEFAULT_ON and not unit.is_hip:
         # the warp-sync-legacy rewrite (HP010) drops these masks where it rewrites the call
         legacy = ctx.options.target_rocm < FIRST_WITH_SYNC_BUILTINS
-        sync_calls = [c for c in sync_calls
-                      if c.name != "__syncwarp" and not (legacy and c.name in _MASK_DROPPED)]
+        sync_calls = [
+            c
+            for c in sync_calls
+            if c.name != "__syncwarp" and not (legacy and c.name in _MASK_DROPPED)
+        ]
     if not sync_calls:
         return
     defines = None
@@ -78,32 +102,68 @@ def check(unit, ctx):
             tok = arg[0]
             value = int_value(tok.text)
             if value == 0xFFFFFFFF and is_64bit_literal(tok.text):
-                fix = Fix((Edit(tok.start, tok.end, FULL64, "fix:HZ106"),),
-                          f"use the 64-bit full mask {FULL64}", safe=True)
-                yield finding(unit, "HZ106", tok.start, tok.end,
-                              f"mask `{tok.text}` passed to {where} names only lanes 0-31 of a "
-                              f"64-lane wavefront; the full mask is {FULL64}", fix)
+                fix = Fix(
+                    (Edit(tok.start, tok.end, FULL64, "fix:HZ106"),),
+                    f"use the 64-bit full mask {FULL64}",
+                    safe=True,
+                )
+                yield finding(
+                    unit,
+                    "HZ106",
+                    tok.start,
+                    tok.end,
+                    f"mask `{tok.text}` passed to {where} names only lanes 0-31 of a "
+                    f"64-lane wavefront; the full mask is {FULL64}",
+                    fix,
+                )
                 continue
             if is_64bit_literal(tok.text):
                 continue
             if value == 0xFFFFFFFF:
-                fix = Fix((Edit(tok.start, tok.end, FULL64, "fix:HZ106"),),
-                          f"use the 64-bit full mask {FULL64}", safe=True)
-                yield finding(unit, "HZ106", tok.start, tok.end,
-                              f"32-bit full mask `{tok.text}` passed to {where}: HIP needs a "
-                              f"64-bit mask ({FULL64})", fix)
+                fix = Fix(
+                    (Edit(tok.start, tok.end, FULL64, "fix:HZ106"),),
+                    f"use the 64-bit full mask {FULL64}",
+                    safe=True,
+                )
+                yield finding(
+                    unit,
+                    "HZ106",
+                    tok.start,
+                    tok.end,
+                    f"32-bit full mask `{tok.text}` passed to {where}: HIP needs a "
+                    f"64-bit mask ({FULL64})",
+                    fix,
+                )
             else:
-                yield finding(unit, "HZ106", tok.start, tok.end,
-                              f"32-bit mask `{tok.text}` passed to {where}: HIP masks are 64-bit "
-                              f"and cover 64 lanes; choose the lanes and write a 64-bit literal")
-        elif len(arg) == 2 and arg[0].text == "~" and arg[1].kind is Kind.NUMBER and \
-                int_value(arg[1].text) == 0 and not is_64bit_literal(arg[1].text) and \
-                arg[1].text.lower().endswith("u"):
-            fix = Fix((Edit(arg[0].start, arg[1].end, FULL64, "fix:HZ106"),),
-                      f"use the 64-bit full mask {FULL64}", safe=True)
-            yield finding(unit, "HZ106", arg[0].start, arg[1].end,
-                          f"32-bit full mask `{text}` passed to {where}: HIP needs a 64-bit mask",
-                          fix)
+                yield finding(
+                    unit,
+                    "HZ106",
+                    tok.start,
+                    tok.end,
+                    f"32-bit mask `{tok.text}` passed to {where}: HIP masks are 64-bit "
+                    f"and cover 64 lanes; choose the lanes and write a 64-bit literal",
+                )
+        elif (
+            len(arg) == 2
+            and arg[0].text == "~"
+            and arg[1].kind is Kind.NUMBER
+            and int_value(arg[1].text) == 0
+            and not is_64bit_literal(arg[1].text)
+            and arg[1].text.lower().endswith("u")
+        ):
+            fix = Fix(
+                (Edit(arg[0].start, arg[1].end, FULL64, "fix:HZ106"),),
+                f"use the 64-bit full mask {FULL64}",
+                safe=True,
+            )
+            yield finding(
+                unit,
+                "HZ106",
+                arg[0].start,
+                arg[1].end,
+                f"32-bit full mask `{text}` passed to {where}: HIP needs a 64-bit mask",
+                fix,
+            )
         elif len(arg) == 1 and arg[0].kind is Kind.IDENT:
             if defines is None:
                 defines = _defines(unit)
@@ -113,11 +173,20 @@ def check(unit, ctx):
                     continue
                 fix = None
                 if int_value(val.text) == 0xFFFFFFFF:
-                    fix = Fix((Edit(val.start, val.end, FULL64, "fix:HZ106"),),
-                              f"define {arg[0].text} as {FULL64}", safe=False)
-                yield finding(unit, "HZ106", arg[0].start, arg[0].end,
-                              f"mask macro `{arg[0].text}` ({val.text}) passed to {where} is "
-                              f"32-bit: HIP needs a 64-bit mask", fix)
+                    fix = Fix(
+                        (Edit(val.start, val.end, FULL64, "fix:HZ106"),),
+                        f"define {arg[0].text} as {FULL64}",
+                        safe=False,
+                    )
+                yield finding(
+                    unit,
+                    "HZ106",
+                    arg[0].start,
+                    arg[0].end,
+                    f"mask macro `{arg[0].text}` ({val.text}) passed to {where} is "
+                    f"32-bit: HIP needs a 64-bit mask",
+                    fix,
+                )
             else:
                 var_args.append((c, arg[0]))
     if not var_args:
@@ -128,6 +197,11 @@ def check(unit, ctx):
             return
         size = cur.type.get_canonical().get_size()
         if 0 < size < 8:
-            yield finding(unit, "HZ106", t.start, t.end,
-                          f"mask `{t.text}` of 32-bit type `{cur.type.spelling}` passed to "
-                          f"`{c.name}`: HIP needs a 64-bit mask (unsigned long long)")
+            yield finding(
+                unit,
+                "HZ106",
+                t.start,
+                t.end,
+                f"mask `{t.text}` of 32-bit type `{cur.type.spelling}` passed to "
+                f"`{c.name}`: HIP needs a 64-bit mask (unsigned long long)",
+            )

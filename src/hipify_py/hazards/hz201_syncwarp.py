@@ -28,14 +28,24 @@ from ..findings import Severity
 from ..rules import hazard_pass, register_rule
 from ._util import calls, finding
 
-register_rule("HZ201", "syncwarp-its", Severity.INFO,
-              "__syncwarp: HIP has no independent thread scheduling", __doc__)
+register_rule(
+    "HZ201",
+    "syncwarp-its",
+    Severity.INFO,
+    "__syncwarp: HIP has no independent thread scheduling",
+    __doc__,
+)
 
 
 @hazard_pass("HZ201")
 def check(unit, ctx):
     toks = unit.tokens
     for c in calls(unit, {"__syncwarp"}):
-        yield finding(unit, "HZ201", toks[c.index].start, toks[c.close].end,
-                      "`__syncwarp()` (HIP >= 7.0): HIP has no independent thread scheduling; "
-                      "check no lane waits on another lane of its warp in divergent code")
+        yield finding(
+            unit,
+            "HZ201",
+            toks[c.index].start,
+            toks[c.close].end,
+            "`__syncwarp()` (HIP >= 7.0): HIP has no independent thread scheduling; "
+            "check no lane waits on another lane of its warp in divergent code",
+        )

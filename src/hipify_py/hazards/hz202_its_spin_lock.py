@@ -31,12 +31,24 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding, function_at, has_ident, match, text_of
 
-register_rule("HZ202", "its-spin-lock", Severity.WARNING,
-              "per-thread spin lock on an atomic: hangs without independent thread scheduling",
-              __doc__)
+register_rule(
+    "HZ202",
+    "its-spin-lock",
+    Severity.WARNING,
+    "per-thread spin lock on an atomic: hangs without independent thread scheduling",
+    __doc__,
+)
 
-_ATOMICS = frozenset({"atomicCAS", "atomicExch", "atomicCAS_system", "atomicExch_system",
-                      "atomicCAS_block", "atomicExch_block"})
+_ATOMICS = frozenset(
+    {
+        "atomicCAS",
+        "atomicExch",
+        "atomicCAS_system",
+        "atomicExch_system",
+        "atomicCAS_block",
+        "atomicExch_block",
+    }
+)
 
 
 @hazard_pass("HZ202")
@@ -45,17 +57,26 @@ def check(unit, ctx):
         return
     toks = unit.tokens
     for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or t.text != "while" or i + 1 >= len(toks) or \
-                toks[i + 1].text != "(":
+        if (
+            t.kind is not Kind.IDENT
+            or t.text != "while"
+            or i + 1 >= len(toks)
+            or toks[i + 1].text != "("
+        ):
             continue
         close = match(toks, i + 1)
-        if close is None or not has_ident(toks[i + 2:close], _ATOMICS):
+        if close is None or not has_ident(toks[i + 2 : close], _ATOMICS):
             continue
         f = function_at(unit, i)
         if f is None or not f.is_device:
             continue
         # the retry loop that releases inside the body (`while (x) { if (CAS == 0) {...} }`)
         # has no atomic in its condition, so it never gets here
-        yield finding(unit, "HZ202", t.start, toks[close].end,
-                      f"spin lock `{text_of(unit, i, close + 1)}`: without independent thread "
-                      f"scheduling the lanes of one wavefront can deadlock on it")
+        yield finding(
+            unit,
+            "HZ202",
+            t.start,
+            toks[close].end,
+            f"spin lock `{text_of(unit, i, close + 1)}`: without independent thread "
+            f"scheduling the lanes of one wavefront can deadlock on it",
+        )

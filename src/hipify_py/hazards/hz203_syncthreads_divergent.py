@@ -34,13 +34,24 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import enclosing_conditions, finding, function_at, text_of, thread_taint
 
-register_rule("HZ203", "syncthreads-divergent", Severity.ERROR,
-              "__syncthreads() in control flow that depends on the thread index", __doc__)
+register_rule(
+    "HZ203",
+    "syncthreads-divergent",
+    Severity.ERROR,
+    "__syncthreads() in control flow that depends on the thread index",
+    __doc__,
+)
 
-_BARRIERS = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and",
-                       "__syncthreads_or"})
-_WHAT = {"if": "an if", "for": "a for loop", "while": "a while loop", "do": "a do loop",
-         "switch": "a switch"}
+_BARRIERS = frozenset(
+    {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
+)
+_WHAT = {
+    "if": "an if",
+    "for": "a for loop",
+    "while": "a while loop",
+    "do": "a do loop",
+    "switch": "a switch",
+}
 
 
 @hazard_pass("HZ203")
@@ -49,8 +60,13 @@ def check(unit, ctx):
         return
     toks = unit.tokens
     for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or t.text not in _BARRIERS or t.in_directive or \
-                i + 1 >= len(toks) or toks[i + 1].text != "(":
+        if (
+            t.kind is not Kind.IDENT
+            or t.text not in _BARRIERS
+            or t.in_directive
+            or i + 1 >= len(toks)
+            or toks[i + 1].text != "("
+        ):
             continue
         func = function_at(unit, i)
         if func is None:
@@ -63,8 +79,13 @@ def check(unit, ctx):
             name = taint.any(a, b)
             if name is not None:
                 line = unit.lines.position(toks[a].start)[0]
-                yield finding(unit, "HZ203", t.start, toks[i + 1].end + 1,
-                              f"`{t.text}()` inside {_WHAT[kw]} (line {line}) whose condition "
-                              f"`{text_of(unit, a, b)}` depends on the thread index "
-                              f"(`{name}`): threads that skip the barrier hang or race")
+                yield finding(
+                    unit,
+                    "HZ203",
+                    t.start,
+                    toks[i + 1].end + 1,
+                    f"`{t.text}()` inside {_WHAT[kw]} (line {line}) whose condition "
+                    f"`{text_of(unit, a, b)}` depends on the thread index "
+                    f"(`{name}`): threads that skip the barrier hang or race",
+                )
                 break

@@ -31,8 +31,13 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import calls, finding, int_value, text_of
 
-register_rule("HZ204", "launch-bounds-min-blocks", Severity.WARNING,
-              "__launch_bounds__ second argument means min warps per EU in HIP", __doc__)
+register_rule(
+    "HZ204",
+    "launch-bounds-min-blocks",
+    Severity.WARNING,
+    "__launch_bounds__ second argument means min warps per EU in HIP",
+    __doc__,
+)
 
 
 @hazard_pass("HZ204")
@@ -44,17 +49,34 @@ def check(unit, ctx):
         (a0, b0), (a1, b1) = c.args[0], c.args[1]
         second = text_of(unit, a1, b1)
         fix = None
-        if b0 - a0 == 1 and b1 - a1 == 1 and toks[a0].kind is Kind.NUMBER and \
-                toks[a1].kind is Kind.NUMBER and not unit.is_hip:
+        if (
+            b0 - a0 == 1
+            and b1 - a1 == 1
+            and toks[a0].kind is Kind.NUMBER
+            and toks[a1].kind is Kind.NUMBER
+            and not unit.is_hip
+        ):
             threads, blocks = int_value(toks[a0].text), int_value(toks[a1].text)
             if threads and blocks:
                 warps = max(1, blocks * threads // 32)
-                fix = Fix((Edit(toks[a1].start, toks[a1].end, str(warps), "fix:HZ204"),),
-                          f"convert {blocks} min blocks x {threads} threads to {warps} min warps"
-                          " per execution unit", safe=False)
-        side = ("is read by HIP as min warps per execution unit" if not unit.is_hip else
-                "means min warps per execution unit in HIP: check it was converted")
+                fix = Fix(
+                    (Edit(toks[a1].start, toks[a1].end, str(warps), "fix:HZ204"),),
+                    f"convert {blocks} min blocks x {threads} threads to {warps} min warps"
+                    " per execution unit",
+                    safe=False,
+                )
+        side = (
+            "is read by HIP as min warps per execution unit"
+            if not unit.is_hip
+            else "means min warps per execution unit in HIP: check it was converted"
+        )
         extra = "; the third (cluster) argument has no HIP meaning" if len(c.args) > 2 else ""
-        yield finding(unit, "HZ204", toks[c.index].start, toks[c.close].end,
-                      f"`__launch_bounds__` second argument `{second}` (CUDA: min blocks per "
-                      f"SM) {side}{extra}", fix)
+        yield finding(
+            unit,
+            "HZ204",
+            toks[c.index].start,
+            toks[c.close].end,
+            f"`__launch_bounds__` second argument `{second}` (CUDA: min blocks per "
+            f"SM) {side}{extra}",
+            fix,
+        )

@@ -31,14 +31,26 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ205", "grid-sync-launch", Severity.WARNING,
-              "grid-wide cooperative-groups sync without a cooperative launch", __doc__)
+register_rule(
+    "HZ205",
+    "grid-sync-launch",
+    Severity.WARNING,
+    "grid-wide cooperative-groups sync without a cooperative launch",
+    __doc__,
+)
 
-_COOP = frozenset({"cudaLaunchCooperativeKernel", "hipLaunchCooperativeKernel",
-                   "cudaLaunchCooperativeKernelMultiDevice",
-                   "hipLaunchCooperativeKernelMultiDevice", "cudaLaunchAttributeCooperative",
-                   "hipLaunchAttributeCooperative", "cuLaunchCooperativeKernel",
-                   "hipModuleLaunchCooperativeKernel"})
+_COOP = frozenset(
+    {
+        "cudaLaunchCooperativeKernel",
+        "hipLaunchCooperativeKernel",
+        "cudaLaunchCooperativeKernelMultiDevice",
+        "hipLaunchCooperativeKernelMultiDevice",
+        "cudaLaunchAttributeCooperative",
+        "hipLaunchAttributeCooperative",
+        "cuLaunchCooperativeKernel",
+        "hipModuleLaunchCooperativeKernel",
+    }
+)
 
 
 @hazard_pass("HZ205")
@@ -63,16 +75,35 @@ def check(unit, ctx):
                 grids.add(toks[k - 1].text)
     for i, t in enumerate(toks):
         hit = None
-        if t.kind is Kind.IDENT and t.text in grids and i + 3 < len(toks) and \
-                toks[i + 1].text in (".", "->") and toks[i + 2].text == "sync":
+        if (
+            t.kind is Kind.IDENT
+            and t.text in grids
+            and i + 3 < len(toks)
+            and toks[i + 1].text in (".", "->")
+            and toks[i + 2].text == "sync"
+        ):
             hit = (t.start, toks[i + 3].end, f"{t.text}.sync()")
-        elif t.text == "this_grid" and i + 4 < len(toks) and toks[i + 3].text == "." and \
-                toks[i + 4].text == "sync":
+        elif (
+            t.text == "this_grid"
+            and i + 4 < len(toks)
+            and toks[i + 3].text == "."
+            and toks[i + 4].text == "sync"
+        ):
             hit = (t.start, toks[i + 4].end, "this_grid().sync()")
-        elif t.text == "sync" and i + 2 < len(toks) and toks[i + 1].text == "(" and \
-                toks[i + 2].text in grids and toks[i - 1].text == "::":
+        elif (
+            t.text == "sync"
+            and i + 2 < len(toks)
+            and toks[i + 1].text == "("
+            and toks[i + 2].text in grids
+            and toks[i - 1].text == "::"
+        ):
             hit = (toks[i - 2].start, toks[i + 2].end, f"sync({toks[i + 2].text})")
         if hit:
-            yield finding(unit, "HZ205", hit[0], hit[1],
-                          f"grid-wide `{hit[2]}` needs a cooperative launch "
-                          f"(hipLaunchCooperativeKernel); none in this file")
+            yield finding(
+                unit,
+                "HZ205",
+                hit[0],
+                hit[1],
+                f"grid-wide `{hit[2]}` needs a cooperative launch "
+                f"(hipLaunchCooperativeKernel); none in this file",
+            )

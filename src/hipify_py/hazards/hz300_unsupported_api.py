@@ -29,8 +29,13 @@ from ..mappings import is_convertible
 from ..rules import hazard_pass, register_rule
 from ._util import _cached, finding
 
-register_rule("HZ300", "unsupported-api", Severity.ERROR,
-              "CUDA API with no HIP equivalent (from the mapping tables)", __doc__)
+register_rule(
+    "HZ300",
+    "unsupported-api",
+    Severity.ERROR,
+    "CUDA API with no HIP equivalent (from the mapping tables)",
+    __doc__,
+)
 
 DEDICATED = frozenset({"__CUDA_ARCH__"})  # reported by their own rule with a better message
 
@@ -51,8 +56,11 @@ def _api_uses(unit):
     if not names:
         return []
     positions = unit.identifier_positions
-    defined = {toks[i + 1].text for i in positions.get("define", ())
-               if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)}
+    defined = {
+        toks[i + 1].text
+        for i in positions.get("define", ())
+        if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)
+    }
     out = []
     for i in sorted(i for n in names - defined for i in positions[n]):
         t = toks[i]
@@ -76,17 +84,29 @@ def check(unit, ctx):
         if is_convertible(e, ctx.options):  # e.g. --roc: rocSPARSE has what hipSPARSE lacks
             continue
         family = e.family or "CUDA"
-        what = {"function": "API", "device_function": "function", "type": "type",
-                "enum": "enum value", "macro": "macro"}.get(e.kind, e.kind)
+        what = {
+            "function": "API",
+            "device_function": "function",
+            "type": "type",
+            "enum": "enum value",
+            "macro": "macro",
+        }.get(e.kind, e.kind)
         if e.kind == "device_function" and family != "device":
             what = "device function"
         if e.status == "removed":
             msg = f"`{t.text}` ({family} {what}) was removed from HIP" + (
-                f" in {e.hip_removed}" if e.hip_removed else "")
+                f" in {e.hip_removed}" if e.hip_removed else ""
+            )
         else:
             msg = f"`{t.text}` ({family} {what}) has no HIP equivalent"
         note = getattr(e, "note", None)
         if note:
             msg += f": {note}"
-        yield finding(unit, "HZ300", t.start, t.end, msg,
-                      extra={"api": t.text, "family": family, "status": e.status})
+        yield finding(
+            unit,
+            "HZ300",
+            t.start,
+            t.end,
+            msg,
+            extra={"api": t.text, "family": family, "status": e.status},
+        )

@@ -26,8 +26,13 @@ from ..rules import hazard_pass, register_rule
 from ._util import finding
 from .hz300_unsupported_api import api_uses
 
-register_rule("HZ301", "experimental-api", Severity.INFO,
-              "HIP equivalent is experimental: not converted without --experimental", __doc__)
+register_rule(
+    "HZ301",
+    "experimental-api",
+    Severity.INFO,
+    "HIP equivalent is experimental: not converted without --experimental",
+    __doc__,
+)
 
 
 @hazard_pass("HZ301")
@@ -36,9 +41,15 @@ def check(unit, ctx):
         return
     for t, e in api_uses(unit):
         if e.status == "experimental":
-            since = f" (since HIP {e.hip_experimental})" if getattr(e, "hip_experimental",
-                                                                    None) else ""
-            yield finding(unit, "HZ301", t.start, t.end,
-                          f"`{t.text}` ({e.family}) maps to experimental `{e.hip}`{since}: "
-                          f"not converted without --experimental",
-                          extra={"api": t.text, "family": e.family, "hip": e.hip})
+            since = (
+                f" (since HIP {e.hip_experimental})" if getattr(e, "hip_experimental", None) else ""
+            )
+            yield finding(
+                unit,
+                "HZ301",
+                t.start,
+                t.end,
+                f"`{t.text}` ({e.family}) maps to experimental `{e.hip}`{since}: "
+                f"not converted without --experimental",
+                extra={"api": t.text, "family": e.family, "hip": e.hip},
+            )

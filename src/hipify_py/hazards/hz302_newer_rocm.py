@@ -28,8 +28,13 @@ from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ302", "newer-rocm-api", Severity.INFO,
-              "HIP equivalent needs a newer ROCm than --target-rocm", __doc__)
+register_rule(
+    "HZ302",
+    "newer-rocm-api",
+    Severity.INFO,
+    "HIP equivalent needs a newer ROCm than --target-rocm",
+    __doc__,
+)
 
 _by_hip: dict[int, dict] = {}
 
@@ -63,8 +68,13 @@ def check(unit, ctx):
             if hip is None:
                 hip = _hip_table(unit.mappings)
             e = hip.get(name)
-        if e is not None and e.hip and e.hip_added and e.status in (
-                "supported", "deprecated", "experimental") and _version(e.hip_added) > target:
+        if (
+            e is not None
+            and e.hip
+            and e.hip_added
+            and e.status in ("supported", "deprecated", "experimental")
+            and _version(e.hip_added) > target
+        ):
             candidates[name] = e
     if ctx.options.target_rocm < DEFAULT_ON:  # reported (and rewritten) by HP010/HP011 instead
         candidates = {n: e for n, e in candidates.items() if n not in HANDLED}
@@ -72,12 +82,19 @@ def check(unit, ctx):
         return
     toks = unit.tokens
     for i, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text in candidates and not (
-                i > 0 and toks[i - 1].text in (".", "->")):
+        if (
+            t.kind is Kind.IDENT
+            and t.text in candidates
+            and not (i > 0 and toks[i - 1].text in (".", "->"))
+        ):
             e = candidates[t.text]
             want = ".".join(str(x) for x in ctx.options.target_rocm)
-            yield finding(unit, "HZ302", t.start, t.end,
-                          f"`{e.hip}` (for `{e.cuda}`) needs HIP {e.hip_added}, newer than the "
-                          f"targeted ROCm {want}",
-                          extra={"api": t.text, "family": e.family, "hip": e.hip,
-                                 "hip_added": e.hip_added})
+            yield finding(
+                unit,
+                "HZ302",
+                t.start,
+                t.end,
+                f"`{e.hip}` (for `{e.cuda}`) needs HIP {e.hip_added}, newer than the "
+                f"targeted ROCm {want}",
+                extra={"api": t.text, "family": e.family, "hip": e.hip, "hip_added": e.hip_added},
+            )

@@ -31,14 +31,20 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding, match
 
-register_rule("HZ310", "inline-ptx", Severity.ERROR,
-              "inline PTX assembly (HIP accepts only AMDGPU ISA)", __doc__)
+register_rule(
+    "HZ310",
+    "inline-ptx",
+    Severity.ERROR,
+    "inline PTX assembly (HIP accepts only AMDGPU ISA)",
+    __doc__,
+)
 
 _ASM = frozenset({"asm", "__asm__", "__asm"})
 _PTX = re.compile(
     r"\b[a-z]{2,}(?:\.[a-z0-9]+)+\b|%%?(?:laneid|warpid|nwarpid|smid|clock|clock64|globaltimer|"
     r"lanemask_\w+|tid|ntid|ctaid|dynamic_smem_size)\b|\btrap\s*;|\bexit\s*;|\bmembar\b|"
-    r"\bbar\.sync\b|\.reg\b")
+    r"\bbar\.sync\b|\.reg\b"
+)
 _GCN = re.compile(r"\b[sv]_[a-z0-9_]+|\bds_[a-z]|\bbuffer_|\bglobal_load|\bflat_")
 
 
@@ -68,6 +74,11 @@ def check(unit, ctx):
         if not m or _GCN.search(template):
             continue
         snippet = " ".join(template.replace('"', "").split())[:40]
-        yield finding(unit, "HZ310", t.start, toks[close].end,
-                      f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "
-                      f"(use a HIP intrinsic or __builtin_amdgcn_*)")
+        yield finding(
+            unit,
+            "HZ310",
+            t.start,
+            toks[close].end,
+            f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "
+            f"(use a HIP intrinsic or __builtin_amdgcn_*)",
+        )

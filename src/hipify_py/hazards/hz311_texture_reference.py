@@ -30,13 +30,27 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ311", "texture-reference", Severity.ERROR,
-              "texture reference API (removed in CUDA 12, deprecated in HIP)", __doc__)
+register_rule(
+    "HZ311",
+    "texture-reference",
+    Severity.ERROR,
+    "texture reference API (removed in CUDA 12, deprecated in HIP)",
+    __doc__,
+)
 
 _APIS = frozenset(
-    pre + name for pre in ("cuda", "hip") for name in (
-        "BindTexture", "BindTexture2D", "BindTextureToArray", "BindTextureToMipmappedArray",
-        "UnbindTexture", "GetTextureReference", "GetTextureAlignmentOffset"))
+    pre + name
+    for pre in ("cuda", "hip")
+    for name in (
+        "BindTexture",
+        "BindTexture2D",
+        "BindTextureToArray",
+        "BindTextureToMipmappedArray",
+        "UnbindTexture",
+        "GetTextureReference",
+        "GetTextureAlignmentOffset",
+    )
+)
 
 
 @hazard_pass("HZ311")
@@ -48,12 +62,26 @@ def check(unit, ctx):
     for i, t in enumerate(toks):
         if t.kind is not Kind.IDENT:
             continue
-        if t.text == "texture" and i + 1 < len(toks) and toks[i + 1].text == "<" and not (
-                i > 0 and toks[i - 1].text in (".", "->", "::")):
-            yield finding(unit, "HZ311", t.start, t.end,
-                          "texture reference `texture<...>`: removed in CUDA 12 and deprecated "
-                          "in HIP; use a texture object (hipTextureObject_t)")
+        if (
+            t.text == "texture"
+            and i + 1 < len(toks)
+            and toks[i + 1].text == "<"
+            and not (i > 0 and toks[i - 1].text in (".", "->", "::"))
+        ):
+            yield finding(
+                unit,
+                "HZ311",
+                t.start,
+                t.end,
+                "texture reference `texture<...>`: removed in CUDA 12 and deprecated "
+                "in HIP; use a texture object (hipTextureObject_t)",
+            )
         elif t.text in _APIS and not (i > 0 and toks[i - 1].text in (".", "->")):
-            yield finding(unit, "HZ311", t.start, t.end,
-                          f"texture reference API `{t.text}`: removed in CUDA 12 and "
-                          f"deprecated in HIP; use hipCreateTextureObject")
+            yield finding(
+                unit,
+                "HZ311",
+                t.start,
+                t.end,
+                f"texture reference API `{t.text}`: removed in CUDA 12 and "
+                f"deprecated in HIP; use hipCreateTextureObject",
+            )

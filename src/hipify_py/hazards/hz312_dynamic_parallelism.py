@@ -29,14 +29,33 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding, functions
 
-register_rule("HZ312", "dynamic-parallelism", Severity.ERROR,
-              "kernel launch or runtime sync from device code (no dynamic parallelism in HIP)",
-              __doc__)
+register_rule(
+    "HZ312",
+    "dynamic-parallelism",
+    Severity.ERROR,
+    "kernel launch or runtime sync from device code (no dynamic parallelism in HIP)",
+    __doc__,
+)
 
-_LAUNCH = frozenset({"hipLaunchKernelGGL", "cudaLaunchKernel", "hipLaunchKernel",
-                     "cudaLaunchKernelEx", "hipLaunchKernelEx"})
-_SYNC = frozenset({"cudaDeviceSynchronize", "hipDeviceSynchronize", "cudaStreamCreate",
-                   "cudaStreamCreateWithFlags", "hipStreamCreateWithFlags", "hipStreamCreate"})
+_LAUNCH = frozenset(
+    {
+        "hipLaunchKernelGGL",
+        "cudaLaunchKernel",
+        "hipLaunchKernel",
+        "cudaLaunchKernelEx",
+        "hipLaunchKernelEx",
+    }
+)
+_SYNC = frozenset(
+    {
+        "cudaDeviceSynchronize",
+        "hipDeviceSynchronize",
+        "cudaStreamCreate",
+        "cudaStreamCreateWithFlags",
+        "hipStreamCreateWithFlags",
+        "hipStreamCreate",
+    }
+)
 
 
 @hazard_pass("HZ312")
@@ -51,12 +70,26 @@ def check(unit, ctx):
             t = toks[i]
             if t.text == "<<<" and t.kind is Kind.PUNCT:
                 name = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else "kernel"
-                yield finding(unit, "HZ312", t.start, t.end,
-                              f"kernel launch `{name}<<<...>>>` inside device function "
-                              f"`{f.name}`: HIP has no dynamic parallelism")
-            elif t.kind is Kind.IDENT and (t.text in _LAUNCH or t.text in _SYNC) and \
-                    i + 1 < len(toks) and toks[i + 1].text == "(":
+                yield finding(
+                    unit,
+                    "HZ312",
+                    t.start,
+                    t.end,
+                    f"kernel launch `{name}<<<...>>>` inside device function "
+                    f"`{f.name}`: HIP has no dynamic parallelism",
+                )
+            elif (
+                t.kind is Kind.IDENT
+                and (t.text in _LAUNCH or t.text in _SYNC)
+                and i + 1 < len(toks)
+                and toks[i + 1].text == "("
+            ):
                 what = "kernel launch" if t.text in _LAUNCH else "runtime call"
-                yield finding(unit, "HZ312", t.start, t.end,
-                              f"{what} `{t.text}` inside device function `{f.name}`: HIP has "
-                              f"no dynamic parallelism")
+                yield finding(
+                    unit,
+                    "HZ312",
+                    t.start,
+                    t.end,
+                    f"{what} `{t.text}` inside device function `{f.name}`: HIP has "
+                    f"no dynamic parallelism",
+                )

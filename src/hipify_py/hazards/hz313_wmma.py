@@ -29,11 +29,17 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ313", "wmma", Severity.ERROR,
-              "nvcuda::wmma warp-matrix API (not in HIP; use rocWMMA)", __doc__)
+register_rule(
+    "HZ313",
+    "wmma",
+    Severity.ERROR,
+    "nvcuda::wmma warp-matrix API (not in HIP; use rocWMMA)",
+    __doc__,
+)
 
-_FUNCS = frozenset({"load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment",
-                    "fragment", "bmma_sync"})
+_FUNCS = frozenset(
+    {"load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment", "fragment", "bmma_sync"}
+)
 
 
 @hazard_pass("HZ313")
@@ -44,23 +50,52 @@ def check(unit, ctx):
     toks = unit.tokens
     for i, t in enumerate(toks):
         if t.kind is Kind.DIRECTIVE and i + 2 < len(toks) and toks[i + 1].text == "include":
-            rest = unit.text[toks[i + 2].start:toks[i + 2].end + 8]
+            rest = unit.text[toks[i + 2].start : toks[i + 2].end + 8]
             if rest.startswith(("<mma.h>", '"mma.h"')):
-                yield finding(unit, "HZ313", t.start, toks[i + 2].end + 6,
-                              "`#include <mma.h>` (nvcuda::wmma): HIP has no WMMA; use rocWMMA")
+                yield finding(
+                    unit,
+                    "HZ313",
+                    t.start,
+                    toks[i + 2].end + 6,
+                    "`#include <mma.h>` (nvcuda::wmma): HIP has no WMMA; use rocWMMA",
+                )
             continue
         if t.kind is not Kind.IDENT:
             continue
-        if t.text == "nvcuda" and i > 0 and toks[i - 1].text == "namespace" and \
-                toks[i + 1].text == ";":
-            yield finding(unit, "HZ313", toks[i - 2].start, t.end,
-                          "`using namespace nvcuda` brings in nvcuda::wmma, which HIP does "
-                          "not support; port to rocWMMA")
+        if (
+            t.text == "nvcuda"
+            and i > 0
+            and toks[i - 1].text == "namespace"
+            and toks[i + 1].text == ";"
+        ):
+            yield finding(
+                unit,
+                "HZ313",
+                toks[i - 2].start,
+                t.end,
+                "`using namespace nvcuda` brings in nvcuda::wmma, which HIP does "
+                "not support; port to rocWMMA",
+            )
         elif t.text == "nvcuda" and i + 2 < len(toks) and toks[i + 2].text == "wmma":
-            yield finding(unit, "HZ313", t.start, toks[i + 2].end,
-                          "`nvcuda::wmma` is not supported by HIP; port to rocWMMA")
-        elif t.text == "wmma" and i + 2 < len(toks) and toks[i + 1].text == "::" and \
-                toks[i + 2].text in _FUNCS and not (i > 0 and toks[i - 1].text == "::"):
-            yield finding(unit, "HZ313", t.start, toks[i + 2].end,
-                          f"`wmma::{toks[i + 2].text}` is not supported by HIP; port to "
-                          f"rocWMMA (`rocwmma::{toks[i + 2].text}`)")
+            yield finding(
+                unit,
+                "HZ313",
+                t.start,
+                toks[i + 2].end,
+                "`nvcuda::wmma` is not supported by HIP; port to rocWMMA",
+            )
+        elif (
+            t.text == "wmma"
+            and i + 2 < len(toks)
+            and toks[i + 1].text == "::"
+            and toks[i + 2].text in _FUNCS
+            and not (i > 0 and toks[i - 1].text == "::")
+        ):
+            yield finding(
+                unit,
+                "HZ313",
+                t.start,
+                toks[i + 2].end,
+                f"`wmma::{toks[i + 2].text}` is not supported by HIP; port to "
+                f"rocWMMA (`rocwmma::{toks[i + 2].text}`)",
+            )

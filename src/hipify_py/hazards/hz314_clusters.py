@@ -29,19 +29,33 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ314", "thread-block-clusters", Severity.ERROR,
-              "thread-block clusters / distributed shared memory (not in HIP)", __doc__)
+register_rule(
+    "HZ314",
+    "thread-block-clusters",
+    Severity.ERROR,
+    "thread-block clusters / distributed shared memory (not in HIP)",
+    __doc__,
+)
 
-_NAMES = frozenset({"__cluster_dims__", "this_cluster", "cluster_group", "map_shared_rank",
-                    "cudaLaunchAttributeClusterDimension",
-                    "cudaLaunchAttributeClusterSchedulingPolicyPreference",
-                    "cudaFuncAttributeRequiredClusterWidth",
-                    "cudaFuncAttributeRequiredClusterHeight",
-                    "cudaFuncAttributeRequiredClusterDepth",
-                    "cudaFuncAttributeNonPortableClusterSizeAllowed",
-                    "cudaFuncAttributeClusterSchedulingPolicyPreference",
-                    "cudaFuncAttributeClusterDimMustBeSet", "cudaClusterSchedulingPolicy",
-                    "__cluster_barrier_arrive", "__cluster_barrier_wait"})
+_NAMES = frozenset(
+    {
+        "__cluster_dims__",
+        "this_cluster",
+        "cluster_group",
+        "map_shared_rank",
+        "cudaLaunchAttributeClusterDimension",
+        "cudaLaunchAttributeClusterSchedulingPolicyPreference",
+        "cudaFuncAttributeRequiredClusterWidth",
+        "cudaFuncAttributeRequiredClusterHeight",
+        "cudaFuncAttributeRequiredClusterDepth",
+        "cudaFuncAttributeNonPortableClusterSizeAllowed",
+        "cudaFuncAttributeClusterSchedulingPolicyPreference",
+        "cudaFuncAttributeClusterDimMustBeSet",
+        "cudaClusterSchedulingPolicy",
+        "__cluster_barrier_arrive",
+        "__cluster_barrier_wait",
+    }
+)
 
 
 @hazard_pass("HZ314")
@@ -56,6 +70,11 @@ def check(unit, ctx):
             e = get(t.text)
             if e is not None and e.status in ("unsupported", "removed"):
                 continue  # HZ300 reports it
-            yield finding(unit, "HZ314", t.start, t.end,
-                          f"thread-block cluster feature `{t.text}`: HIP has no clusters or "
-                          f"distributed shared memory")
+            yield finding(
+                unit,
+                "HZ314",
+                t.start,
+                t.end,
+                f"thread-block cluster feature `{t.text}`: HIP has no clusters or "
+                f"distributed shared memory",
+            )

@@ -27,8 +27,13 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ315", "half2-members", Severity.WARNING,
-              "half2 .x/.y members are raw unsigned short bits in HIP", __doc__)
+register_rule(
+    "HZ315",
+    "half2-members",
+    Severity.WARNING,
+    "half2 .x/.y members are raw unsigned short bits in HIP",
+    __doc__,
+)
 
 _TYPES = frozenset({"half2", "__half2", "__nv_bfloat162", "__hip_bfloat162", "nv_bfloat162"})
 
@@ -61,8 +66,17 @@ def check(unit, ctx):
     if not names:
         return
     for i, t in enumerate(toks[:-2]):
-        if t.kind is Kind.IDENT and t.text in names and toks[i + 1].text == "." and \
-                toks[i + 2].text in ("x", "y"):
-            yield finding(unit, "HZ315", t.start, toks[i + 2].end,
-                          f"`{t.text}.{toks[i + 2].text}` on {names[t.text]}: HIP stores the "
-                          f"halves as unsigned short bits; use __low2half/__high2half")
+        if (
+            t.kind is Kind.IDENT
+            and t.text in names
+            and toks[i + 1].text == "."
+            and toks[i + 2].text in ("x", "y")
+        ):
+            yield finding(
+                unit,
+                "HZ315",
+                t.start,
+                toks[i + 2].end,
+                f"`{t.text}.{toks[i + 2].text}` on {names[t.text]}: HIP stores the "
+                f"halves as unsigned short bits; use __low2half/__high2half",
+            )

@@ -41,8 +41,13 @@ from ._util import (
     statement_bounds,
 )
 
-register_rule("HZ401", "lds-over-64k", Severity.ERROR,
-              "static + dynamic shared memory above the 64 KiB LDS of MI300X", __doc__)
+register_rule(
+    "HZ401",
+    "lds-over-64k",
+    Severity.ERROR,
+    "static + dynamic shared memory above the 64 KiB LDS of MI300X",
+    __doc__,
+)
 
 LDS_BYTES = 64 * 1024
 
@@ -57,8 +62,14 @@ def _static_shared(unit):
         a, b = statement_bounds(toks, i, 0, len(toks) - 1)
         if any(x.text == "extern" for x in toks[a:b]):
             continue  # dynamic shared memory
-        name = next((toks[k - 1] for k in range(i + 1, b) if toks[k].text == "["
-                     and toks[k - 1].kind is Kind.IDENT), None)
+        name = next(
+            (
+                toks[k - 1]
+                for k in range(i + 1, b)
+                if toks[k].text == "[" and toks[k - 1].kind is Kind.IDENT
+            ),
+            None,
+        )
         if name is None:
             continue
         size = _token_size(unit, toks, i, toks.index(name, i), b)
@@ -77,8 +88,11 @@ def _static_shared(unit):
 def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
     """Bytes of ``__shared__ T name[d1][d2]...`` from tokens, -1 when the size depends on a
     template parameter (unknowable before instantiation), None when tokens cannot tell."""
-    type_words = [t.text for t in toks[shared + 1:name]
-                  if t.text not in ("volatile", "static", "const", "alignas", "__align__")]
+    type_words = [
+        t.text
+        for t in toks[shared + 1 : name]
+        if t.text not in ("volatile", "static", "const", "alignas", "__align__")
+    ]
     func = function_at(unit, shared)
     params = _template_params(toks, func.open if func is not None else shared)
     elem = _SIZEOF.get(" ".join(type_words))
@@ -90,7 +104,7 @@ def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
         close = match(toks, k)
         if close is None or close > end:
             return None
-        if any(t.text in params for t in toks[k + 1:close]):
+        if any(t.text in params for t in toks[k + 1 : close]):
             return -1
         dim = evaluate(unit, k + 1, close)
         if dim is None:
@@ -130,16 +144,25 @@ def _template_params(toks, index: int) -> set[str]:
 @hazard_pass("HZ401")
 def check(unit, ctx):
     text = unit.text
-    if "__shared__" not in text and "SharedMemorySize" not in text and "<<<" not in text \
-            and "hipLaunchKernelGGL" not in unit.identifiers:
+    if (
+        "__shared__" not in text
+        and "SharedMemorySize" not in text
+        and "<<<" not in text
+        and "hipLaunchKernelGGL" not in unit.identifiers
+    ):
         return
     toks = unit.tokens
     static = _static_shared(unit) if "__shared__" in text else {}
     for name, (size, span) in static.items():
         if size > LDS_BYTES and span and name:
-            yield finding(unit, "HZ401", span[0], span[1],
-                          f"kernel `{name}` declares {size:,} bytes of static __shared__ "
-                          f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU")
+            yield finding(
+                unit,
+                "HZ401",
+                span[0],
+                span[1],
+                f"kernel `{name}` declares {size:,} bytes of static __shared__ "
+                f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU",
+            )
     # dynamic sizes at launches
     for i, t in enumerate(toks):
         if t.text != "<<<" or t.kind is not Kind.PUNCT:
@@ -173,13 +196,18 @@ def check(unit, ctx):
     for c in calls(unit, {"cudaFuncSetAttribute", "hipFuncSetAttribute"}):
         if len(c.args) == 3:
             a, b = c.args[1]
-            if "MaxDynamicSharedMemorySize" not in unit.text[toks[a].start:toks[b - 1].end]:
+            if "MaxDynamicSharedMemorySize" not in unit.text[toks[a].start : toks[b - 1].end]:
                 continue
             value = evaluate(unit, *c.args[2])
             if value is not None and value > LDS_BYTES:
-                yield finding(unit, "HZ401", toks[c.index].start, toks[c.close].end,
-                              f"`{c.name}` asks for {value:,} bytes of dynamic shared memory; "
-                              f"MI300X (gfx942) LDS is 65,536 bytes per CU")
+                yield finding(
+                    unit,
+                    "HZ401",
+                    toks[c.index].start,
+                    toks[c.close].end,
+                    f"`{c.name}` asks for {value:,} bytes of dynamic shared memory; "
+                    f"MI300X (gfx942) LDS is 65,536 bytes per CU",
+                )
 
 
 def _dynamic(unit, toks, kernel, arg, static):
@@ -190,6 +218,11 @@ def _dynamic(unit, toks, kernel, arg, static):
     if value + base > LDS_BYTES:
         what = f"{value:,} bytes dynamic" + (f" + {base:,} static" if base else "")
         a, b = arg
-        yield finding(unit, "HZ401", toks[a].start, toks[b - 1].end,
-                      f"launch of `{kernel}` uses {what} shared memory; MI300X (gfx942) LDS is "
-                      f"65,536 bytes per CU (HIP 7 returns hipErrorInvalidValue)")
+        yield finding(
+            unit,
+            "HZ401",
+            toks[a].start,
+            toks[b - 1].end,
+            f"launch of `{kernel}` uses {what} shared memory; MI300X (gfx942) LDS is "
+            f"65,536 bytes per CU (HIP 7 returns hipErrorInvalidValue)",
+        )

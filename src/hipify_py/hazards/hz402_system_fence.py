@@ -33,17 +33,27 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import calls, finding, function_at, match, text_of
 
-register_rule("HZ402", "system-fence-coherence", Severity.WARNING,
-              "__threadfence_system / host polling need fine-grained memory on AMD", __doc__)
+register_rule(
+    "HZ402",
+    "system-fence-coherence",
+    Severity.WARNING,
+    "__threadfence_system / host polling need fine-grained memory on AMD",
+    __doc__,
+)
 
 
 @hazard_pass("HZ402")
 def check(unit, ctx):
     toks = unit.tokens
     for c in calls(unit, {"__threadfence_system"}):
-        yield finding(unit, "HZ402", toks[c.index].start, toks[c.close].end,
-                      "`__threadfence_system()` makes writes visible to the host only in "
-                      "fine-grained memory (hipHostMalloc), not in hipMalloc'd memory")
+        yield finding(
+            unit,
+            "HZ402",
+            toks[c.index].start,
+            toks[c.close].end,
+            "`__threadfence_system()` makes writes visible to the host only in "
+            "fine-grained memory (hipHostMalloc), not in hipMalloc'd memory",
+        )
     if "volatile" not in unit.identifiers:
         return
     volatile_names = set()
@@ -64,19 +74,37 @@ def check(unit, ctx):
         close = match(toks, i + 1)
         if close is None:
             continue
-        cond = toks[i + 2:close]
+        cond = toks[i + 2 : close]
         names = {x.text for x in cond if x.kind is Kind.IDENT}
-        if (any(x.text == "volatile" for x in cond) or names & volatile_names) and \
-                names & gpu_visible:
-            yield finding(unit, "HZ402", t.start, toks[close].end,
-                          f"host polls `{text_of(unit, i + 2, close)}`: GPU writes reach the "
-                          f"host only through fine-grained memory (hipHostMalloc) on AMD")
+        if (
+            any(x.text == "volatile" for x in cond) or names & volatile_names
+        ) and names & gpu_visible:
+            yield finding(
+                unit,
+                "HZ402",
+                t.start,
+                toks[close].end,
+                f"host polls `{text_of(unit, i + 2, close)}`: GPU writes reach the "
+                f"host only through fine-grained memory (hipHostMalloc) on AMD",
+            )
 
 
-_HOST_ALLOCS = frozenset({"cudaHostAlloc", "cudaMallocHost", "hipHostMalloc", "hipHostAlloc",
-                          "hipMallocHost", "cudaMallocManaged", "hipMallocManaged",
-                          "cudaHostGetDevicePointer", "hipHostGetDevicePointer",
-                          "cudaHostRegister", "hipHostRegister", "hipExtMallocWithFlags"})
+_HOST_ALLOCS = frozenset(
+    {
+        "cudaHostAlloc",
+        "cudaMallocHost",
+        "hipHostMalloc",
+        "hipHostAlloc",
+        "hipMallocHost",
+        "cudaMallocManaged",
+        "hipMallocManaged",
+        "cudaHostGetDevicePointer",
+        "hipHostGetDevicePointer",
+        "cudaHostRegister",
+        "hipHostRegister",
+        "hipExtMallocWithFlags",
+    }
+)
 
 
 def _gpu_visible_names(unit, toks):
@@ -89,7 +117,7 @@ def _gpu_visible_names(unit, toks):
         if t.text == ">>>" and i + 1 < len(toks) and toks[i + 1].text == "(":
             close = match(toks, i + 1)
             if close is not None:
-                names |= {x.text for x in toks[i + 2:close] if x.kind is Kind.IDENT}
+                names |= {x.text for x in toks[i + 2 : close] if x.kind is Kind.IDENT}
     for c in calls(unit, {"hipLaunchKernelGGL"}):
         names |= {t.text for a, b in c.args[4:] for t in toks[a:b] if t.kind is Kind.IDENT}
     for _ in range(2):

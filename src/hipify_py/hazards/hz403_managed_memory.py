@@ -29,12 +29,27 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ403", "managed-memory", Severity.WARNING,
-              "managed memory: needs HSA_XNACK=1 + HMM on AMD, else slow zero-copy", __doc__)
+register_rule(
+    "HZ403",
+    "managed-memory",
+    Severity.WARNING,
+    "managed memory: needs HSA_XNACK=1 + HMM on AMD, else slow zero-copy",
+    __doc__,
+)
 
-_NAMES = frozenset({"cudaMallocManaged", "hipMallocManaged", "__managed__", "cudaMemAdvise",
-                    "hipMemAdvise", "cudaMemPrefetchAsync", "hipMemPrefetchAsync",
-                    "cudaMemAdvise_v2", "cudaMemPrefetchAsync_v2"})
+_NAMES = frozenset(
+    {
+        "cudaMallocManaged",
+        "hipMallocManaged",
+        "__managed__",
+        "cudaMemAdvise",
+        "hipMemAdvise",
+        "cudaMemPrefetchAsync",
+        "hipMemPrefetchAsync",
+        "cudaMemAdvise_v2",
+        "cudaMemPrefetchAsync_v2",
+    }
+)
 
 
 @hazard_pass("HZ403")
@@ -45,7 +60,12 @@ def check(unit, ctx):
     toks = unit.tokens
     for _i, t in enumerate(toks):
         if t.kind is Kind.IDENT and t.text in hits and not t.in_directive:
-            yield finding(unit, "HZ403", t.start, t.end,
-                          f"managed memory `{t.text}`: page migration on AMD needs HSA_XNACK=1 "
-                          f"and HMM; otherwise it is pinned host memory read over the "
-                          f"interconnect")
+            yield finding(
+                unit,
+                "HZ403",
+                t.start,
+                t.end,
+                f"managed memory `{t.text}`: page migration on AMD needs HSA_XNACK=1 "
+                f"and HMM; otherwise it is pinned host memory read over the "
+                f"interconnect",
+            )

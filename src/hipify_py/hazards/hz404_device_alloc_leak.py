@@ -35,16 +35,44 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import calls, enclosing_conditions, finding, function_at, match_back
 
-register_rule("HZ404", "device-alloc-leak", Severity.WARNING,
-              "device allocation not freed on every path of the function", __doc__)
+register_rule(
+    "HZ404",
+    "device-alloc-leak",
+    Severity.WARNING,
+    "device allocation not freed on every path of the function",
+    __doc__,
+)
 
-ALLOCS = frozenset({"cudaMalloc", "hipMalloc", "cudaMallocAsync", "hipMallocAsync",
-                    "cudaMallocHost", "hipHostMalloc", "hipMallocHost", "cudaHostAlloc",
-                    "cudaMallocPitch", "hipMallocPitch", "cudaMallocManaged",
-                    "hipMallocManaged", "cudaMallocFromPoolAsync", "hipMallocFromPoolAsync",
-                    "hipExtMallocWithFlags"})
-FREES = frozenset({"cudaFree", "hipFree", "cudaFreeAsync", "hipFreeAsync", "cudaFreeHost",
-                   "hipHostFree", "hipFreeHost"})
+ALLOCS = frozenset(
+    {
+        "cudaMalloc",
+        "hipMalloc",
+        "cudaMallocAsync",
+        "hipMallocAsync",
+        "cudaMallocHost",
+        "hipHostMalloc",
+        "hipMallocHost",
+        "cudaHostAlloc",
+        "cudaMallocPitch",
+        "hipMallocPitch",
+        "cudaMallocManaged",
+        "hipMallocManaged",
+        "cudaMallocFromPoolAsync",
+        "hipMallocFromPoolAsync",
+        "hipExtMallocWithFlags",
+    }
+)
+FREES = frozenset(
+    {
+        "cudaFree",
+        "hipFree",
+        "cudaFreeAsync",
+        "hipFreeAsync",
+        "cudaFreeHost",
+        "hipHostFree",
+        "hipFreeHost",
+    }
+)
 _EXITS = frozenset({"return", "throw", "TORCH_CHECK", "AT_ERROR", "TORCH_CHECK_VALUE"})
 
 
@@ -54,7 +82,7 @@ def _target(toks, call):
     arg = toks[a:b]
     for k, t in enumerate(arg):
         if t.text == "&" and k + 1 < len(arg) and arg[k + 1].kind is Kind.IDENT:
-            rest = arg[k + 2:]
+            rest = arg[k + 2 :]
             if rest and rest[0].text in (".", "->", "["):
                 return None  # member or element: owned elsewhere
             if k > 0 and arg[k - 1].text in (".", "->"):
@@ -65,8 +93,12 @@ def _target(toks, call):
 
 def _declared_local(toks, f, name, before):
     for j in range(f.open + 1, before):
-        if toks[j].text == name and toks[j].kind is Kind.IDENT and toks[j - 1].text in (
-                "*", ",") and toks[j + 1].text in (";", "=", ","):
+        if (
+            toks[j].text == name
+            and toks[j].kind is Kind.IDENT
+            and toks[j - 1].text in ("*", ",")
+            and toks[j + 1].text in (";", "=", ",")
+        ):
             return True
     return False
 
@@ -85,28 +117,46 @@ def check(unit, ctx):
         name = _target(toks, c)
         if name is None or not _declared_local(toks, f, name, c.index):
             continue
-        my_frees = [fr for fr in frees if f.open < fr.index < f.close and fr.args and any(
-            t.text == name for t in toks[fr.args[0][0]:fr.args[0][1]])]
+        my_frees = [
+            fr
+            for fr in frees
+            if f.open < fr.index < f.close
+            and fr.args
+            and any(t.text == name for t in toks[fr.args[0][0] : fr.args[0][1]])
+        ]
         later = [fr.index for fr in my_frees if fr.index > c.index]
         if _escapes(toks, f, name, c.close):
             continue
         if not my_frees:
-            yield finding(unit, "HZ404", toks[c.index].start, toks[c.close].end,
-                          f"`{name}` allocated with `{c.name}` in `{f.name}` is never freed "
-                          f"and does not leave the function")
+            yield finding(
+                unit,
+                "HZ404",
+                toks[c.index].start,
+                toks[c.close].end,
+                f"`{name}` allocated with `{c.name}` in `{f.name}` is never freed "
+                f"and does not leave the function",
+            )
             continue
         end = min(later) if later else f.close
         for j in range(c.close + 1, end):
             t = toks[j]
             if t.kind is not Kind.IDENT or t.text not in _EXITS:
                 continue
-            if _is_alloc_check(toks, c, j) or _in_lambda(toks, f, j) or _in_error_branch(
-                    unit, toks, f, j):
+            if (
+                _is_alloc_check(toks, c, j)
+                or _in_lambda(toks, f, j)
+                or _in_error_branch(unit, toks, f, j)
+            ):
                 continue
             line = unit.lines.position(t.start)[0]
-            yield finding(unit, "HZ404", toks[c.index].start, toks[c.close].end,
-                          f"`{name}` allocated with `{c.name}` leaks on the early `{t.text}` at "
-                          f"line {line} (freed only later)")
+            yield finding(
+                unit,
+                "HZ404",
+                toks[c.index].start,
+                toks[c.close].end,
+                f"`{name}` allocated with `{c.name}` leaks on the early `{t.text}` at "
+                f"line {line} (freed only later)",
+            )
             break
 
 
@@ -118,11 +168,21 @@ def _escapes(toks, f, name, after):
         prev, nxt = toks[j - 1].text, toks[j + 1].text
         if prev == "return" and nxt == ";":
             return True
-        if prev in ("=", "{") and nxt in (";", ",", "}") and not (
-                toks[j - 2].text == name and toks[j - 3].text not in (".", "->")):
+        if (
+            prev in ("=", "{")
+            and nxt in (";", ",", "}")
+            and not (toks[j - 2].text == name and toks[j - 3].text not in (".", "->"))
+        ):
             return True  # stored somewhere (`*out = p;`, `res.buf = p;`), not `p = p`
-        if prev in ("(", ",") and toks[j - 2].text in ("push_back", "emplace_back", "insert",
-                                                       "reset", "(", "make_pair", "emplace"):
+        if prev in ("(", ",") and toks[j - 2].text in (
+            "push_back",
+            "emplace_back",
+            "insert",
+            "reset",
+            "(",
+            "make_pair",
+            "emplace",
+        ):
             return True
     return False
 
@@ -135,17 +195,19 @@ def _is_alloc_check(toks, call, j):
     o = match_back(toks, k)
     if o is None or o < 1 or toks[o - 1].text != "if":
         return False
-    cond = toks[o + 1:k]
-    return any(t.text.endswith("Success") or t.text in ("err", "error", "status", "e", "rc",
-                                                        "ret") or t.text in ALLOCS
-               for t in cond)
+    cond = toks[o + 1 : k]
+    return any(
+        t.text.endswith("Success")
+        or t.text in ("err", "error", "status", "e", "rc", "ret")
+        or t.text in ALLOCS
+        for t in cond
+    )
 
 
 def _in_error_branch(unit, toks, f, j):
     """The exit sits in an `if (err != cudaSuccess) { ...; return err; }` block."""
     for kw, a, b in enclosing_conditions(unit, j, f)[:1]:
-        if kw == "if" and any(t.text.endswith("Success") or t.text in ALLOCS
-                              for t in toks[a:b]):
+        if kw == "if" and any(t.text.endswith("Success") or t.text in ALLOCS for t in toks[a:b]):
             return True
     return False
 

@@ -37,15 +37,33 @@ from ..rules import hazard_pass, register_rule
 from ._util import calls, finding, function_at, match_back, text_of
 from .hz404_device_alloc_leak import FREES
 
-register_rule("HZ405", "tensor-pointer-lifetime", Severity.ERROR,
-              "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
-              __doc__)
+register_rule(
+    "HZ405",
+    "tensor-pointer-lifetime",
+    Severity.ERROR,
+    "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
+    __doc__,
+)
 
 _DATA = frozenset({"data_ptr", "data", "mutable_data_ptr", "const_data_ptr"})
 _TENSOR_TYPES = frozenset({"Tensor", "TensorBase"})
-_FACTORIES = frozenset({"empty", "zeros", "ones", "empty_like", "zeros_like", "ones_like",
-                        "full", "rand", "randn", "arange", "empty_strided", "from_blob",
-                        "tensor"})
+_FACTORIES = frozenset(
+    {
+        "empty",
+        "zeros",
+        "ones",
+        "empty_like",
+        "zeros_like",
+        "ones_like",
+        "full",
+        "rand",
+        "randn",
+        "arange",
+        "empty_strided",
+        "from_blob",
+        "tensor",
+    }
+)
 
 
 def _accessor(toks, i):
@@ -108,9 +126,14 @@ def check(unit, ctx):
             var = toks[obj_first - 2].text
             from_tensor[var] = obj
             if temporary:
-                yield finding(unit, "HZ405", toks[obj_first].start, toks[end - 1].end,
-                              f"`{var}` points into the temporary tensor `{obj}`, which is "
-                              f"destroyed at the end of the statement (keep it in a variable)")
+                yield finding(
+                    unit,
+                    "HZ405",
+                    toks[obj_first].start,
+                    toks[end - 1].end,
+                    f"`{var}` points into the temporary tensor `{obj}`, which is "
+                    f"destroyed at the end of the statement (keep it in a variable)",
+                )
         if before == "return":
             f = function_at(unit, i)
             if f is not None:
@@ -118,37 +141,66 @@ def check(unit, ctx):
                 if names is None:
                     names = _locals(toks, f)
                     local_tensors[f.open] = names
-                if obj in names or (temporary and toks[obj_first].text in _FACTORIES | {
-                        "at", "torch"}):
-                    yield finding(unit, "HZ405", toks[obj_first - 1].start, toks[end - 1].end,
-                                  f"`{f.name}` returns the data_ptr of tensor `{obj}` that dies "
-                                  f"when the function returns")
+                if obj in names or (
+                    temporary and toks[obj_first].text in _FACTORIES | {"at", "torch"}
+                ):
+                    yield finding(
+                        unit,
+                        "HZ405",
+                        toks[obj_first - 1].start,
+                        toks[end - 1].end,
+                        f"`{f.name}` returns the data_ptr of tensor `{obj}` that dies "
+                        f"when the function returns",
+                    )
     for c in calls(unit, FREES):
         if not c.args:
             continue
         a, b = c.args[0]
         arg = toks[a:b]
-        direct = any(x.text in _DATA and x.kind is Kind.IDENT and _accessor(toks, a + k)
-                     for k, x in enumerate(arg))
+        direct = any(
+            x.text in _DATA and x.kind is Kind.IDENT and _accessor(toks, a + k)
+            for k, x in enumerate(arg)
+        )
         via = next((x.text for x in arg if x.kind is Kind.IDENT and x.text in from_tensor), None)
         if direct or via:
             what = text_of(unit, a, b)
-            yield finding(unit, "HZ405", toks[c.index].start, toks[c.close].end,
-                          f"`{c.name}({what})` frees memory owned by a tensor"
-                          + (f" (`{via}` came from `{from_tensor[via]}.data_ptr`)" if via else "")
-                          + ": the caching allocator owns it")
+            yield finding(
+                unit,
+                "HZ405",
+                toks[c.index].start,
+                toks[c.close].end,
+                f"`{c.name}({what})` frees memory owned by a tensor"
+                + (f" (`{via}` came from `{from_tensor[via]}.data_ptr`)" if via else "")
+                + ": the caching allocator owns it",
+            )
 
 
 def _locals(toks, f):
     names = set()
     for j in range(f.open + 1, f.close - 1):
         t = toks[j]
-        if t.kind is Kind.IDENT and t.text in _TENSOR_TYPES | {"auto"} and \
-                toks[j + 1].kind is Kind.IDENT and toks[j + 2].text in ("=", ";", "(", "{"):
+        if (
+            t.kind is Kind.IDENT
+            and t.text in _TENSOR_TYPES | {"auto"}
+            and toks[j + 1].kind is Kind.IDENT
+            and toks[j + 2].text in ("=", ";", "(", "{")
+        ):
             if t.text == "auto":
-                rhs = " ".join(x.text for x in toks[j + 3:j + 12])
-                if not any(w in rhs for w in ("empty", "zeros", "ones", "Tensor", "contiguous",
-                                                 "clone", "to", "full", "rand")):
+                rhs = " ".join(x.text for x in toks[j + 3 : j + 12])
+                if not any(
+                    w in rhs
+                    for w in (
+                        "empty",
+                        "zeros",
+                        "ones",
+                        "Tensor",
+                        "contiguous",
+                        "clone",
+                        "to",
+                        "full",
+                        "rand",
+                    )
+                ):
                     continue
             names.add(toks[j + 1].text)
     return names

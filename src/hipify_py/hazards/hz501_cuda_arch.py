@@ -33,8 +33,13 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ501", "cuda-arch-gate", Severity.WARNING,
-              "__CUDA_ARCH__ gate: undefined on HIP, the branch is dropped", __doc__)
+register_rule(
+    "HZ501",
+    "cuda-arch-gate",
+    Severity.WARNING,
+    "__CUDA_ARCH__ gate: undefined on HIP, the branch is dropped",
+    __doc__,
+)
 
 
 @hazard_pass("HZ501")
@@ -59,16 +64,23 @@ def _check(unit, ctx):
         prev = toks[i - 1].text if i > 0 else ""
         if t.in_directive and prev == "define":
             continue
-        if nxt is not None and nxt.text in ("<", ">", "<=", ">=", "==", "!=") and \
-                nxt.in_directive == t.in_directive:
+        if (
+            nxt is not None
+            and nxt.text in ("<", ">", "<=", ">=", "==", "!=")
+            and nxt.in_directive == t.in_directive
+        ):
             k = i + 2
             value = toks[k].text if k < len(toks) else "?"
-            msg = (f"capability gate `{t.text} {nxt.text} {value}`: {t.text} is undefined "
-                   f"on HIP, so this branch is never compiled for AMD (use __gfx*__ or "
-                   f"__HIP_ARCH_HAS_* feature macros)")
+            msg = (
+                f"capability gate `{t.text} {nxt.text} {value}`: {t.text} is undefined "
+                f"on HIP, so this branch is never compiled for AMD (use __gfx*__ or "
+                f"__HIP_ARCH_HAS_* feature macros)"
+            )
         elif prev in ("ifdef", "ifndef", "(", "defined") or t.in_directive:
-            msg = (f"`{t.text}` is undefined on HIP: as a device-pass guard use "
-                   f"__HIP_DEVICE_COMPILE__ (device code would take the host branch)")
+            msg = (
+                f"`{t.text}` is undefined on HIP: as a device-pass guard use "
+                f"__HIP_DEVICE_COMPILE__ (device code would take the host branch)"
+            )
         else:
             msg = f"`{t.text}` is undefined on HIP (no AMD equivalent for compute capability)"
         yield finding(unit, "HZ501", t.start, t.end, msg)

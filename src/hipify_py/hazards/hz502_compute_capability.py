@@ -30,16 +30,26 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ502", "compute-capability-check", Severity.WARNING,
-              "prop.major/minor compute-capability checks (GFXIP version on AMD)", __doc__)
+register_rule(
+    "HZ502",
+    "compute-capability-check",
+    Severity.WARNING,
+    "prop.major/minor compute-capability checks (GFXIP version on AMD)",
+    __doc__,
+)
 
 _PROP_TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
 _PROP_CALLS = frozenset({"getCurrentDeviceProperties", "getDeviceProperties"})
-_ATTRS = frozenset({"cudaDevAttrComputeCapabilityMajor", "cudaDevAttrComputeCapabilityMinor",
-                    "hipDeviceAttributeComputeCapabilityMajor",
-                    "hipDeviceAttributeComputeCapabilityMinor",
-                    "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
-                    "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"})
+_ATTRS = frozenset(
+    {
+        "cudaDevAttrComputeCapabilityMajor",
+        "cudaDevAttrComputeCapabilityMinor",
+        "hipDeviceAttributeComputeCapabilityMajor",
+        "hipDeviceAttributeComputeCapabilityMinor",
+        "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
+        "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR",
+    }
+)
 _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
 
 
@@ -72,20 +82,30 @@ def _check(unit, ctx):
                 j += 1
             if toks[j].kind is Kind.IDENT:
                 props.add(toks[j].text)
-        elif t.text in _PROP_CALLS and toks[i - 1].text != "." and i > 2 and \
-                toks[i - 1].text == "::":
+        elif (
+            t.text in _PROP_CALLS and toks[i - 1].text != "." and i > 2 and toks[i - 1].text == "::"
+        ):
             k = i - 1
-            while k > 0 and toks[k].text in ("::",) or toks[k].kind is Kind.IDENT and \
-                    toks[k - 1].text == "::":
+            while (
+                k > 0
+                and toks[k].text in ("::",)
+                or toks[k].kind is Kind.IDENT
+                and toks[k - 1].text == "::"
+            ):
                 k -= 1
             if toks[k - 1].text == "=" and toks[k - 2].kind is Kind.IDENT:
                 props.add(toks[k - 2].text)
     for i in sorted(i for n in attrs | ({"major", "minor"} & ids) for i in pos[n]):
         t = toks[i]
         if t.text in attrs and not t.in_directive:
-            yield finding(unit, "HZ502", t.start, t.end,
-                          f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
-                          f"compute capability")
+            yield finding(
+                unit,
+                "HZ502",
+                t.start,
+                t.end,
+                f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
+                f"compute capability",
+            )
             continue
         if t.text not in ("major", "minor") or i < 2 or toks[i - 1].text not in (".", "->"):
             continue
@@ -102,7 +122,12 @@ def _check(unit, ctx):
         prev = toks[i - 3].text if i >= 3 else ""
         nxt = toks[i + 1].text if i + 1 < len(toks) else ""
         if nxt in _OPS or prev in _OPS:
-            yield finding(unit, "HZ502", owner.start, t.end,
-                          f"compute-capability check on `{owner.text}{toks[i - 1].text}"
-                          f"{t.text}`: on AMD major.minor is the GFXIP version (9.4 for gfx942)"
-                          f"; test features or gcnArchName instead")
+            yield finding(
+                unit,
+                "HZ502",
+                owner.start,
+                t.end,
+                f"compute-capability check on `{owner.text}{toks[i - 1].text}"
+                f"{t.text}`: on AMD major.minor is the GFXIP version (9.4 for gfx942)"
+                f"; test features or gcnArchName instead",
+            )

@@ -29,11 +29,23 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
-register_rule("HZ503", "cuda-version-gate", Severity.INFO,
-              "CUDA toolkit version gate: undefined (or a different scale) on HIP", __doc__)
+register_rule(
+    "HZ503",
+    "cuda-version-gate",
+    Severity.INFO,
+    "CUDA toolkit version gate: undefined (or a different scale) on HIP",
+    __doc__,
+)
 
-_NAMES = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__",
-                    "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__"})
+_NAMES = frozenset(
+    {
+        "CUDA_VERSION",
+        "CUDART_VERSION",
+        "__CUDACC_VER_MAJOR__",
+        "__CUDACC_VER_MINOR__",
+        "__CUDACC_VER_BUILD__",
+    }
+)
 
 
 @hazard_pass("HZ503")
@@ -43,8 +55,16 @@ def check(unit, ctx):
         return
     toks = unit.tokens
     for i, t in enumerate(toks[:-1]):
-        if t.kind is Kind.IDENT and t.text in hits and toks[i + 1].text in (
-                "<", ">", "<=", ">=", "==", "!="):
-            yield finding(unit, "HZ503", t.start, toks[i + 2].end if i + 2 < len(toks) else t.end,
-                          f"CUDA version gate `{t.text} {toks[i + 1].text} {toks[i + 2].text}`: "
-                          f"undefined on HIP (or a HIP version on a different scale)")
+        if (
+            t.kind is Kind.IDENT
+            and t.text in hits
+            and toks[i + 1].text in ("<", ">", "<=", ">=", "==", "!=")
+        ):
+            yield finding(
+                unit,
+                "HZ503",
+                t.start,
+                toks[i + 2].end if i + 2 < len(toks) else t.end,
+                f"CUDA version gate `{t.text} {toks[i + 1].text} {toks[i + 2].text}`: "
+                f"undefined on HIP (or a HIP version on a different scale)",
+            )

@@ -23,6 +23,7 @@ from .schema import MappingError
 
 CONFIG_NAME = ".hipify-py.yaml"
 
+
 def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
     """The one-line message for a config/mapping file that is not UTF-8."""
     byte = exc.object[exc.start : exc.start + 1].hex()

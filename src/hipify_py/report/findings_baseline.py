@@ -34,11 +34,19 @@ def keys(report: CheckReport, base: Path) -> list[tuple[str, str, str, int]]:
 
 def dump(report: CheckReport, baseline_path: Path) -> str:
     base = baseline_path.parent
-    entries = [{"rule": r, "path": p, "line_text": t, "occurrence": n, "message": f.message}
-               for (r, p, t, n), f in zip(keys(report, base), report.findings, strict=True)]
+    entries = [
+        {"rule": r, "path": p, "line_text": t, "occurrence": n, "message": f.message}
+        for (r, p, t, n), f in zip(keys(report, base), report.findings, strict=True)
+    ]
     entries.sort(key=lambda e: (e["path"], e["rule"], e["line_text"], e["occurrence"]))
-    return json.dumps({"version": BASELINE_VERSION, "tool": "hipify-py", "findings": entries},
-                      indent=2, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            {"version": BASELINE_VERSION, "tool": "hipify-py", "findings": entries},
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
 
 
 def load(baseline_path: Path) -> Counter:
@@ -46,8 +54,9 @@ def load(baseline_path: Path) -> Counter:
     try:
         data = json.loads(baseline_path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise BaselineError(f"cannot read baseline {baseline_path}: {exc.strerror or exc}") \
-            from None
+        raise BaselineError(
+            f"cannot read baseline {baseline_path}: {exc.strerror or exc}"
+        ) from None
     except UnicodeDecodeError:
         raise _not_a_baseline(baseline_path, "not UTF-8") from None
     except ValueError as exc:
@@ -78,15 +87,25 @@ def _entries(data: object, path: Path) -> list[tuple[str, str, str, int]]:
             if key not in e:
                 raise _not_a_baseline(path, f"finding {n} has no {key!r}")
             if type(e[key]) is not kind or (kind is int and e[key] < 0):
-                raise _not_a_baseline(path, f"finding {n}: {key!r} is not a "
-                                      f"{'non-negative integer' if kind is int else 'string'}")
+                raise _not_a_baseline(
+                    path,
+                    f"finding {n}: {key!r} is not a "
+                    f"{'non-negative integer' if kind is int else 'string'}",
+                )
         out.append((e["rule"], e["path"], e["line_text"], e["occurrence"]))
     return out
 
 
 def _kind(value: object) -> str:
-    return {dict: "object", list: "list", str: "string", int: "number", float: "number",
-            bool: "boolean", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "object",
+        list: "list",
+        str: "string",
+        int: "number",
+        float: "number",
+        bool: "boolean",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def apply(report: CheckReport, known: Counter, baseline_path: Path) -> CheckReport:

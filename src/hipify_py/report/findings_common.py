@@ -117,6 +117,8 @@ def caret_line(line_text: str, column: int, width: int) -> str:
 
 def stale_message(s: StaleFile) -> str:
     if s.status == "missing":
-        return (f"{s.path} is missing: generate it from {s.source} with `hipify-py convert`")
-    return (f"{s.path} is out of sync with {s.source} (first difference at line {s.line}); "
-            f"regenerate it with `hipify-py convert`")
+        return f"{s.path} is missing: generate it from {s.source} with `hipify-py convert`"
+    return (
+        f"{s.path} is out of sync with {s.source} (first difference at line {s.line}); "
+        f"regenerate it with `hipify-py convert`"
+    )

@@ -26,8 +26,10 @@ def render(report: CheckReport) -> str:
         props.append(f"title={_prop(title)}")
         lines.append(f"::{_COMMAND[f.severity.value]} {','.join(props)}::{_data(f.message)}")
     for s in report.stale:
-        lines.append(f"::error file={_prop(s.path)},line={s.line},title=HZ001 stale-hip-output::"
-                     + _data(stale_message(s)))
+        lines.append(
+            f"::error file={_prop(s.path)},line={s.line},title=HZ001 stale-hip-output::"
+            + _data(stale_message(s))
+        )
     for path, message in report.failures:
         lines.append(f"::error file={_prop(path)},title=hipify-py::{_data(message)}")
     return "\n".join(lines) + ("\n" if lines else "")

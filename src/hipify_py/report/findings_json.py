@@ -15,26 +15,45 @@ def render(report: CheckReport) -> str:
         end_line, end_col = report.end_position(f)
         fix = None
         if f.fix is not None:
-            fix = {"description": f.fix.description, "safe": f.fix.safe,
-                   "edits": [{"start": e.start, "end": e.end, "text": e.text}
-                             for e in f.fix.edits]}
-        findings.append({
-            "rule": f.rule, "name": rule_info(f.rule, f).name, "severity": f.severity.value,
-            "path": f.path, "line": f.line, "column": f.column, "end_line": end_line,
-            "end_column": end_col, "message": f.message, "source_line": key[2],
-            "fingerprint": fingerprint(key), "fix": fix,
-        })
+            fix = {
+                "description": f.fix.description,
+                "safe": f.fix.safe,
+                "edits": [{"start": e.start, "end": e.end, "text": e.text} for e in f.fix.edits],
+            }
+        findings.append(
+            {
+                "rule": f.rule,
+                "name": rule_info(f.rule, f).name,
+                "severity": f.severity.value,
+                "path": f.path,
+                "line": f.line,
+                "column": f.column,
+                "end_line": end_line,
+                "end_column": end_col,
+                "message": f.message,
+                "source_line": key[2],
+                "fingerprint": fingerprint(key),
+                "fix": fix,
+            }
+        )
     counts = report.severity_counts()
     data = {
         "version": FORMAT_VERSION,
         "tool": {"name": "hipify-py", "version": report.tool_version},
-        "summary": {"files": report.files_checked, "errors": counts.get("error", 0),
-                    "warnings": counts.get("warning", 0), "infos": counts.get("info", 0),
-                    "stale": len(report.stale), "baselined": report.baselined,
-                    "failed": len(report.failures)},
+        "summary": {
+            "files": report.files_checked,
+            "errors": counts.get("error", 0),
+            "warnings": counts.get("warning", 0),
+            "infos": counts.get("info", 0),
+            "stale": len(report.stale),
+            "baselined": report.baselined,
+            "failed": len(report.failures),
+        },
         "findings": findings,
-        "stale": [{"path": s.path, "source": s.source, "status": s.status, "line": s.line}
-                  for s in report.stale],
+        "stale": [
+            {"path": s.path, "source": s.source, "status": s.status, "line": s.line}
+            for s in report.stale
+        ],
         "failures": [{"path": p, "message": m} for p, m in report.failures],
     }
     return json.dumps(data, indent=2) + "\n"

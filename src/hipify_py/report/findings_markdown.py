@@ -39,8 +39,10 @@ def render(report: CheckReport, *, max_findings: int = 200) -> str:
             if shown >= max_findings:
                 break
             shown += 1
-            out.append(f"- {_ICON[f.severity.value]} **{f.rule}** `{rule_info(f.rule, f).name}` "
-                       f"line {f.line}: {_cell(f.message)}")
+            out.append(
+                f"- {_ICON[f.severity.value]} **{f.rule}** `{rule_info(f.rule, f).name}` "
+                f"line {f.line}: {_cell(f.message)}"
+            )
             text = report.line_text(f.path, f.line).strip()
             if text:
                 fence = "```" if "```" not in text else "~~~"
@@ -49,6 +51,8 @@ def render(report: CheckReport, *, max_findings: int = 200) -> str:
     if shown < len(report.findings):
         out.append(f"_{len(report.findings) - shown} more findings not shown._")
         out.append("")
-    out.append("Explain a rule with `hipify-py explain ID`; silence a reviewed line with "
-               "`// hipify-py: ignore[ID]`.")
+    out.append(
+        "Explain a rule with `hipify-py explain ID`; silence a reviewed line with "
+        "`// hipify-py: ignore[ID]`."
+    )
     return "\n".join(out) + "\n"

@@ -40,8 +40,10 @@ def _rule(rule_id: str, finding: Finding | None = None) -> dict:
         "fullDescription": {"text": info.summary},
         "help": {"text": doc, "markdown": doc},
         "defaultConfiguration": {"level": level(info.severity)},
-        "properties": {"tags": ["hip", "amd", "portability"],
-                       "problem.severity": info.severity.value},
+        "properties": {
+            "tags": ["hip", "amd", "portability"],
+            "problem.severity": info.severity.value,
+        },
     }
 
 
@@ -60,13 +62,24 @@ def _fix(report: CheckReport, f: Finding) -> list[dict]:
     for e in f.fix.edits:
         sl, sc = report.position(f.path, e.start)
         el, ec = report.position(f.path, e.end)
-        replacements.append({"deletedRegion": {"startLine": sl, "startColumn": sc,
-                                               "endLine": el, "endColumn": ec},
-                             "insertedContent": {"text": e.text}})
+        replacements.append(
+            {
+                "deletedRegion": {
+                    "startLine": sl,
+                    "startColumn": sc,
+                    "endLine": el,
+                    "endColumn": ec,
+                },
+                "insertedContent": {"text": e.text},
+            }
+        )
     desc = f.fix.description + ("" if f.fix.safe else " (unsafe: review before applying)")
-    return [{"description": {"text": desc},
-             "artifactChanges": [{"artifactLocation": _uri(f.path),
-                                  "replacements": replacements}]}]
+    return [
+        {
+            "description": {"text": desc},
+            "artifactChanges": [{"artifactLocation": _uri(f.path), "replacements": replacements}],
+        }
+    ]
 
 
 def render(report: CheckReport) -> str:
@@ -83,8 +96,14 @@ def render(report: CheckReport) -> str:
             "ruleIndex": index[f.rule],
             "level": level(f.severity),
             "message": {"text": f.message},
-            "locations": [{"physicalLocation": {"artifactLocation": _uri(f.path),
-                                                "region": _region(report, f)}}],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": _uri(f.path),
+                        "region": _region(report, f),
+                    }
+                }
+            ],
             "partialFingerprints": {"primaryLocationLineHash": fingerprint(key)},
         }
         fixes = _fix(report, f)
@@ -92,30 +111,48 @@ def render(report: CheckReport) -> str:
             result["fixes"] = fixes
         results.append(result)
     for s in report.stale:
-        results.append({
-            "ruleId": STALE_RULE,
-            "ruleIndex": index[STALE_RULE],
-            "level": "error",
-            "message": {"text": stale_message(s)},
-            "locations": [{"physicalLocation": {"artifactLocation": _uri(s.path),
-                                                "region": {"startLine": max(1, s.line)}}}],
-            "partialFingerprints": {"primaryLocationLineHash":
-                                    fingerprint((STALE_RULE, s.path, s.status, 0))},
-        })
+        results.append(
+            {
+                "ruleId": STALE_RULE,
+                "ruleIndex": index[STALE_RULE],
+                "level": "error",
+                "message": {"text": stale_message(s)},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": _uri(s.path),
+                            "region": {"startLine": max(1, s.line)},
+                        }
+                    }
+                ],
+                "partialFingerprints": {
+                    "primaryLocationLineHash": fingerprint((STALE_RULE, s.path, s.status, 0))
+                },
+            }
+        )
     run = {
-        "tool": {"driver": {"name": "hipify-py", "semanticVersion": report.tool_version or "0",
-                            "version": report.tool_version or "0", "informationUri": INFO_URI,
-                            "rules": rules}},
+        "tool": {
+            "driver": {
+                "name": "hipify-py",
+                "semanticVersion": report.tool_version or "0",
+                "version": report.tool_version or "0",
+                "informationUri": INFO_URI,
+                "rules": rules,
+            }
+        },
         "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
     if report.failures:
-        run["invocations"] = [{
-            "executionSuccessful": False,
-            "toolExecutionNotifications": [
-                {"level": "error", "message": {"text": f"{p}: {m}"}} for p, m in report.failures],
-        }]
+        run["invocations"] = [
+            {
+                "executionSuccessful": False,
+                "toolExecutionNotifications": [
+                    {"level": "error", "message": {"text": f"{p}: {m}"}} for p, m in report.failures
+                ],
+            }
+        ]
     else:
         run["invocations"] = [{"executionSuccessful": True}]
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"

@@ -50,8 +50,10 @@ def arch_name_error(arch: str) -> str | None:
     """Why ``arch`` is not an AMD GPU name (None when it is well-formed, known or not)."""
     if ARCH_NAME_RE.fullmatch(arch):
         return None
-    return (f"{arch!r} is not an AMD GPU arch (expected gfx followed by 3-4 digits/letters, "
-            f"e.g. gfx942, gfx90a:xnack+, gfx1100)")
+    return (
+        f"{arch!r} is not an AMD GPU arch (expected gfx followed by 3-4 digits/letters, "
+        f"e.g. gfx942, gfx90a:xnack+, gfx1100)"
+    )
 
 
 def base_arch(arch: str) -> str:
