@@ -318,3 +318,14 @@ def test_bad_target_rocm_and_out_dir_are_usage_errors(tree: Path) -> None:
     assert cli("convert", str(tree), "--dry-run", "--target-rocm", "-1").returncode == 2
     assert cli("convert", str(tree), "--out-dir", str(tree / "kern.cu")).returncode == 2
     assert cli("convert", str(tree), "--dry-run", "--cuda-path", "/nonexistent").returncode == 2
+
+
+def test_project_config_ignore_applies_to_convert_reports(tree: Path) -> None:
+    (tree / "w.cu").write_text("__global__ void k(float* p) { p[threadIdx.x & 31] = 0; }\n")
+    assert "HZ101" in cli("convert", str(tree), "--dry-run").stderr
+    (tree / ".hipify-py.yaml").write_text("ignore: [HZ101]\n")
+    proc = cli("convert", str(tree), "--dry-run", "--strict")
+    assert "HZ101" not in proc.stderr and proc.returncode == 0
+    (tree / ".hipify-py.yaml").write_bytes(b"ignore: [\xff]\n")
+    proc = cli("convert", str(tree), "--dry-run")
+    assert proc.returncode == 2 and "not UTF-8" in proc.stderr and "Traceback" not in proc.stderr

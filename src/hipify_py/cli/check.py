@@ -7,144 +7,31 @@ that could not be checked; 2 usage error.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
-import yaml
 from rich.console import Console
 
 from .. import __version__
-from ..findings import Finding, Severity
+from ..config import CONFIG_NAME, Config, ConfigFileError, matches_rule, split_ids, unknown_pattern
+from ..findings import Severity
 from ..report.findings_common import CheckReport
-from ..rules import RULES, load_rules
+from ..rules import load_rules
 from .common import ConfigError, build_options_context, common_options
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
-CONFIG_NAME = ".hipify-py.yaml"
 STALE_RULE = "HZ001"
 
 
-def _split_ids(values: Iterable[str]) -> tuple[str, ...]:
-    out = []
-    for value in values:
-        out += [v.strip().upper() for v in value.split(",") if v.strip()]
-    return tuple(out)
-
-
-def _matches(rule: str, patterns: Sequence[str]) -> bool:
-    """``HZ1`` matches every HZ1xx rule; ``HZ101`` matches only itself; ``ALL`` everything."""
-    return any(p == "ALL" or rule.upper().startswith(p) for p in patterns)
-
-
-def _unknown_pattern(patterns: Sequence[str]) -> str | None:
-    load_rules()
-    return next(
-        (p for p in patterns if p != "ALL" and not any(r.startswith(p) for r in RULES)), None
-    )
-
-
 def _check_patterns(patterns: Sequence[str], option: str) -> None:
-    bad = _unknown_pattern(patterns)
+    bad = unknown_pattern(patterns)
     if bad is not None:
         raise click.BadParameter(
             f"no rule ID starts with {bad!r} (see `hipify-py rules`)", param_hint=option
         )
-
-
-# --------------------------------------------------------------------------- project config
-
-
-class Config:
-    """``ignore:`` and ``per-file-ignores:`` from the nearest ``.hipify-py.yaml``."""
-
-    def __init__(
-        self,
-        path: Path | None = None,
-        ignore: Sequence[str] = (),
-        per_file: dict[str, tuple[str, ...]] | None = None,
-    ) -> None:
-        self.path = path
-        self.ignore = tuple(ignore)
-        self.per_file = per_file or {}
-
-    @classmethod
-    def find(cls, start: Path) -> Config:
-        start = start.resolve()
-        directory = start if start.is_dir() else start.parent
-        for d in (directory, *directory.parents):
-            candidate = d / CONFIG_NAME
-            if candidate.is_file():
-                return cls.load(candidate)
-        return cls()
-
-    @classmethod
-    def load(cls, path: Path) -> Config:
-        """Read ``path``; every problem is a one-line ConfigError (exit 2) naming the file."""
-        from ..mappings.user import not_utf8
-
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except UnicodeDecodeError as exc:
-            raise ConfigError(not_utf8(path, exc)) from None
-        except OSError as exc:
-            raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:
-            raise ConfigError(
-                f"cannot read {path}: invalid YAML: {' '.join(str(exc).split())}"
-            ) from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: expected a mapping at the top level")
-        ignore = data.get("ignore") or []
-        per_file = data.get("per-file-ignores") or {}
-        if not isinstance(ignore, list) or not isinstance(per_file, dict):
-            raise ConfigError(
-                f"{path}: `ignore` must be a list of rule IDs and "
-                f"`per-file-ignores` a mapping of glob -> IDs"
-            )
-        ignore_ids = _split_ids(str(i) for i in ignore)
-        cls._check_ids(path, "ignore", ignore_ids)
-        table = {}
-        for glob, ids in per_file.items():
-            ids = [ids] if isinstance(ids, str) else list(ids or [])
-            table[str(glob)] = _split_ids(str(i) for i in ids)
-            cls._check_ids(path, f"per-file-ignores[{glob!r}]", table[str(glob)])
-        return cls(path, ignore_ids, table)
-
-    @staticmethod
-    def _check_ids(path: Path, key: str, ids: Sequence[str]) -> None:
-        bad = _unknown_pattern(ids)
-        if bad is not None:
-            raise ConfigError(
-                f"{path}: `{key}`: no rule ID starts with {bad!r} (see `hipify-py rules`)"
-            )
-
-    def ignored(self, finding: Finding) -> bool:
-        return self.ignores_rule(finding.rule, finding.path)
-
-    def ignores_rule(self, rule: str, path: str, *, exact: bool = False) -> bool:
-        """Whether ``rule`` is ignored for the file at (display) ``path``; ``exact``: only by
-        its full ID (not by a prefix or ALL)."""
-
-        def hit(ids: Sequence[str]) -> bool:
-            return rule in ids if exact else _matches(rule, ids)
-
-        if hit(self.ignore):
-            return True
-        if not self.per_file or self.path is None:
-            return False
-        try:
-            rel = Path(os.path.relpath(Path(path).resolve(), self.path.parent.resolve()))
-        except ValueError:
-            rel = Path(path)
-        rel_s = rel.as_posix()
-        for glob, ids in self.per_file.items():
-            if (fnmatch.fnmatch(rel_s, glob) or fnmatch.fnmatch(rel.name, glob)) and hit(ids):
-                return True
-        return False
 
 
 # --------------------------------------------------------------------------- files
@@ -301,7 +188,7 @@ def check(
     Exit status: 0 clean, 1 findings at or above --fail-on (or stale HIP output), 2 usage error.
     """
     load_rules()
-    select_ids, ignore_ids = _split_ids(select), _split_ids(ignore)
+    select_ids, ignore_ids = split_ids(select), split_ids(ignore)
     _check_patterns(select_ids, "--select")
     _check_patterns(ignore_ids, "--ignore")
     if baseline and write_baseline:
@@ -322,12 +209,15 @@ def check(
         raise click.UsageError(f"{', '.join(convert_flags)} {verb} --in-sync DIR")
     if hip_dir is not None and hip_dir.exists() and not hip_dir.is_dir():
         raise click.UsageError(f"--in-sync: {hip_dir} is not a directory")
-    if no_config:
-        config = Config()
-    elif config_path:
-        config = Config.load(config_path)
-    else:
-        config = Config.find(paths[0])
+    try:
+        if no_config:
+            config = Config()
+        elif config_path:
+            config = Config.load(config_path)
+        else:
+            config = Config.find(paths[0])
+    except ConfigFileError as exc:
+        raise ConfigError(str(exc)) from None
 
     # The same Options `convert` builds from these flags, so --in-sync reproduces its output.
     options_kw = dict(
@@ -353,8 +243,8 @@ def check(
     report.findings = [
         f
         for f in report.findings
-        if (not select_ids or _matches(f.rule, select_ids))
-        and not _matches(f.rule, ignore_ids)
+        if (not select_ids or matches_rule(f.rule, select_ids))
+        and not matches_rule(f.rule, ignore_ids)
         and not config.ignored(f)
     ]
     # Stale HIP output (HZ001) was asked for with --in-sync: neither --select nor a prefix such

@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ..config import Config, ConfigFileError
 from ..context import Context, Options, parse_version
 from ..discover import (
     UsageError,
@@ -25,7 +26,7 @@ from ..discover import (
 from ..report.diff import print_diff, unified_diff
 from ..report.summary import Summary
 from ..runner import Outcome, run
-from .common import build_options_context, check_arch, common_options
+from .common import ConfigError, build_options_context, check_arch, common_options
 
 BACKUP_SUFFIX = ".prehip"
 
@@ -184,6 +185,10 @@ def convert(
         keep_names=keep_names or in_place,
     )
     ctx, mapping_files = build_options_context(common, paths, **options_kw)
+    try:
+        config = Config.find(paths[0])
+    except ConfigFileError as exc:
+        raise ConfigError(str(exc)) from None
     err = Console(stderr=True)
     out = Console()
     summary = Summary()
@@ -206,6 +211,10 @@ def convert(
     show_progress = err.is_terminal and not quiet and len(candidates.items) > 20
     with _progress(err, len(candidates.items), show_progress) as advance:
         for outcome in outcomes:
+            if outcome.result is not None and (config.ignore or config.per_file):
+                outcome.result.findings = [
+                    f for f in outcome.result.findings if not config.ignored(f)
+                ]
             summary.add(outcome)
             advance()
             try:
