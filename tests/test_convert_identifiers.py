@@ -39,12 +39,16 @@ def test_inactive_branches_and_macro_bodies_are_renamed() -> None:
     assert "#define CHECK(x) if ((x) != hipSuccess) hipGetErrorString(x)" in out
 
 
-def test_member_access_and_user_namespaces_are_not_renamed() -> None:
+def test_user_declarations_shadowing_cuda_names_stay_consistent() -> None:
     src = (
-        "void f(S s, T* t) { s.cudaMalloc(); t->cudaFree(); mine::cudaMalloc(); ::cudaFree(0); }\n"
+        "struct S { int cudaMalloc; };\n"
+        "namespace mine { int cudaFree(void* p); }\n"
+        "void f(S s, S* t) { s.cudaMalloc = 1; t->cudaMalloc = 2; mine::cudaFree(0); }\n"
     )
     out = body(src)
-    assert "s.cudaMalloc(); t->cudaFree(); mine::cudaMalloc(); ::hipFree(0);" in out
+    assert "struct S { int hipMalloc; };" in out
+    assert "namespace mine { int hipFree(void* p); }" in out
+    assert "s.hipMalloc = 1; t->hipMalloc = 2; mine::hipFree(0);" in out
 
 
 def test_cub_namespace_becomes_hipcub() -> None:

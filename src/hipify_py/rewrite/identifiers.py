@@ -1,8 +1,11 @@
 """Rename CUDA API identifiers through the mapping tables, in every preprocessor branch.
 
-Only identifier tokens are touched, so comments and string literals are never rewritten.  A
-name that follows ``.``/``->`` is a member, and one that follows ``ns::`` belongs to a user
-namespace unless ``ns`` is itself a mapped namespace (``cub::`` -> ``hipcub::``).
+Only identifier tokens are touched, so comments and string literals are never rewritten.  Every
+occurrence of a mapped name is renamed, members and qualified names included: a project that
+declares its own ``cudaMalloc`` (a struct member, a function in its namespace) gets the
+declaration and every use renamed alike, so the output stays consistent.  Only CUDA-specific
+names are mapped (everything else in the tables is ``cu*``/``__*``-prefixed), so user code
+that merely shares a common word is not touched.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import KEYWORDS, Kind
+from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
 from ..rules import rewrite_pass
@@ -38,19 +41,6 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
         entry = wanted.get(tok.text)
         if entry is None or tok.kind is not Kind.IDENT or (include_line and tok.in_directive):
             continue
-        if i > 0:
-            before = tokens[i - 1].text
-            if before in (".", "->"):
-                continue
-            if (
-                before == "::"
-                and i > 1
-                and tokens[i - 2].kind is Kind.IDENT
-                and tokens[i - 2].text not in KEYWORDS
-            ):
-                qualifier = mappings.get(tokens[i - 2].text)
-                if qualifier is None or qualifier.kind != "namespace":
-                    continue
         new = renamed_for_arity(tokens, i) or hip_name(entry, ctx.options)
         if new and new != tok.text:
             yield Edit(tok.start, tok.end, new, f"rename/{entry.family}")
