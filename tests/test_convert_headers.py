@@ -95,3 +95,13 @@ def test_rocm_before_5_2_uses_top_level_library_headers() -> None:
     )
     assert "#include <rocblas/rocblas.h>" in hip(src, roc=True)
     assert "#include <rocblas.h>" in hip(src, roc=True, target_rocm=(5, 1))
+
+
+def test_runtime_header_goes_inside_a_guard_that_holds_pragma_once() -> None:
+    src = (
+        "#ifndef A_H\n#pragma once\n#define A_H\n#include <stdio.h>\n__device__ int f();\n#endif\n"
+    )
+    assert hip(src, path="a.cuh") == (
+        "#ifndef A_H\n#include <hip/hip_runtime.h>\n#pragma once\n#define A_H\n"
+        "#include <stdio.h>\n__device__ int f();\n#endif\n"
+    )

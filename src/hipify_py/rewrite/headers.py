@@ -77,19 +77,23 @@ class Include:
     branch: tuple[int, ...]  # the #if branches enclosing it
 
 
-def guard_branch(unit: Unit) -> tuple[int, ...]:
-    """The branch key of a classic include guard (``#ifndef X`` + ``#define X`` first), or ()."""
+def _guard(unit: Unit) -> tuple[int, int] | None:
+    """(token index of ``#ifndef X``'s '#', of ``#define X``'s '#') for a file that opens with
+    an include guard (a ``#pragma once`` may stand between the two), else None."""
     t = unit.tokens
-    if (
-        len(t) > 6
-        and t[0].kind is Kind.DIRECTIVE
-        and t[1].text == "ifndef"
-        and t[3].kind is Kind.DIRECTIVE
-        and t[4].text == "define"
-        and t[5].text == t[2].text
-    ):
-        return (1,)
-    return ()
+    if len(t) < 6 or t[0].kind is not Kind.DIRECTIVE or t[1].text != "ifndef":
+        return None
+    name = t[2].text
+    directives = [i for i, tok in enumerate(t[:16]) if tok.kind is Kind.DIRECTIVE][1:3]
+    for i in directives:
+        if i + 2 < len(t) and t[i + 1].text == "define" and t[i + 2].text == name:
+            return 0, i
+    return None
+
+
+def guard_branch(unit: Unit) -> tuple[int, ...]:
+    """The branch key of the code inside an include guard, or () when there is none."""
+    return (1,) if _guard(unit) is not None else ()
 
 
 def includes(unit: Unit) -> list[Include]:
@@ -138,8 +142,8 @@ def _covers(earlier: tuple[int, ...], later: tuple[int, ...]) -> bool:
 
 
 def _insertion_point(unit: Unit, found: list[Include]) -> int:
-    """After a leading ``#pragma once``; else before the first unconditional include; else
-    after a header guard; else before the first line of code."""
+    """After a leading ``#pragma once``; else inside the include guard; else before the first
+    include outside conditionals; else before the first line of code."""
     tokens = unit.tokens
     text = unit.text
     if (
@@ -149,15 +153,15 @@ def _insertion_point(unit: Unit, found: list[Include]) -> int:
         and tokens[2].text == "once"
     ):
         return _next_line(text, tokens[0].start)
-    top = ((), guard_branch(unit))
+    guard = _guard(unit)
+    if guard is not None:
+        ifndef, define = guard
+        # right after `#define X` when it follows `#ifndef X`; else right after `#ifndef X`
+        after = define if define == ifndef + 3 else ifndef
+        return _next_line(text, tokens[after].start)
     for inc in found:
-        if inc.branch in top:
+        if not inc.branch:
             return inc.start
-    for i, tok in enumerate(tokens[:8]):
-        if tok.kind is Kind.DIRECTIVE and i + 1 < len(tokens):
-            word = tokens[i + 1].text
-            if word == "define" and i >= 3 and tokens[i - 2].text == "ifndef":
-                return _next_line(text, tok.start)
     first_code = tokens[0].start if tokens else len(text)
     return max(text.rfind("\n", 0, first_code) + 1, 1 if text.startswith("\ufeff") else 0)
 
