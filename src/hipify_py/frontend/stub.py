@@ -5,8 +5,9 @@ no CUDA toolkit, so the hermetic parse blanks every ``#include`` and force-inclu
 the CUDA keywords as attributes, the built-in vector types and index variables, the launch
 configuration hook clang lowers ``<<<...>>>`` into, and a declaration for each mapped API name
 the file uses (built from the mapping tables, so unknown-identifier noise disappears).
-``CUDA_VERSION`` defaults to 12.6, the newest CUDA the mapping tables describe, so version-gated
-``#if`` branches resolve the way a current toolkit would (``-DCUDA_VERSION=...`` overrides it).
+``CUDA_VERSION`` defaults to 12.6, the newest CUDA the mapping tables describe (with the cuBLAS
+and cuSPARSE versions it ships), so version-gated ``#if`` branches resolve the way that toolkit
+would (``-DCUDA_VERSION=...`` overrides it).
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ BASE = r"""
 #endif
 #ifndef CUDART_VERSION
 #define CUDART_VERSION CUDA_VERSION
+#endif
+#ifndef CUSPARSE_VERSION
+#define CUSPARSE_VERSION 12504
+#endif
+#ifndef CUBLAS_VERSION
+#define CUBLAS_VERSION 120604
 #endif
 typedef decltype(sizeof(0)) size_t;
 typedef decltype((char*)0 - (char*)0) ptrdiff_t;

@@ -84,7 +84,7 @@ def _guard(unit: Unit) -> tuple[int, int] | None:
     if len(t) < 6 or t[0].kind is not Kind.DIRECTIVE or t[1].text != "ifndef":
         return None
     name = t[2].text
-    directives = [i for i, tok in enumerate(t[:16]) if tok.kind is Kind.DIRECTIVE][1:3]
+    directives = [i for i, tok in enumerate(t[:40]) if tok.kind is Kind.DIRECTIVE][1:5]
     for i in directives:
         if i + 2 < len(t) and t[i + 1].text == "define" and t[i + 2].text == name:
             return 0, i
