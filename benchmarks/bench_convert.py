@@ -3,8 +3,8 @@
 Usage: python benchmarks/bench_convert.py [--files 300] [--jobs 1] [--no-hazards]
 
 Each generated file is ~200 lines: includes, a templated reduction kernel with shared memory and
-warp shuffles, an element-wise kernel, error-check macros, and host code with allocation, copies,
-streams, events, cuBLAS and several launch forms. Files differ in names and constants so no
+warp shuffles, an element-wise and shared-memory transpose kernels, error-check macros, and host code with
+allocation, pinned and device copies, streams, events, cuBLAS and several launch forms. Files differ in names and constants so no
 cache can short-circuit the work. Prints files/s, lines/s and peak RSS for growing corpus sizes
 (memory should stay flat as the number of files grows).
 """
@@ -78,6 +78,46 @@ __device__ float clampf(float v, float lo, float hi) {{ return fminf(fmaxf(v, lo
 __global__ void clamp_kernel(float* p, int n, float lo, float hi) {{
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     p[i] = clampf(p[i], lo, hi);
+}}
+
+constexpr int kTile = 32;
+
+__global__ void transpose(float* out, const float* in, int width, int height) {{
+  __shared__ float tile[kTile][kTile + 1];
+  int x = blockIdx.x * kTile + threadIdx.x;
+  int y = blockIdx.y * kTile + threadIdx.y;
+  if (x < width && y < height) tile[threadIdx.y][threadIdx.x] = in[y * width + x];
+  __syncthreads();
+  x = blockIdx.y * kTile + threadIdx.x;
+  y = blockIdx.x * kTile + threadIdx.y;
+  if (x < height && y < width) out[y * height + x] = tile[threadIdx.x][threadIdx.y];
+}}
+
+cudaError_t run_transpose(float* out, const float* in, int width, int height,
+                          cudaStream_t stream) {{
+  dim3 block(kTile, kTile);
+  dim3 grid((width + kTile - 1) / kTile, (height + kTile - 1) / kTile);
+  transpose<<<grid, block, 0, stream>>>(out, in, width, height);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {{
+    fprintf(stderr, "transpose {i}: %s\\n", cudaGetErrorString(err));
+    return err;
+  }}
+  return cudaStreamSynchronize(stream);
+}}
+
+cudaError_t copy_pinned(std::vector<float>& host, int n) {{
+  float* pinned = nullptr;
+  float* device = nullptr;
+  CUDA_CHECK(cudaMallocHost(&pinned, n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&device, n * sizeof(float)));
+  for (int k = 0; k < n; ++k) pinned[k] = host[k] * {scale}.5f;
+  CUDA_CHECK(cudaMemcpy(device, pinned, n * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(pinned, device, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int k = 0; k < n; ++k) host[k] = pinned[k];
+  CUDA_CHECK(cudaFree(device));
+  CUDA_CHECK(cudaFreeHost(pinned));
+  return cudaSuccess;
 }}
 
 struct DeviceBuffer {{

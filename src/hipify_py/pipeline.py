@@ -88,18 +88,23 @@ def _parse_problems(unit: Unit) -> list[str]:
 
 
 def _looks_broken(unit: Unit) -> bool:
-    """Unbalanced bracket counts, or an unterminated literal or comment, anywhere in the file."""
-    code = [t.text for t in unit.tokens if t.kind is Kind.PUNCT and not t.in_directive]
-    if code.count("(") != code.count(")") or code.count("{") != code.count("}"):
-        return True
-    if code.count("[") != code.count("]"):
-        return True
-    for tok in unit.tokens:
-        if (tok.kind is Kind.STRING or tok.kind is Kind.CHAR) and (
-            len(tok.text) < 2 or tok.text[-1] not in "\"')"
-        ):
-            return True
-    return any(c.text.startswith("/*") and not c.text.endswith("*/") for c in unit.comments)
+    """Unbalanced bracket counts in code, or an unterminated literal or comment."""
+    text = unit.text
+    counts = {c: text.count(c) for c in "()[]{}"}
+    # brackets that are not code: inside literals, comments and preprocessor lines
+    for tok in unit.all_tokens:
+        kind = tok.kind
+        if kind is Kind.STRING or kind is Kind.CHAR:
+            if len(tok.text) < 2 or tok.text[-1] not in "\"')":
+                return True
+        elif kind is Kind.COMMENT:
+            if tok.text.startswith("/*") and not tok.text.endswith("*/"):
+                return True
+        elif not tok.in_directive:
+            continue
+        for c in "()[]{}":
+            counts[c] -= tok.text.count(c)
+    return counts["("] != counts[")"] or counts["["] != counts["]"] or counts["{"] != counts["}"]
 
 
 _NOISE = (

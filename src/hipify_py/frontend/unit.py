@@ -46,6 +46,20 @@ class Unit:
         return LineIndex(self.text)
 
     @cached_property
+    def directives(self) -> list[int]:
+        """Indices in ``tokens`` of the '#' that starts each preprocessor line."""
+        directive = Kind.DIRECTIVE
+        return [i for i, t in enumerate(self.tokens) if t.kind is directive]
+
+    def directive_word(self, i: int) -> str:
+        """For a token on a preprocessor line, the directive's name (``include``, ``define``)."""
+        tokens = self.tokens
+        while i > 0 and tokens[i].kind is not Kind.DIRECTIVE:
+            i -= 1
+        nxt = i + 1
+        return tokens[nxt].text if nxt < len(tokens) and tokens[nxt].in_directive else ""
+
+    @cached_property
     def identifier_positions(self) -> dict[str, list[int]]:
         """Identifier -> indices in ``tokens`` where it occurs, so a rule that looks for a few
         names visits only their occurrences instead of scanning every token."""

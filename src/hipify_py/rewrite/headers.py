@@ -102,8 +102,9 @@ def includes(unit: Unit) -> list[Include]:
     counter = 0
     tokens = unit.tokens
     text = unit.text
-    for i, tok in enumerate(tokens):
-        if tok.kind is not Kind.DIRECTIVE or i + 1 >= len(tokens):
+    for i in unit.directives:
+        tok = tokens[i]
+        if i + 1 >= len(tokens):
             continue
         word = tokens[i + 1].text if tokens[i + 1].in_directive else ""
         if word in _CONDITIONAL_OPEN:
@@ -226,7 +227,7 @@ def _needs_runtime(unit: Unit, ctx: Context, has_runtime_api: bool) -> bool:
     HIP runtime header at all."""
     if unit.path.endswith(".cu"):
         return True
-    if unit.identifiers & _DEVICE_WORDS or any(t.text == "<<<" for t in unit.tokens):
+    if unit.identifiers & _DEVICE_WORDS or "<<<" in unit.text:
         return True
     if has_runtime_api:
         return False

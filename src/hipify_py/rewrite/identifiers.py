@@ -14,7 +14,6 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
 from ..rules import rewrite_pass
@@ -33,14 +32,13 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
             wanted[name] = entry
     if not wanted:
         return
-    include_line = False
-    for i, tok in enumerate(tokens):
-        if tok.kind is Kind.DIRECTIVE:
-            include_line = i + 1 < len(tokens) and tokens[i + 1].text in ("include", "include_next")
-            continue
-        entry = wanted.get(tok.text)
-        if entry is None or tok.kind is not Kind.IDENT or (include_line and tok.in_directive):
-            continue
-        new = renamed_for_arity(tokens, i) or hip_name(entry, ctx.options)
-        if new and new != tok.text:
-            yield Edit(tok.start, tok.end, new, f"rename/{entry.family}")
+    positions = unit.identifier_positions
+    for name, entry in wanted.items():
+        default = hip_name(entry, ctx.options)
+        for i in positions[name]:
+            tok = tokens[i]
+            if tok.in_directive and unit.directive_word(i) in ("include", "include_next"):
+                continue  # a header name: the headers pass owns it
+            new = renamed_for_arity(tokens, i) or default
+            if new and new != name:
+                yield Edit(tok.start, tok.end, new, f"rename/{entry.family}")

@@ -79,16 +79,15 @@ def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
     return None
 
 
-def template_kernels(tokens: Sequence[Token]) -> frozenset[str]:
+def template_kernels(unit: Unit) -> frozenset[str]:
     """Names of kernels this file declares as templates (``template <...> __global__ ... k(``).
 
     Their launches get ``HIP_KERNEL_NAME(...)`` even without explicit template arguments, as
     hipify-clang does, so the kernel name stays one macro argument on every HIP platform.
     """
+    tokens = unit.tokens
     names: set[str] = set()
-    for i, tok in enumerate(tokens):
-        if tok.text != "__global__":
-            continue
+    for i in unit.identifier_positions.get("__global__", ()):
         j = i - 1
         while j >= 0 and tokens[j].kind is Kind.IDENT and tokens[j].text in _SPECIFIERS:
             j -= 1
@@ -102,16 +101,15 @@ def template_kernels(tokens: Sequence[Token]) -> frozenset[str]:
             k += 1
         if k + 1 < len(tokens) and tokens[k].kind is Kind.IDENT:
             names.add(tokens[k].text)
-    if any(t.kind is Kind.DIRECTIVE for t in tokens):
-        names.update(_template_name_macros(tokens))
+    names.update(_template_name_macros(tokens, unit.directives))
     return frozenset(names)
 
 
-def _template_name_macros(tokens: Sequence[Token]) -> Iterator[str]:
+def _template_name_macros(tokens: Sequence[Token], directives: list[int]) -> Iterator[str]:
     """Object-like macros whose body is a template-id (``#define K axpy<float, 4>``): a comma
     in their expansion would split hipLaunchKernelGGL's arguments without HIP_KERNEL_NAME."""
-    for i, tok in enumerate(tokens):
-        if tok.kind is not Kind.DIRECTIVE or i + 3 >= len(tokens) or tokens[i + 1].text != "define":
+    for i in directives:
+        if i + 3 >= len(tokens) or tokens[i + 1].text != "define":
             continue
         name = tokens[i + 2]
         body = tokens[i + 3]
@@ -205,7 +203,7 @@ def _separator(between: str) -> str:
 def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if ctx.options.launch_syntax != "hip" or "<<<" not in unit.text:
         return
-    templates = template_kernels(unit.tokens)
+    templates = template_kernels(unit)
     for i, tok in enumerate(unit.tokens):
         if tok.text == "<<<" and tok.kind is Kind.PUNCT:
             edits = rewrite_launch(unit, i, templates)
