@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..findings import Finding, Fix
@@ -503,6 +503,16 @@ def calls(unit: Unit, names: frozenset[str] | set[str] | dict) -> Iterator[Call]
             if close is None:
                 continue
             yield Call(t.text, i, i + 1, close, tuple(split(toks, i + 2, close)))
+
+
+def one_per_line(findings: Iterable[Finding], unit: Unit) -> Iterator[Finding]:
+    """The first finding on each line (``a.major > 8 || a.minor > 0`` is one problem)."""
+    seen: set[int] = set()
+    for f in findings:
+        line = unit.lines.position(f.start)[0]
+        if line not in seen:
+            seen.add(line)
+            yield f
 
 
 def split(tokens: Sequence[Token], first: int, end: int) -> list[tuple[int, int]]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from ..edits import Edit
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rewrite.warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS
+from ..rewrite.warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
 from ..rules import hazard_pass, register_rule
 from ._util import MASKED_SYNC, calls, cursor_at, finding, int_value, is_64bit_literal, text_of
 
@@ -42,17 +42,7 @@ register_rule(
 )
 
 FULL64 = "0xffffffffffffffffULL"
-_MASK_DROPPED = frozenset(
-    {
-        "__shfl_sync",
-        "__shfl_up_sync",
-        "__shfl_down_sync",
-        "__shfl_xor_sync",
-        "__ballot_sync",
-        "__any_sync",
-        "__all_sync",
-    }
-)
+_MASK_DROPPED = frozenset(MASKLESS)  # what the warp-sync rewrite for old ROCm removes
 
 
 def _defines(unit):

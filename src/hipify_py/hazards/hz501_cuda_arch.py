@@ -31,7 +31,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import finding
+from ._util import finding, one_per_line
 
 register_rule(
     "HZ501",
@@ -44,12 +44,7 @@ register_rule(
 
 @hazard_pass("HZ501")
 def check(unit, ctx):
-    seen_lines = set()
-    for f in _check(unit, ctx):
-        line = unit.lines.position(f.start)[0]
-        if line not in seen_lines:  # one finding per line: `a.major > 8 || a.minor ...`
-            seen_lines.add(line)
-            yield f
+    return one_per_line(_check(unit, ctx), unit)
 
 
 def _check(unit, ctx):

@@ -28,7 +28,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import finding
+from ._util import finding, one_per_line
 
 register_rule(
     "HZ502",
@@ -55,12 +55,7 @@ _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
 
 @hazard_pass("HZ502")
 def check(unit, ctx):
-    seen_lines = set()
-    for f in _check(unit, ctx):
-        line = unit.lines.position(f.start)[0]
-        if line not in seen_lines:  # one finding per line: `a.major > 8 || a.minor ...`
-            seen_lines.add(line)
-            yield f
+    return one_per_line(_check(unit, ctx), unit)
 
 
 def _check(unit, ctx):
