@@ -92,7 +92,13 @@ def _looks_broken(unit: Unit) -> bool:
     text = unit.text
     counts = {c: text.count(c) for c in "()[]{}"}
     # brackets that are not code: inside literals, comments and preprocessor lines
-    for tok in unit.all_tokens:
+    string, char, comment = Kind.STRING, Kind.CHAR, Kind.COMMENT
+    not_code = [
+        t
+        for t in unit.all_tokens
+        if t.in_directive or t.kind is string or t.kind is char or t.kind is comment
+    ]
+    for tok in not_code:
         kind = tok.kind
         if kind is Kind.STRING or kind is Kind.CHAR:
             if len(tok.text) < 2 or tok.text[-1] not in "\"')":
@@ -100,8 +106,6 @@ def _looks_broken(unit: Unit) -> bool:
         elif kind is Kind.COMMENT:
             if tok.text.startswith("/*") and not tok.text.endswith("*/"):
                 return True
-        elif not tok.in_directive:
-            continue
         for c in "()[]{}":
             counts[c] -= tok.text.count(c)
     return counts["("] != counts[")"] or counts["["] != counts["]"] or counts["{"] != counts["}"]

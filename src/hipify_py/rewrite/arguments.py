@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import Kind, Token
+from ..frontend.lexer import Token
 from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
@@ -52,20 +52,18 @@ def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
     return rule[1] if args is not None and len(args) == rule[0] else None
 
 
+_SHAPED = frozenset(APPEND_ARGUMENT) | frozenset(VOID_POINTER_ARGUMENT) | frozenset(DROP_ARGUMENT)
+
+
 @rewrite_pass("arguments", order=25)
 def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
     tokens = unit.tokens
-    names = unit.identifiers
-    if not (
-        names & APPEND_ARGUMENT.keys()
-        or names & VOID_POINTER_ARGUMENT.keys()
-        or names & DROP_ARGUMENT.keys()
-    ):
+    present = unit.identifiers & _SHAPED
+    if not present:
         return
-    for i, tok in enumerate(tokens):
-        if tok.kind is not Kind.IDENT:
-            continue
-        name = tok.text
+    positions = unit.identifier_positions
+    for i in sorted(i for name in present for i in positions[name]):
+        name = tokens[i].text
         if name in APPEND_ARGUMENT:
             arity, extra = APPEND_ARGUMENT[name]
             args = call_args(tokens, i)
