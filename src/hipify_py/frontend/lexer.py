@@ -87,6 +87,7 @@ def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
     in_directive = False
     kinds = _KIND_OF_GROUP
     ident = Kind.IDENT
+    punct = Kind.PUNCT
     start_at = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
     for m in _TOKEN_RE.finditer(text, start_at):
         group = m.lastgroup
@@ -94,6 +95,15 @@ def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
             at_line_start = False
             start, end = m.span(group)
             append(new(Token, (ident, text[start:end], start, end, in_directive)))
+        elif group == "punct":
+            start, end = m.span(group)
+            value = text[start:end]
+            if at_line_start and value == "#":
+                in_directive = True
+                append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))
+            else:
+                append(new(Token, (punct, value, start, end, in_directive)))
+            at_line_start = False
         elif group == "nl":
             at_line_start = True
             in_directive = False
@@ -116,11 +126,3 @@ def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
                 append(new(Token, (kinds[group], value, start, end, in_directive)))
             at_line_start = False
     return tokens
-
-
-def directive_name(tokens: list[Token], index: int) -> str:
-    """The word after a DIRECTIVE token (``include``, ``define``, ``if`` ...) or ''."""
-    nxt = index + 1
-    if nxt < len(tokens) and tokens[nxt].in_directive and tokens[nxt].kind is Kind.IDENT:
-        return tokens[nxt].text
-    return ""
