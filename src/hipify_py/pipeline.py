@@ -92,12 +92,9 @@ def _looks_broken(unit: Unit) -> bool:
     text = unit.text
     counts = {c: text.count(c) for c in "()[]{}"}
     # brackets that are not code: inside literals, comments and preprocessor lines
-    string, char, comment = Kind.STRING, Kind.CHAR, Kind.COMMENT
-    not_code = [
-        t
-        for t in unit.all_tokens
-        if t.in_directive or t.kind is string or t.kind is char or t.kind is comment
-    ]
+    string, char = Kind.STRING, Kind.CHAR
+    not_code = [t for t in unit.tokens if t.in_directive or t.kind is string or t.kind is char]
+    not_code += unit.comments
     for tok in not_code:
         kind = tok.kind
         if kind is Kind.STRING or kind is Kind.CHAR:

@@ -73,6 +73,15 @@ _KIND_OF_GROUP = {
 }
 
 
+class Lexed(NamedTuple):
+    """One pass over a file: code tokens, comments, and the indexes rules look things up in."""
+
+    tokens: list[Token]  # code tokens (no comments), every preprocessor branch
+    comments: list[Token]
+    identifiers: dict[str, list[int]]  # identifier -> its indices in ``tokens``
+    directives: list[int]  # indices in ``tokens`` of each preprocessor line's '#'
+
+
 def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
     """Split ``text`` into tokens; whitespace and (unless asked) comments are dropped.
 
@@ -80,7 +89,18 @@ def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
     the end of the logical line carries ``in_directive=True`` so rules can tell a macro body
     or an ``#include`` apart from ordinary code.
     """
+    lexed = lex(text)
+    if not keep_comments:
+        return lexed.tokens
+    return sorted(lexed.tokens + lexed.comments, key=lambda t: t.start)
+
+
+def lex(text: str) -> Lexed:
+    """The single pass behind ``tokenize``, also building the identifier and directive indexes."""
     tokens: list[Token] = []
+    comments: list[Token] = []
+    identifiers: dict[str, list[int]] = {}
+    directives: list[int] = []
     append = tokens.append
     new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
     at_line_start = True
@@ -94,12 +114,19 @@ def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
         if group == "ident":
             at_line_start = False
             start, end = m.span(group)
-            append(new(Token, (ident, text[start:end], start, end, in_directive)))
+            value = text[start:end]
+            found = identifiers.get(value)
+            if found is None:
+                identifiers[value] = [len(tokens)]
+            else:
+                found.append(len(tokens))
+            append(new(Token, (ident, value, start, end, in_directive)))
         elif group == "punct":
             start, end = m.span(group)
             value = text[start:end]
             if at_line_start and value == "#":
                 in_directive = True
+                directives.append(len(tokens))
                 append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))
             else:
                 append(new(Token, (punct, value, start, end, in_directive)))
@@ -111,18 +138,12 @@ def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
             break
         elif group == "lcomment" or group == "bcomment":
             # a comment is white space to the preprocessor: it neither starts nor ends a line
-            if keep_comments:
-                start, end = m.span(group)
-                append(new(Token, (Kind.COMMENT, text[start:end], start, end, in_directive)))
+            start, end = m.span(group)
+            comments.append(new(Token, (Kind.COMMENT, text[start:end], start, end, in_directive)))
         else:
             if group == "delim":
                 group = "raw"
             start, end = m.span(group)
-            value = text[start:end]
-            if at_line_start and value == "#":
-                in_directive = True
-                append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))
-            else:
-                append(new(Token, (kinds[group], value, start, end, in_directive)))
+            append(new(Token, (kinds[group], text[start:end], start, end, in_directive)))
             at_line_start = False
-    return tokens
+    return Lexed(tokens, comments, identifiers, directives)

@@ -9,7 +9,7 @@ from functools import cached_property
 from ..edits import LineIndex
 from ..mappings import MappingIndex
 from .clang import Ast, parse
-from .lexer import Kind, Token, tokenize
+from .lexer import Kind, Lexed, Token, lex
 
 _HIP_MARKERS = re.compile(r"\bhip[A-Z]\w*\s*\(|#\s*include\s*[<\"]hip/")
 
@@ -24,17 +24,17 @@ class Unit:
     _ast_error: str | None = field(default=None, init=False)
 
     @cached_property
-    def all_tokens(self) -> list[Token]:
-        return tokenize(self.text, keep_comments=True)
+    def lexed(self) -> Lexed:
+        return lex(self.text)
 
-    @cached_property
+    @property
     def tokens(self) -> list[Token]:
         """Code tokens (no comments) from every preprocessor branch."""
-        return [t for t in self.all_tokens if t.kind is not Kind.COMMENT]
+        return self.lexed.tokens
 
-    @cached_property
+    @property
     def comments(self) -> list[Token]:
-        return [t for t in self.all_tokens if t.kind is Kind.COMMENT]
+        return self.lexed.comments
 
     @cached_property
     def newline(self) -> str:
@@ -45,11 +45,10 @@ class Unit:
     def lines(self) -> LineIndex:
         return LineIndex(self.text)
 
-    @cached_property
+    @property
     def directives(self) -> list[int]:
         """Indices in ``tokens`` of the '#' that starts each preprocessor line."""
-        directive = Kind.DIRECTIVE
-        return [i for i, t in enumerate(self.tokens) if t.kind is directive]
+        return self.lexed.directives
 
     def directive_word(self, i: int) -> str:
         """For a token on a preprocessor line, the directive's name (``include``, ``define``)."""
@@ -59,20 +58,11 @@ class Unit:
         nxt = i + 1
         return tokens[nxt].text if nxt < len(tokens) and tokens[nxt].in_directive else ""
 
-    @cached_property
+    @property
     def identifier_positions(self) -> dict[str, list[int]]:
         """Identifier -> indices in ``tokens`` where it occurs, so a rule that looks for a few
         names visits only their occurrences instead of scanning every token."""
-        positions: dict[str, list[int]] = {}
-        ident = Kind.IDENT
-        for i, t in enumerate(self.tokens):
-            if t.kind is ident:
-                found = positions.get(t.text)
-                if found is None:
-                    positions[t.text] = [i]
-                else:
-                    found.append(i)
-        return positions
+        return self.lexed.identifiers
 
     @cached_property
     def identifiers(self) -> frozenset[str]:
