@@ -329,3 +329,65 @@ def test_project_config_ignore_applies_to_convert_reports(tree: Path) -> None:
     (tree / ".hipify-py.yaml").write_bytes(b"ignore: [\xff]\n")
     proc = cli("convert", str(tree), "--dry-run")
     assert proc.returncode == 2 and "not UTF-8" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_several_inputs_keep_their_own_subdirectories(tmp_path: Path) -> None:
+    for name in ("kernels", "third_party"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.cu").write_text(KERNEL.replace("add", f"add_{name}"))
+    out = tmp_path / "out"
+    proc = cli(
+        "convert",
+        str(tmp_path / "kernels"),
+        str(tmp_path / "third_party"),
+        "--out-dir",
+        str(out),
+        "-q",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "add_kernels" in (out / "kernels" / "a.hip").read_text()
+    assert "add_third_party" in (out / "third_party" / "a.hip").read_text()
+
+
+def test_two_inputs_writing_one_output_is_a_collision(tmp_path: Path) -> None:
+    for name in ("x", "y"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "k.cu").write_text(KERNEL)
+    out = tmp_path / "out"
+    proc = cli(
+        "convert",
+        str(tmp_path / "x" / "k.cu"),
+        str(tmp_path / "y" / "k.cu"),
+        "--out-dir",
+        str(out),
+        "-q",
+    )
+    assert proc.returncode == 1 and "name collision" in proc.stderr
+
+
+def test_unwritable_report_paths_are_one_line_errors(tree: Path) -> None:
+    for args in (
+        ["--dry-run", "--diff-file", "/nonexistent/dir/x.diff"],
+        ["--dry-run", "--json", "/nonexistent/dir/x.json"],
+    ):
+        proc = cli("convert", str(tree), *args, "-q")
+        assert proc.returncode == 1 and "cannot write" in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_copied_files_keep_permissions(tree: Path, tmp_path: Path) -> None:
+    script = tree / "run.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    assert cli("convert", str(tree), "--out-dir", str(tmp_path / "o"), "-q").returncode == 0
+    assert (tmp_path / "o" / "run.sh").stat().st_mode & 0o777 == 0o755
+
+
+def test_annotated_hazard_fixtures_convert_to_themselves(tmp_path: Path) -> None:
+    fixtures = Path(__file__).parent / "fixtures" / "hazards"
+    first, second = tmp_path / "a", tmp_path / "b"
+    assert (
+        cli("convert", str(fixtures), "--out-dir", str(first), "--annotate", "-q").returncode == 0
+    )
+    assert cli("convert", str(first), "--out-dir", str(second), "--annotate", "-q").returncode == 0
+    assert snapshot(first) == snapshot(second)

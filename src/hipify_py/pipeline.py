@@ -228,11 +228,13 @@ def _annotations(findings: list[Finding], unit: Unit, edits: list[Edit]) -> list
         present = _comment_block_above(unit, line)
         comment = ""
         for rule in dict.fromkeys(f.rule for f in items):
+            # one annotation per rule and line: a message that reads differently on the HIP
+            # output (hipMalloc for cudaMalloc) must not be added a second time
+            if any(text.startswith(f"// hipify-py[{rule}]") for text in present):
+                continue
             f = next(x for x in items if x.rule == rule)
             sev = RULES[rule].severity.value if rule in RULES else Severity.INFO.value
-            line_text = f"// hipify-py[{rule}] {sev}: {f.message}"
-            if line_text not in present:
-                comment += f"{indent}{line_text}{unit.newline}"
+            comment += f"{indent}// hipify-py[{rule}] {sev}: {f.message}{unit.newline}"
         if not comment:
             continue
         other = inserts.get(start)

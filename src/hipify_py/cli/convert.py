@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -239,7 +240,7 @@ def convert(
     if dry_run:
         diff = "".join(diff_chunks)
         if diff_file:
-            diff_file.write_text(diff, encoding="utf-8")
+            _write_report(diff_file, diff)
         elif diff:
             print_diff(out, diff)
     if json_file:
@@ -247,7 +248,7 @@ def convert(
         if str(json_file) == "-":
             click.echo(data)
         else:
-            json_file.write_text(data + "\n", encoding="utf-8")
+            _write_report(json_file, data + "\n")
     if quiet:
         summary.render_failures(err)
     else:
@@ -286,6 +287,7 @@ class _Plan:
         self.renamed_targets = frozenset(
             output_name(c.rel, keep_names) for c in items if c.rel.suffix == ".cu"
         ) - {c.rel for c in items if c.rel.suffix == ".cu"}
+        self.sources: dict[Path, Path] = {}  # output path -> the input written there
 
 
 def _candidates(
@@ -315,6 +317,12 @@ def _candidates(
         if p.is_dir() and p.resolve() == out_root:
             raise UsageError("the output directory is the input; use --in-place to rewrite sources")
     items = list(walk(paths, include, exclude, skip=[out_root]))
+    if len(paths) > 1:  # several inputs: each keeps its own subdirectory in the output
+        dirs = {p.resolve() for p in paths if p.is_dir()}
+        items = [
+            replace(c, rel=Path(c.root.name) / c.rel) if c.root.resolve() in dirs else c
+            for c in items
+        ]
     out_root.mkdir(parents=True, exist_ok=True)
     return _Plan(items, out_root, None, keep_names)
 
@@ -362,7 +370,7 @@ def _emit(
         if result is not None and outcome.status != "failed":
             _atomic_write(target, result.text.encode("utf-8"), backup=False, like=cand.path)
         else:
-            shutil.copyfile(cand.path, target)
+            _copy(cand.path, target)
         summary.written.append(str(target))
         return
     assert plan.out_root is not None
@@ -381,12 +389,32 @@ def _emit(
         )
         return
     target = safe_target(plan.out_root, rel)
+    earlier = plan.sources.setdefault(target, cand.path)
+    if earlier != cand.path:
+        summary.failed += 1
+        summary.failures.append(
+            (str(cand.path), f"name collision: {earlier} is already written to {target}")
+        )
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     if converted:
         _atomic_write(target, result.text.encode("utf-8"), backup=False, like=cand.path)
     else:  # unchanged, not CUDA, binary or failed: byte-identical copy
-        shutil.copyfile(cand.path, target)
+        _copy(cand.path, target)
     summary.written.append(str(target))
+
+
+def _write_report(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _copy(source: Path, target: Path) -> None:
+    """Bytes and permission bits, so a script stays executable in the mirrored tree."""
+    shutil.copyfile(source, target)
+    shutil.copymode(source, target)
 
 
 def _atomic_write(path: Path, data: bytes, *, backup: bool, like: Path) -> None:
