@@ -343,3 +343,31 @@ def test_malformed_baseline_messages(tree, text, reason):
     (tree / "bl.json").write_bytes(b'{"findings": ["\xff"]}')
     code, out = invoke("src", "--baseline", "bl.json")
     assert code == 2 and "not a hipify-py baseline (not UTF-8)" in out
+
+
+def test_undecodable_or_binary_cuda_source_is_a_failure(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("latin.cu").write_bytes(b"__global__ void k() {} // caf\xe9\n")
+    Path("bin.cu").write_bytes(b"\x7fELF\0\0\0__global__")
+    code, out = invoke("latin.cu")
+    assert code == 1, out
+    assert "latin.cu: not UTF-8" in out
+    code, report = as_json("latin.cu", "bin.cu")
+    assert code == 1
+    failures = {f["path"]: f["message"] for f in report["failures"]}
+    assert failures["latin.cu"].startswith("not UTF-8")
+    assert failures["bin.cu"].startswith("binary")
+
+
+def test_unwritable_output_paths_are_one_line_errors(tree):
+    missing = tree / "nonexist" / "dir"
+    for args in (
+        ("--write-baseline", missing / "x.json"),
+        ("-o", missing / "x.sarif", "--format", "sarif"),
+        ("-o", missing / "x.txt"),
+    ):
+        result = CliRunner().invoke(check, ["src", *map(str, args)])
+        assert result.exit_code == 1, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert f"cannot write {missing}" in result.output
+        assert "Traceback" not in result.output

@@ -73,3 +73,11 @@ def test_trailing_ignore_comment_covers_only_its_own_line():
         "  o[threadIdx.x & 31] = 1;\n}\n"
     )
     assert rules_of(src) == ["HZ101"]
+
+
+def test_ignore_ids_are_case_insensitive_prefixes_like_check_ignore():
+    assert rules_of(KERNEL.format("  // hipify-py: ignore[hz101]")) == []
+    assert rules_of(KERNEL.format("  // hipify-py: ignore[HZ1]")) == []
+    assert rules_of(KERNEL.format("  // hipify-py: ignore[hz]")) == []
+    assert rules_of(KERNEL.format("  // hipify-py: ignore[all]")) == []
+    assert rules_of(KERNEL.format("  // hipify-py: ignore[HZ2]")) == ["HZ101"]

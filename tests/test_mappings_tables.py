@@ -316,3 +316,19 @@ def test_project_config_not_utf8_and_skipped(tmp_path):
     assert find_project_mapping_files(proj, config_file=False) == []
     with pytest.raises(MappingError):
         find_project_mapping_files(proj)  # the scope ended
+
+
+def test_bad_inline_mapping_names_the_config_file(tmp_path):
+    config = tmp_path / ".hipify-py.yaml"
+    config.write_text("mappings:\n- {cuda: cudaX, kind: function, status: supported, oops: 1}\n")
+    with pytest.raises(MappingError) as info:
+        find_project_mapping_files(tmp_path)
+    message = str(info.value)
+    assert message.startswith(f"{config}: field 'mappings': entry 0 (cudaX)"), message
+    assert "user-rules" not in message and "cache" not in message
+
+
+def test_cli_search_rejects_negative_limit():
+    r = CliRunner().invoke(mappings, ["search", "cudaMalloc", "--limit", "-1"])
+    assert r.exit_code == 2
+    assert "--limit" in r.output

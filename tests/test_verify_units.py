@@ -27,7 +27,8 @@ CLANG15_ARCHS = (
 def test_fallback_prefers_same_family_newest_datacenter_arch():
     assert tcmod.choose_fallback("gfx942", CLANG15_ARCHS) == "gfx940"
     assert tcmod.choose_fallback("gfx942", ("gfx908", "gfx90a", "gfx90c", "gfx1030")) == "gfx90a"
-    assert tcmod.choose_fallback("gfx1201", ("gfx1030", "gfx1100", "gfx90a")) == "gfx1100"
+    assert tcmod.choose_fallback("gfx1201", ("gfx1201", "gfx1200", "gfx1100")) == "gfx1201"
+    assert tcmod.choose_fallback("gfx1151", ("gfx1030", "gfx1100", "gfx90a")) == "gfx1100"
     assert tcmod.choose_fallback("gfx942", ()) is None
 
 
@@ -233,3 +234,69 @@ def test_cli_malformed_arch_is_usage_error(tmp_path):
         result = CliRunner().invoke(verify, [str(tmp_path), "--arch", arch])
         assert result.exit_code == 2, result.output
         assert "--arch" in result.output and "not an AMD GPU arch" in result.output
+
+
+def test_unknown_arch_family_is_an_error_not_a_cross_family_fallback():
+    import pytest
+
+    assert tcmod.arch_family("gfx9999") == "gfx99"
+    assert tcmod.arch_family("gfx90z") == "gfx9"
+    assert tcmod.arch_family("gfx10-3-generic") == "gfx10"
+    # the same-family fallback stays (gfx942 on hipcc 5.2 -> gfx940)
+    assert tcmod.choose_fallback("gfx942", CLANG15_ARCHS) == "gfx940"
+    assert tcmod.choose_fallback("gfx90z", ("gfx908", "gfx90a", "gfx1030")) == "gfx90a"
+    for arch in ("gfx9999", "gfx1201"):
+        with pytest.raises(tcmod.UnknownArchFamilyError) as info:
+            tcmod.choose_fallback(arch, CLANG15_ARCHS, "clang-15")
+        message = str(info.value)
+        assert f"family {tcmod.arch_family(arch)} is unknown to clang-15" in message
+        assert "gfx8, gfx9, gfx10, gfx11" in message
+
+
+def test_cli_unknown_arch_family_is_usage_error(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from hipify_py.cli import verify as verify_cli
+
+    def fake_verify_paths(paths, options, convert_options=None):
+        tcmod.choose_fallback(options.arch, CLANG15_ARCHS, "clang-15")
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(verify_cli, "verify_paths", fake_verify_paths)
+    (tmp_path / "k.hip").write_text("__global__ void k() {}\n")
+    result = CliRunner().invoke(verify_cli.verify, [str(tmp_path), "--arch", "gfx9999"])
+    assert result.exit_code == 2, result.output
+    assert "--arch" in result.output and "gfx99 is unknown" in result.output
+
+
+def test_cli_explicit_hip_include_or_rocm_path_must_exist(tmp_path):
+    from click.testing import CliRunner
+
+    from hipify_py.cli.verify import verify
+
+    (tmp_path / "k.hip").write_text("__global__ void k() {}\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(verify, [str(tmp_path / "k.hip"), "--hip-include", str(empty)])
+    assert result.exit_code == 2
+    assert "--hip-include" in result.output and "hip/hip_runtime.h" in result.output
+    result = CliRunner().invoke(
+        verify, [str(tmp_path / "k.hip"), "--rocm-path", str(empty), "--toolchain", "hipcc"]
+    )
+    assert result.exit_code == 2
+    assert "--rocm-path" in result.output and "bin/hipcc" in result.output
+
+
+def test_cli_named_non_source_files_are_skipped(tmp_path):
+    from click.testing import CliRunner
+
+    from hipify_py.cli.verify import verify
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# not HIP\n")
+    result = CliRunner().invoke(verify, [str(readme)])
+    assert result.exit_code == 2
+    assert f"skipped {readme}: not a HIP source" in result.output
+    assert "nothing to check" in result.output
+    (tmp_path / "k.c++").write_text("int main() { return 0; }\n")
+    assert [p.name for p, _ in collect_sources([readme, tmp_path / "k.c++"])] == ["k.c++"]

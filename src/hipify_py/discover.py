@@ -6,7 +6,7 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
@@ -97,6 +97,17 @@ def walk(
                 elif not path.is_file():
                     continue  # FIFOs, sockets, devices: reading them could block forever
                 yield Candidate(path, rel, root)
+
+
+def mirror_layout(items: Sequence[Candidate], paths: Sequence[Path]) -> list[Candidate]:
+    """Output-relative paths: with several input directories each keeps its own subdirectory
+    (``out/kernels/...``, ``out/third_party/...``) so same-named files do not collide."""
+    if len(paths) < 2:
+        return list(items)
+    dirs = {p.resolve() for p in paths if p.is_dir()}
+    return [
+        replace(c, rel=Path(c.root.name) / c.rel) if c.root.resolve() in dirs else c for c in items
+    ]
 
 
 def is_cuda_source(path: Path, head: bytes) -> bool:

@@ -1,6 +1,8 @@
 """Inline suppression: ``// hipify-py: ignore[ID, ID2]`` on the line or the line before.
 
-A bare ``// hipify-py: ignore`` silences every rule on that line.
+A bare ``// hipify-py: ignore`` silences every rule on that line.  IDs match like ``check
+--ignore``: case-insensitively and by prefix (``ignore[hz1]`` silences every HZ1xx rule, ``ALL``
+every rule).
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ def suppressed_rules(unit: Unit) -> dict[int, set[str] | None]:
         if not m:
             continue
         ids = (
-            None if m.group(1) is None else {s.strip() for s in m.group(1).split(",") if s.strip()}
+            None
+            if m.group(1) is None
+            else {s.strip().upper() for s in m.group(1).split(",") if s.strip()}
         )
         first = unit.lines.position(comment.start)[0]
         last = unit.lines.position(comment.end)[0]
@@ -47,4 +51,7 @@ def is_suppressed(finding: Finding, unit: Unit) -> bool:
     if line not in table:
         return False
     ids = table[line]
-    return ids is None or finding.rule in ids
+    if ids is None:
+        return True
+    rule = finding.rule.upper()
+    return any(p == "ALL" or rule.startswith(p) for p in ids)

@@ -260,7 +260,8 @@ def check(
     from ..report import findings_baseline
 
     if write_baseline:
-        write_baseline.write_text(findings_baseline.dump(report, write_baseline), encoding="utf-8")
+        text = findings_baseline.dump(report, write_baseline)
+        _write_or_fail(write_baseline, lambda: write_baseline.write_text(text, encoding="utf-8"))
         click.echo(
             f"hipify-py: recorded {len(report.findings)} finding(s) in {write_baseline}", err=True
         )
@@ -290,18 +291,24 @@ def run_check(
     jobs: int = 0,
 ):
     """Check files and build the report (no filtering, no output)."""
-    from ..discover import output_name
+    from ..discover import mirror_layout, output_name
     from ..report.findings_common import StaleFile
     from ..runner import run
 
     skip = [hip_dir] if hip_dir is not None else []
-    cands = _candidates(paths, include, exclude, skip)
+    cands = mirror_layout(_candidates(paths, include, exclude, skip), paths)
     mode = "convert" if hip_dir is not None else "check"
     report = CheckReport(findings=[], tool_version=__version__)
     for outcome in run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files):
         cand = outcome.candidate
         shown = _display(cand.path)
-        if outcome.status in ("copied", "binary"):
+        if outcome.status == "copied":
+            continue
+        if outcome.status == "binary":
+            # A CUDA source that is binary or not UTF-8 could not be checked: a failure.
+            reason = outcome.message.removesuffix("; left unchanged")
+            reason = reason.removesuffix(" left unchanged").strip() or "binary file"
+            report.failures.append((shown, f"{reason}; cannot be checked"))
             continue
         if outcome.status == "failed" and outcome.result is None:
             report.failures.append((shown, outcome.message))
@@ -347,18 +354,30 @@ def render(report, fmt: str) -> str | None:
     }.get(fmt, lambda r: None)(report)
 
 
+def _write_or_fail(path: Path, write) -> None:
+    """Run ``write()``; an OSError becomes the one-line ``cannot write PATH: reason`` (exit 1)."""
+    try:
+        write()
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def _emit(report, fmt: str, output: Path | None) -> None:
     text = render(report, fmt)
     if text is None:
         from ..report import findings_text
 
         if output is not None:
-            with output.open("w", encoding="utf-8") as fh:
-                findings_text.render(report, Console(file=fh, no_color=True, width=120))
+
+            def write_text_report() -> None:
+                with output.open("w", encoding="utf-8") as fh:
+                    findings_text.render(report, Console(file=fh, no_color=True, width=120))
+
+            _write_or_fail(output, write_text_report)
         else:
             findings_text.render(report, Console())
         return
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        _write_or_fail(output, lambda: output.write_text(text, encoding="utf-8"))
     else:
         click.echo(text, nl=False)

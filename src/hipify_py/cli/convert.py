@@ -7,7 +7,6 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -19,6 +18,7 @@ from ..context import Context, Options, parse_version
 from ..discover import (
     UsageError,
     default_out_root,
+    mirror_layout,
     output_name,
     safe_target,
     single_file_output,
@@ -316,13 +316,7 @@ def _candidates(
     for p in paths:
         if p.is_dir() and p.resolve() == out_root:
             raise UsageError("the output directory is the input; use --in-place to rewrite sources")
-    items = list(walk(paths, include, exclude, skip=[out_root]))
-    if len(paths) > 1:  # several inputs: each keeps its own subdirectory in the output
-        dirs = {p.resolve() for p in paths if p.is_dir()}
-        items = [
-            replace(c, rel=Path(c.root.name) / c.rel) if c.root.resolve() in dirs else c
-            for c in items
-        ]
+    items = mirror_layout(list(walk(paths, include, exclude, skip=[out_root])), paths)
     out_root.mkdir(parents=True, exist_ok=True)
     return _Plan(items, out_root, None, keep_names)
 

@@ -77,7 +77,9 @@ def _match(pattern: str):
     "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only this status."
 )
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind.")
-@click.option("--limit", type=int, default=200, show_default=True, help="Max rows (0: all).")
+@click.option(
+    "--limit", type=click.IntRange(0), default=200, show_default=True, help="Max rows (0: all)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print matches as a JSON list.")
 def search(
     pattern: str,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
 from ..verify import VerifyOptions, verify_paths
-from ..verify.toolchain import KINDS, ToolchainError
+from ..verify.compile import is_translation_unit
+from ..verify.toolchain import KINDS, ToolchainError, UnknownArchFamilyError
 from .common import check_arch
 
 
@@ -110,6 +112,15 @@ def verify(
 
     Exit status: 0 all files compiled, 1 a file failed, 2 usage or toolchain error.
     """
+    if hip_include and not (Path(hip_include) / "hip" / "hip_runtime.h").is_file():
+        raise click.BadParameter(
+            f"{hip_include} has no hip/hip_runtime.h", param_hint="--hip-include"
+        )
+    if rocm_path and toolchain == "hipcc" and not (Path(rocm_path) / "bin" / "hipcc").is_file():
+        raise click.BadParameter(
+            f"{rocm_path} has no bin/hipcc (needed by --toolchain hipcc)", param_hint="--rocm-path"
+        )
+    paths = _hip_sources(paths)
     convert_options = None
     if target_rocm:
         from ..context import Options, parse_version
@@ -133,6 +144,8 @@ def verify(
     )
     try:
         report = verify_paths(paths, options, convert_options=convert_options)
+    except UnknownArchFamilyError as exc:
+        raise click.BadParameter(str(exc), param_hint="--arch") from None
     except (ToolchainError, FileNotFoundError) as exc:
         click.echo(f"hipify-py verify: {exc}", err=True)
         sys.exit(2)
@@ -145,6 +158,28 @@ def verify(
     if not report.files:
         sys.exit(2)
     sys.exit(report.exit_code)
+
+
+def _hip_sources(paths) -> list[str]:
+    """``paths`` without named files that are not translation units (each skipped with a
+    warning); exit 2 when nothing is left to check."""
+    kept: list[str] = []
+    skipped: list[str] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_file() and not is_translation_unit(p):
+            click.echo(f"hipify-py verify: warning: skipped {raw}: not a HIP source", err=True)
+            skipped.append(str(raw))
+        else:
+            kept.append(raw)
+    if not kept:
+        click.echo(
+            f"hipify-py verify: nothing to check: {', '.join(skipped)} "
+            f"{'is not a HIP source' if len(skipped) == 1 else 'are not HIP sources'}",
+            err=True,
+        )
+        sys.exit(2)
+    return kept
 
 
 def verify_tree(

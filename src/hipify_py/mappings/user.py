@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .load import cache_dir
-from .schema import MappingError
+from .schema import MappingError, validate_file
 
 CONFIG_NAME = ".hipify-py.yaml"
 
@@ -82,6 +82,8 @@ def _inline_file(config: Path, entries: list[dict[str, Any]]) -> Path:
 
     doc = {"family": "user", "title": f"rules from {config}", "source": str(config)}
     doc["entries"] = entries  # type: ignore[assignment]
+    # Validate here, so an error names the config file the user wrote, not the generated copy.
+    validate_file(doc, f"{config}: field 'mappings'")
     text = f"# generated from {config}\n" + yaml.safe_dump(doc, sort_keys=False)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     for base in (cache_dir() / "user-rules", Path("/tmp") / "hipify-py-user-rules"):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .compdb import CompileDatabase
 from .compile import (
+    TU_SUFFIXES,
     CompileResult,
     Diagnostic,
     Flags,
@@ -306,7 +307,7 @@ def verify_paths(
     with ThreadPoolExecutor(max_workers=_jobs(options.jobs)) as pool:
         report.files = list(pool.map(one, sources))
     if not sources:
-        report.warnings.append("no translation units (.hip, .cu, .cpp, .cc, .cxx) found")
+        report.warnings.append("no translation units (" + ", ".join(TU_SUFFIXES) + ") found")
     report.seconds = time.monotonic() - start
     return report
 

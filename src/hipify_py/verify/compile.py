@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .toolchain import Toolchain, hipcc_env
 
-TU_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx")
+TU_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".c++")
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc")
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "build", ".venv", "venv", "node_modules"}
 
@@ -122,7 +122,10 @@ def is_translation_unit(path: Path) -> bool:
 
 
 def collect_sources(paths: Sequence[str | os.PathLike]) -> list[tuple[Path, Path]]:
-    """(file, root it was found under) for every translation unit in files or directories."""
+    """(file, root it was found under) for every translation unit in files or directories.
+
+    A named file that is not a translation unit by extension (README.md) is skipped too.
+    """
     out: list[tuple[Path, Path]] = []
     seen: set[Path] = set()
     for raw in paths:
@@ -137,7 +140,7 @@ def collect_sources(paths: Sequence[str | os.PathLike]) -> list[tuple[Path, Path
                     if is_translation_unit(f) and f.resolve() not in seen:
                         seen.add(f.resolve())
                         out.append((f, p))
-        elif p.is_file() and p.resolve() not in seen:
+        elif p.is_file() and is_translation_unit(p) and p.resolve() not in seen:
             seen.add(p.resolve())
             out.append((p, p.parent))
     return out

@@ -65,6 +65,17 @@ class ToolchainError(RuntimeError):
     """The toolchain the user asked for does not exist or cannot target anything useful."""
 
 
+class UnknownArchFamilyError(ToolchainError):
+    """``--arch`` is well-formed but its GPU family is unknown to the compiler: a usage error."""
+
+    def __init__(self, arch: str, compiler: str, families: Sequence[str]):
+        self.arch, self.compiler, self.families = arch, compiler, tuple(families)
+        super().__init__(
+            f"{arch}: GPU family {arch_family(arch)} is unknown to {compiler} "
+            f"(it knows {', '.join(self.families) or 'no AMD GPU family'})"
+        )
+
+
 @dataclass
 class Toolchain:
     kind: str  # "hipcc" | "clang" | "libclang"
@@ -137,21 +148,56 @@ def _has_hip_headers(include_dir: str | os.PathLike) -> bool:
     return (Path(include_dir) / "hip" / "hip_runtime.h").is_file()
 
 
+_GENERIC_RE = re.compile(r"^gfx(\d+)(?:-\d)?-generic$")
+
+
+def _split_arch(arch: str) -> tuple[str, str] | None:
+    """``gfx942`` -> ("9", "42"), ``gfx1100`` -> ("11", "00"): the family digits and the rest.
+
+    gfx9 and older have a 3-character suffix (family = its first character), gfx10 and newer a
+    4-character one (family = its first two); a generic target (gfx10-3-generic) has rest "".
+    """
+    base = base_arch(arch)
+    m = _GENERIC_RE.match(base)
+    if m:
+        return m.group(1), ""
+    suffix = base[3:] if base.startswith("gfx") else ""
+    if not suffix.isalnum() or not suffix[:1].isdigit():
+        return None
+    if len(suffix) == 3:
+        return suffix[0], suffix[1:]
+    if len(suffix) == 4 and suffix[:2].isdigit():
+        return suffix[:2], suffix[2:]
+    return None
+
+
 def arch_key(arch: str) -> tuple[int, int]:
     """Order archs newest-first within a family: gfx942 > gfx940 > gfx90a > gfx908."""
-    m = _ARCH_RE.match(base_arch(arch))
-    if not m:
+    parts = _split_arch(arch)
+    if parts is None:
         return (-1, -1)
-    return int(m.group(1)), int(m.group(2) + m.group(3), 16)
+    family, rest = parts
+    return int(family), int(rest, 36) if rest else -1
 
 
 def arch_family(arch: str) -> str:
-    m = _ARCH_RE.match(base_arch(arch))
-    return f"gfx{m.group(1)}" if m else arch
+    parts = _split_arch(arch)
+    return f"gfx{parts[0]}" if parts else base_arch(arch)
 
 
-def choose_fallback(requested: str, known: Sequence[str]) -> str | None:
-    """The arch to use when ``requested`` is unknown: the best known one of the same family."""
+def arch_families(known: Sequence[str]) -> list[str]:
+    """The GPU families among ``known`` archs, oldest first (gfx8, gfx9, gfx10, ...)."""
+    fams = {arch_family(a) for a in known if _ARCH_RE.match(a)}
+    return sorted(fams, key=lambda f: int(f[3:]) if f[3:].isdigit() else -1)
+
+
+def choose_fallback(
+    requested: str, known: Sequence[str], compiler: str = "the compiler"
+) -> str | None:
+    """The arch to use when ``requested`` is unknown: the best known one of the same family.
+
+    None when ``known`` is empty; UnknownArchFamilyError when no known arch is of that family.
+    """
     known_set = {a for a in known if _ARCH_RE.match(a)}
     if not known_set:
         return None
@@ -160,10 +206,10 @@ def choose_fallback(requested: str, known: Sequence[str]) -> str | None:
         if arch in known_set and arch_key(arch) <= arch_key(requested):
             return arch
     same = sorted((a for a in known_set if arch_family(a) == family), key=arch_key, reverse=True)
+    if not same:
+        raise UnknownArchFamilyError(requested, compiler, arch_families(known_set))
     older = [a for a in same if arch_key(a) <= arch_key(requested)]
-    if older or same:
-        return (older or same)[0]
-    return sorted(known_set, key=arch_key, reverse=True)[0]
+    return (older or same)[0]
 
 
 @functools.lru_cache(maxsize=32)
@@ -268,7 +314,7 @@ def hipcc_toolchain(hipcc: str, arch: str, env: Mapping[str, str]) -> Toolchain:
         tc.clang_version, tc.resource_dir, tc.known_archs = clang_info(backend)
     if ok:
         return tc
-    fallback = choose_fallback(arch, tc.known_archs) if tc.known_archs else None
+    fallback = choose_fallback(arch, tc.known_archs, hipcc) if tc.known_archs else None
     if fallback and fallback != arch:
         ok2, out2, _ = _hipcc_probe(hipcc, fallback, env)
         if ok2:
@@ -377,7 +423,7 @@ def clang_toolchain(
         raise ToolchainError(
             "no clang with the AMDGPU target found (tried " + ", ".join(clangs) + ")"
         )
-    fallback = choose_fallback(arch, best.known_archs)
+    fallback = choose_fallback(arch, best.known_archs, best.compiler or "clang")
     if fallback is None:
         raise ToolchainError(f"{best.compiler} knows no AMD GPU arch")
     best.arch = fallback
@@ -411,12 +457,15 @@ def discover(
     if kind == "libclang":
         return _libclang(env, arch, hip_include, rocm_path, reason=None)
     errors: list[str] = []
+    family_errors: list[UnknownArchFamilyError] = []
     candidates: list[Toolchain] = []
     if kind in ("auto", "clang"):
         try:
             candidates.append(
                 clang_toolchain(env, arch, hip_include=hip_include, rocm_path=rocm_path)
             )
+        except UnknownArchFamilyError as exc:
+            family_errors.append(exc)
         except ToolchainError as exc:
             errors.append(f"clang: {exc}")
     if kind in ("auto", "hipcc"):
@@ -433,6 +482,8 @@ def discover(
         else:
             try:
                 candidates.append(hipcc_toolchain(hipcc, arch, env))
+            except UnknownArchFamilyError as exc:
+                family_errors.append(exc)
             except ToolchainError as exc:
                 errors.append(f"hipcc: {exc}")
     if candidates:
@@ -447,6 +498,16 @@ def discover(
                 "were found for it: give --hip-include or --rocm-path"
             )
         return chosen
+    if family_errors:
+        # The compilers exist but none knows the family: a usage error, not a reason to
+        # quietly fall back to a syntax-only check.
+        if len(family_errors) == 1:
+            raise family_errors[0]
+        first = family_errors[0]
+        families = sorted({f for e in family_errors for f in e.families}, key=lambda f: int(f[3:]))
+        raise UnknownArchFamilyError(
+            first.arch, " or ".join(e.compiler for e in family_errors), families
+        )
     if kind != "auto":
         raise ToolchainError("; ".join(errors))
     return _libclang(
