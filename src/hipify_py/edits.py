@@ -8,7 +8,7 @@ list.  Two edits that touch the same bytes are a bug in a rule and raise ``EditC
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -107,13 +107,3 @@ class LineIndex:
         start = self._starts[line - 1]
         end = self._starts[line] - 1 if line < len(self._starts) else self._len
         return start, end
-
-
-def edited_lines(edits: Sequence[Edit], lines: LineIndex) -> set[int]:
-    """1-based original line numbers touched by any edit (for 'changed lines' statistics)."""
-    touched: set[int] = set()
-    for edit in edits:
-        first = lines.position(edit.start)[0]
-        last = lines.position(max(edit.start, edit.end - 1))[0]
-        touched.update(range(first, last + 1))
-    return touched

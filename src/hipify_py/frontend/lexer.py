@@ -82,21 +82,14 @@ class Lexed(NamedTuple):
     directives: list[int]  # indices in ``tokens`` of each preprocessor line's '#'
 
 
-def tokenize(text: str, *, keep_comments: bool = False) -> list[Token]:
-    """Split ``text`` into tokens; whitespace and (unless asked) comments are dropped.
+def lex(text: str) -> Lexed:
+    """Split ``text`` into tokens in one pass (whitespace dropped, comments kept apart), and
+    index identifiers and directives on the way.
 
     Preprocessor lines are marked: the ``#`` becomes a DIRECTIVE token and every token up to
-    the end of the logical line carries ``in_directive=True`` so rules can tell a macro body
+    the end of the logical line carries ``in_directive=True``, so rules can tell a macro body
     or an ``#include`` apart from ordinary code.
     """
-    lexed = lex(text)
-    if not keep_comments:
-        return lexed.tokens
-    return sorted(lexed.tokens + lexed.comments, key=lambda t: t.start)
-
-
-def lex(text: str) -> Lexed:
-    """The single pass behind ``tokenize``, also building the identifier and directive indexes."""
     tokens: list[Token] = []
     comments: list[Token] = []
     identifiers: dict[str, list[int]] = {}

@@ -130,10 +130,6 @@ class Func:
         return bool(self.specifiers & {"__global__", "__device__"})
 
     @property
-    def is_kernel(self) -> bool:
-        return "__global__" in self.specifiers
-
-    @property
     def is_host(self) -> bool:
         return not self.is_device or "__host__" in self.specifiers
 
@@ -218,22 +214,6 @@ def function_at(unit: Unit, index: int) -> Func | None:
     if k >= 0 and funcs[k].open < index < funcs[k].close:
         return funcs[k]
     return None
-
-
-def token_index(unit: Unit, offset: int) -> int:
-    """Index of the first token starting at or after ``offset``."""
-    starts = _cached(unit, "_hz_starts", lambda: [t.start for t in unit.tokens])
-    return bisect.bisect_left(starts, offset)
-
-
-def tokens_between(unit: Unit, start: int, end: int) -> list[Token]:
-    i = token_index(unit, start)
-    out = []
-    toks = unit.tokens
-    while i < len(toks) and toks[i].start < end:
-        out.append(toks[i])
-        i += 1
-    return out
 
 
 _NOT_TYPES = frozenset(
@@ -424,37 +404,6 @@ def operand_before(tokens: Sequence[Token], op: int) -> tuple[int, int] | None:
             break
         break
     return None if first is None else (first, op)
-
-
-def operand_after(tokens: Sequence[Token], op: int) -> tuple[int, int] | None:
-    """Token range (op, last] of the primary/postfix expression right of operator ``op``."""
-    j = op + 1
-    n = len(tokens)
-    last = None
-    while j < n:
-        t = tokens[j]
-        if t.text == "(":
-            k = match(tokens, j)
-            if k is None:
-                return None
-            last = k
-            j = k + 1
-        elif t.kind in (Kind.IDENT, Kind.NUMBER):
-            last = j
-            j += 1
-        else:
-            break
-        if j < n and tokens[j].text in (".", "->", "::"):
-            j += 1
-            continue
-        if j < n and tokens[j].text in ("(", "["):
-            k = match(tokens, j)
-            if k is None:
-                return None
-            last = k
-            j = k + 1
-        break
-    return None if last is None else (op + 1, last + 1)
 
 
 def int_value(text: str) -> int | None:

@@ -47,12 +47,6 @@ _NARROW_TYPE = re.compile(
 )
 
 
-def _ballot_calls(ast, cursor):
-    for c in ast.walk(cursor):
-        if c.kind.name == "CALL_EXPR" and c.spelling in BALLOTS:
-            yield c
-
-
 _TYPE_WORDS = frozenset(
     {
         "unsigned",

@@ -59,7 +59,6 @@ SECTION_RE = re.compile(r"^##\s+\*\*\s*\d+\.\s*(.+?)\s*\*\*\s*$")
 ROW_RE = re.compile(r"^\|`([^`]+)`\|")
 HINT_RE = re.compile(r'\{\s*"([^"]+)"\s*,\s*\{\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*(CONV_[A-Z_]+)')
 HINT_FILE_RE = re.compile(r"CUDA2HIP_.*(API_(functions|types)|Device_(functions|types))\.cpp$")
-VERSION_COLS = ("added", "deprecated", "changed", "removed")
 
 
 @dataclass

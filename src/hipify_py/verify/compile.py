@@ -15,7 +15,6 @@ from pathlib import Path
 from .toolchain import Toolchain, hipcc_env
 
 TU_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".c++")
-HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc")
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "build", ".venv", "venv", "node_modules"}
 
 _DIAG = re.compile(
