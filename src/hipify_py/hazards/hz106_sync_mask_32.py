@@ -91,39 +91,25 @@ def check(unit, ctx):
         if len(arg) == 1 and arg[0].kind is Kind.NUMBER:
             tok = arg[0]
             value = int_value(tok.text)
-            if value == 0xFFFFFFFF and is_64bit_literal(tok.text):
-                fix = Fix(
-                    (Edit(tok.start, tok.end, FULL64, "fix:HZ106"),),
-                    f"use the 64-bit full mask {FULL64}",
-                    safe=True,
-                )
-                yield finding(
-                    unit,
-                    "HZ106",
-                    tok.start,
-                    tok.end,
-                    f"mask `{tok.text}` passed to {where} names only lanes 0-31 of a "
-                    f"64-lane wavefront; the full mask is {FULL64}",
-                    fix,
-                )
-                continue
-            if is_64bit_literal(tok.text):
-                continue
             if value == 0xFFFFFFFF:
+                if is_64bit_literal(tok.text):  # 0xffffffffULL: a 64-bit type, 32 lanes
+                    message = (
+                        f"mask `{tok.text}` passed to {where} names only lanes 0-31 of a "
+                        f"64-lane wavefront; the full mask is {FULL64}"
+                    )
+                else:
+                    message = (
+                        f"32-bit full mask `{tok.text}` passed to {where}: HIP needs a "
+                        f"64-bit mask ({FULL64})"
+                    )
                 fix = Fix(
                     (Edit(tok.start, tok.end, FULL64, "fix:HZ106"),),
                     f"use the 64-bit full mask {FULL64}",
                     safe=True,
                 )
-                yield finding(
-                    unit,
-                    "HZ106",
-                    tok.start,
-                    tok.end,
-                    f"32-bit full mask `{tok.text}` passed to {where}: HIP needs a "
-                    f"64-bit mask ({FULL64})",
-                    fix,
-                )
+                yield finding(unit, "HZ106", tok.start, tok.end, message, fix)
+            elif is_64bit_literal(tok.text):
+                continue
             else:
                 yield finding(
                     unit,

@@ -238,6 +238,16 @@ def _finish(
     )
 
 
+def _discover(options: VerifyOptions) -> Toolchain:
+    return discover(
+        options.arch,
+        options.toolchain,
+        env=options.env,
+        rocm_path=options.rocm_path,
+        hip_include=options.hip_include,
+    )
+
+
 def verify_paths(
     paths: Sequence[str | os.PathLike],
     options: VerifyOptions,
@@ -250,13 +260,7 @@ def verify_paths(
     re-convert CUDA sources under ``options.cuda_root`` for the exact error map.
     """
     start = time.monotonic()
-    tc = toolchain or discover(
-        options.arch,
-        options.toolchain,
-        env=options.env,
-        rocm_path=options.rocm_path,
-        hip_include=options.hip_include,
-    )
+    tc = toolchain or _discover(options)
     report = VerifyReport(tc, options.mode)
     sources = collect_sources(paths)
     cdb = CompileDatabase(options.build_path) if options.build_path else None
@@ -328,13 +332,7 @@ def verify_results(
     """
     options = options or VerifyOptions()
     start = time.monotonic()
-    tc = toolchain or discover(
-        options.arch,
-        options.toolchain,
-        env=options.env,
-        rocm_path=options.rocm_path,
-        hip_include=options.hip_include,
-    )
+    tc = toolchain or _discover(options)
     report = VerifyReport(tc, options.mode)
     results = [r for r in results]
     written = {os.fspath(k): os.fspath(v) for k, v in (written or {}).items()}
