@@ -10,6 +10,7 @@ import difflib
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -20,7 +21,14 @@ from ..config import CONFIG_NAME, Config, ConfigFileError, matches_rule, split_i
 from ..findings import Severity
 from ..report.findings_common import CheckReport
 from ..rules import load_rules
-from .common import ConfigError, build_options_context, common_options
+from .common import (
+    ConfigError,
+    build_options_context,
+    common_options,
+    conversion_flags,
+    selection_options,
+    write_or_fail,
+)
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 STALE_RULE = "HZ001"
@@ -143,8 +151,6 @@ def _first_difference(expected: str, actual: str) -> tuple[int, str]:
 @click.option(
     "--annotate", is_flag=True, help="With --in-sync: the tree was converted with --annotate."
 )
-@click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB.")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
 @click.option(
     "--config",
     "config_path",
@@ -152,13 +158,7 @@ def _first_difference(expected: str, actual: str) -> tuple[int, str]:
     help=f"Project config (default: the nearest {CONFIG_NAME}).",
 )
 @click.option("--no-config", is_flag=True, help=f"Ignore {CONFIG_NAME} files.")
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=0),
-    default=0,
-    help="Worker processes (0: one per core).",
-)
+@selection_options
 @common_options
 def check(
     paths,
@@ -220,9 +220,9 @@ def check(
         raise ConfigError(str(exc)) from None
 
     # The same Options `convert` builds from these flags, so --in-sync reproduces its output.
-    options_kw = dict(
+    options_kw = conversion_flags(
         launch_syntax=launch_syntax,
-        fix=fix or unsafe_fixes,
+        fix=fix,
         unsafe_fixes=unsafe_fixes,
         annotate=annotate,
         keep_names=keep_names,
@@ -261,7 +261,7 @@ def check(
 
     if write_baseline:
         text = findings_baseline.dump(report, write_baseline)
-        _write_or_fail(write_baseline, lambda: write_baseline.write_text(text, encoding="utf-8"))
+        write_or_fail(write_baseline, lambda: write_baseline.write_text(text, encoding="utf-8"))
         click.echo(
             f"hipify-py: recorded {len(report.findings)} finding(s) in {write_baseline}", err=True
         )
@@ -318,8 +318,6 @@ def run_check(
             continue
         report.files_checked += 1
         report.sources[shown] = result.original
-        from dataclasses import replace
-
         report.findings += [replace(f, path=shown) for f in result.findings]
         if outcome.status == "failed":
             report.failures.append((shown, outcome.message))
@@ -354,14 +352,6 @@ def render(report, fmt: str) -> str | None:
     }.get(fmt, lambda r: None)(report)
 
 
-def _write_or_fail(path: Path, write) -> None:
-    """Run ``write()``; an OSError becomes the one-line ``cannot write PATH: reason`` (exit 1)."""
-    try:
-        write()
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
 def _emit(report, fmt: str, output: Path | None) -> None:
     text = render(report, fmt)
     if text is None:
@@ -373,11 +363,11 @@ def _emit(report, fmt: str, output: Path | None) -> None:
                 with output.open("w", encoding="utf-8") as fh:
                     findings_text.render(report, Console(file=fh, no_color=True, width=120))
 
-            _write_or_fail(output, write_text_report)
+            write_or_fail(output, write_text_report)
         else:
             findings_text.render(report, Console())
         return
     if output is not None:
-        _write_or_fail(output, lambda: output.write_text(text, encoding="utf-8"))
+        write_or_fail(output, lambda: output.write_text(text, encoding="utf-8"))
     else:
         click.echo(text, nl=False)

@@ -100,6 +100,58 @@ def common_options(func: Callable) -> Callable:
     return func
 
 
+def selection_options(func: Callable) -> Callable:
+    """--include/--exclude/-j, shared by the commands that walk a tree (convert, check)."""
+    decorators = [
+        click.option(
+            "--include",
+            "include",
+            multiple=True,
+            metavar="GLOB",
+            help="Only look at files matching GLOB (repeatable).",
+        ),
+        click.option(
+            "--exclude",
+            "exclude",
+            multiple=True,
+            metavar="GLOB",
+            help="Skip files matching GLOB (repeatable).",
+        ),
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(0),
+            default=0,
+            help="Parallel processes (default: all cores).",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def conversion_flags(
+    *, launch_syntax: str, fix: bool, unsafe_fixes: bool, annotate: bool, keep_names: bool
+) -> dict[str, Any]:
+    """The Options fields that shape convert's output; ``check --in-sync`` uses the same
+    mapping, so it reproduces exactly what convert wrote."""
+    return dict(
+        launch_syntax=launch_syntax,
+        fix=fix or unsafe_fixes,
+        unsafe_fixes=unsafe_fixes,
+        annotate=annotate,
+        keep_names=keep_names,
+    )
+
+
+def write_or_fail(path: Path, write: Callable[[], object]) -> None:
+    """Run ``write()``; an OSError becomes the one-line ``cannot write PATH: reason`` (exit 1)."""
+    try:
+        write()
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """click callback: ``--arch`` must look like an AMD GPU name (gfx942, gfx90a:xnack+)."""
     from ..verify.toolchain import arch_name_error

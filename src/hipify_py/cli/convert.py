@@ -27,7 +27,15 @@ from ..discover import (
 from ..report.diff import print_diff, unified_diff
 from ..report.summary import Summary
 from ..runner import Outcome, run
-from .common import ConfigError, build_options_context, check_arch, common_options
+from .common import (
+    ConfigError,
+    build_options_context,
+    check_arch,
+    common_options,
+    conversion_flags,
+    selection_options,
+    write_or_fail,
+)
 
 BACKUP_SUFFIX = ".prehip"
 
@@ -60,27 +68,7 @@ BACKUP_SUFFIX = ".prehip"
     help="With --dry-run: save the diff to FILE instead of printing it.",
 )
 @click.option("--keep-names", is_flag=True, help="Keep .cu names instead of renaming to .hip.")
-@click.option(
-    "--include",
-    "include",
-    multiple=True,
-    metavar="GLOB",
-    help="Only look at files matching GLOB (repeatable).",
-)
-@click.option(
-    "--exclude",
-    "exclude",
-    multiple=True,
-    metavar="GLOB",
-    help="Skip files matching GLOB (repeatable).",
-)
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(0),
-    default=0,
-    help="Parallel processes (default: all cores).",
-)
+@selection_options
 @click.option(
     "--launch-syntax",
     type=click.Choice(["hip", "cuda"]),
@@ -178,9 +166,9 @@ def convert(
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
         raise click.UsageError(f"--out-dir {out_dir} exists and is not a directory")
 
-    options_kw = dict(
+    options_kw = conversion_flags(
         launch_syntax=launch_syntax,
-        fix=fix or unsafe_fixes,
+        fix=fix,
         unsafe_fixes=unsafe_fixes,
         annotate=annotate,
         keep_names=keep_names or in_place,
@@ -240,7 +228,7 @@ def convert(
     if dry_run:
         diff = "".join(diff_chunks)
         if diff_file:
-            _write_report(diff_file, diff)
+            write_or_fail(diff_file, lambda: diff_file.write_text(diff, encoding="utf-8"))
         elif diff:
             print_diff(out, diff)
     if json_file:
@@ -248,7 +236,7 @@ def convert(
         if str(json_file) == "-":
             click.echo(data)
         else:
-            _write_report(json_file, data + "\n")
+            write_or_fail(json_file, lambda: json_file.write_text(data + "\n", encoding="utf-8"))
     if quiet:
         summary.render_failures(err)
     else:
@@ -396,13 +384,6 @@ def _emit(
     else:  # unchanged, not CUDA, binary or failed: byte-identical copy
         _copy(cand.path, target)
     summary.written.append(str(target))
-
-
-def _write_report(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _copy(source: Path, target: Path) -> None:
