@@ -18,6 +18,13 @@ HIP7_CANDIDATES = (
     str(Path.home() / ".cache" / "hipify-py" / "hip-7.1" / "include"),
     "/tmp/setup/H/triton/backends/amd/include",
 )
+# ROCm 7.2.4 headers + libraries + device libs (../shared/tools/get-hip-headers.sh DEST -> DEST/usr)
+ROCM7_CANDIDATES = (
+    os.environ.get("HIPIFY_PY_ROCM7", ""),
+    str(Path.home() / ".cache" / "hipify-py" / "rocm-7.2.4" / "usr"),
+)
+# the read-only shared/ folder laid beside the repository (reference tables, tools, bench)
+SHARED = Path(__file__).resolve().parents[2] / "shared"
 NVIDIA_ROOTS = (
     os.environ.get("HIPIFY_PY_NVIDIA_ROOT", ""),  # holds <lib>/include or nvidia/<lib>/include
     str(Path.home() / ".cache" / "hipify-py" / "nvidia"),
@@ -50,6 +57,16 @@ def hip7_include() -> str:
         if cand and (Path(cand) / "hip" / "hip_runtime.h").is_file():
             return cand
     missing("HIP 7.1 headers not found (set HIPIFY_PY_HIP7_INCLUDE or run .ci/run)")
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="session")
+def rocm7() -> Path:
+    """The ROCm 7.2.4 ``usr`` dir: include/{hip,hipblas,...} and the gfx942 device libraries."""
+    for cand in ROCM7_CANDIDATES:
+        if cand and (Path(cand) / "include" / "hip" / "hip_runtime.h").is_file():
+            return Path(cand)
+    missing("ROCm 7.2.4 headers not found (set HIPIFY_PY_ROCM7 or run .ci/run)")
     raise AssertionError("unreachable")
 
 
