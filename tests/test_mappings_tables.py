@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import SHARED, missing
 from hipify_py.cli.mappings import mappings
 from hipify_py.context import Options
 from hipify_py.mappings import (
@@ -22,8 +23,6 @@ from hipify_py.mappings import (
 )
 from hipify_py.mappings import load as load_mod
 from hipify_py.mappings.user import find_project_mapping_files
-
-from conftest import SHARED, missing
 
 TABLES = SHARED / "reference" / "hipify-tables"
 OVERRIDE_SOURCES = {"warp_sync.yaml"}  # documented overrides of table rows
