@@ -33,7 +33,7 @@ void f(S s) {
 
 
 def test_hz301_experimental_only_without_flag():
-    src = "void f(void* e, unsigned long long* fl) { cudaGraphExecGetFlags(e, fl); }\n"
+    src = "void f(int* s, void* fn, void* c) { cudaOccupancyMaxPotentialClusterSize(s, fn, c); }\n"
     (f,) = only("HZ301", src)
     assert f.severity.value == "info" and "--experimental" in f.message
     assert only("HZ301", src, experimental=True) == []
