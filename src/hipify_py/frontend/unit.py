@@ -38,8 +38,11 @@ class Unit:
 
     @cached_property
     def newline(self) -> str:
-        """The file's line ending, for text a rule inserts."""
-        return "\r\n" if "\r\n" in self.text else "\n"
+        """The file's line ending, for text a rule inserts (CRLF, LF, or CR alone)."""
+        text = self.text
+        if "\r\n" in text:
+            return "\r\n"
+        return "\r" if "\r" in text and "\n" not in text else "\n"
 
     @cached_property
     def lines(self) -> LineIndex:

@@ -22,6 +22,23 @@ RULE = "launch"
 
 def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool] | None:
     """(index of the first token of the kernel expression before ``<<<``, is_template)."""
+    head = _kernel_name_start(tokens, chevron)
+    if head is None or not _one_line_group(tokens, head[0], chevron):
+        return None
+    return head
+
+
+def _one_line_group(tokens: Sequence[Token], first: int, last: int) -> bool:
+    """True when tokens[first..last] are all code, or all on one preprocessor line: a launch
+    never takes its kernel name from an ``#include <...>`` or a macro on an earlier line."""
+    if tokens[first].in_directive != tokens[last].in_directive:
+        return False
+    return not tokens[last].in_directive or not any(
+        tokens[k].kind is Kind.DIRECTIVE for k in range(first + 1, last + 1)
+    )
+
+
+def _kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool] | None:
     i = chevron - 1
     if i < 0:
         return None
