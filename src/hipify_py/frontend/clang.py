@@ -1,25 +1,27 @@
 """Parse one translation unit with libclang, hermetically unless the user gave real flags.
 
-Hermetic mode blanks every ``#include`` line to spaces (offsets stay exact) and feeds the stub
-from ``stub.py`` as a forced include, so no CUDA SDK, clang install or resource directory is
-needed.  With ``-I``/``-D``/``--cuda-path``/compile_commands.json flags the user's includes are
-kept.  Parse problems never stop a conversion: they become ``diagnostics`` the report shows.
+Hermetic mode blanks everything that can open a file (``hermetic.py``; offsets stay exact) and
+feeds the stub from ``stub.py`` as a forced include, so no CUDA SDK, clang install or resource
+directory is needed, and nothing on disk is read.  With ``-I``/``--cuda-path``/
+compile_commands.json flags the user's includes are kept, except those naming something that
+is not a regular file.  Parse problems never stop a conversion: they become ``diagnostics``
+the report shows.
 """
 
 from __future__ import annotations
 
 import ctypes
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import clang.cindex as ci
 
 from ..mappings import MappingIndex
+from .hermetic import blank_file_access, blank_special_includes
+from .lexer import Lexed
 from .stub import stub_for
 
 STUB_NAME = "/__hipify_py__/stub.h"
-_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*(?:include|include_next|import)\b[^\n]*", re.M)
 _index: ci.Index | None = None
 
 
@@ -134,11 +136,6 @@ def _skipped_range_api():  # noqa: ANN202 - a ctypes library handle
     return _range_api or None
 
 
-def blank_includes(text: str) -> str:
-    """Replace each #include line by spaces of the same length (offsets unchanged)."""
-    return _INCLUDE_LINE.sub(lambda m: " " * len(m.group(0)), text)
-
-
 def parse(
     text: str,
     filename: str,
@@ -147,9 +144,14 @@ def parse(
     *,
     hermetic: bool = True,
     args: Sequence[str] = (),
+    lexed: Lexed | None = None,
 ) -> Ast:
     """Parse ``text`` as CUDA; raises only if libclang itself cannot load or parse."""
-    source = blank_includes(text) if hermetic else text
+    if hermetic:
+        source = blank_file_access(text, lexed)
+    else:
+        dirs = [a[2:] for a in args if a.startswith("-I") and len(a) > 2]
+        source = blank_special_includes(text, filename, dirs)
     stub = stub_for(names, mappings)
     clang_args = [
         "-x",

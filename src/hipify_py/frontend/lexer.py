@@ -47,11 +47,12 @@ class Token(NamedTuple):
 # Literals and comments are matched with possessive repeats where Python has them (3.11+): a
 # plain repeat of a group keeps a backtracking record per iteration, 100+ bytes of memory per
 # byte of a long literal.  The loops are unambiguous, so the match is the same either way.
-_POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
+POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
 _TOKEN_RE = re.compile(
     r"""
-    (?:[ \t\f\v]+|\\(?:\r\n?|\n))*@     # horizontal white space and line continuations, skipped
+    (?:[ \t\f\v\x00]+|\\(?:\r\n?|\n))*@  # horizontal white space (NUL too, as for clang) and
+                                         # line continuations, skipped
     (?:
       (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$"'])
     | (?P<nl>\r\n?|\n)
@@ -61,11 +62,11 @@ _TOKEN_RE = re.compile(
     | (?P<string>(?:u8|u|U|L)?"[^"\\\r\n]*@(?:\\(?:\r\n|.)[^"\\\r\n]*@)*@(?:"|(?=[\r\n])|\\?\Z))
     | (?P<char>(?:u8|u|U|L)?'[^'\\\r\n]*@(?:\\(?:\r\n|.)[^'\\\r\n]*@)*@(?:'|(?=[\r\n])|\\?\Z))
     | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*@)
-    | (?P<punct><<<|>>>|<<=|>>=|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=
-               |\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.)
+    | (?P<punct><<<|>>>|<<=|>>=|%:%:|%:|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\|
+               |\+=|-=|\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.)
     | (?P<end>\Z)
     )
-    """.replace("@", _POSSESSIVE),
+    """.replace("@", POSSESSIVE),
     re.VERBOSE | re.DOTALL,
 )
 
@@ -123,7 +124,7 @@ def lex(text: str) -> Lexed:
         elif group == "punct":
             start, end = m.span(group)
             value = text[start:end]
-            if at_line_start and value == "#":
+            if at_line_start and (value == "#" or value == "%:"):  # %: is a digraph of #
                 in_directive = True
                 directives.append(len(tokens))
                 append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))

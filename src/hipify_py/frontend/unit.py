@@ -93,6 +93,7 @@ class Unit:
                 self.mappings,
                 hermetic=self.hermetic,
                 args=self.clang_args,
+                lexed=self.lexed,
             )
         except Exception as exc:  # libclang load or parse failure: degrade to tokens only
             self._ast_error = f"{type(exc).__name__}: {exc}"
