@@ -73,7 +73,7 @@ def _parse_problems(unit: Unit) -> list[str]:
     --skip-inactive), because a parse costs more than the whole token-based translation.
     When nothing did, a token-level structure check decides whether to parse just to report.
     """
-    if "ast" not in unit.__dict__ and not _looks_broken(unit):
+    if "ast" not in unit.__dict__ and not unit.looks_broken:
         return []
     ast = unit.ast
     if ast is None:
@@ -85,27 +85,6 @@ def _parse_problems(unit: Unit) -> list[str]:
         where = f"line {unit.lines.position(diag.offset)[0]}: " if diag.offset >= 0 else ""
         problems.append(f"{where}{diag.message}")
     return problems
-
-
-def _looks_broken(unit: Unit) -> bool:
-    """Unbalanced bracket counts in code, or an unterminated literal or comment."""
-    text = unit.text
-    counts = {c: text.count(c) for c in "()[]{}"}
-    # brackets that are not code: inside literals, comments and preprocessor lines
-    string, char = Kind.STRING, Kind.CHAR
-    not_code = [t for t in unit.tokens if t.in_directive or t.kind is string or t.kind is char]
-    not_code += unit.comments
-    for tok in not_code:
-        kind = tok.kind
-        if kind is Kind.STRING or kind is Kind.CHAR:
-            if len(tok.text) < 2 or tok.text[-1] not in "\"')":
-                return True
-        elif kind is Kind.COMMENT:
-            if tok.text.startswith("/*") and not tok.text.endswith("*/"):
-                return True
-        for c in "()[]{}":
-            counts[c] -= tok.text.count(c)
-    return counts["("] != counts[")"] or counts["["] != counts["]"] or counts["{"] != counts["}"]
 
 
 _NOISE = (

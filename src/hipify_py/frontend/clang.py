@@ -11,6 +11,9 @@ the report shows.
 from __future__ import annotations
 
 import ctypes
+import faulthandler
+import os
+import signal
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -111,6 +114,41 @@ class Ast:
             sev = "fatal" if d.severity >= ci.Diagnostic.Fatal else "error"
             out.append(Diagnostic(sev, self.offset(d.location), d.spelling))
         return out
+
+
+def crash_of(text: str, filename: str, parse_args: dict) -> str | None:
+    """Parse (and walk) in a forked child first: why libclang died there, or None if it lived.
+
+    libclang crashes on some broken inputs (SIGSEGV, or a stack overflow its crash recovery
+    cannot catch), and a crash in our process would end the whole run.  The child does what
+    the rules will do (diagnostics, every cursor's kind and extent) and exits; only a file
+    that survives is parsed in this process.  Without ``fork`` the parse is not isolated.
+    """
+    if not hasattr(os, "fork"):
+        return None
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 0
+        faulthandler.disable()  # the parent reports the crash; no dump on its stderr
+        try:
+            signal.alarm(PARSE_SECONDS)  # a hang ends the child, not the run
+            ast = parse(text, filename, **parse_args)
+            ast.diagnostics  # noqa: B018 - evaluated for its side effect on libclang
+            for node in ast.walk():
+                node.kind, node.extent  # noqa: B018
+        except BaseException:
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGALRM:
+            return f"libclang took over {PARSE_SECONDS} s"
+        return f"libclang crashed ({signal.Signals(sig).name})"
+    return None
+
+
+PARSE_SECONDS = 60
 
 
 class _RangeList(ctypes.Structure):
