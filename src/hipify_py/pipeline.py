@@ -29,6 +29,8 @@ class FileResult:
     # "<pass>/<family>" -> count, e.g. "rename/runtime": 12, "launch": 2
     conversions: Counter = field(default_factory=Counter)
     parse_problems: list[str] = field(default_factory=list)
+    # rule passes that raised: their findings are missing, so a check must not pass
+    rule_errors: list[str] = field(default_factory=list)
     applied: Applied | None = None
     error: str | None = None  # set when the file could not be converted at all
 
@@ -144,6 +146,7 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     phases = ("rewrite", "hazard") if with_hazards else ("rewrite",)
     edits, findings, problems = run_rules(unit, ctx, phases)
     result = FileResult(path=path, original=text, text=text)
+    result.rule_errors = problems
     result.parse_problems = problems + _parse_problems(unit)
     if ctx.options.skip_inactive:
         edits = _outside_skipped(edits, unit)
@@ -182,11 +185,18 @@ def _outside_skipped(edits: list[Edit], unit: Unit) -> list[Edit]:
     return [e for e in edits if not any(s <= e.start < end for s, end in skipped)]
 
 
-def check_text(text: str, path: str, ctx: Context) -> list[Finding]:
-    """Hazards and unsupported APIs in one file, without converting it."""
+def check_result(text: str, path: str, ctx: Context) -> FileResult:
+    """Hazards and unsupported APIs in one file, without converting it, and the rule errors
+    that make the check incomplete."""
     ctx = for_file(ctx, text)
     unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
-    return run_rules(unit, ctx, ("rewrite", "hazard"))[1]
+    _, findings, problems = run_rules(unit, ctx, ("rewrite", "hazard"))
+    return FileResult(path, text, text, findings=findings, rule_errors=problems)
+
+
+def check_text(text: str, path: str, ctx: Context) -> list[Finding]:
+    """Hazards and unsupported APIs in one file, without converting it."""
+    return check_result(text, path, ctx).findings
 
 
 def _annotations(findings: list[Finding], unit: Unit, edits: list[Edit]) -> list[Edit]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .context import Context, Options
 from .discover import Candidate, is_cuda_source
-from .pipeline import FileResult, check_text, convert_text
+from .pipeline import FileResult, check_result, convert_text
 
 MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not parsed
 
@@ -62,10 +62,7 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
         return Outcome(candidate, "binary", message=f"not UTF-8 (byte {exc.start}); left unchanged")
     path = str(candidate.path)
     if mode == "check":
-        result = FileResult(
-            path=path, original=text, text=text, findings=check_text(text, path, ctx)
-        )
-        return Outcome(candidate, "unchanged", result)
+        return Outcome(candidate, "unchanged", check_result(text, path, ctx))
     result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
     if result.error:
         return Outcome(candidate, "failed", result, result.error)

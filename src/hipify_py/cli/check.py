@@ -319,8 +319,8 @@ def run_check(
         report.files_checked += 1
         report.sources[shown] = result.original
         report.findings += [replace(f, path=shown) for f in result.findings]
-        if outcome.status == "failed":
-            report.failures.append((shown, outcome.message))
+        if outcome.status == "failed" or result.rule_errors:
+            report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
             continue
         if hip_dir is None or cand.path.suffix == ".hip":
             continue
