@@ -38,6 +38,16 @@ class FileResult:
     def changed(self) -> bool:
         return self.text != self.original
 
+    @property
+    def printable_original(self) -> str:
+        """The input with bytes that were not UTF-8 shown as U+FFFD, for terminals and reports."""
+        return self.original.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+    @property
+    def data(self) -> bytes:
+        """The converted text as bytes: what was not UTF-8 in the input comes back as it was."""
+        return self.text.encode("utf-8", "surrogateescape")
+
 
 def _locate(finding: Finding, unit: Unit) -> Finding:
     line, col = unit.lines.position(finding.start)

@@ -55,11 +55,10 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
             f"limit {MAX_BYTES // (1024 * 1024)} MiB)",
         )
     if b"\0" in data[:8192]:
-        return Outcome(candidate, "binary", message="binary file left unchanged")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Outcome(candidate, "binary", message=f"not UTF-8 (byte {exc.start}); left unchanged")
+        # a CUDA source that is binary (or UTF-16) cannot be converted: a failure, not a copy
+        return Outcome(candidate, "failed", message="binary file (NUL bytes); cannot be converted")
+    # bytes that are not UTF-8 (a Latin-1 comment) pass through unchanged as lone surrogates
+    text = data.decode("utf-8", "surrogateescape")
     path = str(candidate.path)
     if mode == "check":
         return Outcome(candidate, "unchanged", check_result(text, path, ctx))
