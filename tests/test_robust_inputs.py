@@ -78,6 +78,9 @@ def test_unterminated_literal_before_continuations_is_one_token():
         "// note \\\n\\\n__global__ void k() {}\n",  # no include on a spliced comment line
         "#include <cuda.h>\r#include <cuda.h>\rint x;\rcudaMalloc(0,0);\r",
         "__global__ void k(int* p) {}\nvoid f() { cudaMemcpyToSymbol(k<<<1, 1>>>(p), 0, 0); }\n",
+        "a<<<b<<<1, 1>>>(x), 1>>>(y);\n",  # a launch inside a launch configuration
+        "a<<<1, 1>>>(x) <<<1, 1>>>(y);\n",  # a call's arguments are no kernel expression
+        '#include "x\rcudaMalloc.cu"\r',  # an include path ends at its line (header vs rename)
     ],
 )
 def test_rules_never_edit_the_same_bytes_and_converting_twice_is_once(src):

@@ -25,7 +25,9 @@ RUNTIME_API_HEADER = "hip/hip_runtime_api.h"
 # for --target-rocm 5.1 and older the top-level name is the one that exists.
 FIRST_SUBDIR_LAYOUT = (5, 2)
 MOVED_IN_5_2 = frozenset({"hipblas", "rocblas", "hipsparse", "rocsparse", "hipsolver", "hipblaslt"})
-_TARGET = re.compile(r'#\s*include(?:_next)?\s*(<([^>\n]*)>|"([^"\n]*)")')
+# on the directive's own line only: a path that ran on over a line break (or a lone CR) would
+# cover code the identifier pass renames
+_TARGET = re.compile(r'#[ \t]*include(?:_next)?[ \t]*(<([^>\r\n]*)>|"([^"\r\n]*)")')
 _DEVICE_WORDS = frozenset(
     {
         "__global__",

@@ -62,8 +62,27 @@ def _kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool
         return i, templated
     if tokens[i].text == ")" and not templated:  # (kernel_ptr)<<<...>>> or (*fp)<<<...>>>
         opening = match_backward(tokens, i)
-        return (opening, False) if opening is not None else None
+        if opening is None:
+            return None
+        if opening > 0 and _is_callee(tokens, opening - 1):
+            return None  # f(x)<<<...: the parentheses are a call's arguments, not a kernel
+        return opening, False
     return None
+
+
+def _is_callee(tokens: Sequence[Token], k: int) -> bool:
+    """True when tokens[k] ends an expression that the parenthesis after it would call."""
+    tok = tokens[k]
+    if tok.kind is Kind.IDENT:
+        return tok.text not in _STATEMENT_WORDS
+    if tok.text == ")":  # if (c) (*fp)<<<...>>>(): a condition, not a callee
+        opening = match_backward(tokens, k)
+        return opening is None or opening == 0 or tokens[opening - 1].text not in _CONDITIONS
+    return tok.text in ("]", ">", ">>", ">>>")
+
+
+_CONDITIONS = frozenset({"if", "while", "for", "switch"})
+_STATEMENT_WORDS = frozenset({"return", "else", "do", "case"})
 
 
 def _is_dim3(arg: Arg, tokens: Sequence[Token]) -> bool:
@@ -87,6 +106,8 @@ def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
             return None
         if tok.text == ">>>":
             return j
+        if tok.text == "<<<":
+            return None  # a launch inside a launch configuration: only the inner one is one
         if tok.kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
             k = match_forward(tokens, j)
             if k is None:
