@@ -99,15 +99,18 @@ def _is_dim3(arg: Arg, tokens: Sequence[Token]) -> bool:
 def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
     """Index of the ``>>>`` closing the launch configuration, skipping bracketed groups."""
     j = chevron + 1
+    nested = 0
     directive = tokens[chevron].in_directive
     while j < len(tokens):
         tok = tokens[j]
         if tok.in_directive != directive or tok.text in (";", "}"):
             return None
         if tok.text == ">>>":
-            return j
+            if nested == 0:
+                return j
+            nested -= 1
         if tok.text == "<<<":
-            return None  # a launch inside a launch configuration: only the inner one is one
+            nested += 1  # a launch inside the configuration (rewritten on its own)
         if tok.kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
             k = match_forward(tokens, j)
             if k is None:
