@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import resource
 import sys
 import tempfile
@@ -66,7 +67,11 @@ def _worker(conn: Connection) -> None:
     ctx = Context(Options(), load_index())
     with tempfile.TemporaryDirectory(prefix="hipify-fuzz-") as tmp:
         work = Path(tmp)
+        parent = os.getppid()
         while True:
+            while not conn.poll(2):
+                if os.getppid() != parent:  # the campaign was killed: do not live on
+                    return
             number = conn.recv()
             if number is None:
                 return
