@@ -649,6 +649,9 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
     expr = " ".join(parts)
     if not expr or not _ARITH.match(expr.replace("//", "/")):
         return None
+    shifts = zip(parts, parts[1:], strict=False)
+    if any(p == "<<" and not (n.isdigit() and int(n) <= 64) for p, n in shifts):
+        return None  # 1 << 1000000000 would build a gigantic integer
     try:
         value = eval(expr, {"__builtins__": {}}, {})  # digits and operators only
     except Exception:
