@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..findings import Finding, Fix
+from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_backward, match_forward, split_args
 from ..frontend.unit import Unit
@@ -547,8 +548,11 @@ def constants(unit: Unit) -> dict[str, int]:
 
     def make():
         toks = unit.tokens
+        inactive = inactive_in(unit)  # the HIP build's value of a per-platform constant
         out: dict[str, int] = {}
         for i, t in enumerate(toks[:-3]):
+            if t.start in inactive:
+                continue
             if (
                 t.kind is Kind.DIRECTIVE
                 and toks[i + 1].text == "define"
@@ -589,10 +593,12 @@ def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
 
     def make():
         toks = unit.tokens
+        inactive = inactive_in(unit)
         out: dict[str, tuple[int, int]] = {}
         for i, t in enumerate(toks[:-3]):
             if (
-                t.kind is Kind.DIRECTIVE
+                t.start not in inactive
+                and t.kind is Kind.DIRECTIVE
                 and toks[i + 1].text == "define"
                 and toks[i + 2].kind is Kind.IDENT
                 and unit.text[toks[i + 2].end : toks[i + 2].end + 1] != "("

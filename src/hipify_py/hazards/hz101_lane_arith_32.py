@@ -30,10 +30,22 @@ rewritten automatically.
 
 from __future__ import annotations
 
+import re
+
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import constants, finding, functions, int_value, operand_before, text_of, thread_taint
+from ._util import (
+    constants,
+    finding,
+    functions,
+    int_value,
+    one_per_line,
+    operand_before,
+    text_of,
+    thread_taint,
+)
+from .hz107_warp_size_constant import reported_names
 
 register_rule(
     "HZ101",
@@ -59,17 +71,27 @@ _PATTERNS = {
 def sites(unit):
     """(first token, last token + 1, text) of every 32-lane idiom on thread-derived data."""
     toks = unit.tokens
+    reported = reported_names(unit)
     out = []
     for func in functions(unit):
         taint = None
         for i in range(func.open + 1, func.close):
             t = toks[i]
-            if t.kind is not Kind.PUNCT or t.text not in _PATTERNS:
+            if t.kind is not Kind.PUNCT:
+                continue
+            if t.text in ("*", "<<"):
+                stride = _warp_stride(unit, i, reported)
+                if stride:
+                    out.append(stride)
+                continue
+            if t.text not in _PATTERNS:
                 continue
             nxt = toks[i + 1]
             if nxt.kind is Kind.NUMBER:
                 value = int_value(nxt.text)
             elif nxt.kind is Kind.IDENT:
+                if nxt.text in reported:
+                    continue  # HZ107 reports the definition: the one place to fix
                 value = constants(unit).get(nxt.text)  # WARP_SIZE, kWarp = 32
             else:
                 continue
@@ -98,7 +120,11 @@ def sites(unit):
                     hit = True  # blockDim.x / 32: a warp count
             if hit and any(x.text in ("<<", "|", "^") for x in toks[rng[0] : rng[1]]):
                 hit = False  # bit permutations (bank-conflict swizzles), not lane ids
-            if hit and (_bitset_idiom(toks, i, func) or _tile_column(toks, rng[0], i + 2)):
+            if hit and (
+                _bitset_idiom(toks, i, func)
+                or _tile_column(toks, rng[0], i + 2)
+                or _flat_tile_column(toks, rng[0], i + 2)
+            ):
                 hit = False
             if hit:
                 out.append((rng[0], i + 2, text_of(unit, rng[0], i + 2)))
@@ -134,15 +160,84 @@ def _tile_column(toks, first, end):
     )
 
 
+_WARP_ID = re.compile(r"^(?:n_?|num_?)?warps?(?:_?(?:id|idx|index|no|num))?$|^wid$", re.I)
+
+
+def _warp_stride(unit, i, reported):
+    """`warp_id * 32`, `32 * warp`, `nwarps << 5`: a per-warp stride of 32 elements."""
+    toks = unit.tokens
+    op = toks[i].text
+    left, right = toks[i - 1], toks[i + 1]
+    ends = (";", ",", ")", "]", "+", "-", "}")
+    pairs = []
+    if (
+        left.kind is Kind.IDENT
+        and right.kind is Kind.NUMBER
+        and toks[i - 2].text not in (".", "->")
+    ):
+        if toks[i + 2].text in ends:
+            pairs.append((left, right, i - 1, i + 2))
+    if op == "*" and left.kind is Kind.NUMBER and right.kind is Kind.IDENT:
+        if toks[i + 2].text in ends and toks[i - 2].text in ("=", "(", "[", "+", ",", "return"):
+            pairs.append((right, left, i - 1, i + 2))
+    for name, number, first, end in pairs:
+        want = 5 if op == "<<" else 32
+        if _WARP_ID.match(name.text) and int_value(number.text) == want:
+            return (first, end, text_of(unit, first, end))
+    return None
+
+
+def _flat_tile_column(toks, first, end):
+    """`tile[(row << 5) + (col & 31)]`: a row-major tile index whose column wraps at 32."""
+    k, depth = first - 1, 0
+    while k >= 0:
+        x = toks[k].text
+        if x in (")", "]"):
+            depth += 1
+        elif x in ("(", "["):
+            if depth == 0:
+                if x == "[":
+                    break
+            else:
+                depth -= 1
+        elif x in (";", "{", "}"):
+            return False
+        k -= 1
+    if k < 0:
+        return False
+    close = k
+    depth = 0
+    while close < len(toks):
+        x = toks[close].text
+        if x in ("(", "["):
+            depth += 1
+        elif x in (")", "]"):
+            depth -= 1
+            if depth == 0:
+                break
+        close += 1
+    inner = toks[k + 1 : close]
+    return any(
+        t.text in ("<<", "*")
+        and j + 1 < len(inner)
+        and int_value(inner[j + 1].text) in (5, 32, 33)
+        and k + 1 + j < first
+        for j, t in enumerate(inner)
+    )
+
+
 @hazard_pass("HZ101")
 def check(unit, ctx):
     toks = unit.tokens
-    for first, end, text in sites(unit):
-        yield finding(
-            unit,
-            "HZ101",
-            toks[first].start,
-            toks[end - 1].end,
-            f"`{text}` assumes 32-lane warps; MI300X (gfx942) wavefronts have 64 lanes "
-            f"(use warpSize or __lane_id())",
-        )
+    yield from one_per_line((_report(unit, toks, *site) for site in sites(unit)), unit)
+
+
+def _report(unit, toks, first, end, text):
+    return finding(
+        unit,
+        "HZ101",
+        toks[first].start,
+        toks[end - 1].end,
+        f"`{text}` assumes 32-lane warps; MI300X (gfx942) wavefronts have 64 lanes "
+        f"(use warpSize or __lane_id())",
+    )
