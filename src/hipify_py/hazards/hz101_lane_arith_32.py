@@ -36,6 +36,7 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import (
+    LANE_LIKE,
     constants,
     finding,
     functions,
@@ -74,6 +75,8 @@ def sites(unit):
     reported = reported_names(unit)
     out = []
     for func in functions(unit):
+        if _NOT_LANES.search(func.name):
+            continue  # checksums and hashes mix bits of the thread index on purpose
         taint = None
         for i in range(func.open + 1, func.close):
             t = toks[i]
@@ -122,6 +125,7 @@ def sites(unit):
                 hit = False  # bit permutations (bank-conflict swizzles), not lane ids
             if hit and (
                 _bitset_idiom(toks, i, func)
+                or _bit_index_variable(toks, i, func)
                 or _tile_column(toks, rng[0], i + 2)
                 or _flat_tile_column(toks, rng[0], i + 2)
             ):
@@ -147,6 +151,37 @@ def _bitset_idiom(toks, i, func):
         ):
             return True
     return False
+
+
+_NOT_LANES = re.compile(r"crc|hash|checksum|digest|murmur|fnv|xxh|philox|rng|random", re.I)
+_BIT_NAME = re.compile(
+    r"^(?:bits?|n_?bits|word|words|wrd|byte|bank|col|column|cols|shift|bit_?(?:pos|idx|index|off)"
+    r"|word_?(?:idx|index|off|offset|pos))$",
+    re.I,
+)
+
+
+def _bit_index_variable(toks, i, func):
+    """`int bit = i & 31;` / `word = i >> 5;`: the result names a bit or word of a bitset,
+    or is used as the shift amount of `1u << bit`."""
+    a = i
+    while a > func.open and toks[a - 1].text not in (";", "{", "}", "(", ","):
+        a -= 1
+    eq = next((k for k in range(a, i) if toks[k].text == "="), None)
+    if eq is None or toks[eq - 1].kind is not Kind.IDENT:
+        return False
+    name = toks[eq - 1].text
+    if _BIT_NAME.match(name) or _NOT_LANES.search(name):
+        return True
+    if LANE_LIKE.match(name) or "lane" in name.lower():
+        return False  # `1u << lane` is a lane mask (HZ108), the lane id stays a lane id
+    return any(
+        toks[k].text == name
+        and toks[k - 1].text in ("<<", "<<=")
+        and toks[k - 2].kind is Kind.NUMBER
+        and int_value(toks[k - 2].text) == 1
+        for k in range(i, func.close)
+    )
 
 
 def _tile_column(toks, first, end):
