@@ -542,14 +542,29 @@ _SIZEOF = {
 _ARITH = re.compile(r"^[0-9+\-*/%() <>]*$")
 
 
-def constants(unit: Unit) -> dict[str, int]:
-    """Integer constants the file defines: `#define N 128`, `constexpr int N = 128;`,
-    `const int N = 128;` (file-wide, first definition wins)."""
+def constant_at(unit: Unit, name: str, index: int) -> int | None:
+    """The value of integer constant ``name`` (`#define N 128`, `constexpr int N = 128;`,
+    `const int N = 128;`) as seen from token ``index``: a `constexpr`/`const`
+    declared earlier in the enclosing function, else the file-scope one.  A function-local
+    `constexpr int rows = 32;` in one kernel says nothing about `rows` in another."""
+    file_scope, local = _constant_tables(unit)
+    func = function_at(unit, index)
+    if func is not None:
+        best = None
+        for decl, value in local.get((func.open, name), ()):
+            if decl < index:
+                best = value
+        if best is not None or (func.open, name) in local:
+            return best
+    return file_scope.get(name)
 
+
+def _constant_tables(unit: Unit):
     def make():
         toks = unit.tokens
         inactive = inactive_in(unit)  # the HIP build's value of a per-platform constant
         out: dict[str, int] = {}
+        local: dict[tuple[int, str], list[tuple[int, int | None]]] = {}
         for i, t in enumerate(toks[:-3]):
             if t.start in inactive:
                 continue
@@ -573,17 +588,16 @@ def constants(unit: Unit) -> dict[str, int]:
                     j < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is Kind.IDENT
                 ):
                     j += 1
-                if (
-                    j + 3 < len(toks)
-                    and toks[j].kind is Kind.IDENT
-                    and toks[j + 1].text == "="
-                    and toks[j + 2].kind is Kind.NUMBER
-                    and toks[j + 3].text == ";"
-                ):
-                    v = int_value(toks[j + 2].text)
-                    if v is not None:
-                        out.setdefault(toks[j].text, v)
-        return out
+                if j + 3 >= len(toks) or toks[j].kind is not Kind.IDENT or toks[j + 1].text != "=":
+                    continue
+                literal = toks[j + 2].kind is Kind.NUMBER and toks[j + 3].text == ";"
+                v = int_value(toks[j + 2].text) if literal else None
+                func = function_at(unit, j)
+                if func is not None:  # a local constant (its value, or None if not a literal)
+                    local.setdefault((func.open, toks[j].text), []).append((j, v))
+                elif v is not None:
+                    out.setdefault(toks[j].text, v)
+        return out, local
 
     return _cached(unit, "_hz_constants", make)
 
@@ -616,7 +630,6 @@ def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
 def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
     """Value of a small integer expression (literals, known constants, sizeof(basic type))."""
     toks = unit.tokens
-    consts = constants(unit)
     parts: list[str] = []
     i = first
     while i < end:
@@ -637,8 +650,9 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
                 return None
             parts.append(str(v))
         elif t.kind is Kind.IDENT:
-            if t.text in consts:
-                parts.append(str(consts[t.text]))
+            value = constant_at(unit, t.text, i)
+            if value is not None:
+                parts.append(str(value))
             else:
                 rng = _define_ranges(unit).get(t.text)
                 value = evaluate(unit, *rng, _depth + 1) if rng and _depth < 8 else None
@@ -682,6 +696,13 @@ def cursor_at(unit: Unit, offset: int):
     return None if cur is None or cur.kind.is_invalid() else cur
 
 
+def _keyword_at(toks: Sequence[Token], k: int) -> int | None:
+    """Index of the if/for/while/switch keyword ending at token k (`if constexpr` too)."""
+    if toks[k].text == "constexpr" and k > 0 and toks[k - 1].text == "if":
+        return k - 1
+    return k if toks[k].text in ("if", "for", "while", "switch") else None
+
+
 def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int, int]]:
     """(keyword, first, end) token ranges of the conditions of the if/for/while/switch/do
     statements that enclose token ``i`` inside ``func``, innermost first."""
@@ -693,9 +714,10 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
         prev = toks[pos - 1]
         if prev.text == ")":
             o = match_back(toks, pos - 1)
-            if o is not None and o > 0 and toks[o - 1].text in ("if", "for", "while", "switch"):
-                out.append((toks[o - 1].text, o + 1, pos - 1))
-                return o - 1
+            kw = _keyword_at(toks, o - 1) if o is not None and o > 0 else None
+            if kw is not None:
+                out.append((toks[kw].text, o + 1, pos - 1))
+                return kw
         elif prev.text == "else":
             # the matching if: skip its then-branch backwards
             k = pos - 2
@@ -721,7 +743,7 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
     while s > func.open + 1 and toks[s - 1].text not in (";", "{", "}", "else", "do"):
         if toks[s - 1].text == ")":
             o = match_back(toks, s - 1)
-            if o is not None and o > 0 and toks[o - 1].text in ("if", "for", "while", "switch"):
+            if o is not None and o > 0 and _keyword_at(toks, o - 1) is not None:
                 break
         s -= 1
     pos = s

@@ -37,7 +37,8 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import (
     LANE_LIKE,
-    constants,
+    enclosing_conditions,
+    constant_at,
     finding,
     functions,
     int_value,
@@ -75,8 +76,8 @@ def sites(unit):
     reported = reported_names(unit)
     out = []
     for func in functions(unit):
-        if _NOT_LANES.search(func.name):
-            continue  # checksums and hashes mix bits of the thread index on purpose
+        if _NOT_LANES.search(func.name) or _uses_tiles_of_32(toks, func):
+            continue  # checksums mix bits of the thread index; tiles of 32 are 32 everywhere
         taint = None
         for i in range(func.open + 1, func.close):
             t = toks[i]
@@ -95,7 +96,7 @@ def sites(unit):
             elif nxt.kind is Kind.IDENT:
                 if nxt.text in reported:
                     continue  # HZ107 reports the definition: the one place to fix
-                value = constants(unit).get(nxt.text)  # WARP_SIZE, kWarp = 32
+                value = constant_at(unit, nxt.text, i + 1)  # WARP_SIZE, kWarp = 32
             else:
                 continue
             if value not in _PATTERNS[t.text]:
@@ -124,7 +125,10 @@ def sites(unit):
             if hit and any(x.text in ("<<", "|", "^") for x in toks[rng[0] : rng[1]]):
                 hit = False  # bit permutations (bank-conflict swizzles), not lane ids
             if hit and (
-                _bitset_idiom(toks, i, func)
+                _bit_twiddling(toks, i + 2, func)
+                or _index_in_data_block(toks, rng, func)
+                or _tile_shape_branch(unit, i, func)
+                or _bitset_idiom(toks, i, func)
                 or _bit_index_variable(toks, i, func)
                 or _tile_column(toks, rng[0], i + 2)
                 or _flat_tile_column(toks, rng[0], i + 2)
@@ -159,6 +163,66 @@ _BIT_NAME = re.compile(
     r"|word_?(?:idx|index|off|offset|pos))$",
     re.I,
 )
+
+
+def _index_in_data_block(toks, rng, func):
+    """`iqs % 32` where `iqs = i % QK8_1`: an index inside a block of data whose size is
+    another constant, not a lane id."""
+    first, end = rng
+    if end - first != 1 or toks[first].kind is not Kind.IDENT:
+        return False
+    name = toks[first].text
+    for k in range(func.open + 1, first):
+        if toks[k].text == name and toks[k + 1].text == "=" and toks[k - 1].text not in (".", "->"):
+            j = k + 2
+            while j < func.close and toks[j].text != ";":
+                j += 1
+            if j - 2 > k + 2 and toks[j - 2].text in ("%", "&"):
+                size = toks[j - 1]
+                if size.kind is Kind.IDENT and not _WARPISH.search(size.text):
+                    return True
+                if size.kind is Kind.NUMBER and int_value(size.text) not in (31, 32, 63, 64):
+                    return True
+    return False
+
+
+_WARPISH = re.compile(r"warp|wave|lane", re.I)
+
+
+def _tile_shape_branch(unit, i, func):
+    """`if constexpr (I == 32 && J == 4) return threadIdx.x % 32;`: the 32 is a tile side."""
+    toks = unit.tokens
+    for _kw, a, b in enclosing_conditions(unit, i, func):
+        for k in range(a, b - 1):
+            if toks[k].text == "==" and (
+                int_value(toks[k + 1].text) == 32 or int_value(toks[k - 1].text) == 32
+            ):
+                return True
+    return False
+
+
+def _uses_tiles_of_32(toks, func):
+    """The function works on `cg::tiled_partition<32>` tiles: groups of 32 threads on every
+    GPU, so `threadIdx.x / 32` is the tile index there, not a wavefront index."""
+    return any(
+        toks[k].text in ("tiled_partition", "thread_block_tile")
+        and toks[k + 1].text == "<"
+        and int_value(toks[k + 2].text) == 32
+        for k in range(func.open + 1, func.close - 2)
+    )
+
+
+def _bit_twiddling(toks, after, func):
+    """`(qh >> 5) & 0x1000`, `x |= (v >> 5) & m`: bits of data moved around, not a lane id."""
+    k = after
+    while k < func.close and toks[k].text == ")":
+        k += 1
+    if toks[k].text in ("&", "|", "^"):
+        return True
+    a = after
+    while a > func.open and toks[a - 1].text not in (";", "{", "}"):
+        a -= 1
+    return any(toks[m].text in ("|=", "^=", "&=") for m in range(a, after))
 
 
 def _bit_index_variable(toks, i, func):
