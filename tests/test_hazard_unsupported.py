@@ -116,8 +116,15 @@ def test_hz315_half2_members():
   float a = __half2float(h.x) + g.x + __low2float(h);
   d[0] = __floats2half2_rn(a, g.y);
 }"""
-    found = only("HZ315", src)
+    found = only("HZ315", src, target_rocm=(6, 4))
     assert [f.line for f in found] == [4] and "h.x" in found[0].message
+    assert only("HZ315", src) == []  # ROCm 7 declares `__half x, y` as CUDA does
+
+
+def test_hz315_names_are_scoped_to_their_function():
+    src = """__device__ float a(__half2 u) { return __low2float(u); }
+__device__ float b(float2 u) { return u.x + u.y; }"""
+    assert only("HZ315", src, target_rocm=(6, 4)) == []
 
 
 def test_rule_findings_name_the_construct():

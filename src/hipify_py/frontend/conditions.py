@@ -11,6 +11,7 @@ checked.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -48,6 +49,15 @@ HIP_BUILD: Mapping[str, object] = {
     "GGML_USE_HIPBLAS": 1,
     "GGML_USE_MUSA": UNDEFINED,
 }
+
+
+# Feature switches named after an NVIDIA architecture (ggml's TURING_MMA_AVAILABLE, a project's
+# HOPPER_TMA or NV_PTX_...) are defined from __CUDA_ARCH__ tests that HIP never passes: taken as
+# undefined in the HIP build unless a -D flag or a definition HIP compiles says otherwise.
+_NVIDIA_ONLY = re.compile(
+    r"(?:^|_)(?:VOLTA|TURING|AMPERE|ADA|HOPPER|BLACKWELL|PASCAL|MAXWELL|KEPLER|NVIDIA|PTX|"
+    r"CP_ASYNC|TMA|WGMMA|SM\d+)(?:_|$)"
+)
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,9 @@ def hip_inactive(
             frame[3] = line_end
         elif word == "endif" and stack:
             _close(stack.pop(), tokens[d].start, ranges)
+        elif word == "define" and here is False and body and body[0].text not in known:
+            # defined only where HIP never goes (so far): undefined for the HIP build
+            known[body[0].text] = UNDEFINED
         elif word in ("define", "undef") and here is not False:
             # a definition made in code HIP surely compiles becomes part of what is known
             if not body or body[0].kind is not Kind.IDENT:
@@ -161,10 +174,10 @@ def _literal(text: str) -> object:
 
 
 def _defined(name: str, known: Mapping[str, object]) -> bool | None:
-    value = known.get(name, None)
-    if name not in known or value is None:
-        return None
-    return value is not UNDEFINED
+    if name not in known:
+        return False if _NVIDIA_ONLY.search(name) else None
+    value = known[name]
+    return None if value is None else value is not UNDEFINED
 
 
 def _not(v: object) -> bool | None:
@@ -299,7 +312,7 @@ class _Parser:
             if x in ("true", "false"):
                 return int(x == "true")
             value = self.known.get(x)
-            if value is UNDEFINED:
+            if value is UNDEFINED or (x not in self.known and _NVIDIA_ONLY.search(x)):
                 return 0
             return value if isinstance(value, int) else None
         raise _Unknown

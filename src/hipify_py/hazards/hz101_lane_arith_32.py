@@ -37,8 +37,8 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import (
     LANE_LIKE,
-    enclosing_conditions,
     constant_at,
+    enclosing_conditions,
     finding,
     functions,
     int_value,
