@@ -52,11 +52,13 @@ HIP_BUILD: Mapping[str, object] = {
 
 
 # Feature switches named after an NVIDIA architecture (ggml's TURING_MMA_AVAILABLE, a project's
-# HOPPER_TMA or NV_PTX_...) are defined from __CUDA_ARCH__ tests that HIP never passes: taken as
-# undefined in the HIP build unless a -D flag or a definition HIP compiles says otherwise.
-_NVIDIA_ONLY = re.compile(
+# HOPPER_TMA or NV_PTX_...) are defined from __CUDA_ARCH__ tests that HIP never passes, and the
+# RDNA target macros (__gfx1100__) are not defined when compiling for Instinct (gfx9): both are
+# taken as undefined unless a -D flag or a definition HIP compiles says otherwise.
+_NOT_FOR_INSTINCT = re.compile(
     r"(?:^|_)(?:VOLTA|TURING|AMPERE|ADA|HOPPER|BLACKWELL|PASCAL|MAXWELL|KEPLER|NVIDIA|PTX|"
     r"CP_ASYNC|TMA|WGMMA|SM\d+)(?:_|$)"
+    r"|^__gfx1\d{3}__$"  # RDNA (wave32) targets: not compiled for an Instinct GPU
 )
 
 
@@ -175,7 +177,7 @@ def _literal(text: str) -> object:
 
 def _defined(name: str, known: Mapping[str, object]) -> bool | None:
     if name not in known:
-        return False if _NVIDIA_ONLY.search(name) else None
+        return False if _NOT_FOR_INSTINCT.search(name) else None
     value = known[name]
     return None if value is None else value is not UNDEFINED
 
@@ -312,7 +314,7 @@ class _Parser:
             if x in ("true", "false"):
                 return int(x == "true")
             value = self.known.get(x)
-            if value is UNDEFINED or (x not in self.known and _NVIDIA_ONLY.search(x)):
+            if value is UNDEFINED or (x not in self.known and _NOT_FOR_INSTINCT.search(x)):
                 return 0
             return value if isinstance(value, int) else None
         raise _Unknown

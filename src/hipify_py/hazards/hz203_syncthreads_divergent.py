@@ -108,14 +108,21 @@ def _dependent_name(toks, taint, kw, a, b):
     reset: set[str] = set()
     if kw == "for":
         init_end = next((k for k in range(a, b) if toks[k].text == ";"), b)
+        cond_end = next((k for k in range(init_end + 1, b) if toks[k].text == ";"), b)
         k = a
         while k < init_end:
             if toks[k].kind is Kind.IDENT and toks[k + 1].text == "=":
                 end = k + 2
                 while end < init_end and toks[end].text != ",":
                     end += 1
-                if taint.any(k + 2, end) is None:
+                start_taint = _tainted_names(toks, taint, k + 2, end)
+                if not start_taint or start_taint == _bound_taint(
+                    toks, taint, toks[k].text, init_end + 1, cond_end
+                ):
+                    # a uniform start, or start and bound shifted by the same thread term
+                    # (`t = base + tid; t < end + tid`): the trip count is block-uniform
                     reset.add(toks[k].text)
+                    reset |= start_taint
                 k = end
             k += 1
     for k in range(a, b):
@@ -123,6 +130,17 @@ def _dependent_name(toks, taint, kw, a, b):
             continue
         if taint.is_tainted(k):
             return toks[k].text
+    return None
+
+
+def _tainted_names(toks, taint, a, b) -> set[str]:
+    return {toks[k].text for k in range(a, b) if taint.is_tainted(k)}
+
+
+def _bound_taint(toks, taint, var, a, b) -> set[str] | None:
+    """Thread-dependent names of the bound in a `var < bound` condition."""
+    if b - a >= 3 and toks[a].text == var and toks[a + 1].text in ("<", "<=", ">", ">=", "!="):
+        return _tainted_names(toks, taint, a + 2, b)
     return None
 
 
