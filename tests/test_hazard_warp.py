@@ -289,3 +289,28 @@ def test_ast_positions_survive_non_ascii_text():
     (f,) = only("HZ105", src)
     assert src[f.start : f.end].startswith("unsigned m = __ballot_sync(")
     assert "unsigned long long m = __ballot_sync(" in fixed(src, unsafe_fixes=True)
+
+
+def test_hz105_per_platform_mask_typedef_resolves_to_the_hip_side():
+    src = """#ifdef __HIP_PLATFORM_AMD__
+typedef unsigned long long mask_t;
+#else
+typedef unsigned int mask_t;
+#endif
+__global__ void k(int* o) {
+  mask_t m = __ballot_sync(__activemask(), o[threadIdx.x] > 0);
+  o[0] = __popcll(m);
+}"""
+    assert only("HZ105", src) == []
+    narrow = src.replace("unsigned long long mask_t", "unsigned int mask_t")
+    assert [f.line for f in only("HZ105", narrow)] == [7]
+
+
+def test_hz108_sub_warp_and_wide_masks_are_not_reported():
+    src = """__global__ void k(unsigned long long* o, int lane) {
+  o[0] = (1ull << lane) - 1;
+  o[1] = (uint64_t)1 << lane;
+  o[2] = 1u << (lane_count % 8);
+}"""
+    assert only("HZ108", src) == []
+    assert len(only("HZ108", src.replace("1ull << lane", "1u << lane"))) == 1

@@ -64,7 +64,9 @@ _NOT_FOR_INSTINCT = re.compile(
 
 @dataclass(frozen=True)
 class Inactive:
-    """Character ranges ``[start, end)`` that the HIP/AMD build never compiles."""
+    """Character ranges ``[start, end)`` that the HIP/AMD build never compiles, and the
+    ``#if`` lines whose outcome it decides by itself (a version or architecture gate in
+    ``#if !defined(USE_ROCM) && CUDA_VERSION >= 12000`` is no hazard of the port)."""
 
     ranges: tuple[tuple[int, int], ...]
 
@@ -117,6 +119,8 @@ def hip_inactive(
                 cond = _defined(name, known)
                 cond = _not(cond) if word == "ifndef" else cond
             stack.append([here, cond, cond, line_end])
+            if word == "if" and cond is not None:
+                ranges.append((tokens[d].start, line_end))
         elif word in ("elif", "else", "elifdef", "elifndef") and stack:
             frame = stack[-1]
             _close(frame, tokens[d].start, ranges)
@@ -125,6 +129,8 @@ def hip_inactive(
                 cond: object = True
             elif word == "elif":
                 cond = _evaluate(body, known)
+                if cond is not None:
+                    ranges.append((tokens[d].start, line_end))
             else:
                 cond = _defined(body[0].text if body else "", known)
                 cond = _not(cond) if word == "elifndef" else cond

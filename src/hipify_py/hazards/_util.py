@@ -539,6 +539,55 @@ _SIZEOF = {
     "int4": 16,
     "double2": 16,
 }
+_WIDE_WORDS = frozenset({"uint64_t", "int64_t", "size_t", "uintptr_t", "intptr_t", "u64"})
+_NARROW_WORDS = frozenset({"uint32_t", "int32_t", "uint", "u32", "int", "unsigned", "short"})
+
+
+def type_size(unit: Unit, declared: str) -> int | None:
+    """Size in bytes of a declared integer type written as words (`unsigned long long`,
+    `uint32_t`, a `lane_mask_t` typedef), as the HIP/AMD build sees it: a typedef chosen per
+    platform resolves to its definition in code HIP compiles.  None when unknown."""
+    words = [w for w in declared.replace("*", " * ").split() if w not in ("const", "volatile")]
+    if not words or "*" in words:
+        return None
+    if words.count("long") == 2 or set(words) & _WIDE_WORDS:
+        return 8
+    if len(words) == 1 and words[0] not in _NARROW_WORDS:
+        target = _typedefs(unit).get(words[0])
+        return type_size(unit, target) if target and target != words[0] else None
+    if words.count("long") == 1:
+        return 8
+    if set(words) <= _NARROW_WORDS | {"signed"}:
+        return 2 if "short" in words else 4
+    return None
+
+
+def _typedefs(unit: Unit) -> dict[str, str]:
+    """`typedef T NAME;` / `using NAME = T;` outside the branches HIP never compiles."""
+
+    def make():
+        toks = unit.tokens
+        inactive = inactive_in(unit)
+        out: dict[str, str] = {}
+        for name in ("typedef", "using"):
+            for i in unit.identifier_positions.get(name, ()):
+                if toks[i].start in inactive:
+                    continue
+                j = i + 1
+                while j < len(toks) and toks[j].text not in (";", "{", "("):
+                    j += 1
+                if j >= len(toks) or toks[j].text != ";":
+                    continue
+                body = [t.text for t in toks[i + 1 : j]]
+                if name == "typedef" and len(body) >= 2:
+                    out.setdefault(body[-1], " ".join(body[:-1]))
+                elif name == "using" and len(body) >= 3 and body[1] == "=":
+                    out.setdefault(body[0], " ".join(body[2:]))
+        return out
+
+    return _cached(unit, "_hz_typedefs", make)
+
+
 _ARITH = re.compile(r"^[0-9+\-*/%() <>]*$")
 
 
