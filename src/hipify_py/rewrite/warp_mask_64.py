@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..context import Context
 from ..edits import Edit
+from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_forward, split_args
 from ..frontend.unit import Unit
@@ -147,10 +148,17 @@ def widened(text: str) -> str:
 
 
 def mask_sites(unit: Unit, ctx: Context) -> list[MaskSite]:
-    """Every 32-bit mask source reaching a ``*_sync`` intrinsic (cached on the unit)."""
+    """Every 32-bit mask source reaching a ``*_sync`` intrinsic (cached on the unit).
+
+    Code the HIP build never compiles (``#ifndef USE_ROCM``, the CUDA side of a platform test)
+    keeps its masks: they are CUDA's, and right there."""
     key = "_mask64_sites"
     if key not in unit.__dict__:
-        unit.__dict__[key] = _sites(unit, ctx) if needs_64bit(ctx) else []
+        sites = _sites(unit, ctx) if needs_64bit(ctx) else []
+        if sites:
+            inactive = inactive_in(unit)
+            sites = [s for s in sites if s.start not in inactive]
+        unit.__dict__[key] = sites
     return unit.__dict__[key]
 
 
