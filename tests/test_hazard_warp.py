@@ -421,3 +421,15 @@ __device__ float f(float v) { return __shfl_down_sync(0xffffffffffffffffULL, v, 
 """
     assert only("HZ106", src) == []
     assert "__shfl_down_sync(0xffffffff, v, 1)" in result(src).text
+
+
+def test_hz106_mask_from_a_header_is_reported_once_per_name():
+    src = """#include "masks.h"
+__device__ float f(float v) {
+  v += __shfl_down_sync(FULL_MASK, v, 1);
+  return v + __shfl_xor_sync(FULL_MASK, v, 2);
+}"""
+    (f,) = only("HZ106", src)
+    assert f.line == 3 and f.severity.value == "warning" and f.fix is None
+    assert "defined outside this file" in f.message
+    assert "FULL_MASK, v, 1" in result(src).text

@@ -109,11 +109,14 @@ def _finding(site: MaskSite) -> Finding:
             message += f" ({reasons}, so it is not changed)" if reasons else ""
             if site.edits:
                 fix = Fix(site.edits, "declare the mask as unsigned long long", safe=False)
-    else:
+    elif site.detail.startswith("declared"):
         message = (
             f"mask `{site.text}` passed to {where} is 32-bit ({site.detail}): "
             f"HIP needs a 64-bit mask (unsigned long long)"
         )
+    else:
+        severity = Severity.WARNING
+        message = f"mask `{site.text}` passed to {where} is {site.detail}: HIP needs a 64-bit mask"
     return Finding("HZ106", severity, site.start, site.end, message, fix)
 
 

@@ -300,15 +300,9 @@ def _variable_sites(unit: Unit, uses, mask_tokens: set[int]) -> list[MaskSite]:
     elsewhere: list[MaskSite] = []
     for name, tok in uses:
         cur = cursor_at(unit, tok.start)
-        if cur is None:
-            continue
-        size = cur.type.get_canonical().get_size()
-        if not 0 < size < 8:
-            continue
-        decl = cur.referenced
-        where = ast.offset(decl.location) if decl is not None else -1
-        if decl is None or where < 0:
-            spelling = cur.type.spelling
+        decl = cur.referenced if cur is not None else None
+        if decl is None:
+            # neither declared nor defined in this file: a header's macro or variable
             elsewhere.append(
                 MaskSite(
                     "elsewhere",
@@ -316,7 +310,24 @@ def _variable_sites(unit: Unit, uses, mask_tokens: set[int]) -> list[MaskSite]:
                     tok.end,
                     tok.text,
                     (name,),
-                    detail=f"declared outside this file as `{spelling}`",
+                    detail="defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a "
+                    "header); if it is 32-bit, make that definition 64-bit",
+                )
+            )
+            continue
+        size = cur.type.get_canonical().get_size()
+        if not 0 < size < 8:
+            continue
+        where = ast.offset(decl.location)
+        if where < 0:
+            elsewhere.append(
+                MaskSite(
+                    "elsewhere",
+                    tok.start,
+                    tok.end,
+                    tok.text,
+                    (name,),
+                    detail=f"declared outside this file as `{cur.type.spelling}`",
                 )
             )
             continue

@@ -119,7 +119,7 @@ class VerifyReport:
         out = {"passed": 0, "failed": 0, "not-checkable": 0, "skipped": 0}
         for f in self.files:
             out[f.status] = out.get(f.status, 0) + 1
-        out["errors"] = sum(len(f.errors) for f in self.files)
+        out["errors"] = sum(len(f.errors) for f in self.files if f.status == "failed")
         out["warnings"] = sum(len(f.warnings) for f in self.files)
         return out
 

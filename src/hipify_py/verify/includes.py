@@ -96,7 +96,8 @@ class ProjectIncludes:
         from_build = list(dirs)
         resolved = self._resolve(source, dirs)
         if from_build:
-            notes.append("include directories from the build files: " + ", ".join(from_build))
+            shown = ", ".join(os.path.relpath(d) for d in from_build)
+            notes.append(f"include directories from the build files: {shown}")
         if resolved:
             shown = ", ".join(os.path.relpath(d) for d in resolved)
             notes.append(f"include directories found in the tree: {shown}")

@@ -62,7 +62,9 @@ def _render_file(console: Console, f: FileReport, show_warnings: bool) -> None:
         console.print(f"     [dim]checked with {escape(f.toolchain)}[/]")
     for note in f.notes:
         console.print(f"     [dim]note: {escape(note)}[/]")
-    shown = f.errors + (f.warnings if show_warnings else [])
+    # a not-checkable file's only errors are the missing headers its note names
+    errors = f.errors if f.status != "not-checkable" else []
+    shown = errors + (f.warnings if show_warnings else [])
     for d in shown:
         colour = "red" if d.severity == "error" else "yellow"
         if d.anchor:
