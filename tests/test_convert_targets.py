@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from _convert import result
+from _convert import hip, result
 
 WARP = """#include <cuda_runtime.h>
 __global__ void reduce(const float* in, float* out) {
@@ -138,3 +138,30 @@ def test_rocm_6_3_reports_the_enable_flag() -> None:
     res = result(WARP, target_rocm=(6, 3))
     assert "__shfl_down_sync(" in res.text
     assert any(f.rule == "HP011" for f in res.findings)
+
+
+# nvcc includes <string.h> and <math.h> into CUDA code implicitly; HIP's runtime header does not.
+IMPLICIT = """#include <cstdio>
+#include <cuda_runtime.h>
+void fill(float* h, int n) {
+  memset(h, 0, n * sizeof(float));
+  if (!isfinite(h[0]) || isnan(h[1])) std::printf("%zu\\\\n", strlen("bad"));
+}
+struct Buffer { void memset(int); };
+void clear(Buffer& b) { b.memset(0); }
+"""
+
+
+def test_nvcc_implicit_c_headers_are_added_and_build_for_gfx942(
+    clang19: str, rocm7: Path, tmp_path: Path
+) -> None:
+    out = hip(IMPLICIT)
+    assert out.startswith("#include <string.h>\n#include <math.h>\n#include <cstdio>\n")
+    assert (
+        hip(IMPLICIT.replace("#include <cstdio>", "#include <cstring>\n#include <math.h>")).count(
+            "#include <string.h>"
+        )
+        == 0
+    )
+    assert "#include <string.h>" not in hip("void f(char* p) { p.memset(0); }\n", "x.cpp")
+    _compile(_gfx942(clang19, rocm7, tmp_path), out, tmp_path)
