@@ -37,6 +37,7 @@ from __future__ import annotations
 from ..findings import Finding, Fix, Severity
 from ..rewrite.warp_mask_64 import FULL64, MaskSite, mask_sites
 from ..rules import hazard_pass, register_rule
+from ._util import int_value
 
 register_rule(
     "HZ106",
@@ -59,8 +60,6 @@ def _lanes(value: int) -> str:
 
 
 def _finding(site: MaskSite) -> Finding:
-    from ..rewrite.warp_mask_64 import int_value
-
     where = _where(site)
     fix = None
     severity = Severity.ERROR

@@ -27,7 +27,7 @@ from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_forward, split_args
 from ..frontend.unit import Unit
-from ..hazards._util import cursor_at
+from ..hazards._util import MASKED_SYNC, cursor_at, int_value
 from ..rules import rewrite_pass
 from .warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
 
@@ -35,28 +35,6 @@ RULE = "mask64"
 FULL64 = "0xffffffffffffffffULL"
 FULL32 = 0xFFFFFFFF
 
-# the intrinsics whose first argument is a lane mask
-MASKED = frozenset(
-    {
-        "__shfl_sync",
-        "__shfl_up_sync",
-        "__shfl_down_sync",
-        "__shfl_xor_sync",
-        "__ballot_sync",
-        "__any_sync",
-        "__all_sync",
-        "__uni_sync",
-        "__match_any_sync",
-        "__match_all_sync",
-        "__syncwarp",
-        "__reduce_add_sync",
-        "__reduce_min_sync",
-        "__reduce_max_sync",
-        "__reduce_and_sync",
-        "__reduce_or_sync",
-        "__reduce_xor_sync",
-    }
-)
 # what a narrow mask variable may be declared as (the words replaced by `unsigned long long`)
 _NARROW = re.compile(
     r"\b(unsigned\s+int|unsigned|uint32_t|int32_t|uint|int|unsigned\s+short|short)\s*$"
@@ -93,7 +71,7 @@ def needs_64bit(ctx: Context) -> bool:
 def checked_calls(unit: Unit, ctx: Context) -> list[tuple[str, int, list[Token]]]:
     """(name, name token index, mask argument tokens) of every masked intrinsic call that keeps
     its mask in the output (the warp-sync-legacy rewrite drops some for old ROCm)."""
-    present = MASKED & unit.identifiers
+    present = MASKED_SYNC & unit.identifiers
     if not present:
         return []
     target = ctx.options.target_rocm
@@ -119,21 +97,6 @@ def checked_calls(unit: Unit, ctx: Context) -> list[tuple[str, int, list[Token]]
             out.append((name, i, toks[args[0].first : args[0].last + 1]))
     out.sort(key=lambda c: c[1])
     return out
-
-
-def int_value(text: str) -> int | None:
-    """Value of an integer literal (any base, suffixes, digit separators) or None."""
-    t = text.replace("'", "").rstrip("uUlL")
-    try:
-        if t[:2].lower() == "0x":
-            return int(t, 16)
-        if t[:2].lower() == "0b":
-            return int(t[2:], 2)
-        if len(t) > 1 and t.startswith("0") and t.isdigit():
-            return int(t, 8)
-        return int(t)
-    except ValueError:
-        return None
 
 
 def is_wide(text: str) -> bool:
