@@ -240,13 +240,16 @@ def check(
         exclude=exclude,
         jobs=jobs,
     )
-    report.findings = [
-        f
-        for f in report.findings
-        if (not select_ids or matches_rule(f.rule, select_ids))
-        and not matches_rule(f.rule, ignore_ids)
-        and not config.ignored(f)
-    ]
+
+    def wanted(f) -> bool:  # noqa: ANN001 - a Finding
+        return (
+            (not select_ids or matches_rule(f.rule, select_ids))
+            and not matches_rule(f.rule, ignore_ids)
+            and not config.ignored(f)
+        )
+
+    report.findings = [f for f in report.findings if wanted(f)]
+    report.fixed = [f for f in report.fixed if wanted(f)]
     # Stale HIP output (HZ001) was asked for with --in-sync: neither --select nor a prefix such
     # as `--ignore HZ` hides it, only naming HZ001 in --ignore, `ignore:` or the CUDA source's
     # `per-file-ignores:`.
