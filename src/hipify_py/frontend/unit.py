@@ -13,7 +13,20 @@ from .lexer import Kind, Lexed, Token, lex
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
 
-_HIP_MARKERS = re.compile(r"\bhip[A-Z]\w*\s*\(|#\s*include\s*[<\"]hip/")
+# literal-first patterns: a leading \b would make the search visit every byte of a long file
+_HIP_CALL = re.compile(r"hip[A-Z]\w*\s*\(")
+_HIP_INCLUDE = re.compile(r"#\s*include\s*[<\"]hip/")
+
+
+def _has_hip_marker(text: str) -> bool:
+    """A HIP runtime include, or a call of a ``hipXxx`` function (a whole word)."""
+    if _HIP_INCLUDE.search(text):
+        return True
+    for m in _HIP_CALL.finditer(text):
+        before = text[m.start() - 1] if m.start() else " "
+        if not (before.isalnum() or before == "_"):
+            return True
+    return False
 
 
 @dataclass
@@ -76,7 +89,7 @@ class Unit:
     @cached_property
     def is_hip(self) -> bool:
         """True for a file already written in HIP (hazards are checked on both sides)."""
-        return bool(_HIP_MARKERS.search(self.text)) and not any(
+        return _has_hip_marker(self.text) and not any(
             self.mappings.get(name) for name in self.identifiers if name.startswith("cuda")
         )
 
