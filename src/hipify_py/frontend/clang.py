@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import clang.cindex as ci
 
 from ..mappings import MappingIndex
-from .hermetic import blank_file_access, blank_special_includes
+from .hermetic import blank_file_access, regular_files
 from .lexer import Lexed
 from .stub import stub_for
 
@@ -189,7 +189,7 @@ def parse(
         source = blank_file_access(text, lexed)
     else:
         dirs = [a[2:] for a in args if a.startswith("-I") and len(a) > 2]
-        source = blank_special_includes(text, filename, dirs)
+        source = blank_file_access(text, lexed, regular_files(filename, dirs))
     stub = stub_for(names, mappings)
     clang_args = [
         "-x",
