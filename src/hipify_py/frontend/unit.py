@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 from ..edits import LineIndex
 from ..mappings import MappingIndex
@@ -100,20 +100,23 @@ class Unit:
         Rules should look at tokens first and touch this only for candidate sites: parsing is
         the most expensive step of a conversion.
         """
-        how = {
-            "names": sorted(self.identifiers),
-            "mappings": self.mappings,
-            "hermetic": self.hermetic,
-            "args": self.clang_args,
-            "lexed": self.lexed,
-        }
+        attempt = partial(
+            parse,
+            self.text,
+            self.path,
+            sorted(self.identifiers),
+            self.mappings,
+            hermetic=self.hermetic,
+            args=self.clang_args,
+            lexed=self.lexed,
+        )
         try:
             if self.risky:
-                crash = crash_of(self.text, self.path, how)
+                crash = crash_of(attempt)
                 if crash is not None:
                     self._ast_error = crash
                     return None
-            return parse(self.text, self.path, **how)
+            return attempt()
         except Exception as exc:  # libclang load or parse failure: degrade to tokens only
             self._ast_error = f"{type(exc).__name__}: {exc}"
             return None
