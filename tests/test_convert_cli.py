@@ -199,7 +199,7 @@ def test_file_that_does_not_parse_is_still_translated(tmp_path: Path) -> None:
 
 def test_strict_fails_on_unsupported_apis(tmp_path: Path) -> None:
     f = tmp_path / "u.cu"
-    f.write_text("void f() { cudaLaunchKernelExC(0, 0, 0); }\n")
+    f.write_text("void f() { cudaDeviceGetNvSciSyncAttributes(0, 0, 0); }\n")
     assert cli("convert", str(f), "--stdout", "-q").returncode == 0
     assert cli("convert", str(f), "--stdout", "-q", "--strict").returncode == 1
 

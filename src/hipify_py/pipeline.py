@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from .context import Context, pytorch_enabled
 from .edits import Applied, Edit, EditConflict, apply_edits
 from .findings import Finding, Severity
+from .frontend.conditions import inactive_in
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
 from .rules import RULES, passes
@@ -73,7 +74,9 @@ def run_rules(
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
-    findings = [f for f in findings if not is_suppressed(f, unit)]
+    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
+    inactive = inactive_in(unit)
+    findings = [f for f in findings if f.start not in inactive and not is_suppressed(f, unit)]
     findings.sort(key=lambda f: (f.start, f.rule))
     return edits, findings, problems
 
