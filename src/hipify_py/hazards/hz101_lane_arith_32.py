@@ -208,7 +208,7 @@ def _uses_tiles_of_32(toks, func):
         toks[k].text in ("tiled_partition", "thread_block_tile")
         and toks[k + 1].text == "<"
         and int_value(toks[k + 2].text) == 32
-        for k in range(func.open + 1, func.close - 2)
+        for k in range(func.params[0], func.close - 2)  # a tile parameter counts too
     )
 
 
