@@ -700,6 +700,8 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
             parts.append(str(v))
         elif t.kind is Kind.IDENT:
             value = constant_at(unit, t.text, i)
+            if value is None and _depth < 8:
+                value = _single_assignment(unit, i, _depth)
             if value is not None:
                 parts.append(str(value))
             else:
@@ -726,6 +728,30 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
     except Exception:
         return None
     return value if isinstance(value, int) else None
+
+
+def _single_assignment(unit: Unit, i: int, depth: int) -> int | None:
+    """Value of local variable tokens[i] when the function assigns it exactly once, from a
+    constant expression (`int smem = 96 * 1024;` before `cudaFuncSetAttribute(..., smem)`)."""
+    toks = unit.tokens
+    func = function_at(unit, i)
+    if func is None:
+        return None
+    name = toks[i].text
+    sites = [
+        k
+        for k in unit.identifier_positions.get(name, ())
+        if func.open < k < func.close
+        and toks[k + 1].text in ("=", "+=", "-=", "*=", "/=", "<<=", "|=", "++", "--")
+        or (func.open < k < func.close and toks[k - 1].text in ("++", "--", "&"))
+    ]
+    if len(sites) != 1 or sites[0] > i or toks[sites[0] + 1].text != "=":
+        return None
+    first = sites[0] + 2
+    end = first
+    while end < func.close and toks[end].text not in (";", ","):
+        end += 1
+    return evaluate(unit, first, end, depth + 1)
 
 
 def cursor_at(unit: Unit, offset: int):
