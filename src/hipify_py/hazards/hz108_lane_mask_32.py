@@ -2,9 +2,10 @@
 
 ## What it detects
 Lane masks built in 32 bits: `1u << lane`, `1 << laneId`, `(1u << lane) - 1` (the "lanes below
-me" mask), `1u << __lane_id()`, `0xffffffff >> (32 - lane)`, and helper functions named like a lane mask
-(`lanemask_lt()`, `lane_mask_le`) that return a 32-bit type. The shift amount must be a lane
-id (a name containing `lane`, or `__lane_id()`), so bitset bit indices are not reported.
+me" mask), `1u << __lane_id()`, `0xffffffff >> (32 - lane)`, and helper functions named like a
+lane mask (`lanemask_lt()`, `lane_mask_le`) that return a 32-bit type. The shift amount must
+be a lane id (a name containing `lane`, or `__lane_id()`), so bitset bit indices are not
+reported.
 
 ## Why it breaks on AMD
 A lane id on MI300X (gfx942) runs from 0 to 63. Shifting a 32-bit one by 32 or more is
