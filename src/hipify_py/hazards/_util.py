@@ -614,8 +614,11 @@ def _constant_tables(unit: Unit):
         inactive = inactive_in(unit)  # the HIP build's value of a per-platform constant
         out: dict[str, int] = {}
         local: dict[tuple[int, str], list[tuple[int, int | None]]] = {}
-        for i, t in enumerate(toks[:-3]):
-            if t.start in inactive:
+        ids = unit.identifier_positions
+        starts = sorted([*unit.directives, *ids.get("const", ()), *ids.get("constexpr", ())])
+        for i in starts:  # only `#define` and `const`/`constexpr` start a constant
+            t = toks[i]
+            if i + 3 >= len(toks) or t.start in inactive:
                 continue
             if (
                 t.kind is Kind.DIRECTIVE
@@ -658,10 +661,11 @@ def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
         toks = unit.tokens
         inactive = inactive_in(unit)
         out: dict[str, tuple[int, int]] = {}
-        for i, t in enumerate(toks[:-3]):
+        for i in unit.directives:
+            t = toks[i]
             if (
-                t.start not in inactive
-                and t.kind is Kind.DIRECTIVE
+                i + 3 < len(toks)
+                and t.start not in inactive
                 and toks[i + 1].text == "define"
                 and toks[i + 2].kind is Kind.IDENT
                 and unit.text[toks[i + 2].end : toks[i + 2].end + 1] != "("
