@@ -217,6 +217,18 @@ def function_at(unit: Unit, index: int) -> Func | None:
     return None
 
 
+def scope_of(unit: Unit, index: int) -> int:
+    """The function whose body or parameter list holds token ``index`` (as the token index of
+    its '{'), or -1 at file scope: the scope a variable declared there is visible in."""
+    func = function_at(unit, index)
+    if func is not None:
+        return func.open
+    for f in functions(unit):
+        if f.params[0] < index < f.params[1]:
+            return f.open
+    return -1
+
+
 _NOT_TYPES = frozenset(
     {
         "return",

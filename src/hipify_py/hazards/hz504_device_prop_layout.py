@@ -31,7 +31,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import calls, finding, one_per_line
+from ._util import calls, finding, one_per_line, scope_of
 
 register_rule(
     "HZ504",
@@ -46,7 +46,9 @@ _OLD = frozenset({"hipDeviceProp_tR0000", "hipGetDevicePropertiesR0000"})
 _BYTES = frozenset({"memcpy", "memcmp", "memset", "std::memcpy", "std::memcmp"})
 
 
-def _prop_variables(unit) -> set[str]:
+def _prop_variables(unit) -> set[tuple[int, str]]:
+    """(scope, name) of the variables declared with a properties type; scope is the body of
+    the function holding the declaration (or its parameter list), -1 at file scope."""
     toks = unit.tokens
     names = set()
     for name in _TYPES & unit.identifiers:
@@ -55,7 +57,7 @@ def _prop_variables(unit) -> set[str]:
             while j < len(toks) and toks[j].text in ("*", "&", "const"):
                 j += 1
             while j < len(toks) and toks[j].kind is Kind.IDENT:
-                names.add(toks[j].text)
+                names.add((scope_of(unit, j), toks[j].text))
                 j += 1
                 if j < len(toks) and toks[j].text == "[":
                     while j < len(toks) and toks[j].text != "]":
@@ -90,8 +92,14 @@ def _findings(unit):
             )
     props = _prop_variables(unit)
     for c in calls(unit, {"memcpy", "memcmp", "memset"}):
-        names = {t.text for a, b in c.args for t in toks[a:b] if t.kind is Kind.IDENT}
-        hit = names & (props | _TYPES)
+        scope = scope_of(unit, c.index)
+        visible = {n for s, n in props if s in (scope, -1)} | _TYPES
+        hit = {
+            toks[k].text
+            for a, b in c.args
+            for k in range(a, b)
+            if toks[k].text in visible and toks[k + 1].text not in (".", "->", "[")
+        }
         if hit:
             yield finding(
                 unit,
@@ -102,7 +110,10 @@ def _findings(unit):
                 f"another layout than cudaDeviceProp; compare or copy the fields you need",
             )
     for c in calls(unit, {"sizeof"}):
-        if c.args and {t.text for t in toks[c.args[0][0] : c.args[0][1]]} & (_TYPES | props):
+        scope = scope_of(unit, c.index)
+        visible = {n for s, n in props if s in (scope, -1)} | _TYPES
+        arg = toks[c.args[0][0] : c.args[0][1]] if c.args else []
+        if len(arg) == 1 and arg[0].text in visible:
             k = c.index - 1
             # `new char[sizeof(cudaDeviceProp)]`, `malloc(sizeof(prop))`: the struct itself
             if toks[k].text in ("(", "[") and toks[k - 1].text in ("malloc", "new", "calloc"):
