@@ -10,6 +10,7 @@ import bisect
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from .buildfiles.unit import BuildFile
 from .context import Context, pytorch_enabled
 from .edits import Applied, Edit, EditConflict, apply_edits
 from .findings import Finding, Severity
@@ -154,7 +155,7 @@ def _is_hermetic_noise(message: str) -> bool:
 def for_file(ctx: Context, text: str) -> Context:
     """The context for one file: opt-in mapping families (PyTorch) switched on when they apply."""
     if pytorch_enabled(ctx.options, text):
-        return Context(ctx.options, ctx.mappings.with_families(("pytorch",)))
+        return replace(ctx, mappings=ctx.mappings.with_families(("pytorch",)))
     return ctx
 
 
@@ -187,6 +188,25 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     result.edits = applied.edits
     result.findings = findings
     result.conversions = Counter(e.rule for e in applied.edits if not e.rule.startswith("fix:"))
+    return result
+
+
+def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileResult:
+    """Rewrite one build file (``kind``: cmake, make, setuptools) with its build system's
+    passes: the same Edit/Finding flow as a source, so diffs and the summary show it too."""
+    unit = BuildFile(path, text, kind)
+    edits, findings, problems = run_rules(unit, ctx, (f"build:{kind}",))  # type: ignore[arg-type]
+    result = FileResult(path=path, original=text, text=text, findings=findings)
+    result.parse_problems = problems
+    try:
+        applied = apply_edits(text, edits)
+    except EditConflict as exc:
+        result.error = f"internal rule conflict: {exc}"
+        return result
+    result.applied = applied
+    result.text = applied.text
+    result.edits = applied.edits
+    result.conversions = Counter(e.rule for e in applied.edits)
     return result
 
 

@@ -1,8 +1,9 @@
 """The rule registry: rewrite passes that propose edits, hazard checks that report findings.
 
 A rule module registers itself when imported (``load_rules`` imports every module in
-``rewrite/`` and ``hazards/``), so adding a rule is adding one file.  Finding IDs carry a rule
-page (``RuleInfo.doc``) that ``hipify-py explain`` prints and SARIF ships as help text.
+``rewrite/``, ``hazards/`` and ``buildfiles/``), so adding a rule is adding one file.  Finding
+IDs carry a rule page (``RuleInfo.doc``) that ``hipify-py explain`` prints and SARIF ships as
+help text.
 """
 
 from __future__ import annotations
@@ -63,6 +64,11 @@ def hazard_pass(name: str, order: int = 50) -> Callable[[Check], Check]:
     return _pass(name, "hazard", order)
 
 
+def build_pass(kind: str, name: str, order: int = 50) -> Callable[[Check], Check]:
+    """Register a pass over build files of one kind (``cmake``, ``make``, ``setuptools``)."""
+    return _pass(name, f"build:{kind}", order)
+
+
 def _pass(name: str, phase: str, order: int) -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
         PASSES.append(Pass(name, phase, check, order))
@@ -80,7 +86,7 @@ def load_rules() -> None:
     global _loaded
     if _loaded:
         return
-    for package in ("hipify_py.rewrite", "hipify_py.hazards"):
+    for package in ("hipify_py.rewrite", "hipify_py.hazards", "hipify_py.buildfiles"):
         pkg = importlib.import_module(package)
         for mod in pkgutil.iter_modules(pkg.__path__):
             if not mod.name.startswith("_"):

@@ -31,6 +31,7 @@ class Summary:
     errors: int = 0  # findings of severity error
     headers: int = 0
     symbols: int = 0
+    build_edits: int = 0  # rewrites in CMake/Makefile/setup.py files
     degraded: list[tuple[str, str]] = field(default_factory=list)  # (path, first problem)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     written: list[str] = field(default_factory=list)
@@ -60,6 +61,8 @@ class Summary:
         for rule, count in result.conversions.items():
             if rule.startswith("rename/"):
                 self.by_family[rule.split("/", 1)[1]] += count
+            elif rule.startswith("build/"):
+                self.build_edits += count
         for edit in result.edits:
             if edit.rule == "launch" and edit.text.startswith("hipLaunchKernelGGL("):
                 self.launches += 1  # each launch has exactly one such insertion
@@ -92,6 +95,7 @@ class Summary:
             "launches_rewritten": self.launches,
             "headers_rewritten": self.headers,
             "symbols_wrapped": self.symbols,
+            "build_file_edits": self.build_edits,
             "unsupported_apis": dict(self.unsupported.most_common()),
             "findings_by_rule": dict(sorted(self.findings.items())),
             "parse_degraded": [{"path": p, "problem": m} for p, m in self.degraded],
@@ -118,6 +122,7 @@ class Summary:
             ("kernel launches rewritten", self.launches),
             ("#include lines rewritten", self.headers),
             ("HIP_SYMBOL wraps", self.symbols),
+            ("build-file edits (CMake, Make, setup.py)", self.build_edits),
         ):
             files.add_row(label, str(value))
         console.print(files)
