@@ -50,7 +50,7 @@ def test_offload_arch_option():
 
 def test_continued_lines_are_one_command():
     text = "F = -O3 \\\n\t-Xptxas -v \\\n\t-maxrregcount 64 --use_fast_math\n"
-    assert converted("make", text) == "F = -O3 \\\n \\\n -ffast-math\n"
+    assert converted("make", text) == "F = -O3 \\\n\t\\\n\t-ffast-math\n"
     assert rules("make", text) == [("HB105", 2), ("HB105", 3)]
 
 

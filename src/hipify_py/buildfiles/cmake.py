@@ -20,7 +20,7 @@ from ..rules import RULES, build_pass, register_rule
 from .libraries import is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import Word, convert_flags
-from .unit import BuildFile, _bracket_end, _bracket_open, outside
+from .unit import BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
 
 RULE = "build/cmake"
 
@@ -357,11 +357,8 @@ def _flags(unit: BuildFile, cmd: Command, ctx: Context) -> Iterator[Edit | Findi
                 cut = text.rindex(":-") + 1
                 text, offset = text[cut:], offset + cut
             end = offset + len(text)
-            cut = offset
-            while cut > 0 and unit.text[cut - 1] in " \t":
-                cut -= 1
-            words.append(Word(text, offset, end, cut, end))
-    yield from convert_flags(words, ctx, RULE)
+            words.append(Word(text, offset, end, *cut_span(unit.text, offset, end)))
+    yield from tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE)), RULE)
 
 
 def _find_packages_after(unit: BuildFile, cmd: Command, packages: list[str]) -> Iterator[Edit]:

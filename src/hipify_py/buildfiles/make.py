@@ -12,8 +12,8 @@ from ..findings import Finding
 from ..rules import RULES, build_pass
 from .libraries import is_cuda_library, rocm_library
 from .names import rename_edits
-from .nvcc_flags import Word, convert_flags
-from .unit import BuildFile, outside
+from .nvcc_flags import CUDA_ARCH_VALUE, Word, convert_flags
+from .unit import BuildFile, cut_span, outside, tidy_cuts
 
 RULE = "build/make"
 
@@ -62,12 +62,10 @@ def _flags(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
         for m in _WORD.finditer(text, start, end):
             if unit.in_comment(m.start()):
                 break
-            cut = m.start()
-            while cut > start and text[cut - 1] in " \t":
-                cut -= 1
-            words.append(Word(m.group(), m.start(), m.end(), cut, m.end()))
+            cut = cut_span(text, m.start(), m.end(), start)
+            words.append(Word(m.group(), m.start(), m.end(), *cut))
             yield from _library(m, ctx)
-        yield from convert_flags(words, ctx, RULE)
+        yield from tidy_cuts(text, list(convert_flags(words, ctx, RULE)), RULE)
 
 
 def _names(unit: BuildFile, ctx: Context) -> Iterator[Edit]:
@@ -84,6 +82,9 @@ def _names(unit: BuildFile, ctx: Context) -> Iterator[Edit]:
     for m in _LIB64.finditer(text):
         if not unit.in_comment(m.start()):
             yield Edit(m.start(1), m.end(1), "lib", RULE)
+    for m in CUDA_ARCH_VALUE.finditer(text):
+        if not unit.in_comment(m.start()):
+            yield Edit(m.start(), m.end(), ctx.options.offload_arch[0], RULE)
     yield from rename_edits(unit, ctx, RULE)
 
 

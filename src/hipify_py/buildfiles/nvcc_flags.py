@@ -108,6 +108,9 @@ _REPORT_VALUE = frozenset(
 )
 _REPORT = frozenset({"--resource-usage", "-res-usage"})
 _KEEP_REPORTED = frozenset({"-G", "--device-debug"})
+VARIABLE_REF = re.compile(r"\$\([\w.-]+\)|\$\{[\w.-]+\}")
+# a CUDA architecture value on its own (ARCH ?= sm_90): replaced by the first --offload-arch
+CUDA_ARCH_VALUE = re.compile(r"(?<![\w=,])(?:sm|compute)_\d+[a-z]?(?![\w])")
 _VALUE_FLAG = re.compile(r"(-[-\w]+)=(.*)", re.S)
 
 
@@ -162,11 +165,9 @@ def convert_flags(words: Sequence[Word], ctx: Context, rule: str) -> Iterator[Ed
                 "the objects with -fgpu-rdc --hip-link instead",
             )
         elif flag in _ARCH and value is not None:
-            text = (
-                ""
-                if arch_done
-                else _join([f"--offload-arch={a}" for a in ctx.options.offload_arch], w)
-            )
+            # -arch=$(ARCH) keeps its variable (whose sm_XX value a build pass converts)
+            archs = [value] if VARIABLE_REF.fullmatch(value) else ctx.options.offload_arch
+            text = "" if arch_done else _join([f"--offload-arch={a}" for a in archs], w)
             arch_done = True
             yield from _replace_or_cut(gone, text, rule)
         elif flag in _HOST and value is not None:

@@ -21,7 +21,7 @@ from ..rules import RULES, build_pass
 from .libraries import is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import Word, convert_flags
-from .unit import BuildFile, outside
+from .unit import BuildFile, outside, tidy_cuts
 
 RULE = "build/setup.py"
 _STRING = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)", re.S)
@@ -55,37 +55,10 @@ def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
                 if in_libraries and is_cuda_library(word.text):
                     yield from _library(word, ctx)
         prev.append(tok.string)
-    flags = _whole_lines(unit.text, list(convert_flags(words, ctx, RULE)))
+    flags = tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE)), RULE)
     yield from flags
     for word in strings:
         yield from outside(flags, rename_edits(unit, ctx, RULE, word.start, word.end))
-
-
-def _whole_lines(text: str, proposals: list[Edit | Finding]) -> list[Edit | Finding]:
-    """Removed list items next to each other become one deletion, and a line left empty by a
-    deletion goes with it (no blank line where ``"-gencode", "arch=..."`` stood)."""
-    cuts = sorted((p for p in proposals if isinstance(p, Edit) and not p.text), key=_start)
-    merged: list[Edit] = []
-    for cut in cuts:
-        if merged and merged[-1].end == cut.start:
-            merged[-1] = Edit(merged[-1].start, cut.end, "", RULE)
-        else:
-            merged.append(cut)
-    out: list[Edit | Finding] = [p for p in proposals if not (isinstance(p, Edit) and not p.text)]
-    for cut in merged:
-        line_start = text.rfind("\n", 0, cut.start) + 1
-        line_end = text.find("\n", cut.end)
-        if (
-            line_end >= 0
-            and not text[line_start : cut.start].strip() + text[cut.end : line_end].strip()
-        ):
-            cut = Edit(line_start, line_end + 1, "", RULE)
-        out.append(cut)
-    return out
-
-
-def _start(edit: Edit) -> int:
-    return edit.start
 
 
 def _word(unit: BuildFile, tokens: list[tokenize.TokenInfo], i: int) -> Word | None:

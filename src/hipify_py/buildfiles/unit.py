@@ -112,3 +112,46 @@ def outside(taken: Iterable[object], edits: Iterable[Edit]) -> Iterator[Edit]:
     for e in edits:
         if not any(s < e.end and e.start < end or s == e.start for s, end in spans):
             yield e
+
+
+def cut_span(text: str, start: int, end: int, floor: int = 0) -> tuple[int, int]:
+    """What removing the word at [start, end) removes: the blanks before it, or, for the first
+    word on its line, the blanks after it (the line keeps its indentation)."""
+    before = start
+    while before > floor and text[before - 1] in " \t":
+        before -= 1
+    if before > floor and text[before - 1] not in "\r\n":
+        return before, end
+    after = end
+    while after < len(text) and text[after] in " \t":
+        after += 1
+    return start, after
+
+
+def tidy_cuts(text: str, proposals: list, rule: str) -> list:
+    """Deletions that touch become one, and a line a deletion leaves blank goes with it."""
+    cuts = sorted((p for p in proposals if isinstance(p, Edit) and not p.text), key=_span)
+    merged: list[Edit] = []
+    for cut in cuts:
+        if merged and cut.start <= merged[-1].end:
+            merged[-1] = Edit(merged[-1].start, max(merged[-1].end, cut.end), "", rule)
+        else:
+            merged.append(cut)
+    out = [p for p in proposals if not (isinstance(p, Edit) and not p.text)]
+    for cut in merged:
+        line_start = text.rfind("\n", 0, cut.start) + 1
+        line_end = text.find("\n", cut.end)
+        rest = text[line_start : cut.start] + text[cut.end : max(line_end, cut.end)]
+        if line_end >= 0 and not rest.strip():
+            cut = Edit(line_start, line_end + 1, "", rule)
+        elif not text[line_start : cut.start].strip():  # first on its line: take the blanks after
+            end = cut.end
+            while end < len(text) and text[end] in " \t":
+                end += 1
+            cut = Edit(cut.start, end, "", rule)
+        out.append(cut)
+    return out
+
+
+def _span(edit: Edit) -> tuple[int, int]:
+    return edit.start, edit.end
