@@ -59,7 +59,9 @@ class Context:
     renames: Renames = Renames()
 
 
-_TORCH_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"](?:ATen|torch|c10)/", re.M)
+_TORCH_INCLUDE = re.compile(
+    r"(?:^|\r)[\ufeff \t]*#[ \t]*include[ \t]*[<\"](?:ATen|torch|c10)/", re.M
+)
 
 
 def pytorch_enabled(options: Options, text: str) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 from .buildfiles import build_kind
 from .context import Context, Options, Renames
 from .discover import Candidate, is_cuda_source
-from .pipeline import FileResult, check_text, convert_build_text, convert_text
+from .pipeline import FileResult, check_result, convert_build_text, convert_text
 
 MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not parsed
 
@@ -58,20 +58,20 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
             f"limit {MAX_BYTES // (1024 * 1024)} MiB)",
         )
     if b"\0" in data[:8192]:
-        return Outcome(candidate, "binary", message="binary file left unchanged")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Outcome(candidate, "binary", message=f"not UTF-8 (byte {exc.start}); left unchanged")
+        # a CUDA source that is binary (or UTF-16) cannot be converted: a failure, not a copy
+        return Outcome(candidate, "failed", message="binary file (NUL bytes); cannot be converted")
+    # bytes that are not UTF-8 (a Latin-1 comment) pass through unchanged as lone surrogates
+    text = data.decode("utf-8", "surrogateescape")
     path = str(candidate.path)
     if kind is not None:  # a build file: its build system's passes (findings in every mode)
         result = convert_build_text(text, path, ctx, kind)
+        if mode == "check":  # nothing is written: the result carries findings only
+            result = replace(result, text=text, edits=(), applied=None)
+            return Outcome(candidate, "unchanged", result)
     elif mode == "check":
-        result = FileResult(path, text, text, findings=check_text(text, path, ctx))
+        return Outcome(candidate, "unchanged", check_result(text, path, ctx))
     else:
         result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
-    if mode == "check":  # nothing is written: the result carries findings only
-        return Outcome(candidate, "unchanged", replace(result, text=text, edits=(), applied=None))
     if result.error:
         return Outcome(candidate, "failed", result, result.error)
     return Outcome(candidate, "converted" if result.changed else "unchanged", result)

@@ -317,10 +317,10 @@ def run_check(
         if result is None:
             continue
         report.files_checked += 1
-        report.sources[shown] = result.original
+        report.sources[shown] = result.printable_original
         report.findings += [replace(f, path=shown) for f in result.findings]
-        if outcome.status == "failed":
-            report.failures.append((shown, outcome.message))
+        if outcome.status == "failed" or result.rule_errors:
+            report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
             continue
         if hip_dir is None or cand.path.suffix == ".hip":
             continue
@@ -329,7 +329,7 @@ def run_check(
             report.stale.append(StaleFile(_display(target), shown, "missing"))
             continue
         try:
-            committed = target.read_text(encoding="utf-8")
+            committed = target.read_text("utf-8", "surrogateescape")
         except (OSError, UnicodeDecodeError) as exc:
             report.failures.append((_display(target), f"cannot read: {exc}"))
             continue

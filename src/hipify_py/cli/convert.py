@@ -242,7 +242,7 @@ def convert(
     if dry_run:
         diff = "".join(diff_chunks)
         if diff_file:
-            write_or_fail(diff_file, lambda: diff_file.write_text(diff, encoding="utf-8"))
+            write_or_fail(diff_file, lambda: diff_file.write_text(diff, "utf-8", "surrogateescape"))
         elif diff:
             print_diff(out, diff)
     if json_file:
@@ -342,12 +342,12 @@ def _emit(
     result = outcome.result
     converted = outcome.status == "converted" and result is not None
     if to_stdout:
+        stream = click.get_binary_stream("stdout")
         if result is not None and outcome.status != "failed":
-            click.echo(result.text, nl=False)
+            stream.write(result.data)
         else:  # not converted: the bytes as they are (never re-encoded)
-            stream = click.get_binary_stream("stdout")
             stream.write(cand.path.read_bytes())
-            stream.flush()
+        stream.flush()
         return
     if dry_run:
         if converted:
@@ -358,13 +358,13 @@ def _emit(
         return
     if in_place:
         if converted:
-            _atomic_write(cand.path, result.text.encode("utf-8"), backup=backup, like=cand.path)
+            _atomic_write(cand.path, result.data, backup=backup, like=cand.path)
             summary.written.append(str(cand.path))
         return
     if plan.single_target is not None:
         target = plan.single_target
         if result is not None and outcome.status != "failed":
-            _atomic_write(target, result.text.encode("utf-8"), backup=False, like=cand.path)
+            _atomic_write(target, result.data, backup=False, like=cand.path)
         else:
             _copy(cand.path, target)
         summary.written.append(str(target))
@@ -394,7 +394,7 @@ def _emit(
         return
     target.parent.mkdir(parents=True, exist_ok=True)
     if converted:
-        _atomic_write(target, result.text.encode("utf-8"), backup=False, like=cand.path)
+        _atomic_write(target, result.data, backup=False, like=cand.path)
     else:  # unchanged, not CUDA, binary or failed: byte-identical copy
         _copy(cand.path, target)
     summary.written.append(str(target))
