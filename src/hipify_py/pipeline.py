@@ -59,7 +59,18 @@ def _locate(finding: Finding, unit: Unit) -> Finding:
 def run_rules(
     unit: Unit, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
-    """Every pass's proposals; a pass that crashes is reported and skipped, never fatal."""
+    """Every pass's proposals, without findings in code the HIP build never compiles."""
+    edits, findings, problems = proposals_of(unit, ctx, phases)
+    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
+    inactive = inactive_in(unit)
+    return edits, [f for f in findings if f.start not in inactive], problems
+
+
+def proposals_of(
+    unit: Unit | BuildFile, ctx: Context, phases: tuple[str, ...]
+) -> tuple[list[Edit], list[Finding], list[str]]:
+    """Every pass's proposals, suppressed findings left out; a pass that crashes is reported
+    and skipped, never fatal."""
     edits: list[Edit] = []
     findings: list[Finding] = []
     problems: list[str] = []
@@ -75,9 +86,7 @@ def run_rules(
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
-    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
-    inactive = inactive_in(unit)
-    findings = [f for f in findings if f.start not in inactive and not is_suppressed(f, unit)]
+    findings = [f for f in findings if not is_suppressed(f, unit)]  # type: ignore[arg-type]
     findings.sort(key=lambda f: (f.start, f.rule))
     return edits, findings, problems
 
@@ -190,9 +199,10 @@ def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileRes
     """Rewrite one build file (``kind``: cmake, make, setuptools) with its build system's
     passes: the same Edit/Finding flow as a source, so diffs and the summary show it too."""
     unit = BuildFile(path, text, kind)
-    edits, findings, problems = run_rules(unit, ctx, (f"build:{kind}",))  # type: ignore[arg-type]
+    edits, findings, problems = proposals_of(unit, ctx, (f"build:{kind}",))
     result = FileResult(path=path, original=text, text=text, findings=findings)
-    result.rule_errors = result.parse_problems = problems
+    result.rule_errors = problems
+    result.parse_problems = list(problems)
     try:
         applied = apply_edits(text, edits)
     except EditConflict as exc:
