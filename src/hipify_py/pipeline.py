@@ -51,7 +51,7 @@ class FileResult:
         return self.text.encode("utf-8", "surrogateescape")
 
 
-def _locate(finding: Finding, unit: Unit) -> Finding:
+def _locate(finding: Finding, unit: Unit | BuildFile) -> Finding:
     line, col = unit.lines.position(finding.start)
     return replace(finding, path=unit.path, line=line, column=col)
 

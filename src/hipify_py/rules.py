@@ -12,17 +12,17 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .edits import Edit
 from .findings import Finding, Severity
 
 if TYPE_CHECKING:
     from .context import Context
-    from .frontend.unit import Unit
 
 Proposal = Edit | Finding
-Check = Callable[["Unit", "Context"], Iterable[Proposal]]
+# a pass sees a source ``Unit`` (phases rewrite, hazard) or a ``BuildFile`` (build:<kind>)
+Check = Callable[[Any, "Context"], Iterable[Proposal]]
 
 
 @dataclass(frozen=True, slots=True)
