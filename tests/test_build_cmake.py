@@ -63,6 +63,10 @@ def test_project_converts_to_the_hip_language():
         ),
         ("if(CUDAToolkit_FOUND)", "if(hip_FOUND)"),
         (
+            "target_compile_features(k PUBLIC cuda_std_17)",
+            "target_compile_features(k PUBLIC hip_std_17)",
+        ),
+        (
             "include_directories($ENV{CUDA_HOME}/include)",
             "include_directories($ENV{ROCM_PATH}/include)",
         ),

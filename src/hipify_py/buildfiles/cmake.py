@@ -131,6 +131,7 @@ _WORD = re.compile(
     r"|(?<![\w$])(?P<prop>CUDA_(?P<psuffix>[A-Z_]+))\b"
     r"|(?<![\w])(?P<var>CUDAToolkit_\w+)"
     r"|\$ENV\{(?P<env>CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}"
+    r"|\b(?P<feature>cuda)_std_\d+\b"
 )
 _VERSION = re.compile(r"\d+(?:\.\d+)*")
 _FLAG_WORD = re.compile(r"[^\s;\"<>]+")
@@ -303,6 +304,8 @@ def _arg_words(
                 yield _finding("HB101", m.start(), m.end(), f"{var} has no ROCm counterpart")
         elif m.group("env") is not None:
             yield Edit(m.start("env"), m.end("env"), "ROCM_PATH", RULE)
+        elif m.group("feature") is not None:  # target_compile_features(k PUBLIC cuda_std_17)
+            yield Edit(m.start(), m.end("feature"), "hip", RULE)
     if cmd.name in ("target_link_libraries", "link_libraries") and not arg.quoted:
         lib = _LIB_FLAG.fullmatch(arg.text)
         name = lib.group("lib") if lib else arg.text
