@@ -68,8 +68,8 @@ class Toolchain:
     rocm: Path
     nvidia_includes: list[Path]
     hipify_perl: Path | None
-    # the host compiler's header directory, searched last by the AMD compilers: nvcc compiles host
-    # code with gcc, which finds <omp.h> there, and Debian's clang has none of its own
+    # searched last by the AMD compilers: clang-19's headers (libomp-19-dev's <omp.h>, which gcc
+    # finds for nvcc and Debian's hipcc 5.2 lacks)
     host_fallback: list[Path] = field(default_factory=list)
 
     def _fallback(self) -> list[str]:
@@ -159,7 +159,7 @@ class IncludeResolver:
                 self.by_name[path.name].append(path)
 
     def dirs_for(self, tu: Path) -> list[Path]:
-        dirs: list[Path] = [tu.parent, self.root]
+        dirs: list[Path] = list(dict.fromkeys([tu.parent, self.root]))
         seen: set[Path] = set()
         pending = [tu]
         while pending:
@@ -325,12 +325,13 @@ def convert_project(project: Path, work: Path, tools: Toolchain) -> dict:
         conversions["hipify-perl"] = convert_hipify_perl(
             project, trees["hipify-perl"], tools.hipify_perl
         )
+    system = [*host_include_dirs(), *tools.nvidia_includes, Path("/usr/local/cuda/include")]
     return {
         "project": name,
         "path": project,
         "trees": trees,
         "conversions": conversions,
-        "resolver": IncludeResolver(project),
+        "resolver": IncludeResolver(project, system),
     }
 
 
@@ -438,6 +439,17 @@ def report(measured: list[dict]) -> None:
             print(f"{count:4d}  {kind}")
 
 
+def from_progress(progress: Path, projects: Sequence[Path]) -> list[dict]:
+    """The results a run has written so far, in the order of `projects` (conversions unknown)."""
+    by_project: dict[str, list[TuResult]] = {p.name: [] for p in projects}
+    for line in progress.read_text().splitlines():
+        record = json.loads(line)
+        name = record.pop("project")
+        if name in by_project:
+            by_project[name].append(TuResult(**record))
+    return [{"project": n, "conversions": {}, "tus": tus} for n, tus in by_project.items()]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("projects", nargs="+", type=Path)
@@ -465,13 +477,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="check at most N TUs per project, evenly spaced (the tree is still converted whole)",
     )
     parser.add_argument("--json", type=Path, help="write every TU's results here")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="print the table from WORK/progress.jsonl (a run so far) and exit",
+    )
     args = parser.parse_args(argv)
+    if args.report_only:
+        report(from_progress(args.work / "progress.jsonl", args.projects))
+        return 0
 
     nvidia = args.nvidia_include or sorted(
         (Path.home() / ".cache/hipify-py/nvidia").glob("*/include")
     )
-    host = [d for d in host_include_dirs() if (d / "omp.h").is_file()]
-    tools = Toolchain(args.rocm, nvidia, args.hipify_perl, host)
+    resource = subprocess.run(["clang-19", "-print-resource-dir"], capture_output=True, text=True)
+    fallback = [d for d in [Path(resource.stdout.strip()) / "include"] if (d / "omp.h").is_file()]
+    tools = Toolchain(args.rocm, nvidia, args.hipify_perl, fallback)
     if not (args.rocm / "include/hip/hip_runtime.h").is_file():
         print(f"error: no ROCm headers under {args.rocm} (--rocm)", file=sys.stderr)
         return 2
