@@ -58,6 +58,11 @@ NVCC_BUILDS = [
     ("warp_reduce", "warp_reduce.cu", ()),
     ("cmake_project", "src/saxpy.cu", ()),
     ("cmake_project", "src/main.cpp", ()),
+    ("make_project", "src/vecops.cu", ()),
+    ("make_project", "src/main.cu", ()),
+    ("cmake_cublas", "blas/scale.cu", ()),
+    ("cmake_cublas", "blas/gemm.cpp", ("cublas",)),
+    ("cmake_cublas", "app/main.cpp", ()),
 ]
 
 
@@ -66,7 +71,7 @@ NVCC_BUILDS = [
 )
 def test_cuda_input_compiles_with_nvcc(example, rel, libs, nvcc, nvidia_include, tmp_path):
     includes = [f"-I{nvidia_include(lib)}" for lib in libs]
-    includes.append(f"-I{EXAMPLES / example / 'include'}")
+    includes += [f"-I{d}" for d in (EXAMPLES / example).rglob("include") if d.is_dir()]
     cmd = [
         nvcc,
         "-arch=sm_90",

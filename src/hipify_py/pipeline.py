@@ -10,6 +10,7 @@ import bisect
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from .buildfiles.unit import BuildFile
 from .context import Context, pytorch_enabled
 from .edits import Applied, Edit, EditConflict, apply_edits
 from .findings import Finding
@@ -50,7 +51,7 @@ class FileResult:
         return self.text.encode("utf-8", "surrogateescape")
 
 
-def _locate(finding: Finding, unit: Unit) -> Finding:
+def _locate(finding: Finding, unit: Unit | BuildFile) -> Finding:
     line, col = unit.lines.position(finding.start)
     return replace(finding, path=unit.path, line=line, column=col)
 
@@ -58,7 +59,18 @@ def _locate(finding: Finding, unit: Unit) -> Finding:
 def run_rules(
     unit: Unit, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
-    """Every pass's proposals; a pass that crashes is reported and skipped, never fatal."""
+    """Every pass's proposals, without findings in code the HIP build never compiles."""
+    edits, findings, problems = proposals_of(unit, ctx, phases)
+    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
+    inactive = inactive_in(unit)
+    return edits, [f for f in findings if f.start not in inactive], problems
+
+
+def proposals_of(
+    unit: Unit | BuildFile, ctx: Context, phases: tuple[str, ...]
+) -> tuple[list[Edit], list[Finding], list[str]]:
+    """Every pass's proposals, suppressed findings left out; a pass that crashes is reported
+    and skipped, never fatal."""
     edits: list[Edit] = []
     findings: list[Finding] = []
     problems: list[str] = []
@@ -74,9 +86,7 @@ def run_rules(
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
-    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
-    inactive = inactive_in(unit)
-    findings = [f for f in findings if f.start not in inactive and not is_suppressed(f, unit)]
+    findings = [f for f in findings if not is_suppressed(f, unit)]  # type: ignore[arg-type]
     findings.sort(key=lambda f: (f.start, f.rule))
     return edits, findings, problems
 
@@ -148,7 +158,7 @@ def _is_hermetic_noise(message: str) -> bool:
 def for_file(ctx: Context, text: str) -> Context:
     """The context for one file: opt-in mapping families (PyTorch) switched on when they apply."""
     if pytorch_enabled(ctx.options, text):
-        return Context(ctx.options, ctx.mappings.with_families(("pytorch",)))
+        return replace(ctx, mappings=ctx.mappings.with_families(("pytorch",)))
     return ctx
 
 
@@ -197,6 +207,24 @@ def mark_fixed(findings: list[Finding], edits) -> list[Finding]:  # noqa: ANN001
     ``fixed=True``: reports count them apart from the open ones."""
     made = {(e.start, e.end, e.text) for e in edits}
     return [replace(f, fixed=True) if _holds_fix(f, made) else f for f in findings]
+def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileResult:
+    """Rewrite one build file (``kind``: cmake, make, setuptools) with its build system's
+    passes: the same Edit/Finding flow as a source, so diffs and the summary show it too."""
+    unit = BuildFile(path, text, kind)
+    edits, findings, problems = proposals_of(unit, ctx, (f"build:{kind}",))
+    result = FileResult(path=path, original=text, text=text, findings=findings)
+    result.rule_errors = problems
+    result.parse_problems = list(problems)
+    try:
+        applied = apply_edits(text, edits)
+    except EditConflict as exc:
+        result.error = f"internal rule conflict: {exc}"
+        return result
+    result.applied = applied
+    result.text = applied.text
+    result.edits = applied.edits
+    result.conversions = Counter(e.rule for e in applied.edits)
+    return result
 
 
 def _overlap(a: Edit, b: Edit) -> bool:

@@ -33,6 +33,7 @@ class Summary:
     errors: int = 0  # findings of severity error
     headers: int = 0
     symbols: int = 0
+    build_edits: int = 0  # rewrites in CMake/Makefile/setup.py files
     degraded: list[tuple[str, str]] = field(default_factory=list)  # (path, first problem)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     written: list[str] = field(default_factory=list)
@@ -62,6 +63,8 @@ class Summary:
         for rule, count in result.conversions.items():
             if rule.startswith("rename/"):
                 self.by_family[rule.split("/", 1)[1]] += count
+            elif rule.startswith("build/"):
+                self.build_edits += count
         for edit in result.edits:
             if edit.rule == "launch" and edit.text.startswith("hipLaunchKernelGGL("):
                 self.launches += 1  # each launch has exactly one such insertion
@@ -100,6 +103,7 @@ class Summary:
             "headers_rewritten": self.headers,
             "symbols_wrapped": self.symbols,
             "warp_masks_widened": self.masks_widened,
+            "build_file_edits": self.build_edits,
             "unsupported_apis": dict(self.unsupported.most_common()),
             "findings_by_rule": dict(sorted(self.findings.items())),
             "fixed_by_rule": dict(sorted(self.fixed.items())),
@@ -128,6 +132,7 @@ class Summary:
             ("#include lines rewritten", self.headers),
             ("HIP_SYMBOL wraps", self.symbols),
             ("warp masks made 64-bit", self.masks_widened),
+            ("build-file edits (CMake, Make, setup.py)", self.build_edits),
         ):
             files.add_row(label, str(value))
         console.print(files)

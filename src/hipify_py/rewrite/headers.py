@@ -43,6 +43,14 @@ _DEVICE_WORDS = frozenset(
 )
 _CONDITIONAL_OPEN = {"if", "ifdef", "ifndef"}
 _CUDA_RUNTIME_SPELLINGS = frozenset({"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h"})
+# Include paths of the CUDA toolkit and its libraries (angle-bracket includes only: a project's
+# own "cuda_utils.h" is not one).  Those without a table entry are reported by HP001.
+_CUDA_SDK_HEADER = re.compile(
+    r"(cuda\w*|cu(blas|sparse|solver|rand|fft|dnn|tensor|file|pti)\w*|nv\w+|sm_\d+\w*|"
+    r"device_\w+|mma|texture_\w+|surface_\w+|vector_\w+)\.h|"
+    r"(cub|cuda|cooperative_groups|crt|nvtx3|cuda/std)/.+"
+)
+UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library's umbrella
 
 UNSUPPORTED_HEADER = register_rule(
     "HP001",
@@ -51,7 +59,10 @@ UNSUPPORTED_HEADER = register_rule(
     "A CUDA header with no HIP counterpart is included.",
     """
     ## What it detects
-    An `#include` of a CUDA header that the mapping tables list with no HIP equivalent.
+    An `#include` of a CUDA header that the mapping tables list with no HIP equivalent, or a
+    CUDA toolkit header (`<cuda_*.h>`, `<cu*.h>`, `<nv*.h>`, `<cooperative_groups/...>`) the
+    tables do not know: every CUDA header either maps to one the target ROCm has, or is
+    reported.
 
     ## Why it breaks on AMD
     The header does not exist in ROCm, so the converted file does not compile until the code
@@ -192,6 +203,9 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     top = ((), guard_branch(unit))
     for inc in found:
         entry = ctx.mappings.header(inc.path)
+        for prefix, umbrella in UMBRELLA.items():
+            if entry is None and inc.path.startswith(prefix):
+                entry = ctx.mappings.header(umbrella)
         target = inc.path
         if entry is not None:
             if is_convertible(entry, ctx.options):
@@ -202,9 +216,19 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
                     UNSUPPORTED_HEADER.severity,
                     inc.path_start,
                     inc.path_end,
-                    f"'{inc.path}' has no HIP counterpart",
+                    f"'{inc.path}' has no HIP counterpart"
+                    + (f": {entry.note}" if entry.note else ""),
                     extra={"api": inc.path, "family": entry.family},
                 )
+        elif inc.angled and _CUDA_SDK_HEADER.fullmatch(inc.path):
+            yield Finding(
+                UNSUPPORTED_HEADER.id,
+                UNSUPPORTED_HEADER.severity,
+                inc.path_start,
+                inc.path_end,
+                f"'{inc.path}' is a CUDA header with no known HIP counterpart",
+                extra={"api": inc.path, "family": "headers"},
+            )
         elif not inc.angled and inc.path.endswith(".cu") and not ctx.options.keep_names:
             target = inc.path[:-3] + ".hip"
         if any(t == target and _covers(b, inc.branch) for t, b in emitted):
