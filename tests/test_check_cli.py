@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 
 from hipify_py.cli.check import check
 from hipify_py.cli.convert import convert
+from hipify_py.output.manifest import MANIFEST_NAME
 
 CLEAN = """#include <cuda_runtime.h>
 __global__ void scale(float* x, float a, int n) {
@@ -75,12 +77,17 @@ def test_clean_tree_exits_0_and_warnings_fail_only_with_fail_on(tree):
     assert code == 1 and data["summary"]["files"] == 2
 
 
-def test_errors_exit_1_with_source_line_and_caret(tree):
+def test_errors_exit_1_one_finding_per_line_summary_last(tree):
     (tree / "src" / "reduce.cu").write_text(HAZARDS)
     code, out = invoke("src")
     assert code == 1
-    assert "HZ102" in out and "HZ106" in out and "HZ101" in out
-    assert "^~~~" in out and "v += __shfl_down_sync(0xffffffff, v, off);" in out
+    lines = out.splitlines()
+    findings = [line for line in lines if re.match(r"^src/reduce\.cu:\d+:\d+: HZ\d{3} ", line)]
+    assert {line.split()[1] for line in findings} >= {"HZ101", "HZ102", "HZ106"}
+    assert lines[-1].startswith("3 errors, 1 warning")  # the summary comes last
+    assert "^~~~" not in out  # piped: no source context, so tools read one line per finding
+    code, quiet = invoke("src", "-q")
+    assert code == 1 and quiet.splitlines() == lines[:-1]  # -q keeps every finding
 
 
 def test_usage_errors_exit_2(tree):
@@ -119,7 +126,9 @@ def test_in_sync_keep_names(tree):
     )
     assert made.exit_code == 0, made.output
     assert invoke("src", "--in-sync", "hip", "--keep-names")[0] == 0
-    assert invoke("src", "--in-sync", "hip")[0] == 1  # expects .hip names
+    assert invoke("src", "--in-sync", "hip")[0] == 0  # the manifest says --keep-names
+    (tree / "hip" / MANIFEST_NAME).unlink()
+    assert invoke("src", "--in-sync", "hip")[0] == 1  # without it: expects .hip names
 
 
 def test_select_and_ignore_with_prefixes(tree):
@@ -235,6 +244,9 @@ def test_in_sync_reproduces_convert_options(tree, flags):
     _convert("src", "--out-dir", "hip", *flags)
     code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ", *flags)
     assert code == 0, out
+    code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 0, out  # the options recorded in the manifest: no repeated flags
+    (tree / "hip" / MANIFEST_NAME).unlink()
     code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ")
     assert code == 1 and "out of sync" in out  # the default options give different output
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from hipify_py.output.manifest import MANIFEST_NAME
+
 KERNEL = """#include <cuda_runtime.h>
 __global__ void add(float* a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -51,10 +53,11 @@ def tree(tmp_path: Path) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
+    """The files of a tree (not the manifest convert keeps about it)."""
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file()
+        if p.is_file() and p.name != MANIFEST_NAME
     }
 
 
