@@ -24,8 +24,10 @@ void run(float* a, int n) {
 """
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "120"}
+def cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "120", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "hipify_py", *args],
         cwd=cwd,

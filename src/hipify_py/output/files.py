@@ -126,6 +126,8 @@ def backup_original(path: Path, original: bytes) -> Path:
     that is a strict prefix of today's file (left truncated by an older version or a full
     disk) is replaced."""
     saved = path.with_name(path.name + BACKUP_SUFFIX)
+    if saved.is_symlink():
+        raise WriteError(f"refusing to use {saved} as the backup: it is a symlink")
     try:
         existing = read_regular(saved, READ_BACK_LIMIT, root=path.parent)
     except UntrustedInputError:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..rules import RULES, load_rules
 
@@ -101,7 +102,9 @@ class Summary:
     def render_failures(self, console: Console) -> None:
         """What failed: shown even with --quiet, because it needs the user's attention."""
         for path, message in self.failures:
-            console.print(f"[red]not converted[/] {path}: {message}", highlight=False)
+            line = Text("not converted", style="red")
+            line.append(f" {path}: {message}")
+            console.print(line, soft_wrap=True)
 
     def render(self, console: Console) -> None:
         load_rules()  # rule names for the table (in a parallel run, rules ran in workers)
@@ -126,14 +129,14 @@ class Summary:
             fam.add_column("family")
             fam.add_column("renames", justify="right")
             for name, count in self.by_family.most_common():
-                fam.add_row(name, str(count))
+                fam.add_row(Text(name), str(count))
             console.print(fam)
         if self.unsupported:
             uns = Table(title="Unsupported APIs (left as they are)", header_style="bold red")
             uns.add_column("API")
             uns.add_column("uses", justify="right")
             for name, count in self.unsupported.most_common(30):
-                uns.add_row(name, str(count))
+                uns.add_row(Text(name), str(count))
             if len(self.unsupported) > 30:
                 uns.add_row(f"... {len(self.unsupported) - 30} more", "")
             console.print(uns)
@@ -147,12 +150,11 @@ class Summary:
                 fnd.add_row(rule, info.name if info else "", str(count))
             console.print(fnd)
         for path, line, col, sev, rule, message in self.notable:
-            style = "red" if sev == "error" else "yellow"
-            console.print(
-                f"{path}:{line}:{col}: [{style}]{sev}[/] [bold]{rule}[/] {message}",
-                highlight=False,
-                soft_wrap=True,
-            )
+            # user text goes into Text, never through markup: `k[i].cu:100:` prints as written
+            text = Text(f"{path}:{line}:{col}: ")
+            text.append(rule, style="red" if sev == "error" else "yellow")
+            text.append(" " + " ".join(message.splitlines()))
+            console.print(text, soft_wrap=True)
         hidden = sum(c for r, c in self.findings.items()) - len(self.notable)
         if self.notable and hidden > 0:
             console.print(
@@ -161,8 +163,7 @@ class Summary:
                 highlight=False,
             )
         for path, problem in self.degraded[:10]:
-            console.print(
-                f"[yellow]parse problem[/] {path}: {problem} (translated from tokens)",
-                highlight=False,
-            )
+            text = Text("parse problem", style="yellow")
+            text.append(f" {path}: {problem} (translated from tokens)")
+            console.print(text, soft_wrap=True)
         self.render_failures(console)
