@@ -383,3 +383,56 @@ def test_unwritable_output_paths_are_one_line_errors(tree):
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert f"cannot write {missing}" in result.output
         assert "Traceback" not in result.output
+
+
+# ----------------------------------------------------------------------------- CI gate (issue 13)
+
+
+def test_in_sync_maps_file_arguments_through_convert_layout(tree):
+    _convert("src", "--out-dir", "src-hip")
+    # the pre-commit hook passes files, from the project root and from elsewhere
+    code, out = invoke("src/sub/fence.cu", "--in-sync", "src-hip", "--ignore", "HZ")
+    assert code == 0, out
+    os.chdir(tree / "src" / "sub")
+    code, out = invoke("fence.cu", "--in-sync", "../../src-hip", "--ignore", "HZ")
+    assert code == 0, out
+    os.chdir(tree)
+    # without a manifest, a DIR-hip tree still places src/sub/k.cu at DIR-hip/sub/k.hip
+    (tree / "src-hip" / MANIFEST_NAME).unlink()
+    code, out = invoke("src/sub/fence.cu", "--in-sync", "src-hip", "--ignore", "HZ")
+    assert code == 0, out
+
+
+def test_in_sync_reports_orphaned_hip_files(tree):
+    _convert("src", "--out-dir", "hip")
+    (tree / "src" / "sub" / "fence.cu").rename(tree / "src" / "sub" / "barrier.cu")
+    code, data = as_json("src", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 1
+    statuses = {(s["path"], s["status"]) for s in data["stale"]}
+    assert ("hip/sub/fence.hip", "orphaned") in statuses
+    assert ("hip/sub/barrier.hip", "missing") in statuses
+    # a file argument elsewhere in the tree still sees the orphan (the hook's view)
+    code, out = invoke("src/scale.cu", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 1 and "hip/sub/fence.hip:1:1: HZ001" in out and "no longer exists" in out
+
+
+def test_convert_refuses_to_overwrite_hand_edits_without_force(tree):
+    _convert("src", "--out-dir", "hip")
+    edited = tree / "hip" / "scale.hip"
+    edited.write_text(edited.read_text() + "// tuned by hand\n")
+    (tree / "src" / "scale.cu").write_text(CLEAN.replace("*= a", "*= a + 1"))
+    made = CliRunner().invoke(convert, ["src", "--out-dir", "hip", "-q"])
+    assert made.exit_code == 1
+    assert "edited since hipify-py wrote it" in made.output and "--force" in made.output
+    assert edited.read_text().endswith("// tuned by hand\n")
+    # an untouched generated file is still regenerated; --force overwrites the edit
+    _convert("src", "--out-dir", "hip", "--force")
+    assert "a + 1" in edited.read_text() and "tuned by hand" not in edited.read_text()
+    _convert("src", "--out-dir", "hip")  # and the manifest now knows the new content
+
+
+def test_unknown_config_key_names_the_key(tree):
+    (tree / ".hipify-py.yaml").write_text("ignroe: [HZ1]\n")
+    result = CliRunner().invoke(check, ["src"])
+    assert result.exit_code == 2
+    assert "unknown key `ignroe`" in result.output

@@ -56,7 +56,7 @@ class Manifest:
         )
         if not ok:
             raise ManifestError(f"cannot read {path}: not a hipify-py manifest (format {FORMAT})")
-        return cls(out_root, doc["roots"], doc["options"], doc["files"])
+        return cls(out_root.resolve(), doc["roots"], doc["options"], doc["files"])
 
     def save(self) -> None:
         doc = {
