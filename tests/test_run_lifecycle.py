@@ -115,3 +115,34 @@ def test_usage_errors_are_one_line(tmp_path: Path, args: list[str]) -> None:
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("hipify-py: error: "), proc.stderr
+
+
+def test_runner_names_the_file_in_progress_when_no_file_finishes(tmp_path, monkeypatch) -> None:
+    from _convert import ctx
+    from hipify_py import runner
+    from hipify_py.discover import walk
+
+    monkeypatch.setattr(runner, "SLOW_SECONDS", 0.001)
+    src = _tree(tmp_path, 8)
+    slow = []
+    outcomes = list(runner.run(list(walk([src])), ctx(), jobs=2, on_slow=slow.append))
+    assert sorted(o.candidate.path.name for o in outcomes) == [f"k{n:04d}.cu" for n in range(8)]
+    assert slow and all(c.path.parent == src for c in slow)
+
+
+def test_progress_bar_shows_the_slow_file_as_written() -> None:
+    import io
+
+    from rich.console import Console
+
+    from hipify_py.cli.progress import progress
+    from hipify_py.discover import Candidate
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100, color_system=None)
+    with progress(console, 3, True) as bar:
+        bar.advance(Candidate(Path("a/x.cu"), Path("x.cu"), Path("a")))
+        bar.slow(Candidate(Path("a/k[1].cu"), Path("k[1].cu"), Path("a")))
+        assert bar.progress is not None
+        bar.progress.refresh()
+    assert "converting k[1].cu (slow)" in buf.getvalue() and "1/3" in buf.getvalue()
