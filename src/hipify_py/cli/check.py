@@ -6,12 +6,9 @@ that could not be checked; 2 usage error.
 
 from __future__ import annotations
 
-import difflib
 import io
-import os
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +16,13 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
-from .. import __version__
 from ..config import CONFIG_NAME, matches_rule, split_ids, unknown_pattern
-from ..discover import Candidate, UsageError, mirror_layout, output_name, walk
+from ..discover import UsageError
 from ..findings import Severity
-from ..mappings.load import RulesText
+from ..gate import run_check
 from ..output.manifest import MANIFEST_NAME, Manifest, ManifestError, options_from_record
 from ..report import findings_baseline, findings_text
-from ..report.findings_common import CheckReport, StaleFile
 from ..rules import load_rules
-from ..runner import run
-from ..untrusted import UntrustedInputError, decode_utf8, read_regular
 from .common import (
     build_options_context,
     common_options,
@@ -41,7 +34,6 @@ from .common import (
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 STALE_RULE = findings_text.STALE_RULE
-COMPARE_LIMIT = 1 << 31  # bytes of a committed HIP file compared with --in-sync
 
 
 def _check_patterns(patterns: Sequence[str], option: str) -> None:
@@ -53,31 +45,6 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 
 
 # --------------------------------------------------------------------------- files
-
-
-def _display(path: Path) -> str:
-    try:
-        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else path.as_posix()
-    except ValueError:
-        return str(path)
-
-
-def _candidates(
-    paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str], skip: Sequence[Path]
-):
-    try:
-        return list(walk(paths, include, exclude, skip))
-    except UsageError as exc:
-        raise click.UsageError(str(exc)) from None
-
-
-def _first_difference(expected: str, actual: str) -> tuple[int, str]:
-    exp, act = expected.splitlines(), actual.splitlines()
-    matcher = difflib.SequenceMatcher(None, exp, act, autojunk=False)
-    for tag, i1, _i2, j1, _j2 in matcher.get_opcodes():
-        if tag != "equal":
-            return j1 + 1, exp[i1] if i1 < len(exp) else ""
-    return min(len(exp), len(act)) + 1, ""
 
 
 # --------------------------------------------------------------------------- command
@@ -191,16 +158,19 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
     config = load_config(paths, config_path=kw["config_path"], no_config=kw["no_config"])
     manifest = _manifest(hip_dir)
     ctx, rules = build_options_context(kw, config, **_conversion_options(kw, manifest))
-    report = run_check(
-        paths,
-        ctx,
-        mapping_files=rules,
-        hip_dir=hip_dir,
-        manifest=manifest,
-        include=kw["include"],
-        exclude=kw["exclude"],
-        jobs=kw["jobs"],
-    )
+    try:
+        report = run_check(
+            paths,
+            ctx,
+            mapping_files=rules,
+            hip_dir=hip_dir,
+            manifest=manifest,
+            include=kw["include"],
+            exclude=kw["exclude"],
+            jobs=kw["jobs"],
+        )
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from None
     _filter(report, config, select_ids, ignore_ids)
     if kw["write_baseline"]:
         _write_baseline(report, kw["write_baseline"])
@@ -311,110 +281,6 @@ def _write_baseline(report, path: Path) -> None:  # noqa: ANN001
     write_or_fail(path, findings_baseline.dump(report, path))
     click.echo(f"hipify-py: recorded {len(report.findings)} finding(s) in {path}", err=True)
     sys.exit(0)
-
-
-def run_check(
-    paths: Sequence[Path],
-    ctx,
-    *,
-    mapping_files: Sequence[RulesText] = (),
-    hip_dir: Path | None = None,
-    manifest: Manifest | None = None,
-    include: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    jobs: int = 0,
-):
-    """Check files and build the report (no filtering, no output)."""
-    skip = [hip_dir] if hip_dir is not None else []
-    cands = mirror_layout(_candidates(paths, include, exclude, skip), paths)
-    mode = "convert" if hip_dir is not None else "check"
-    report = CheckReport(findings=[], tool_version=__version__)
-    layout = Layout(hip_dir, manifest, ctx.options.keep_names) if hip_dir is not None else None
-    for outcome in run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files):
-        result = _record(report, outcome)
-        if result is None or layout is None or outcome.candidate.path.suffix == ".hip":
-            continue
-        _compare(report, layout, outcome.candidate, result.text)
-    if manifest is not None:
-        for rel, source in manifest.orphans():
-            if (manifest.out_root / rel).is_file():
-                report.stale.append(
-                    StaleFile(_display(manifest.out_root / rel), _display(source), "orphaned")
-                )
-    report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
-    report.stale.sort(key=lambda s: s.path)
-    return report
-
-
-def _record(report: CheckReport, outcome):  # noqa: ANN001, ANN202
-    """Add one file's findings (or failure) to the report; the result when it has one."""
-    shown = _display(outcome.candidate.path)
-    if outcome.status == "copied":
-        return None
-    if outcome.status == "binary":
-        # A CUDA source that is binary or not UTF-8 could not be checked: a failure.
-        reason = outcome.message.removesuffix("; left unchanged")
-        reason = reason.removesuffix(" left unchanged").strip() or "binary file"
-        report.failures.append((shown, f"{reason}; cannot be checked"))
-        return None
-    result = outcome.result
-    if result is None:
-        if outcome.status == "failed":
-            report.failures.append((shown, outcome.message))
-        return None
-    report.files_checked += 1
-    report.sources[shown] = result.original
-    report.findings += [replace(f, path=shown) for f in result.findings]
-    if outcome.status == "failed":
-        report.failures.append((shown, outcome.message))
-        return None
-    return result
-
-
-class Layout:
-    """Where ``convert`` put the HIP file of a CUDA file: by the HIP tree's manifest when it has
-    one, else by the mirrored layout (a file argument is placed relative to the input root
-    ``DIR`` of a ``DIR-hip`` tree)."""
-
-    def __init__(self, hip_dir: Path, manifest: Manifest | None, keep_names: bool) -> None:
-        self.hip_dir = hip_dir
-        self.manifest = manifest
-        self.keep_names = keep_names
-        name = hip_dir.resolve().name
-        self.guessed_root = (
-            hip_dir.resolve().with_name(name.removesuffix("-hip"))
-            if name.endswith("-hip")
-            else None
-        )
-
-    def target(self, cand: Candidate) -> Path:
-        rel: Path | None = None
-        if self.manifest is not None:
-            recorded = self.manifest.output_for(cand.path)
-            if recorded is not None:
-                return self.hip_dir / recorded
-            rel = self.manifest.rel_in_roots(cand.path)
-        elif not cand.contained and self.guessed_root is not None:
-            real = cand.path.resolve()
-            if real.is_relative_to(self.guessed_root):
-                rel = real.relative_to(self.guessed_root)
-        return self.hip_dir / output_name(rel if rel is not None else cand.rel, self.keep_names)
-
-
-def _compare(report: CheckReport, layout: Layout, cand: Candidate, expected: str) -> None:
-    shown = _display(cand.path)
-    target = layout.target(cand)
-    if not target.is_file():
-        report.stale.append(StaleFile(_display(target), shown, "missing"))
-        return
-    try:
-        committed = decode_utf8(target, read_regular(target, COMPARE_LIMIT))
-    except UntrustedInputError as exc:
-        report.failures.append((_display(target), str(exc)))
-        return
-    if committed != expected:
-        line, text = _first_difference(expected, committed)
-        report.stale.append(StaleFile(_display(target), shown, "stale", line, text))
 
 
 def render(report, fmt: str) -> str | None:
