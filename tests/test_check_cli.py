@@ -442,12 +442,9 @@ def test_config_option_applies_that_files_mappings_too(tree):
     (tree / "src" / "sub" / "fence.cu").write_text("void f() { cudaTeamApi(); }\n")
     other = tree / "other.yaml"
     other.write_text(
-        "mappings:\n- {cuda: cudaTeamApi, kind: function, status: unsupported}\n"
-        "ignore: [HZ402]\n"
+        "mappings:\n- {cuda: cudaTeamApi, kind: function, status: unsupported}\nignore: [HZ402]\n"
     )
     _, data = as_json("src", "--config", str(other))
-    assert [(f["rule"], Path(f["path"]).name) for f in data["findings"]] == [
-        ("HZ300", "fence.cu")
-    ]
+    assert [(f["rule"], Path(f["path"]).name) for f in data["findings"]] == [("HZ300", "fence.cu")]
     _, data = as_json("src")
     assert data["findings"] == []  # without it cudaTeamApi is an unknown name, not a finding

@@ -102,7 +102,7 @@ def test_world_writable_directory_ends_the_config_search(tmp_path: Path) -> None
 
 def test_mapping_hip_value_must_be_an_identifier(project: Path) -> None:
     (project / ".hipify-py.yaml").write_text(
-        'mappings:\n- {cuda: cudaDeviceSynchronize, hip: \'system("id")\', '
+        "mappings:\n- {cuda: cudaDeviceSynchronize, hip: 'system(\"id\")', "
         "kind: function, status: supported}\n"
     )
     proc = cli("convert", str(project / "src"))
