@@ -396,3 +396,17 @@ def test_annotated_hazard_fixtures_convert_to_themselves(tmp_path: Path) -> None
     )
     assert cli("convert", str(first), "--out-dir", str(second), "--annotate", "-q").returncode == 0
     assert snapshot(first) == snapshot(second)
+
+
+def test_strict_quiet_says_why_and_prints_user_text_as_written(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hipify_py.cli.convert import convert
+
+    src = tmp_path / "k[i].cu"
+    lines = ["// filler"] * 99 + ["__global__ void k() { int lane = threadIdx.x & 31; }"]
+    src.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(convert, [str(src), "--strict", "-q"])
+    assert result.exit_code == 1
+    assert f"{src}:100:" in result.output and "HZ101" in result.output
+    assert "💯" not in result.output

@@ -109,7 +109,7 @@ from .progress import progress
     help="With --verify: which compiler to use.",
 )
 @click.option(
-    "-q", "--quiet", is_flag=True, help="No summary table; failures and findings still print."
+    "-q", "--quiet", is_flag=True, help="No summary table; findings and failures still print."
 )
 @common_options
 def convert(paths: tuple[Path, ...], **kw: Any) -> None:
@@ -223,6 +223,7 @@ def _finish(
     if kw["json_file"]:
         write_or_fail(kw["json_file"], json.dumps(summary.to_json(), indent=2) + "\n")
     if kw["quiet"]:
+        summary.render_findings(err)
         summary.render_failures(err)
     else:
         summary.render(err)

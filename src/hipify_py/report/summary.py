@@ -99,6 +99,23 @@ class Summary:
             "failures": [{"path": p, "message": m} for p, m in self.failures],
         }
 
+    def render_findings(self, console: Console) -> None:
+        """The first findings at warning level or above, one ``path:line:col: ID message`` line
+        each (also with --quiet: a --strict failure must say why)."""
+        for path, line, col, sev, rule, message in self.notable:
+            # user text goes into Text, never through markup: `k[i].cu:100:` prints as written
+            text = Text(f"{path}:{line}:{col}: ")
+            text.append(rule, style="red" if sev == "error" else "yellow")
+            text.append(" " + " ".join(message.splitlines()))
+            console.print(text, soft_wrap=True)
+        hidden = sum(c for r, c in self.findings.items()) - len(self.notable)
+        if self.notable and hidden > 0:
+            console.print(
+                f"... {hidden} more findings: run `hipify-py check` for the full "
+                "report, `hipify-py explain ID` for a rule's page",
+                highlight=False,
+            )
+
     def render_failures(self, console: Console) -> None:
         """What failed: shown even with --quiet, because it needs the user's attention."""
         for path, message in self.failures:
@@ -149,19 +166,7 @@ class Summary:
                 info = RULES.get(rule)
                 fnd.add_row(rule, info.name if info else "", str(count))
             console.print(fnd)
-        for path, line, col, sev, rule, message in self.notable:
-            # user text goes into Text, never through markup: `k[i].cu:100:` prints as written
-            text = Text(f"{path}:{line}:{col}: ")
-            text.append(rule, style="red" if sev == "error" else "yellow")
-            text.append(" " + " ".join(message.splitlines()))
-            console.print(text, soft_wrap=True)
-        hidden = sum(c for r, c in self.findings.items()) - len(self.notable)
-        if self.notable and hidden > 0:
-            console.print(
-                f"... {hidden} more findings: run `hipify-py check` for the full "
-                "report, `hipify-py explain ID` for a rule's page",
-                highlight=False,
-            )
+        self.render_findings(console)
         for path, problem in self.degraded[:10]:
             text = Text("parse problem", style="yellow")
             text.append(f" {path}: {problem} (translated from tokens)")
