@@ -194,3 +194,23 @@ def test_manifest_written_in_the_output_tree(tmp_path: Path) -> None:
     (src / "k.cu").write_text(KERNEL)
     assert cli("convert", str(src), "-q").returncode == 0
     assert (tmp_path / "src-hip" / MANIFEST_NAME).is_file()
+
+
+def test_in_place_does_not_rewrite_a_file_changed_while_it_was_converted(tmp_path: Path) -> None:
+    from _convert import ctx
+    from hipify_py.output import Destination, WriteBack, plan
+    from hipify_py.runner import process
+
+    k = tmp_path / "k.cu"
+    k.write_text(KERNEL)
+    writer = plan([k], Destination(WriteBack.IN_PLACE, keep_names=True), ctx().options)
+    [cand] = writer.items
+    outcome = process(cand, ctx())
+    assert outcome.status == "converted"
+    k.write_text(KERNEL + "// saved by the editor meanwhile\n")
+    with pytest.raises(WriteError, match="changed while it was converted"):
+        writer.emit(outcome)
+    assert k.read_text().endswith("meanwhile\n")
+    assert not (tmp_path / f"k.cu{BACKUP_SUFFIX}").exists()
+    outcome = process(cand, ctx())
+    assert writer.emit(outcome) == k and "hipLaunchKernelGGL" in k.read_text()

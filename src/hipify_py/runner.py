@@ -9,6 +9,7 @@ parent handles it and stops them) and die with the parent, even after ``kill -9`
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import signal
 import time
@@ -35,6 +36,7 @@ class Outcome:
     # mode: "convert" (rewrite + hazards), "rewrite" (no hazard rules) or "check" (no output)
     result: FileResult | None = None
     message: str = ""
+    digest: str = ""  # sha256 of the bytes the worker read (--in-place rewrites only those)
 
 
 _worker_ctx: Context | None = None
@@ -77,6 +79,13 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
         return Outcome(candidate, "failed", message=f"cannot read: {message}")
     if not is_cuda_source(candidate.path, data[:65536]):
         return Outcome(candidate, "copied")
+    outcome = _convert(candidate, data, ctx, mode)
+    outcome.digest = hashlib.sha256(data).hexdigest()
+    return outcome
+
+
+def _convert(candidate: Candidate, data: bytes, ctx: Context, mode: str) -> Outcome:
+    """The pipeline on a CUDA file's bytes (binary and non-UTF-8 files are left as they are)."""
     if b"\0" in data[:8192]:
         return Outcome(candidate, "binary", message="binary file left unchanged")
     try:

@@ -129,7 +129,7 @@ class Writer:
         path = Path(os.path.realpath(cand.path))
         root = cand.root if cand.root.is_dir() else cand.path.parent
         current = _read(path, root)
-        if current != _encode(result.original):
+        if sha256(current) != outcome.digest:
             raise WriteError(f"{cand.path} changed while it was converted; not rewritten")
         if self.dest.backup:
             backup_original(path, current)
