@@ -27,6 +27,7 @@ from .common import (
     build_options_context,
     common_options,
     conversion_flags,
+    conversion_options,
     load_config,
     selection_options,
     write_or_fail,
@@ -106,27 +107,7 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
     help="Also fail when the committed HIP tree in DIR is missing, stale or orphaned files "
     "(options come from the manifest convert wrote there).",
 )
-@click.option(
-    "--keep-names",
-    is_flag=True,
-    help="With --in-sync: HIP files keep the CUDA names (no .cu -> .hip).",
-)
-@click.option(
-    "--launch-syntax",
-    type=click.Choice(["hip", "cuda"]),
-    default="hip",
-    show_default=True,
-    help="With --in-sync: the tree was converted with this `convert --launch-syntax`.",
-)
-@click.option("--fix", is_flag=True, help="With --in-sync: the tree was converted with --fix.")
-@click.option(
-    "--unsafe-fixes",
-    is_flag=True,
-    help="With --in-sync: the tree was converted with --unsafe-fixes.",
-)
-@click.option(
-    "--annotate", is_flag=True, help="With --in-sync: the tree was converted with --annotate."
-)
+@conversion_options
 @click.option(
     "--config",
     "config_path",
@@ -144,6 +125,9 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 def check(paths: tuple[Path, ...], **kw: Any) -> None:
     """Report porting hazards and unsupported APIs in PATHS; optionally check that the
     committed HIP output (--in-sync DIR) is up to date.
+
+    The conversion options (--keep-names, --launch-syntax, --fix, --unsafe-fixes, --annotate)
+    say how the --in-sync tree was made; the manifest convert writes there records them.
 
     Exit status: 0 clean, 1 findings at or above --fail-on (or stale HIP output), 2 usage error.
     """

@@ -138,6 +138,33 @@ def selection_options(func: Callable) -> Callable:
     return func
 
 
+def conversion_options(func: Callable) -> Callable:
+    """The options that shape convert's output; ``check`` takes them too, to describe how an
+    ``--in-sync`` tree was converted."""
+    decorators = [
+        click.option(
+            "--keep-names", is_flag=True, help="Keep .cu names instead of renaming to .hip."
+        ),
+        click.option(
+            "--launch-syntax",
+            type=click.Choice(["hip", "cuda"]),
+            default="hip",
+            show_default=True,
+            help="hip: hipLaunchKernelGGL(...); cuda: keep <<<...>>> (HIP accepts it).",
+        ),
+        click.option("--fix", is_flag=True, help="Apply the safe fixes hazard rules offer."),
+        click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that need review."),
+        click.option(
+            "--annotate",
+            is_flag=True,
+            help="Write a // hipify-py[ID] comment above each finding.",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
 def conversion_flags(
     *, launch_syntax: str, fix: bool, unsafe_fixes: bool, annotate: bool, keep_names: bool
 ) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from .common import (
     check_arch,
     common_options,
     conversion_flags,
+    conversion_options,
     load_config,
     selection_options,
     write_or_fail,
@@ -64,20 +65,8 @@ from .progress import progress
     type=click.Path(path_type=Path),
     help="With --dry-run: save the diff to FILE instead of printing it.",
 )
-@click.option("--keep-names", is_flag=True, help="Keep .cu names instead of renaming to .hip.")
 @selection_options
-@click.option(
-    "--launch-syntax",
-    type=click.Choice(["hip", "cuda"]),
-    default="hip",
-    show_default=True,
-    help="hip: hipLaunchKernelGGL(...); cuda: keep <<<...>>> (HIP accepts it).",
-)
-@click.option("--fix", is_flag=True, help="Apply the safe fixes hazard rules offer.")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that need review.")
-@click.option(
-    "--annotate", is_flag=True, help="Write a // hipify-py[ID] comment above each finding."
-)
+@conversion_options
 @click.option("--no-hazards", is_flag=True, help="Convert only; skip the hazard rules.")
 @click.option(
     "--json",
