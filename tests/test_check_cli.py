@@ -448,3 +448,9 @@ def test_config_option_applies_that_files_mappings_too(tree):
     assert [(f["rule"], Path(f["path"]).name) for f in data["findings"]] == [("HZ300", "fence.cu")]
     _, data = as_json("src")
     assert data["findings"] == []  # without it cudaTeamApi is an unknown name, not a finding
+
+
+def test_fifo_as_baseline_is_an_error_not_a_hang(tree):
+    os.mkfifo(tree / "base.json")
+    code, out = invoke("src", "--baseline", "base.json")
+    assert code == 2 and "not a regular file" in out
