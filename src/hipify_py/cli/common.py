@@ -218,7 +218,10 @@ def _compile_db_flags(build_dir: Path) -> tuple[list[str], list[str]]:
     for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict):
             continue
-        args = entry.get("arguments") or shlex.split(entry.get("command", ""))
+        try:
+            args = entry.get("arguments") or shlex.split(str(entry.get("command", "")))
+        except ValueError:  # unbalanced quotes: this entry gives no flags
+            continue
         base = Path(entry.get("directory", "."))
         it = iter(args)
         for arg in it:
