@@ -357,18 +357,17 @@ def test_malformed_baseline_messages(tree, text, reason):
     assert code == 2 and "not a hipify-py baseline (not UTF-8)" in out
 
 
-def test_undecodable_or_binary_cuda_source_is_a_failure(tmp_path, monkeypatch):
+def test_non_utf8_source_is_checked_and_binary_source_is_a_failure(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    Path("latin.cu").write_bytes(b"__global__ void k() {} // caf\xe9\n")
+    Path("latin.cu").write_bytes(b"__global__ void k() { __threadfence_system(); } // caf\xe9\n")
     Path("bin.cu").write_bytes(b"\x7fELF\0\0\0__global__")
     code, out = invoke("latin.cu")
-    assert code == 1, out
-    assert "latin.cu: not UTF-8" in out
+    assert code == 0 and "HZ402" in out, out
     code, report = as_json("latin.cu", "bin.cu")
     assert code == 1
     failures = {f["path"]: f["message"] for f in report["failures"]}
-    assert failures["latin.cu"].startswith("not UTF-8")
-    assert failures["bin.cu"].startswith("binary")
+    assert list(failures) == ["bin.cu"] and failures["bin.cu"].startswith("binary")
+    assert [f["rule"] for f in report["findings"]] == ["HZ402"]
 
 
 def test_unwritable_output_paths_are_one_line_errors(tree):

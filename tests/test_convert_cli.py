@@ -34,6 +34,7 @@ def cli(
         env=env,
         capture_output=True,
         text=True,
+        errors="surrogateescape",  # a diff keeps the bytes of a source that is not UTF-8
         timeout=120,
     )
 
@@ -75,11 +76,12 @@ def test_plain_convert_writes_a_sibling_tree_and_never_touches_input(tree: Path)
     assert "#include <hip/hip_runtime.h>" in kern
     assert (out / "sub" / "helpers.cuh").read_text().count("hip/hip_runtime.h") == 1
     assert '#include "kern.hip"' in (out / "main.cpp").read_text()
-    # non-CUDA, binary and non-UTF-8 files are copied byte for byte
+    # non-CUDA and binary files are copied byte for byte
     assert (out / "notes.txt").read_bytes() == before["notes.txt"]
     assert (out / "blob.bin").read_bytes() == before["blob.bin"]
-    assert (out / "latin1.cu").read_bytes() == before["latin1.cu"]
-    assert "not UTF-8" in proc.stderr
+    # a CUDA source that is not UTF-8 is converted; its other bytes pass through unchanged
+    latin1 = (out / "latin1.hip").read_bytes()
+    assert latin1 == b"// caf\xe9\n#include <hip/hip_runtime.h>\nhipFree(p);\n"
 
 
 def test_out_dir_keep_names_and_json_summary(tree: Path, tmp_path: Path) -> None:
@@ -88,7 +90,7 @@ def test_out_dir_keep_names_and_json_summary(tree: Path, tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr
     assert (out / "kern.cu").exists() and not (out / "kern.hip").exists()
     summary = json.loads(proc.stdout)
-    assert summary["files"]["converted"] == 2  # kern.cu, helpers.cuh
+    assert summary["files"]["converted"] == 3  # kern.cu, helpers.cuh, latin1.cu
     assert summary["files"]["unchanged"] == 1  # main.cpp: its include keeps the .cu name
     assert summary["launches_rewritten"] == 1
     assert summary["conversions_by_family"]["runtime"] >= 1
@@ -115,7 +117,7 @@ def test_dry_run_writes_nothing_and_prints_a_plain_diff(tree: Path, tmp_path: Pa
 def test_dry_run_diff_file(tree: Path, tmp_path: Path) -> None:
     diff = tmp_path / "changes.diff"
     assert cli("convert", str(tree), "--dry-run", "--diff-file", str(diff), "-q").returncode == 0
-    assert "+  hipDeviceSynchronize();" in diff.read_text()
+    assert "+  hipDeviceSynchronize();" in diff.read_text("utf-8", "surrogateescape")
 
 
 def test_in_place_rewrites_atomically_with_a_backup(tree: Path) -> None:
@@ -202,7 +204,7 @@ def test_file_that_does_not_parse_is_still_translated(tmp_path: Path) -> None:
 
 def test_strict_fails_on_unsupported_apis(tmp_path: Path) -> None:
     f = tmp_path / "u.cu"
-    f.write_text("void f() { cudaLaunchKernelExC(0, 0, 0); }\n")
+    f.write_text("void f() { cudaDeviceGetNvSciSyncAttributes(0, 0, 0); }\n")
     assert cli("convert", str(f), "--stdout", "-q").returncode == 0
     assert cli("convert", str(f), "--stdout", "-q", "--strict").returncode == 1
 
@@ -300,7 +302,7 @@ def test_stdout_keeps_non_utf8_bytes(tree: Path) -> None:
         capture_output=True,
         timeout=60,
     )
-    assert proc.stdout == (tree / "latin1.cu").read_bytes()
+    assert proc.stdout == b"// caf\xe9\n#include <hip/hip_runtime.h>\nhipFree(p);\n"
 
 
 def test_annotations_stay_out_of_macro_bodies_and_are_not_repeated(tmp_path: Path) -> None:
@@ -410,3 +412,18 @@ def test_strict_quiet_says_why_and_prints_user_text_as_written(tmp_path: Path) -
     assert result.exit_code == 1
     assert f"{src}:100:" in result.output and "HZ101" in result.output
     assert "💯" not in result.output
+
+
+def test_dry_run_diff_of_a_latin1_source_keeps_its_bytes(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_bytes(b"// caf\xe9\n" + KERNEL.encode())
+    proc = subprocess.run(
+        [sys.executable, "-m", "hipify_py", "convert", str(src), "--dry-run", "-q"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert b" // caf\xe9\n" in proc.stdout and b"+#include <hip/hip_runtime.h>" in proc.stdout
+    saved = tmp_path / "k.diff"
+    assert cli("convert", str(src), "--dry-run", "--diff-file", str(saved)).returncode == 0
+    assert saved.read_bytes() == proc.stdout

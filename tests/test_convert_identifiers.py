@@ -68,11 +68,11 @@ def test_device_functions_and_warp_intrinsics() -> None:
 
 
 def test_unsupported_api_is_left_and_reported_with_its_line() -> None:
-    src = "void f() {\n  cudaDeviceSynchronize();\n  cudaLaunchKernelExC(0, 0, 0);\n}\n"
+    src = "void f() {\n  cudaDeviceSynchronize();\n  cudaInitDevice(0, 0, 0);\n}\n"
     res = result(src)
-    assert "cudaLaunchKernelExC(0, 0, 0);" in res.text
+    assert "cudaInitDevice(0, 0, 0);" in res.text
     assert "hipDeviceSynchronize();" in res.text
-    hits = [f for f in res.findings if f.extra.get("api") == "cudaLaunchKernelExC"]
+    hits = [f for f in res.findings if f.extra.get("api") == "cudaInitDevice"]
     assert len(hits) == 1 and hits[0].line == 3
     assert not [f for f in res.findings if f.extra.get("api") == "cudaDeviceSynchronize"]
 

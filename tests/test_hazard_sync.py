@@ -85,7 +85,7 @@ def test_hz204_hip_side_reports_without_fix():
     assert f.fix is None and "check it was converted" in f.message
 
 
-def test_hz205_grid_sync_without_cooperative_launch():
+def test_hz205_grid_sync_however_launched():
     src = """#include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 __global__ void k(float* x) {
@@ -94,11 +94,13 @@ __global__ void k(float* x) {
   grid.sync();
 }
 void run(float* x) { k<<<80, 256>>>(x); }"""
-    assert [f.line for f in only("HZ205", src)] == [6]
+    [plain] = only("HZ205", src)
+    assert plain.line == 6 and "needs a cooperative launch" in plain.message
     coop = src.replace(
         "k<<<80, 256>>>(x);", "void* a[] = {&x}; cudaLaunchCooperativeKernel((void*)k, 80, 256, a);"
     )
-    assert only("HZ205", coop) == []
+    [launched] = only("HZ205", coop)
+    assert launched.line == 6 and "co-resident" in launched.message
 
 
 def test_hz205_block_sync_is_not_grid_sync():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hipify_py.pipeline import check_text
-from test_hazard_common import ctx, only, rules_of
+from test_hazard_common import ctx, fixed, only, rules_of
 
 
 def test_hz300_unsupported_api_names_api_and_family():
@@ -33,7 +33,7 @@ void f(S s) {
 
 
 def test_hz301_experimental_only_without_flag():
-    src = "void f(void* e, unsigned long long* fl) { cudaGraphExecGetFlags(e, fl); }\n"
+    src = "void f(int* s, void* fn, void* c) { cudaOccupancyMaxPotentialClusterSize(s, fn, c); }\n"
     (f,) = only("HZ301", src)
     assert f.severity.value == "info" and "--experimental" in f.message
     assert only("HZ301", src, experimental=True) == []
@@ -116,10 +116,37 @@ def test_hz315_half2_members():
   float a = __half2float(h.x) + g.x + __low2float(h);
   d[0] = __floats2half2_rn(a, g.y);
 }"""
-    found = only("HZ315", src)
+    found = only("HZ315", src, target_rocm=(6, 4))
     assert [f.line for f in found] == [4] and "h.x" in found[0].message
+    assert only("HZ315", src) == []  # ROCm 7 declares `__half x, y` as CUDA does
+
+
+def test_hz315_names_are_scoped_to_their_function():
+    src = """__device__ float a(__half2 u) { return __low2float(u); }
+__device__ float b(float2 u) { return u.x + u.y; }"""
+    assert only("HZ315", src, target_rocm=(6, 4)) == []
 
 
 def test_rule_findings_name_the_construct():
     src = '__global__ void k(float* o) { asm("exit;"); o[threadIdx.x & 31] = 0; }\n'
     assert {"HZ310", "HZ101"} <= set(rules_of(src))
+
+
+def test_hz317_ffsll_on_uint64_offers_a_cast():
+    src = "__device__ int f(uint64_t m) { return __ffsll(m); }\n"
+    [found] = only("HZ317", src)
+    assert "uint64_t" in found.message
+    assert "__ffsll((unsigned long long)m)" in fixed(src, unsafe_fixes=True)
+    assert only("HZ317", src.replace("uint64_t m", "unsigned long long m")) == []
+
+
+def test_hz207_names_the_rocm_version_that_supports_nested_tiles():
+    src = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__device__ int f() {
+  auto t32 = cg::tiled_partition<32>(cg::this_thread_block());
+  auto t4 = cg::tiled_partition<4>(t32);
+  return t4.thread_rank();
+}"""
+    assert "not before HIP 7.1" in only("HZ207", src, target_rocm=(6, 4))[0].message
+    assert "from HIP 7.1" in only("HZ207", src)[0].message

@@ -35,10 +35,40 @@ __global__ void k(int* o) {
 
 
 def test_hz101_macro_and_constexpr_widths():
+    src = """#define GROUP 32
+constexpr int kQuad = 32;
+__global__ void k(int* o) { o[threadIdx.x % GROUP] = threadIdx.x / kQuad; }"""
+    assert len(only("HZ101", src)) == 1  # one finding per line
+
+
+def test_hz107_warp_size_constants_are_reported_at_their_definition_once():
     src = """#define WARP_SIZE 32
 constexpr int kWarp = 32;
-__global__ void k(int* o) { o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp; }"""
-    assert len(only("HZ101", src)) == 2
+static const unsigned THREADS_PER_WARP = 32;
+enum { kWarpLanes = 32, kTile = 32 };
+#define TILE_DIM 32
+const int warp_size = 64;
+__global__ void k(int* o) {
+  o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp + THREADS_PER_WARP;
+}"""
+    assert [f.line for f in only("HZ107", src)] == [1, 2, 3, 4]
+    assert only("HZ101", src) == []  # the uses follow the one definition to fix
+
+
+def test_hz107_per_platform_definitions_are_not_reported():
+    src = """#if defined(__HIP_PLATFORM_AMD__)
+#define WARP_SIZE 64
+#else
+#define WARP_SIZE 32
+#endif
+#ifndef USE_ROCM
+constexpr int kWarpSize = 32;
+#else
+constexpr int kWarpSize = 64;
+#endif
+__global__ void k(int* o) { o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarpSize; }"""
+    assert only("HZ107", src) == []
+    assert only("HZ101", src) == []
 
 
 def test_hz101_look_alikes_do_not_fire():
@@ -259,3 +289,28 @@ def test_ast_positions_survive_non_ascii_text():
     (f,) = only("HZ105", src)
     assert src[f.start : f.end].startswith("unsigned m = __ballot_sync(")
     assert "unsigned long long m = __ballot_sync(" in fixed(src, unsafe_fixes=True)
+
+
+def test_hz105_per_platform_mask_typedef_resolves_to_the_hip_side():
+    src = """#ifdef __HIP_PLATFORM_AMD__
+typedef unsigned long long mask_t;
+#else
+typedef unsigned int mask_t;
+#endif
+__global__ void k(int* o) {
+  mask_t m = __ballot_sync(__activemask(), o[threadIdx.x] > 0);
+  o[0] = __popcll(m);
+}"""
+    assert only("HZ105", src) == []
+    narrow = src.replace("unsigned long long mask_t", "unsigned int mask_t")
+    assert [f.line for f in only("HZ105", narrow)] == [7]
+
+
+def test_hz108_sub_warp_and_wide_masks_are_not_reported():
+    src = """__global__ void k(unsigned long long* o, int lane) {
+  o[0] = (1ull << lane) - 1;
+  o[1] = (uint64_t)1 << lane;
+  o[2] = 1u << (lane_count % 8);
+}"""
+    assert only("HZ108", src) == []
+    assert len(only("HZ108", src.replace("1ull << lane", "1u << lane"))) == 1

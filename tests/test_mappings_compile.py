@@ -27,8 +27,8 @@ def _sample():
     pool = sorted(
         {
             (e.hip, e.kind)
-            for e in index.all_entries
-            if e.source == "cuda_runtime.yaml"
+            for e in index.entries.values()  # the names conversion emits (overrides applied)
+            if e.family == "runtime"
             and e.status == "supported"
             and e.kind in ("function", "type", "enum")
             and e.hip_added

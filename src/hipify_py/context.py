@@ -43,7 +43,9 @@ class Context:
     mappings: MappingIndex
 
 
-_TORCH_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"](?:ATen|torch|c10)/", re.M)
+_TORCH_INCLUDE = re.compile(
+    r"(?:^|\r)[\ufeff \t]*#[ \t]*include[ \t]*[<\"](?:ATen|torch|c10)/", re.M
+)
 
 
 def pytorch_enabled(options: Options, text: str) -> bool:

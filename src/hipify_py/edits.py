@@ -8,6 +8,7 @@ list.  Two edits that touch the same bytes are a bug in a rule and raise ``EditC
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,11 +25,24 @@ class EditConflict(ValueError):
     """Two rules proposed edits over overlapping ranges of the same file."""
 
 
+def _is_line_insert(edit: Edit) -> bool:
+    """An insertion of whole lines (an ``#include``, an annotation comment)."""
+    return edit.start == edit.end and edit.text.endswith(("\n", "\r"))
+
+
 def _checked(edits: Iterable[Edit]) -> list[Edit]:
-    ordered = sorted(set(edits), key=lambda e: (e.start, e.end))
+    """The edits in application order; raises ``EditConflict`` if two touch the same bytes.
+
+    Two insertions at one point compose in one way only when one of them inserts whole lines
+    and the other text inside a line (``#include`` above a launch that starts the file): the
+    lines go first.  Any other pair at one point has no defined order and is a conflict.
+    """
+    ordered = sorted(set(edits), key=lambda e: (e.start, e.end, not _is_line_insert(e)))
     for before, after in zip(ordered, ordered[1:], strict=False):
         overlaps = after.start < before.end
         same_point_inserts = before.start == before.end == after.start == after.end
+        if same_point_inserts and _is_line_insert(before) != _is_line_insert(after):
+            same_point_inserts = False
         if overlaps or same_point_inserts:
             raise EditConflict(
                 f"edits overlap: {before.rule} [{before.start},{before.end}) and "
@@ -83,16 +97,25 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> Applied:
 
 
 class LineIndex:
-    """Offsets to 1-based (line, column) and back, for one text."""
+    """Offsets to 1-based (line, column) and back, for one text.
+
+    A line ends at ``\n``, ``\r\n`` or a lone ``\r`` (old Mac line endings), as it does for the
+    compiler: a CR-only file has as many lines for us as for clang.
+    """
 
     def __init__(self, text: str) -> None:
         self._starts = [0]
+        self._len = len(text)
+        if "\r" in text:
+            self._starts.extend(m.end() for m in _LINE_END.finditer(text))
+            self._ends = [m.start() for m in _LINE_END.finditer(text)]
+            return
         find = text.find
         i = find("\n")
         while i != -1:
             self._starts.append(i + 1)
             i = find("\n", i + 1)
-        self._len = len(text)
+        self._ends = [start - 1 for start in self._starts[1:]]
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._starts, offset) - 1
@@ -103,7 +126,10 @@ class LineIndex:
         return min(self._starts[line - 1] + column - 1, self._len)
 
     def line_span(self, line: int) -> tuple[int, int]:
-        """(start, end) offsets of a 1-based line, without its newline."""
+        """(start, end) offsets of a 1-based line, without its line ending."""
         start = self._starts[line - 1]
-        end = self._starts[line] - 1 if line < len(self._starts) else self._len
+        end = self._ends[line - 1] if line < len(self._starts) else self._len
         return start, end
+
+
+_LINE_END = re.compile(r"\r\n?|\n")

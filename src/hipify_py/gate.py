@@ -20,7 +20,7 @@ from .output.manifest import Manifest
 from .pipeline import FileResult
 from .report.findings_common import CheckReport, StaleFile
 from .runner import Outcome, run
-from .untrusted import UntrustedInputError, decode_utf8, read_regular
+from .untrusted import UntrustedInputError, read_regular
 
 COMPARE_LIMIT = 1 << 31  # bytes of a committed HIP file compared with --in-sync
 
@@ -80,22 +80,16 @@ def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
     shown = display(outcome.candidate.path)
     if outcome.status == "copied":
         return None
-    if outcome.status == "binary":
-        # A CUDA source that is binary or not UTF-8 could not be checked: a failure.
-        reason = outcome.message.removesuffix("; left unchanged")
-        reason = reason.removesuffix(" left unchanged").strip() or "binary file"
-        report.failures.append((shown, f"{reason}; cannot be checked"))
-        return None
     result = outcome.result
     if result is None:
         if outcome.status == "failed":
             report.failures.append((shown, outcome.message))
         return None
     report.files_checked += 1
-    report.sources[shown] = result.original
+    report.sources[shown] = result.printable_original
     report.findings += [replace(f, path=shown) for f in result.findings]
-    if outcome.status == "failed":
-        report.failures.append((shown, outcome.message))
+    if outcome.status == "failed" or result.rule_errors:
+        report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
         return None
     return result
 
@@ -137,7 +131,7 @@ def _compare(report: CheckReport, layout: Layout, cand: Candidate, expected: str
         report.stale.append(StaleFile(display(target), shown, "missing"))
         return
     try:
-        committed = decode_utf8(target, read_regular(target, COMPARE_LIMIT))
+        committed = read_regular(target, COMPARE_LIMIT).decode("utf-8", "surrogateescape")
     except UntrustedInputError as exc:
         report.failures.append((display(target), str(exc)))
         return

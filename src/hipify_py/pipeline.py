@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from .context import Context, pytorch_enabled
 from .edits import Applied, Edit, EditConflict, apply_edits
 from .findings import Finding, Severity
+from .frontend.conditions import inactive_in
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
 from .rules import RULES, passes
@@ -29,12 +30,24 @@ class FileResult:
     # "<pass>/<family>" -> count, e.g. "rename/runtime": 12, "launch": 2
     conversions: Counter = field(default_factory=Counter)
     parse_problems: list[str] = field(default_factory=list)
+    # rule passes that raised: their findings are missing, so a check must not pass
+    rule_errors: list[str] = field(default_factory=list)
     applied: Applied | None = None
     error: str | None = None  # set when the file could not be converted at all
 
     @property
     def changed(self) -> bool:
         return self.text != self.original
+
+    @property
+    def printable_original(self) -> str:
+        """The input with bytes that were not UTF-8 shown as U+FFFD, for terminals and reports."""
+        return self.original.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+    @property
+    def data(self) -> bytes:
+        """The converted text as bytes: what was not UTF-8 in the input comes back as it was."""
+        return self.text.encode("utf-8", "surrogateescape")
 
 
 def _locate(finding: Finding, unit: Unit) -> Finding:
@@ -61,7 +74,9 @@ def run_rules(
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
-    findings = [f for f in findings if not is_suppressed(f, unit)]
+    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
+    inactive = inactive_in(unit)
+    findings = [f for f in findings if f.start not in inactive and not is_suppressed(f, unit)]
     findings.sort(key=lambda f: (f.start, f.rule))
     return edits, findings, problems
 
@@ -73,7 +88,7 @@ def _parse_problems(unit: Unit) -> list[str]:
     --skip-inactive), because a parse costs more than the whole token-based translation.
     When nothing did, a token-level structure check decides whether to parse just to report.
     """
-    if "ast" not in unit.__dict__ and not _looks_broken(unit):
+    if "ast" not in unit.__dict__ and not unit.looks_broken:
         return []
     ast = unit.ast
     if ast is None:
@@ -85,27 +100,6 @@ def _parse_problems(unit: Unit) -> list[str]:
         where = f"line {unit.lines.position(diag.offset)[0]}: " if diag.offset >= 0 else ""
         problems.append(f"{where}{diag.message}")
     return problems
-
-
-def _looks_broken(unit: Unit) -> bool:
-    """Unbalanced bracket counts in code, or an unterminated literal or comment."""
-    text = unit.text
-    counts = {c: text.count(c) for c in "()[]{}"}
-    # brackets that are not code: inside literals, comments and preprocessor lines
-    string, char = Kind.STRING, Kind.CHAR
-    not_code = [t for t in unit.tokens if t.in_directive or t.kind is string or t.kind is char]
-    not_code += unit.comments
-    for tok in not_code:
-        kind = tok.kind
-        if kind is Kind.STRING or kind is Kind.CHAR:
-            if len(tok.text) < 2 or tok.text[-1] not in "\"')":
-                return True
-        elif kind is Kind.COMMENT:
-            if tok.text.startswith("/*") and not tok.text.endswith("*/"):
-                return True
-        for c in "()[]{}":
-            counts[c] -= tok.text.count(c)
-    return counts["("] != counts[")"] or counts["["] != counts["]"] or counts["{"] != counts["}"]
 
 
 _NOISE = (
@@ -165,6 +159,7 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     phases = ("rewrite", "hazard") if with_hazards else ("rewrite",)
     edits, findings, problems = run_rules(unit, ctx, phases)
     result = FileResult(path=path, original=text, text=text)
+    result.rule_errors = problems
     result.parse_problems = problems + _parse_problems(unit)
     if ctx.options.skip_inactive:
         edits = _outside_skipped(edits, unit)
@@ -203,11 +198,18 @@ def _outside_skipped(edits: list[Edit], unit: Unit) -> list[Edit]:
     return [e for e in edits if not any(s <= e.start < end for s, end in skipped)]
 
 
-def check_text(text: str, path: str, ctx: Context) -> list[Finding]:
-    """Hazards and unsupported APIs in one file, without converting it."""
+def check_result(text: str, path: str, ctx: Context) -> FileResult:
+    """Hazards and unsupported APIs in one file, without converting it, and the rule errors
+    that make the check incomplete."""
     ctx = for_file(ctx, text)
     unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
-    return run_rules(unit, ctx, ("rewrite", "hazard"))[1]
+    _, findings, problems = run_rules(unit, ctx, ("rewrite", "hazard"))
+    return FileResult(path, text, text, findings=findings, rule_errors=problems)
+
+
+def check_text(text: str, path: str, ctx: Context) -> list[Finding]:
+    """Hazards and unsupported APIs in one file, without converting it."""
+    return check_result(text, path, ctx).findings
 
 
 def _annotations(findings: list[Finding], unit: Unit, edits: list[Edit]) -> list[Edit]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from .context import Context, Options
 from .discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES, Candidate, is_cuda_source
 from .mappings.load import RulesText
-from .pipeline import FileResult, check_text, convert_text
+from .pipeline import FileResult, check_result, convert_text
 from .untrusted import TooLarge, UntrustedInputError, read_regular
 
 MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not parsed
@@ -85,19 +85,15 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
 
 
 def _convert(candidate: Candidate, data: bytes, ctx: Context, mode: str) -> Outcome:
-    """The pipeline on a CUDA file's bytes (binary and non-UTF-8 files are left as they are)."""
+    """The pipeline on a CUDA file's bytes."""
     if b"\0" in data[:8192]:
-        return Outcome(candidate, "binary", message="binary file left unchanged")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Outcome(candidate, "binary", message=f"not UTF-8 (byte {exc.start}); left unchanged")
+        # a CUDA source that is binary (or UTF-16) cannot be converted: a failure, not a copy
+        return Outcome(candidate, "failed", message="binary file (NUL bytes); cannot be converted")
+    # bytes that are not UTF-8 (a Latin-1 comment) pass through unchanged as lone surrogates
+    text = data.decode("utf-8", "surrogateescape")
     path = str(candidate.path)
     if mode == "check":
-        result = FileResult(
-            path=path, original=text, text=text, findings=check_text(text, path, ctx)
-        )
-        return Outcome(candidate, "unchanged", result)
+        return Outcome(candidate, "unchanged", check_result(text, path, ctx))
     result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
     if result.error:
         return Outcome(candidate, "failed", result, result.error)

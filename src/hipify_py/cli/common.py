@@ -184,10 +184,12 @@ def write_or_fail(path: Path, text: str) -> None:
     replaced atomically, or written through to a FIFO/device); a failure is the one-line
     ``cannot write PATH: reason`` (exit 1)."""
     if str(path) == "-":
-        click.echo(text, nl=False)
+        stream = click.get_binary_stream("stdout")
+        stream.write(text.encode("utf-8", "surrogateescape"))
+        stream.flush()
         return
     try:
-        write_file(path, text.encode("utf-8"))
+        write_file(path, text.encode("utf-8", "surrogateescape"))  # a diff keeps raw bytes
     except WriteError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:

@@ -1,25 +1,30 @@
 """Parse one translation unit with libclang, hermetically unless the user gave real flags.
 
-Hermetic mode blanks every ``#include`` line to spaces (offsets stay exact) and feeds the stub
-from ``stub.py`` as a forced include, so no CUDA SDK, clang install or resource directory is
-needed.  With ``-I``/``-D``/``--cuda-path``/compile_commands.json flags the user's includes are
-kept.  Parse problems never stop a conversion: they become ``diagnostics`` the report shows.
+Hermetic mode blanks everything that can open a file (``hermetic.py``; offsets stay exact) and
+feeds the stub from ``stub.py`` as a forced include, so no CUDA SDK, clang install or resource
+directory is needed, and nothing on disk is read.  With ``-I``/``--cuda-path``/
+compile_commands.json flags the user's includes are kept, except those naming something that
+is not a regular file.  Parse problems never stop a conversion: they become ``diagnostics``
+the report shows.
 """
 
 from __future__ import annotations
 
 import ctypes
-import re
+import faulthandler
+import os
+import signal
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import clang.cindex as ci
 
 from ..mappings import MappingIndex
+from .hermetic import blank_file_access, blank_special_includes
+from .lexer import Lexed
 from .stub import stub_for
 
 STUB_NAME = "/__hipify_py__/stub.h"
-_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*(?:include|include_next|import)\b[^\n]*", re.M)
 _index: ci.Index | None = None
 
 
@@ -111,6 +116,41 @@ class Ast:
         return out
 
 
+def crash_of(text: str, filename: str, parse_args: dict) -> str | None:
+    """Parse (and walk) in a forked child first: why libclang died there, or None if it lived.
+
+    libclang crashes on some broken inputs (SIGSEGV, or a stack overflow its crash recovery
+    cannot catch), and a crash in our process would end the whole run.  The child does what
+    the rules will do (diagnostics, every cursor's kind and extent) and exits; only a file
+    that survives is parsed in this process.  Without ``fork`` the parse is not isolated.
+    """
+    if not hasattr(os, "fork"):
+        return None
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 0
+        faulthandler.disable()  # the parent reports the crash; no dump on its stderr
+        try:
+            signal.alarm(PARSE_SECONDS)  # a hang ends the child, not the run
+            ast = parse(text, filename, **parse_args)
+            ast.diagnostics  # noqa: B018 - evaluated for its side effect on libclang
+            for node in ast.walk():
+                node.kind, node.extent  # noqa: B018
+        except BaseException:
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGALRM:
+            return f"libclang took over {PARSE_SECONDS} s"
+        return f"libclang crashed ({signal.Signals(sig).name})"
+    return None
+
+
+PARSE_SECONDS = 60
+
+
 class _RangeList(ctypes.Structure):
     _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(ci.SourceRange))]
 
@@ -134,11 +174,6 @@ def _skipped_range_api():  # noqa: ANN202 - a ctypes library handle
     return _range_api or None
 
 
-def blank_includes(text: str) -> str:
-    """Replace each #include line by spaces of the same length (offsets unchanged)."""
-    return _INCLUDE_LINE.sub(lambda m: " " * len(m.group(0)), text)
-
-
 def parse(
     text: str,
     filename: str,
@@ -147,9 +182,14 @@ def parse(
     *,
     hermetic: bool = True,
     args: Sequence[str] = (),
+    lexed: Lexed | None = None,
 ) -> Ast:
     """Parse ``text`` as CUDA; raises only if libclang itself cannot load or parse."""
-    source = blank_includes(text) if hermetic else text
+    if hermetic:
+        source = blank_file_access(text, lexed)
+    else:
+        dirs = [a[2:] for a in args if a.startswith("-I") and len(a) > 2]
+        source = blank_special_includes(text, filename, dirs)
     stub = stub_for(names, mappings)
     clang_args = [
         "-x",

@@ -9,6 +9,7 @@ tokens with exact offsets into the original text.
 from __future__ import annotations
 
 import re
+import sys
 from enum import Enum
 from typing import NamedTuple
 
@@ -43,23 +44,29 @@ class Token(NamedTuple):
     in_directive: bool = False
 
 
+# Literals and comments are matched with possessive repeats where Python has them (3.11+): a
+# plain repeat of a group keeps a backtracking record per iteration, 100+ bytes of memory per
+# byte of a long literal.  The loops are unambiguous, so the match is the same either way.
+POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
+
 _TOKEN_RE = re.compile(
     r"""
-    (?:[ \t\f\v]+|\\\r?\n)*      # horizontal white space and line continuations, skipped
+    (?:[ \t\f\v\x00]+|\\(?:\r\n?|\n))*@  # horizontal white space (NUL too, as for clang) and
+                                         # line continuations, skipped
     (?:
       (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$"'])
-    | (?P<nl>\r?\n)
-    | (?P<lcomment>//(?:[^\n\\]|\\\r?\n|\\.)*)
+    | (?P<nl>\r\n?|\n)
+    | (?P<lcomment>//[^\r\n\\]*@(?:\\(?:\r\n|.)[^\r\n\\]*@)*@)
     | (?P<bcomment>/\*.*?(?:\*/|\Z))
-    | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\n]{0,16})\((?:.|\n)*?(?:\)(?P=delim)"|\Z))
-    | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\.|\\\n)*(?:"|(?=\n)|\Z))
-    | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*(?:'|(?=\n)|\Z))
-    | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|)*)
-    | (?P<punct><<<|>>>|<<=|>>=|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=
-               |\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.)
+    | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\r\n]{0,16})\(.*?(?:\)(?P=delim)"|\Z))
+    | (?P<string>(?:u8|u|U|L)?"[^"\\\r\n]*@(?:\\(?:\r\n|.)[^"\\\r\n]*@)*@(?:"|(?=[\r\n])|\\?\Z))
+    | (?P<char>(?:u8|u|U|L)?'[^'\\\r\n]*@(?:\\(?:\r\n|.)[^'\\\r\n]*@)*@(?:'|(?=[\r\n])|\\?\Z))
+    | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*@)
+    | (?P<punct><<<|>>>|<<=|>>=|%:%:|%:|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\|
+               |\+=|-=|\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.)
     | (?P<end>\Z)
     )
-    """,
+    """.replace("@", POSSESSIVE),
     re.VERBOSE | re.DOTALL,
 )
 
@@ -117,7 +124,7 @@ def lex(text: str) -> Lexed:
         elif group == "punct":
             start, end = m.span(group)
             value = text[start:end]
-            if at_line_start and value == "#":
+            if at_line_start and (value == "#" or value == "%:"):  # %: is a digraph of #
                 in_directive = True
                 directives.append(len(tokens))
                 append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))

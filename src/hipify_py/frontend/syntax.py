@@ -107,6 +107,12 @@ def split_args(tokens: Sequence[Token], first: int, end: int) -> list[Arg] | Non
                 return None
             j = k + 1
             continue
+        if text == "<<<":  # a launch configuration inside an argument: its commas are its own
+            k = _match_launch_config(tokens, j, end)
+            if k is None:
+                return None
+            j = k + 1
+            continue
         if text == "<" and j > first and _looks_like_template_open(tokens, j, end):
             k = _match_angle_forward(tokens, j, end)
             if k is not None:
@@ -123,6 +129,20 @@ def split_args(tokens: Sequence[Token], first: int, end: int) -> list[Arg] | Non
     elif args:
         return None  # trailing comma
     return args
+
+
+def _match_launch_config(tokens: Sequence[Token], j: int, end: int) -> int | None:
+    """The ``>>>`` closing the ``<<<`` at j (nested launches counted), before ``end``."""
+    depth = 0
+    for k in range(j, end):
+        text = tokens[k].text
+        if text == "<<<":
+            depth += 1
+        elif text == ">>>":
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
 
 
 def _looks_like_template_open(tokens: Sequence[Token], j: int, end: int) -> bool:

@@ -8,8 +8,10 @@ from functools import cached_property
 
 from ..edits import LineIndex
 from ..mappings import MappingIndex
-from .clang import Ast, parse
+from .clang import Ast, crash_of, parse
 from .lexer import Kind, Lexed, Token, lex
+
+_DEEP = 48  # bracket depth beyond which a parse counts as risky
 
 _HIP_MARKERS = re.compile(r"\bhip[A-Z]\w*\s*\(|#\s*include\s*[<\"]hip/")
 
@@ -38,8 +40,11 @@ class Unit:
 
     @cached_property
     def newline(self) -> str:
-        """The file's line ending, for text a rule inserts."""
-        return "\r\n" if "\r\n" in self.text else "\n"
+        """The file's line ending, for text a rule inserts (CRLF, LF, or CR alone)."""
+        text = self.text
+        if "\r\n" in text:
+            return "\r\n"
+        return "\r" if "\r" in text and "\n" not in text else "\n"
 
     @cached_property
     def lines(self) -> LineIndex:
@@ -82,18 +87,60 @@ class Unit:
         Rules should look at tokens first and touch this only for candidate sites: parsing is
         the most expensive step of a conversion.
         """
+        how = {
+            "names": sorted(self.identifiers),
+            "mappings": self.mappings,
+            "hermetic": self.hermetic,
+            "args": self.clang_args,
+            "lexed": self.lexed,
+        }
         try:
-            return parse(
-                self.text,
-                self.path,
-                sorted(self.identifiers),
-                self.mappings,
-                hermetic=self.hermetic,
-                args=self.clang_args,
-            )
+            if self.risky:
+                crash = crash_of(self.text, self.path, how)
+                if crash is not None:
+                    self._ast_error = crash
+                    return None
+            return parse(self.text, self.path, **how)
         except Exception as exc:  # libclang load or parse failure: degrade to tokens only
             self._ast_error = f"{type(exc).__name__}: {exc}"
             return None
+
+    @cached_property
+    def looks_broken(self) -> bool:
+        """Unbalanced brackets in code, or an unterminated literal or comment."""
+        text = self.text
+        counts = {c: text.count(c) for c in "()[]{}"}
+        # brackets that are not code: inside literals, comments and preprocessor lines
+        string, char = Kind.STRING, Kind.CHAR
+        not_code = [t for t in self.tokens if t.in_directive or t.kind is string or t.kind is char]
+        not_code += self.comments
+        for tok in not_code:
+            kind = tok.kind
+            if kind is Kind.STRING or kind is Kind.CHAR:
+                if len(tok.text) < 2 or tok.text[-1] not in "\"')":
+                    return True
+            elif kind is Kind.COMMENT:
+                if tok.text.startswith("/*") and not tok.text.endswith("*/"):
+                    return True
+            for c in "()[]{}":
+                counts[c] -= tok.text.count(c)
+        return any(counts[o] != counts[c] for o, c in ("()", "[]", "{}"))
+
+    @cached_property
+    def risky(self) -> bool:
+        """Input of the kind libclang has crashed on (broken, deeply nested, odd bytes): its
+        parse is tried in a child process first."""
+        if self.looks_broken or "\0" in self.text or not self.text.isascii():
+            return True
+        depth = deepest = 0
+        for tok in self.tokens:
+            if tok.kind is Kind.PUNCT:
+                if tok.text in "([{":
+                    depth += 1
+                    deepest = max(deepest, depth)
+                elif tok.text in ")]}":
+                    depth -= 1
+        return deepest > _DEEP
 
     def line_text(self, line: int) -> str:
         start, end = self.lines.line_span(line)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..findings import Finding, Fix
+from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_backward, match_forward, split_args
 from ..frontend.unit import Unit
@@ -538,17 +539,84 @@ _SIZEOF = {
     "int4": 16,
     "double2": 16,
 }
-_ARITH = re.compile(r"^[0-9+\-*/%() <>]*$")
+_WIDE_WORDS = frozenset({"uint64_t", "int64_t", "size_t", "uintptr_t", "intptr_t", "u64"})
+_NARROW_WORDS = frozenset({"uint32_t", "int32_t", "uint", "u32", "int", "unsigned", "short"})
 
 
-def constants(unit: Unit) -> dict[str, int]:
-    """Integer constants the file defines: `#define N 128`, `constexpr int N = 128;`,
-    `const int N = 128;` (file-wide, first definition wins)."""
+def type_size(unit: Unit, declared: str) -> int | None:
+    """Size in bytes of a declared integer type written as words (`unsigned long long`,
+    `uint32_t`, a `lane_mask_t` typedef), as the HIP/AMD build sees it: a typedef chosen per
+    platform resolves to its definition in code HIP compiles.  None when unknown."""
+    words = [w for w in declared.replace("*", " * ").split() if w not in ("const", "volatile")]
+    if not words or "*" in words:
+        return None
+    if words.count("long") == 2 or set(words) & _WIDE_WORDS:
+        return 8
+    if len(words) == 1 and words[0] not in _NARROW_WORDS:
+        target = _typedefs(unit).get(words[0])
+        return type_size(unit, target) if target and target != words[0] else None
+    if words.count("long") == 1:
+        return 8
+    if set(words) <= _NARROW_WORDS | {"signed"}:
+        return 2 if "short" in words else 4
+    return None
+
+
+def _typedefs(unit: Unit) -> dict[str, str]:
+    """`typedef T NAME;` / `using NAME = T;` outside the branches HIP never compiles."""
 
     def make():
         toks = unit.tokens
+        inactive = inactive_in(unit)
+        out: dict[str, str] = {}
+        for name in ("typedef", "using"):
+            for i in unit.identifier_positions.get(name, ()):
+                if toks[i].start in inactive:
+                    continue
+                j = i + 1
+                while j < len(toks) and toks[j].text not in (";", "{", "("):
+                    j += 1
+                if j >= len(toks) or toks[j].text != ";":
+                    continue
+                body = [t.text for t in toks[i + 1 : j]]
+                if name == "typedef" and len(body) >= 2:
+                    out.setdefault(body[-1], " ".join(body[:-1]))
+                elif name == "using" and len(body) >= 3 and body[1] == "=":
+                    out.setdefault(body[0], " ".join(body[2:]))
+        return out
+
+    return _cached(unit, "_hz_typedefs", make)
+
+
+_ARITH = re.compile(r"^[0-9+\-*/%() <>]*$")
+
+
+def constant_at(unit: Unit, name: str, index: int) -> int | None:
+    """The value of integer constant ``name`` (`#define N 128`, `constexpr int N = 128;`,
+    `const int N = 128;`) as seen from token ``index``: a `constexpr`/`const`
+    declared earlier in the enclosing function, else the file-scope one.  A function-local
+    `constexpr int rows = 32;` in one kernel says nothing about `rows` in another."""
+    file_scope, local = _constant_tables(unit)
+    func = function_at(unit, index)
+    if func is not None:
+        best = None
+        for decl, value in local.get((func.open, name), ()):
+            if decl < index:
+                best = value
+        if best is not None or (func.open, name) in local:
+            return best
+    return file_scope.get(name)
+
+
+def _constant_tables(unit: Unit):
+    def make():
+        toks = unit.tokens
+        inactive = inactive_in(unit)  # the HIP build's value of a per-platform constant
         out: dict[str, int] = {}
+        local: dict[tuple[int, str], list[tuple[int, int | None]]] = {}
         for i, t in enumerate(toks[:-3]):
+            if t.start in inactive:
+                continue
             if (
                 t.kind is Kind.DIRECTIVE
                 and toks[i + 1].text == "define"
@@ -569,17 +637,16 @@ def constants(unit: Unit) -> dict[str, int]:
                     j < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is Kind.IDENT
                 ):
                     j += 1
-                if (
-                    j + 3 < len(toks)
-                    and toks[j].kind is Kind.IDENT
-                    and toks[j + 1].text == "="
-                    and toks[j + 2].kind is Kind.NUMBER
-                    and toks[j + 3].text == ";"
-                ):
-                    v = int_value(toks[j + 2].text)
-                    if v is not None:
-                        out.setdefault(toks[j].text, v)
-        return out
+                if j + 3 >= len(toks) or toks[j].kind is not Kind.IDENT or toks[j + 1].text != "=":
+                    continue
+                literal = toks[j + 2].kind is Kind.NUMBER and toks[j + 3].text == ";"
+                v = int_value(toks[j + 2].text) if literal else None
+                func = function_at(unit, j)
+                if func is not None:  # a local constant (its value, or None if not a literal)
+                    local.setdefault((func.open, toks[j].text), []).append((j, v))
+                elif v is not None:
+                    out.setdefault(toks[j].text, v)
+        return out, local
 
     return _cached(unit, "_hz_constants", make)
 
@@ -589,10 +656,12 @@ def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
 
     def make():
         toks = unit.tokens
+        inactive = inactive_in(unit)
         out: dict[str, tuple[int, int]] = {}
         for i, t in enumerate(toks[:-3]):
             if (
-                t.kind is Kind.DIRECTIVE
+                t.start not in inactive
+                and t.kind is Kind.DIRECTIVE
                 and toks[i + 1].text == "define"
                 and toks[i + 2].kind is Kind.IDENT
                 and unit.text[toks[i + 2].end : toks[i + 2].end + 1] != "("
@@ -610,7 +679,6 @@ def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
 def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
     """Value of a small integer expression (literals, known constants, sizeof(basic type))."""
     toks = unit.tokens
-    consts = constants(unit)
     parts: list[str] = []
     i = first
     while i < end:
@@ -631,8 +699,9 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
                 return None
             parts.append(str(v))
         elif t.kind is Kind.IDENT:
-            if t.text in consts:
-                parts.append(str(consts[t.text]))
+            value = constant_at(unit, t.text, i)
+            if value is not None:
+                parts.append(str(value))
             else:
                 rng = _define_ranges(unit).get(t.text)
                 value = evaluate(unit, *rng, _depth + 1) if rng and _depth < 8 else None
@@ -649,6 +718,9 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
     expr = " ".join(parts)
     if not expr or not _ARITH.match(expr.replace("//", "/")):
         return None
+    shifts = zip(parts, parts[1:], strict=False)
+    if any(p == "<<" and not (n.isdigit() and int(n) <= 64) for p, n in shifts):
+        return None  # 1 << 1000000000 would build a gigantic integer
     try:
         value = eval(expr, {"__builtins__": {}}, {})  # digits and operators only
     except Exception:
@@ -676,6 +748,13 @@ def cursor_at(unit: Unit, offset: int):
     return None if cur is None or cur.kind.is_invalid() else cur
 
 
+def _keyword_at(toks: Sequence[Token], k: int) -> int | None:
+    """Index of the if/for/while/switch keyword ending at token k (`if constexpr` too)."""
+    if toks[k].text == "constexpr" and k > 0 and toks[k - 1].text == "if":
+        return k - 1
+    return k if toks[k].text in ("if", "for", "while", "switch") else None
+
+
 def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int, int]]:
     """(keyword, first, end) token ranges of the conditions of the if/for/while/switch/do
     statements that enclose token ``i`` inside ``func``, innermost first."""
@@ -687,9 +766,10 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
         prev = toks[pos - 1]
         if prev.text == ")":
             o = match_back(toks, pos - 1)
-            if o is not None and o > 0 and toks[o - 1].text in ("if", "for", "while", "switch"):
-                out.append((toks[o - 1].text, o + 1, pos - 1))
-                return o - 1
+            kw = _keyword_at(toks, o - 1) if o is not None and o > 0 else None
+            if kw is not None:
+                out.append((toks[kw].text, o + 1, pos - 1))
+                return kw
         elif prev.text == "else":
             # the matching if: skip its then-branch backwards
             k = pos - 2
@@ -715,7 +795,7 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
     while s > func.open + 1 and toks[s - 1].text not in (";", "{", "}", "else", "do"):
         if toks[s - 1].text == ")":
             o = match_back(toks, s - 1)
-            if o is not None and o > 0 and toks[o - 1].text in ("if", "for", "while", "switch"):
+            if o is not None and o > 0 and _keyword_at(toks, o - 1) is not None:
                 break
         s -= 1
     pos = s

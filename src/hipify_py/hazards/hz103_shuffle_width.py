@@ -3,7 +3,10 @@
 ## What it detects
 A `__shfl`, `__shfl_up`, `__shfl_down` or `__shfl_xor` (or `_sync` form) call without the
 `width` argument in code written for sub-warps: its lane/offset argument uses 32-lane
-arithmetic (`(lane + 1) % 32`, `& 31`, `% 16`, or the literal source lane 31).
+arithmetic (`(lane + 1) % 32`, `& 31`, `% 16`, or the literal source lane 31); or a
+`__shfl_up`/`__shfl_down` without width in a function organised in 32-thread groups (it
+computes lane or warp ids with a literal 32, as HZ101 reports), unless the shuffle
+sits in a 32-lane shuffle loop that HZ102 reports.
 
 ## Why it breaks on AMD
 `width` defaults to `warpSize`, which is 64 on MI300X (gfx942). On a 32-wide NVIDIA warp the
@@ -26,7 +29,9 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import SHUFFLES, calls, finding, int_value
+from ._util import SHUFFLES, calls, finding, function_at, int_value
+from .hz101_lane_arith_32 import sites as lane_sites
+from .hz102_shuffle_loop_32 import _body_end, loop_sites
 
 register_rule(
     "HZ103",
@@ -67,6 +72,8 @@ def check(unit, ctx):
             and int_value(arg[0].text) == 31
             and c.name in ("__shfl", "__shfl_sync")
         )
+        if not sub and c.name.startswith(("__shfl_up", "__shfl_down")):
+            sub = _in_group32_code(unit, c)
         if sub:
             yield finding(
                 unit,
@@ -76,3 +83,19 @@ def check(unit, ctx):
                 f"`{c.name}` without a width argument in 32-lane sub-warp code: the "
                 f"default width is warpSize (64 on MI300X); pass width 32 explicitly",
             )
+
+
+def _in_group32_code(unit, call) -> bool:
+    """The function around ``call`` works in groups of 32 threads, and no HZ102 loop (whose
+    fix also fixes this shuffle) surrounds the call."""
+    func = function_at(unit, call.index)
+    if func is None:
+        return False
+    toks = unit.tokens
+    loops = unit.__dict__.setdefault(
+        "_hz103_loops", [(i, _body_end(toks, close)) for i, close, _ in loop_sites(unit)]
+    )
+    if any(a < call.index <= b for a, b in loops):
+        return False
+    marks = unit.__dict__.setdefault("_hz103_marks", [first for first, _, _ in lane_sites(unit)])
+    return any(func.open < m < func.close for m in marks)

@@ -41,7 +41,35 @@ register_rule(
     __doc__,
 )
 
-_NAMES = frozenset({"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+_NAMES = frozenset(
+    {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "C10_WARP_SIZE"}
+)
+
+
+def _names(unit) -> dict[str, str]:
+    """Name -> the run-time warp size it stands for: the built-ins, and object-like macros
+    whose body uses one (`#define WARP_SZ warpSize`), followed through macro chains."""
+    toks = unit.tokens
+    names = {n: n for n in _NAMES & unit.identifiers}
+    defines = []
+    for d in unit.directives:
+        if d + 3 < len(toks) and toks[d + 1].text == "define" and toks[d + 2].in_directive:
+            name = toks[d + 2]
+            if unit.text[name.end : name.end + 1] == "(":
+                continue
+            body = []
+            k = d + 3
+            while k < len(toks) and toks[k].in_directive and toks[k].kind is not Kind.DIRECTIVE:
+                body.append(toks[k].text)
+                k += 1
+            defines.append((name.text, body))
+    for _ in range(3):
+        for name, body in defines:
+            if name not in names:
+                hit = next((b for b in body if b in names), None)
+                if hit is not None:
+                    names[name] = names[hit]
+    return names
 
 
 def constant_context(toks, i) -> str | None:
@@ -154,15 +182,24 @@ def check(unit, ctx):
     if not (_NAMES & unit.identifiers):
         return
     toks = unit.tokens
+    names = _names(unit)
     for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or t.text not in _NAMES:
+        if t.kind is not Kind.IDENT or t.text not in names:
             continue
         if t.in_directive and i > 0 and toks[i - 1].text in ("ifdef", "ifndef", "defined", "("):
             continue
+        if t.in_directive and i > 1 and toks[i - 2].text == "define":
+            continue  # the alias itself: its constant uses are reported
         why = constant_context(toks, i)
         if why is None:
             continue
-        what = "`warpSize`" if t.text == "warpSize" else f"the deprecated `{t.text}`"
+        base = names[t.text]
+        if base == "warpSize":
+            what = "`warpSize`" if t.text == base else f"`{t.text}` (warpSize)"
+        elif base == "C10_WARP_SIZE":
+            what = f"`{t.text}` (C10_WARP_SIZE, run-time on the ROCm host pass)"
+        else:
+            what = f"the deprecated `{base}`"
         yield finding(
             unit,
             "HZ104",

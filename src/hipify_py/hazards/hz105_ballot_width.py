@@ -30,7 +30,7 @@ from ..edits import Edit
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import BALLOTS, calls, cursor_at, finding
+from ._util import BALLOTS, calls, cursor_at, finding, type_size
 
 register_rule(
     "HZ105",
@@ -127,9 +127,6 @@ def check(unit, ctx):
             continue
         name = toks[eq - 1]
         mask_vars.add(name.text)
-        size, spelling = _size_of_name(unit, name)
-        if size is None or size >= 8:
-            continue
         first = eq - 1
         while (
             first > 0
@@ -138,6 +135,15 @@ def check(unit, ctx):
         ):
             first -= 1
         head = unit.text[toks[first].start : name.start] if first < eq - 1 else ""
+        # the declared type as the HIP build sees it (a per-platform `lane_mask_t` typedef),
+        # else the AST's (which knows only the CUDA side of #if tests), else the words
+        size, spelling = type_size(unit, head), head.strip()
+        if size is None:
+            size, spelling = _size_of_name(unit, name)
+        if size is None and _NARROW_TYPE.match(head):
+            size = 4
+        if size is None or size >= 8:
+            continue
         if "auto" in head.split():
             continue  # the hermetic stub types ballots as int; auto follows HIP's real type
         fix = None

@@ -32,7 +32,15 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import enclosing_conditions, finding, function_at, text_of, thread_taint
+from ._util import (
+    _stmt_end,
+    enclosing_conditions,
+    finding,
+    function_at,
+    match,
+    text_of,
+    thread_taint,
+)
 
 register_rule(
     "HZ203",
@@ -76,7 +84,9 @@ def check(unit, ctx):
             continue
         taint = thread_taint(unit, func)
         for kw, a, b in conds:
-            name = taint.any(a, b)
+            name = _dependent_name(toks, taint, kw, a, b)
+            if name is not None and kw == "if" and _both_branches_wait(toks, b, func.close):
+                continue  # every thread reaches a barrier either way (s_barrier is per wave)
             if name is not None:
                 line = unit.lines.position(toks[a].start)[0]
                 yield finding(
@@ -89,3 +99,67 @@ def check(unit, ctx):
                     f"(`{name}`): threads that skip the barrier hang or race",
                 )
                 break
+
+
+def _dependent_name(toks, taint, kw, a, b):
+    """The first thread-dependent name of a condition; a `for` variable the header resets to a
+    block-uniform value (`for (j = 128; j > 0; j /= 2)`) does not count, whatever `j` held
+    before the loop."""
+    reset: set[str] = set()
+    if kw == "for":
+        init_end = next((k for k in range(a, b) if toks[k].text == ";"), b)
+        cond_end = next((k for k in range(init_end + 1, b) if toks[k].text == ";"), b)
+        k = a
+        while k < init_end:
+            if toks[k].kind is Kind.IDENT and toks[k + 1].text == "=":
+                end = k + 2
+                while end < init_end and toks[end].text != ",":
+                    end += 1
+                start_taint = _tainted_names(toks, taint, k + 2, end)
+                if not start_taint or start_taint == _bound_taint(
+                    toks, taint, toks[k].text, init_end + 1, cond_end
+                ):
+                    # a uniform start, or start and bound shifted by the same thread term
+                    # (`t = base + tid; t < end + tid`): the trip count is block-uniform
+                    reset.add(toks[k].text)
+                    reset |= start_taint
+                k = end
+            k += 1
+    for k in range(a, b):
+        if toks[k].text in reset:
+            continue
+        if taint.is_tainted(k):
+            return toks[k].text
+    return None
+
+
+def _tainted_names(toks, taint, a, b) -> set[str]:
+    return {toks[k].text for k in range(a, b) if taint.is_tainted(k)}
+
+
+def _bound_taint(toks, taint, var, a, b) -> set[str] | None:
+    """Thread-dependent names of the bound in a `var < bound` condition."""
+    if b - a >= 3 and toks[a].text == var and toks[a + 1].text in ("<", "<=", ">", ">=", "!="):
+        return _tainted_names(toks, taint, a + 2, b)
+    return None
+
+
+def _both_branches_wait(toks, cond_end, limit) -> bool:
+    """`if (c) { ...; __syncthreads(); } else { ...; __syncthreads(); }`"""
+    then_first = cond_end + 1
+    if then_first >= limit:
+        return False
+    then_last = (match(toks, then_first) if toks[then_first].text == "{" else None) or _stmt_end(
+        toks, then_first, limit
+    )
+    if then_last + 1 >= limit or toks[then_last + 1].text != "else":
+        return False
+    else_first = then_last + 2
+    else_last = (match(toks, else_first) if toks[else_first].text == "{" else None) or _stmt_end(
+        toks, else_first, limit
+    )
+
+    def waits(lo, hi):
+        return any(t.text in _BARRIERS for t in toks[lo : hi + 1])
+
+    return waits(then_first, then_last) and waits(else_first, else_last)

@@ -2,7 +2,8 @@
 
 ## What it detects
 `__launch_bounds__(MAX_THREADS, MIN_BLOCKS)` with a second argument (and a third one, CUDA
-12's max-blocks-per-cluster).
+12's max-blocks-per-cluster). A second argument of `1` is not reported: one resident block
+(CUDA) and one wave per execution unit (HIP) both leave the compiler unconstrained.
 
 ## Why it breaks on AMD
 HIP accepts the same syntax but reads the second parameter as **MIN_WARPS_PER_EXECUTION_UNIT**,
@@ -48,6 +49,8 @@ def check(unit, ctx):
             continue
         (a0, b0), (a1, b1) = c.args[0], c.args[1]
         second = text_of(unit, a1, b1)
+        if second == "1" and len(c.args) == 2:
+            continue  # one block per SM / one wave per EU: no constraint either way
         fix = None
         if (
             b0 - a0 == 1

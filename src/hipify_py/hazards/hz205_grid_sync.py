@@ -1,9 +1,11 @@
 """HZ205 grid-sync-launch
 
 ## What it detects
-Grid-wide cooperative-groups synchronisation (`cg::this_grid()`, `grid_group`, `grid.sync()`,
-`cg::sync(grid)`) in a file that contains no cooperative launch (`cudaLaunchCooperativeKernel`,
-`hipLaunchCooperativeKernel`, their multi-device forms, `cudaLaunchAttributeCooperative`).
+Grid-wide cooperative-groups synchronisation (`grid.sync()`, `cg::this_grid().sync()`,
+`cg::sync(grid)`), however the kernel is launched: in a file with no cooperative launch
+(`cudaLaunchCooperativeKernel`, `hipLaunchCooperativeKernel`, their multi-device forms,
+`cudaLaunchAttributeCooperative`) the launch is missing; with one, the grid size must still be
+validated for MI300X.
 
 ## Why it breaks on AMD
 `grid.sync()` is only valid in a kernel started with a cooperative launch whose grid fits
@@ -58,8 +60,7 @@ def check(unit, ctx):
     ids = unit.identifiers
     if "this_grid" not in ids and "grid_group" not in ids:
         return
-    if _COOP & ids:
-        return
+    launched = bool(_COOP & ids)
     toks = unit.tokens
     grids = set()
     for i, t in enumerate(toks):
@@ -104,6 +105,10 @@ def check(unit, ctx):
                 "HZ205",
                 hit[0],
                 hit[1],
-                f"grid-wide `{hit[2]}` needs a cooperative launch "
+                f"grid-wide `{hit[2]}`: HIP 7 rejects a cooperative launch whose grid exceeds "
+                f"the co-resident blocks of the device; size it with "
+                f"hipOccupancyMaxActiveBlocksPerMultiprocessor and check the error"
+                if launched
+                else f"grid-wide `{hit[2]}` needs a cooperative launch "
                 f"(hipLaunchCooperativeKernel); none in this file",
             )

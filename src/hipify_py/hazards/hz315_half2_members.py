@@ -1,13 +1,17 @@
 """HZ315 half2-members
 
 ## What it detects
-Member access `.x` / `.y` on a variable declared as `half2` or `__half2` (and `__nv_bfloat162`
-/ `__hip_bfloat162`).
+Member access `.x` / `.y` on a variable declared (in the same function, or at file scope) as
+`half2` or `__half2` (and `__nv_bfloat162` / `__hip_bfloat162`), when `--target-rocm` is
+below 7.0.
 
 ## Why it breaks on AMD
-HIP declares the members of `half2` as `unsigned short` bit patterns (the raw storage), not
-`__half` values. `h.x` compiles but yields the raw bits converted to a number, so arithmetic
-on it gives different results than on CUDA (hipify-clang warns about the same pattern).
+Older HIP releases exposed the members of `half2` as `unsigned short` bit patterns (the raw
+storage), not `__half` values: `h.x` compiled but yielded the raw bits converted to a number,
+so arithmetic on it gave different results than on CUDA (hipify-clang warns about the same
+pattern). The ROCm 7.2 header `amd_hip_fp16.h` declares `__half x, y;` in `__half2`, as CUDA
+does, so the rule is silent for ROCm 7 targets (on ggml's HIP build, every finding it made
+for ROCm 7 was a false positive).
 
 ## Example
 ```cuda
@@ -25,7 +29,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import finding
+from ._util import finding, function_at, functions
 
 register_rule(
     "HZ315",
@@ -40,17 +44,17 @@ _TYPES = frozenset({"half2", "__half2", "__nv_bfloat162", "__hip_bfloat162", "nv
 
 @hazard_pass("HZ315")
 def check(unit, ctx):
-    if not (_TYPES & unit.identifiers):
+    if ctx.options.target_rocm >= (7, 0) or not (_TYPES & unit.identifiers):
         return
     toks = unit.tokens
-    names = {}
+    names: dict[tuple[int, str], str] = {}  # (scope, name) -> type; scope: function body or -1
     for i, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text in _TYPES:
+        if t.kind is Kind.IDENT and t.text in _TYPES and toks[i - 1].text not in ("<", ","):
             j = i + 1
             while j < len(toks) and toks[j].text in ("&", "const", "__restrict__"):
                 j += 1
             while j < len(toks) and toks[j].kind is Kind.IDENT:
-                names[toks[j].text] = t.text
+                names[(_scope(unit, j), toks[j].text)] = t.text
                 j += 1
                 if j < len(toks) and toks[j].text in ("=", "["):
                     # skip the initializer up to the next top-level comma
@@ -65,18 +69,32 @@ def check(unit, ctx):
                 break
     if not names:
         return
-    for i, t in enumerate(toks[:-2]):
+    for i, t in enumerate(toks[:-3]):
         if (
-            t.kind is Kind.IDENT
-            and t.text in names
-            and toks[i + 1].text == "."
-            and toks[i + 2].text in ("x", "y")
+            t.kind is not Kind.IDENT
+            or toks[i + 1].text != "."
+            or toks[i + 2].text not in ("x", "y")
+            or toks[i + 3].text in ("[", "(")  # a member array or call, not the half
         ):
+            continue
+        kind = names.get((_scope(unit, i), t.text)) or names.get((-1, t.text))
+        if kind:
             yield finding(
                 unit,
                 "HZ315",
                 t.start,
                 toks[i + 2].end,
-                f"`{t.text}.{toks[i + 2].text}` on {names[t.text]}: HIP stores the "
+                f"`{t.text}.{toks[i + 2].text}` on {kind}: HIP stores the "
                 f"halves as unsigned short bits; use __low2half/__high2half",
             )
+
+
+def _scope(unit, i: int) -> int:
+    """The function whose body or parameter list holds token i (its '{'), or -1 at file scope."""
+    func = function_at(unit, i)
+    if func is not None:
+        return func.open
+    for f in functions(unit):
+        if f.params[0] < i < f.params[1]:
+            return f.open
+    return -1

@@ -169,8 +169,11 @@ def check(unit, ctx):
             continue
         k = i + 1
         depth, args, start = 0, [], k
-        while k < len(toks) and not (depth == 0 and toks[k].text == ">>>"):
+        stop = min(len(toks), i + 512)  # a launch configuration is short: bounded scan
+        while k < stop and not (depth == 0 and toks[k].text == ">>>"):
             x = toks[k].text
+            if x == ";" or depth < 0:
+                break
             if x in ("(", "[", "{"):
                 depth += 1
             elif x in (")", "]", "}"):
@@ -179,14 +182,16 @@ def check(unit, ctx):
                 args.append((start, k))
                 start = k + 1
             k += 1
+        if k >= stop or toks[k].text != ">>>" or i == 0:
+            continue
         args.append((start, k))
         if len(args) >= 3:
             kernel = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else ""
             if toks[i - 1].text == ">":  # templated kernel: name<T><<<
                 j = i - 1
-                while j > 0 and toks[j].text != "<":
+                while j > max(0, i - 512) and toks[j].text != "<":
                     j -= 1
-                kernel = toks[j - 1].text
+                kernel = toks[j - 1].text if j > 0 else ""
             yield from _dynamic(unit, toks, kernel, args[2], static)
     for c in calls(unit, {"hipLaunchKernelGGL"}):
         if len(c.args) >= 4:

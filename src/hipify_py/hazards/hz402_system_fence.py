@@ -62,7 +62,7 @@ def check(unit, ctx):
             j = i + 1
             while j < len(toks) and (toks[j].kind is Kind.IDENT or toks[j].text == "*"):
                 j += 1
-            if toks[j - 1].kind is Kind.IDENT and toks[j].text in ("=", ";", ",", ")"):
+            if j < len(toks) and toks[j - 1].kind is Kind.IDENT and toks[j].text in "=;,)":
                 volatile_names.add(toks[j - 1].text)
     gpu_visible = _gpu_visible_names(unit, toks)
     for i, t in enumerate(toks):

@@ -52,9 +52,16 @@ _NAMES = frozenset(
 )
 
 
+def _hip_of(ctx, name: str) -> str | None:
+    entry = ctx.mappings.get(name) if name.startswith("cu") else None
+    return entry.hip if entry is not None else None
+
+
 @hazard_pass("HZ403")
 def check(unit, ctx):
-    hits = _NAMES & unit.identifiers
+    # and every other API that converts to one of them (the driver's cuMemAllocManaged), so
+    # a second run over the HIP output finds what the first found: --annotate is idempotent
+    hits = {n for n in unit.identifiers if n in _NAMES or _hip_of(ctx, n) in _NAMES}
     if not hits:
         return
     toks = unit.tokens

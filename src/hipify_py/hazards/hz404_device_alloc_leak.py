@@ -145,7 +145,8 @@ def check(unit, ctx):
             if (
                 _is_alloc_check(toks, c, j)
                 or _in_lambda(toks, f, j)
-                or _in_error_branch(unit, toks, f, j)
+                or _in_error_branch(unit, toks, f, c, j)
+                or _frees_on_exit(toks, j, name)
             ):
                 continue
             line = unit.lines.position(t.start)[0]
@@ -188,26 +189,57 @@ def _escapes(toks, f, name, after):
 
 
 def _is_alloc_check(toks, call, j):
-    """`if (cudaMalloc(&p, n) != cudaSuccess) return;` or `if (err != cudaSuccess) return;`."""
+    """`if (cudaMalloc(&p, n) != cudaSuccess) return;` or `err = cudaMalloc(...);
+    if (err != cudaSuccess) return;`: the allocation itself failed, nothing to free."""
     k = j - 1
     if toks[k].text != ")":
         return toks[k].text == "{" and _is_alloc_check(toks, call, k)
     o = match_back(toks, k)
     if o is None or o < 1 or toks[o - 1].text != "if":
         return False
-    cond = toks[o + 1 : k]
-    return any(
-        t.text.endswith("Success")
-        or t.text in ("err", "error", "status", "e", "rc", "ret")
-        or t.text in ALLOCS
-        for t in cond
+    return _checks_this_alloc(toks, call, o + 1, k)
+
+
+def _checks_this_alloc(toks, call, a, b):
+    """The condition tokens[a:b] test the result of ``call`` (and not of a later call)."""
+    if a <= call.index < b:
+        return True
+    status = _status_variable(toks, call)
+    if status is None or not any(t.text == status for t in toks[a:b]):
+        return False
+    # the status must still hold the allocation's result: no re-assignment in between
+    return not any(
+        toks[k].text == status and toks[k + 1].text == "=" for k in range(call.close + 1, a)
     )
 
 
-def _in_error_branch(unit, toks, f, j):
-    """The exit sits in an `if (err != cudaSuccess) { ...; return err; }` block."""
+def _status_variable(toks, call):
+    """`err` in `err = cudaMalloc(...)` / `cudaError_t err = cudaMalloc(...)`."""
+    k = call.index - 1
+    if toks[k].text == "::":
+        k -= 1
+    if toks[k].text == "=" and toks[k - 1].kind is Kind.IDENT:
+        return toks[k - 1].text
+    return None
+
+
+def _frees_on_exit(toks, j, name):
+    """`return cudaFree(p);`: the exit statement itself frees the pointer."""
+    k = j + 1
+    while k < len(toks) and toks[k].text != ";":
+        if toks[k].text in FREES and any(
+            toks[m].text == name for m in range(k + 1, min(k + 8, len(toks)))
+        ):
+            return True
+        k += 1
+    return False
+
+
+def _in_error_branch(unit, toks, f, call, j):
+    """The exit sits in an `if (err != cudaSuccess) { ...; return err; }` block that checks
+    the allocation itself; a check of a later call is the error path that leaks."""
     for kw, a, b in enclosing_conditions(unit, j, f)[:1]:
-        if kw == "if" and any(t.text.endswith("Success") or t.text in ALLOCS for t in toks[a:b]):
+        if kw == "if" and _checks_this_alloc(toks, call, a, b):
             return True
     return False
 

@@ -54,7 +54,7 @@ def check(unit, ctx):
     if not hits:
         return
     toks = unit.tokens
-    for i, t in enumerate(toks[:-1]):
+    for i, t in enumerate(toks[:-2]):
         if (
             t.kind is Kind.IDENT
             and t.text in hits
@@ -64,7 +64,7 @@ def check(unit, ctx):
                 unit,
                 "HZ503",
                 t.start,
-                toks[i + 2].end if i + 2 < len(toks) else t.end,
+                toks[i + 2].end,
                 f"CUDA version gate `{t.text} {toks[i + 1].text} {toks[i + 2].text}`: "
                 f"undefined on HIP (or a HIP version on a different scale)",
             )

@@ -38,6 +38,9 @@ class Entry:
     hip_changed: str | None = None
     hip_experimental: str | None = None
     note: str | None = None
+    # The table's U column: CUDA versions whose form of the API the HIP name does not cover
+    # (e.g. "13.0" for cudaMemPrefetchAsync, whose CUDA 13 signature takes a cudaMemLocation).
+    hip_unsupported_cuda: str | None = None
 
 
 class RowStore:

@@ -52,6 +52,9 @@ FAMILIES: dict[str, tuple[str, str | None, str]] = {
     "fft": ("CUFFT_API_supported_by_HIP.md", None, "cuFFT"),
     "dnn": ("CUDNN_API_supported_by_HIP.md", "CUDNN_API_supported_by_HIP_and_MIOPEN.md", "cuDNN"),
     "cub": ("CUB_API_supported_by_HIP.md", None, "CUB"),
+    "sparselt": ("CUSPARSELT_API_supported_by_HIP.md", None, "cuSPARSELt"),
+    "tensor": ("CUTENSOR_API_supported_by_HIP.md", None, "cuTENSOR"),
+    "file": ("cuFile_API_supported_by_HIP.md", None, "cuFile"),
 }
 
 DEFAULT_HIPIFY_SRC = Path("/work/.mirror/ROCm+HIPIFY/repo")
@@ -65,7 +68,7 @@ HINT_FILE_RE = re.compile(r"CUDA2HIP_.*(API_(functions|types)|Device_(functions|
 class Row:
     cuda: str
     section: str
-    cells: list[str]  # raw cells after the CUDA name
+    cells: dict[str, str]  # column key -> non-empty cell text, e.g. "hip", "hip_A", "roc"
     line: int
 
 
@@ -76,31 +79,52 @@ class Table:
 
 
 def _clean(cell: str) -> str | None:
+    """Cell text without backticks; a list of versions ("7.1.0, 7.13.0") becomes space-separated."""
     cell = cell.strip().strip("`").strip()
-    return cell or None
+    return " ".join(cell.replace(",", " ").split()) or None
+
+
+def column_keys(header: list[str]) -> list[str]:
+    """Keys for a header row such as ``|CUDA|A|D|C|R|HIP|A|D|C|R|U|E|ROC|A|...|``.
+
+    A name column (CUDA, HIP, ROC, MIOPEN) starts a block; the letter columns after it become
+    ``<block>_<letter>``.  Tables differ in whether they have the ``U`` column, so cells are
+    addressed by these keys, never by position.
+    """
+    keys: list[str] = []
+    block = ""
+    for raw in header:
+        name = raw.strip().strip("*").strip()
+        if len(name) > 1:
+            block = "roc" if name in ("ROC", "MIOPEN") else name.lower()
+            keys.append(block)
+        else:
+            keys.append(f"{block}_{name}")
+    return keys
 
 
 def parse_table(path: Path) -> Table:
-    """Rows of one Markdown table file, each with its section title."""
+    """Rows of one Markdown table file, each with its section title and cells keyed by column."""
     table = Table(path)
     section = ""
+    keys: list[str] = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         m = SECTION_RE.match(line)
         if m:
             section = m.group(1).strip()
             continue
+        cells = line.strip().strip("|").split("|")
+        if line.startswith("|**CUDA**"):
+            keys = column_keys(cells)
+            continue
         m = ROW_RE.match(line)
         if not m:
             continue
-        cells = line.strip().strip("|").split("|")
-        table.rows.append(Row(m.group(1), section, [c.strip() for c in cells[1:]], lineno))
+        if len(cells) != len(keys):
+            raise ValueError(f"{path}:{lineno}: {len(cells)} cells, header has {len(keys)}")
+        named = {k: v for k, c in zip(keys, cells, strict=True) if (v := _clean(c))}
+        table.rows.append(Row(m.group(1), section, named, lineno))
     return table
-
-
-def _version(cell: str | None) -> str | None:
-    if cell is None:
-        return None
-    return cell
 
 
 def load_kind_hints(git_dir: Path | None) -> dict[str, str]:
@@ -131,11 +155,29 @@ def load_kind_hints(git_dir: Path | None) -> dict[str, str]:
     return hints
 
 
+def load_previous_kinds(out: Path) -> dict[str, str]:
+    """CUDA name -> ``kind`` recorded in the generated files already in ``out``.
+
+    Regenerating without a HIPIFY checkout keeps the kinds an earlier run derived from it, so a
+    camelCase enumerator does not silently turn into a ``type``.
+    """
+    kinds: dict[str, str] = {}
+    for family in FAMILIES:
+        path = out / f"cuda_{family}.yaml"
+        if path.is_file():
+            doc = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            for entry in doc.get("entries", ()):
+                kinds.setdefault(entry["cuda"], entry["kind"])
+    return kinds
+
+
 _UPPER_RE = re.compile(r"^[A-Z0-9_]+$")
 _TYPE_SECTION_RE = re.compile(r"data types|types references|device types", re.I)
 
 
 def infer_kind(family: str, section: str, cuda: str, hint: str | None) -> str:
+    if hint is not None and not hint.startswith("CONV_"):
+        return hint  # a kind recorded by an earlier run (load_previous_kinds)
     if hint == "CONV_NUMERIC_LITERAL":
         return "enum"
     if hint == "CONV_DEFINE":
@@ -181,35 +223,31 @@ def build_family(
     roc_names: dict[tuple[str, str], str] = {}
     if roc_file:
         for row in parse_table(tables_dir / roc_file).rows:
-            # |CUDA|A|D|C|R|HIP|A|D|C|R|E|ROC|A|D|C|R|E|
-            roc = _clean(row.cells[10]) if len(row.cells) > 10 else None
-            if roc:
-                roc_names[(row.cuda, row.section)] = roc
+            if "roc" in row.cells:
+                roc_names[(row.cuda, row.section)] = row.cells["roc"]
     entries: list[dict[str, object]] = []
     for row in table.rows:
-        c = [_clean(x) for x in row.cells] + [None] * 10
-        cuda_a, cuda_d, _cuda_c, cuda_r, hip, hip_a, hip_d, _hip_c, hip_r, hip_e = c[:10]
-        entry: dict[str, object] = {
+        c = row.cells.get
+        hip = c("hip")
+        entry: dict[str, object | None] = {
             "cuda": row.cuda,
             "hip": hip,
             "kind": infer_kind(family, row.section, row.cuda, hints.get(row.cuda)),
-            "status": status_of(hip, hip_d, hip_r, hip_e),
+            "status": status_of(hip, c("hip_D"), c("hip_R"), c("hip_E")),
             "roc": roc_names.get((row.cuda, row.section)),
             "section": row.section,
-            "cuda_added": _version(cuda_a),
-            "cuda_deprecated": _version(cuda_d),
-            "cuda_removed": _version(cuda_r),
-            "hip_added": _version(hip_a),
-            "hip_deprecated": _version(hip_d),
-            "hip_removed": _version(hip_r),
+            "cuda_added": c("cuda_A"),
+            "cuda_deprecated": c("cuda_D"),
+            "cuda_removed": c("cuda_R"),
+            "hip_added": c("hip_A"),
+            "hip_deprecated": c("hip_D"),
+            "hip_removed": c("hip_R"),
+            "cuda_changed": c("cuda_C"),
+            "hip_changed": c("hip_C"),
+            "hip_experimental": c("hip_E"),
+            # U: the HIP name does not cover the CUDA API as it is in these CUDA versions
+            "hip_unsupported_cuda": c("hip_U"),
         }
-        # Changed (C) columns and the E version are kept under their own keys.
-        if _cuda_c:
-            entry["cuda_changed"] = _cuda_c
-        if _hip_c:
-            entry["hip_changed"] = _hip_c
-        if hip_e:
-            entry["hip_experimental"] = hip_e
         entries.append({k: v for k, v in entry.items() if v not in (None, "")})
     doc = {
         "family": family,
@@ -236,7 +274,7 @@ def dump_yaml(doc: dict[str, object]) -> str:
 
 
 def iter_generate(tables: Path, out: Path, hipify_src: Path | None) -> Iterator[tuple[str, int]]:
-    hints = load_kind_hints(hipify_src)
+    hints = {**load_previous_kinds(out), **load_kind_hints(hipify_src)}
     out.mkdir(parents=True, exist_ok=True)
     for family in FAMILIES:
         doc, n = build_family(family, tables, hints)
@@ -252,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         "--hipify-src",
         type=Path,
         default=DEFAULT_HIPIFY_SRC if DEFAULT_HIPIFY_SRC.exists() else None,
-        help="HIPIFY git dir used for kind hints (optional)",
+        help="HIPIFY git dir used for kind hints (optional; kinds already in --out are kept)",
     )
     args = ap.parse_args(argv)
     if not args.tables.is_dir():

@@ -41,15 +41,15 @@ ENTRY_STR_KEYS = (
 ENTRY_VERSION_KEYS = (
     "cuda_added",
     "cuda_deprecated",
-    "cuda_changed",
     "cuda_removed",
     "hip_added",
     "hip_deprecated",
-    "hip_changed",
     "hip_removed",
     "hip_experimental",
 )
-ENTRY_KEYS = frozenset(ENTRY_STR_KEYS + ENTRY_VERSION_KEYS)
+# space-separated versions, e.g. "11.3 11.4" (a table cell may list several)
+ENTRY_VERSION_LIST_KEYS = ("cuda_changed", "hip_changed", "hip_unsupported_cuda")
+ENTRY_KEYS = frozenset(ENTRY_STR_KEYS + ENTRY_VERSION_KEYS + ENTRY_VERSION_LIST_KEYS)
 
 # ``cuda`` names: a C/C++ identifier, possibly namespace-qualified (``at::cuda::CUDAStream``); for
 # kind ``header`` an include path as written between <> or "" (``cub/cub.cuh``).
@@ -123,7 +123,8 @@ def validate_entry(
         if value is None:
             continue
         if not isinstance(value, str):
-            hint = " (quote version numbers)" if key in ENTRY_VERSION_KEYS else ""
+            quoted = ENTRY_VERSION_KEYS + ENTRY_VERSION_LIST_KEYS
+            hint = " (quote version numbers)" if key in quoted else ""
             raise MappingError(
                 f"{_where(path, index, cuda, key)}: must be a string, "
                 f"got {type(value).__name__} {value!r}{hint}"
@@ -153,7 +154,9 @@ def validate_entry(
         raise MappingError(
             f"{_where(path, index, cuda, 'hip')}: required when status is {entry['status']!r}"
         )
-    for key in ENTRY_VERSION_KEYS:
+    for key in ENTRY_VERSION_KEYS + ENTRY_VERSION_LIST_KEYS:
         value = entry.get(key)
-        if value and not all(part.isdigit() for part in value.split(".")):
-            raise MappingError(f"{_where(path, index, cuda, key)}: not a version: {value!r}")
+        versions = value.split() if key in ENTRY_VERSION_LIST_KEYS and value else [value]
+        for version in versions:
+            if version and not all(part.isdigit() for part in version.split(".")):
+                raise MappingError(f"{_where(path, index, cuda, key)}: not a version: {value!r}")

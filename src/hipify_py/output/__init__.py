@@ -133,7 +133,7 @@ class Writer:
             raise WriteError(f"{cand.path} changed while it was converted; not rewritten")
         if self.dest.backup:
             backup_original(path, current)
-        write_file(path, _encode(result.text), root=Path(os.path.realpath(root)))
+        write_file(path, result.data, root=Path(os.path.realpath(root)))
         return cand.path
 
     def _tree(self, outcome: Outcome) -> Path | None:
@@ -179,10 +179,6 @@ class Writer:
         return False
 
 
-def _encode(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
-
-
 def _read(path: Path, root: Path | None = None) -> bytes:
     try:
         return read_regular(path, SOURCE_LIMIT, root=root)
@@ -193,7 +189,7 @@ def _read(path: Path, root: Path | None = None) -> bytes:
 def _bytes_of(outcome: Outcome) -> bytes:
     """What to write for an outcome: the converted text, else the input's bytes unchanged."""
     if outcome.result is not None and outcome.status != "failed":
-        return _encode(outcome.result.text)
+        return outcome.result.data
     cand = outcome.candidate
     return _read(cand.path, cand.root if cand.root.is_dir() else None)
 

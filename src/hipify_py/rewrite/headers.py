@@ -25,7 +25,9 @@ RUNTIME_API_HEADER = "hip/hip_runtime_api.h"
 # for --target-rocm 5.1 and older the top-level name is the one that exists.
 FIRST_SUBDIR_LAYOUT = (5, 2)
 MOVED_IN_5_2 = frozenset({"hipblas", "rocblas", "hipsparse", "rocsparse", "hipsolver", "hipblaslt"})
-_TARGET = re.compile(r'#\s*include(?:_next)?\s*(<([^>\n]*)>|"([^"\n]*)")')
+# on the directive's own line only: a path that ran on over a line break (or a lone CR) would
+# cover code the identifier pass renames
+_TARGET = re.compile(r'#[ \t]*include(?:_next)?[ \t]*(<([^>\r\n]*)>|"([^"\r\n]*)")')
 _DEVICE_WORDS = frozenset(
     {
         "__global__",
@@ -121,8 +123,7 @@ def includes(unit: Unit) -> list[Include]:
             m = _TARGET.match(text, tok.start)
             if m is None:
                 continue
-            nl = text.find("\n", tok.start)
-            line_end = len(text) if nl == -1 else nl + 1
+            line_end = _next_line(text, tok.start)
             angled = m.group(2) is not None
             found.append(
                 Include(
@@ -163,13 +164,23 @@ def _insertion_point(unit: Unit, found: list[Include]) -> int:
     for inc in found:
         if not inc.branch:
             return inc.start
-    first_code = tokens[0].start if tokens else len(text)
-    return max(text.rfind("\n", 0, first_code) + 1, 1 if text.startswith("\ufeff") else 0)
+    top = 1 if text.startswith("\ufeff") else 0
+    if not tokens:
+        return top
+    first_code = tokens[0].start
+    line = max(text.rfind("\n", 0, first_code), text.rfind("\r", 0, first_code)) + 1
+    # a line that continues a spliced one (``\`` at the end of the line above) is no place
+    # for a directive: the #include would become part of that line
+    spliced = text[:line].rstrip("\r\n").endswith("\\")
+    return top if spliced else max(line, top)
 
 
 def _next_line(text: str, offset: int) -> int:
-    nl = text.find("\n", offset)
-    return len(text) if nl == -1 else nl + 1
+    m = _LINE_END.search(text, offset)
+    return len(text) if m is None else m.end()
+
+
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 @rewrite_pass("headers", order=5)

@@ -22,6 +22,23 @@ RULE = "launch"
 
 def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool] | None:
     """(index of the first token of the kernel expression before ``<<<``, is_template)."""
+    head = _kernel_name_start(tokens, chevron)
+    if head is None or not _one_line_group(tokens, head[0], chevron):
+        return None
+    return head
+
+
+def _one_line_group(tokens: Sequence[Token], first: int, last: int) -> bool:
+    """True when tokens[first..last] are all code, or all on one preprocessor line: a launch
+    never takes its kernel name from an ``#include <...>`` or a macro on an earlier line."""
+    if tokens[first].in_directive != tokens[last].in_directive:
+        return False
+    return not tokens[last].in_directive or not any(
+        tokens[k].kind is Kind.DIRECTIVE for k in range(first + 1, last + 1)
+    )
+
+
+def _kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool] | None:
     i = chevron - 1
     if i < 0:
         return None
@@ -45,8 +62,27 @@ def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool]
         return i, templated
     if tokens[i].text == ")" and not templated:  # (kernel_ptr)<<<...>>> or (*fp)<<<...>>>
         opening = match_backward(tokens, i)
-        return (opening, False) if opening is not None else None
+        if opening is None:
+            return None
+        if opening > 0 and _is_callee(tokens, opening - 1):
+            return None  # f(x)<<<...: the parentheses are a call's arguments, not a kernel
+        return opening, False
     return None
+
+
+def _is_callee(tokens: Sequence[Token], k: int) -> bool:
+    """True when tokens[k] ends an expression that the parenthesis after it would call."""
+    tok = tokens[k]
+    if tok.kind is Kind.IDENT:
+        return tok.text not in _STATEMENT_WORDS
+    if tok.text == ")":  # if (c) (*fp)<<<...>>>(): a condition, not a callee
+        opening = match_backward(tokens, k)
+        return opening is None or opening == 0 or tokens[opening - 1].text not in _CONDITIONS
+    return tok.text in ("]", ">", ">>", ">>>")
+
+
+_CONDITIONS = frozenset({"if", "while", "for", "switch"})
+_STATEMENT_WORDS = frozenset({"return", "else", "do", "case"})
 
 
 def _is_dim3(arg: Arg, tokens: Sequence[Token]) -> bool:
@@ -63,13 +99,18 @@ def _is_dim3(arg: Arg, tokens: Sequence[Token]) -> bool:
 def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
     """Index of the ``>>>`` closing the launch configuration, skipping bracketed groups."""
     j = chevron + 1
+    nested = 0
     directive = tokens[chevron].in_directive
     while j < len(tokens):
         tok = tokens[j]
         if tok.in_directive != directive or tok.text in (";", "}"):
             return None
         if tok.text == ">>>":
-            return j
+            if nested == 0:
+                return j
+            nested -= 1
+        if tok.text == "<<<":
+            nested += 1  # a launch inside the configuration (rewritten on its own)
         if tok.kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
             k = match_forward(tokens, j)
             if k is None:

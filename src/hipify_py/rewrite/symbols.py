@@ -6,12 +6,12 @@ code stays portable to other HIP back ends, and hipify-clang emits it too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import Kind
-from ..frontend.syntax import call_args
+from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import Arg, call_args
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
 
@@ -45,8 +45,14 @@ def symbols(unit: Unit, ctx: Context) -> Iterator[Edit]:
         if not args or len(args) <= position:
             continue
         arg = args[position]
-        if tokens[arg.first].text == "HIP_SYMBOL":
+        if tokens[arg.first].text == "HIP_SYMBOL" or _has_launch(tokens, arg):
             continue
         start, end = arg.span(tokens)
         yield Edit(start, start, "HIP_SYMBOL(", "symbol")
         yield Edit(end, end, ")", "symbol")
+
+
+def _has_launch(tokens: Sequence[Token], arg: Arg) -> bool:
+    """A ``<<<`` launch is no symbol: wrapping it would put HIP_SYMBOL( and the launch rewrite's
+    hipLaunchKernelGGL( at the same offset, in no defined order."""
+    return any(tokens[k].text == "<<<" for k in range(arg.first, arg.last + 1))

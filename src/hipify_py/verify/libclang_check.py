@@ -12,10 +12,10 @@ import os
 import re
 import time
 
+from ..frontend.hermetic import blank_file_access
 from .compile import CompileResult, Diagnostic, Flags
 from .toolchain import Toolchain
 
-_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*(?:include|include_next|import)\b[^\n]*", re.M)
 _PRELUDE = """
 #define __host__ __attribute__((host))
 #define __device__ __attribute__((device))
@@ -39,10 +39,6 @@ _SYNTAX = re.compile(
 )
 
 
-def _blank_includes(text: str) -> str:
-    return _INCLUDE_LINE.sub(lambda m: " " * len(m.group(0)), text)
-
-
 def check_file(tc: Toolchain, source: str, flags: Flags) -> CompileResult:
     import clang.cindex as ci
 
@@ -64,7 +60,7 @@ def check_file(tc: Toolchain, source: str, flags: Flags) -> CompileResult:
         args += ["-isystem", tc.hip_include, "-resource-dir", tc.resource_dir]
     else:
         args += ["-nocudainc", "-include", _PRELUDE_NAME]
-        unsaved = [(path, _blank_includes(text)), (_PRELUDE_NAME, _PRELUDE)]
+        unsaved = [(path, blank_file_access(text)), (_PRELUDE_NAME, _PRELUDE)]
     index = ci.Index.create()
     try:
         tu = index.parse(

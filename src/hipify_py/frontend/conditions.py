@@ -1,0 +1,370 @@
+"""Which preprocessor branches the HIP/AMD build compiles, decided from the raw tokens.
+
+Portable code keeps its CUDA-only variant behind ``#ifndef USE_ROCM`` or the ``#else`` of a
+``__HIP_PLATFORM_AMD__`` test.  Hazards in such a branch are not hazards of the port, so rules
+need to know which text HIP never sees.  The evaluator is three-valued: a condition is
+definitely true, definitely false, or unknown (it mentions a macro whose value only the user's
+build knows).  Only a definitely false branch counts as inactive, so anything doubtful is still
+checked.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .lexer import Kind, Token
+
+if TYPE_CHECKING:
+    from .unit import Unit
+
+UNDEFINED = object()  # a macro known to be undefined in the HIP/AMD build
+DEFINED = object()  # a macro known to be defined, with a value the evaluator does not know
+
+# What a HIP-Clang compile for AMD GPUs defines (HIP porting guide, "Compiler defines"), plus the
+# switches of ported projects (PyTorch ``USE_ROCM``, ggml ``GGML_USE_HIP``).  ``__CUDA_ARCH__``
+# and ``CUDA_VERSION`` stay unknown: gates on them are hazards of their own (HZ501, HZ503), and
+# reporting inside their branches keeps what is behind them checked once the gate is fixed.
+HIP_BUILD: Mapping[str, object] = {
+    "__HIP_PLATFORM_AMD__": 1,
+    "__HIP_PLATFORM_HCC__": 1,
+    "__HIPCC__": 1,
+    "__HIP__": 1,
+    "__HIP_ROCclr__": 1,
+    "__HIP_PLATFORM_NVIDIA__": UNDEFINED,
+    "__HIP_PLATFORM_NVCC__": UNDEFINED,
+    "__NVCC__": UNDEFINED,
+    "__CUDA_ARCH_LIST__": UNDEFINED,
+    "__HIP_DEVICE_COMPILE__": None,  # defined in the device pass only: both passes compile
+    "HIP_VERSION": DEFINED,
+    "HIP_VERSION_MAJOR": DEFINED,
+    "TORCH_HIP_VERSION": DEFINED,
+    "ROCM_VERSION": DEFINED,
+    "USE_ROCM": 1,
+    "__HIP_PLATFORM_ROCM__": 1,
+    "GGML_USE_HIP": 1,
+    "GGML_USE_HIPBLAS": 1,
+    "GGML_USE_MUSA": UNDEFINED,
+}
+
+
+# Feature switches named after an NVIDIA architecture (ggml's TURING_MMA_AVAILABLE, a project's
+# HOPPER_TMA or NV_PTX_...) are defined from __CUDA_ARCH__ tests that HIP never passes, and the
+# RDNA target macros (__gfx1100__) are not defined when compiling for Instinct (gfx9): both are
+# taken as undefined unless a -D flag or a definition HIP compiles says otherwise.
+_NOT_FOR_INSTINCT = re.compile(
+    r"(?:^|_)(?:VOLTA|TURING|AMPERE|ADA|HOPPER|BLACKWELL|PASCAL|MAXWELL|KEPLER|NVIDIA|PTX|"
+    r"CP_ASYNC|TMA|WGMMA|SM\d+)(?:_|$)"
+    r"|^__gfx1\d{3}__$"  # RDNA (wave32) targets: not compiled for an Instinct GPU
+)
+
+
+@dataclass(frozen=True)
+class Inactive:
+    """Character ranges ``[start, end)`` that the HIP/AMD build never compiles, and the
+    ``#if`` lines whose outcome it decides by itself (a version or architecture gate in
+    ``#if !defined(USE_ROCM) && CUDA_VERSION >= 12000`` is no hazard of the port)."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    def __contains__(self, offset: object) -> bool:
+        if not isinstance(offset, int) or not self.ranges:
+            return False
+        k = bisect.bisect_right(self._starts, offset) - 1
+        return k >= 0 and offset < self.ranges[k][1]
+
+    @property
+    def _starts(self) -> list[int]:
+        starts = self.__dict__.get("_s")
+        if starts is None:
+            starts = [a for a, _ in self.ranges]
+            object.__setattr__(self, "_s", starts)
+        return starts
+
+
+def hip_inactive(
+    tokens: Sequence[Token],
+    directives: Sequence[int],
+    defines: Iterable[str] = (),
+) -> Inactive:
+    """The branches a HIP/AMD compile skips; ``defines`` are extra ``NAME`` / ``NAME=VALUE``
+    (``-D``) settings that take precedence over the built-in HIP build table."""
+    known: dict[str, object] = dict(HIP_BUILD)
+    for d in defines:
+        name, _, value = d.partition("=")
+        known[name.strip()] = _literal(value.strip()) if value.strip() else 1
+    ranges: list[tuple[int, int]] = []
+    # one frame per open #if: [state of the enclosing code, state of the current branch,
+    # whether an earlier branch was taken (True/None/False), start offset of the branch body]
+    stack: list[list] = []
+    n = len(tokens)
+    for d in directives:
+        if d + 1 >= n or not tokens[d + 1].in_directive:
+            continue
+        word = tokens[d + 1].text
+        end = d + 2
+        while end < n and tokens[end].in_directive and tokens[end].kind is not Kind.DIRECTIVE:
+            end += 1
+        line_end = tokens[end - 1].end
+        body = list(tokens[d + 2 : end])
+        here = _and(stack[-1][0], stack[-1][1]) if stack else True  # state of this line
+        if word in ("if", "ifdef", "ifndef"):
+            if word == "if":
+                cond = _evaluate(body, known)
+            else:
+                name = body[0].text if body else ""
+                cond = _defined(name, known)
+                cond = _not(cond) if word == "ifndef" else cond
+            stack.append([here, cond, cond, line_end])
+            if word == "if" and cond is not None:
+                ranges.append((tokens[d].start, line_end))
+        elif word in ("elif", "else", "elifdef", "elifndef") and stack:
+            frame = stack[-1]
+            _close(frame, tokens[d].start, ranges)
+            taken = frame[2]
+            if word == "else":
+                cond: object = True
+            elif word == "elif":
+                cond = _evaluate(body, known)
+                if cond is not None:
+                    ranges.append((tokens[d].start, line_end))
+            else:
+                cond = _defined(body[0].text if body else "", known)
+                cond = _not(cond) if word == "elifndef" else cond
+            frame[1] = _and(_not(taken), cond)
+            frame[2] = _or(taken, cond)
+            frame[3] = line_end
+        elif word == "endif" and stack:
+            _close(stack.pop(), tokens[d].start, ranges)
+        elif word == "define" and here is False and body and body[0].text not in known:
+            # defined only where HIP never goes (so far): undefined for the HIP build
+            known[body[0].text] = UNDEFINED
+        elif word in ("define", "undef") and here is not False:
+            # a definition made in code HIP surely compiles becomes part of what is known
+            if not body or body[0].kind is not Kind.IDENT:
+                continue
+            name = body[0].text
+            certain = here is True
+            if word == "undef":
+                known[name] = UNDEFINED if certain else None
+            elif not certain:
+                known[name] = None
+            elif len(body) == 2 and body[1].kind is Kind.NUMBER:
+                known[name] = _literal(body[1].text)
+            else:
+                known[name] = DEFINED
+    for frame in stack:  # an unterminated #if runs to the end of the file
+        _close(frame, tokens[-1].end if tokens else 0, ranges)
+    ranges.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return Inactive(tuple(merged))
+
+
+def _close(frame: list, end: int, ranges: list[tuple[int, int]]) -> None:
+    if frame[1] is False and frame[0] is not False:
+        ranges.append((frame[3], end))
+
+
+def _literal(text: str) -> object:
+    t = text.rstrip("uUlL")
+    try:
+        return int(t, 0)
+    except ValueError:
+        return DEFINED
+
+
+def _defined(name: str, known: Mapping[str, object]) -> bool | None:
+    if name not in known:
+        return False if _NOT_FOR_INSTINCT.search(name) else None
+    value = known[name]
+    return None if value is None else value is not UNDEFINED
+
+
+def _not(v: object) -> bool | None:
+    return None if v is None else not v
+
+
+def _and(a: object, b: object) -> bool | None:
+    if a is False or b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return True
+
+
+def _or(a: object, b: object) -> bool | None:
+    if a is True or b is True:
+        return True
+    if a is None or b is None:
+        return None
+    return False
+
+
+def _evaluate(body: list[Token], known: Mapping[str, object]) -> bool | None:
+    """The truth of an ``#if`` expression in the HIP build: True, False or None (unknown)."""
+    parser = _Parser(body, known)
+    try:
+        value = parser.expr()
+    except _Unknown:
+        return None
+    if parser.i != len(body) or value is None:
+        return None
+    return bool(value)
+
+
+class _Unknown(Exception):
+    """The expression has a shape the evaluator does not handle."""
+
+
+_BINARY = (
+    ("||",),
+    ("&&",),
+    ("|",),
+    ("^",),
+    ("&",),
+    ("==", "!="),
+    ("<", ">", "<=", ">="),
+    ("<<", ">>"),
+    ("+", "-"),
+    ("*", "/", "%"),
+)
+
+
+class _Parser:
+    """Precedence climbing over ``#if`` tokens; a value is an int or None (unknown)."""
+
+    def __init__(self, toks: list[Token], known: Mapping[str, object]) -> None:
+        self.toks = toks
+        self.known = known
+        self.i = 0
+
+    def peek(self) -> str:
+        return self.toks[self.i].text if self.i < len(self.toks) else ""
+
+    def take(self) -> Token:
+        if self.i >= len(self.toks):
+            raise _Unknown
+        self.i += 1
+        return self.toks[self.i - 1]
+
+    def expr(self) -> int | None:
+        cond = self.binary(0)
+        if self.peek() == "?":
+            self.take()
+            a = self.expr()
+            if self.take().text != ":":
+                raise _Unknown
+            b = self.expr()
+            if cond is None:
+                return a if a == b else None
+            return a if cond else b
+        return cond
+
+    def binary(self, level: int) -> int | None:
+        if level == len(_BINARY):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.peek() in _BINARY[level]:
+            op = self.take().text
+            right = self.binary(level + 1)
+            left = _apply(op, left, right)
+        return left
+
+    def unary(self) -> int | None:
+        tok = self.take()
+        x = tok.text
+        if x == "!":
+            v = self.unary()
+            return None if v is None else int(not v)
+        if x in ("-", "+", "~"):
+            v = self.unary()
+            if v is None:
+                return None
+            return -v if x == "-" else ~v if x == "~" else v
+        if x == "(":
+            v = self.expr()
+            if self.take().text != ")":
+                raise _Unknown
+            return v
+        if x == "defined":
+            paren = self.peek() == "("
+            if paren:
+                self.take()
+            name = self.take().text
+            if paren and self.take().text != ")":
+                raise _Unknown
+            d = _defined(name, self.known)
+            return None if d is None else int(d)
+        if tok.kind is Kind.NUMBER:
+            v = _literal(x)
+            if not isinstance(v, int):
+                raise _Unknown
+            return v
+        if tok.kind is Kind.IDENT:
+            if self.peek() == "(":  # a function-like macro: its value is unknown
+                depth = 0
+                while True:
+                    t = self.take().text
+                    depth += t == "("
+                    depth -= t == ")"
+                    if depth == 0:
+                        return None
+            if x in ("true", "false"):
+                return int(x == "true")
+            value = self.known.get(x)
+            if value is UNDEFINED or (x not in self.known and _NOT_FOR_INSTINCT.search(x)):
+                return 0
+            return value if isinstance(value, int) else None
+        raise _Unknown
+
+
+def _apply(op: str, a: int | None, b: int | None) -> int | None:
+    """A binary operator over possibly unknown operands (short-circuit where C would)."""
+    if op == "&&":
+        if a == 0 or b == 0:
+            return 0
+        return None if a is None or b is None else 1
+    if op == "||":
+        if (a is not None and a != 0) or (b is not None and b != 0):
+            return 1
+        return None if a is None or b is None else 0
+    if a is None or b is None:
+        return None
+    if op in ("/", "%") and b == 0:
+        return None
+    return {
+        "|": lambda: a | b,
+        "^": lambda: a ^ b,
+        "&": lambda: a & b,
+        "==": lambda: int(a == b),
+        "!=": lambda: int(a != b),
+        "<": lambda: int(a < b),
+        ">": lambda: int(a > b),
+        "<=": lambda: int(a <= b),
+        ">=": lambda: int(a >= b),
+        "<<": lambda: a << b if 0 <= b < 64 else None,
+        ">>": lambda: a >> b if 0 <= b < 64 else None,
+        "+": lambda: a + b,
+        "-": lambda: a - b,
+        "*": lambda: a * b,
+        "/": lambda: int(a / b),
+        "%": lambda: a % b,
+    }[op]()
+
+
+def inactive_in(unit: Unit) -> Inactive:
+    """The unit's HIP-inactive ranges (computed once per unit), honouring its ``-D`` flags."""
+    found = unit.__dict__.get("_hip_inactive")
+    if found is None:
+        defines = [a[2:] for a in unit.clang_args if a.startswith("-D") and len(a) > 2]
+        found = hip_inactive(unit.tokens, unit.directives, defines)
+        unit.__dict__["_hip_inactive"] = found
+    return found

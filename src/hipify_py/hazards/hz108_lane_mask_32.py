@@ -1,0 +1,155 @@
+"""HZ108 lane-mask-32bit
+
+## What it detects
+Lane masks built in 32 bits: `1u << lane`, `1 << laneId`, `(1u << lane) - 1` (the "lanes below
+me" mask), `1u << __lane_id()`, and helper functions named like a lane mask
+(`lanemask_lt()`, `lane_mask_le`) that return a 32-bit type. The shift amount must be a lane
+id (a name containing `lane`, or `__lane_id()`), so bitset bit indices are not reported.
+
+## Why it breaks on AMD
+A lane id on MI300X (gfx942) runs from 0 to 63. Shifting a 32-bit one by 32 or more is
+undefined behaviour in C++ (on AMD the shift amount is taken modulo 32), so lanes 32-63 alias
+lanes 0-31, and a 32-bit "lanes below me" mask can never cover the upper half of the wavefront.
+HIP's own `__lanemask_lt()` family returns `unsigned long long`.
+
+## Example
+```cuda
+unsigned below = (1u << lane) - 1;      // HZ108
+int rank = __popc(ballot & below);
+```
+
+## How to fix
+Use 64-bit masks: `(1ull << lane) - 1`, or HIP's `__lanemask_lt()`, and the `ll` bit
+intrinsics (`__popcll`, `__ffsll`) on them. Keep a per-backend `lane_mask_t` (64-bit on AMD)
+if the code also builds for CUDA.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding, functions, int_value, match, one_per_line
+
+register_rule(
+    "HZ108",
+    "lane-mask-32bit",
+    Severity.ERROR,
+    "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
+    __doc__,
+)
+
+_LANE = re.compile(r"lane", re.I)
+_HELPER = re.compile(r"lane_?mask", re.I)
+_NARROW = frozenset({"unsigned", "int", "uint32_t", "uint", "uint32", "u32", "int32_t"})
+_WIDE = frozenset({"long", "uint64_t", "int64_t", "size_t", "u64", "lane_mask_t", "mask_t"})
+
+
+def _lane_operand(toks, j) -> int | None:
+    """End index (exclusive) of a lane-id operand starting at token j, or None."""
+    t = toks[j]
+    if t.kind is not Kind.IDENT:
+        if t.text == "(":
+            close = match(toks, j)
+            if close is not None and close == j + 2 and _LANE.search(toks[j + 1].text):
+                return close + 1
+        return None
+    if t.text in ("__lane_id", "__laneid") and toks[j + 1].text == "(":
+        close = match(toks, j + 1)
+        return None if close is None else close + 1
+    if (
+        _LANE.search(t.text)
+        and not _HELPER.search(t.text)
+        and toks[j + 1].text
+        not in (
+            "(",
+            ".",
+            "->",
+            "[",
+            "%",
+            "&",
+            "/",
+            "+",
+            "-",
+            "*",
+        )
+    ):
+        return j + 1
+    return None
+
+
+def _shift_sites(unit):
+    toks = unit.tokens
+    for i, t in enumerate(toks):
+        if t.kind is not Kind.PUNCT or t.text != "<<" or i < 1:
+            continue
+        one = toks[i - 1]
+        if one.kind is not Kind.NUMBER or int_value(one.text) != 1:
+            continue
+        if "ll" in one.text.lower() or _wide_cast(toks, i - 2):
+            continue
+        end = _lane_operand(toks, i + 1)
+        if end is None:
+            continue
+        yield i - 1, end
+
+
+def _wide_cast(toks, k) -> bool:
+    """`(uint64_t)1 << lane`: the one is already 64 bits wide."""
+    if k < 0 or toks[k].text != ")":
+        return False
+    words, j = set(), k - 1
+    while j >= 0 and toks[j].text != "(":
+        words.add(toks[j].text)
+        j -= 1
+    return bool(words & _WIDE)
+
+
+def _helpers(unit):
+    toks = unit.tokens
+    for func in functions(unit):
+        if not _HELPER.search(func.name) or func.name.startswith("__lanemask"):
+            continue
+        k = func.name_index - 1
+        words = set()
+        while k >= 0 and toks[k].kind is Kind.IDENT:
+            words.add(toks[k].text)
+            k -= 1
+        if words & _NARROW and not words & _WIDE:
+            yield func
+
+
+@hazard_pass("HZ108")
+def check(unit, ctx):
+    if not any(_LANE.search(name) for name in unit.identifiers):
+        return
+    toks = unit.tokens
+    out = []
+    for first, end in _shift_sites(unit):
+        text = unit.text[toks[first].start : toks[end - 1].end]
+        out.append(
+            finding(
+                unit,
+                "HZ108",
+                toks[first].start,
+                toks[end - 1].end,
+                f"`{text}` builds a 32-bit lane mask: lane ids reach 63 on MI300X (gfx942) "
+                f"wavefronts; use `1ull << ...` and 64-bit masks",
+            )
+        )
+    for func in _helpers(unit):
+        name = toks[func.name_index]
+        out.append(
+            finding(
+                unit,
+                "HZ108",
+                name.start,
+                name.end,
+                f"lane-mask helper `{func.name}` returns 32 bits: a 64-lane wavefront needs a "
+                f"64-bit mask (HIP's `__lanemask_lt()` family returns unsigned long long)",
+            )
+        )
+    out.sort(key=lambda f: f.start)
+    yield from one_per_line(out, unit)

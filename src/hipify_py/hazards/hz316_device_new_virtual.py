@@ -1,0 +1,93 @@
+"""HZ316 device-new-delete-virtual
+
+## What it detects
+C++ features in device code that the HIP FAQ lists as unsupported: `new` and `delete` inside
+a `__global__` or `__device__` function, `virtual` member functions declared `__device__`,
+`try`/`catch` in device code, and `__prof_trigger`.
+
+## Why it breaks on AMD
+The HIP FAQ of the ROCm 6 era lists device-side `new`/`delete`, virtual functions,
+`try`/`catch` and `__prof_trigger` as unsupported kernel-language features. Newer HIP-Clang
+releases accept some of them (device `malloc`/`free`, virtual calls on objects built on the
+device), but the device heap is small and slow on MI300X and objects with a vtable built on the
+host cannot be used on the device. Treat each use as a point to verify on the target.
+
+## Example
+```cuda
+__global__ void k() { float* p = new float[4]; /* ... */ delete[] p; }   // HZ316 (twice)
+struct Shape { __device__ virtual float area() const; };                // HZ316
+```
+
+## How to fix
+Allocate on the host (`hipMalloc`) or in `__shared__` memory and pass the buffer in; replace
+virtual dispatch with templates or a `switch` on a tag; return error codes instead of
+throwing. Suppress with `// hipify-py: ignore[HZ316]` once verified on the target.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding, function_at, functions
+
+register_rule(
+    "HZ316",
+    "device-new-delete-virtual",
+    Severity.WARNING,
+    "new/delete, virtual functions or try/catch in device code (unsupported per the HIP FAQ)",
+    __doc__,
+)
+
+_DEVICE_ONLY = frozenset({"new", "delete", "try", "throw", "__prof_trigger"})
+
+
+@hazard_pass("HZ316")
+def check(unit, ctx):
+    ids = unit.identifiers
+    if not (ids & (_DEVICE_ONLY | {"virtual"})):
+        return
+    toks = unit.tokens
+    if ids & _DEVICE_ONLY and any(f.is_device for f in functions(unit)):
+        for name in sorted(ids & _DEVICE_ONLY):
+            for i in unit.identifier_positions[name]:
+                t = toks[i]
+                if t.in_directive or t.kind is not Kind.IDENT:
+                    continue
+                func = function_at(unit, i)
+                if func is None or not func.is_device or func.is_host:
+                    continue
+                if toks[i - 1].text in ("operator", "::") or (
+                    name == "delete" and toks[i - 1].text == "="
+                ):
+                    continue  # operator new, ::new, `= delete`
+                if name == "new" and toks[i + 1].text == "(":
+                    continue  # placement new constructs in memory the caller owns
+                what = f"`{name}[]`" if toks[i + 1].text == "[" else f"`{name}`"
+                yield finding(
+                    unit,
+                    "HZ316",
+                    t.start,
+                    t.end,
+                    f"{what} in device function `{func.name}`: listed as unsupported in HIP "
+                    f"device code; allocate on the host or in shared memory",
+                )
+    for i in unit.identifier_positions.get("virtual", ()):
+        t = toks[i]
+        k, words = i + 1, set()
+        while k < len(toks) and toks[k].text not in (";", "{", "("):
+            words.add(toks[k].text)
+            k += 1
+        k2 = i - 1
+        while k2 >= 0 and toks[k2].kind is Kind.IDENT:
+            words.add(toks[k2].text)
+            k2 -= 1
+        if "__device__" in words:
+            yield finding(
+                unit,
+                "HZ316",
+                t.start,
+                t.end,
+                "`virtual` __device__ function: virtual dispatch in HIP device code is listed "
+                "as unsupported; objects with a vtable built on the host do not work on the GPU",
+            )

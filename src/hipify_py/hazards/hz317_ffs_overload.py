@@ -1,0 +1,103 @@
+"""HZ317 ffs-overload-ambiguous
+
+## What it detects
+`__ffsll(x)` or `__ffs(x)` called with a 64-bit `long` argument: a variable or cast of type
+`uint64_t`, `int64_t`, `size_t`, `unsigned long` or `long`.
+
+## Why it breaks on AMD
+HIP overloads `__ffsll` for `long long` and `unsigned long long` (and `__ffs` for `int` and
+`unsigned int`). On Linux `uint64_t` is `unsigned long`, which converts equally well to both,
+so HIP-Clang rejects the call as ambiguous, while CUDA's single `__ffsll(long long)` accepts
+it.
+
+## Example
+```cuda
+uint64_t mask = __ballot_sync(~0ull, pred);
+int first = __ffsll(mask);      // HZ317: ambiguous on HIP
+```
+
+## How to fix
+Cast to the intended type: `__ffsll((unsigned long long)mask)`, or declare the mask as
+`unsigned long long`.
+"""
+
+from __future__ import annotations
+
+from ..edits import Edit
+from ..findings import Fix, Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import calls, finding, function_at
+
+register_rule(
+    "HZ317",
+    "ffs-overload-ambiguous",
+    Severity.ERROR,
+    "__ffsll/__ffs on a uint64_t/long argument is ambiguous on HIP",
+    __doc__,
+)
+
+_LONG = frozenset(
+    {"uint64_t", "int64_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t"}
+)
+
+
+def _declared_type(toks, name: str, lo: int, hi: int) -> list[str] | None:
+    """Type words of the last declaration of ``name`` in tokens[lo:hi]."""
+    found = None
+    for k in range(lo, hi):
+        t = toks[k]
+        if t.kind is Kind.IDENT and t.text == name and toks[k + 1].text in ("=", ";", ",", ")"):
+            words = []
+            j = k - 1
+            while j >= lo and (toks[j].kind is Kind.IDENT or toks[j].text in ("::", "*", "&")):
+                if toks[j].text in ("*", "&"):
+                    words = []
+                    break
+                words.append(toks[j].text)
+                j -= 1
+            if words:
+                found = words
+    return found
+
+
+def _is_long(words: list[str]) -> bool:
+    if set(words) & _LONG:
+        return True
+    return words.count("long") == 1
+
+
+@hazard_pass("HZ317")
+def check(unit, ctx):
+    toks = unit.tokens
+    for c in calls(unit, {"__ffsll", "__ffs"}):
+        if len(c.args) != 1:
+            continue
+        a, b = c.args[0]
+        arg = toks[a:b]
+        words = None
+        if arg[0].text == "(" and len(arg) > 3 and arg[-1].kind is Kind.IDENT:
+            close = next((k for k, t in enumerate(arg) if t.text == ")"), None)
+            if close is not None:
+                words = [t.text for t in arg[1:close]]
+        elif len(arg) == 1 and arg[0].kind is Kind.IDENT:
+            func = function_at(unit, c.index)
+            lo = func.params[0] if func else 0
+            words = _declared_type(toks, arg[0].text, lo, c.index)
+        if not words or not _is_long(words):
+            continue
+        want = "unsigned long long"
+        fix = Fix(
+            (Edit(toks[a].start, toks[a].start, f"({want})", "fix:HZ317"),),
+            f"cast the argument to {want}",
+            safe=False,
+        )
+        yield finding(
+            unit,
+            "HZ317",
+            toks[c.index].start,
+            toks[c.close].end,
+            f"`{c.name}` on a `{' '.join(reversed(words))}` argument is ambiguous on HIP (it "
+            f"overloads long long and unsigned long long): cast to `{want}`",
+            fix,
+        )

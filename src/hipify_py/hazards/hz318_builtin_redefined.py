@@ -1,0 +1,65 @@
+"""HZ318 builtin-redefined
+
+## What it detects
+A user-defined `__device__` function that has the name and floating-point signature of an
+atomic HIP already provides: `atomicAdd(double*, double)` (the classic pre-Pascal helper),
+`atomicMin(float*, float)`, `atomicMax(float*, float)`, `atomicSub`, `atomicExch` on
+`float`/`double`.
+
+## Why it breaks on AMD
+HIP's headers define these overloads themselves. A second definition with the same signature
+is a redefinition error in HIP-Clang ("redefinition of 'atomicMin'"), or, when the signatures
+differ only slightly, makes calls ambiguous. CUDA compiles the helper because CUDA has no such
+overload (or hides its own behind `__CUDA_ARCH__`, which HIP does not define).
+
+## Example
+```cuda
+__device__ float atomicMin(float* addr, float v) { /* CAS loop */ }   // HZ318
+```
+
+## How to fix
+Guard the helper so that HIP does not see it (`#if !defined(__HIP_PLATFORM_AMD__)`), or give it
+a name of its own (`atomicMinFloat`) and call that.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import finding, functions
+
+register_rule(
+    "HZ318",
+    "builtin-redefined",
+    Severity.ERROR,
+    "user-defined device atomic that HIP already provides (redefinition error)",
+    __doc__,
+)
+
+_ATOMICS = frozenset({"atomicAdd", "atomicSub", "atomicMin", "atomicMax", "atomicExch"})
+_FLOATING = frozenset({"float", "double"})
+
+
+@hazard_pass("HZ318")
+def check(unit, ctx):
+    if not unit.identifiers & _ATOMICS:
+        return
+    toks = unit.tokens
+    for func in functions(unit):
+        if func.name not in _ATOMICS or not func.is_device:
+            continue
+        lo, hi = func.params
+        words = [t.text for t in toks[lo + 1 : hi] if t.kind is Kind.IDENT]
+        first = next((w for w in words if w in _FLOATING), None)
+        if first is None or "*" not in (t.text for t in toks[lo + 1 : hi]):
+            continue
+        name = toks[func.name_index]
+        yield finding(
+            unit,
+            "HZ318",
+            name.start,
+            name.end,
+            f"`{func.name}({first}*, {first})` is already defined by HIP: this definition is a "
+            f"redefinition error on HIP-Clang; guard it for CUDA only or rename it",
+        )

@@ -1,0 +1,97 @@
+"""The HIP/AMD build's view of preprocessor branches: which code HIP never compiles."""
+
+from __future__ import annotations
+
+import pytest
+
+from hipify_py.frontend.conditions import hip_inactive
+from hipify_py.frontend.lexer import lex
+from test_hazard_common import rules_of
+
+
+def inactive_words(src: str, defines: tuple[str, ...] = ()) -> list[str]:
+    """The marker words (identifiers in upper case starting with M) HIP never compiles."""
+    lexed = lex(src)
+    inactive = hip_inactive(lexed.tokens, lexed.directives, defines)
+    return [
+        t.text
+        for t in lexed.tokens
+        if t.text.startswith("M")
+        and t.text.isupper()
+        and not t.in_directive
+        and t.start in inactive
+    ]
+
+
+@pytest.mark.parametrize(
+    ("src", "dead"),
+    [
+        ("#if !defined(__HIP_PLATFORM_AMD__)\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        ("#ifndef USE_ROCM\nMA\n#endif\n", ["MA"]),
+        ("#ifdef __HIPCC__\nMA\n#else\nMB\n#endif\n", ["MB"]),
+        (
+            "#if defined(__HIP__) && !defined(__HIP_PLATFORM_NVIDIA__)\nMA\n#else\nMB\n#endif\n",
+            ["MB"],
+        ),
+        ("#if 0\nMA\n#endif\n", ["MA"]),
+        # unknown macros keep the branch checked, whatever the other operand
+        ("#if defined(USE_ROCM) && ROCM_VERSION >= 60000\nMA\n#else\nMB\n#endif\n", []),
+        ("#ifdef MY_SWITCH\nMA\n#else\nMB\n#endif\n", []),
+        ("#if __CUDA_ARCH__ >= 800\nMA\n#endif\n", []),
+        # short-circuit: the HIP test decides
+        ("#if !defined(USE_ROCM) && CUDART_VERSION >= 12000\nMA\n#endif\n", ["MA"]),
+        ("#if defined(USE_ROCM) || CUDA_VERSION >= 12000\nMA\n#else\nMB\n#endif\n", ["MB"]),
+        # #elif chains: once a branch is surely taken, the rest are dead
+        (
+            "#if defined(__HIP_PLATFORM_AMD__)\nMA\n#elif defined(X)\nMB\n#else\nMC\n#endif\n",
+            ["MB", "MC"],
+        ),
+        ("#if defined(X)\nMA\n#elif defined(USE_ROCM)\nMB\n#else\nMC\n#endif\n", ["MC"]),
+        # nesting: everything inside a dead branch is dead
+        ("#ifndef USE_ROCM\n#if X\nMA\n#else\nMB\n#endif\n#endif\nMC\n", ["MA", "MB"]),
+        # definitions made where HIP surely goes are known afterwards
+        ("#ifdef __HIPCC__\n#define MY_HIP 1\n#endif\n#if !MY_HIP\nMA\n#endif\n", ["MA"]),
+        # a switch defined only in CUDA-only code, and NVIDIA-architecture feature switches
+        ("#ifndef USE_ROCM\n#define FAST_PATH\n#endif\n#ifdef FAST_PATH\nMA\n#endif\n", ["MA"]),
+        (
+            "#ifdef TURING_MMA_AVAILABLE\nMA\n#elif defined(AMD_MFMA_AVAILABLE)\nMB\n#endif\n",
+            ["MA"],
+        ),
+        ("#if defined(__gfx1100__)\nMA\n#elif defined(__gfx942__)\nMB\n#endif\n", ["MA"]),
+        # both the host and the device pass are compiled
+        ("#ifdef __HIP_DEVICE_COMPILE__\nMA\n#else\nMB\n#endif\n", []),
+    ],
+)
+def test_branches_the_hip_build_never_compiles(src, dead):
+    assert inactive_words(src) == dead
+
+
+def test_user_defines_take_precedence():
+    src = "#ifdef USE_FAST\nMA\n#else\nMB\n#endif\n#ifndef USE_ROCM\nMC\n#endif\n"
+    assert inactive_words(src, ("USE_FAST",)) == ["MB", "MC"]
+    assert inactive_words(src, ("USE_ROCM=0",)) == ["MC"]  # defined, whatever its value
+
+
+def test_unbalanced_directives_do_not_raise():
+    assert inactive_words("#else\nMA\n#endif\n#ifndef USE_ROCM\nMB\n") == ["MB"]
+
+
+def test_no_hazards_reported_in_code_hip_never_compiles():
+    body = "__global__ void k(int* o) {{ o[threadIdx.x & 31] = 0; }}\n"
+    cuda_only = "#ifndef USE_ROCM\n" + body.format() + "#endif\n"
+    hip_else = "#ifdef __HIP_PLATFORM_AMD__\n#else\n" + body.format() + "#endif\n"
+    both = "#if defined(USE_ROCM) && ROCM_VERSION > 0\n" + body.format() + "#endif\n"
+    assert rules_of(cuda_only) == []
+    assert rules_of(hip_else) == []
+    assert rules_of(both) == ["HZ101"]
+
+
+def test_defines_on_the_command_line_reach_the_rules():
+    src = "#ifndef MY_AMD_BUILD\n__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n#endif\n"
+    assert rules_of(src) == ["HZ101"]
+    assert rules_of(src, defines=("MY_AMD_BUILD",)) == []
+
+
+def test_version_gates_decided_by_a_hip_test_are_not_reported():
+    src = "#if !defined(USE_ROCM) && CUDA_VERSION >= 12000\n#endif\n"
+    assert rules_of(src) == []

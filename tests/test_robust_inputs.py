@@ -1,0 +1,89 @@
+"""Odd but real inputs: bytes that are not UTF-8, CR-only line endings, BOMs, pathological
+literals, and the mutations that once made two rules edit the same bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from _convert import ctx, hip, result
+from hipify_py.discover import Candidate
+from hipify_py.frontend.lexer import Kind, lex
+from hipify_py.runner import process
+
+KERNEL = (
+    "#include <cuda_runtime.h>{nl}// caf\xe9 au lait{nl}"
+    "__global__ void k(int* p) {{ __threadfence_system(); }}{nl}"
+    "int main() {{{nl}  k<<<1, 1>>>(0);{nl}  cudaDeviceSynchronize();{nl}}}{nl}"
+)
+
+
+def _process(tmp_path: Path, data: bytes, mode: str = "convert"):
+    path = tmp_path / "k.cu"
+    path.write_bytes(data)
+    return process(Candidate(path, Path("k.cu"), tmp_path), ctx(), mode)
+
+
+def test_latin1_source_is_converted_byte_for_byte_and_checked(tmp_path):
+    data = KERNEL.format(nl="\n").encode("latin-1")
+    out = _process(tmp_path, data)
+    assert out.status == "converted"
+    assert b"// caf\xe9 au lait\n" in out.result.data  # the Latin-1 byte, unchanged
+    assert b"hipDeviceSynchronize();" in out.result.data
+    assert [f.rule for f in out.result.findings] == ["HZ402"]
+    checked = _process(tmp_path, data, "check")
+    assert [f.rule for f in checked.result.findings] == ["HZ402"]
+
+
+def test_binary_cuda_source_is_a_failure_not_a_copy(tmp_path):
+    out = _process(tmp_path, b"cudaMalloc(0, 0);\0\0\n")
+    assert out.status == "failed" and "cannot be converted" in out.message
+
+
+@pytest.mark.parametrize("nl", ["\r", "\r\n", "\n"])
+def test_every_line_ending_converts_and_reports_on_the_right_line(nl):
+    src = KERNEL.format(nl=nl)
+    out = result(src)
+    assert "hipDeviceSynchronize();" in out.text and "cudaDeviceSynchronize" not in out.text
+    assert "hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0, 0);" in out.text
+    assert out.text.startswith("#include <hip/hip_runtime.h>" + nl)
+    assert [(f.rule, f.line) for f in out.findings] == [("HZ402", 3)]
+    assert hip(src, annotate=True).count("hipify-py[HZ402]") == 1
+
+
+def test_bom_does_not_hide_the_pytorch_include():
+    src = "\ufeff#include <c10/cuda/CUDAGuard.h>\n"
+    assert "c10/hip/HIPGuard.h" in hip(src)
+
+
+def test_annotate_is_idempotent_for_driver_managed_memory():
+    src = "#include <cuda.h>\nvoid f(CUdeviceptr* p) { cuMemAllocManaged(p, 4, 1); }\n"
+    out = hip(src, annotate=True)
+    assert out.count("hipify-py[HZ403]") == 1 and "hipMallocManaged" in out
+
+
+def test_unterminated_literal_before_continuations_is_one_token():
+    # took time doubling every two lines (a 100-byte file never finished)
+    src = '"' + "\\\n" * 200 + "\\"
+    tokens = lex(src).tokens
+    assert [(t.kind, t.start, t.end) for t in tokens] == [(Kind.STRING, 0, len(src))]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "k<<<1, 1>>>(p);\n",  # a launch at offset 0, where the runtime include goes
+        "#include <x.h>\r<<<g, b>>>(p); }\r",  # no kernel name from the include line
+        "// note \\\n\\\n__global__ void k() {}\n",  # no include on a spliced comment line
+        "#include <cuda.h>\r#include <cuda.h>\rint x;\rcudaMalloc(0,0);\r",
+        "__global__ void k(int* p) {}\nvoid f() { cudaMemcpyToSymbol(k<<<1, 1>>>(p), 0, 0); }\n",
+        "a<<<b<<<1, 1>>>(x), 1>>>(y);\n",  # a launch inside a launch configuration
+        "a<<<1, 1>>>(x) <<<1, 1>>>(y);\n",  # a call's arguments are no kernel expression
+        '#include "x\rcudaMalloc.cu"\r',  # an include path ends at its line (header vs rename)
+    ],
+)
+def test_rules_never_edit_the_same_bytes_and_converting_twice_is_once(src):
+    out = result(src)
+    assert out.error is None and out.rule_errors == []
+    assert result(out.text).text == out.text

@@ -1,0 +1,63 @@
+"""A libclang crash or hang on one file costs that file its AST, not the run."""
+
+from __future__ import annotations
+
+import ctypes
+import time
+
+import pytest
+
+import hipify_py.frontend.clang as clang
+from _convert import ctx, result
+from hipify_py.frontend.unit import Unit
+
+BROKEN = """#include <cuda_runtime.h>
+__global__ void k(float* p) { p[threadIdx.x] = __shfl_down_sync(0xffffffff, 1.0f, 1; }
+int main() { k<<<1, 64>>>(nullptr); cudaDeviceSynchronize(); return 0; }
+"""
+
+
+def _segfault(*args, **kwargs):
+    ctypes.string_at(0)  # a read of address 0: SIGSEGV, as libclang crashes
+
+
+def _hang(*args, **kwargs):
+    time.sleep(30)
+
+
+def test_a_crashing_parse_falls_back_to_tokens_and_is_reported(monkeypatch):
+    # the child process parses through the module's parse(); the parent never gets there
+    monkeypatch.setattr(clang, "parse", _segfault)
+    out = result(BROKEN)
+    assert "hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, nullptr)" in out.text
+    assert "hipDeviceSynchronize()" in out.text
+    assert any("libclang crashed (SIGSEGV)" in p for p in out.parse_problems)
+    assert out.error is None
+
+
+def test_a_hanging_parse_is_cut_off(monkeypatch):
+    monkeypatch.setattr(clang, "parse", _hang)
+    monkeypatch.setattr(clang, "PARSE_SECONDS", 1)
+    t0 = time.monotonic()
+    out = result(BROKEN)
+    assert time.monotonic() - t0 < 20
+    assert any("took over 1 s" in p for p in out.parse_problems)
+
+
+@pytest.mark.parametrize(
+    ("src", "risky"),
+    [
+        (BROKEN, True),
+        ("int x = " + "(" * 60 + "1" + ")" * 60 + ";\n", True),
+        ("// caf\u00e9\nint x;\n", True),
+        ("int x = f(1);\n", False),
+    ],
+)
+def test_risky_input_is_parsed_in_a_child_first(monkeypatch, src, risky):
+    """Broken, deeply nested or non-ASCII input is probed; the probe's verdict is the AST's."""
+    calls = []
+    real = clang.crash_of
+    monkeypatch.setattr("hipify_py.frontend.unit.crash_of", lambda *a: calls.append(1) or real(*a))
+    unit = Unit("t.cu", src, ctx().mappings)
+    assert unit.ast is not None
+    assert bool(calls) is risky

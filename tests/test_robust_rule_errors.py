@@ -1,0 +1,68 @@
+"""A rule that raises never takes the run down, and never lets ``check`` pass in silence."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from click.testing import CliRunner
+
+from _convert import ctx, result
+from hipify_py.cli import root
+from hipify_py.pipeline import check_result
+from hipify_py.rules import PASSES, load_rules
+
+SRC = "__global__ void k(int* p) { __threadfence_system(); }\n"
+
+
+@pytest.fixture
+def broken_rule(monkeypatch):
+    """HZ402's pass raising, as a rule bug would."""
+    load_rules()
+
+    def boom(unit, ctx):
+        raise IndexError("list index out of range")
+        yield  # pragma: no cover
+
+    patched = [dataclasses.replace(p, check=boom) if p.name == "HZ402" else p for p in PASSES]
+    monkeypatch.setattr("hipify_py.rules.PASSES", patched)
+
+
+def test_a_rule_error_is_carried_by_the_result(broken_rule):
+    out = result(SRC)
+    assert out.error is None and out.text  # the conversion still happens
+    assert out.rule_errors and "HZ402" in out.rule_errors[0]
+    assert check_result(SRC, "t.cu", ctx()).rule_errors
+
+
+def test_check_fails_on_a_rule_error(broken_rule, tmp_path):
+    (tmp_path / "k.cu").write_text(SRC)
+    run = CliRunner().invoke(root, ["check", str(tmp_path / "k.cu"), "--jobs", "1"])
+    assert run.exit_code == 1, run.output
+    assert "HZ402" in run.output and "Traceback" not in run.output
+
+
+def test_check_passes_when_no_rule_fails(tmp_path):
+    (tmp_path / "k.cu").write_text("__global__ void k(int* p) { p[0] = 1; }\n")
+    run = CliRunner().invoke(root, ["check", str(tmp_path / "k.cu"), "--jobs", "1"])
+    assert run.exit_code == 0, run.output
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "__shared__ char s[1 << 1000000000];\n__global__ void k() {}\n",
+        "__global__ void k() { __shared__ char s[1 << 100000]; }\n",
+        "volatile int",
+        "volatile",
+        "#if CUDA_VERSION >",
+        "k<<<",
+        "a<<<1,1>>",
+        "x<b><<<",
+        "cudaMemcpyToSymbol(",
+    ],
+)
+def test_rules_do_not_raise_on_truncated_or_huge_input(src):
+    out = result(src)
+    assert out.rule_errors == [] and out.error is None
+    assert check_result(src, "t.cu", ctx()).rule_errors == []
