@@ -146,3 +146,18 @@ def test_progress_bar_shows_the_slow_file_as_written() -> None:
         assert bar.progress is not None
         bar.progress.refresh()
     assert "converting k[1].cu (slow)" in buf.getvalue() and "1/3" in buf.getvalue()
+
+
+def test_report_is_the_same_for_any_number_of_jobs(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(12):
+        lines = ["// pad"] * n + ["__global__ void k() { int lane = threadIdx.x & 31; }"]
+        (src / f"k{n:02d}.cu").write_text("\n".join(lines) + "\n")
+        (src / f"bin{n:02d}.cu").write_bytes(b"\x7fELF\0\0")
+    runs = [cli("convert", str(src), "--dry-run", "-j", jobs) for jobs in ("1", "2")]
+    assert all(r.returncode == 1 for r in runs)  # the binary files fail
+    assert runs[0].stderr == runs[1].stderr and runs[0].stdout == runs[1].stdout
+    lines = runs[0].stderr.splitlines()
+    failures = [line for line in lines if line.startswith("not converted")]
+    assert failures == sorted(failures) and len(failures) == 12

@@ -72,6 +72,7 @@ def run_check(
                 )
     report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
     report.stale.sort(key=lambda s: s.path)
+    report.failures.sort()
     return report
 
 

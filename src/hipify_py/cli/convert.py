@@ -139,6 +139,7 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
                 bar.advance(outcome.candidate, written)
         finally:
             writer.close()
+    summary.finish()
     sys.exit(_finish(writer, summary, ctx, paths, kw, err))
 
 

@@ -71,13 +71,26 @@ class Summary:
         for f in result.findings:
             self.findings[f.rule] += 1
             self.errors += f.severity.value == "error"
-            if f.severity.rank >= 1 and len(self.notable) < NOTABLE_LIMIT:
-                self.notable.append((f.path, f.line, f.column, f.severity.value, f.rule, f.message))
+            if f.severity.rank >= 1:
+                self._note((f.path, f.line, f.column, f.severity.value, f.rule, f.message))
             api = f.extra.get("api") if f.extra else None
             if api and f.rule in ("HZ300", "HP001"):
                 self.unsupported[api] += 1
         if result.parse_problems:
             self.degraded.append((result.path, result.parse_problems[0]))
+
+    def _note(self, item: tuple[str, int, int, str, str, str]) -> None:
+        """Keep the first NOTABLE_LIMIT findings in path order, whatever order files finish in
+        (so the output is the same for any -j), in bounded memory."""
+        self.notable.append(item)
+        if len(self.notable) >= 2 * NOTABLE_LIMIT:
+            self.notable = sorted(self.notable)[:NOTABLE_LIMIT]
+
+    def finish(self) -> None:
+        """Put what was collected as files finished into a stable order."""
+        self.notable = sorted(self.notable)[:NOTABLE_LIMIT]
+        self.failures.sort()
+        self.degraded.sort()
 
     def to_json(self) -> dict:
         return {
