@@ -14,12 +14,13 @@ from typing import Any
 import click
 from rich.console import Console
 
+from ..config import Config
 from ..context import Context, Options, parse_version
 from ..discover import UsageError
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
 from ..report.diff import print_diff
 from ..report.summary import Summary
-from ..runner import run
+from ..runner import Outcome, run
 from .common import (
     build_options_context,
     check_arch,
@@ -178,7 +179,7 @@ def _destination(paths: tuple[Path, ...], kw: dict[str, Any]) -> Destination:
     )
 
 
-def _emit(writer: Writer, outcome, config, summary: Summary) -> Path | None:  # noqa: ANN001
+def _emit(writer: Writer, outcome: Outcome, config: Config, summary: Summary) -> Path | None:
     """Count and write one outcome; a file that cannot be written is a failure, not a stop."""
     if outcome.result is not None and (config.ignore or config.per_file):
         outcome.result.findings = [f for f in outcome.result.findings if not config.ignored(f)]
