@@ -34,7 +34,7 @@ HAZARDS = """#include <cuda_runtime.h>
 __global__ void reduce(const float* in, float* out) {
   float v = in[threadIdx.x];
   for (int off = 16; off > 0; off /= 2)
-    v += __shfl_down_sync(0xffffffff, v, off);
+    v += __shfl_down_sync(0xffffffffULL, v, off);
   if ((threadIdx.x & 31) == 0) atomicAdd(out, v);
 }
 """

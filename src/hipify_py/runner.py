@@ -15,13 +15,14 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .context import Context, Options
-from .discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES, Candidate, is_cuda_source
+from .buildfiles import build_kind
+from .context import Context, Options, Renames
+from .discover import Candidate, is_cuda_source
 from .mappings.load import RulesText
-from .pipeline import FileResult, check_result, convert_text
+from .pipeline import FileResult, check_result, convert_build_text, convert_text
 from .untrusted import TooLarge, UntrustedInputError, read_regular
 
 MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not parsed
@@ -42,13 +43,15 @@ class Outcome:
 _worker_ctx: Context | None = None
 
 
-def _init_worker(options: Options, rules: tuple[RulesText, ...], parent: int) -> None:
+def _init_worker(
+    options: Options, rules: tuple[RulesText, ...], renames: Renames, parent: int
+) -> None:
     global _worker_ctx
     from .mappings import load_index
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C does
     _die_with(parent)
-    _worker_ctx = Context(options, load_index(options, list(rules)))
+    _worker_ctx = Context(options, load_index(options, list(rules)), renames)
 
 
 def _die_with(parent: int) -> None:
@@ -64,37 +67,45 @@ def _die_with(parent: int) -> None:
 
 def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcome:
     """Read one file and convert (or only check) it; never raises for a bad file."""
-    if candidate.path.suffix.lower() not in CUDA_SUFFIXES | C_LIKE_SUFFIXES:
-        return Outcome(candidate, "copied")
     root = candidate.root if candidate.contained else None
     try:  # opened once: a regular file, inside the tree once opened
         data = read_regular(candidate.path, MAX_BYTES, root=root)
     except TooLarge:
-        if not is_cuda_source(candidate.path, _head(candidate.path)):
+        head = _head(candidate.path)
+        if build_kind(candidate.path, head) is None and not is_cuda_source(candidate.path, head):
             return Outcome(candidate, "copied")
         limit = MAX_BYTES // (1024 * 1024)
         return Outcome(candidate, "failed", message=f"too large to convert (limit {limit} MiB)")
     except UntrustedInputError as exc:
         message = str(exc).removeprefix(f"cannot read {candidate.path}: ")
         return Outcome(candidate, "failed", message=f"cannot read: {message}")
-    if not is_cuda_source(candidate.path, data[:65536]):
+    kind = build_kind(candidate.path, data[:65536])
+    if kind is None and not is_cuda_source(candidate.path, data[:65536]):
         return Outcome(candidate, "copied")
-    outcome = _convert(candidate, data, ctx, mode)
+    outcome = _convert(candidate, data, ctx, mode, kind)
     outcome.digest = hashlib.sha256(data).hexdigest()
     return outcome
 
 
-def _convert(candidate: Candidate, data: bytes, ctx: Context, mode: str) -> Outcome:
-    """The pipeline on a CUDA file's bytes."""
+def _convert(
+    candidate: Candidate, data: bytes, ctx: Context, mode: str, kind: str | None
+) -> Outcome:
+    """The pipeline on a CUDA file's (or a build file's, of ``kind``) bytes."""
     if b"\0" in data[:8192]:
         # a CUDA source that is binary (or UTF-16) cannot be converted: a failure, not a copy
         return Outcome(candidate, "failed", message="binary file (NUL bytes); cannot be converted")
     # bytes that are not UTF-8 (a Latin-1 comment) pass through unchanged as lone surrogates
     text = data.decode("utf-8", "surrogateescape")
     path = str(candidate.path)
-    if mode == "check":
+    if kind is not None:  # a build file: its build system's passes (findings in every mode)
+        result = convert_build_text(text, path, ctx, kind)
+        if mode == "check":  # nothing is written: the result carries findings only
+            result = replace(result, text=text, edits=(), applied=None)
+            return Outcome(candidate, "unchanged", result)
+    elif mode == "check":
         return Outcome(candidate, "unchanged", check_result(text, path, ctx))
-    result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
+    else:
+        result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
     if result.error:
         return Outcome(candidate, "failed", result, result.error)
     return Outcome(candidate, "converted" if result.changed else "unchanged", result)
@@ -130,7 +141,7 @@ def run(
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(items)),
         initializer=_init_worker,
-        initargs=(ctx.options, tuple(mapping_files), os.getpid()),
+        initargs=(ctx.options, tuple(mapping_files), ctx.renames, os.getpid()),
     )
     try:
         yield from _stream(pool, items, mode, jobs, on_slow)

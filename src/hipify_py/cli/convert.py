@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from rich.console import Console
 
 from ..config import Config
 from ..context import Context, Options, parse_version
-from ..discover import UsageError
+from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
 from ..report.diff import print_diff
 from ..report.summary import Summary
@@ -68,6 +69,14 @@ from .progress import progress
 )
 @selection_options
 @conversion_options
+@click.option(
+    "--offload-arch",
+    "offload_arch",
+    multiple=True,
+    callback=lambda ctx, param, values: tuple(check_arch(ctx, param, v) for v in values),
+    metavar="GFX",
+    help="AMD GPU the converted build files compile for (repeatable; default gfx942).",
+)
 @click.option("--no-hazards", is_flag=True, help="Convert only; skip the hazard rules.")
 @click.option(
     "--json",
@@ -116,12 +125,15 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
         annotate=kw["annotate"],
         keep_names=dest.keep_names,
     )
+    if kw["offload_arch"]:
+        flags["offload_arch"] = kw["offload_arch"]
     config = load_config(paths)
     ctx, rules = build_options_context(kw, config, **flags)
     try:
         writer = plan(paths, dest, ctx.options, kw["include"], kw["exclude"])
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
+    ctx = replace(ctx, renames=renames_of(writer.items, paths))
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     summary = Summary()
     shown = err.is_terminal and not kw["quiet"] and len(writer.items) > 20
