@@ -68,7 +68,8 @@ def test_text_groups_by_file_with_source_line_and_caret():
     assert lines[i + 1] == "      int lane = threadIdx.x & 31;"
     assert lines[i + 2] == "                 ^~~~~~~~~~~~~~~~"
     assert "(fix available)" in out  # HZ106's safe fix
-    assert "2 errors, 1 warning, 1 info in 1 file" in out
+    # HZ103 too: an unbounded shuffle next to `& 31`
+    assert "2 errors, 2 warnings, 1 info in 1 file" in out
 
 
 def test_json_has_positions_fingerprints_and_fixes():
