@@ -87,8 +87,8 @@ def loop_sites(unit):
         halves = any(x in ("/=", ">>=") for x in texts) or ">>" in texts or "/" in texts
         if not ((starts16 and halves) or (ends32 and grows)):
             continue
-        body_end = body_end(toks, close)
-        inside = [c for c in shuffles if close < c.index <= body_end]
+        last = body_end(toks, close)
+        inside = [c for c in shuffles if close < c.index <= last]
         if inside:
             out.append((i, close, inside[0]))
     return out
