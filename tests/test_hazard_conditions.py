@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from hipify_py.context import Context
 from hipify_py.frontend.conditions import hip_inactive
 from hipify_py.frontend.lexer import lex
 from hipify_py.pipeline import check_result
