@@ -99,9 +99,8 @@ def test_version_gates_decided_by_a_hip_test_are_not_reported():
 
 
 def test_deeply_nested_condition_is_unknown_not_a_crash():
-    src = (
-        "#if" + "(" * 400 + "FOO\n__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n#endif\n"
-    )
-    result = check_result(src, "m.cu", Context())
+    body = "__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }"
+    src = "#if" + "(" * 400 + f"FOO\n{body}\n#endif\n"
+    result = check_result(src, "m.cu", ctx())
     assert result.rule_errors == []
     assert [f.rule for f in result.findings] == ["HZ101"]  # unknown condition: still checked
