@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from _convert import ctx
 from hipify_py.frontend.conditions import hip_inactive
 from hipify_py.frontend.lexer import lex
 from hipify_py.pipeline import check_result
