@@ -127,9 +127,24 @@ def test_names_follow_only_the_files_the_run_renames(tmp_path):
     )
     assert out == (
         "set(SRC a.hip sub/b.hip ${CMAKE_CURRENT_SOURCE_DIR}/sub/c.hip third_party/x.cu)\n"
+        "set_source_files_properties(third_party/x.cu PROPERTIES LANGUAGE HIP)\n"
         'file(GLOB K "kernels/*.hip")\n'
     )
-    assert converted("cmake", text, keep_names=True) == text
+    kept = converted("cmake", text, keep_names=True)
+    assert kept.startswith(text.splitlines()[0] + "\n") and 'file(GLOB K "kernels/*.cu")' in kept
+
+
+def test_kept_cu_names_are_compiled_as_hip(tmp_path):
+    """--keep-names / --in-place / an excluded file: CMake compiles a .cu as HIP only if told."""
+    text = "add_library(k STATIC src/k.cu a.cpp)\n  set(S x.cu)\n"
+    assert converted("cmake", text, keep_names=True) == (
+        "add_library(k STATIC src/k.cu a.cpp)\n"
+        "set_source_files_properties(src/k.cu PROPERTIES LANGUAGE HIP)\n"
+        "  set(S x.cu)\n"
+        "  set_source_files_properties(x.cu PROPERTIES LANGUAGE HIP)\n"
+    )
+    listed = "add_library(k a.cu)\nset_source_files_properties(a.cu PROPERTIES LANGUAGE CUDA)\n"
+    assert converted("cmake", listed, keep_names=True) == listed.replace("CUDA)", "HIP)")
 
 
 def test_what_cannot_be_converted_is_reported_with_its_line():

@@ -111,10 +111,12 @@ def cmake_build(cmake_hip: list[str], source: Path, build: Path) -> str:
 # CMake's HIP language, gfx942
 
 
-def test_cmake_project_builds_with_the_hip_language(cmake_hip, tmp_path):
-    src = convert("cmake_project", tmp_path / "src")
+@pytest.mark.parametrize("flags", [(), ("--keep-names",)], ids=["renamed", "keep-names"])
+def test_cmake_project_builds_with_the_hip_language(flags, cmake_hip, tmp_path):
+    src = convert("cmake_project", tmp_path / "src", *flags)
     log = cmake_build(cmake_hip, src, tmp_path / "build")
-    assert "--offload-arch=gfx942" in log and "src/saxpy.hip" in log
+    source = "src/saxpy.cu" if flags else "src/saxpy.hip"  # kept names get LANGUAGE HIP
+    assert "--offload-arch=gfx942" in log and f"-c {src / source}" in log
     assert (tmp_path / "build" / "saxpy_demo").is_file()
     assert code_object_archs(tmp_path / "build" / "libsaxpy.a") == {"gfx942"}
 

@@ -18,7 +18,7 @@ from ..edits import Edit
 from ..findings import Finding, Severity
 from ..rules import RULES, build_pass, register_rule
 from .libraries import is_cuda_library, rocm_library
-from .names import rename_edits
+from .names import rename_edits, renamed
 from .nvcc_flags import Word, convert_flags
 from .unit import BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
 
@@ -133,6 +133,7 @@ _WORD = re.compile(
     r"|\$ENV\{(?P<env>CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}"
     r"|\b(?P<feature>cuda)_std_\d+\b"
 )
+_CU_SOURCE = re.compile(r"[\w./${}-]+\.cu")
 _VERSION = re.compile(r"\d+(?:\.\d+)*")
 _FLAG_WORD = re.compile(r"[^\s;\"<>]+")
 _LIB_FLAG = re.compile(r"-l(?P<lib>[\w-]+)")
@@ -240,6 +241,7 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
     packages: dict[str, int] = {}  # ROCm packages the file's targets need -> first use
     found = {cmd.args[0].text.lower() for cmd in cmds if cmd.name == "find_package" and cmd.args}
     cuda_finds: list[Command] = []
+    with_language = _sources_with_language(cmds)
     for cmd in cmds:
         if cmd.name in _LEGACY_COMMANDS:
             yield _finding("HB103", cmd.start, cmd.open, f"{cmd.name}() is FindCUDA's: port to HIP")
@@ -261,12 +263,51 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
         for k, arg in enumerate(cmd.args):
             yield from _arg_words(unit, ctx, cmd, k, arg, packages)
         yield from _arch_values(cmd, ctx)
+        yield from _kept_cu_sources(unit, ctx, cmd, with_language)
     yield from rename_edits(unit, ctx, RULE)
     needed = [p for p in packages if p not in found]
     if cuda_finds:
         yield from _find_packages_after(unit, cuda_finds[0], [p for p in needed if p != "hip"])
     elif needed:
         yield from _find_packages_before(unit, min(packages[p] for p in needed), needed)
+
+
+def _sources_with_language(cmds: list[Command]) -> set[str]:
+    """Sources a ``set_source_files_properties(... PROPERTIES ... LANGUAGE X)`` already covers."""
+    out: set[str] = set()
+    for cmd in cmds:
+        names = [a.text for a in cmd.args]
+        if cmd.name == "set_source_files_properties" and "LANGUAGE" in names:
+            out.update(names[: names.index("PROPERTIES")] if "PROPERTIES" in names else names)
+    return out
+
+
+def _kept_cu_sources(
+    unit: BuildFile, ctx: Context, cmd: Command, with_language: set[str]
+) -> Iterator[Edit]:
+    """``.cu`` sources that keep their name (``--keep-names``, ``--in-place``, excluded files)
+    are not HIP sources to CMake by extension: they get ``LANGUAGE HIP`` where they are listed."""
+    if cmd.name in ("set_source_files_properties", "file", "set_property", "message"):
+        return
+    kept = [
+        a.text
+        for a in cmd.args
+        if not a.quoted
+        and _CU_SOURCE.fullmatch(a.text)
+        and a.text not in with_language
+        and not renamed(a.text[:-3], unit, ctx)
+    ]
+    if kept:
+        nl = "\r\n" if "\r\n" in unit.text else "\n"
+        line = f"{nl}{_indent(unit, cmd.start)}set_source_files_properties({' '.join(kept)} "
+        yield Edit(cmd.close + 1, cmd.close + 1, f"{line}PROPERTIES LANGUAGE HIP)", RULE)
+
+
+def _indent(unit: BuildFile, offset: int) -> str:
+    line, _ = unit.lines.position(offset)
+    start, _ = unit.lines.line_span(line)
+    indent = unit.text[start:offset]
+    return indent if not indent.strip() else ""
 
 
 def _arg_words(
