@@ -59,13 +59,19 @@ class Context:
     renames: Renames = Renames()
 
 
-_TORCH_INCLUDE = re.compile(
-    r"(?:^|\r)[\ufeff \t]*#[ \t]*include[ \t]*[<\"](?:ATen|torch|c10)/", re.M
-)
+# searched from its literal part (a line-start anchor first would make the search visit every
+# byte of a long file); that the '#' starts its line is checked per match
+_TORCH_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"](?:ATen|torch|c10)/")
 
 
 def pytorch_enabled(options: Options, text: str) -> bool:
     """The PyTorch mapping set applies with --pytorch, or when the file includes ATen/torch/c10."""
     if options.pytorch is not None:
         return options.pytorch
-    return bool(_TORCH_INCLUDE.search(text))
+    return any(_starts_line(text, m.start()) for m in _TORCH_INCLUDE.finditer(text))
+
+
+def _starts_line(text: str, i: int) -> bool:
+    """Only blanks (or a byte-order mark) between the last line break and ``i``."""
+    start = max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
+    return not text[start:i].strip(" \t\ufeff")
