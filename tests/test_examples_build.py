@@ -31,8 +31,6 @@ TORCH_HIPIFY_CANDIDATES = (  # a directory holding torch/utils/hipify as the pac
     str(Path.home() / ".cache" / "hipify-py" / "torch-hipify"),
 )
 MULTIARCH = "lib/x86_64-linux-gnu"
-# the flags each example is converted with (warp_reduce needs the 64-bit masks of --fix)
-CONVERT_FLAGS = {"warp_reduce": ("--fix",)}
 
 
 def run(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> str:
@@ -45,7 +43,6 @@ def run(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> str
 
 def convert(example: str, out: Path, *flags: str) -> Path:
     """``hipify-py convert examples/<example> --out-dir out`` as a user runs it."""
-    flags = CONVERT_FLAGS.get(example, ()) + flags
     run([sys.executable, "-m", "hipify_py", "convert", str(EXAMPLES / example),
          "--out-dir", str(out), "-q", *flags])  # fmt: skip
     return out
