@@ -170,6 +170,12 @@ def test_what_cannot_be_converted_is_reported_with_its_line():
     assert "-fgpu-rdc" in out and "CUDA::cupti" in out
 
 
+def test_a_compiler_path_is_reported_and_its_readers_converted():
+    text = "set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)\nif(CMAKE_CUDA_COMPILER)\nendif()\n"
+    assert converted("cmake", text) == text.replace("if(CMAKE_CUDA_", "if(CMAKE_HIP_")
+    assert rules("cmake", text) == [("HB101", 1)]
+
+
 def test_suppression_comment_silences_a_build_finding():
     text = "set(CMAKE_CUDA_HOST_COMPILER g++)  # hipify-py: ignore[HB101]\n"
     assert rules("cmake", text) == []

@@ -33,6 +33,7 @@ register_rule(
     ## What it detects
     A CMake variable, property or generator expression about the CUDA toolchain that has no
     HIP equivalent: `CMAKE_CUDA_HOST_COMPILER`, `CUDA_RUNTIME_LIBRARY`, `CUDAToolkit_BIN_DIR`,
+    a `set(CMAKE_CUDA_COMPILER <path to nvcc>)`,
     `CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES`, `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>`, ...
 
     ## Why it breaks on AMD
@@ -315,6 +316,11 @@ def _arg_words(
 ) -> Iterator[Edit | Finding]:
     for m in _WORD.finditer(unit.text, arg.start, arg.end):
         if m.group("cm") is not None:
+            if m.group("cm") == "COMPILER" and cmd.name == "set" and k == 0 and cmd.args[1:]:
+                # set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc): a path to nvcc is no HIP
+                # compiler; the variable's readers (if(CMAKE_CUDA_COMPILER)) are converted
+                yield _finding("HB101", m.start(), m.end(), f"{m.group()} names an NVIDIA tool")
+                continue
             yield from _cuda_setting(m, cmd, k, "cm", "CMAKE_HIP_")
         elif m.group("target") is not None:
             lib = m.group("target")
