@@ -46,4 +46,5 @@ def test_hz502_pytorch_device_properties():
 def test_hz503_cuda_version_gates():
     src = "#if CUDART_VERSION >= 11000\nint a;\n#endif\n#ifdef CUDA_VERSION\nint b;\n#endif\n"
     found = only("HZ503", src)
-    assert [f.line for f in found] == [1] and found[0].severity.value == "info"
+    # issue 11: every version-macro use is rewritten to its CUDA 12.0 value and reported
+    assert [f.line for f in found] == [1, 4] and found[0].severity.value == "warning"
