@@ -3,10 +3,11 @@
 Usage: python benchmarks/bench_convert.py [--files 300] [--jobs 1] [--no-hazards]
 
 Each generated file is ~200 lines: includes, a templated reduction kernel with shared memory and
-warp shuffles, an element-wise and shared-memory transpose kernels, error-check macros, and host code with
-allocation, pinned and device copies, streams, events, cuBLAS and several launch forms. Files differ in names and constants so no
-cache can short-circuit the work. Prints files/s, lines/s and peak RSS for growing corpus sizes
-(memory should stay flat as the number of files grows).
+warp shuffles, an element-wise and shared-memory transpose kernels, error-check macros, and host
+code with allocation, pinned and device copies, streams, events, cuBLAS and several launch forms.
+Files differ in names and constants so no cache can short-circuit the work. Prints files/s,
+lines/s and peak RSS for growing corpus sizes (memory should stay flat as the number of files
+grows).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ process that may die, and count what went wrong.
 
 Usage: python benchmarks/fuzz_campaign.py [--inputs 100000] [--start 0] [--jobs 2]
                                           [--save DIR] [--slow 10]
+(SIGTERM or Ctrl-C: finish the inputs in flight and print the summary so far.)
 
 Input number N is ``tests/_mutations.py:mutate(N)`` (a seed from tests/ and examples/ plus one to
 five mutations), so any failure is reproduced from its number.  For each input a worker runs the
@@ -21,6 +22,7 @@ import argparse
 import multiprocessing as mp
 import os
 import resource
+import signal
 import sys
 import tempfile
 import time
@@ -145,10 +147,16 @@ def main() -> int:
             if detail:
                 (args.save / f"{number}.txt").write_text(detail)
             print(f"input {number}: {', '.join(found)} ({how}, {len(data)} bytes)", flush=True)
-        if done % 1000 == 0:
+        if done % 250 == 0:
             rate = done / (time.perf_counter() - t_start)
             print(f"{done} inputs, {rate:.1f}/s, {dict(counts)}, slowest {slowest}", flush=True)
 
+    def stop_early(signum: int, frame: object) -> None:
+        nonlocal todo
+        todo = iter(())  # finish the inputs in flight, then print the summary
+
+    signal.signal(signal.SIGTERM, stop_early)
+    signal.signal(signal.SIGINT, stop_early)
     for w in workers:
         nxt = next(todo, None)
         if nxt is not None:

@@ -32,7 +32,7 @@ HAZARDS = """#include <cuda_runtime.h>
 __global__ void reduce(const float* in, float* out) {
   float v = in[threadIdx.x];
   for (int off = 16; off > 0; off /= 2)
-    v += __shfl_down_sync(0xffffffff, v, off);
+    v += __shfl_down_sync(0xffffffffULL, v, off);
   if ((threadIdx.x & 31) == 0) atomicAdd(out, v);
 }
 """
@@ -80,7 +80,7 @@ def test_errors_exit_1_with_source_line_and_caret(tree):
     code, out = invoke("src")
     assert code == 1
     assert "HZ102" in out and "HZ106" in out and "HZ101" in out
-    assert "^~~~" in out and "v += __shfl_down_sync(0xffffffff, v, off);" in out
+    assert "^~~~" in out and "v += __shfl_down_sync(0xffffffffULL, v, off);" in out
 
 
 def test_usage_errors_exit_2(tree):

@@ -101,7 +101,7 @@ def test_user_flags_keep_regular_headers_but_never_open_special_files(targets):
     tmp, paths = targets
     args = [f"-I{tmp}"]
     special = [p for p in paths if not p.endswith(("secret.h", "passwd"))]
-    cases = [[f'#include "{t}"\nint x;\n', False, args] for t in special]
+    cases = [[f"{form.format(t=t)}\nint x;\n", False, args] for t in special for form in FORMS]
     cases.append(['#include "fifo.h"\nint x;\n', False, args])  # found through -I
     cases.append(['#include "secret.h"\nint x;\n', False, args])  # a regular header: kept
     results = _parse_in_child(cases)

@@ -26,8 +26,8 @@ def _hang(*args, **kwargs):
 
 
 def test_a_crashing_parse_falls_back_to_tokens_and_is_reported(monkeypatch):
-    # the child process parses through the module's parse(); the parent never gets there
-    monkeypatch.setattr(clang, "parse", _segfault)
+    # the child process dies; the parent, told so, never parses at all
+    monkeypatch.setattr("hipify_py.frontend.unit.parse", _segfault)
     out = result(BROKEN)
     assert "hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, nullptr)" in out.text
     assert "hipDeviceSynchronize()" in out.text
@@ -36,7 +36,7 @@ def test_a_crashing_parse_falls_back_to_tokens_and_is_reported(monkeypatch):
 
 
 def test_a_hanging_parse_is_cut_off(monkeypatch):
-    monkeypatch.setattr(clang, "parse", _hang)
+    monkeypatch.setattr("hipify_py.frontend.unit.parse", _hang)
     monkeypatch.setattr(clang, "PARSE_SECONDS", 1)
     t0 = time.monotonic()
     out = result(BROKEN)

@@ -35,21 +35,43 @@ class Options:
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     extra_clang_args: tuple[str, ...] = field(default=())
+    offload_arch: tuple[str, ...] = ("gfx942",)  # AMD targets build files compile for
+
+
+@dataclass(frozen=True)
+class Renames:
+    """Which ``.cu`` inputs this run writes as ``.hip``, so build files can follow the names.
+
+    ``files`` holds their resolved paths; None means no tree is known (a file converted on its
+    own, or a string in a test): then every ``.cu`` name is taken to be renamed.
+    """
+
+    files: frozenset[str] | None = None
+
+    def renamed(self, path: str) -> bool:
+        return self.files is None or path in self.files
 
 
 @dataclass(frozen=True)
 class Context:
     options: Options
     mappings: MappingIndex
+    renames: Renames = Renames()
 
 
-_TORCH_INCLUDE = re.compile(
-    r"(?:^|\r)[\ufeff \t]*#[ \t]*include[ \t]*[<\"](?:ATen|torch|c10)/", re.M
-)
+# searched from its literal part (a line-start anchor first would make the search visit every
+# byte of a long file); that the '#' starts its line is checked per match
+_TORCH_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"](?:ATen|torch|c10)/")
 
 
 def pytorch_enabled(options: Options, text: str) -> bool:
     """The PyTorch mapping set applies with --pytorch, or when the file includes ATen/torch/c10."""
     if options.pytorch is not None:
         return options.pytorch
-    return bool(_TORCH_INCLUDE.search(text))
+    return any(_starts_line(text, m.start()) for m in _TORCH_INCLUDE.finditer(text))
+
+
+def _starts_line(text: str, i: int) -> bool:
+    """Only blanks (or a byte-order mark) between the last line break and ``i``."""
+    start = max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
+    return not text[start:i].strip(" \t\ufeff")

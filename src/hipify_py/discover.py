@@ -9,6 +9,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .context import Renames
+
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 C_LIKE_SUFFIXES = frozenset(
     {
@@ -123,6 +125,14 @@ def output_name(rel: Path, keep_names: bool) -> Path:
     if not keep_names and rel.suffix == ".cu":
         return rel.with_suffix(".hip")
     return rel
+
+
+def renames_of(items: Sequence[Candidate], paths: Sequence[Path]) -> Renames:
+    """The ``.cu`` inputs a run over directories writes as ``.hip``, for build files to follow.
+    A run over single files knows no tree: every ``.cu`` name is taken to be renamed."""
+    if not any(p.is_dir() for p in paths):
+        return Renames()
+    return Renames(frozenset(str(c.path.resolve()) for c in items if c.path.suffix == ".cu"))
 
 
 def default_out_root(root: Path) -> Path:

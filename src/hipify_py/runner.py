@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .context import Context, Options
+from .buildfiles import build_kind
+from .context import Context, Options, Renames
 from .discover import Candidate, is_cuda_source
-from .pipeline import FileResult, check_result, convert_text
+from .pipeline import FileResult, check_result, convert_build_text, convert_text
 
 MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not parsed
 
@@ -32,11 +33,12 @@ class Outcome:
 _worker_ctx: Context | None = None
 
 
-def _init_worker(options: Options, mapping_files: tuple[str, ...]) -> None:
+def _init_worker(options: Options, mapping_files: tuple[str, ...], renames: Renames) -> None:
     global _worker_ctx
     from .mappings import load_index
 
-    _worker_ctx = Context(options, load_index(options, [Path(p) for p in mapping_files]))
+    index = load_index(options, [Path(p) for p in mapping_files])
+    _worker_ctx = Context(options, index, renames)
 
 
 def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcome:
@@ -45,7 +47,8 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
         data = candidate.path.read_bytes()
     except OSError as exc:
         return Outcome(candidate, "failed", message=f"cannot read: {exc.strerror or exc}")
-    if not is_cuda_source(candidate.path, data[:65536]):
+    kind = build_kind(candidate.path, data[:65536])
+    if kind is None and not is_cuda_source(candidate.path, data[:65536]):
         return Outcome(candidate, "copied")
     if len(data) > MAX_BYTES:
         return Outcome(
@@ -60,9 +63,15 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
     # bytes that are not UTF-8 (a Latin-1 comment) pass through unchanged as lone surrogates
     text = data.decode("utf-8", "surrogateescape")
     path = str(candidate.path)
-    if mode == "check":
+    if kind is not None:  # a build file: its build system's passes (findings in every mode)
+        result = convert_build_text(text, path, ctx, kind)
+        if mode == "check":  # nothing is written: the result carries findings only
+            result = replace(result, text=text, edits=(), applied=None)
+            return Outcome(candidate, "unchanged", result)
+    elif mode == "check":
         return Outcome(candidate, "unchanged", check_result(text, path, ctx))
-    result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
+    else:
+        result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
     if result.error:
         return Outcome(candidate, "failed", result, result.error)
     return Outcome(candidate, "converted" if result.changed else "unchanged", result)
@@ -91,7 +100,7 @@ def run(
     with ProcessPoolExecutor(
         max_workers=min(jobs, len(items)),
         initializer=_init_worker,
-        initargs=(ctx.options, tuple(mapping_files)),
+        initargs=(ctx.options, tuple(mapping_files), ctx.renames),
     ) as pool:
         chunk = max(1, min(16, len(items) // (jobs * 4)))
         yield from pool.map(_work, [(c, mode) for c in items], chunksize=chunk)

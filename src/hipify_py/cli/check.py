@@ -318,7 +318,8 @@ def run_check(
             continue
         report.files_checked += 1
         report.sources[shown] = result.printable_original
-        report.findings += [replace(f, path=shown) for f in result.findings]
+        for f in result.findings:
+            (report.fixed if f.fixed else report.findings).append(replace(f, path=shown))
         if outcome.status == "failed" or result.rule_errors:
             report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
             continue

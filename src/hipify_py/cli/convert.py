@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -20,6 +21,7 @@ from ..discover import (
     default_out_root,
     mirror_layout,
     output_name,
+    renames_of,
     safe_target,
     single_file_output,
     walk,
@@ -76,6 +78,14 @@ BACKUP_SUFFIX = ".prehip"
     show_default=True,
     help="hip: hipLaunchKernelGGL(...); cuda: keep <<<...>>> (HIP accepts it).",
 )
+@click.option(
+    "--offload-arch",
+    "offload_arch",
+    multiple=True,
+    callback=lambda ctx, param, values: tuple(check_arch(ctx, param, v) for v in values),
+    metavar="GFX",
+    help="AMD GPU the converted build files compile for (repeatable; default gfx942).",
+)
 @click.option("--fix", is_flag=True, help="Apply the safe fixes hazard rules offer.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that need review.")
 @click.option(
@@ -127,6 +137,7 @@ def convert(
     exclude: tuple[str, ...],
     jobs: int,
     launch_syntax: str,
+    offload_arch: tuple[str, ...],
     fix: bool,
     unsafe_fixes: bool,
     annotate: bool,
@@ -173,6 +184,8 @@ def convert(
         annotate=annotate,
         keep_names=keep_names or in_place,
     )
+    if offload_arch:
+        options_kw["offload_arch"] = offload_arch
     ctx, mapping_files = build_options_context(common, paths, **options_kw)
     try:
         config = Config.find(paths[0])
@@ -188,6 +201,7 @@ def convert(
         )
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
+    ctx = replace(ctx, renames=renames_of(candidates.items, paths))
 
     diff_chunks: list[str] = []
     outcomes = run(

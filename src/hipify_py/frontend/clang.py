@@ -14,13 +14,13 @@ import ctypes
 import faulthandler
 import os
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import clang.cindex as ci
 
 from ..mappings import MappingIndex
-from .hermetic import blank_file_access, blank_special_includes
+from .hermetic import blank_file_access, regular_files
 from .lexer import Lexed
 from .stub import stub_for
 
@@ -116,7 +116,7 @@ class Ast:
         return out
 
 
-def crash_of(text: str, filename: str, parse_args: dict) -> str | None:
+def crash_of(attempt: Callable[[], Ast]) -> str | None:
     """Parse (and walk) in a forked child first: why libclang died there, or None if it lived.
 
     libclang crashes on some broken inputs (SIGSEGV, or a stack overflow its crash recovery
@@ -132,7 +132,7 @@ def crash_of(text: str, filename: str, parse_args: dict) -> str | None:
         faulthandler.disable()  # the parent reports the crash; no dump on its stderr
         try:
             signal.alarm(PARSE_SECONDS)  # a hang ends the child, not the run
-            ast = parse(text, filename, **parse_args)
+            ast = attempt()
             ast.diagnostics  # noqa: B018 - evaluated for its side effect on libclang
             for node in ast.walk():
                 node.kind, node.extent  # noqa: B018
@@ -189,7 +189,7 @@ def parse(
         source = blank_file_access(text, lexed)
     else:
         dirs = [a[2:] for a in args if a.startswith("-I") and len(a) > 2]
-        source = blank_special_includes(text, filename, dirs)
+        source = blank_file_access(text, lexed, regular_files(filename, dirs))
     stub = stub_for(names, mappings)
     clang_args = [
         "-x",

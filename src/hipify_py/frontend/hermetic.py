@@ -5,17 +5,16 @@ on ``/dev/stdin`` or a FIFO, or read ``/dev/zero`` until memory runs out.  In th
 parse every directive that can name a file is blanked to spaces (offsets and line numbers stay
 exact): ``#include``/``#include_next``/``#import``/``#embed`` however spelled (``%:include``,
 ``#/**/include``, ``#\\``-newline-``include``), ``#pragma GCC dependency``, ``__has_include``
-and ``_Pragma``.  With the user's own flags the includes stay, except those that name something
-that is not a regular file.
+and ``_Pragma``.  With the user's own flags the includes of regular files stay (``regular_files``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from .lexer import POSSESSIVE, Kind, Lexed, lex
+from .lexer import POSSESSIVE, Kind, Lexed, Token, lex
 from .syntax import match_forward
 
 # directives that open a file (clang's spellings, including its internal __include_macros)
@@ -27,7 +26,7 @@ _FILE_QUERIES = frozenset({"__has_include", "__has_include_next", "__has_embed"}
 # found again at each line start, with no backtracking across lines, and blanked as well.
 _GAP = r"(?:[^\S\r\n]|\x00|\\(?:\r\n?|\n)|/\*[^\r\n]*?\*/)*" + POSSESSIVE
 _LEFTOVER = re.compile(
-    rf"(?:^|(?<=[\r\n])){_GAP}(?:\#|%:){_GAP}"
+    rf"(?:^|(?<=[\r\n])){_GAP}(?P<hash>\#|%:){_GAP}"
     r"(?:include|import|embed|__include|pragma[^\r\n]*dependency)"
     r"(?:[^\r\n\\]|\\(?:\r\n?|\n|.))*" + POSSESSIVE,
     re.M | re.DOTALL,
@@ -40,46 +39,71 @@ def _blank(chars: list[str], start: int, end: int) -> None:
             chars[k] = " "
 
 
-def blank_file_access(text: str, lexed: Lexed | None = None) -> str:
-    """``text`` with every construct that can make the preprocessor open a file blanked."""
+Allowed = Callable[[str | None], bool]
+
+
+def _nothing(target: str | None) -> bool:
+    return False
+
+
+def blank_file_access(text: str, lexed: Lexed | None = None, allowed: Allowed = _nothing) -> str:
+    """``text`` with every construct that can make the preprocessor open a file blanked, except
+    includes (and ``__has_include`` queries) of a target ``allowed`` accepts (None: a macro)."""
     lexed = lexed or lex(text)
     tokens = lexed.tokens
     chars = list(text)
     for d in lexed.directives:
-        word = tokens[d + 1] if d + 1 < len(tokens) and tokens[d + 1].in_directive else None
-        if word is None:
+        body = _directive_tokens(tokens, d)
+        if not body:
             continue
-        name = word.text
-        pragma_dependency = name == "pragma" and any(
-            t.text == "dependency" for t in _directive_tokens(tokens, d)
-        )
-        if name in _FILE_DIRECTIVES or pragma_dependency:
+        name = body[0].text
+        opens = name in _FILE_DIRECTIVES and not allowed(_target(text, body[1:]))
+        if opens or (name == "pragma" and any(t.text == "dependency" for t in body)):
             _blank(chars, tokens[d].start, _directive_end(text, tokens, d))
     for i, tok in enumerate(tokens):
-        if tok.kind is not Kind.IDENT:
+        if tok.kind is not Kind.IDENT or not (tok.text in _FILE_QUERIES or tok.text == "_Pragma"):
             continue
-        if tok.text in _FILE_QUERIES or tok.text == "_Pragma":
-            close = (
-                match_forward(tokens, i + 1)
-                if i + 1 < len(tokens) and tokens[i + 1].text == "("
-                else None
-            )
-            end = tokens[close].end if close is not None else tok.end
-            _blank(chars, tok.start, end)
-            if tok.text != "_Pragma":
-                chars[tok.start] = "0"
-    blanked = "".join(chars)
-    return _LEFTOVER.sub(lambda m: re.sub(r"[^\r\n]", " ", m.group(0)), blanked)
+        has_args = i + 1 < len(tokens) and tokens[i + 1].text == "("
+        close = match_forward(tokens, i + 1) if has_args else None
+        if tok.text != "_Pragma" and close is not None:
+            if allowed(_target(text, tokens[i + 2 : close])):
+                continue
+        _blank(chars, tok.start, tokens[close].end if close is not None else tok.end)
+        if tok.text != "_Pragma":
+            chars[tok.start] = "0"
+    seen = {tokens[d].start for d in lexed.directives}  # handled above, token by token
+
+    def leftover(m: re.Match) -> str:
+        return m.group(0) if m.start("hash") in seen else re.sub(r"[^\r\n]", " ", m.group(0))
+
+    return _LEFTOVER.sub(leftover, "".join(chars))
 
 
-def _directive_tokens(tokens: Sequence, d: int) -> Sequence:
+def regular_files(filename: str, include_dirs: Sequence[str]) -> Allowed:
+    """With the user's flags: an include may stay when it names a file that, wherever the
+    search could find it (the file's directory, each ``-I``), is a regular file or absent.
+    A FIFO, a device, a directory or ``/dev/stdin`` is never opened; nor is a macro target,
+    which cannot be checked before the preprocessor runs."""
+    dirs = [os.path.dirname(os.path.abspath(filename)), *include_dirs]
+
+    def allowed(target: str | None) -> bool:
+        if target is None:
+            return False
+        paths = [target] if os.path.isabs(target) else [os.path.join(p, target) for p in dirs]
+        return not any(os.path.exists(p) and not os.path.isfile(p) for p in paths)
+
+    return allowed
+
+
+def _directive_tokens(tokens: Sequence[Token], d: int) -> Sequence[Token]:
+    """The tokens of the directive whose '#' is tokens[d], after the '#'."""
     end = d + 1
     while end < len(tokens) and tokens[end].in_directive and tokens[end].kind is not Kind.DIRECTIVE:
         end += 1
     return tokens[d + 1 : end]
 
 
-def _directive_end(text: str, tokens: Sequence, d: int) -> int:
+def _directive_end(text: str, tokens: Sequence[Token], d: int) -> int:
     """Where the logical line of the directive at tokens[d] ends: at the next token that is not
     part of it (what lies between is white space and comments, safe to blank), or the end."""
     k = d + 1
@@ -88,22 +112,15 @@ def _directive_end(text: str, tokens: Sequence, d: int) -> int:
     return tokens[k].start if k < len(tokens) else len(text)
 
 
-_QUOTED = re.compile(r'^[ \t]*(?:#|%:)[ \t]*include(?:_next)?[ \t]*(?:"([^"\r\n]+)"|<([^>\r\n]+)>)')
-
-
-def blank_special_includes(text: str, filename: str, include_dirs: Sequence[str]) -> str:
-    """With the user's flags: blank each #include whose target exists but is not a regular file
-    (a FIFO, a device, a directory), or that names a path outside every known directory
-    through ``..`` to such a thing; regular files are the user's headers and stay."""
-    lines = re.split(r"(\r\n?|\n)", text)
-    base = os.path.dirname(os.path.abspath(filename))
-    dirs = [base, *include_dirs]
-    for k in range(0, len(lines), 2):
-        m = _QUOTED.match(lines[k])
-        if m is None:
-            continue
-        target = m.group(1) or m.group(2)
-        candidates = [target] if os.path.isabs(target) else [os.path.join(d, target) for d in dirs]
-        if any(os.path.exists(c) and not os.path.isfile(c) for c in candidates):
-            lines[k] = " " * len(lines[k])
-    return "".join(lines)
+def _target(text: str, rest: Sequence[Token]) -> str | None:
+    """The file an include names (``"x.h"`` or ``<x.h>``), or None for a macro."""
+    if not rest:
+        return None
+    first = rest[0]
+    if first.kind is Kind.STRING and first.text.startswith('"') and first.text.endswith('"'):
+        return first.text[1:-1]
+    if first.text == "<":
+        close = next((t for t in rest[1:] if t.text in (">", ">>", ">>>")), None)
+        if close is not None:
+            return text[first.end : close.start]
+    return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 from ..edits import LineIndex
 from ..mappings import MappingIndex
@@ -13,7 +13,20 @@ from .lexer import Kind, Lexed, Token, lex
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
 
-_HIP_MARKERS = re.compile(r"\bhip[A-Z]\w*\s*\(|#\s*include\s*[<\"]hip/")
+# literal-first patterns: a leading \b would make the search visit every byte of a long file
+_HIP_CALL = re.compile(r"hip[A-Z]\w*\s*\(")
+_HIP_INCLUDE = re.compile(r"#\s*include\s*[<\"]hip/")
+
+
+def _has_hip_marker(text: str) -> bool:
+    """A HIP runtime include, or a call of a ``hipXxx`` function (a whole word)."""
+    if _HIP_INCLUDE.search(text):
+        return True
+    for m in _HIP_CALL.finditer(text):
+        before = text[m.start() - 1] if m.start() else " "
+        if not (before.isalnum() or before == "_"):
+            return True
+    return False
 
 
 @dataclass
@@ -76,7 +89,7 @@ class Unit:
     @cached_property
     def is_hip(self) -> bool:
         """True for a file already written in HIP (hazards are checked on both sides)."""
-        return bool(_HIP_MARKERS.search(self.text)) and not any(
+        return _has_hip_marker(self.text) and not any(
             self.mappings.get(name) for name in self.identifiers if name.startswith("cuda")
         )
 
@@ -87,20 +100,23 @@ class Unit:
         Rules should look at tokens first and touch this only for candidate sites: parsing is
         the most expensive step of a conversion.
         """
-        how = {
-            "names": sorted(self.identifiers),
-            "mappings": self.mappings,
-            "hermetic": self.hermetic,
-            "args": self.clang_args,
-            "lexed": self.lexed,
-        }
+        attempt = partial(
+            parse,
+            self.text,
+            self.path,
+            sorted(self.identifiers),
+            self.mappings,
+            hermetic=self.hermetic,
+            args=self.clang_args,
+            lexed=self.lexed,
+        )
         try:
             if self.risky:
-                crash = crash_of(self.text, self.path, how)
+                crash = crash_of(attempt)
                 if crash is not None:
                     self._ast_error = crash
                     return None
-            return parse(self.text, self.path, **how)
+            return attempt()
         except Exception as exc:  # libclang load or parse failure: degrade to tokens only
             self._ast_error = f"{type(exc).__name__}: {exc}"
             return None

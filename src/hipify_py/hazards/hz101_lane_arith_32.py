@@ -74,9 +74,10 @@ def sites(unit):
     """(first token, last token + 1, text) of every 32-lane idiom on thread-derived data."""
     toks = unit.tokens
     reported = reported_names(unit)
+    positions = unit.identifier_positions
     out = []
     for func in functions(unit):
-        if _NOT_LANES.search(func.name) or _uses_tiles_of_32(toks, func):
+        if _NOT_LANES.search(func.name) or _uses_tiles_of_32(toks, func, positions):
             continue  # checksums mix bits of the thread index; tiles of 32 are 32 everywhere
         taint = None
         for i in range(func.open + 1, func.close):
@@ -201,14 +202,15 @@ def _tile_shape_branch(unit, i, func):
     return False
 
 
-def _uses_tiles_of_32(toks, func):
+def _uses_tiles_of_32(toks, func, positions):
     """The function works on `cg::tiled_partition<32>` tiles: groups of 32 threads on every
     GPU, so `threadIdx.x / 32` is the tile index there, not a wavefront index."""
     return any(
-        toks[k].text in ("tiled_partition", "thread_block_tile")
+        func.params[0] <= k < func.close - 2  # a tile parameter counts too
         and toks[k + 1].text == "<"
         and int_value(toks[k + 2].text) == 32
-        for k in range(func.open + 1, func.close - 2)
+        for name in ("tiled_partition", "thread_block_tile")
+        for k in positions.get(name, ())
     )
 
 

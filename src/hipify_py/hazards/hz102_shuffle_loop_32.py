@@ -41,13 +41,18 @@ register_rule(
 
 
 def _full_width(unit, call):
-    """True when the shuffle has no width argument or one that means a whole warp."""
+    """True when the shuffle has no width argument or one that means a whole wavefront:
+    `warpSize`, or a literal or constant of this file of at least 64.  A width named by a
+    constant defined elsewhere (ggml's `WARP_SIZE`, 32) may mean a 32-lane group on purpose."""
     w = SHUFFLES[call.name]
     if len(call.args) <= w:
         return True
     a, b = call.args[w]
     text = text_of(unit, a, b)
-    return text in ("warpSize", "WARP_SIZE", "64", "C10_WARP_SIZE", "kWarpSize")
+    if text in ("warpSize", "C10_WARP_SIZE"):
+        return True
+    value = evaluate(unit, a, b)
+    return value is not None and value >= 64
 
 
 def loop_sites(unit):

@@ -28,7 +28,9 @@ class StaleFile:
 
 @dataclass
 class CheckReport:
-    findings: list[Finding]  # path = display path; sorted by path, line, column
+    findings: list[Finding]  # open findings; path = display path; sorted by path, line, column
+    # findings the conversion itself fixes (e.g. 32-bit warp masks): counted, never failing
+    fixed: list[Finding] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # display path -> text
     stale: list[StaleFile] = field(default_factory=list)
     files_checked: int = 0

@@ -70,6 +70,8 @@ def summary_line(report: CheckReport) -> str:
             f"; {report.baselined} known finding{'s' if report.baselined != 1 else ''} "
             f"hidden by the baseline"
         )
+    if report.fixed:
+        line += f"; {len(report.fixed)} fixed by `hipify-py convert` itself (not counted)"
     fixable = sum(1 for f in report.findings if f.fix is not None and f.fix.safe)
     if fixable:
         line += f"; {fixable} fixable with `hipify-py convert --fix`"

@@ -27,11 +27,14 @@ class Summary:
     by_family: Counter = field(default_factory=Counter)
     by_origin: Counter = field(default_factory=Counter)  # where the renames' mappings came from
     unsupported: Counter = field(default_factory=Counter)  # API name -> uses
-    findings: Counter = field(default_factory=Counter)  # rule ID -> count
+    findings: Counter = field(default_factory=Counter)  # rule ID -> open findings
+    fixed: Counter = field(default_factory=Counter)  # rule ID -> findings the output fixes
+    masks_widened: int = 0  # warp masks made 64-bit so the code compiles (rule mask64)
     launches: int = 0
     errors: int = 0  # findings of severity error
     headers: int = 0
     symbols: int = 0
+    build_edits: int = 0  # rewrites in CMake/Makefile/setup.py files
     degraded: list[tuple[str, str]] = field(default_factory=list)  # (path, first problem)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     written: list[str] = field(default_factory=list)
@@ -63,6 +66,8 @@ class Summary:
                 family, _, origin = rule.split("/", 1)[1].partition("@")
                 self.by_family[family] += count
                 self.by_origin[origin or "AMD table"] += count
+            elif rule.startswith("build/"):
+                self.build_edits += count
         for edit in result.edits:
             if edit.rule == "launch" and edit.text.startswith("hipLaunchKernelGGL("):
                 self.launches += 1  # each launch has exactly one such insertion
@@ -70,7 +75,12 @@ class Summary:
                 self.headers += 1
             elif edit.rule == "symbol" and edit.text == "HIP_SYMBOL(":
                 self.symbols += 1
+            elif edit.rule == "mask64":
+                self.masks_widened += 1
         for f in result.findings:
+            if f.fixed:
+                self.fixed[f.rule] += 1
+                continue
             self.findings[f.rule] += 1
             self.errors += f.severity.value == "error"
             if f.severity.rank >= 1 and len(self.notable) < NOTABLE_LIMIT:
@@ -96,8 +106,11 @@ class Summary:
             "launches_rewritten": self.launches,
             "headers_rewritten": self.headers,
             "symbols_wrapped": self.symbols,
+            "warp_masks_widened": self.masks_widened,
+            "build_file_edits": self.build_edits,
             "unsupported_apis": dict(self.unsupported.most_common()),
             "findings_by_rule": dict(sorted(self.findings.items())),
+            "fixed_by_rule": dict(sorted(self.fixed.items())),
             "parse_degraded": [{"path": p, "problem": m} for p, m in self.degraded],
             "failures": [{"path": p, "message": m} for p, m in self.failures],
         }
@@ -122,6 +135,8 @@ class Summary:
             ("kernel launches rewritten", self.launches),
             ("#include lines rewritten", self.headers),
             ("HIP_SYMBOL wraps", self.symbols),
+            ("warp masks made 64-bit", self.masks_widened),
+            ("build-file edits (CMake, Make, setup.py)", self.build_edits),
         ):
             files.add_row(label, str(value))
         console.print(files)
@@ -152,6 +167,15 @@ class Summary:
                 info = RULES.get(rule)
                 fnd.add_row(rule, info.name if info else "", str(count))
             console.print(fnd)
+        if self.fixed:
+            done = Table(title="Fixed in the output (not open)", header_style="bold green")
+            done.add_column("rule")
+            done.add_column("name")
+            done.add_column("count", justify="right")
+            for rule, count in sorted(self.fixed.items()):
+                info = RULES.get(rule)
+                done.add_row(rule, info.name if info else "", str(count))
+            console.print(done)
         for path, line, col, sev, rule, message in self.notable:
             style = "red" if sev == "error" else "yellow"
             console.print(

@@ -17,6 +17,7 @@ from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible, no_hip_library
 from ..rules import register_rule, rewrite_pass
+from .implicit_includes import implicit_headers
 
 RUNTIME_HEADER = "hip/hip_runtime.h"
 RUNTIME_API_HEADER = "hip/hip_runtime_api.h"
@@ -241,11 +242,18 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         if target != inc.path:
             spelled = f"<{target}>" if inc.angled else f'"{target}"'
             yield Edit(inc.path_start, inc.path_end, spelled, "header")
+    inserted = ""
     if not has_runtime and _needs_runtime(unit, ctx, has_runtime_api):
-        at = _insertion_point(unit, found)
         quoted = any(not inc.angled and inc.path in _CUDA_RUNTIME_SPELLINGS for inc in found)
         spelled = f'"{RUNTIME_HEADER}"' if quoted else f"<{RUNTIME_HEADER}>"
-        yield Edit(at, at, f"#include {spelled}{unit.newline}", "header")
+        inserted = f"#include {spelled}{unit.newline}"
+        has_runtime = True
+    if has_runtime:  # CUDA code: nvcc's implicit C headers that HIP does not include
+        extra = implicit_headers(unit, {inc.path for inc in found})
+        inserted += "".join(f"#include <{h}>{unit.newline}" for h in extra)
+    if inserted:
+        at = _insertion_point(unit, found)
+        yield Edit(at, at, inserted, "header")
 
 
 def _layout(path: str, ctx: Context) -> str:
