@@ -129,6 +129,13 @@ def test_device_libraries_must_be_readable_by_the_clang(tmp_path):
     assert "llvm-22" in tcmod.find_device_libs(str(tmp_path), "clang 22.1.0", "gfx942:xnack-")
     assert tcmod.find_device_libs(str(tmp_path), "clang 16.0.0", "gfx942") is None
     assert tcmod.find_device_libs(str(tmp_path), "clang 19.1.7", "gfx1100") is None
+    rocm = tmp_path / "opt-rocm"
+    bc = rocm / "lib/llvm/lib/clang/20/lib/amdgcn/bitcode"  # ROCm's own layout
+    bc.mkdir(parents=True)
+    (bc / "ockl.bc").write_bytes(b"")
+    (bc / "oclc_isa_version_942.bc").write_bytes(b"")
+    assert tcmod.find_device_libs(str(rocm), "clang 20.0.0", "gfx942") == str(bc)
+    assert tcmod.find_device_libs(str(rocm), "clang 19.1.7", "gfx942") is None
 
 
 def test_codegen_clang_gfx942_builds_a_code_object(tmp_path, clang19, rocm7):

@@ -207,6 +207,8 @@ def mark_fixed(findings: list[Finding], edits) -> list[Finding]:  # noqa: ANN001
     ``fixed=True``: reports count them apart from the open ones."""
     made = {(e.start, e.end, e.text) for e in edits}
     return [replace(f, fixed=True) if _holds_fix(f, made) else f for f in findings]
+
+
 def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileResult:
     """Rewrite one build file (``kind``: cmake, make, setuptools) with its build system's
     passes: the same Edit/Finding flow as a source, so diffs and the summary show it too."""

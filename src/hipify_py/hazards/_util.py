@@ -280,7 +280,7 @@ class Taint:
             elif t.kind is Kind.IDENT and x == "for" and toks[k + 1].text == "(":
                 close = match(toks, k + 1)
                 if close is not None:
-                    paren_for.append((k + 1, _stmt_end(toks, close + 1, func.close)))
+                    paren_for.append((k + 1, statement_end(toks, close + 1, func.close)))
             elif t.kind is Kind.IDENT and self._is_declaration(k):
                 inner = [(a, b) for a, b in paren_for if a < k < b]
                 if inner and k < (match(toks, inner[-1][0]) or 0):
@@ -367,7 +367,7 @@ class Taint:
         return None
 
 
-def _stmt_end(toks: Sequence[Token], j: int, limit: int) -> int:
+def statement_end(toks: Sequence[Token], j: int, limit: int) -> int:
     """Last token index of the statement starting at j (a block or up to ';')."""
     if j < len(toks) and toks[j].text == "{":
         return match(toks, j) or limit

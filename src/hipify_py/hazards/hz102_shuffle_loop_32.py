@@ -87,14 +87,14 @@ def loop_sites(unit):
         halves = any(x in ("/=", ">>=") for x in texts) or ">>" in texts or "/" in texts
         if not ((starts16 and halves) or (ends32 and grows)):
             continue
-        body_end = _body_end(toks, close)
-        inside = [c for c in shuffles if close < c.index <= body_end]
+        last = body_end(toks, close)
+        inside = [c for c in shuffles if close < c.index <= last]
         if inside:
             out.append((i, close, inside[0]))
     return out
 
 
-def _body_end(toks, close):
+def body_end(toks, close):
     j = close + 1
     if j < len(toks) and toks[j].text == "{":
         return match(toks, j) or j
@@ -110,7 +110,7 @@ def check(unit, ctx):
     toks = unit.tokens
     seen = set()
     for i, close, call in loop_sites(unit):
-        seen.update(range(i, _body_end(toks, close) + 1))
+        seen.update(range(i, body_end(toks, close) + 1))
         yield finding(
             unit,
             "HZ102",

@@ -40,6 +40,15 @@ _STATUS_RANK = {"supported": 0, "deprecated": 1, "experimental": 2, "removed": 3
 USER_PRIORITY = 1_000_000  # user rule files always win over shipped ones
 
 
+@dataclasses.dataclass(frozen=True)
+class RulesText:
+    """A user mapping file already in memory (read and checked by ``mappings.user``), so it
+    reaches worker processes without a temp file."""
+
+    label: str
+    data: bytes
+
+
 # --------------------------------------------------------------------------- locating the data
 
 
@@ -168,9 +177,12 @@ def _build(files: Sequence[_File], base: MappingIndex | None = None) -> MappingI
     return _materialize(rows, compiled, base)
 
 
-def load_files(paths: Iterable[Path], *, user: bool = False) -> list[_File]:
+def load_files(paths: Iterable[Path | RulesText], *, user: bool = False) -> list[_File]:
     out = []
     for path in paths:
+        if isinstance(path, RulesText):
+            out.append(_parse(Path(path.label), path.data, user=user))
+            continue
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
@@ -233,7 +245,9 @@ def clear_caches() -> None:
 _indexes: dict[tuple[Any, ...], MappingIndex] = {}
 
 
-def load_index(options: Options | None = None, extra_files: Sequence[Path] = ()) -> MappingIndex:
+def load_index(
+    options: Options | None = None, extra_files: Sequence[Path | RulesText] = ()
+) -> MappingIndex:
     """The mapping index: shipped tables + ``extra_files`` (user rules, which win).
 
     ``options.pytorch`` True enables the opt-in pytorch family; None/False leaves it in
@@ -241,6 +255,9 @@ def load_index(options: Options | None = None, extra_files: Sequence[Path] = ())
     """
     stamps = []
     for p in extra_files:
+        if isinstance(p, RulesText):
+            stamps.append((p.label, hashlib.sha256(p.data).hexdigest(), 0))
+            continue
         try:
             st = Path(p).stat()
             stamps.append((str(Path(p).resolve()), st.st_mtime_ns, st.st_size))

@@ -21,7 +21,7 @@ class StaleFile:
 
     path: str  # the HIP file (display path)
     source: str  # the CUDA file it is generated from
-    status: str  # "missing" or "stale"
+    status: str  # "missing", "stale" or "orphaned" (its CUDA source was renamed or deleted)
     line: int = 1  # first line that differs (1 for missing files)
     expected: str = ""  # the expected line text (for the report)
 
@@ -118,6 +118,11 @@ def caret_line(line_text: str, column: int, width: int) -> str:
 
 
 def stale_message(s: StaleFile) -> str:
+    if s.status == "orphaned":
+        return (
+            f"{s.path} was generated from {s.source}, which no longer exists: "
+            "delete it, or convert the renamed source"
+        )
     if s.status == "missing":
         return f"{s.path} is missing: generate it from {s.source} with `hipify-py convert`"
     return (

@@ -385,7 +385,12 @@ def find_hip_include(
     return None
 
 
-_BITCODE_GLOBS = ("lib/llvm-*/lib/clang/*/amdgcn/bitcode", "amdgcn/bitcode", "lib/amdgcn/bitcode")
+_BITCODE_GLOBS = (
+    "lib/llvm-*/lib/clang/*/amdgcn/bitcode",  # Debian's packages
+    "lib/llvm/lib/clang/*/lib/amdgcn/bitcode",  # ROCm >= 6.2
+    "amdgcn/bitcode",
+    "lib/amdgcn/bitcode",
+)
 
 
 def rocm_prefix(include_dir: str) -> str | None:
@@ -410,8 +415,8 @@ def find_device_libs(prefix: str, clang_version: str | None, arch: str) -> str |
                 continue
             if not (cand / f"oclc_isa_version_{digits}.bc").is_file():
                 continue
-            v = re.search(r"llvm-(\d+)", str(cand))
-            version = int(v.group(1)) if v else 0
+            v = re.search(r"llvm-(\d+)|clang/(\d+)", str(cand))
+            version = int(v.group(1) or v.group(2)) if v else 0
             if major is not None and version > major:
                 continue
             if best is None or version > best[0]:
