@@ -13,15 +13,18 @@ from pathlib import Path
 import pytest
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
-HIP7_CANDIDATES = (
-    os.environ.get("HIPIFY_PY_HIP7_INCLUDE", ""),
-    str(Path.home() / ".cache" / "hipify-py" / "hip-7.1" / "include"),
-    "/tmp/setup/H/triton/backends/amd/include",
-)
-# ROCm 7.2.4 headers + libraries + device libs (../shared/tools/get-hip-headers.sh DEST -> DEST/usr)
+# ROCm 7.2.4 headers + libraries + device libs (get-hip-headers.sh DEST unpacks them to DEST/usr):
+# the gfx942 toolchain of the tests, with clang-19
 ROCM7_CANDIDATES = (
     os.environ.get("HIPIFY_PY_ROCM7", ""),
     str(Path.home() / ".cache" / "hipify-py" / "rocm-7.2.4" / "usr"),
+)
+# a HIP 7 include directory: the ROCm 7.2.4 set's, else the HIP 7.1 runtime headers of the
+# triton wheel if a machine still has them (no longer fetched by .ci/run)
+HIP7_CANDIDATES = (
+    os.environ.get("HIPIFY_PY_HIP7_INCLUDE", ""),
+    *(str(Path(c) / "include") for c in ROCM7_CANDIDATES if c),
+    str(Path.home() / ".cache" / "hipify-py" / "hip-7.1" / "include"),
 )
 # the read-only shared/ folder laid beside the repository (reference tables, tools, bench)
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -52,11 +55,11 @@ def require_tool(name: str, *fallbacks: str) -> str:
 
 @pytest.fixture(scope="session")
 def hip7_include() -> str:
-    """A directory with HIP 7.1 headers (hip/hip_runtime.h, hip/hip_version.h)."""
+    """A directory with HIP 7 headers (hip/hip_runtime.h, hip/hip_version.h)."""
     for cand in HIP7_CANDIDATES:
         if cand and (Path(cand) / "hip" / "hip_runtime.h").is_file():
             return cand
-    missing("HIP 7.1 headers not found (set HIPIFY_PY_HIP7_INCLUDE or run .ci/run)")
+    missing("HIP 7 headers not found (set HIPIFY_PY_ROCM7 or run .ci/run)")
     raise AssertionError("unreachable")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 
 from hipify_py.cli.check import check
 from hipify_py.cli.convert import convert
+from hipify_py.output.manifest import MANIFEST_NAME
 
 CLEAN = """#include <cuda_runtime.h>
 __global__ void scale(float* x, float a, int n) {
@@ -32,7 +34,7 @@ HAZARDS = """#include <cuda_runtime.h>
 __global__ void reduce(const float* in, float* out) {
   float v = in[threadIdx.x];
   for (int off = 16; off > 0; off /= 2)
-    v += __shfl_down_sync(0xffffffff, v, off);
+    v += __shfl_down_sync(0xffffffffULL, v, off);
   if ((threadIdx.x & 31) == 0) atomicAdd(out, v);
 }
 """
@@ -75,12 +77,17 @@ def test_clean_tree_exits_0_and_warnings_fail_only_with_fail_on(tree):
     assert code == 1 and data["summary"]["files"] == 2
 
 
-def test_errors_exit_1_with_source_line_and_caret(tree):
+def test_errors_exit_1_one_finding_per_line_summary_last(tree):
     (tree / "src" / "reduce.cu").write_text(HAZARDS)
     code, out = invoke("src")
     assert code == 1
-    assert "HZ102" in out and "HZ106" in out and "HZ101" in out
-    assert "^~~~" in out and "v += __shfl_down_sync(0xffffffff, v, off);" in out
+    lines = out.splitlines()
+    findings = [line for line in lines if re.match(r"^src/reduce\.cu:\d+:\d+: HZ\d{3} ", line)]
+    assert {line.split()[1] for line in findings} >= {"HZ101", "HZ102", "HZ106"}
+    assert lines[-1].startswith("3 errors, 1 warning")  # the summary comes last
+    assert "^~~~" not in out  # piped: no source context, so tools read one line per finding
+    code, quiet = invoke("src", "-q")
+    assert code == 1 and quiet.splitlines() == lines[:-1]  # -q keeps every finding
 
 
 def test_usage_errors_exit_2(tree):
@@ -119,7 +126,9 @@ def test_in_sync_keep_names(tree):
     )
     assert made.exit_code == 0, made.output
     assert invoke("src", "--in-sync", "hip", "--keep-names")[0] == 0
-    assert invoke("src", "--in-sync", "hip")[0] == 1  # expects .hip names
+    assert invoke("src", "--in-sync", "hip")[0] == 0  # the manifest says --keep-names
+    (tree / "hip" / MANIFEST_NAME).unlink()
+    assert invoke("src", "--in-sync", "hip")[0] == 1  # without it: expects .hip names
 
 
 def test_select_and_ignore_with_prefixes(tree):
@@ -235,6 +244,9 @@ def test_in_sync_reproduces_convert_options(tree, flags):
     _convert("src", "--out-dir", "hip", *flags)
     code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ", *flags)
     assert code == 0, out
+    code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 0, out  # the options recorded in the manifest: no repeated flags
+    (tree / "hip" / MANIFEST_NAME).unlink()
     code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ")
     assert code == 1 and "out of sync" in out  # the default options give different output
 
@@ -370,3 +382,74 @@ def test_unwritable_output_paths_are_one_line_errors(tree):
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert f"cannot write {missing}" in result.output
         assert "Traceback" not in result.output
+
+
+# ----------------------------------------------------------------------------- CI gate (issue 13)
+
+
+def test_in_sync_maps_file_arguments_through_convert_layout(tree):
+    _convert("src", "--out-dir", "src-hip")
+    # the pre-commit hook passes files, from the project root and from elsewhere
+    code, out = invoke("src/sub/fence.cu", "--in-sync", "src-hip", "--ignore", "HZ")
+    assert code == 0, out
+    os.chdir(tree / "src" / "sub")
+    code, out = invoke("fence.cu", "--in-sync", "../../src-hip", "--ignore", "HZ")
+    assert code == 0, out
+    os.chdir(tree)
+    # without a manifest, a DIR-hip tree still places src/sub/k.cu at DIR-hip/sub/k.hip
+    (tree / "src-hip" / MANIFEST_NAME).unlink()
+    code, out = invoke("src/sub/fence.cu", "--in-sync", "src-hip", "--ignore", "HZ")
+    assert code == 0, out
+
+
+def test_in_sync_reports_orphaned_hip_files(tree):
+    _convert("src", "--out-dir", "hip")
+    (tree / "src" / "sub" / "fence.cu").rename(tree / "src" / "sub" / "barrier.cu")
+    code, data = as_json("src", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 1
+    statuses = {(s["path"], s["status"]) for s in data["stale"]}
+    assert ("hip/sub/fence.hip", "orphaned") in statuses
+    assert ("hip/sub/barrier.hip", "missing") in statuses
+    # a file argument elsewhere in the tree still sees the orphan (the hook's view)
+    code, out = invoke("src/scale.cu", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 1 and "hip/sub/fence.hip:1:1: HZ001" in out and "no longer exists" in out
+
+
+def test_convert_refuses_to_overwrite_hand_edits_without_force(tree):
+    _convert("src", "--out-dir", "hip")
+    edited = tree / "hip" / "scale.hip"
+    edited.write_text(edited.read_text() + "// tuned by hand\n")
+    (tree / "src" / "scale.cu").write_text(CLEAN.replace("*= a", "*= a + 1"))
+    made = CliRunner().invoke(convert, ["src", "--out-dir", "hip", "-q"])
+    assert made.exit_code == 1
+    assert "edited since hipify-py wrote it" in made.output and "--force" in made.output
+    assert edited.read_text().endswith("// tuned by hand\n")
+    # an untouched generated file is still regenerated; --force overwrites the edit
+    _convert("src", "--out-dir", "hip", "--force")
+    assert "a + 1" in edited.read_text() and "tuned by hand" not in edited.read_text()
+    _convert("src", "--out-dir", "hip")  # and the manifest now knows the new content
+
+
+def test_unknown_config_key_names_the_key(tree):
+    (tree / ".hipify-py.yaml").write_text("ignroe: [HZ1]\n")
+    result = CliRunner().invoke(check, ["src"])
+    assert result.exit_code == 2
+    assert "unknown key `ignroe`" in result.output
+
+
+def test_config_option_applies_that_files_mappings_too(tree):
+    (tree / "src" / "sub" / "fence.cu").write_text("void f() { cudaTeamApi(); }\n")
+    other = tree / "other.yaml"
+    other.write_text(
+        "mappings:\n- {cuda: cudaTeamApi, kind: function, status: unsupported}\nignore: [HZ402]\n"
+    )
+    _, data = as_json("src", "--config", str(other))
+    assert [(f["rule"], Path(f["path"]).name) for f in data["findings"]] == [("HZ300", "fence.cu")]
+    _, data = as_json("src")
+    assert data["findings"] == []  # without it cudaTeamApi is an unknown name, not a finding
+
+
+def test_fifo_as_baseline_is_an_error_not_a_hang(tree):
+    os.mkfifo(tree / "base.json")
+    code, out = invoke("src", "--baseline", "base.json")
+    assert code == 2 and "not a regular file" in out

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from hipify_py.output.manifest import MANIFEST_NAME
+
 KERNEL = """#include <cuda_runtime.h>
 __global__ void add(float* a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -22,8 +24,10 @@ void run(float* a, int n) {
 """
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "120"}
+def cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "120", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "hipify_py", *args],
         cwd=cwd,
@@ -52,10 +56,11 @@ def tree(tmp_path: Path) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
+    """The files of a tree (not the manifest convert keeps about it)."""
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file()
+        if p.is_file() and p.name != MANIFEST_NAME
     }
 
 
@@ -310,7 +315,7 @@ def test_annotations_stay_out_of_macro_bodies_and_are_not_repeated(tmp_path: Pat
     first, second = tmp_path / "a.hip", tmp_path / "b.hip"
     assert cli("convert", str(src), "-o", str(first), "--annotate", "-q").returncode == 0
     text = first.read_text()
-    assert text.index("// hipify-py[HZ106]") < text.index("#define RED(v)")
+    assert text.index("// hipify-py[HZ102]") < text.index("#define RED(v)")
     assert "\\\n  for" in text  # the macro body is intact
     assert cli("convert", str(first), "-o", str(second), "--annotate", "-q").returncode == 0
     assert second.read_text() == text
@@ -393,3 +398,32 @@ def test_annotated_hazard_fixtures_convert_to_themselves(tmp_path: Path) -> None
     )
     assert cli("convert", str(first), "--out-dir", str(second), "--annotate", "-q").returncode == 0
     assert snapshot(first) == snapshot(second)
+
+
+def test_strict_quiet_says_why_and_prints_user_text_as_written(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hipify_py.cli.convert import convert
+
+    src = tmp_path / "k[i].cu"
+    lines = ["// filler"] * 99 + ["__global__ void k() { int lane = threadIdx.x & 31; }"]
+    src.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(convert, [str(src), "--strict", "-q"])
+    assert result.exit_code == 1
+    assert f"{src}:100:" in result.output and "HZ101" in result.output
+    assert "💯" not in result.output
+
+
+def test_dry_run_diff_of_a_latin1_source_keeps_its_bytes(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_bytes(b"// caf\xe9\n" + KERNEL.encode())
+    proc = subprocess.run(
+        [sys.executable, "-m", "hipify_py", "convert", str(src), "--dry-run", "-q"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert b" // caf\xe9\n" in proc.stdout and b"+#include <hip/hip_runtime.h>" in proc.stdout
+    saved = tmp_path / "k.diff"
+    assert cli("convert", str(src), "--dry-run", "--diff-file", str(saved)).returncode == 0
+    assert saved.read_bytes() == proc.stdout

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from _convert import ctx
 from hipify_py.frontend.conditions import hip_inactive
 from hipify_py.frontend.lexer import lex
+from hipify_py.pipeline import check_result
 from test_hazard_common import rules_of
 
 
@@ -95,3 +97,11 @@ def test_defines_on_the_command_line_reach_the_rules():
 def test_version_gates_decided_by_a_hip_test_are_not_reported():
     src = "#if !defined(USE_ROCM) && CUDA_VERSION >= 12000\n#endif\n"
     assert rules_of(src) == []
+
+
+def test_deeply_nested_condition_is_unknown_not_a_crash():
+    body = "__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }"
+    src = "#if" + "(" * 400 + f"FOO\n{body}\n#endif\n"
+    result = check_result(src, "m.cu", ctx())
+    assert result.rule_errors == []
+    assert [f.rule for f in result.findings] == ["HZ101"]  # unknown condition: still checked

@@ -38,19 +38,21 @@ def test_ignore_does_not_leak_two_lines_down():
 
 
 def test_annotate_writes_a_comment_above_each_finding():
-    src = "__global__ void k(float* o) {\n  o[0] = __shfl_down_sync(0xffffffff, o[0], 1);\n}\n"
+    src = "__global__ void k(float* o) {\n  o[0] = __shfl_down_sync(0x0000ffff, o[0], 1);\n}\n"
     result = convert_text(src, "t.cu", ctx(annotate=True))
     assert result.error is None
     lines = result.text.splitlines()
     i = next(n for n, line in enumerate(lines) if "__shfl_down_sync(" in line)
-    assert lines[i - 1].strip().startswith("// hipify-py[HZ106] error: 32-bit full mask")
+    assert lines[i - 1].strip().startswith("// hipify-py[HZ106] warning: partial mask")
     assert lines[i - 1].startswith("  //")  # keeps the indentation
 
 
-def test_annotate_and_fix_together():
-    src = "__global__ void k(float* o) {\n  o[0] = __shfl_down_sync(0xffffffff, o[0], 1);\n}\n"
+def test_annotate_and_fix_together_describe_only_what_is_left():
+    src = "__global__ void k(float* o) {\n  o[0] = __shfl_down_sync(0xffffffffULL, o[0], 1);\n}\n"
+    assert "hipify-py[HZ106]" in convert_text(src, "t.cu", ctx(annotate=True)).text
     result = convert_text(src, "t.cu", ctx(annotate=True, fix=True))
-    assert "0xffffffffffffffffULL" in result.text and "hipify-py[HZ106]" in result.text
+    assert "0xffffffffffffffffULL" in result.text and "hipify-py[HZ106]" not in result.text
+    assert [f.fixed for f in result.findings if f.rule == "HZ106"] == [True]
 
 
 def test_fixes_and_annotations_never_conflict_with_rewrites_on_the_fixtures():

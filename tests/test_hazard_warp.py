@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from _convert import hip, result
 from test_hazard_common import fixed, only
 
 # --------------------------------------------------------------------------- HZ101
@@ -228,19 +229,25 @@ def test_hz105_negatives_auto_and_64_bit():
 
 
 # --------------------------------------------------------------------------- HZ106
+# A 32-bit mask cannot compile on ROCm >= 6.2: `convert` widens it by default where that keeps the
+# meaning (the finding is then `fixed`); the rest stays open. Reported once, where the fix goes.
 
 
-def test_hz106_full_mask_literal_has_a_safe_fix():
+def test_hz106_full_mask_literal_is_converted_and_counted_fixed():
     src = "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
     (f,) = only("HZ106", src)
-    assert f.fix.safe
-    assert "__shfl_down_sync(0xffffffffffffffffULL, v, 1)" in fixed(src)
+    assert f.fixed and f.fix.safe
+    res = result(src)
+    assert "__shfl_down_sync(0xffffffffffffffffULL, v, 1)" in res.text
+    assert res.conversions["mask64"] == 1 and all(f.fixed for f in res.findings)
+    assert hip(src) == res.text  # converting twice == once
 
 
 def test_hz106_a_widened_32_lane_mask_is_still_half_a_wave():
     src = "__device__ float f(float v) { return __shfl_down_sync(0xffffffffULL, v, 1); }\n"
     (f,) = only("HZ106", src)
-    assert "lanes 0-31" in f.message and f.fix.safe
+    assert "lanes 0-31" in f.message and f.fix.safe and not f.fixed
+    assert "0xffffffffULL" in result(src).text  # compiles as is: only --fix changes it
     assert "__shfl_down_sync(0xffffffffffffffffULL, v, 1)" in fixed(src)
     partial = "__device__ float f(float v) { return __shfl_down_sync(0xffffULL, v, 1); }\n"
     assert only("HZ106", partial) == []
@@ -262,23 +269,112 @@ __device__ float f(float v, unsigned m32, unsigned long long m64) {
   v += __shfl_down_sync(0x0000ffff, v, 1);
   v += __shfl_down_sync(FULL, v, 1);
   v += __shfl_down_sync(m32, v, 1);
-  v += __shfl_down_sync(~0u, v, 1);
+  v += __shfl_down_sync(~0u, v, 1) + __shfl_down_sync(-1, v, 1);
   v += __shfl_down_sync(m64, v, 1) + __shfl_down_sync(0xffffffffffffffffull, v, 1);
   __syncwarp(0xffffffff);
   return v + __shfl_down_sync(__activemask(), v, 1);
 }"""
     found = only("HZ106", src)
-    assert [f.line for f in found] == [3, 4, 5, 6, 8]
-    assert found[0].fix is None  # partial mask: a decision, not a fix
-    assert found[1].fix is not None and not found[1].fix.safe  # the #define
-    assert found[2].fix is None and "unsigned int" in found[2].message
-    assert found[3].fix.safe
+    assert [f.line for f in found] == [1, 2, 3, 6, 6, 8]
+    macro, param, partial = found[0], found[1], found[2]
+    assert macro.fixed and "`FULL` (0xffffffff)" in macro.message
+    assert not param.fixed and "parameter" in param.message and not param.fix.safe
+    assert not partial.fixed and partial.fix is None and "lanes 0-15" in partial.message
+    assert partial.severity.value == "warning"
+    out = result(src).text
+    assert "#define FULL 0xffffffffffffffffULL" in out
+    assert "__shfl_down_sync(0x0000ffffULL, v, 1)" in out
+    assert "unsigned m32" in out  # a parameter changes only with --unsafe-fixes
+    assert out.count("0xffffffffffffffffULL") == 4
+
+
+def test_hz106_macro_reported_once_at_its_definition():
+    src = """#ifndef FULL_MASK
+#define FULL_MASK 0xffffffff
+#endif
+__device__ float f(float v) {
+  v += __shfl_down_sync(FULL_MASK, v, 1);
+  return v + __shfl_xor_sync(FULL_MASK, v, 2);
+}"""
+    (f,) = only("HZ106", src)
+    assert f.line == 2 and f.fixed
+    assert "__shfl_down_sync`, `__shfl_xor_sync" in f.message
+    assert "#define FULL_MASK 0xffffffffffffffffULL" in hip(src)
+
+
+def test_hz106_macro_with_other_uses_is_not_changed():
+    src = """#define LOW32 0xffffffff
+__device__ unsigned long long f(float v, unsigned long long x) {
+  v += __shfl_down_sync(LOW32, v, 1);
+  return x & LOW32;
+}"""
+    (f,) = only("HZ106", src)
+    assert f.line == 1 and not f.fixed and not f.fix.safe and "also used 1 time" in f.message
+    assert "#define LOW32 0xffffffff\n" in result(src).text
+    assert "#define LOW32 0xffffffffffffffffULL" in fixed(src, unsafe_fixes=True)
+
+
+def test_hz106_per_platform_macro_is_left_alone():
+    src = """#ifdef __HIP_PLATFORM_AMD__
+#define FULL_MASK 0xffffffffffffffffULL
+#else
+#define FULL_MASK 0xffffffff
+#endif
+__device__ float f(float v) { return __shfl_down_sync(FULL_MASK, v, 1); }"""
+    assert only("HZ106", src) == []
+
+
+def test_hz106_typed_local_is_fixed_at_its_declaration_once():
+    src = """__device__ float f(float v) {
+  unsigned m = 0xffffffff;
+  v += __shfl_sync(m, v, 0);
+  return v + __shfl_xor_sync(m, v, 1);
+}"""
+    (f,) = only("HZ106", src)
+    assert f.line == 2 and f.fixed and "`m` of 32-bit type `unsigned int`" in f.message
+    assert "unsigned long long m = 0xffffffffffffffffULL;" in hip(src)
+
+
+def test_hz106_ballot_result_used_as_mask_is_widened_at_its_declaration():
+    src = """__device__ float f(float v) {
+  unsigned m = __ballot_sync(0xffffffff, v > 0.0f);
+  return __shfl_sync(m, v, 0);
+}"""
+    found = only("HZ106", src)
+    assert [(f.line, f.fixed) for f in found] == [(2, True), (2, True)]
+    (ballot,) = only("HZ105", src)
+    assert ballot.fixed  # the same widening is HZ105's fix: not reported as open either
+    out = hip(src)
+    assert "unsigned long long m = __ballot_sync(0xffffffffffffffffULL, v > 0.0f);" in out
+
+
+def test_hz106_variable_with_other_uses_gets_only_an_unsafe_fix():
+    src = """__device__ float f(float v, int* o) {
+  uint32_t m = 0xffffffff;
+  v += __shfl_sync(m, v, 0);
+  o[0] = m >> 1;
+  return v;
+}"""
+    (f,) = only("HZ106", src)
+    assert f.line == 2 and not f.fixed and not f.fix.safe
+    assert "uint32_t m = 0xffffffff;" in result(src).text
+    assert "unsigned long long m = 0xffffffffffffffffULL;" in fixed(src, unsafe_fixes=True)
+
+
+def test_hz106_annotate_does_not_describe_what_was_fixed():
+    src = """__device__ float f(float v) {
+  v += __shfl_down_sync(0xffffffff, v, 1);
+  return v + __shfl_down_sync(0x00ff, v, 1);
+}"""
+    out = result(src, annotate=True).text
+    assert out.count("hipify-py[HZ106]") == 1 and "lanes 0-7" in out
 
 
 def test_hz106_not_for_rocm_without_sync_builtins():
     src = "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
     assert only("HZ106", src, target_rocm=(6, 1)) == []
     assert "__shfl_down(v, 1)" in fixed(src, target_rocm=(6, 1))
+    assert "__shfl_down_sync(0xffffffffffffffffULL" in result(src, target_rocm=(6, 3)).text
 
 
 def test_ast_positions_survive_non_ascii_text():
@@ -314,3 +410,26 @@ def test_hz108_sub_warp_and_wide_masks_are_not_reported():
 }"""
     assert only("HZ108", src) == []
     assert len(only("HZ108", src.replace("1ull << lane", "1u << lane"))) == 1
+
+
+def test_hz106_masks_in_code_hip_never_compiles_stay_as_they_are():
+    src = """#ifndef USE_ROCM
+__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }
+#else
+__device__ float f(float v) { return __shfl_down_sync(0xffffffffffffffffULL, v, 1); }
+#endif
+"""
+    assert only("HZ106", src) == []
+    assert "__shfl_down_sync(0xffffffff, v, 1)" in result(src).text
+
+
+def test_hz106_mask_from_a_header_is_reported_once_per_name():
+    src = """#include "masks.h"
+__device__ float f(float v) {
+  v += __shfl_down_sync(FULL_MASK, v, 1);
+  return v + __shfl_xor_sync(FULL_MASK, v, 2);
+}"""
+    (f,) = only("HZ106", src)
+    assert f.line == 3 and f.severity.value == "warning" and f.fix is None
+    assert "defined outside this file" in f.message
+    assert "FULL_MASK, v, 1" in result(src).text

@@ -61,18 +61,18 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 or word == "info" else f"{n} {word}s"
 
 
-def test_text_groups_by_file_with_source_line_and_caret():
+def test_text_one_line_per_finding_with_caret_on_a_terminal():
     buf = io.StringIO()
     report = make_report()
-    findings_text.render(report, Console(file=buf, width=200, no_color=True))
-    out = buf.getvalue()
-    assert out.startswith("src/k.cu\n")
-    lines = out.splitlines()
+    findings_text.render(
+        report, Console(file=buf, width=200, color_system=None, force_terminal=True)
+    )
+    lines = buf.getvalue().splitlines()
     i = next(n for n, line in enumerate(lines) if "HZ101" in line)
-    assert lines[i].strip().startswith("2:14: error HZ101 warp-lane-arith-32")
+    assert lines[i].startswith("src/k.cu:2:14: HZ101 ")
     assert lines[i + 1] == "      int lane = threadIdx.x & 31;"
     assert lines[i + 2] == "                 ^~~~~~~~~~~~~~~~"
-    assert "(fix available)" in out  # HZ106's safe fix
+    assert "(fix available)" in buf.getvalue()  # HZ106's safe fix
     counts = {sev: sum(f.severity is sev for f in report.findings) for sev in Severity}
     assert counts[Severity.ERROR] >= 2 and counts[Severity.INFO] == 1
     expected = ", ".join(
@@ -83,7 +83,25 @@ def test_text_groups_by_file_with_source_line_and_caret():
             (Severity.INFO, "info"),
         )
     )
-    assert f"{expected} in 1 file" in out
+    assert lines[-1].startswith(f"{expected} in 1 file")  # the summary comes last
+
+    piped = io.StringIO()
+    findings_text.render(report, Console(file=piped, width=40))
+    out = piped.getvalue().splitlines()
+    assert all(re.match(r"^src/k\.cu:\d+:\d+: HZ\d+ ", line) for line in out[:-1])
+    assert len(out) == len(report.findings) + 1  # one line each and the summary, none wrapped
+
+
+def test_rich_markup_in_user_text_is_printed_as_written():
+    report = make_report()
+    report.findings = [
+        replace(f, path="src/k[i].cu", line=100, column=55, message="[bold]x[/] :100: y")
+        for f in report.findings[:1]
+    ]
+    buf = io.StringIO()
+    findings_text.render(report, Console(file=buf, width=200, force_terminal=True))
+    text = re.sub(r"\x1b\[[0-9;]*m", "", buf.getvalue())
+    assert "src/k[i].cu:100:55: " in text and "[bold]x[/] :100: y" in text
 
 
 def test_json_has_positions_fingerprints_and_fixes():

@@ -1,4 +1,4 @@
-"""verify against the real AMD toolchains: clang-19 + HIP 7.1 headers (gfx942), hipcc 5.2."""
+"""verify against the real AMD toolchains: clang-19 + ROCm 7.2.4 headers (gfx942), hipcc 5.2."""
 
 from __future__ import annotations
 
@@ -54,15 +54,25 @@ def _run_cli(args, env=None):
     return result.exit_code, json.loads(result.stdout) if result.stdout.strip() else None
 
 
-def test_clang19_hip7_gfx942_pass_and_fail(tmp_path, clang19, hip7_include):
+def _headers_only(tmp_path: Path, rocm7: Path) -> str:
+    """An include directory with the 7.2.4 HIP headers but no ROCm prefix around it (no
+    device libraries, no hipBLAS/hipSPARSE...), like a bare header download."""
+    inc = tmp_path / "bare" / "include"
+    inc.mkdir(parents=True)
+    os.symlink(rocm7 / "include" / "hip", inc / "hip")
+    return str(inc)
+
+
+def test_clang19_rocm7_gfx942_pass_and_fail(tmp_path, clang19, rocm7):
     _write(tmp_path, "good.hip", GOOD)
     _write(tmp_path, "mask32.hip", MASK32)
     code, data = _run_cli(
-        [str(tmp_path), "--toolchain", "clang", "--hip-include", hip7_include, "-DSCALE=2.0f"]
+        [str(tmp_path), "--toolchain", "clang", "--rocm-path", str(rocm7), "-DSCALE=2.0f"]
     )
     assert code == 1
     tc = data["toolchain"]
-    assert (tc["kind"], tc["arch"], tc["hip_version"]) == ("clang", "gfx942", "7.1")
+    assert (tc["kind"], tc["arch"], tc["hip_version"]) == ("clang", "gfx942", "7.2")
+    assert tc["rocm_path"] == str(rocm7)
     files = {Path(f["path"]).name: f for f in data["files"]}
     assert files["good.hip"]["status"] == "passed"
     bad = files["mask32.hip"]
@@ -70,21 +80,85 @@ def test_clang19_hip7_gfx942_pass_and_fail(tmp_path, clang19, hip7_include):
     (err,) = bad["errors"]
     assert "The mask must be a 64-bit integer" in err["message"]
     assert err["anchor"] == [4, 8]  # the call in our file, not the header's static_assert
+    assert "--rocm-path=" + str(rocm7) in bad["command"]
 
 
-def test_auto_prefers_clang_hip7_for_gfx942(tmp_path, clang19, hip7_include):
-    env = {**os.environ, "HIPIFY_PY_HIP_INCLUDE": hip7_include}
+def test_rocm_path_accepts_the_get_hip_headers_dest(tmp_path, clang19, rocm7):
+    """`--rocm-path DEST` (what get-hip-headers.sh was given) finds DEST/usr/include."""
+    tc = tcmod.discover("gfx942", "clang", env=dict(os.environ), rocm_path=str(rocm7.parent))
+    assert tc.hip_include == str(rocm7 / "include") and tc.hip_version >= (7, 2)
+
+
+def test_auto_finds_rocm_path_and_device_libraries(tmp_path, clang19, rocm7):
+    env = {**os.environ, "ROCM_PATH": str(rocm7), "HOME": str(tmp_path)}
     tc = tcmod.discover("gfx942", env=env)
-    assert (tc.kind, tc.arch, tc.hip_version) == ("clang", "gfx942", (7, 1))
+    assert (tc.kind, tc.arch, tc.hip_version) == ("clang", "gfx942", (7, 2))
+    assert tc.rocm_path == str(rocm7)
+    # clang 19 reads the LLVM 17 device libraries, not the LLVM 22 ones of ROCm 7.2.4
+    assert tc.device_libs and "llvm-17" in tc.device_libs
 
 
-def test_codegen_clang_gfx942(tmp_path, clang19, hip7_include):
+def test_auto_finds_the_cached_rocm_set_newest_first(tmp_path, clang19, rocm7):
+    """No ROCm installed: the sets in ~/.cache/hipify-py are used, ROCm 7.2.4 before 7.1."""
+    cache = tmp_path / ".cache" / "hipify-py"
+    (cache / "rocm-7.2.4").mkdir(parents=True)
+    os.symlink(rocm7, cache / "rocm-7.2.4" / "usr")
+    old = cache / "hip-7.1" / "include" / "hip"
+    old.mkdir(parents=True)
+    (old / "hip_runtime.h").write_text("")
+    (old / "hip_version.h").write_text("#define HIP_VERSION_MAJOR 7\n#define HIP_VERSION_MINOR 1\n")
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "ROCM_PATH": str(tmp_path / "none"),
+        "HIP_PATH": str(tmp_path / "none"),
+    }
+    tc = tcmod.discover("gfx942", env=env)
+    assert tc.kind == "clang" and tc.hip_version == (7, 2)
+    assert tc.hip_include == str(cache / "rocm-7.2.4" / "usr" / "include")
+
+
+def test_device_libraries_must_be_readable_by_the_clang(tmp_path):
+    for llvm in (17, 22):
+        bc = tmp_path / f"lib/llvm-{llvm}/lib/clang/{llvm}/amdgcn/bitcode"
+        bc.mkdir(parents=True)
+        (bc / "ockl.bc").write_bytes(b"")
+        (bc / "oclc_isa_version_942.bc").write_bytes(b"")
+    found = tcmod.find_device_libs(str(tmp_path), "clang 19.1.7", "gfx942")
+    assert found and "llvm-17" in found
+    assert "llvm-22" in tcmod.find_device_libs(str(tmp_path), "clang 22.1.0", "gfx942:xnack-")
+    assert tcmod.find_device_libs(str(tmp_path), "clang 16.0.0", "gfx942") is None
+    assert tcmod.find_device_libs(str(tmp_path), "clang 19.1.7", "gfx1100") is None
+    rocm = tmp_path / "opt-rocm"
+    bc = rocm / "lib/llvm/lib/clang/20/lib/amdgcn/bitcode"  # ROCm's own layout
+    bc.mkdir(parents=True)
+    (bc / "ockl.bc").write_bytes(b"")
+    (bc / "oclc_isa_version_942.bc").write_bytes(b"")
+    assert tcmod.find_device_libs(str(rocm), "clang 20.0.0", "gfx942") == str(bc)
+    assert tcmod.find_device_libs(str(rocm), "clang 19.1.7", "gfx942") is None
+
+
+def test_codegen_clang_gfx942_builds_a_code_object(tmp_path, clang19, rocm7):
     _write(tmp_path, "good.hip", GOOD)
     report = verify_paths(
-        [tmp_path], VerifyOptions(toolchain="clang", mode="codegen", hip_include=hip7_include)
+        [tmp_path], VerifyOptions(toolchain="clang", mode="codegen", rocm_path=str(rocm7))
     )
     assert report.ok, report.to_json()
-    assert "--cuda-device-only" in report.files[0].command
+    (f,) = report.files
+    assert f.code_object == "gfx942"
+    assert any(a.startswith("--rocm-device-lib-path=") for a in f.command)
+
+
+def test_codegen_without_device_libraries_stops_at_isa(tmp_path, clang19, rocm7):
+    _write(tmp_path, "good.hip", GOOD)
+    bare = _headers_only(tmp_path, rocm7)
+    report = verify_paths(
+        [tmp_path / "good.hip"],
+        VerifyOptions(toolchain="clang", mode="codegen", hip_include=bare),
+    )
+    assert report.ok, report.to_json()
+    assert report.toolchain.device_libs is None
+    assert "--cuda-device-only" in report.files[0].command and not report.files[0].code_object
 
 
 def test_hipcc_falls_back_from_gfx942(tmp_path, hipcc):
@@ -110,7 +184,7 @@ def test_hipcc_gfx90a_codegen_and_sync_intrinsics_missing(tmp_path, hipcc):
     assert "__shfl_down_sync" in err.message and err.anchor == (4, 8)
 
 
-def test_no_hipcc_on_path_uses_clang(tmp_path, clang19, hip7_include):
+def test_no_hipcc_on_path_uses_clang(tmp_path, clang19, rocm7):
     """hipcc hidden (PATH without it, ROCM_PATH/HIP_PATH elsewhere): clang + headers is used."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -120,13 +194,13 @@ def test_no_hipcc_on_path_uses_clang(tmp_path, clang19, hip7_include):
         "ROCM_PATH": str(tmp_path),
         "HIP_PATH": str(tmp_path),
         "HOME": str(tmp_path),
-        "HIPIFY_PY_HIP_INCLUDE": hip7_include,
+        "HIPIFY_PY_HIP_INCLUDE": str(rocm7 / "include"),
     }
     assert tcmod.find_hipcc(env) is None
     tc = tcmod.discover("gfx942", env=env)
     assert tc.kind == "clang" and tc.arch == "gfx942"
     _write(tmp_path, "good.hip", GOOD)
-    report = verify_paths([tmp_path / "good.hip"], VerifyOptions(env=env, hip_include=hip7_include))
+    report = verify_paths([tmp_path / "good.hip"], VerifyOptions(env=env))
     assert report.ok
 
 
@@ -155,7 +229,7 @@ def test_no_amd_toolchain_at_all_cli_subprocess(tmp_path):
     assert "broken.hip:5:" in proc.stdout  # "expected ';'" at the statement
 
 
-def test_compile_commands_defines_are_used(tmp_path, clang19, hip7_include):
+def test_compile_commands_defines_are_used(tmp_path, clang19, rocm7):
     src = _write(
         tmp_path,
         "k.hip",
@@ -174,6 +248,9 @@ def test_compile_commands_defines_are_used(tmp_path, clang19, hip7_include):
             ]
         )
     )
-    opts = dict(toolchain="clang", hip_include=hip7_include)
-    assert not verify_paths([src], VerifyOptions(**opts)).ok
+    opts = dict(toolchain="clang", rocm_path=str(rocm7))
     assert verify_paths([src], VerifyOptions(build_path=str(build), **opts)).ok
+    # found without -p too: build/compile_commands.json beside the sources
+    assert verify_paths([tmp_path], VerifyOptions(**opts)).ok
+    (build / "compile_commands.json").unlink()
+    assert not verify_paths([tmp_path], VerifyOptions(**opts)).ok

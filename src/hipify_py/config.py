@@ -1,20 +1,33 @@
-"""Project configuration for the gate: ``ignore:`` and ``per-file-ignores:`` in the nearest
-``.hipify-py.yaml`` (its ``mappings:`` key is read by ``mappings.user``), and rule-ID patterns.
+"""The project configuration, loaded once into one ``Config``: ``ignore:``,
+``per-file-ignores:`` and ``mappings:`` from ``.hipify-py.yaml`` or ``[tool.hipify-py]`` in
+``pyproject.toml``.
+
+The file is looked for from the input upwards, but only up to the project root: the first
+directory that holds ``.git``, ``.hipify-py.yaml`` or ``pyproject.toml``.  A directory others can
+write to (``/tmp``) ends the search too, so a stranger's file above the project never applies.
+Config files are untrusted input: size and nesting are limited and every key and value is
+checked, each problem a one-line ``ConfigFileError`` naming the file.
 """
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
+import stat
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-
-import yaml
+from typing import Any
 
 from .findings import Finding
 from .rules import RULES, load_rules
+from .untrusted import CONFIG_LIMIT, UntrustedInputError, load_toml, load_yaml, read_regular
 
 CONFIG_NAME = ".hipify-py.yaml"
+PYPROJECT = "pyproject.toml"
+KEYS = ("ignore", "per-file-ignores", "mappings")
+MAX_ITEMS = 10_000  # entries in one list of a config
 
 
 class ConfigFileError(ValueError):
@@ -40,69 +53,41 @@ def unknown_pattern(patterns: Sequence[str]) -> str | None:
     )
 
 
+@dataclass
 class Config:
-    """``ignore:`` and ``per-file-ignores:`` from the nearest ``.hipify-py.yaml``."""
+    """What the project config says; an empty Config when there is none."""
 
-    def __init__(
-        self,
-        path: Path | None = None,
-        ignore: Sequence[str] = (),
-        per_file: dict[str, tuple[str, ...]] | None = None,
-    ) -> None:
-        self.path = path
-        self.ignore = tuple(ignore)
-        self.per_file = per_file or {}
+    path: Path | None = None
+    ignore: tuple[str, ...] = ()
+    per_file: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    mapping_paths: tuple[Path, ...] = ()  # `mappings:` as a list of files (absolute)
+    inline_mappings: tuple[dict[str, Any], ...] = ()  # `mappings:` as a list of entries
 
     @classmethod
     def find(cls, start: Path) -> Config:
-        start = start.resolve()
-        directory = start if start.is_dir() else start.parent
-        for d in (directory, *directory.parents):
-            candidate = d / CONFIG_NAME
-            if candidate.is_file():
-                return cls.load(candidate)
-        return cls()
+        """The config that applies to ``start`` (a file or directory)."""
+        found = find_config_file(start)
+        return cls() if found is None else cls.load(found)
 
     @classmethod
     def load(cls, path: Path) -> Config:
-        """Read ``path``; every problem is a one-line ConfigError (exit 2) naming the file."""
-        from .mappings.user import not_utf8
-
+        """Read ``path`` (a ``.hipify-py.yaml`` or a ``pyproject.toml``)."""
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except UnicodeDecodeError as exc:
-            raise ConfigFileError(not_utf8(path, exc)) from None
-        except OSError as exc:
-            raise ConfigFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:
-            raise ConfigFileError(
-                f"cannot read {path}: invalid YAML: {' '.join(str(exc).split())}"
-            ) from None
-        if not isinstance(data, dict):
-            raise ConfigFileError(f"{path}: expected a mapping at the top level")
-        ignore = data.get("ignore") or []
-        per_file = data.get("per-file-ignores") or {}
-        if not isinstance(ignore, list) or not isinstance(per_file, dict):
-            raise ConfigFileError(
-                f"{path}: `ignore` must be a list of rule IDs and "
-                f"`per-file-ignores` a mapping of glob -> IDs"
-            )
-        ignore_ids = split_ids(str(i) for i in ignore)
-        cls._check_ids(path, "ignore", ignore_ids)
-        table = {}
-        for glob, ids in per_file.items():
-            ids = [ids] if isinstance(ids, str) else list(ids or [])
-            table[str(glob)] = split_ids(str(i) for i in ids)
-            cls._check_ids(path, f"per-file-ignores[{glob!r}]", table[str(glob)])
-        return cls(path, ignore_ids, table)
-
-    @staticmethod
-    def _check_ids(path: Path, key: str, ids: Sequence[str]) -> None:
-        bad = unknown_pattern(ids)
-        if bad is not None:
-            raise ConfigFileError(
-                f"{path}: `{key}`: no rule ID starts with {bad!r} (see `hipify-py rules`)"
-            )
+            data = read_regular(path, CONFIG_LIMIT)
+            if path.name == PYPROJECT:
+                table = load_toml(path, data).get("tool", {})
+                doc = table.get("hipify-py", {}) if isinstance(table, dict) else {}
+                where = f"{path}: [tool.hipify-py]"
+            else:
+                doc = load_yaml(path, data)
+                where = str(path)
+        except UntrustedInputError as exc:
+            raise ConfigFileError(str(exc)) from None
+        if doc is None:
+            doc = {}
+        if not isinstance(doc, dict):
+            raise ConfigFileError(f"{where}: expected a mapping at the top level")
+        return _parse(path, where, doc)
 
     def ignored(self, finding: Finding) -> bool:
         return self.ignores_rule(finding.rule, finding.path)
@@ -127,3 +112,92 @@ class Config:
             if (fnmatch.fnmatch(rel_s, glob) or fnmatch.fnmatch(rel.name, glob)) and hit(ids):
                 return True
         return False
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The config file for ``start``, searched up to the project root (see the module doc)."""
+    start = start.resolve()
+    directory = start if start.is_dir() else start.parent
+    for d in (directory, *directory.parents):
+        try:
+            mode = d.stat().st_mode
+        except OSError:
+            return None
+        if mode & stat.S_IWOTH:  # e.g. /tmp: anyone could have put a config there
+            return None
+        config, pyproject = d / CONFIG_NAME, d / PYPROJECT
+        if config.exists():
+            return config
+        if pyproject.exists():
+            return pyproject if _has_tool_table(pyproject) else None
+        if (d / ".git").exists():
+            return None
+    return None
+
+
+def _has_tool_table(pyproject: Path) -> bool:
+    try:
+        doc = load_toml(pyproject, read_regular(pyproject, CONFIG_LIMIT))
+    except UntrustedInputError as exc:
+        raise ConfigFileError(str(exc)) from None
+    tool = doc.get("tool")
+    return isinstance(tool, dict) and "hipify-py" in tool
+
+
+def _parse(path: Path, where: str, doc: dict[Any, Any]) -> Config:
+    for key in doc:
+        if key not in KEYS:
+            close = difflib.get_close_matches(str(key), KEYS, n=1)
+            hint = f" (did you mean `{close[0]}`?)" if close else ""
+            raise ConfigFileError(
+                f"{where}: unknown key `{key}`{hint}; known keys: {', '.join(KEYS)}"
+            )
+    ignore = _ids(where, "ignore", doc.get("ignore") or [])
+    per_file_raw = doc.get("per-file-ignores") or {}
+    if not isinstance(per_file_raw, dict):
+        raise ConfigFileError(f"{where}: `per-file-ignores` must be a mapping of glob -> rule IDs")
+    per_file = {}
+    for glob, ids in per_file_raw.items():
+        if not isinstance(glob, str):
+            raise ConfigFileError(f"{where}: `per-file-ignores`: {glob!r} is not a glob")
+        per_file[glob] = _ids(where, f"per-file-ignores[{glob!r}]", ids or [], one=True)
+    paths, inline = _mappings(path, where, doc.get("mappings"))
+    return Config(path, ignore, per_file, paths, inline)
+
+
+def _ids(where: str, key: str, value: Any, *, one: bool = False) -> tuple[str, ...]:
+    """Rule IDs or prefixes; ``one``: a single string is accepted too."""
+    values = [value] if one and isinstance(value, str) else value
+    if not isinstance(values, list) or len(values) > MAX_ITEMS:
+        raise ConfigFileError(f"{where}: `{key}` must be a list of rule IDs")
+    bad = next((v for v in values if not isinstance(v, str)), None)
+    if bad is not None:
+        raise ConfigFileError(
+            f"{where}: `{key}`: {type(bad).__name__} {_short(bad)} is not a rule ID"
+        )
+    ids = split_ids(values)
+    unknown = unknown_pattern(ids)
+    if unknown is not None:
+        raise ConfigFileError(
+            f"{where}: `{key}`: no rule ID starts with {unknown!r} (see `hipify-py rules`)"
+        )
+    return ids
+
+
+def _mappings(
+    path: Path, where: str, value: Any
+) -> tuple[tuple[Path, ...], tuple[dict[str, Any], ...]]:
+    if value is None:
+        return (), ()
+    if not isinstance(value, list) or len(value) > MAX_ITEMS:
+        raise ConfigFileError(f"{where}: `mappings` must be a list of entries or of paths")
+    if all(isinstance(v, str) for v in value):
+        return tuple((path.parent / v).resolve() for v in value), ()
+    if all(isinstance(v, dict) for v in value):
+        return (), tuple(value)
+    raise ConfigFileError(f"{where}: `mappings`: mix of paths and entries; use one or the other")
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "(huge number)"
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -35,12 +35,28 @@ class Options:
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     extra_clang_args: tuple[str, ...] = field(default=())
+    offload_arch: tuple[str, ...] = ("gfx942",)  # AMD targets build files compile for
+
+
+@dataclass(frozen=True)
+class Renames:
+    """Which ``.cu`` inputs this run writes as ``.hip``, so build files can follow the names.
+
+    ``files`` holds their resolved paths; None means no tree is known (a file converted on its
+    own, or a string in a test): then every ``.cu`` name is taken to be renamed.
+    """
+
+    files: frozenset[str] | None = None
+
+    def renamed(self, path: str) -> bool:
+        return self.files is None or path in self.files
 
 
 @dataclass(frozen=True)
 class Context:
     options: Options
     mappings: MappingIndex
+    renames: Renames = Renames()
 
 
 # searched from its literal part (a line-start anchor first would make the search visit every

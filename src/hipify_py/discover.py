@@ -9,6 +9,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .context import Renames
+
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 C_LIKE_SUFFIXES = frozenset(
     {
@@ -48,10 +50,16 @@ class Candidate:
     path: Path  # the file to read
     rel: Path  # its path relative to the input root (for output mirroring)
     root: Path  # the input root it was found under
+    contained: bool = False  # found by walking ``root``: reading it must not leave ``root``
 
 
 def _matches(rel: str, globs: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(os.path.basename(rel), g) for g in globs)
+
+
+def _real(path: Path) -> Path:
+    """``path`` with symlinks resolved; never raises (a symlink loop stays unresolved)."""
+    return Path(os.path.realpath(path))
 
 
 def walk(
@@ -60,17 +68,18 @@ def walk(
     exclude: Sequence[str] = (),
     skip: Sequence[Path] = (),
 ) -> Iterator[Candidate]:
-    """Every regular file under ``paths`` (symlinked directories are not followed)."""
-    skip_resolved = {p.resolve() for p in skip}
+    """Every regular file under ``paths`` (symlinked directories are not followed; a link to
+    a file is followed only when the file is inside the tree)."""
+    skip_real = {_real(p) for p in skip}
     for root in paths:
-        if not root.exists():
+        if not os.path.lexists(root):
             raise UsageError(f"no such file or directory: {root}")
         if root.is_file():
             yield Candidate(root, Path(root.name), root.parent)
             continue
         if not root.is_dir():
             raise UsageError(f"not a regular file or directory: {root}")
-        root_resolved = root.resolve()
+        root_real = _real(root)
         for dirpath, dirnames, filenames in os.walk(root):
             here = Path(dirpath)
             dirnames[:] = sorted(
@@ -78,7 +87,7 @@ def walk(
                 for d in dirnames
                 if d not in SKIP_DIRS
                 and not (here / d).is_symlink()
-                and (here / d).resolve() not in skip_resolved
+                and _real(here / d) not in skip_real
             )
             for name in sorted(filenames):
                 path = here / name
@@ -88,15 +97,11 @@ def walk(
                     continue
                 if include and not _matches(rel_s, include):
                     continue
-                if path.is_symlink():
-                    target = path.resolve()
-                    if not target.is_relative_to(root_resolved):
-                        continue  # never follow a link out of the tree
-                    if target.exists() and not target.is_file():
-                        continue
-                elif not path.is_file():
-                    continue  # FIFOs, sockets, devices: reading them could block forever
-                yield Candidate(path, rel, root)
+                if not path.is_file():
+                    continue  # FIFOs, sockets, devices, dangling links, link loops
+                if path.is_symlink() and not _real(path).is_relative_to(root_real):
+                    continue  # never follow a link out of the tree
+                yield Candidate(path, rel, root, contained=True)
 
 
 def mirror_layout(items: Sequence[Candidate], paths: Sequence[Path]) -> list[Candidate]:
@@ -125,6 +130,14 @@ def output_name(rel: Path, keep_names: bool) -> Path:
     return rel
 
 
+def renames_of(items: Sequence[Candidate], paths: Sequence[Path]) -> Renames:
+    """The ``.cu`` inputs a run over directories writes as ``.hip``, for build files to follow.
+    A run over single files knows no tree: every ``.cu`` name is taken to be renamed."""
+    if not any(p.is_dir() for p in paths):
+        return Renames()
+    return Renames(frozenset(str(c.path.resolve()) for c in items if c.path.suffix == ".cu"))
+
+
 def default_out_root(root: Path) -> Path:
     """``src/`` -> ``src-hip/`` beside it; the input itself is never written to."""
     root = root.resolve()
@@ -136,11 +149,3 @@ def single_file_output(path: Path, keep_names: bool) -> Path:
     if path.suffix == ".cu" and not keep_names:
         return path.with_suffix(".hip")
     return path.with_name(f"{path.stem}_hip{path.suffix}")
-
-
-def safe_target(out_root: Path, rel: Path) -> Path:
-    """The output path for ``rel`` under ``out_root``; refuses anything that escapes it."""
-    target = (out_root / rel).resolve()
-    if not target.is_relative_to(out_root.resolve()):
-        raise UsageError(f"refusing to write outside the output root: {target}")
-    return target

@@ -39,4 +39,6 @@ class Finding:
     path: str = ""
     line: int = 0
     column: int = 0
+    # the output already holds the fix (a default conversion, or --fix): counted apart
+    fixed: bool = False
     extra: dict = field(default_factory=dict, compare=False, hash=False)

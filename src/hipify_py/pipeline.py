@@ -10,13 +10,14 @@ import bisect
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from .buildfiles.unit import BuildFile
 from .context import Context, pytorch_enabled
 from .edits import Applied, Edit, EditConflict, apply_edits
-from .findings import Finding, Severity
+from .findings import Finding
 from .frontend.conditions import inactive_in
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
-from .rules import RULES, passes
+from .rules import passes
 from .suppress import is_suppressed
 
 
@@ -50,7 +51,7 @@ class FileResult:
         return self.text.encode("utf-8", "surrogateescape")
 
 
-def _locate(finding: Finding, unit: Unit) -> Finding:
+def _locate(finding: Finding, unit: Unit | BuildFile) -> Finding:
     line, col = unit.lines.position(finding.start)
     return replace(finding, path=unit.path, line=line, column=col)
 
@@ -58,7 +59,18 @@ def _locate(finding: Finding, unit: Unit) -> Finding:
 def run_rules(
     unit: Unit, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
-    """Every pass's proposals; a pass that crashes is reported and skipped, never fatal."""
+    """Every pass's proposals, without findings in code the HIP build never compiles."""
+    edits, findings, problems = proposals_of(unit, ctx, phases)
+    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
+    inactive = inactive_in(unit)
+    return edits, [f for f in findings if f.start not in inactive], problems
+
+
+def proposals_of(
+    unit: Unit | BuildFile, ctx: Context, phases: tuple[str, ...]
+) -> tuple[list[Edit], list[Finding], list[str]]:
+    """Every pass's proposals, suppressed findings left out; a pass that crashes is reported
+    and skipped, never fatal."""
     edits: list[Edit] = []
     findings: list[Finding] = []
     problems: list[str] = []
@@ -74,9 +86,7 @@ def run_rules(
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
-    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
-    inactive = inactive_in(unit)
-    findings = [f for f in findings if f.start not in inactive and not is_suppressed(f, unit)]
+    findings = [f for f in findings if not is_suppressed(f, unit)]  # type: ignore[arg-type]
     findings.sort(key=lambda f: (f.start, f.rule))
     return edits, findings, problems
 
@@ -148,7 +158,7 @@ def _is_hermetic_noise(message: str) -> bool:
 def for_file(ctx: Context, text: str) -> Context:
     """The context for one file: opt-in mapping families (PyTorch) switched on when they apply."""
     if pytorch_enabled(ctx.options, text):
-        return Context(ctx.options, ctx.mappings.with_families(("pytorch",)))
+        return replace(ctx, mappings=ctx.mappings.with_families(("pytorch",)))
     return ctx
 
 
@@ -170,7 +180,9 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
             if not any(_overlap(f, e) for f in fix.edits for e in edits):
                 edits.extend(fix.edits)
     if ctx.options.annotate:
-        edits.extend(_annotations(findings, unit, edits))
+        made = {(e.start, e.end, e.text) for e in edits}
+        open_ = [f for f in findings if not _holds_fix(f, made)]
+        edits.extend(_annotations(open_, unit, edits))
     try:
         applied = apply_edits(text, edits)
     except EditConflict as exc:
@@ -180,8 +192,40 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     result.applied = applied
     result.text = applied.text
     result.edits = applied.edits
-    result.findings = findings
+    result.findings = mark_fixed(findings, applied.edits)
     result.conversions = Counter(e.rule for e in applied.edits if not e.rule.startswith("fix:"))
+    return result
+
+
+def _holds_fix(finding: Finding, made: set[tuple[int, int, str]]) -> bool:
+    fix = finding.fix
+    return bool(fix and fix.edits) and all((e.start, e.end, e.text) in made for e in fix.edits)
+
+
+def mark_fixed(findings: list[Finding], edits) -> list[Finding]:  # noqa: ANN001 - Edit iterable
+    """Findings whose fix is among ``edits`` (a default conversion made it, or --fix) get
+    ``fixed=True``: reports count them apart from the open ones."""
+    made = {(e.start, e.end, e.text) for e in edits}
+    return [replace(f, fixed=True) if _holds_fix(f, made) else f for f in findings]
+
+
+def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileResult:
+    """Rewrite one build file (``kind``: cmake, make, setuptools) with its build system's
+    passes: the same Edit/Finding flow as a source, so diffs and the summary show it too."""
+    unit = BuildFile(path, text, kind)
+    edits, findings, problems = proposals_of(unit, ctx, (f"build:{kind}",))
+    result = FileResult(path=path, original=text, text=text, findings=findings)
+    result.rule_errors = problems
+    result.parse_problems = list(problems)
+    try:
+        applied = apply_edits(text, edits)
+    except EditConflict as exc:
+        result.error = f"internal rule conflict: {exc}"
+        return result
+    result.applied = applied
+    result.text = applied.text
+    result.edits = applied.edits
+    result.conversions = Counter(e.rule for e in applied.edits)
     return result
 
 
@@ -200,10 +244,11 @@ def _outside_skipped(edits: list[Edit], unit: Unit) -> list[Edit]:
 
 def check_result(text: str, path: str, ctx: Context) -> FileResult:
     """Hazards and unsupported APIs in one file, without converting it, and the rule errors
-    that make the check incomplete."""
+    that make the check incomplete (findings the conversion itself fixes are marked ``fixed``)."""
     ctx = for_file(ctx, text)
     unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
-    _, findings, problems = run_rules(unit, ctx, ("rewrite", "hazard"))
+    edits, findings, problems = run_rules(unit, ctx, ("rewrite", "hazard"))
+    findings = mark_fixed(findings, edits)
     return FileResult(path, text, text, findings=findings, rule_errors=problems)
 
 
@@ -235,7 +280,7 @@ def _annotations(findings: list[Finding], unit: Unit, edits: list[Edit]) -> list
             if any(text.startswith(f"// hipify-py[{rule}]") for text in present):
                 continue
             f = next(x for x in items if x.rule == rule)
-            sev = RULES[rule].severity.value if rule in RULES else Severity.INFO.value
+            sev = f.severity.value
             comment += f"{indent}// hipify-py[{rule}] {sev}: {f.message}{unit.newline}"
         if not comment:
             continue

@@ -1,8 +1,9 @@
 """The rule registry: rewrite passes that propose edits, hazard checks that report findings.
 
 A rule module registers itself when imported (``load_rules`` imports every module in
-``rewrite/`` and ``hazards/``), so adding a rule is adding one file.  Finding IDs carry a rule
-page (``RuleInfo.doc``) that ``hipify-py explain`` prints and SARIF ships as help text.
+``rewrite/``, ``hazards/`` and ``buildfiles/``), so adding a rule is adding one file.  Finding
+IDs carry a rule page (``RuleInfo.doc``) that ``hipify-py explain`` prints and SARIF ships as
+help text.
 """
 
 from __future__ import annotations
@@ -11,17 +12,17 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .edits import Edit
 from .findings import Finding, Severity
 
 if TYPE_CHECKING:
     from .context import Context
-    from .frontend.unit import Unit
 
 Proposal = Edit | Finding
-Check = Callable[["Unit", "Context"], Iterable[Proposal]]
+# a pass sees a source ``Unit`` (phases rewrite, hazard) or a ``BuildFile`` (build:<kind>)
+Check = Callable[[Any, "Context"], Iterable[Proposal]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,11 @@ def hazard_pass(name: str, order: int = 50) -> Callable[[Check], Check]:
     return _pass(name, "hazard", order)
 
 
+def build_pass(kind: str, name: str, order: int = 50) -> Callable[[Check], Check]:
+    """Register a pass over build files of one kind (``cmake``, ``make``, ``setuptools``)."""
+    return _pass(name, f"build:{kind}", order)
+
+
 def _pass(name: str, phase: str, order: int) -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
         PASSES.append(Pass(name, phase, check, order))
@@ -80,7 +86,7 @@ def load_rules() -> None:
     global _loaded
     if _loaded:
         return
-    for package in ("hipify_py.rewrite", "hipify_py.hazards"):
+    for package in ("hipify_py.rewrite", "hipify_py.hazards", "hipify_py.buildfiles"):
         pkg = importlib.import_module(package)
         for mod in pkgutil.iter_modules(pkg.__path__):
             if not mod.name.startswith("_"):

@@ -54,13 +54,35 @@ def root() -> None:
 
 
 def main() -> None:
+    """Run a command.  Errors are one line on stderr (``hipify-py: error: ...``, exit 2 for
+    usage and 1 otherwise); Ctrl-C exits 130 (click's own handling would exit 1)."""
     from .compat import normalize_argv
 
     argv = sys.argv[1:]
     if argv and argv[0] == "convert":
         argv = ["convert", *normalize_argv(argv[1:])]
     try:
-        root.main(argv, prog_name="hipify-py", standalone_mode=True)
+        code = root.main(argv, prog_name="hipify-py", standalone_mode=False)
     except KeyboardInterrupt:
         click.echo("hipify-py: interrupted", err=True)
         sys.exit(130)
+    except click.exceptions.Abort:
+        click.echo("hipify-py: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"hipify-py: error: {one_line(exc)}", err=True)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:  # `hipify-py check | head`: the reader left; not an error
+        sys.stderr.close()
+        sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def one_line(exc: click.ClickException) -> str:
+    """A click error as one line: ``Invalid value for '--arch': ...`` with no usage block."""
+    message = " ".join(exc.format_message().split())
+    if isinstance(exc, click.UsageError) and exc.ctx is not None and exc.ctx.command_path:
+        command = exc.ctx.command_path.removeprefix("hipify-py").strip()
+        if command and isinstance(exc, click.NoSuchOption | click.BadParameter):
+            message += f" (see `hipify-py {command} --help`)"
+    return message

@@ -6,32 +6,35 @@ that could not be checked; 2 usage error.
 
 from __future__ import annotations
 
-import difflib
-import os
+import io
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 
-from .. import __version__
-from ..config import CONFIG_NAME, Config, ConfigFileError, matches_rule, split_ids, unknown_pattern
+from ..config import CONFIG_NAME, matches_rule, split_ids, unknown_pattern
+from ..discover import UsageError
 from ..findings import Severity
-from ..report.findings_common import CheckReport
+from ..gate import run_check
+from ..output.manifest import MANIFEST_NAME, Manifest, ManifestError, options_from_record
+from ..report import findings_baseline, findings_text
 from ..rules import load_rules
 from .common import (
-    ConfigError,
     build_options_context,
     common_options,
     conversion_flags,
+    conversion_options,
+    load_config,
     selection_options,
     write_or_fail,
 )
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
-STALE_RULE = "HZ001"
+STALE_RULE = findings_text.STALE_RULE
 
 
 def _check_patterns(patterns: Sequence[str], option: str) -> None:
@@ -43,33 +46,6 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 
 
 # --------------------------------------------------------------------------- files
-
-
-def _display(path: Path) -> str:
-    try:
-        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else path.as_posix()
-    except ValueError:
-        return str(path)
-
-
-def _candidates(
-    paths: Sequence[Path], include: Sequence[str], exclude: Sequence[str], skip: Sequence[Path]
-):
-    from ..discover import UsageError, walk
-
-    try:
-        return list(walk(paths, include, exclude, skip))
-    except UsageError as exc:
-        raise click.UsageError(str(exc)) from None
-
-
-def _first_difference(expected: str, actual: str) -> tuple[int, str]:
-    exp, act = expected.splitlines(), actual.splitlines()
-    matcher = difflib.SequenceMatcher(None, exp, act, autojunk=False)
-    for tag, i1, _i2, j1, _j2 in matcher.get_opcodes():
-        if tag != "equal":
-            return j1 + 1, exp[i1] if i1 < len(exp) else ""
-    return min(len(exp), len(act)) + 1, ""
 
 
 # --------------------------------------------------------------------------- command
@@ -128,79 +104,81 @@ def _first_difference(expected: str, actual: str) -> tuple[int, str]:
     "--out-dir",
     "hip_dir",
     type=click.Path(path_type=Path),
-    help="Also fail when the committed HIP tree in DIR is missing files or is stale.",
+    help="Also fail when the committed HIP tree in DIR is missing, stale or orphaned files "
+    "(options come from the manifest convert wrote there).",
 )
-@click.option(
-    "--keep-names",
-    is_flag=True,
-    help="With --in-sync: HIP files keep the CUDA names (no .cu -> .hip).",
-)
-@click.option(
-    "--launch-syntax",
-    type=click.Choice(["hip", "cuda"]),
-    default="hip",
-    show_default=True,
-    help="With --in-sync: the tree was converted with this `convert --launch-syntax`.",
-)
-@click.option("--fix", is_flag=True, help="With --in-sync: the tree was converted with --fix.")
-@click.option(
-    "--unsafe-fixes",
-    is_flag=True,
-    help="With --in-sync: the tree was converted with --unsafe-fixes.",
-)
-@click.option(
-    "--annotate", is_flag=True, help="With --in-sync: the tree was converted with --annotate."
-)
+@conversion_options
 @click.option(
     "--config",
     "config_path",
     type=click.Path(path_type=Path, dir_okay=False),
     help=f"Project config (default: the nearest {CONFIG_NAME}).",
 )
-@click.option("--no-config", is_flag=True, help=f"Ignore {CONFIG_NAME} files.")
+@click.option(
+    "--no-config", is_flag=True, help=f"Ignore the project config ({CONFIG_NAME}, pyproject.toml)."
+)
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Only the findings and failures; no summary line."
+)
 @selection_options
 @common_options
-def check(
-    paths,
-    fmt,
-    output,
-    fail_on,
-    select,
-    ignore,
-    baseline,
-    write_baseline,
-    hip_dir,
-    keep_names,
-    launch_syntax,
-    fix,
-    unsafe_fixes,
-    annotate,
-    include,
-    exclude,
-    config_path,
-    no_config,
-    jobs,
-    **common,
-) -> None:
+def check(paths: tuple[Path, ...], **kw: Any) -> None:
     """Report porting hazards and unsupported APIs in PATHS; optionally check that the
     committed HIP output (--in-sync DIR) is up to date.
+
+    The conversion options (--keep-names, --launch-syntax, --fix, --unsafe-fixes, --annotate)
+    say how the --in-sync tree was made; the manifest convert writes there records them.
 
     Exit status: 0 clean, 1 findings at or above --fail-on (or stale HIP output), 2 usage error.
     """
     load_rules()
-    select_ids, ignore_ids = split_ids(select), split_ids(ignore)
+    select_ids, ignore_ids = split_ids(kw["select"]), split_ids(kw["ignore"])
     _check_patterns(select_ids, "--select")
     _check_patterns(ignore_ids, "--ignore")
-    if baseline and write_baseline:
+    if kw["baseline"] and kw["write_baseline"]:
         raise click.UsageError("--baseline and --write-baseline cannot be combined")
+    hip_dir: Path | None = kw["hip_dir"]
+    _check_in_sync_flags(kw, hip_dir)
+    config = load_config(paths, config_path=kw["config_path"], no_config=kw["no_config"])
+    manifest = _manifest(hip_dir)
+    ctx, rules = build_options_context(kw, config, **_conversion_options(kw, manifest))
+    try:
+        report = run_check(
+            paths,
+            ctx,
+            mapping_files=rules,
+            hip_dir=hip_dir,
+            manifest=manifest,
+            include=kw["include"],
+            exclude=kw["exclude"],
+            jobs=kw["jobs"],
+        )
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    _filter(report, config, select_ids, ignore_ids)
+    if kw["write_baseline"]:
+        _write_baseline(report, kw["write_baseline"])
+    if kw["baseline"]:
+        try:
+            known = findings_baseline.load(kw["baseline"])
+        except findings_baseline.BaselineError as exc:
+            raise click.UsageError(str(exc)) from None
+        findings_baseline.apply(report, known, kw["baseline"])
+    _emit(report, kw["fmt"], kw["output"], kw["quiet"])
+    threshold = Severity(kw["fail_on"]).rank
+    failed = any(f.severity.rank >= threshold for f in report.findings)
+    sys.exit(1 if failed or report.stale or report.failures else 0)
+
+
+def _check_in_sync_flags(kw: dict[str, Any], hip_dir: Path | None) -> None:
     convert_flags = [
         name
         for name, on in (
-            ("--keep-names", keep_names),
-            ("--launch-syntax cuda", launch_syntax == "cuda"),
-            ("--fix", fix),
-            ("--unsafe-fixes", unsafe_fixes),
-            ("--annotate", annotate),
+            ("--keep-names", kw["keep_names"]),
+            ("--launch-syntax cuda", kw["launch_syntax"] == "cuda"),
+            ("--fix", kw["fix"]),
+            ("--unsafe-fixes", kw["unsafe_fixes"]),
+            ("--annotate", kw["annotate"]),
         )
         if on
     ]
@@ -209,44 +187,72 @@ def check(
         raise click.UsageError(f"{', '.join(convert_flags)} {verb} --in-sync DIR")
     if hip_dir is not None and hip_dir.exists() and not hip_dir.is_dir():
         raise click.UsageError(f"--in-sync: {hip_dir} is not a directory")
-    try:
-        if no_config:
-            config = Config()
-        elif config_path:
-            config = Config.load(config_path)
-        else:
-            config = Config.find(paths[0])
-    except ConfigFileError as exc:
-        raise ConfigError(str(exc)) from None
 
-    # The same Options `convert` builds from these flags, so --in-sync reproduces its output.
-    options_kw = conversion_flags(
-        launch_syntax=launch_syntax,
-        fix=fix,
-        unsafe_fixes=unsafe_fixes,
-        annotate=annotate,
-        keep_names=keep_names,
+
+def _manifest(hip_dir: Path | None) -> Manifest | None:
+    if hip_dir is None or not hip_dir.is_dir():
+        return None
+    try:
+        return Manifest.load(hip_dir)
+    except ManifestError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+# check option -> the Options fields it sets (for options recorded in a manifest)
+_OPTION_FIELDS = {
+    "launch_syntax": ("launch_syntax",),
+    "fix": ("fix",),
+    "unsafe_fixes": ("unsafe_fixes", "fix"),
+    "annotate": ("annotate",),
+    "keep_names": ("keep_names",),
+    "roc": ("roc",),
+    "miopen": ("miopen",),
+    "experimental": ("experimental",),
+    "hip_data_types": ("hip_data_types",),
+    "target_rocm": ("target_rocm",),
+    "pytorch": ("pytorch",),
+    "skip_inactive": ("skip_inactive",),
+    "include_dirs": ("include_dirs",),
+    "cuda_path": ("include_dirs",),
+    "build_dir": ("include_dirs", "defines"),
+    "defines": ("defines",),
+    "clang_args": ("extra_clang_args",),
+}
+
+
+def _conversion_options(kw: dict[str, Any], manifest: Manifest | None) -> dict[str, Any]:
+    """The Options ``convert`` used: recorded in the HIP tree's manifest, except where an
+    option is given on this command line; without a manifest, this command line's flags."""
+    flags = conversion_flags(
+        launch_syntax=kw["launch_syntax"],
+        fix=kw["fix"],
+        unsafe_fixes=kw["unsafe_fixes"],
+        annotate=kw["annotate"],
+        keep_names=kw["keep_names"],
     )
-    ctx, mapping_files = build_options_context(
-        common, list(paths), config_file=not no_config, **options_kw
-    )
-    report = run_check(
-        paths,
-        ctx,
-        mapping_files=mapping_files,
-        hip_dir=hip_dir,
-        keep_names=keep_names,
-        include=include,
-        exclude=exclude,
-        jobs=jobs,
-    )
-    report.findings = [
-        f
-        for f in report.findings
-        if (not select_ids or matches_rule(f.rule, select_ids))
-        and not matches_rule(f.rule, ignore_ids)
-        and not config.ignored(f)
-    ]
+    if manifest is None:
+        return flags
+    recorded = options_from_record(manifest.options, manifest.out_root / MANIFEST_NAME)
+    ctx = click.get_current_context()
+    for param, fields in _OPTION_FIELDS.items():
+        if ctx.get_parameter_source(param) is ParameterSource.COMMANDLINE:
+            for name in fields:
+                recorded.pop(name, None)
+    return {"overrides": recorded, **flags}
+
+
+def _filter(report, config, select_ids, ignore_ids) -> None:  # noqa: ANN001
+    """--select/--ignore and the project config decide which findings are reported."""
+
+    def wanted(f) -> bool:  # noqa: ANN001 - a Finding
+        return (
+            (not select_ids or matches_rule(f.rule, select_ids))
+            and not matches_rule(f.rule, ignore_ids)
+            and not config.ignored(f)
+        )
+
+    report.findings = [f for f in report.findings if wanted(f)]
+    report.fixed = [f for f in report.fixed if wanted(f)]
     # Stale HIP output (HZ001) was asked for with --in-sync: neither --select nor a prefix such
     # as `--ignore HZ` hides it, only naming HZ001 in --ignore, `ignore:` or the CUDA source's
     # `per-file-ignores:`.
@@ -257,87 +263,11 @@ def check(
         and not config.ignores_rule(STALE_RULE, s.source, exact=True)
     ]
 
-    from ..report import findings_baseline
 
-    if write_baseline:
-        text = findings_baseline.dump(report, write_baseline)
-        write_or_fail(write_baseline, lambda: write_baseline.write_text(text, encoding="utf-8"))
-        click.echo(
-            f"hipify-py: recorded {len(report.findings)} finding(s) in {write_baseline}", err=True
-        )
-        sys.exit(0)
-    if baseline:
-        try:
-            known = findings_baseline.load(baseline)
-        except findings_baseline.BaselineError as exc:
-            raise click.UsageError(str(exc)) from None
-        findings_baseline.apply(report, known, baseline)
-
-    _emit(report, fmt, output)
-    threshold = Severity(fail_on).rank
-    failed = any(f.severity.rank >= threshold for f in report.findings)
-    sys.exit(1 if failed or report.stale or report.failures else 0)
-
-
-def run_check(
-    paths: Sequence[Path],
-    ctx,
-    *,
-    mapping_files: Sequence[str] = (),
-    hip_dir: Path | None = None,
-    keep_names: bool = False,
-    include: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    jobs: int = 0,
-):
-    """Check files and build the report (no filtering, no output)."""
-    from ..discover import mirror_layout, output_name
-    from ..report.findings_common import StaleFile
-    from ..runner import run
-
-    skip = [hip_dir] if hip_dir is not None else []
-    cands = mirror_layout(_candidates(paths, include, exclude, skip), paths)
-    mode = "convert" if hip_dir is not None else "check"
-    report = CheckReport(findings=[], tool_version=__version__)
-    for outcome in run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files):
-        cand = outcome.candidate
-        shown = _display(cand.path)
-        if outcome.status == "copied":
-            continue
-        if outcome.status == "binary":
-            # A CUDA source that is binary or not UTF-8 could not be checked: a failure.
-            reason = outcome.message.removesuffix("; left unchanged")
-            reason = reason.removesuffix(" left unchanged").strip() or "binary file"
-            report.failures.append((shown, f"{reason}; cannot be checked"))
-            continue
-        if outcome.status == "failed" and outcome.result is None:
-            report.failures.append((shown, outcome.message))
-            continue
-        result = outcome.result
-        if result is None:
-            continue
-        report.files_checked += 1
-        report.sources[shown] = result.printable_original
-        report.findings += [replace(f, path=shown) for f in result.findings]
-        if outcome.status == "failed" or result.rule_errors:
-            report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
-            continue
-        if hip_dir is None or cand.path.suffix == ".hip":
-            continue
-        target = hip_dir / output_name(cand.rel, keep_names)
-        if not target.is_file():
-            report.stale.append(StaleFile(_display(target), shown, "missing"))
-            continue
-        try:
-            committed = target.read_text("utf-8", "surrogateescape")
-        except (OSError, UnicodeDecodeError) as exc:
-            report.failures.append((_display(target), f"cannot read: {exc}"))
-            continue
-        if committed != result.text:
-            line, expected = _first_difference(result.text, committed)
-            report.stale.append(StaleFile(_display(target), shown, "stale", line, expected))
-    report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
-    return report
+def _write_baseline(report, path: Path) -> None:  # noqa: ANN001
+    write_or_fail(path, findings_baseline.dump(report, path))
+    click.echo(f"hipify-py: recorded {len(report.findings)} finding(s) in {path}", err=True)
+    sys.exit(0)
 
 
 def render(report, fmt: str) -> str | None:
@@ -352,22 +282,17 @@ def render(report, fmt: str) -> str | None:
     }.get(fmt, lambda r: None)(report)
 
 
-def _emit(report, fmt: str, output: Path | None) -> None:
+def _emit(report, fmt: str, output: Path | None, quiet: bool) -> None:  # noqa: ANN001
     text = render(report, fmt)
     if text is None:
-        from ..report import findings_text
-
         if output is not None:
-
-            def write_text_report() -> None:
-                with output.open("w", encoding="utf-8") as fh:
-                    findings_text.render(report, Console(file=fh, no_color=True, width=120))
-
-            write_or_fail(output, write_text_report)
+            buffer = io.StringIO()
+            findings_text.render(report, Console(file=buffer, no_color=True), quiet=quiet)
+            text = buffer.getvalue()
         else:
-            findings_text.render(report, Console())
-        return
+            findings_text.render(report, Console(highlight=False, soft_wrap=True), quiet=quiet)
+            return
     if output is not None:
-        write_or_fail(output, lambda: output.write_text(text, encoding="utf-8"))
+        write_or_fail(output, text)
     else:
         click.echo(text, nl=False)

@@ -5,14 +5,22 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ..config import Config, ConfigFileError
 from ..context import Context, Options, parse_version
 from ..mappings import load_index
+from ..mappings.load import RulesText
 from ..mappings.schema import MappingError
+from ..mappings.user import user_rules
+from ..output.files import WriteError, write_file
+from ..untrusted import UntrustedInputError, decode_utf8, read_regular
+
+COMPILE_DB_LIMIT = 512 * 1024 * 1024  # bytes of compile_commands.json
 
 
 class ConfigError(click.ClickException):
@@ -130,6 +138,33 @@ def selection_options(func: Callable) -> Callable:
     return func
 
 
+def conversion_options(func: Callable) -> Callable:
+    """The options that shape convert's output; ``check`` takes them too, to describe how an
+    ``--in-sync`` tree was converted."""
+    decorators = [
+        click.option(
+            "--keep-names", is_flag=True, help="Keep .cu names instead of renaming to .hip."
+        ),
+        click.option(
+            "--launch-syntax",
+            type=click.Choice(["hip", "cuda"]),
+            default="hip",
+            show_default=True,
+            help="hip: hipLaunchKernelGGL(...); cuda: keep <<<...>>> (HIP accepts it).",
+        ),
+        click.option("--fix", is_flag=True, help="Apply the safe fixes hazard rules offer."),
+        click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that need review."),
+        click.option(
+            "--annotate",
+            is_flag=True,
+            help="Write a // hipify-py[ID] comment above each finding.",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
 def conversion_flags(
     *, launch_syntax: str, fix: bool, unsafe_fixes: bool, annotate: bool, keep_names: bool
 ) -> dict[str, Any]:
@@ -144,10 +179,19 @@ def conversion_flags(
     )
 
 
-def write_or_fail(path: Path, write: Callable[[], object]) -> None:
-    """Run ``write()``; an OSError becomes the one-line ``cannot write PATH: reason`` (exit 1)."""
+def write_or_fail(path: Path, text: str) -> None:
+    """Write a report, diff or baseline the way every output is written (a regular file
+    replaced atomically, or written through to a FIFO/device); a failure is the one-line
+    ``cannot write PATH: reason`` (exit 1)."""
+    if str(path) == "-":
+        stream = click.get_binary_stream("stdout")
+        stream.write(text.encode("utf-8", "surrogateescape"))
+        stream.flush()
+        return
     try:
-        write()
+        write_file(path, text.encode("utf-8", "surrogateescape"))  # a diff keeps raw bytes
+    except WriteError as exc:
+        raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -166,13 +210,20 @@ def _compile_db_flags(build_dir: Path) -> tuple[list[str], list[str]]:
     """Union of -I/-D flags in compile_commands.json (paths made absolute)."""
     db = build_dir / "compile_commands.json" if build_dir.is_dir() else build_dir
     try:
-        entries = json.loads(db.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        entries = json.loads(decode_utf8(db, read_regular(db, COMPILE_DB_LIMIT)))
+    except UntrustedInputError as exc:
+        raise click.UsageError(f"compilation database: {exc}") from None
+    except (ValueError, RecursionError) as exc:
         raise click.UsageError(f"cannot read compilation database {db}: {exc}") from None
     incs: list[str] = []
     defs: list[str] = []
     for entry in entries if isinstance(entries, list) else []:
-        args = entry.get("arguments") or shlex.split(entry.get("command", ""))
+        if not isinstance(entry, dict):
+            continue
+        try:
+            args = entry.get("arguments") or shlex.split(str(entry.get("command", "")))
+        except ValueError:  # unbalanced quotes: this entry gives no flags
+            continue
         base = Path(entry.get("directory", "."))
         it = iter(args)
         for arg in it:
@@ -190,24 +241,36 @@ def _compile_db_flags(build_dir: Path) -> tuple[list[str], list[str]]:
     return incs, defs
 
 
-def build_options_context(
-    common: dict[str, Any], paths: Sequence[Path], *, config_file: bool = True, **extra: Any
-) -> tuple[Context, list[str]]:
-    """Options from the command line and project config, and the loaded mapping tables.
+def load_config(
+    paths: Sequence[Path], *, config_path: Path | None = None, no_config: bool = False
+) -> Config:
+    """The project config, loaded once: ``--config FILE``, else the one for the first path."""
+    try:
+        if no_config:
+            return Config()
+        if config_path is not None:
+            return Config.load(config_path)
+        return Config.find(paths[0] if paths else Path.cwd())
+    except ConfigFileError as exc:
+        raise ConfigError(str(exc)) from None
 
-    ``config_file=False`` (``check --no-config``) ignores ``.hipify-py.yaml``.
-    """
+
+def build_options_context(
+    common: dict[str, Any], config: Config, *, overrides: dict[str, Any] | None = None, **extra: Any
+) -> tuple[Context, list[RulesText]]:
+    """Options from the command line (``overrides``: fields recorded elsewhere, e.g. in a HIP
+    tree's manifest), and the mapping tables with the project config's and ``--mapping`` rules
+    (returned too, for the worker processes)."""
     try:
         target = parse_version(common["target_rocm"])
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--target-rocm") from None
-    if not 1 <= target[0] <= 99 or any(part < 0 for part in target):
+    if not 1 <= target[0] <= 99 or any(part < 0 or part > 999 for part in target):
         raise click.BadParameter(
             f"not a ROCm version: {common['target_rocm']}", param_hint="--target-rocm"
         )
     include_dirs = list(common["include_dirs"])
     defines = list(common["defines"])
-    clang_args = list(common["clang_args"])
     if common["cuda_path"]:
         include_dirs.append(str(Path(common["cuda_path"]) / "include"))
     if common["build_dir"]:
@@ -224,23 +287,14 @@ def build_options_context(
         skip_inactive=common["skip_inactive"],
         include_dirs=tuple(include_dirs),
         defines=tuple(defines),
-        extra_clang_args=tuple(clang_args),
+        extra_clang_args=tuple(common["clang_args"]),
         **extra,
     )
-    mapping_files = [str(p) for p in _project_mapping_files(paths, config_file)]
-    mapping_files += [str(p) for p in common["mapping_files"]]
+    if overrides:
+        options = replace(options, **overrides)
     try:
-        index = load_index(options, [Path(p) for p in mapping_files])
+        rules = user_rules(config, common["mapping_files"])
+        index = load_index(options, rules)
     except MappingError as exc:
         raise ConfigError(str(exc)) from None
-    return Context(options, index), mapping_files
-
-
-def _project_mapping_files(paths: Sequence[Path], config_file: bool) -> list[Path]:
-    from ..mappings.user import find_project_mapping_files
-
-    start = paths[0] if paths else Path.cwd()
-    try:
-        return find_project_mapping_files(start, config_file=config_file)
-    except MappingError as exc:
-        raise ConfigError(str(exc)) from None
+    return Context(options, index), rules

@@ -1,43 +1,38 @@
-"""``hipify-py convert``: CUDA sources in, HIP sources out, and a summary of what happened."""
+"""``hipify-py convert``: CUDA sources in, HIP sources out, and a summary of what happened.
+
+Only options live here: where the output goes is an ``output.Destination`` carried out by an
+``output.Writer`` as each file finishes.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
-import tempfile
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..config import Config, ConfigFileError
+from ..config import Config
 from ..context import Context, Options, parse_version
-from ..discover import (
-    UsageError,
-    default_out_root,
-    mirror_layout,
-    output_name,
-    safe_target,
-    single_file_output,
-    walk,
-)
-from ..report.diff import print_diff, unified_diff
+from ..discover import UsageError, renames_of
+from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
+from ..report.diff import print_diff
 from ..report.summary import Summary
 from ..runner import Outcome, run
 from .common import (
-    ConfigError,
     build_options_context,
     check_arch,
     common_options,
     conversion_flags,
+    conversion_options,
+    load_config,
     selection_options,
     write_or_fail,
 )
-
-BACKUP_SUFFIX = ".prehip"
+from .progress import progress
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -60,6 +55,11 @@ BACKUP_SUFFIX = ".prehip"
     is_flag=True,
     help=f"Rewrite the inputs atomically, keeping a {BACKUP_SUFFIX} backup.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite files in the output tree that were edited since convert wrote them.",
+)
 @click.option("--no-backup", is_flag=True, help="With --in-place: keep no backup.")
 @click.option("--dry-run", is_flag=True, help="Write nothing; print a unified diff.")
 @click.option(
@@ -67,19 +67,15 @@ BACKUP_SUFFIX = ".prehip"
     type=click.Path(path_type=Path),
     help="With --dry-run: save the diff to FILE instead of printing it.",
 )
-@click.option("--keep-names", is_flag=True, help="Keep .cu names instead of renaming to .hip.")
 @selection_options
+@conversion_options
 @click.option(
-    "--launch-syntax",
-    type=click.Choice(["hip", "cuda"]),
-    default="hip",
-    show_default=True,
-    help="hip: hipLaunchKernelGGL(...); cuda: keep <<<...>>> (HIP accepts it).",
-)
-@click.option("--fix", is_flag=True, help="Apply the safe fixes hazard rules offer.")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that need review.")
-@click.option(
-    "--annotate", is_flag=True, help="Write a // hipify-py[ID] comment above each finding."
+    "--offload-arch",
+    "offload_arch",
+    multiple=True,
+    callback=lambda ctx, param, values: tuple(check_arch(ctx, param, v) for v in values),
+    metavar="GFX",
+    help="AMD GPU the converted build files compile for (repeatable; default gfx942).",
 )
 @click.option("--no-hazards", is_flag=True, help="Convert only; skip the hazard rules.")
 @click.option(
@@ -111,335 +107,142 @@ BACKUP_SUFFIX = ".prehip"
     show_default=True,
     help="With --verify: which compiler to use.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="No summary table.")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="No summary table; findings and failures still print."
+)
 @common_options
-def convert(
-    paths: tuple[Path, ...],
-    out_dir: Path | None,
-    output_file: Path | None,
-    to_stdout: bool,
-    in_place: bool,
-    no_backup: bool,
-    dry_run: bool,
-    diff_file: Path | None,
-    keep_names: bool,
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    jobs: int,
-    launch_syntax: str,
-    fix: bool,
-    unsafe_fixes: bool,
-    annotate: bool,
-    no_hazards: bool,
-    json_file: Path | None,
-    strict: bool,
-    verify_after: bool,
-    arch: str,
-    toolchain: str,
-    quiet: bool,
-    **common,
-) -> None:
+def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     """Convert CUDA sources under PATHS to HIP.
 
     By default the inputs are never modified: a directory DIR is mirrored to DIR-hip/ (or
     --out-dir), a single file f.cu is written to f.hip beside it.
     """
-    modes = [
-        m
-        for m, on in (
-            ("--out-dir", out_dir),
-            ("-o", output_file),
-            ("--stdout", to_stdout),
-            ("--in-place", in_place),
-            ("--dry-run", dry_run),
+    dest = _destination(paths, kw)
+    flags = conversion_flags(
+        launch_syntax=kw["launch_syntax"],
+        fix=kw["fix"],
+        unsafe_fixes=kw["unsafe_fixes"],
+        annotate=kw["annotate"],
+        keep_names=dest.keep_names,
+    )
+    if kw["offload_arch"]:
+        flags["offload_arch"] = kw["offload_arch"]
+    config = load_config(paths)
+    ctx, rules = build_options_context(kw, config, **flags)
+    try:
+        writer = plan(paths, dest, ctx.options, kw["include"], kw["exclude"])
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    ctx = replace(ctx, renames=renames_of(writer.items, paths))
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    summary = Summary()
+    shown = err.is_terminal and not kw["quiet"] and len(writer.items) > 20
+    with progress(err, len(writer.items), shown) as bar:
+        outcomes = run(
+            writer.items,
+            ctx,
+            jobs=kw["jobs"],
+            mapping_files=rules,
+            mode="rewrite" if kw["no_hazards"] else "convert",
+            on_slow=bar.slow,
+        )
+        try:
+            for outcome in outcomes:
+                written = _emit(writer, outcome, config, summary)
+                bar.advance(outcome.candidate, written)
+        finally:
+            writer.close()
+    summary.finish()
+    sys.exit(_finish(writer, summary, ctx, paths, kw, err))
+
+
+def _destination(paths: tuple[Path, ...], kw: dict[str, Any]) -> Destination:
+    """The one output mode the options ask for (usage errors for combinations)."""
+    chosen = [
+        (flag, mode)
+        for flag, mode, on in (
+            ("--out-dir", WriteBack.TREE, kw["out_dir"]),
+            ("-o", WriteBack.FILE, kw["output_file"]),
+            ("--stdout", WriteBack.STDOUT, kw["to_stdout"]),
+            ("--in-place", WriteBack.IN_PLACE, kw["in_place"]),
+            ("--dry-run", WriteBack.DIFF, kw["dry_run"]),
         )
         if on
     ]
-    if len(modes) > 1:
-        raise click.UsageError(f"choose one of {', '.join(modes)}")
-    if (output_file or to_stdout) and (len(paths) != 1 or paths[0].is_dir()):
-        raise click.UsageError("-o/--stdout take exactly one input file")
-    if diff_file and not dry_run:
+    if len(chosen) > 1:
+        raise click.UsageError(f"choose one of {', '.join(flag for flag, _ in chosen)}")
+    single = len(paths) == 1 and paths[0].is_file()
+    if kw["output_file"] or kw["to_stdout"]:
+        if not single:
+            raise click.UsageError("-o/--stdout take exactly one input file")
+    if kw["diff_file"] and not kw["dry_run"]:
         raise click.UsageError("--diff-file goes with --dry-run")
-    if output_file and output_file.resolve() == paths[0].resolve():
-        raise click.UsageError("the output file is the input; use --in-place to rewrite sources")
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise click.UsageError(f"--out-dir {out_dir} exists and is not a directory")
-
-    options_kw = conversion_flags(
-        launch_syntax=launch_syntax,
-        fix=fix,
-        unsafe_fixes=unsafe_fixes,
-        annotate=annotate,
-        keep_names=keep_names or in_place,
+    if chosen:
+        mode = chosen[0][1]
+    else:
+        mode = WriteBack.FILE if single else WriteBack.TREE
+    return Destination(
+        mode,
+        out_dir=kw["out_dir"],
+        output_file=kw["output_file"],
+        keep_names=kw["keep_names"] or mode is WriteBack.IN_PLACE,
+        backup=not kw["no_backup"],
+        force=kw["force"],
     )
-    ctx, mapping_files = build_options_context(common, paths, **options_kw)
+
+
+def _emit(writer: Writer, outcome: Outcome, config: Config, summary: Summary) -> Path | None:
+    """Count and write one outcome; a file that cannot be written is a failure, not a stop."""
+    if outcome.result is not None and (config.ignore or config.per_file):
+        outcome.result.findings = [f for f in outcome.result.findings if not config.ignored(f)]
+    summary.add(outcome)
     try:
-        config = Config.find(paths[0])
-    except ConfigFileError as exc:
-        raise ConfigError(str(exc)) from None
-    err = Console(stderr=True)
-    out = Console()
-    summary = Summary()
+        written = writer.emit(outcome)
+    except (OSError, UsageError) as exc:
+        summary.failed += 1
+        summary.failures.append((str(outcome.candidate.path), f"cannot write: {exc}"))
+        written = None
+    if written is not None:
+        summary.written.append(str(written))
+    outcome.result = None  # release the texts: memory stays flat
+    return written
 
-    try:
-        candidates = _candidates(
-            paths, include, exclude, out_dir, in_place, dry_run, output_file, to_stdout, keep_names
-        )
-    except UsageError as exc:
-        raise click.UsageError(str(exc)) from None
 
-    diff_chunks: list[str] = []
-    outcomes = run(
-        candidates.items,
-        ctx,
-        jobs=jobs,
-        mapping_files=mapping_files,
-        mode="rewrite" if no_hazards else "convert",
-    )
-    show_progress = err.is_terminal and not quiet and len(candidates.items) > 20
-    with _progress(err, len(candidates.items), show_progress) as advance:
-        for outcome in outcomes:
-            if outcome.result is not None and (config.ignore or config.per_file):
-                outcome.result.findings = [
-                    f for f in outcome.result.findings if not config.ignored(f)
-                ]
-            summary.add(outcome)
-            advance()
-            try:
-                _emit(
-                    outcome,
-                    candidates,
-                    summary,
-                    out,
-                    diff_chunks,
-                    in_place=in_place,
-                    dry_run=dry_run,
-                    backup=not no_backup,
-                    to_stdout=to_stdout,
-                    output_file=output_file,
-                    keep_names=ctx.options.keep_names,
-                )
-            except (OSError, UsageError) as exc:
-                summary.failed += 1
-                summary.failures.append((str(outcome.candidate.path), f"cannot write: {exc}"))
-            outcome.result = None  # release the texts: memory stays flat
-
-    if dry_run:
-        diff = "".join(diff_chunks)
-        if diff_file:
-            write_or_fail(diff_file, lambda: diff_file.write_text(diff, "utf-8", "surrogateescape"))
+def _finish(
+    writer: Writer,
+    summary: Summary,
+    ctx: Context,
+    paths: tuple[Path, ...],
+    kw: dict[str, Any],
+    err: Console,
+) -> int:
+    """Diff, JSON, summary and --verify after the run; returns the exit code."""
+    if writer.dest.mode is WriteBack.DIFF:
+        diff = writer.diff_text()
+        if kw["diff_file"]:
+            write_or_fail(kw["diff_file"], diff)
         elif diff:
-            print_diff(out, diff)
-    if json_file:
-        data = json.dumps(summary.to_json(), indent=2)
-        if str(json_file) == "-":
-            click.echo(data)
-        else:
-            write_or_fail(json_file, lambda: json_file.write_text(data + "\n", encoding="utf-8"))
-    if quiet:
+            print_diff(Console(highlight=False, soft_wrap=True), diff)
+    if kw["json_file"]:
+        write_or_fail(kw["json_file"], json.dumps(summary.to_json(), indent=2) + "\n")
+    if kw["quiet"]:
+        summary.render_findings(err)
         summary.render_failures(err)
     else:
         summary.render(err)
-        if candidates.out_root and not dry_run:
-            err.print(
-                f"HIP sources written to [bold]{candidates.out_root}[/] (inputs untouched)",
-                highlight=False,
-            )
-    code = 0
-    if summary.failed:
+        if writer.out_root is not None:
+            err.print(f"HIP sources written to {writer.out_root} (inputs untouched)", markup=False)
+    code = 1 if summary.failed else 0
+    if kw["strict"] and (summary.unsupported or summary.errors):
         code = 1
-    if strict and (summary.unsupported or summary.errors):
-        code = 1
-    if verify_after and not dry_run and candidates.out_root is not None:
+    if kw["verify_after"] and writer.out_root is not None:
         from .verify import verify_tree  # noqa: PLC0415 - optional heavy path
 
-        code = max(
-            code, verify_tree(candidates.out_root, paths[0], ctx, arch=arch, toolchain=toolchain)
+        verified = verify_tree(
+            writer.out_root, paths[0], ctx, arch=kw["arch"], toolchain=kw["toolchain"]
         )
-    sys.exit(code)
-
-
-class _Plan:
-    def __init__(
-        self,
-        items,
-        out_root: Path | None,
-        single_target: Path | None,  # noqa: ANN001
-        keep_names: bool = False,
-    ) -> None:
-        self.items = items
-        self.out_root = out_root
-        self.single_target = single_target
-        # output names that conversions of .cu files take (k.cu -> k.hip)
-        self.renamed_targets = frozenset(
-            output_name(c.rel, keep_names) for c in items if c.rel.suffix == ".cu"
-        ) - {c.rel for c in items if c.rel.suffix == ".cu"}
-        self.sources: dict[Path, Path] = {}  # output path -> the input written there
-
-
-def _candidates(
-    paths,
-    include,
-    exclude,
-    out_dir,
-    in_place,
-    dry_run,
-    output_file,  # noqa: ANN001
-    to_stdout,
-    keep_names,
-) -> _Plan:
-    if output_file or to_stdout:
-        return _Plan(list(walk(paths)), None, output_file)
-    if in_place or dry_run:
-        return _Plan(list(walk(paths, include, exclude)), None, None)
-    if len(paths) == 1 and paths[0].is_file() and out_dir is None:
-        target = single_file_output(paths[0], keep_names)
-        return _Plan(list(walk(paths)), None, target)
-    if out_dir is None:
-        if len(paths) != 1:
-            raise UsageError("several inputs need --out-dir")
-        out_dir = default_out_root(paths[0])
-    out_root = out_dir.resolve()
-    for p in paths:
-        if p.is_dir() and p.resolve() == out_root:
-            raise UsageError("the output directory is the input; use --in-place to rewrite sources")
-    items = mirror_layout(list(walk(paths, include, exclude, skip=[out_root])), paths)
-    out_root.mkdir(parents=True, exist_ok=True)
-    return _Plan(items, out_root, None, keep_names)
-
-
-def _emit(
-    outcome: Outcome,
-    plan: _Plan,
-    summary: Summary,
-    out: Console,
-    diff_chunks: list[str],
-    *,
-    in_place: bool,
-    dry_run: bool,
-    backup: bool,
-    to_stdout: bool,
-    output_file: Path | None,
-    keep_names: bool,
-) -> None:
-    """Write (or print, or diff) one outcome."""
-    cand = outcome.candidate
-    result = outcome.result
-    converted = outcome.status == "converted" and result is not None
-    if to_stdout:
-        stream = click.get_binary_stream("stdout")
-        if result is not None and outcome.status != "failed":
-            stream.write(result.data)
-        else:  # not converted: the bytes as they are (never re-encoded)
-            stream.write(cand.path.read_bytes())
-        stream.flush()
-        return
-    if dry_run:
-        if converted:
-            new_rel = output_name(cand.rel, keep_names)
-            diff_chunks.append(
-                unified_diff(result.original, result.text, cand.rel.as_posix(), new_rel.as_posix())
-            )
-        return
-    if in_place:
-        if converted:
-            _atomic_write(cand.path, result.data, backup=backup, like=cand.path)
-            summary.written.append(str(cand.path))
-        return
-    if plan.single_target is not None:
-        target = plan.single_target
-        if result is not None and outcome.status != "failed":
-            _atomic_write(target, result.data, backup=False, like=cand.path)
-        else:
-            _copy(cand.path, target)
-        summary.written.append(str(target))
-        return
-    assert plan.out_root is not None
-    is_source = result is not None
-    rel = output_name(cand.rel, keep_names) if is_source else cand.rel
-    if rel in plan.renamed_targets and rel == cand.rel:
-        # e.g. a hand-written k.hip beside k.cu: the conversion of k.cu owns that name
-        summary.failed += 1
-        summary.failures.append(
-            (
-                str(cand.path),
-                f"name collision: the conversion of "
-                f"{cand.rel.with_suffix('.cu')} is written to {rel}; this file "
-                "was not copied (use --keep-names)",
-            )
-        )
-        return
-    target = safe_target(plan.out_root, rel)
-    earlier = plan.sources.setdefault(target, cand.path)
-    if earlier != cand.path:
-        summary.failed += 1
-        summary.failures.append(
-            (str(cand.path), f"name collision: {earlier} is already written to {target}")
-        )
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if converted:
-        _atomic_write(target, result.data, backup=False, like=cand.path)
-    else:  # unchanged, not CUDA, binary or failed: byte-identical copy
-        _copy(cand.path, target)
-    summary.written.append(str(target))
-
-
-def _copy(source: Path, target: Path) -> None:
-    """Bytes and permission bits, so a script stays executable in the mirrored tree."""
-    shutil.copyfile(source, target)
-    shutil.copymode(source, target)
-
-
-def _atomic_write(path: Path, data: bytes, *, backup: bool, like: Path) -> None:
-    """Write via a temporary file in the same directory and rename over the target; the
-    result gets the permission bits of ``like`` (its source file)."""
-    if path.exists() and backup:
-        saved = path.with_name(path.name + BACKUP_SUFFIX)
-        if not saved.exists():  # the first backup is the original: never overwrite it
-            shutil.copy2(path, saved)
-    mode = like.stat().st_mode & 0o777
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-class _progress:
-    """A rich progress bar on a terminal; a no-op otherwise."""
-
-    def __init__(self, console: Console, total: int, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bar = (
-            Progress(
-                TextColumn("converting"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=console,
-                transient=True,
-            )
-            if enabled
-            else None
-        )
-        self.total = total
-
-    def __enter__(self):  # noqa: ANN204
-        if self.bar is None:
-            return lambda: None
-        self.bar.start()
-        task = self.bar.add_task("convert", total=self.total)
-        return lambda: self.bar.advance(task)
-
-    def __exit__(self, *exc) -> None:  # noqa: ANN002
-        if self.bar is not None:
-            self.bar.stop()
+        code = max(code, verified)
+    return code
 
 
 __all__ = ["convert", "Options", "Context", "parse_version"]

@@ -7,6 +7,7 @@ import fnmatch
 import json
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import click
@@ -27,9 +28,19 @@ def _as_dict(e: Entry) -> dict[str, Any]:
     fields = (
         "cuda", "hip", "roc", "status", "kind", "family", "section", "cuda_added",
         "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed",
-        "hip_experimental", "note", "source",
+        "hip_experimental", "hip_unsupported_cuda", "hip_checked", "note", "source",
     )  # fmt: skip
-    return {f: getattr(e, f) for f in fields if getattr(e, f) not in (None, "")}
+    data = {f: getattr(e, f) for f in fields if getattr(e, f) not in (None, "")}
+    if e.kind != "header":
+        from ..context import Options
+        from ..mappings.provenance import emitted_for, holds_from, origin
+
+        data["origin"] = origin(e)
+        since = holds_from(e)
+        if since:
+            data["holds_from"] = since
+        data["converts_to"] = emitted_for(e, Options())
+    return data
 
 
 @click.group("mappings")
@@ -161,3 +172,64 @@ def stats(as_json: bool) -> None:
     col = [sum(counts[(f, s)] for f in families) for s in STATUSES]
     table.add_row("total", *(str(n) for n in col), str(sum(col)), style="bold")
     Console(width=max(140, Console().width)).print(table)
+
+
+@mappings.command("audit")
+@click.option(
+    "--rocm-path",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="ROCM_PATH",
+    default="/opt/rocm",
+    show_default=True,
+    help="ROCm tree whose include/ holds hip/ and the library headers (env ROCM_PATH).",
+)
+@click.option("--target-rocm", default=None, help="ROCm version to audit for (default 7.1).")
+@click.option("--clang", default="clang-19", show_default=True, help="clang with HIP support.")
+@click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
+def audit(rocm_path: Path, target_rocm: str | None, clang: str, as_json: bool) -> None:
+    """Check the names the tables emit against real ROCm headers.
+
+    Exit status: 0 when every absent HIP name is explained by overrides.yaml, 1 otherwise, 2 for
+    a usage error (no headers, no clang).
+    """
+    import shutil
+
+    from ..context import Options, parse_version
+    from ..mappings.audit import run_audit
+
+    if not (rocm_path / "include" / "hip" / "hip_runtime.h").is_file():
+        click.echo(f"hipify-py: error: {rocm_path}: no include/hip/hip_runtime.h", err=True)
+        sys.exit(2)
+    if shutil.which(clang) is None:
+        click.echo(f"hipify-py: error: {clang} not found (--clang)", err=True)
+        sys.exit(2)
+    try:
+        options = Options(target_rocm=parse_version(target_rocm)) if target_rocm else Options()
+    except ValueError as exc:
+        click.echo(f"hipify-py: error: --target-rocm: {exc}", err=True)
+        sys.exit(2)
+    try:
+        result = run_audit(rocm_path, clang, options, _index(all_families=False))
+    except RuntimeError as exc:
+        click.echo(f"hipify-py: error: {exc}", err=True)
+        sys.exit(2)
+    data = result.as_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        absent = data["absent"]
+        click.echo(f"ROCm {rocm_path}, --target-rocm {data['target_rocm']}")
+        click.echo(f"emitted HIP names          {data['emitted']}")
+        click.echo(f"  absent from the headers  {len(absent)}")  # type: ignore[arg-type]
+        for hip, cudas in absent.items():  # type: ignore[union-attr]
+            why = "" if result.explained(hip) else "  (UNEXPLAINED)"
+            click.echo(f"    {hip} <- {', '.join(cudas)}{why}")
+        click.echo(f"  unverified (library headers not in the tree)  {data['unverified']}")
+        pairs = data["unsupported_with_counterpart"]
+        click.echo(f"unsupported CUDA names with a HIP counterpart  {len(pairs)}")  # type: ignore[arg-type]
+        for cuda, hip in pairs.items():  # type: ignore[union-attr]
+            click.echo(f"    {cuda} -> {hip}")
+        click.echo(f"  reviewed and kept unsupported (overrides.yaml)  {len(data['reviewed'])}")  # type: ignore[arg-type]
+        for cuda, target in data["headers_absent"].items():  # type: ignore[union-attr]
+            click.echo(f"header {cuda} -> {target}: not in the tree")
+    sys.exit(1 if data["unexplained"] else 0)

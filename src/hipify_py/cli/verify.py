@@ -46,12 +46,14 @@ from .common import check_arch
     "--codegen",
     "mode",
     flag_value="codegen",
-    help="Also generate device code (hipcc: object file; clang: gfx ISA).",
+    help="Also build the code object (hipcc, or clang with the ROCm device libraries; "
+    "without them clang stops at gfx ISA).",
 )
 @click.option(
     "--rocm-path",
     type=click.Path(file_okay=False),
-    help="ROCm install: bin/hipcc, include/hip, llvm/bin/clang.",
+    help="ROCm install or header set (bin/hipcc, include/hip, llvm/bin/clang, device "
+    "libraries; also a get-hip-headers.sh DEST).",
 )
 @click.option(
     "--hip-include",
@@ -110,7 +112,11 @@ def verify(
 ):
     """Compile-check converted HIP sources (files or directories) for an AMD GPU.
 
-    Exit status: 0 all files compiled, 1 a file failed, 2 usage or toolchain error.
+    The tree's own include directories are found from its build files, a
+    compile_commands.json or the tree itself. A file that needs a third-party header that is
+    not there (torch/extension.h) is NOT CHECKABLE, not failed: pass the directory with -I.
+
+    Exit status: 0 nothing checkable failed, 1 a file failed, 2 usage or toolchain error.
     """
     if hip_include and not (Path(hip_include) / "hip" / "hip_runtime.h").is_file():
         raise click.BadParameter(

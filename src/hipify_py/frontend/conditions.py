@@ -224,6 +224,10 @@ class _Unknown(Exception):
     """The expression has a shape the evaluator does not handle."""
 
 
+# Nesting beyond this is not real preprocessor code; the value is unknown (no deep recursion).
+_MAX_NESTING = 64
+
+
 _BINARY = (
     ("||",),
     ("&&",),
@@ -245,6 +249,7 @@ class _Parser:
         self.toks = toks
         self.known = known
         self.i = 0
+        self.nesting = 0
 
     def peek(self) -> str:
         return self.toks[self.i].text if self.i < len(self.toks) else ""
@@ -279,6 +284,15 @@ class _Parser:
         return left
 
     def unary(self) -> int | None:
+        self.nesting += 1
+        try:
+            if self.nesting > _MAX_NESTING:
+                raise _Unknown
+            return self._unary()
+        finally:
+            self.nesting -= 1
+
+    def _unary(self) -> int | None:
         tok = self.take()
         x = tok.text
         if x == "!":

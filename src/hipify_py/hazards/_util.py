@@ -217,6 +217,18 @@ def function_at(unit: Unit, index: int) -> Func | None:
     return None
 
 
+def scope_of(unit: Unit, index: int) -> int:
+    """The function whose body or parameter list holds token ``index`` (as the token index of
+    its '{'), or -1 at file scope: the scope a variable declared there is visible in."""
+    func = function_at(unit, index)
+    if func is not None:
+        return func.open
+    for f in functions(unit):
+        if f.params[0] < index < f.params[1]:
+            return f.open
+    return -1
+
+
 _NOT_TYPES = frozenset(
     {
         "return",
@@ -268,7 +280,7 @@ class Taint:
             elif t.kind is Kind.IDENT and x == "for" and toks[k + 1].text == "(":
                 close = match(toks, k + 1)
                 if close is not None:
-                    paren_for.append((k + 1, _stmt_end(toks, close + 1, func.close)))
+                    paren_for.append((k + 1, statement_end(toks, close + 1, func.close)))
             elif t.kind is Kind.IDENT and self._is_declaration(k):
                 inner = [(a, b) for a, b in paren_for if a < k < b]
                 if inner and k < (match(toks, inner[-1][0]) or 0):
@@ -355,7 +367,7 @@ class Taint:
         return None
 
 
-def _stmt_end(toks: Sequence[Token], j: int, limit: int) -> int:
+def statement_end(toks: Sequence[Token], j: int, limit: int) -> int:
     """Last token index of the statement starting at j (a block or up to ';')."""
     if j < len(toks) and toks[j].text == "{":
         return match(toks, j) or limit
@@ -614,8 +626,11 @@ def _constant_tables(unit: Unit):
         inactive = inactive_in(unit)  # the HIP build's value of a per-platform constant
         out: dict[str, int] = {}
         local: dict[tuple[int, str], list[tuple[int, int | None]]] = {}
-        for i, t in enumerate(toks[:-3]):
-            if t.start in inactive:
+        ids = unit.identifier_positions
+        starts = sorted([*unit.directives, *ids.get("const", ()), *ids.get("constexpr", ())])
+        for i in starts:  # only `#define` and `const`/`constexpr` start a constant
+            t = toks[i]
+            if i + 3 >= len(toks) or t.start in inactive:
                 continue
             if (
                 t.kind is Kind.DIRECTIVE
@@ -658,10 +673,11 @@ def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
         toks = unit.tokens
         inactive = inactive_in(unit)
         out: dict[str, tuple[int, int]] = {}
-        for i, t in enumerate(toks[:-3]):
+        for i in unit.directives:
+            t = toks[i]
             if (
-                t.start not in inactive
-                and t.kind is Kind.DIRECTIVE
+                i + 3 < len(toks)
+                and t.start not in inactive
                 and toks[i + 1].text == "define"
                 and toks[i + 2].kind is Kind.IDENT
                 and unit.text[toks[i + 2].end : toks[i + 2].end + 1] != "("
@@ -700,6 +716,8 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
             parts.append(str(v))
         elif t.kind is Kind.IDENT:
             value = constant_at(unit, t.text, i)
+            if value is None and _depth < 8:
+                value = _single_assignment(unit, i, _depth)
             if value is not None:
                 parts.append(str(value))
             else:
@@ -726,6 +744,30 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
     except Exception:
         return None
     return value if isinstance(value, int) else None
+
+
+def _single_assignment(unit: Unit, i: int, depth: int) -> int | None:
+    """Value of local variable tokens[i] when the function assigns it exactly once, from a
+    constant expression (`int smem = 96 * 1024;` before `cudaFuncSetAttribute(..., smem)`)."""
+    toks = unit.tokens
+    func = function_at(unit, i)
+    if func is None:
+        return None
+    name = toks[i].text
+    sites = [
+        k
+        for k in unit.identifier_positions.get(name, ())
+        if func.open < k < func.close
+        and toks[k + 1].text in ("=", "+=", "-=", "*=", "/=", "<<=", "|=", "++", "--")
+        or (func.open < k < func.close and toks[k - 1].text in ("++", "--", "&"))
+    ]
+    if len(sites) != 1 or sites[0] > i or toks[sites[0] + 1].text != "=":
+        return None
+    first = sites[0] + 2
+    end = first
+    while end < func.close and toks[end].text not in (";", ","):
+        end += 1
+    return evaluate(unit, first, end, depth + 1)
 
 
 def cursor_at(unit: Unit, offset: int):

@@ -4,10 +4,15 @@
 Lane and warp arithmetic that hard-codes 32 lanes on a value derived from the thread index:
 `threadIdx.x & 31`, `tid % 32`, `tid >> 5`, `tid / 32`, `lane & 0x1f` and the same on any
 variable computed from `threadIdx`, `__lane_id()` or a parameter named like a lane/thread id,
-and warp counts such as `blockDim.x / 32`.
+warp counts such as `blockDim.x / 32`, and per-warp strides (`warp_id * 32`, `nwarps << 5`).
 The operand must derive from thread-index data flow: `% 32` on a tile width or a loop bound is
-not reported, nor are bitset word/bit indices (`bits[i / 32] |= 1u << (i % 32)`) and
-column indices of 2-D tiles (`tile[row][(c + threadIdx.x) % 32]`).
+not reported, nor are bitset word/bit indices (`bits[i / 32] |= 1u << (i % 32)`,
+`int bit = i & 31;`), column indices of tiles (`tile[row][(c + threadIdx.x) % 32]`,
+`tile[(ix << 5) + ((dp + ix) & 31)]`), bits moved around (`(qh >> 5) & 0x1000`), indices
+inside a data block of another size (`iqs % 32` after `iqs = i % QK`), branches for a tile
+shape (`if constexpr (I == 32)`), functions working on `cg::tiled_partition<32>` tiles (32
+threads on every GPU) and checksum/hash code. Uses of a warp-size constant defined as 32 are
+reported once, at the definition (HZ107).
 
 ## Why it breaks on AMD
 MI300X (gfx942, CDNA3) runs wavefronts of **64** lanes and the wave size cannot be changed on
@@ -74,9 +79,10 @@ def sites(unit):
     """(first token, last token + 1, text) of every 32-lane idiom on thread-derived data."""
     toks = unit.tokens
     reported = reported_names(unit)
+    positions = unit.identifier_positions
     out = []
     for func in functions(unit):
-        if _NOT_LANES.search(func.name) or _uses_tiles_of_32(toks, func):
+        if _NOT_LANES.search(func.name) or _uses_tiles_of_32(toks, func, positions):
             continue  # checksums mix bits of the thread index; tiles of 32 are 32 everywhere
         taint = None
         for i in range(func.open + 1, func.close):
@@ -201,14 +207,15 @@ def _tile_shape_branch(unit, i, func):
     return False
 
 
-def _uses_tiles_of_32(toks, func):
+def _uses_tiles_of_32(toks, func, positions):
     """The function works on `cg::tiled_partition<32>` tiles: groups of 32 threads on every
     GPU, so `threadIdx.x / 32` is the tile index there, not a wavefront index."""
     return any(
-        toks[k].text in ("tiled_partition", "thread_block_tile")
+        func.params[0] <= k < func.close - 2  # a tile parameter counts too
         and toks[k + 1].text == "<"
         and int_value(toks[k + 2].text) == 32
-        for k in range(func.open + 1, func.close - 2)
+        for name in ("tiled_partition", "thread_block_tile")
+        for k in positions.get(name, ())
     )
 
 

@@ -41,13 +41,18 @@ register_rule(
 
 
 def _full_width(unit, call):
-    """True when the shuffle has no width argument or one that means a whole warp."""
+    """True when the shuffle has no width argument or one that means a whole wavefront:
+    `warpSize`, or a literal or constant of this file of at least 64.  A width named by a
+    constant defined elsewhere (ggml's `WARP_SIZE`, 32) may mean a 32-lane group on purpose."""
     w = SHUFFLES[call.name]
     if len(call.args) <= w:
         return True
     a, b = call.args[w]
     text = text_of(unit, a, b)
-    return text in ("warpSize", "WARP_SIZE", "64", "C10_WARP_SIZE", "kWarpSize")
+    if text in ("warpSize", "C10_WARP_SIZE"):
+        return True
+    value = evaluate(unit, a, b)
+    return value is not None and value >= 64
 
 
 def loop_sites(unit):
@@ -82,14 +87,14 @@ def loop_sites(unit):
         halves = any(x in ("/=", ">>=") for x in texts) or ">>" in texts or "/" in texts
         if not ((starts16 and halves) or (ends32 and grows)):
             continue
-        body_end = _body_end(toks, close)
-        inside = [c for c in shuffles if close < c.index <= body_end]
+        last = body_end(toks, close)
+        inside = [c for c in shuffles if close < c.index <= last]
         if inside:
             out.append((i, close, inside[0]))
     return out
 
 
-def _body_end(toks, close):
+def body_end(toks, close):
     j = close + 1
     if j < len(toks) and toks[j].text == "{":
         return match(toks, j) or j
@@ -105,7 +110,7 @@ def check(unit, ctx):
     toks = unit.tokens
     seen = set()
     for i, close, call in loop_sites(unit):
-        seen.update(range(i, _body_end(toks, close) + 1))
+        seen.update(range(i, body_end(toks, close) + 1))
         yield finding(
             unit,
             "HZ102",

@@ -31,7 +31,7 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import SHUFFLES, calls, finding, function_at, int_value
 from .hz101_lane_arith_32 import sites as lane_sites
-from .hz102_shuffle_loop_32 import _body_end, loop_sites
+from .hz102_shuffle_loop_32 import body_end, loop_sites
 
 register_rule(
     "HZ103",
@@ -93,7 +93,7 @@ def _in_group32_code(unit, call) -> bool:
         return False
     toks = unit.tokens
     loops = unit.__dict__.setdefault(
-        "_hz103_loops", [(i, _body_end(toks, close)) for i, close, _ in loop_sites(unit)]
+        "_hz103_loops", [(i, body_end(toks, close)) for i, close, _ in loop_sites(unit)]
     )
     if any(a < call.index <= b for a, b in loops):
         return False

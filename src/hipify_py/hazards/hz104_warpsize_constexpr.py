@@ -112,6 +112,10 @@ def constant_context(toks, i) -> str | None:
                     return "an array bound"
         if x == "(" and j > 0 and toks[j - 1].text == "static_assert":
             return "a static_assert"
+        if x == "(" and j > 0 and toks[j - 1].text == "__launch_bounds__":
+            return "a __launch_bounds__ argument"
+        if x == "constexpr" and j > 0 and toks[j - 1].text == "if":
+            return "an `if constexpr` condition"
         if x == "<" and j > 0 and toks[j - 1].kind is Kind.IDENT and depth == 0:
             k = i + 1
             while k < len(toks) and toks[k].text not in (";", "{", ">", ">>"):
@@ -188,8 +192,8 @@ def check(unit, ctx):
             continue
         if t.in_directive and i > 0 and toks[i - 1].text in ("ifdef", "ifndef", "defined", "("):
             continue
-        if t.in_directive and i > 1 and toks[i - 2].text == "define":
-            continue  # the alias itself: its constant uses are reported
+        if t.in_directive and unit.directive_word(i) == "define":
+            continue  # a macro (name or body): its uses where a constant is needed count
         why = constant_context(toks, i)
         if why is None:
             continue

@@ -1,10 +1,11 @@
 """HZ106 sync-mask-32bit
 
 ## What it detects
-A 32-bit lane mask passed to a `_sync` warp intrinsic (`__shfl*_sync`, `__ballot_sync`,
-`__any_sync`, `__all_sync`, `__match_*_sync`, `__reduce_*_sync`, `__syncwarp`): the literal
-`0xffffffff` (or `~0u`), any other literal that fits in 32 bits without an `ll` suffix, a macro
-defined as such a literal, or a variable whose type is 32 bits wide.
+A 32-bit lane mask reaching a `_sync` warp intrinsic (`__shfl*_sync`, `__ballot_sync`,
+`__any_sync`, `__all_sync`, `__match_*_sync`, `__reduce_*_sync`, `__syncwarp`): a literal that
+fits in 32 bits (`0xffffffff`, `~0u`, `-1`, `0x0000ffff`), a macro defined as one, or a variable
+of a 32-bit type. It is reported once where the fix goes: the literal, the `#define`, or the
+variable's declaration (not at every use).
 
 ## Why it breaks on AMD
 All masks taken by HIP's warp builtins are 64-bit. ROCm 7's `_sync` intrinsics
@@ -14,24 +15,29 @@ lanes 0-31 of a 64-lane wavefront.
 
 ## Example
 ```cuda
-v += __shfl_down_sync(0xffffffff, v, off);   // HZ106, safe fix: 0xffffffffffffffffULL
+#define FULL_MASK 0xffffffff                     // converted: 0xffffffffffffffffULL
+v += __shfl_down_sync(0xffffffff, v, off);      // converted: 0xffffffffffffffffULL
+unsigned m = __ballot_sync(FULL_MASK, p);       // converted: unsigned long long m
+v += __shfl_sync(m, v, 0);
+v += __shfl_sync(0x0000ffff, v, 0);             // widened to 0x0000ffffULL, still reported
 ```
 
 ## How to fix
-Write the full mask as `0xffffffffffffffffULL` (the safe fix, applied by `--fix`; it also
-compiles with nvcc, where the upper bits are ignored), or pass `__activemask()`. Partial masks
-need a decision about which of the 64 lanes take part, so they are reported only. A macro
-such as `#define FULL_MASK 0xffffffff` gets an unsafe fix at its definition.
+`convert` already writes the full mask as `0xffffffffffffffffULL` (also at a `#define` or a
+variable initialiser) and widens mask variables to `unsigned long long` when the macro or
+variable serves only as a mask: the code cannot compile otherwise and the meaning ("every
+lane") is kept. These findings are counted as fixed. Left for you: partial masks (widened,
+but which of the 64 lanes take part is a decision), a `0xffffffffULL` mask (lanes 0-31 only;
+`--fix` makes it the full mask), parameters, and macros or variables also used for other
+arithmetic (an unsafe fix widens them at their definition).
 """
 
 from __future__ import annotations
 
-from ..edits import Edit
-from ..findings import Fix, Severity
-from ..frontend.lexer import Kind
-from ..rewrite.warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
+from ..findings import Finding, Fix, Severity
+from ..rewrite.warp_mask_64 import FULL64, MaskSite, mask_sites
 from ..rules import hazard_pass, register_rule
-from ._util import MASKED_SYNC, calls, cursor_at, finding, int_value, is_64bit_literal, text_of
+from ._util import int_value
 
 register_rule(
     "HZ106",
@@ -41,143 +47,79 @@ register_rule(
     __doc__,
 )
 
-FULL64 = "0xffffffffffffffffULL"
-_MASK_DROPPED = frozenset(MASKLESS)  # what the warp-sync rewrite for old ROCm removes
+
+def _where(site: MaskSite) -> str:
+    return ", ".join(f"`{n}`" for n in site.uses)
 
 
-def _defines(unit):
-    """NAME -> number token of `#define NAME <integer literal>`."""
-    toks = unit.tokens
-    out = {}
-    for i, t in enumerate(toks):
-        if t.kind is Kind.DIRECTIVE and i + 3 < len(toks) and toks[i + 1].text == "define":
-            name, val = toks[i + 2], toks[i + 3]
-            if (
-                val.in_directive
-                and val.kind is Kind.NUMBER
-                and (
-                    i + 4 >= len(toks)
-                    or not toks[i + 4].in_directive
-                    or toks[i + 4].kind is Kind.DIRECTIVE
-                )
-                and val.start > name.end
-            ):
-                if unit.text[name.end : name.end + 1] != "(":
-                    out[name.text] = val
-    return out
+def _lanes(value: int) -> str:
+    lanes = [i for i in range(64) if value >> i & 1]
+    if lanes and lanes == list(range(lanes[0], lanes[-1] + 1)):
+        return f"lanes {lanes[0]}-{lanes[-1]}" if len(lanes) > 1 else f"lane {lanes[0]}"
+    return f"{len(lanes)} of the lanes 0-31"
+
+
+def _finding(site: MaskSite) -> Finding:
+    where = _where(site)
+    fix = None
+    severity = Severity.ERROR
+    if site.kind == "full":
+        message = f"32-bit full mask `{site.text}` passed to {where}: HIP needs {FULL64}"
+        fix = Fix(site.edits, f"use the 64-bit full mask {FULL64}", safe=True)
+    elif site.kind == "full-ull":
+        message = (
+            f"mask `{site.text}` passed to {where} names only lanes 0-31 of a 64-lane "
+            f"wavefront; the full mask is {FULL64}"
+        )
+        fix = Fix(site.edits, f"use the 64-bit full mask {FULL64}", safe=True)
+    elif site.kind == "partial":
+        severity = Severity.WARNING
+        value = int_value(site.text) or 0
+        message = (
+            f"partial mask `{site.text}` passed to {where} (widened to 64 bits so it compiles) "
+            f"names {_lanes(value)} of a 64-lane wavefront: decide which lanes take part"
+        )
+    elif site.kind == "macro":
+        value, _, reasons = site.detail.partition("; ")
+        message = (
+            f"mask macro `{site.text}` ({value}) passed to {where} is 32-bit: HIP needs 64 bits"
+        )
+        if site.default:
+            if site.open:
+                severity = Severity.WARNING
+                message += "; widened, but it is a partial mask: decide which lanes take part"
+            else:
+                fix = Fix(site.edits, f"define it as {FULL64}", safe=True)
+        else:
+            message += f" ({reasons}, so it is not changed)"
+            fix = Fix(site.edits, "widen the definition to 64 bits", safe=False)
+    elif site.kind == "variable":
+        spelling, _, reasons = site.detail.partition("; ")
+        message = (
+            f"mask `{site.text}` of 32-bit type `{spelling}` passed to {where}: "
+            f"HIP needs a 64-bit mask (unsigned long long)"
+        )
+        if site.default and not site.open:
+            fix = Fix(site.edits, "declare the mask as unsigned long long", safe=True)
+        elif site.default:
+            severity = Severity.WARNING
+            message += "; widened, check which lanes its value names on a 64-lane wavefront"
+        else:
+            message += f" ({reasons}, so it is not changed)" if reasons else ""
+            if site.edits:
+                fix = Fix(site.edits, "declare the mask as unsigned long long", safe=False)
+    elif site.detail.startswith("declared"):
+        message = (
+            f"mask `{site.text}` passed to {where} is 32-bit ({site.detail}): "
+            f"HIP needs a 64-bit mask (unsigned long long)"
+        )
+    else:
+        severity = Severity.WARNING
+        message = f"mask `{site.text}` passed to {where} is {site.detail}: HIP needs a 64-bit mask"
+    return Finding("HZ106", severity, site.start, site.end, message, fix)
 
 
 @hazard_pass("HZ106")
 def check(unit, ctx):
-    toks = unit.tokens
-    sync_calls = [c for c in calls(unit, MASKED_SYNC) if c.args]
-    if ctx.options.target_rocm < DEFAULT_ON and not unit.is_hip:
-        # the warp-sync-legacy rewrite (HP010) drops these masks where it rewrites the call
-        legacy = ctx.options.target_rocm < FIRST_WITH_SYNC_BUILTINS
-        sync_calls = [
-            c
-            for c in sync_calls
-            if c.name != "__syncwarp" and not (legacy and c.name in _MASK_DROPPED)
-        ]
-    if not sync_calls:
-        return
-    defines = None
-    var_args = []
-    for c in sync_calls:
-        a, b = c.args[0]
-        arg = toks[a:b]
-        text = text_of(unit, a, b)
-        where = f"`{c.name}`"
-        if len(arg) == 1 and arg[0].kind is Kind.NUMBER:
-            tok = arg[0]
-            value = int_value(tok.text)
-            if value == 0xFFFFFFFF:
-                if is_64bit_literal(tok.text):  # 0xffffffffULL: a 64-bit type, 32 lanes
-                    message = (
-                        f"mask `{tok.text}` passed to {where} names only lanes 0-31 of a "
-                        f"64-lane wavefront; the full mask is {FULL64}"
-                    )
-                else:
-                    message = (
-                        f"32-bit full mask `{tok.text}` passed to {where}: HIP needs a "
-                        f"64-bit mask ({FULL64})"
-                    )
-                fix = Fix(
-                    (Edit(tok.start, tok.end, FULL64, "fix:HZ106"),),
-                    f"use the 64-bit full mask {FULL64}",
-                    safe=True,
-                )
-                yield finding(unit, "HZ106", tok.start, tok.end, message, fix)
-            elif is_64bit_literal(tok.text):
-                continue
-            else:
-                yield finding(
-                    unit,
-                    "HZ106",
-                    tok.start,
-                    tok.end,
-                    f"32-bit mask `{tok.text}` passed to {where}: HIP masks are 64-bit "
-                    f"and cover 64 lanes; choose the lanes and write a 64-bit literal",
-                )
-        elif (
-            len(arg) == 2
-            and arg[0].text == "~"
-            and arg[1].kind is Kind.NUMBER
-            and int_value(arg[1].text) == 0
-            and not is_64bit_literal(arg[1].text)
-            and arg[1].text.lower().endswith("u")
-        ):
-            fix = Fix(
-                (Edit(arg[0].start, arg[1].end, FULL64, "fix:HZ106"),),
-                f"use the 64-bit full mask {FULL64}",
-                safe=True,
-            )
-            yield finding(
-                unit,
-                "HZ106",
-                arg[0].start,
-                arg[1].end,
-                f"32-bit full mask `{text}` passed to {where}: HIP needs a 64-bit mask",
-                fix,
-            )
-        elif len(arg) == 1 and arg[0].kind is Kind.IDENT:
-            if defines is None:
-                defines = _defines(unit)
-            val = defines.get(arg[0].text)
-            if val is not None:
-                if is_64bit_literal(val.text):
-                    continue
-                fix = None
-                if int_value(val.text) == 0xFFFFFFFF:
-                    fix = Fix(
-                        (Edit(val.start, val.end, FULL64, "fix:HZ106"),),
-                        f"define {arg[0].text} as {FULL64}",
-                        safe=False,
-                    )
-                yield finding(
-                    unit,
-                    "HZ106",
-                    arg[0].start,
-                    arg[0].end,
-                    f"mask macro `{arg[0].text}` ({val.text}) passed to {where} is "
-                    f"32-bit: HIP needs a 64-bit mask",
-                    fix,
-                )
-            else:
-                var_args.append((c, arg[0]))
-    if not var_args:
-        return
-    for c, t in var_args:
-        cur = cursor_at(unit, t.start)
-        if cur is None:
-            return
-        size = cur.type.get_canonical().get_size()
-        if 0 < size < 8:
-            yield finding(
-                unit,
-                "HZ106",
-                t.start,
-                t.end,
-                f"mask `{t.text}` of 32-bit type `{cur.type.spelling}` passed to "
-                f"`{c.name}`: HIP needs a 64-bit mask (unsigned long long)",
-            )
+    for site in mask_sites(unit, ctx):
+        yield _finding(site)

@@ -67,8 +67,11 @@ def definitions(unit) -> list[tuple[str, int, int]]:
     inactive = inactive_in(unit)
     out = []
     n = len(toks)
-    for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or not WARP_NAME.match(t.text) or i + 2 >= n:
+    positions = unit.identifier_positions
+    named = sorted(i for name in unit.identifiers if WARP_NAME.match(name) for i in positions[name])
+    for i in named:
+        t = toks[i]
+        if i + 2 >= n:
             continue
         if t.start in inactive:
             continue

@@ -2,9 +2,10 @@
 
 ## What it detects
 Lane masks built in 32 bits: `1u << lane`, `1 << laneId`, `(1u << lane) - 1` (the "lanes below
-me" mask), `1u << __lane_id()`, and helper functions named like a lane mask
-(`lanemask_lt()`, `lane_mask_le`) that return a 32-bit type. The shift amount must be a lane
-id (a name containing `lane`, or `__lane_id()`), so bitset bit indices are not reported.
+me" mask), `1u << __lane_id()`, `0xffffffff >> (32 - lane)`, and helper functions named like a
+lane mask (`lanemask_lt()`, `lane_mask_le`) that return a 32-bit type. The shift amount must
+be a lane id (a name containing `lane`, or `__lane_id()`), so bitset bit indices are not
+reported.
 
 ## Why it breaks on AMD
 A lane id on MI300X (gfx942) runs from 0 to 63. Shifting a 32-bit one by 32 or more is
@@ -96,6 +97,28 @@ def _shift_sites(unit):
         yield i - 1, end
 
 
+def _all_ones_shift_sites(unit):
+    """`0xffffffff >> (32 - lane)` / `~0u << lane`: a 32-bit all-ones mask cut at a lane."""
+    toks = unit.tokens
+    for i, t in enumerate(toks):
+        if t.kind is not Kind.PUNCT or t.text not in ("<<", ">>") or i < 1:
+            continue
+        ones = toks[i - 1]
+        full = ones.kind is Kind.NUMBER and int_value(ones.text) == 0xFFFFFFFF
+        full = full or (ones.text in ("0u", "0U") and toks[i - 2].text == "~")
+        if not full or "ll" in ones.text.lower():
+            continue
+        if toks[i + 1].text == "(":
+            end = match(toks, i + 1)
+            if end is None:
+                continue
+            inner = toks[i + 2 : end]
+            if any(_LANE.search(x.text) for x in inner if x.kind is Kind.IDENT):
+                yield (i - 2 if toks[i - 2].text == "~" else i - 1), end + 1
+        elif _lane_operand(toks, i + 1) is not None:
+            yield (i - 2 if toks[i - 2].text == "~" else i - 1), _lane_operand(toks, i + 1)
+
+
 def _wide_cast(toks, k) -> bool:
     """`(uint64_t)1 << lane`: the one is already 64 bits wide."""
     if k < 0 or toks[k].text != ")":
@@ -127,7 +150,7 @@ def check(unit, ctx):
         return
     toks = unit.tokens
     out = []
-    for first, end in _shift_sites(unit):
+    for first, end in [*_shift_sites(unit), *_all_ones_shift_sites(unit)]:
         text = unit.text[toks[first].start : toks[end - 1].end]
         out.append(
             finding(

@@ -33,11 +33,10 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
 from ._util import (
-    _stmt_end,
     enclosing_conditions,
     finding,
     function_at,
-    match,
+    statement_end,
     text_of,
     thread_taint,
 )
@@ -149,15 +148,11 @@ def _both_branches_wait(toks, cond_end, limit) -> bool:
     then_first = cond_end + 1
     if then_first >= limit:
         return False
-    then_last = (match(toks, then_first) if toks[then_first].text == "{" else None) or _stmt_end(
-        toks, then_first, limit
-    )
+    then_last = statement_end(toks, then_first, limit)  # a block or one statement
     if then_last + 1 >= limit or toks[then_last + 1].text != "else":
         return False
     else_first = then_last + 2
-    else_last = (match(toks, else_first) if toks[else_first].text == "{" else None) or _stmt_end(
-        toks, else_first, limit
-    )
+    else_last = statement_end(toks, else_first, limit)
 
     def waits(lo, hi):
         return any(t.text in _BARRIERS for t in toks[lo : hi + 1])

@@ -37,7 +37,7 @@ register_rule(
     "HZ205",
     "grid-sync-launch",
     Severity.WARNING,
-    "grid-wide cooperative-groups sync without a cooperative launch",
+    "grid-wide cooperative-groups sync: needs a cooperative launch sized for the device",
     __doc__,
 )
 

@@ -5,6 +5,8 @@ Every use of a CUDA API, type, enum value or macro that the mapping tables mark 
 HIP equivalent (`status: unsupported`) or as removed from HIP (`status: removed`), from all
 families: runtime, driver, device functions, cuBLAS, cuDNN, cuFFT, cuSPARSE, cuSOLVER,
 cuRAND, CUB, NVRTC... Names with a dedicated rule (e.g. `__CUDA_ARCH__`, HZ501) are left to it.
+cuDNN is reported too unless `--miopen` (or `--roc`) is given: ROCm ships no hipDNN, so without
+that option the cuDNN names stay; with it they become MIOpen names where MIOpen has one.
 
 ## Why it breaks on AMD
 hipify-py leaves these names unchanged, so the converted file does not compile for ROCm, or
@@ -25,7 +27,8 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..mappings import is_convertible
+from ..mappings import is_convertible, no_hip_library
+from ..rewrite.version_gates import VERSION_MACROS
 from ..rules import hazard_pass, register_rule
 from ._util import _cached, finding
 
@@ -37,7 +40,8 @@ register_rule(
     __doc__,
 )
 
-DEDICATED = frozenset({"__CUDA_ARCH__"})  # reported by their own rule with a better message
+# reported by their own rule with a better message (HZ501, HZ503)
+DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS})
 
 
 def api_uses(unit):
@@ -79,7 +83,10 @@ def _api_uses(unit):
 @hazard_pass("HZ300")
 def check(unit, ctx):
     for t, e in api_uses(unit):
-        if e.status not in ("unsupported", "removed") or t.text in DEDICATED:
+        if t.text in DEDICATED:
+            continue
+        library = no_hip_library(e, ctx.options)
+        if e.status not in ("unsupported", "removed") and not library:
             continue
         if is_convertible(e, ctx.options):  # e.g. --roc: rocSPARSE has what hipSPARSE lacks
             continue
@@ -93,7 +100,11 @@ def check(unit, ctx):
         }.get(e.kind, e.kind)
         if e.kind == "device_function" and family != "device":
             what = "device function"
-        if e.status == "removed":
+        if library:
+            msg = f"`{t.text}` ({family} {what}) is not converted: {library}"
+            if not e.roc:
+                msg += " (MIOpen has no counterpart for this one)"
+        elif e.status == "removed":
             msg = f"`{t.text}` ({family} {what}) was removed from HIP" + (
                 f" in {e.hip_removed}" if e.hip_removed else ""
             )

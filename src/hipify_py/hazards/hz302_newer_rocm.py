@@ -6,9 +6,10 @@ An API whose HIP equivalent appeared in a newer ROCm than the one targeted with
 sources (by the CUDA name) and on HIP sources (by the HIP name).
 
 ## Why it breaks on AMD
-The converted code compiles only with a newer ROCm than the one your users or CI run; with
-the targeted release the call is an undeclared identifier. The warp `_sync` intrinsics and
-`__syncwarp`, for example, are HIP 7.0+.
+The targeted release does not declare the HIP name, so hipify-py leaves the CUDA name in place
+(emitting the HIP name would only trade one undeclared identifier for another) and the file
+does not compile for that release. The warp `_sync` intrinsics and `__syncwarp`, for example,
+are HIP 7.0+; `--target-rocm 7.2` or newer converts the names added in ROCm 7.2.
 
 ## Example
 ```cuda
@@ -31,8 +32,8 @@ from ._util import finding
 register_rule(
     "HZ302",
     "newer-rocm-api",
-    Severity.INFO,
-    "HIP equivalent needs a newer ROCm than --target-rocm",
+    Severity.WARNING,
+    "HIP equivalent needs a newer ROCm than --target-rocm (left unconverted)",
     __doc__,
 )
 
@@ -95,6 +96,6 @@ def check(unit, ctx):
                 t.start,
                 t.end,
                 f"`{e.hip}` (for `{e.cuda}`) needs HIP {e.hip_added}, newer than the "
-                f"targeted ROCm {want}",
+                f"targeted ROCm {want}" + ("; left unconverted" if t.text == e.cuda else ""),
                 extra={"api": t.text, "family": e.family, "hip": e.hip, "hip_added": e.hip_added},
             )

@@ -11,6 +11,10 @@ programmed through rocWMMA (a similar `rocwmma::` API, with different supported 
 and a 64-lane wavefront), through `__builtin_amdgcn_mfma_*` intrinsics, or through libraries
 (hipBLASLt, Composable Kernel).
 
+The older HIP note that "half-float shuffles are not supported" no longer holds: the ROCm 7.2
+headers overload `__shfl*` for `__half`/`__half2` and `__hip_bfloat16`, and the `_sync` forms are
+templates, so shuffling half values is not reported.
+
 ## Example
 ```cuda
 wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;   // HZ313

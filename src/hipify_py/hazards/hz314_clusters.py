@@ -27,7 +27,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import finding
+from ._util import finding, one_per_line
 
 register_rule(
     "HZ314",
@@ -65,11 +65,16 @@ def check(unit, ctx):
         return
     get = unit.mappings.get
     toks = unit.tokens
-    for _i, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text in hits:
-            e = get(t.text)
-            if e is not None and e.status in ("unsupported", "removed"):
-                continue  # HZ300 reports it
+    yield from one_per_line(_findings(unit, toks, hits, get), unit)
+
+
+def _findings(unit, toks, hits, get):
+    positions = unit.identifier_positions
+    for i in sorted(k for name in hits for k in positions[name]):
+        t = toks[i]
+        if t.kind is Kind.IDENT:
+            if get(t.text) is not None:
+                continue  # the mapping tables decide: HZ300 (none), HZ301/HZ302 (experimental)
             yield finding(
                 unit,
                 "HZ314",

@@ -29,7 +29,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import finding, function_at, functions
+from ._util import finding, scope_of
 
 register_rule(
     "HZ315",
@@ -54,7 +54,7 @@ def check(unit, ctx):
             while j < len(toks) and toks[j].text in ("&", "const", "__restrict__"):
                 j += 1
             while j < len(toks) and toks[j].kind is Kind.IDENT:
-                names[(_scope(unit, j), toks[j].text)] = t.text
+                names[(scope_of(unit, j), toks[j].text)] = t.text
                 j += 1
                 if j < len(toks) and toks[j].text in ("=", "["):
                     # skip the initializer up to the next top-level comma
@@ -77,7 +77,7 @@ def check(unit, ctx):
             or toks[i + 3].text in ("[", "(")  # a member array or call, not the half
         ):
             continue
-        kind = names.get((_scope(unit, i), t.text)) or names.get((-1, t.text))
+        kind = names.get((scope_of(unit, i), t.text)) or names.get((-1, t.text))
         if kind:
             yield finding(
                 unit,
@@ -87,14 +87,3 @@ def check(unit, ctx):
                 f"`{t.text}.{toks[i + 2].text}` on {kind}: HIP stores the "
                 f"halves as unsigned short bits; use __low2half/__high2half",
             )
-
-
-def _scope(unit, i: int) -> int:
-    """The function whose body or parameter list holds token i (its '{'), or -1 at file scope."""
-    func = function_at(unit, i)
-    if func is not None:
-        return func.open
-    for f in functions(unit):
-        if f.params[0] < i < f.params[1]:
-            return f.open
-    return -1

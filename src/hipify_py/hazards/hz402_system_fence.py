@@ -1,10 +1,12 @@
 """HZ402 system-fence-coherence
 
 ## What it detects
-`__threadfence_system()` in device code, and host code that polls memory a kernel can write
+`__threadfence_system()` in device code, host code that polls memory a kernel can write
 (a `while` loop whose condition reads a `volatile` variable that comes from a
-mapped/pinned/managed allocation or is passed to a kernel launch): the GPU-host signalling
-patterns. Polling of plain host or inter-process memory is not reported.
+mapped/pinned/managed allocation or is passed to a kernel launch), and kernels that spin on a
+`volatile` pointer parameter (`while (*flag == 0)`: a flag the host sets through mapped
+memory): the GPU-host signalling patterns. Polling of plain host or inter-process memory is
+not reported.
 
 ## Why it breaks on AMD
 `__threadfence()` and `__threadfence_block()` behave as on CUDA, but the system-scope fence
@@ -69,13 +71,25 @@ def check(unit, ctx):
         if t.text != "while" or i + 1 >= len(toks) or toks[i + 1].text != "(":
             continue
         f = function_at(unit, i)
-        if f is None or not f.is_host:
+        if f is None:
             continue
         close = match(toks, i + 1)
         if close is None:
             continue
         cond = toks[i + 2 : close]
         names = {x.text for x in cond if x.kind is Kind.IDENT}
+        if not f.is_host:
+            if _device_polls(toks, f, cond, names & volatile_names):
+                yield finding(
+                    unit,
+                    "HZ402",
+                    t.start,
+                    toks[close].end,
+                    f"kernel spins on `{text_of(unit, i + 2, close)}`: writes from the host "
+                    f"(or another XCD) reach a running kernel only through fine-grained "
+                    f"memory (hipHostMalloc) or system-scope atomics on AMD",
+                )
+            continue
         if (
             any(x.text == "volatile" for x in cond) or names & volatile_names
         ) and names & gpu_visible:
@@ -87,6 +101,21 @@ def check(unit, ctx):
                 f"host polls `{text_of(unit, i + 2, close)}`: GPU writes reach the "
                 f"host only through fine-grained memory (hipHostMalloc) on AMD",
             )
+
+
+def _device_polls(toks, func, cond, volatile_names) -> bool:
+    """A device-side `while` that re-reads a volatile pointer parameter (a flag the host or
+    another block sets): `while (*flag == 0)`, `while (flag[0] != 1)`."""
+    lo, hi = func.params
+    params = {toks[k].text for k in range(lo + 1, hi) if toks[k].kind is Kind.IDENT}
+    watched = volatile_names & params
+    if any(x.text == "volatile" for x in cond):
+        return True
+    return any(
+        x.text in watched
+        and ((k > 0 and cond[k - 1].text == "*") or (k + 1 < len(cond) and cond[k + 1].text == "["))
+        for k, x in enumerate(cond)
+    )
 
 
 _HOST_ALLOCS = frozenset(

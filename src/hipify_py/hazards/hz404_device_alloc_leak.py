@@ -76,7 +76,7 @@ FREES = frozenset(
 _EXITS = frozenset({"return", "throw", "TORCH_CHECK", "AT_ERROR", "TORCH_CHECK_VALUE"})
 
 
-def _target(toks, call):
+def pointer_target(toks, call):
     """Name of the local pointer in `&p` / `(void**)&p` / `reinterpret_cast<void**>(&p)`."""
     a, b = call.args[0]
     arg = toks[a:b]
@@ -114,7 +114,7 @@ def check(unit, ctx):
         f = function_at(unit, c.index)
         if f is None or f.is_device or not c.args or f.name == "main":
             continue  # memory still held when main returns is released with the process
-        name = _target(toks, c)
+        name = pointer_target(toks, c)
         if name is None or not _declared_local(toks, f, name, c.index):
             continue
         my_frees = [

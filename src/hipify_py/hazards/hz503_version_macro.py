@@ -1,70 +1,76 @@
 """HZ503 cuda-version-gate
 
 ## What it detects
-Preprocessor or code comparisons of the CUDA toolkit version: `CUDA_VERSION`,
-`CUDART_VERSION`, `__CUDACC_VER_MAJOR__`, `__CUDACC_VER_MINOR__`, `__NVCC__` version checks.
+Uses of the CUDA toolkit version macros: `CUDA_VERSION`, `CUDART_VERSION`,
+`__CUDACC_VER_MAJOR__`, `__CUDACC_VER_MINOR__`, `__CUDACC_VER_BUILD__`, `__CUDA_API_VER_*`,
+in `#if`/`#elif`/`#ifdef` conditions and in code. Reported with the condition it became.
 
 ## Why it breaks on AMD
-These macros are not defined by hip-clang, so `#if CUDART_VERSION >= 11000` branches vanish
-for AMD. Where a converter maps them (PyTorch's hipify maps `CUDA_VERSION` to
-`TORCH_HIP_VERSION`), the numbers are HIP versions (e.g. 701 for 7.1) with a different meaning
-and scale, so the comparison is still wrong.
+hip-clang defines none of these, so a left-alone `#if CUDART_VERSION >= 11000` reads 0 and
+silently takes the oldest branch. Renaming it to `HIP_VERSION` is worse: HIP numbers releases
+as `major*10000000 + minor*100000 + patch` (about 70,200,000 for ROCm 7.2), so a comparison
+with a CUDA-scale constant is always true. PyTorch's `TORCH_HIP_VERSION` (702) is on yet
+another scale.
 
 ## Example
 ```cuda
-#if CUDART_VERSION >= 11000     // HZ503
-  cudaMemPoolCreate(...);
-#endif
+#if defined(CUDA_VERSION) && CUDART_VERSION >= 11080        // CUDA
+#if 1 /* defined(CUDA_VERSION) */ && 12000 /* CUDART_VERSION */ >= 11080   // HIP, HZ503
 ```
 
+## What hipify-py does
+It writes the value the macro has on CUDA 12.0 in its place, keeping the name in a comment, and
+turns `defined(CUDA_VERSION)` / `#ifdef CUDA_VERSION` into true, as in the example. So the
+converted code takes the branch a CUDA 12.0 build takes. That is the HIP-correct choice
+for most gates: HIP 7 covers the CUDA 11 and 12.0 API (bf16 and fp8 types, memory pools,
+graphs), while the branches for later releases use what HIP lacks or spells differently
+(Hopper/Blackwell clusters, TMA, fp4, CUDA 13's changed signatures). A macro the file
+`#define`s itself is left alone: the project provides its value.
+
 ## How to fix
-Compare `HIP_VERSION_MAJOR`/`HIP_VERSION_MINOR` (or `TORCH_HIP_VERSION`) in an explicit
-`#if defined(__HIP_PLATFORM_AMD__)` branch, or test for the feature itself.
+Read the reported condition. If the branch needs a newer CUDA feature that HIP has, replace the
+gate with a feature test or an explicit `#if defined(__HIP_PLATFORM_AMD__)` branch that compares
+`HIP_VERSION_MAJOR`/`HIP_VERSION_MINOR`.
 """
 
 from __future__ import annotations
 
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..rewrite.version_gates import REFERENCE_CUDA, gate_edits
 from ..rules import hazard_pass, register_rule
 from ._util import finding
 
 register_rule(
     "HZ503",
     "cuda-version-gate",
-    Severity.INFO,
-    "CUDA toolkit version gate: undefined (or a different scale) on HIP",
+    Severity.WARNING,
+    f"CUDA toolkit version macro: evaluated as on CUDA {REFERENCE_CUDA}",
     __doc__,
-)
-
-_NAMES = frozenset(
-    {
-        "CUDA_VERSION",
-        "CUDART_VERSION",
-        "__CUDACC_VER_MAJOR__",
-        "__CUDACC_VER_MINOR__",
-        "__CUDACC_VER_BUILD__",
-    }
 )
 
 
 @hazard_pass("HZ503")
 def check(unit, ctx):
-    hits = _NAMES & unit.identifiers
-    if not hits:
+    edits = gate_edits(unit)
+    if not edits:
         return
-    toks = unit.tokens
-    for i, t in enumerate(toks[:-2]):
-        if (
-            t.kind is Kind.IDENT
-            and t.text in hits
-            and toks[i + 1].text in ("<", ">", "<=", ">=", "==", "!=")
-        ):
-            yield finding(
-                unit,
-                "HZ503",
-                t.start,
-                toks[i + 2].end,
-                f"CUDA version gate `{t.text} {toks[i + 1].text} {toks[i + 2].text}`: "
-                f"undefined on HIP (or a HIP version on a different scale)",
-            )
+    text = unit.text
+    by_line: dict[int, list] = {}
+    for edit in edits:
+        by_line.setdefault(unit.lines.position(edit.start)[0], []).append(edit)
+    for line, line_edits in sorted(by_line.items()):
+        start, end = unit.lines.line_span(line)
+        original = text[start:end].rstrip("\r\n")
+        result = original
+        for edit in sorted(line_edits, key=lambda e: e.start, reverse=True):
+            result = result[: edit.start - start] + edit.text + result[edit.end - start :]
+        first = line_edits[0]
+        yield finding(
+            unit,
+            "HZ503",
+            first.start,
+            first.end,
+            f"CUDA version macro evaluated as on CUDA {REFERENCE_CUDA}: "
+            f"`{original.strip()}` becomes `{result.strip()}`",
+            extra={"condition": result.strip()},
+        )

@@ -41,6 +41,12 @@ class Entry:
     # The table's U column: CUDA versions whose form of the API the HIP name does not cover
     # (e.g. "13.0" for cudaMemPrefetchAsync, whose CUDA 13 signature takes a cudaMemLocation).
     hip_unsupported_cuda: str | None = None
+    # The ROCm release whose headers were checked to declare ``hip`` (header_check.yaml rows).
+    hip_checked: str | None = None
+    # The name to emit for --target-rocm older than ``hip_legacy_until`` (hipBLAS 2.x ``*_v2``
+    # names, hipHostMalloc where hipHostAlloc had no typed-pointer overload yet).
+    hip_legacy: str | None = None
+    hip_legacy_until: str | None = None
 
 
 class RowStore:
@@ -171,6 +177,7 @@ from .load import (  # noqa: E402  (re-exported API)
     is_convertible,
     load_index,
     needs_newer_hip,
+    no_hip_library,
     tables_dir,
 )
 
@@ -184,5 +191,6 @@ __all__ = [
     "is_convertible",
     "load_index",
     "needs_newer_hip",
+    "no_hip_library",
     "tables_dir",
 ]

@@ -248,6 +248,7 @@ def build_family(
             # U: the HIP name does not cover the CUDA API as it is in these CUDA versions
             "hip_unsupported_cuda": c("hip_U"),
         }
+        entry.update(_legacy(family, hip, c("hip_C")))
         entries.append({k: v for k, v in entry.items() if v not in (None, "")})
     doc = {
         "family": family,
@@ -257,6 +258,22 @@ def build_family(
         "entries": entries,
     }
     return doc, len(table.rows)
+
+
+HIPBLAS_V2_DROPPED = "7.0.0"
+
+
+def _legacy(family: str, hip: str | None, hip_changed: str | None) -> dict[str, str]:
+    """The name an older ROCm has, where the tables record only the current one.
+
+    hipBLAS 2.x (ROCm 6.x) took ``hipComplex`` only in its ``*_v2`` functions; hipBLAS 3.0
+    (ROCm 7.0) removed them and changed the plain names to ``hipComplex``, which the tables
+    record as ``hip_changed: 7.0.0``.  A ROCm 6 target gets the ``_v2`` name.
+    """
+    if family != "blas" or not hip or HIPBLAS_V2_DROPPED not in (hip_changed or "").split():
+        return {}
+    base, suffix = (hip[:-3], "_64") if hip.endswith("_64") else (hip, "")
+    return {"hip_legacy": f"{base}_v2{suffix}", "hip_legacy_until": HIPBLAS_V2_DROPPED}
 
 
 def dump_yaml(doc: dict[str, object]) -> str:

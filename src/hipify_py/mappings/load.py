@@ -31,12 +31,22 @@ __all__ = [
     "load_index",
     "load_files",
     "needs_newer_hip",
+    "no_hip_library",
     "tables_dir",
 ]
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(Entry))
 _STATUS_RANK = {"supported": 0, "deprecated": 1, "experimental": 2, "removed": 3, "unsupported": 4}
 USER_PRIORITY = 1_000_000  # user rule files always win over shipped ones
+
+
+@dataclasses.dataclass(frozen=True)
+class RulesText:
+    """A user mapping file already in memory (read and checked by ``mappings.user``), so it
+    reaches worker processes without a temp file."""
+
+    label: str
+    data: bytes
 
 
 # --------------------------------------------------------------------------- locating the data
@@ -167,9 +177,12 @@ def _build(files: Sequence[_File], base: MappingIndex | None = None) -> MappingI
     return _materialize(rows, compiled, base)
 
 
-def load_files(paths: Iterable[Path], *, user: bool = False) -> list[_File]:
+def load_files(paths: Iterable[Path | RulesText], *, user: bool = False) -> list[_File]:
     out = []
     for path in paths:
+        if isinstance(path, RulesText):
+            out.append(_parse(Path(path.label), path.data, user=user))
+            continue
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
@@ -232,7 +245,9 @@ def clear_caches() -> None:
 _indexes: dict[tuple[Any, ...], MappingIndex] = {}
 
 
-def load_index(options: Options | None = None, extra_files: Sequence[Path] = ()) -> MappingIndex:
+def load_index(
+    options: Options | None = None, extra_files: Sequence[Path | RulesText] = ()
+) -> MappingIndex:
     """The mapping index: shipped tables + ``extra_files`` (user rules, which win).
 
     ``options.pytorch`` True enables the opt-in pytorch family; None/False leaves it in
@@ -240,6 +255,9 @@ def load_index(options: Options | None = None, extra_files: Sequence[Path] = ())
     """
     stamps = []
     for p in extra_files:
+        if isinstance(p, RulesText):
+            stamps.append((p.label, hashlib.sha256(p.data).hexdigest(), 0))
+            continue
         try:
             st = Path(p).stat()
             stamps.append((str(Path(p).resolve()), st.st_mtime_ns, st.st_size))
@@ -268,14 +286,41 @@ def hip_name(entry: Entry, options: Options | None = None) -> str | None:
     """The name to emit: the roc*/MIOpen name under --roc (or --miopen for cuDNN), else hip.
 
     --use-hip-data-types keeps HIP's library-neutral ``hipDataType`` (and its ``HIP_R_*``/
-    ``HIP_C_*`` values) even under --roc, as hipify-clang's option of that name does.
+    ``HIP_C_*`` values) even under --roc, as hipify-clang's option of that name does.  The HIP
+    name follows --target-rocm where it changed between releases (see ``_for_target``).
     """
     if options is not None and options.hip_data_types and _is_hip_data_type(entry.hip):
         return entry.hip
     if options is not None and entry.roc:
         if options.roc or (options.miopen and entry.family == "dnn"):
             return entry.roc
+    return _for_target(entry, options)
+
+
+def _for_target(entry: Entry, options: Options | None) -> str | None:
+    """``hip``, or ``hip_legacy`` when --target-rocm is older than ``hip_legacy_until``."""
+    if (
+        entry.hip_legacy
+        and entry.hip_legacy_until
+        and _target(options) < _version(entry.hip_legacy_until)
+    ):
+        return entry.hip_legacy
     return entry.hip
+
+
+# Families whose HIP-side library is in no ROCm release hipify-py targets: their ``hip`` names
+# are never emitted; the roc-side name is, under the option that selects it.
+NO_HIP_LIBRARY = {"dnn": "hipDNN is not part of ROCm 7.2; --miopen converts to MIOpen"}
+
+
+def no_hip_library(entry: Entry, options: Options | None = None) -> str | None:
+    """Why the entry's HIP library is unavailable (None when it is, or a roc name is chosen)."""
+    reason = NO_HIP_LIBRARY.get(entry.family)
+    if reason is None:
+        return None
+    if entry.roc and options is not None and (options.roc or options.miopen):
+        return None
+    return reason
 
 
 def _is_hip_data_type(name: str | None) -> bool:
@@ -283,12 +328,19 @@ def _is_hip_data_type(name: str | None) -> bool:
 
 
 def is_convertible(entry: Entry, options: Options | None = None) -> bool:
-    """supported/deprecated: yes; experimental: only with --experimental; others: no."""
+    """supported/deprecated: yes; experimental: only with --experimental; others: no.
+
+    Names the targeted ROCm does not have yet (``needs_newer_hip``, reported by HZ302) and
+    names of a library ROCm does not ship (``no_hip_library``, reported by HZ300) are not
+    converted either: emitting them would trade one undeclared identifier for another.
+    """
     name = hip_name(entry, options)
-    if name is None:
+    if name is None or no_hip_library(entry, options):
         return False
     if name == entry.roc and name != entry.hip:
         return True  # --roc/--miopen: the roc*/MIOpen library has it even where hip* does not
+    if needs_newer_hip(entry, options):
+        return False
     if entry.status in ("supported", "deprecated"):
         return True
     if entry.status == "experimental":
@@ -307,5 +359,11 @@ def needs_newer_hip(entry: Entry, options: Options | None = None) -> bool:
     """True when the HIP name appeared after the targeted ROCm version (--target-rocm)."""
     if not entry.hip_added:
         return False
-    target = options.target_rocm if options is not None else (7, 1)
-    return _version(entry.hip_added) > _version(".".join(str(t) for t in target))
+    return _version(entry.hip_added) > _target(options)
+
+
+def _target(options: Options | None) -> tuple[int, ...]:
+    from ..context import Options
+
+    target = (options or Options()).target_rocm
+    return _version(".".join(str(t) for t in target))

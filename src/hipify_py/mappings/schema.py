@@ -35,6 +35,7 @@ ENTRY_STR_KEYS = (
     "family",
     "status",
     "roc",
+    "hip_legacy",
     "section",
     "note",
 )
@@ -46,6 +47,8 @@ ENTRY_VERSION_KEYS = (
     "hip_deprecated",
     "hip_removed",
     "hip_experimental",
+    "hip_checked",
+    "hip_legacy_until",
 )
 # space-separated versions, e.g. "11.3 11.4" (a table cell may list several)
 ENTRY_VERSION_LIST_KEYS = ("cuda_changed", "hip_changed", "hip_unsupported_cuda")

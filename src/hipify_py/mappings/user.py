@@ -1,117 +1,90 @@
-"""Project-level user mapping rules.
+"""User mapping rules: from the project config (``mappings:`` in ``.hipify-py.yaml`` or
+``[tool.hipify-py]``) and from ``--mapping FILE``.
 
-Two places are looked for, walking up from the input path to the filesystem root (the nearest
-directory that has either file wins):
-
-* ``.hipify-py.yaml`` with a ``mappings:`` key: either a list of entries (same keys as the table
-  files) or a list of paths to mapping YAML files (relative to the config file);
-* ``pyproject.toml`` with ``[tool.hipify-py] mappings = ["rules.yaml", ...]``.
-
-Inline entries are written to a small generated YAML file in the cache dir so they go through
-the same loader and schema validation as every other file.
+User rules are untrusted input: each file is read once (regular files only, size and nesting
+limited, no YAML aliases) and every emitted name (``hip:``/``roc:``) must be a C/C++ identifier
+or header path, so a rule cannot put code into the output.  Rules travel as ``RulesText`` (label
+and bytes) to the worker processes, in memory: nothing is written to a temp file.
 """
 
 from __future__ import annotations
 
-import hashlib
-import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .load import cache_dir
-from .schema import MappingError, validate_file
+from ..config import Config, ConfigFileError
+from ..untrusted import UntrustedInputError, load_yaml, read_regular
+from .load import RulesText
+from .schema import CUDA_NAME_RE, HEADER_PATH_RE, MappingError, validate_file
 
-CONFIG_NAME = ".hipify-py.yaml"
-
-
-def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
-    """The one-line message for a config/mapping file that is not UTF-8."""
-    byte = exc.object[exc.start : exc.start + 1].hex()
-    return f"cannot read {path}: not UTF-8 (byte 0x{byte} at offset {exc.start})"
+RULES_LIMIT = 16 * 1024 * 1024  # bytes in one user mapping file
+EMITTED_KEYS = ("hip", "roc")
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
+def check_emitted_names(doc: dict[str, Any], label: str) -> None:
+    """Every ``hip:``/``roc:`` value is an identifier (a header path for headers)."""
+    for i, entry in enumerate(doc.get("entries") or []):
+        pattern = HEADER_PATH_RE if entry.get("kind") == "header" else CUDA_NAME_RE
+        for key in EMITTED_KEYS:
+            value = entry.get(key)
+            if value is None:
+                continue
+            bad = not pattern.fullmatch(value) or (
+                entry.get("kind") == "header" and ".." in value.split("/")
+            )
+            if bad:
+                what = "a header path" if entry.get("kind") == "header" else "a C/C++ identifier"
+                raise MappingError(
+                    f"{label}: entry {i} ({entry.get('cuda')}): field '{key}': "
+                    f"{value!r} is not {what}"
+                )
+
+
+def read_rules(path: Path) -> RulesText:
+    """One user mapping file, read once and validated."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise MappingError(not_utf8(path, exc)) from None
-    except (OSError, ValueError) as exc:
-        raise MappingError(f"{path}: cannot read: {exc}") from None
+        data = read_regular(path, RULES_LIMIT)
+        doc = load_yaml(path, data)
+    except UntrustedInputError as exc:
+        raise MappingError(str(exc)) from None
+    validate_file(doc, str(path))
+    check_emitted_names(doc, str(path))
+    return RulesText(str(path), data)
 
 
-def _from_pyproject(path: Path) -> list[Path] | None:
-    tool = _load_toml(path).get("tool", {}).get("hipify-py")
-    if not isinstance(tool, dict) or "mappings" not in tool:
-        return None
-    value = tool["mappings"]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise MappingError(f"{path}: [tool.hipify-py] field 'mappings': must be a list of paths")
-    return [(path.parent / v).resolve() for v in value]
-
-
-def _from_config(path: Path) -> list[Path]:
+def inline_rules(config: Config) -> RulesText:
+    """``mappings:`` entries written in the config itself, as an in-memory mapping file."""
     import yaml
 
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except UnicodeDecodeError as exc:
-        raise MappingError(not_utf8(path, exc)) from None
-    except (OSError, yaml.YAMLError) as exc:
-        raise MappingError(f"{path}: cannot read: {str(exc).splitlines()[0]}") from None
-    if not isinstance(doc, dict):
-        raise MappingError(f"{path}: top level must be a mapping")
-    value = doc.get("mappings")
-    if value is None:
+    assert config.path is not None
+    label = f"{config.path}: field 'mappings'"
+    doc = {"family": "user", "title": f"rules from {config.path}", "source": str(config.path)}
+    doc["entries"] = list(config.inline_mappings)  # type: ignore[assignment]
+    # Validated here, so an error names the config file the user wrote.
+    validate_file(doc, label)
+    check_emitted_names(doc, label)
+    return RulesText(str(config.path), yaml.safe_dump(doc, sort_keys=False).encode("utf-8"))
+
+
+def user_rules(config: Config, extra: Sequence[Path] = ()) -> list[RulesText]:
+    """Every user rule that applies: the project config's, then ``--mapping`` files (which
+    win over the config's)."""
+    out = [read_rules(p) for p in config.mapping_paths]
+    if config.inline_mappings:
+        out.append(inline_rules(config))
+    return out + [read_rules(p) for p in extra]
+
+
+def find_project_mapping_files(start: Path, *, config_file: bool = True) -> list[Path | RulesText]:
+    """The project config's mapping sources for an input path: files named in it, or its
+    inline entries (in memory); ``config_file=False`` (``check --no-config``) gives none."""
+    if not config_file:
         return []
-    if not isinstance(value, list):
-        raise MappingError(f"{path}: field 'mappings': must be a list of entries or paths")
-    if all(isinstance(v, str) for v in value):
-        return [(path.parent / v).resolve() for v in value]
-    if all(isinstance(v, dict) for v in value):
-        return [_inline_file(path, value)]
-    raise MappingError(f"{path}: field 'mappings': mix of paths and entries; use one or the other")
-
-
-def _inline_file(config: Path, entries: list[dict[str, Any]]) -> Path:
-    """Materialize inline entries as a mapping file (validated later like any other)."""
-    import yaml
-
-    doc = {"family": "user", "title": f"rules from {config}", "source": str(config)}
-    doc["entries"] = entries  # type: ignore[assignment]
-    # Validate here, so an error names the config file the user wrote, not the generated copy.
-    validate_file(doc, f"{config}: field 'mappings'")
-    text = f"# generated from {config}\n" + yaml.safe_dump(doc, sort_keys=False)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    for base in (cache_dir() / "user-rules", Path("/tmp") / "hipify-py-user-rules"):
-        try:
-            base.mkdir(parents=True, exist_ok=True)
-            out = base / f"{config.name}-{digest}.yaml"
-            if not out.exists():
-                out.write_text(text, encoding="utf-8")
-            return out
-        except OSError:
-            continue
-    raise MappingError(f"{config}: cannot write inline mapping rules to a cache dir")
-
-
-def find_project_mapping_files(start: Path, *, config_file: bool = True) -> list[Path]:
-    """User mapping files for an input path: nearest .hipify-py.yaml or pyproject.toml wins.
-
-    ``config_file=False`` skips ``.hipify-py.yaml`` files (``check --no-config``).
-    """
-    start = Path(start).resolve()
-    directory = start if start.is_dir() else start.parent
-    for d in (directory, *directory.parents):
-        config = d / CONFIG_NAME
-        if config_file and config.is_file():
-            return _from_config(config)
-        pyproject = d / "pyproject.toml"
-        if pyproject.is_file():
-            found = _from_pyproject(pyproject)
-            if found is not None:
-                return found
-    return []
+    try:
+        config = Config.find(Path(start))
+    except ConfigFileError as exc:
+        raise MappingError(str(exc)) from None
+    if config.inline_mappings:
+        return [inline_rules(config)]
+    return list(config.mapping_paths)

@@ -22,10 +22,18 @@ def unified_diff(original: str, converted: str, path: str, new_path: str) -> str
 
 
 def print_diff(console: Console, diff: str) -> None:
+    """Piped: the diff's bytes as they are (bytes that were not UTF-8 in the input included);
+    on a terminal: coloured, such bytes shown as U+FFFD."""
     if not console.is_terminal:
-        console.file.write(diff)
+        console.file.flush()
+        buffer = getattr(console.file, "buffer", None)
+        if buffer is not None:
+            buffer.write(diff.encode("utf-8", "surrogateescape"))
+            buffer.flush()
+        else:
+            console.file.write(_printable(diff))
         return
-    for line in diff.splitlines():
+    for line in _printable(diff).splitlines():
         style = (
             "bold"
             if line.startswith(("+++", "---"))
@@ -38,3 +46,7 @@ def print_diff(console: Console, diff: str) -> None:
             else ""
         )
         console.print(Text(line, style=style), highlight=False, soft_wrap=True)
+
+
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -12,6 +12,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
+from ..untrusted import UntrustedInputError, read_regular
 from .findings_common import CheckReport, occurrence_keys
 
 BASELINE_VERSION = 1
@@ -49,17 +50,20 @@ def dump(report: CheckReport, baseline_path: Path) -> str:
     )
 
 
+BASELINE_LIMIT = 256 * 1024 * 1024  # bytes
+
+
 def load(baseline_path: Path) -> Counter:
     """The known findings of a baseline file; BaselineError (one line) when it is not one."""
+    try:  # untrusted input: a regular file of bounded size (a FIFO must not hang the gate)
+        raw = read_regular(baseline_path, BASELINE_LIMIT)
+    except UntrustedInputError as exc:
+        raise BaselineError(f"baseline: {exc}") from None
     try:
-        data = json.loads(baseline_path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BaselineError(
-            f"cannot read baseline {baseline_path}: {exc.strerror or exc}"
-        ) from None
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise _not_a_baseline(baseline_path, "not UTF-8") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise _not_a_baseline(baseline_path, f"invalid JSON: {exc}") from None
     return Counter(_entries(data, baseline_path))
 

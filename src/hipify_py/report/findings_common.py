@@ -21,14 +21,16 @@ class StaleFile:
 
     path: str  # the HIP file (display path)
     source: str  # the CUDA file it is generated from
-    status: str  # "missing" or "stale"
+    status: str  # "missing", "stale" or "orphaned" (its CUDA source was renamed or deleted)
     line: int = 1  # first line that differs (1 for missing files)
     expected: str = ""  # the expected line text (for the report)
 
 
 @dataclass
 class CheckReport:
-    findings: list[Finding]  # path = display path; sorted by path, line, column
+    findings: list[Finding]  # open findings; path = display path; sorted by path, line, column
+    # findings the conversion itself fixes (e.g. 32-bit warp masks): counted, never failing
+    fixed: list[Finding] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # display path -> text
     stale: list[StaleFile] = field(default_factory=list)
     files_checked: int = 0
@@ -116,6 +118,11 @@ def caret_line(line_text: str, column: int, width: int) -> str:
 
 
 def stale_message(s: StaleFile) -> str:
+    if s.status == "orphaned":
+        return (
+            f"{s.path} was generated from {s.source}, which no longer exists: "
+            "delete it, or convert the renamed source"
+        )
     if s.status == "missing":
         return f"{s.path} is missing: generate it from {s.source} with `hipify-py convert`"
     return (

@@ -48,6 +48,7 @@ def render(report: CheckReport) -> str:
             "stale": len(report.stale),
             "baselined": report.baselined,
             "failed": len(report.failures),
+            "fixed": len(report.fixed),
         },
         "findings": findings,
         "stale": [
@@ -55,5 +56,16 @@ def render(report: CheckReport) -> str:
             for s in report.stale
         ],
         "failures": [{"path": p, "message": m} for p, m in report.failures],
+        # what `convert` fixes by itself: not open, listed so nothing is hidden
+        "fixed": [
+            {
+                "rule": f.rule,
+                "path": f.path,
+                "line": f.line,
+                "column": f.column,
+                "message": f.message,
+            }
+            for f in report.fixed
+        ],
     }
     return json.dumps(data, indent=2) + "\n"

@@ -1,57 +1,61 @@
-"""Terminal report: findings grouped by file, each with its source line and a caret."""
+"""Text report: one finding per line as ``path:line:col: ID message`` (the form editors, problem
+matchers and ruff use), the summary last.
+
+On a terminal each finding also shows its source line with a caret.  Every piece of user text
+(paths, messages, source lines) goes into ``rich.text.Text`` objects, never through markup, so
+``k[i].cu`` keeps its brackets and ``:100:`` stays a line number.
+"""
 
 from __future__ import annotations
 
-from itertools import groupby
-
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
-from .findings_common import CheckReport, caret_line, rule_info, stale_message
+from ..findings import Finding
+from .findings_common import CheckReport, caret_line, stale_message
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+STALE_RULE = "HZ001"
 
 
-def render(report: CheckReport, console: Console) -> None:
-    """Print the report (colours only where the console supports them)."""
-    for path, items in groupby(report.findings, key=lambda f: f.path):
-        console.print(f"[bold underline]{escape(path)}[/]")
-        for f in items:
-            info = rule_info(f.rule, f)
-            sev = f.severity.value
-            fixable = ""
-            if f.fix is not None:
-                fixable = (
-                    " [dim](fix available)[/]" if f.fix.safe else " [dim](unsafe fix available)[/]"
-                )
-            console.print(
-                f"  {f.line}:{f.column}: [{_STYLE[sev]}]{sev}[/] "
-                f"[bold]{f.rule}[/] [dim]{escape(info.name)}[/] {escape(f.message)}{fixable}",
-                highlight=False,
-                soft_wrap=True,
-            )
-            text = report.line_text(f.path, f.line)
-            if text:
-                end_line, end_col = report.end_position(f)
-                width = (end_col - f.column) if end_line == f.line else len(text) - f.column + 1
-                console.print(f"    {escape(text)}", highlight=False, soft_wrap=True)
-                console.print(
-                    f"    [{_STYLE[sev]}]{caret_line(text, f.column, max(1, width))}[/]",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-        console.print()
+def render(report: CheckReport, console: Console, *, quiet: bool = False) -> None:
+    """Print the report; ``quiet`` keeps findings and failures and drops the summary and the
+    source context."""
+    context = console.is_terminal and not quiet
+    for f in report.findings:
+        console.print(finding_line(f), soft_wrap=True)
+        if context:
+            _print_context(report, f, console)
     for s in report.stale:
-        console.print(
-            f"[bold red]out of sync[/]: {escape(stale_message(s))}", highlight=False, soft_wrap=True
-        )
+        line = Text(f"{s.path}:{s.line}:1: ")
+        line.append(STALE_RULE, style="bold red")
+        line.append(f" {stale_message(s)}")
+        console.print(line, soft_wrap=True)
     for path, message in report.failures:
-        console.print(
-            f"[bold red]failed[/]: {escape(path)}: {escape(message)}",
-            highlight=False,
-            soft_wrap=True,
-        )
-    console.print(summary_line(report), highlight=False, soft_wrap=True)
+        console.print(Text(f"{path}: {message}", style="red"), soft_wrap=True)
+    if not quiet:
+        console.print(Text(summary_line(report)), soft_wrap=True)
+
+
+def finding_line(f: Finding) -> Text:
+    sev = f.severity.value
+    line = Text(f"{f.path}:{f.line}:{f.column}: ")
+    line.append(f.rule, style=_STYLE[sev])
+    line.append(" " + " ".join(f.message.splitlines()))
+    if f.fix is not None:
+        line.append(" (fix available)" if f.fix.safe else " (unsafe fix available)", style="dim")
+    return line
+
+
+def _print_context(report: CheckReport, f: Finding, console: Console) -> None:
+    text = report.line_text(f.path, f.line)
+    if not text:
+        return
+    end_line, end_col = report.end_position(f)
+    width = (end_col - f.column) if end_line == f.line else len(text) - f.column + 1
+    console.print(Text(f"    {text}"), soft_wrap=True)
+    caret = caret_line(text, f.column, max(1, width))
+    console.print(Text(f"    {caret}", style=_STYLE[f.severity.value]), soft_wrap=True)
 
 
 def summary_line(report: CheckReport) -> str:
@@ -70,6 +74,8 @@ def summary_line(report: CheckReport) -> str:
             f"; {report.baselined} known finding{'s' if report.baselined != 1 else ''} "
             f"hidden by the baseline"
         )
+    if report.fixed:
+        line += f"; {len(report.fixed)} fixed by `hipify-py convert` itself (not counted)"
     fixable = sum(1 for f in report.findings if f.fix is not None and f.fix.safe)
     if fixable:
         line += f"; {fixable} fixable with `hipify-py convert --fix`"

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..rules import RULES, load_rules
 
@@ -25,12 +26,16 @@ class Summary:
     failed: int = 0
     skipped: int = 0  # binary / non-UTF-8 files left as they are
     by_family: Counter = field(default_factory=Counter)
+    by_origin: Counter = field(default_factory=Counter)  # where the renames' mappings came from
     unsupported: Counter = field(default_factory=Counter)  # API name -> uses
-    findings: Counter = field(default_factory=Counter)  # rule ID -> count
+    findings: Counter = field(default_factory=Counter)  # rule ID -> open findings
+    fixed: Counter = field(default_factory=Counter)  # rule ID -> findings the output fixes
+    masks_widened: int = 0  # warp masks made 64-bit so the code compiles (rule mask64)
     launches: int = 0
     errors: int = 0  # findings of severity error
     headers: int = 0
     symbols: int = 0
+    build_edits: int = 0  # rewrites in CMake/Makefile/setup.py files
     degraded: list[tuple[str, str]] = field(default_factory=list)  # (path, first problem)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     written: list[str] = field(default_factory=list)
@@ -59,7 +64,11 @@ class Summary:
             return
         for rule, count in result.conversions.items():
             if rule.startswith("rename/"):
-                self.by_family[rule.split("/", 1)[1]] += count
+                family, _, origin = rule.split("/", 1)[1].partition("@")
+                self.by_family[family] += count
+                self.by_origin[origin or "AMD table"] += count
+            elif rule.startswith("build/"):
+                self.build_edits += count
         for edit in result.edits:
             if edit.rule == "launch" and edit.text.startswith("hipLaunchKernelGGL("):
                 self.launches += 1  # each launch has exactly one such insertion
@@ -67,16 +76,34 @@ class Summary:
                 self.headers += 1
             elif edit.rule == "symbol" and edit.text == "HIP_SYMBOL(":
                 self.symbols += 1
+            elif edit.rule == "mask64":
+                self.masks_widened += 1
         for f in result.findings:
+            if f.fixed:
+                self.fixed[f.rule] += 1
+                continue
             self.findings[f.rule] += 1
             self.errors += f.severity.value == "error"
-            if f.severity.rank >= 1 and len(self.notable) < NOTABLE_LIMIT:
-                self.notable.append((f.path, f.line, f.column, f.severity.value, f.rule, f.message))
+            if f.severity.rank >= 1:
+                self._note((f.path, f.line, f.column, f.severity.value, f.rule, f.message))
             api = f.extra.get("api") if f.extra else None
             if api and f.rule in ("HZ300", "HP001"):
                 self.unsupported[api] += 1
         if result.parse_problems:
             self.degraded.append((result.path, result.parse_problems[0]))
+
+    def _note(self, item: tuple[str, int, int, str, str, str]) -> None:
+        """Keep the first NOTABLE_LIMIT findings in path order, whatever order files finish in
+        (so the output is the same for any -j), in bounded memory."""
+        self.notable.append(item)
+        if len(self.notable) >= 2 * NOTABLE_LIMIT:
+            self.notable = sorted(self.notable)[:NOTABLE_LIMIT]
+
+    def finish(self) -> None:
+        """Put what was collected as files finished into a stable order."""
+        self.notable = sorted(self.notable)[:NOTABLE_LIMIT]
+        self.failures.sort()
+        self.degraded.sort()
 
     def to_json(self) -> dict:
         return {
@@ -89,19 +116,42 @@ class Summary:
                 "copied": self.copied,
             },
             "conversions_by_family": dict(self.by_family.most_common()),
+            "conversions_by_origin": dict(self.by_origin.most_common()),
             "launches_rewritten": self.launches,
             "headers_rewritten": self.headers,
             "symbols_wrapped": self.symbols,
+            "warp_masks_widened": self.masks_widened,
+            "build_file_edits": self.build_edits,
             "unsupported_apis": dict(self.unsupported.most_common()),
             "findings_by_rule": dict(sorted(self.findings.items())),
+            "fixed_by_rule": dict(sorted(self.fixed.items())),
             "parse_degraded": [{"path": p, "problem": m} for p, m in self.degraded],
             "failures": [{"path": p, "message": m} for p, m in self.failures],
         }
 
+    def render_findings(self, console: Console) -> None:
+        """The first findings at warning level or above, one ``path:line:col: ID message`` line
+        each (also with --quiet: a --strict failure must say why)."""
+        for path, line, col, sev, rule, message in self.notable:
+            # user text goes into Text, never through markup: `k[i].cu:100:` prints as written
+            text = Text(f"{path}:{line}:{col}: ")
+            text.append(rule, style="red" if sev == "error" else "yellow")
+            text.append(" " + " ".join(message.splitlines()))
+            console.print(text, soft_wrap=True)
+        hidden = sum(c for r, c in self.findings.items()) - len(self.notable)
+        if self.notable and hidden > 0:
+            console.print(
+                f"... {hidden} more findings: run `hipify-py check` for the full "
+                "report, `hipify-py explain ID` for a rule's page",
+                highlight=False,
+            )
+
     def render_failures(self, console: Console) -> None:
         """What failed: shown even with --quiet, because it needs the user's attention."""
         for path, message in self.failures:
-            console.print(f"[red]not converted[/] {path}: {message}", highlight=False)
+            line = Text("not converted", style="red")
+            line.append(f" {path}: {message}")
+            console.print(line, soft_wrap=True)
 
     def render(self, console: Console) -> None:
         load_rules()  # rule names for the table (in a parallel run, rules ran in workers)
@@ -118,6 +168,8 @@ class Summary:
             ("kernel launches rewritten", self.launches),
             ("#include lines rewritten", self.headers),
             ("HIP_SYMBOL wraps", self.symbols),
+            ("warp masks made 64-bit", self.masks_widened),
+            ("build-file edits (CMake, Make, setup.py)", self.build_edits),
         ):
             files.add_row(label, str(value))
         console.print(files)
@@ -126,14 +178,16 @@ class Summary:
             fam.add_column("family")
             fam.add_column("renames", justify="right")
             for name, count in self.by_family.most_common():
-                fam.add_row(name, str(count))
+                fam.add_row(Text(name), str(count))
             console.print(fam)
+            origins = ", ".join(f"{n} {c}" for n, c in self.by_origin.most_common())
+            console.print(f"mappings used, by origin: {origins}", highlight=False)
         if self.unsupported:
             uns = Table(title="Unsupported APIs (left as they are)", header_style="bold red")
             uns.add_column("API")
             uns.add_column("uses", justify="right")
             for name, count in self.unsupported.most_common(30):
-                uns.add_row(name, str(count))
+                uns.add_row(Text(name), str(count))
             if len(self.unsupported) > 30:
                 uns.add_row(f"... {len(self.unsupported) - 30} more", "")
             console.print(uns)
@@ -146,23 +200,18 @@ class Summary:
                 info = RULES.get(rule)
                 fnd.add_row(rule, info.name if info else "", str(count))
             console.print(fnd)
-        for path, line, col, sev, rule, message in self.notable:
-            style = "red" if sev == "error" else "yellow"
-            console.print(
-                f"{path}:{line}:{col}: [{style}]{sev}[/] [bold]{rule}[/] {message}",
-                highlight=False,
-                soft_wrap=True,
-            )
-        hidden = sum(c for r, c in self.findings.items()) - len(self.notable)
-        if self.notable and hidden > 0:
-            console.print(
-                f"... {hidden} more findings: run `hipify-py check` for the full "
-                "report, `hipify-py explain ID` for a rule's page",
-                highlight=False,
-            )
+        if self.fixed:
+            done = Table(title="Fixed in the output (not open)", header_style="bold green")
+            done.add_column("rule")
+            done.add_column("name")
+            done.add_column("count", justify="right")
+            for rule, count in sorted(self.fixed.items()):
+                info = RULES.get(rule)
+                done.add_row(rule, info.name if info else "", str(count))
+            console.print(done)
+        self.render_findings(console)
         for path, problem in self.degraded[:10]:
-            console.print(
-                f"[yellow]parse problem[/] {path}: {problem} (translated from tokens)",
-                highlight=False,
-            )
+            text = Text("parse problem", style="yellow")
+            text.append(f" {path}: {problem} (translated from tokens)")
+            console.print(text, soft_wrap=True)
         self.render_failures(console)

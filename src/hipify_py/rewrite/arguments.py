@@ -15,6 +15,7 @@ from ..frontend.lexer import Token
 from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
+from ._macro_definitions import definition_roles
 
 RULE = "arguments"
 
@@ -22,6 +23,15 @@ RULE = "arguments"
 RENAME_BY_ARITY: dict[str, tuple[int, str]] = {
     "cudaEventCreate": (2, "hipEventCreateWithFlags"),  # C++ overload (event, flags)
     "cudaGraphInstantiate": (3, "hipGraphInstantiateWithFlags"),  # CUDA 12 (exec, graph, flags)
+    # CUDA 13 (ptr, count, cudaMemLocation, flags, stream); CUDA 12 had (ptr, count, device, stream)
+    "cudaMemPrefetchAsync": (5, "hipMemPrefetchAsync_v2"),
+    "cuMemPrefetchAsync": (5, "hipMemPrefetchAsync_v2"),
+}
+# CUDA API whose argument N has this type -> the HIP function taking that type.  CUDA 13's
+# cudaMemAdvise takes a cudaMemLocation where CUDA 12's took a device ordinal (same arity).
+RENAME_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, str]] = {
+    "cudaMemAdvise": (3, "cudaMemLocation", "hipMemAdvise_v2"),
+    "cuMemAdvise": (3, "CUmemLocation", "hipMemAdvise_v2"),
 }
 # CUDA API called with N arguments -> text appended as the last argument
 APPEND_ARGUMENT: dict[str, tuple[int, str]] = {
@@ -45,11 +55,32 @@ DROP_ARGUMENT: dict[str, tuple[int, int]] = {  # name -> (arity, index)
 
 def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
     """The HIP name for a call whose shape selects another HIP function (used by renames)."""
-    rule = RENAME_BY_ARITY.get(tokens[i].text)
-    if rule is None:
-        return None
-    args = call_args(tokens, i)
-    return rule[1] if args is not None and len(args) == rule[0] else None
+    name = tokens[i].text
+    rule = RENAME_BY_ARITY.get(name)
+    if rule is not None:
+        args = call_args(tokens, i)
+        return rule[1] if args is not None and len(args) == rule[0] else None
+    typed = RENAME_BY_ARGUMENT_TYPE.get(name)
+    if typed is not None:
+        index, type_name, hip = typed
+        args = call_args(tokens, i)
+        if args is not None and len(args) > index and _has_type(tokens, args[index], type_name):
+            return hip
+    return None
+
+
+def _has_type(tokens: Sequence[Token], arg, type_name: str) -> bool:
+    """Token-level: the argument is ``type_name{...}``/``{...}``, or a variable the file
+    declares as ``type_name var``."""
+    first = tokens[arg.first]
+    if first.text in (type_name, "{"):
+        return True
+    if arg.first != arg.last:
+        return False
+    return any(
+        tokens[j].text == first.text and tokens[j - 1].text == type_name
+        for j in range(1, arg.first)
+    )
 
 
 _SHAPED = frozenset(APPEND_ARGUMENT) | frozenset(VOID_POINTER_ARGUMENT) | frozenset(DROP_ARGUMENT)
@@ -62,7 +93,10 @@ def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if not present:
         return
     positions = unit.identifier_positions
+    roles = definition_roles(unit)
     for i in sorted(i for name in present for i in positions[name]):
+        if i in roles:
+            continue  # a macro definition's head is not a call
         name = tokens[i].text
         if name in APPEND_ARGUMENT:
             arity, extra = APPEND_ARGUMENT[name]

@@ -15,8 +15,9 @@ from ..edits import Edit
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ..mappings import hip_name, is_convertible
+from ..mappings import hip_name, is_convertible, no_hip_library
 from ..rules import register_rule, rewrite_pass
+from .implicit_includes import implicit_headers
 
 RUNTIME_HEADER = "hip/hip_runtime.h"
 RUNTIME_API_HEADER = "hip/hip_runtime_api.h"
@@ -42,6 +43,14 @@ _DEVICE_WORDS = frozenset(
 )
 _CONDITIONAL_OPEN = {"if", "ifdef", "ifndef"}
 _CUDA_RUNTIME_SPELLINGS = frozenset({"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h"})
+# Include paths of the CUDA toolkit and its libraries (angle-bracket includes only: a project's
+# own "cuda_utils.h" is not one).  Those without a table entry are reported by HP001.
+_CUDA_SDK_HEADER = re.compile(
+    r"(cuda\w*|cu(blas|sparse|solver|rand|fft|dnn|tensor|file|pti)\w*|nv\w+|sm_\d+\w*|"
+    r"device_\w+|mma|texture_\w+|surface_\w+|vector_\w+)\.h|"
+    r"(cub|cuda|cooperative_groups|crt|nvtx3|cuda/std)/.+"
+)
+UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library's umbrella
 
 UNSUPPORTED_HEADER = register_rule(
     "HP001",
@@ -50,7 +59,10 @@ UNSUPPORTED_HEADER = register_rule(
     "A CUDA header with no HIP counterpart is included.",
     """
     ## What it detects
-    An `#include` of a CUDA header that the mapping tables list with no HIP equivalent.
+    An `#include` of a CUDA header that the mapping tables list with no HIP equivalent, or a
+    CUDA toolkit header (`<cuda_*.h>`, `<cu*.h>`, `<nv*.h>`, `<cooperative_groups/...>`) the
+    tables do not know: every CUDA header either maps to one the target ROCm has, or is
+    reported.
 
     ## Why it breaks on AMD
     The header does not exist in ROCm, so the converted file does not compile until the code
@@ -191,19 +203,32 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     top = ((), guard_branch(unit))
     for inc in found:
         entry = ctx.mappings.header(inc.path)
+        for prefix, umbrella in UMBRELLA.items():
+            if entry is None and inc.path.startswith(prefix):
+                entry = ctx.mappings.header(umbrella)
         target = inc.path
         if entry is not None:
             if is_convertible(entry, ctx.options):
                 target = _layout(hip_name(entry, ctx.options) or inc.path, ctx)
-            elif entry.status == "unsupported":
+            elif entry.status == "unsupported" or no_hip_library(entry, ctx.options):
+                why = no_hip_library(entry, ctx.options) or entry.note
                 yield Finding(
                     UNSUPPORTED_HEADER.id,
                     UNSUPPORTED_HEADER.severity,
                     inc.path_start,
                     inc.path_end,
-                    f"'{inc.path}' has no HIP counterpart",
+                    f"'{inc.path}' has no HIP counterpart" + (f": {why}" if why else ""),
                     extra={"api": inc.path, "family": entry.family},
                 )
+        elif inc.angled and _CUDA_SDK_HEADER.fullmatch(inc.path):
+            yield Finding(
+                UNSUPPORTED_HEADER.id,
+                UNSUPPORTED_HEADER.severity,
+                inc.path_start,
+                inc.path_end,
+                f"'{inc.path}' is a CUDA header with no known HIP counterpart",
+                extra={"api": inc.path, "family": "headers"},
+            )
         elif not inc.angled and inc.path.endswith(".cu") and not ctx.options.keep_names:
             target = inc.path[:-3] + ".hip"
         if any(t == target and _covers(b, inc.branch) for t, b in emitted):
@@ -217,11 +242,18 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         if target != inc.path:
             spelled = f"<{target}>" if inc.angled else f'"{target}"'
             yield Edit(inc.path_start, inc.path_end, spelled, "header")
+    inserted = ""
     if not has_runtime and _needs_runtime(unit, ctx, has_runtime_api):
-        at = _insertion_point(unit, found)
         quoted = any(not inc.angled and inc.path in _CUDA_RUNTIME_SPELLINGS for inc in found)
         spelled = f'"{RUNTIME_HEADER}"' if quoted else f"<{RUNTIME_HEADER}>"
-        yield Edit(at, at, f"#include {spelled}{unit.newline}", "header")
+        inserted = f"#include {spelled}{unit.newline}"
+        has_runtime = True
+    if has_runtime:  # CUDA code: nvcc's implicit C headers that HIP does not include
+        extra = implicit_headers(unit, {inc.path for inc in found})
+        inserted += "".join(f"#include <{h}>{unit.newline}" for h in extra)
+    if inserted:
+        at = _insertion_point(unit, found)
+        yield Edit(at, at, inserted, "header")
 
 
 def _layout(path: str, ctx: Context) -> str:

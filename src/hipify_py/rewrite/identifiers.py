@@ -5,7 +5,9 @@ occurrence of a mapped name is renamed, members and qualified names included: a 
 declares its own ``cudaMalloc`` (a struct member, a function in its namespace) gets the
 declaration and every use renamed alike, so the output stays consistent.  Only CUDA-specific
 names are mapped (everything else in the tables is ``cu*``/``__*``-prefixed), so user code
-that merely shares a common word is not touched.
+that merely shares a common word is not touched.  The name a ``#define`` defines and its
+parameters are never renamed (portability shims keep working), and the CUDA version macros are
+left to ``version_gates``.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from ..context import Context
 from ..edits import Edit
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
+from ..mappings.provenance import AMD_TABLE, origin_tag
 from ..rules import rewrite_pass
+from ._macro_definitions import definition_roles
 from .arguments import renamed_for_arity
+from .version_gates import VERSION_MACROS
 
 
 @rewrite_pass("identifiers", order=10)
@@ -26,19 +31,25 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     mappings = ctx.mappings
     # look each distinct name up once; most identifiers in a file are not CUDA APIs
     wanted = {}
-    for name in unit.identifiers:
+    for name in unit.identifiers - VERSION_MACROS.keys():  # version_gates owns those
         entry = mappings.get(name)
         if entry is not None and is_convertible(entry, ctx.options):
             wanted[name] = entry
     if not wanted:
         return
     positions = unit.identifier_positions
+    roles = definition_roles(unit)
     for name, entry in wanted.items():
         default = hip_name(entry, ctx.options)
+        # "rename/<family>", plus "@<origin>" when the mapping is not an AMD table row
+        origin = origin_tag(entry)
+        rule = f"rename/{entry.family}" + ("" if origin == AMD_TABLE else f"@{origin}")
         for i in positions[name]:
             tok = tokens[i]
             if tok.in_directive and unit.directive_word(i) in ("include", "include_next"):
                 continue  # a header name: the headers pass owns it
+            if i in roles:
+                continue  # a #define's own name or parameter (see _macro_definitions)
             new = renamed_for_arity(tokens, i) or default
             if new and new != name:
-                yield Edit(tok.start, tok.end, new, f"rename/{entry.family}")
+                yield Edit(tok.start, tok.end, new, rule)

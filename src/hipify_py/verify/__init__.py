@@ -26,6 +26,7 @@ from .compile import (
     compile_file,
     foreign_headers,
 )
+from .includes import ProjectIncludes, missing_header_kind, missing_headers
 from .mapback import SourceMap, find_cuda_source, from_result, rebuild
 from .toolchain import Toolchain, ToolchainError, discover
 
@@ -62,7 +63,7 @@ class VerifyOptions:
 @dataclass
 class FileReport:
     path: str  # the HIP file checked
-    status: str  # "passed" | "failed" | "skipped"
+    status: str  # "passed" | "failed" | "not-checkable" | "skipped"
     seconds: float = 0.0
     command: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -70,6 +71,8 @@ class FileReport:
     mapping: str = "none"  # "exact" | "line" | "none"
     notes: list[str] = field(default_factory=list)
     toolchain: str | None = None  # set when this file was checked with another toolchain
+    code_object: str | None = None  # GPU target of the code object built (--codegen)
+    missing: list[str] = field(default_factory=list)  # headers that made it not checkable
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -88,6 +91,8 @@ class FileReport:
             "mapping": self.mapping,
             "notes": self.notes,
             "toolchain": self.toolchain,
+            "code_object": self.code_object,
+            "missing_headers": self.missing,
             "command": self.command,
             "errors": [d.to_json() for d in self.errors],
             "warnings": [d.to_json() for d in self.warnings],
@@ -111,10 +116,10 @@ class VerifyReport:
         return 0 if self.ok else 1
 
     def counts(self) -> dict[str, int]:
-        out = {"passed": 0, "failed": 0, "skipped": 0}
+        out = {"passed": 0, "failed": 0, "not-checkable": 0, "skipped": 0}
         for f in self.files:
             out[f.status] = out.get(f.status, 0) + 1
-        out["errors"] = sum(len(f.errors) for f in self.files)
+        out["errors"] = sum(len(f.errors) for f in self.files if f.status == "failed")
         out["warnings"] = sum(len(f.warnings) for f in self.files)
         return out
 
@@ -226,9 +231,18 @@ def _finish(
             ]
     if smap is not None and smap.note:
         notes = [*notes, smap.note]
+    status = "passed" if result.ok else "failed"
+    missing: list[str] = []
+    if not result.ok:
+        missing, why = _not_checkable(result, toolchain)
+        if missing:
+            status = "not-checkable"
+            notes = [*notes, *why]
     return FileReport(
         path=result.path,
-        status="passed" if result.ok else "failed",
+        status=status,
+        code_object=result.code_object,
+        missing=missing,
         seconds=result.seconds,
         command=result.command,
         diagnostics=result.diagnostics,
@@ -236,6 +250,42 @@ def _finish(
         mapping=("exact" if smap.exact else "line") if smap else "none",
         notes=notes,
     )
+
+
+def _not_checkable(
+    result: CompileResult, toolchain: Toolchain | None
+) -> tuple[list[str], list[str]]:
+    """(headers, notes) when the only errors are headers that are neither in the tree nor
+    CUDA's: the port cannot be judged without them, so it is not a failure.  ([], []) else."""
+    errors = result.errors
+    missing = missing_headers([d.message for d in errors])
+    if not missing or len(missing) != len(errors):
+        return [], []
+    kinds = {name: missing_header_kind(name) for name in missing}
+    if "cuda" in kinds.values():
+        return [], []
+    notes = []
+    for name, kind in kinds.items():
+        if kind == "rocm":
+            where = toolchain.hip_include if toolchain and toolchain.hip_include else "?"
+            notes.append(
+                f"{name} is not in the HIP header set used ({where}): give --rocm-path "
+                f"with a ROCm install that has this library"
+            )
+        else:
+            hint = _THIRD_PARTY_HINTS.get(name.split("/", 1)[0], "")
+            notes.append(
+                f"{name} not found: a third-party header outside this tree, so the file "
+                f"cannot be checked; pass its directory with -I DIR{hint}"
+            )
+    return missing, notes
+
+
+_TORCH_HINT = (
+    " (PyTorch: -I$(python -c 'import torch.utils.cpp_extension as c; "
+    'print(" -I".join(c.include_paths()))\'))'
+)
+_THIRD_PARTY_HINTS = {"torch": _TORCH_HINT, "ATen": _TORCH_HINT, "c10": _TORCH_HINT}
 
 
 def _discover(options: VerifyOptions) -> Toolchain:
@@ -272,13 +322,25 @@ def verify_paths(
     )
     ctx_holder: dict = {}
     fallback = _LibraryFallback(tc, options)
+    projects: dict[Path, ProjectIncludes] = {}
+    projects_lock = threading.Lock()
+
+    def project(root: Path) -> ProjectIncludes:
+        with projects_lock:
+            if root not in projects:
+                projects[root] = ProjectIncludes(root)
+            return projects[root]
 
     def one(item: tuple[Path, Path]) -> FileReport:
         hip_file, root = item
         notes: list[str] = []
         cuda_file = find_cuda_source(hip_file, root, cuda_root) if cuda_root else None
         flags = base
-        if cdb is not None:
+        if cdb is None:
+            extra, found = project(root).flags_for(hip_file)
+            flags = base.merged(extra)
+            notes += found
+        else:
             extra = cdb.flags_for(
                 hip_file, cuda_file, remap=(cuda_root, root) if cuda_root else None
             )
@@ -366,9 +428,13 @@ def verify_results(
             quote = () if src in written else (str(Path(src).resolve().parent),)
             jobs.append((r, hip_path, quote))
 
+        in_tree = ProjectIncludes(Path(tmp)) if unwritten else None
+
         def one(job) -> FileReport:
             r, hip_path, quote = job
             flags = base.merged(Flags(quote_dirs=quote))
+            if in_tree is not None and os.fspath(r.path) not in written:
+                flags = flags.merged(in_tree.flags_for(Path(hip_path))[0])
             if cdb is not None:
                 extra = cdb.flags_for(hip_path, os.fspath(r.path))
                 if extra is not None:

@@ -69,6 +69,7 @@ class CompileResult:
     command: list[str]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     output: str = ""
+    code_object: str | None = None  # the GPU target of the code object built (codegen)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -173,17 +174,24 @@ def build_commands(
         "-x",
         "hip",
         f"--offload-arch={tc.arch}",
-        "-nogpulib",
         f"-std={flags.std}",
         *flags.args(),
         "-isystem",
         tc.hip_include or "/opt/rocm/include",
     ]
+    if tc.rocm_path:
+        base.append(f"--rocm-path={tc.rocm_path}")
     if tc.resource_dir:
         base += ["-idirafter", tc.resource_dir]
     env = dict(os.environ)
     bindir = os.path.dirname(os.path.realpath(tc.compiler or ""))
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")  # lld for device code
+    if mode == "codegen" and tc.device_libs:
+        # host object with the gfx code object embedded, linked against the device libraries
+        obj = os.path.join(workdir, Path(src).stem + ".o")
+        lib = f"--rocm-device-lib-path={tc.device_libs}"
+        return [([*base, lib, "-c", "-O2", src, "-o", obj], env)]
+    base.insert(4, "-nogpulib")
     if mode == "codegen":
         asm = os.path.join(workdir, Path(src).stem + ".s")
         return [
@@ -222,6 +230,7 @@ def compile_file(
                 rc = rc or 127
             if rc:
                 break
+        code_object = None if rc else embedded_target(Path(work))
     output = "".join(outputs)
     diags = parse_diagnostics(output, source)
     if rc and not any(d.severity == "error" for d in diags):
@@ -237,7 +246,21 @@ def compile_file(
         else [arg for cmd in commands for arg in (*cmd, "&&")][:-1],
         diagnostics=diags,
         output=output,
+        code_object=code_object,
     )
+
+
+_BUNDLE_ENTRY = re.compile(rb"hipv4-amdgcn-amd-amdhsa-[a-z]*-(gfx[0-9a-z]+)")
+
+
+def embedded_target(workdir: Path) -> str | None:
+    """The AMD GPU a compiled object carries a code object for (its offload bundle entry,
+    e.g. ``hipv4-amdgcn-amd-amdhsa--gfx942``), or None when nothing was built."""
+    for obj in sorted(workdir.glob("*.o")):
+        m = _BUNDLE_ENTRY.search(obj.read_bytes())
+        if m:
+            return m.group(1).decode()
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

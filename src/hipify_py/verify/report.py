@@ -30,6 +30,8 @@ def render(
         console.print(f"  compiler: {escape(tc.compiler)}")
     if tc.hip_include:
         console.print(f"  HIP headers: {escape(tc.hip_include)} (HIP {tc.hip_version_text})")
+    if tc.device_libs and report.mode == "codegen":
+        console.print(f"  device libraries: {escape(tc.device_libs)}")
     for w in (*tc.warnings, *report.warnings):
         console.print(f"[yellow]warning:[/] {escape(w)}")
     for f in report.files:
@@ -38,6 +40,7 @@ def render(
     colour = "green" if report.ok else "red"
     console.print(
         f"[bold {colour}]{c['passed']} passed, {c['failed']} failed[/]"
+        + (f", {c['not-checkable']} not checkable" if c["not-checkable"] else "")
         + (f", {c['skipped']} skipped" if c["skipped"] else "")
         + f" ({c['errors']} errors, {c['warnings']} warnings) in {report.seconds:.1f}s"
         + f" for {tc.arch}"
@@ -45,13 +48,23 @@ def render(
 
 
 def _render_file(console: Console, f: FileReport, show_warnings: bool) -> None:
-    mark = {"passed": "[green]PASS[/]", "failed": "[red]FAIL[/]", "skipped": "[yellow]SKIP[/]"}
-    console.print(f"{mark.get(f.status, f.status)} {escape(_rel(f.path))} ({f.seconds:.1f}s)")
+    mark = {
+        "passed": "[green]PASS[/]",
+        "failed": "[red]FAIL[/]",
+        "not-checkable": "[magenta]NOT CHECKABLE[/]",
+        "skipped": "[yellow]SKIP[/]",
+    }
+    built = f", {f.code_object} code object" if f.code_object else ""
+    console.print(
+        f"{mark.get(f.status, f.status)} {escape(_rel(f.path))} ({f.seconds:.1f}s{built})"
+    )
     if f.toolchain:
         console.print(f"     [dim]checked with {escape(f.toolchain)}[/]")
     for note in f.notes:
         console.print(f"     [dim]note: {escape(note)}[/]")
-    shown = f.errors + (f.warnings if show_warnings else [])
+    # a not-checkable file's only errors are the missing headers its note names
+    errors = f.errors if f.status != "not-checkable" else []
+    shown = errors + (f.warnings if show_warnings else [])
     for d in shown:
         colour = "red" if d.severity == "error" else "yellow"
         if d.anchor:

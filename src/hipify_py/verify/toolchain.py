@@ -7,8 +7,11 @@ Two kinds of real toolchain are recognised:
   it drives from ``HIPCC_VERBOSE=1``.
 * a clang with the AMDGPU target (``clang-22`` ... ``clang-17``, ``clang``) plus a directory of HIP
   headers (``--hip-include``, ``--rocm-path``/include, ``$HIPIFY_PY_HIP_INCLUDE``,
-  ``$ROCM_PATH/include``, ``$HIP_PATH/include``, ``/opt/rocm/include`` or the download cache
-  ``~/.cache/hipify-py/hip-*/include``).
+  ``$ROCM_PATH/include``, ``$HIP_PATH/include``, ``/opt/rocm/include`` or, newest first, a set
+  in the download cache: ``~/.cache/hipify-py/rocm-*/usr`` as unpacked by
+  ``get-hip-headers.sh``, ``~/.cache/hipify-py/hip-*/include``).  When that directory belongs
+  to a ROCm prefix, the compile also gets ``--rocm-path`` and, if the prefix has device
+  libraries this clang can read, ``--rocm-device-lib-path`` for real code objects.
 
 When neither exists the caller falls back to a libclang syntax check (``kind == "libclang"``).
 Discovery reads an ``env`` mapping (default ``os.environ``) so tests can simulate a machine
@@ -88,6 +91,8 @@ class Toolchain:
     known_archs: tuple[str, ...] = ()
     arch_requested: str = "gfx942"
     arch: str = "gfx942"  # the arch actually used
+    rocm_path: str | None = None  # the ROCm prefix the headers belong to (clang --rocm-path)
+    device_libs: str | None = None  # amdgcn bitcode this clang reads: real code objects
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -111,6 +116,8 @@ class Toolchain:
             "hip_include": self.hip_include,
             "arch_requested": self.arch_requested,
             "arch": self.arch,
+            "rocm_path": self.rocm_path,
+            "device_libs": self.device_libs,
             "warnings": list(self.warnings),
         }
 
@@ -339,34 +346,82 @@ def _first_error(text: str) -> str:
 # clang + HIP headers
 
 
+def _prefix_include(root: str | os.PathLike) -> Path | None:
+    """``root``/include, or ``root``/usr/include for a set unpacked by get-hip-headers.sh."""
+    for inc in (Path(root) / "include", Path(root) / "usr" / "include"):
+        if _has_hip_headers(inc):
+            return inc
+    return None
+
+
 def find_hip_include(
     env: Mapping[str, str], hip_include: str | None = None, rocm_path: str | None = None
 ) -> str | None:
     """The HIP header directory for a bare clang (never the system /usr/include by default)."""
     explicit = [
         hip_include,
-        str(Path(rocm_path) / "include") if rocm_path else None,
+        str(_prefix_include(rocm_path) or "") if rocm_path else None,
         env.get("HIPIFY_PY_HIP_INCLUDE"),
     ]
     for cand in explicit:
         if cand and _has_hip_headers(cand):
             return os.path.abspath(cand)
-    for var in ("ROCM_PATH", "HIP_PATH"):
-        if env.get(var) and _has_hip_headers(Path(env[var]) / "include"):
-            return str(Path(env[var]) / "include")
-    if _has_hip_headers("/opt/rocm/include"):
-        return "/opt/rocm/include"
+    for root in (env.get("ROCM_PATH"), env.get("HIP_PATH"), "/opt/rocm"):
+        inc = _prefix_include(root) if root else None
+        if inc is not None:
+            return str(inc)
     home = env.get("HOME")
     if home:
         cache = Path(home) / ".cache" / "hipify-py"
+        sets = [_prefix_include(p) for p in cache.glob("rocm-*")]
+        sets += [p / "include" for p in cache.glob("hip-*") if _has_hip_headers(p / "include")]
         found = sorted(
-            (p / "include" for p in cache.glob("hip-*") if _has_hip_headers(p / "include")),
+            (p for p in sets if p is not None),
             key=lambda p: read_hip_version(p) or (0, 0),
             reverse=True,
         )
         if found:
             return str(found[0])
     return None
+
+
+_BITCODE_GLOBS = (
+    "lib/llvm-*/lib/clang/*/amdgcn/bitcode",  # Debian's packages
+    "lib/llvm/lib/clang/*/lib/amdgcn/bitcode",  # ROCm >= 6.2
+    "amdgcn/bitcode",
+    "lib/amdgcn/bitcode",
+)
+
+
+def rocm_prefix(include_dir: str) -> str | None:
+    """The ROCm prefix of a HIP header directory (its parent has lib/ or bin/ beside it)."""
+    parent = Path(include_dir).parent
+    if any((parent / d).is_dir() for d in ("lib", "lib64", "bin", "amdgcn")):
+        return str(parent)
+    return None
+
+
+def find_device_libs(prefix: str, clang_version: str | None, arch: str) -> str | None:
+    """An amdgcn bitcode directory under ``prefix`` that this clang can read and that knows
+    ``arch``: its LLVM version must not be newer than the clang's (bitcode is not forward
+    compatible: clang 19 cannot read LLVM 22 device libraries)."""
+    m = re.search(r"(\d+)", clang_version or "")
+    major = int(m.group(1)) if m else None
+    digits = base_arch(arch)[3:]
+    best: tuple[int, str] | None = None
+    for pattern in _BITCODE_GLOBS:
+        for cand in Path(prefix).glob(pattern):
+            if not (cand / "ockl.bc").is_file():
+                continue
+            if not (cand / f"oclc_isa_version_{digits}.bc").is_file():
+                continue
+            v = re.search(r"llvm-(\d+)|clang/(\d+)", str(cand))
+            version = int(v.group(1) or v.group(2)) if v else 0
+            if major is not None and version > major:
+                continue
+            if best is None or version > best[0]:
+                best = (version, str(cand))
+    return best[1] if best else None
 
 
 def find_clangs(env: Mapping[str, str], rocm_path: str | None = None) -> list[str]:
@@ -415,7 +470,10 @@ def clang_toolchain(
             known_archs=archs,
             arch_requested=arch,
             arch=arch,
+            rocm_path=rocm_prefix(include),
         )
+        if tc.rocm_path:
+            tc.device_libs = find_device_libs(tc.rocm_path, version, arch)
         if base_arch(arch) in archs:
             return tc
         best = best or tc
@@ -427,6 +485,8 @@ def clang_toolchain(
     if fallback is None:
         raise ToolchainError(f"{best.compiler} knows no AMD GPU arch")
     best.arch = fallback
+    if best.rocm_path:
+        best.device_libs = find_device_libs(best.rocm_path, best.clang_version, fallback)
     best.warnings.append(
         f"{Path(best.compiler or '').name} does not know {arch}; checking for "
         f"{fallback} instead, the newest {arch_family(arch)} arch it knows"

@@ -1,0 +1,551 @@
+"""Real-world compile rate: convert public CUDA projects and compile every translation unit for AMD.
+
+Usage:
+    python benchmarks/realworld.py PROJECT_DIR [PROJECT_DIR ...] [--work DIR] [--jobs N]
+        [--hipify-perl PATH/bin/hipify-perl] [--rocm DIR/usr] [--nvidia-include DIR ...]
+        [--json FILE]
+
+Each PROJECT_DIR is one project (a clone kept outside this repository). A translation unit (TU) is
+a `.cu` file. Only TUs whose CUDA original compiles with nvcc here count: the question is whether
+the *port* builds, not whether the project builds on this machine. For those, the script reports
+the share of TUs that pass a compile check
+
+- for gfx942 (MI300X): clang-19 with the ROCm 7.2.4 headers (the flags of the shared toolchain
+  notes), on `hipify-py convert`'s default output;
+- for gfx90a (MI200): Debian's hipcc 5.2, on `hipify-py convert --target-rocm 5.2` output (HIP 5.2
+  has no warp `*_sync` intrinsics, so that is the conversion a user targeting it runs);
+
+and the same two figures for AMD's hipify-perl (`-inplace` over the tree's sources, one process),
+whose output has one form for every target.
+
+The whole tree is converted, as a user would, and every compile sees the converted headers.
+Include directories are found the way a build file would name them: the TU's own directory, the
+project root, and for each `#include` (quoted or angled, followed through the project's own
+headers) that does not resolve there, the directory inside the project that makes it resolve
+(`Common/` of cuda-samples, `include/` of a CMake project). AMD checks are syntax and semantics
+only (`-fsyntax-only`, host and device); nvcc generates PTX for compute_90 (no ptxas). nvcc results
+are cached in the work directory: the originals do not change.
+
+Prints one Markdown table row per project, the wall time of each conversion, what `hipify-py
+convert` reported (exit code, failures, tracebacks), and the most frequent first compile error of
+each tool for gfx942. `--json` keeps every TU's result and error lines for analysis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SOURCE_SUFFIXES = {".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl"}
+INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+TIMEOUT_S = 900
+# (tool, arch) checks in the order the table shows them
+CHECKS = (
+    ("hipify-py", "gfx942"),
+    ("hipify-py", "gfx90a"),
+    ("hipify-perl", "gfx942"),
+    ("hipify-perl", "gfx90a"),
+)
+
+
+@dataclass
+class Toolchain:
+    """Compilers and header sets every check uses."""
+
+    rocm: Path
+    nvidia_includes: list[Path]
+    hipify_perl: Path | None
+    # searched last by the AMD compilers: clang-19's headers (libomp-19-dev's <omp.h>, which gcc
+    # finds for nvcc and Debian's hipcc 5.2 lacks)
+    host_fallback: list[Path] = field(default_factory=list)
+
+    def _fallback(self) -> list[str]:
+        return [f for d in self.host_fallback for f in ("-idirafter", str(d))]
+
+    def nvcc(self, tu: Path, includes: Sequence[Path]) -> list[str]:
+        extra = [f for d in self.nvidia_includes for f in ("-isystem", str(d))]
+        return [
+            "nvcc",
+            "-std=c++17",
+            "-gencode",
+            "arch=compute_90,code=compute_90",
+            "-w",
+            "-c",
+            "-o",
+            os.devnull,
+            *_include_flags(includes),
+            *extra,
+            str(tu),
+        ]
+
+    def gfx942(self, tu: Path, includes: Sequence[Path]) -> list[str]:
+        return [
+            "clang-19",
+            "-x",
+            "hip",
+            "--offload-arch=gfx942",
+            "-nogpulib",
+            "-fsyntax-only",
+            "-std=c++17",
+            f"--rocm-path={self.rocm}",
+            "-isystem",
+            str(self.rocm / "include"),
+            "-w",
+            "-ferror-limit=20",
+            *_include_flags(includes),
+            *self._fallback(),
+            str(tu),
+        ]
+
+    def gfx90a(self, tu: Path, includes: Sequence[Path]) -> list[str]:
+        return [
+            "hipcc",
+            "-x",
+            "hip",
+            "--offload-arch=gfx90a",
+            "-fsyntax-only",
+            "-std=c++17",
+            "-w",
+            "-ferror-limit=20",
+            *_include_flags(includes),
+            *self._fallback(),
+            str(tu),
+        ]
+
+
+def _include_flags(dirs: Iterable[Path]) -> list[str]:
+    return [f"-I{d}" for d in dirs]
+
+
+@dataclass
+class TuResult:
+    """One translation unit: its nvcc result and each AMD check's errors (None = not run)."""
+
+    path: str
+    nvcc_ok: bool
+    nvcc_errors: list[str] = field(default_factory=list)
+    checks: dict[str, list[str] | None] = field(default_factory=dict)
+
+
+def host_include_dirs() -> list[Path]:
+    """The host C++ compiler's own search list: `<unistd.h>` is the system's, not a project's."""
+    proc = subprocess.run(["cpp", "-xc++", "-v", os.devnull], capture_output=True, text=True)
+    lines = proc.stderr.split("search starts here:")[-1].split("End of search list.")[0]
+    return [Path(line.strip()) for line in lines.splitlines() if line.startswith(" ")]
+
+
+class IncludeResolver:
+    """Finds the include directories a TU needs inside its project, as its build file would."""
+
+    def __init__(self, root: Path, system: Sequence[Path]) -> None:
+        self.root = root
+        self.system = system
+        self.by_name: dict[str, list[Path]] = collections.defaultdict(list)
+        for path in root.rglob("*"):
+            if path.suffix in SOURCE_SUFFIXES and path.is_file():
+                self.by_name[path.name].append(path)
+
+    def dirs_for(self, tu: Path) -> list[Path]:
+        dirs: list[Path] = list(dict.fromkeys([tu.parent, self.root]))
+        seen: set[Path] = set()
+        pending = [tu]
+        while pending:
+            current = pending.pop()
+            if current in seen or len(seen) > 400:
+                continue
+            seen.add(current)
+            for angled, spelling in _includes(current):
+                found = self._resolve(spelling, [current.parent, *dirs])
+                if found is None and angled and self._resolve(spelling, self.system):
+                    continue
+                if found is None:
+                    found = self._find_in_tree(spelling, tu)
+                    if found is None:
+                        continue
+                    base = Path(str(found)[: -len(spelling)].rstrip("/"))
+                    if base not in dirs:
+                        dirs.append(base)
+                pending.append(found)
+        return dirs
+
+    @staticmethod
+    def _resolve(spelling: str, dirs: Sequence[Path]) -> Path | None:
+        for d in dirs:
+            candidate = d / spelling
+            if candidate.is_file():
+                return candidate.resolve() if ".." in spelling else candidate
+        return None
+
+    def _find_in_tree(self, spelling: str, tu: Path) -> Path | None:
+        if ".." in spelling:
+            return None
+        name = spelling.rsplit("/", 1)[-1]
+        matches = [p for p in self.by_name.get(name, ()) if str(p).endswith("/" + spelling)]
+        if not matches:
+            return None
+        # the header nearest the TU, as a project's own include path would choose it
+        return max(
+            matches, key=lambda p: (len(os.path.commonpath([p, tu]).split("/")), -len(str(p)))
+        )
+
+
+def _includes(path: Path) -> list[tuple[bool, str]]:
+    """(angled, spelling) of each #include in path."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    return [(m[0] == b"<", m[1].decode("utf-8", "replace")) for m in INCLUDE_RE.findall(data)]
+
+
+def _errors(output: str, prefixes: Sequence[str]) -> list[str]:
+    lines = []
+    for line in output.splitlines():
+        if " error" in line or line.startswith("error") or "fatal error" in line:
+            if "errors generated" in line or "error generated" in line:
+                continue
+            for prefix in prefixes:
+                line = line.replace(prefix, "")
+            lines.append(line.strip())
+        if len(lines) >= 6:
+            break
+    return lines or [output.strip().splitlines()[-1] if output.strip() else "failed"]
+
+
+def _compile(
+    cmd: list[str], prefixes: Sequence[str], env: dict[str, str] | None = None
+) -> list[str]:
+    """Runs one compile check; returns [] on success, else its first error lines."""
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S, env=env
+        )
+    except subprocess.TimeoutExpired:
+        return [f"timeout after {TIMEOUT_S} s"]
+    return [] if proc.returncode == 0 else _errors(proc.stdout + proc.stderr, prefixes)
+
+
+@dataclass
+class Conversion:
+    """What one conversion run of a tree cost and reported."""
+
+    seconds: float
+    returncode: int
+    stderr_tail: str
+    summary: dict = field(default_factory=dict)
+
+
+def convert_hipify_py(project: Path, out: Path, extra: Sequence[str]) -> Conversion:
+    shutil.rmtree(out, ignore_errors=True)
+    summary_file = out.parent / f"{out.name}.summary.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "hipify_py",
+        "convert",
+        str(project),
+        "--out-dir",
+        str(out),
+        "-q",
+        "--json",
+        str(summary_file),
+        *extra,
+    ]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    seconds = time.perf_counter() - start
+    summary = json.loads(summary_file.read_text()) if summary_file.is_file() else {}
+    return Conversion(seconds, proc.returncode, proc.stderr[-3000:], summary)
+
+
+def convert_hipify_perl(project: Path, out: Path, script: Path) -> Conversion:
+    """Copies the tree and runs hipify-perl -inplace over its sources in one process."""
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(project, out, symlinks=True)
+    files = sorted(str(p) for p in out.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
+    start = time.perf_counter()
+    returncode, tail = 0, ""
+    for chunk in range(0, len(files), 2000):
+        proc = subprocess.run(
+            ["perl", str(script), "-inplace", "-quiet-warnings", *files[chunk : chunk + 2000]],
+            capture_output=True,
+            text=True,
+            errors="replace",
+        )
+        returncode = returncode or proc.returncode
+        tail += proc.stderr[-1000:]
+    return Conversion(time.perf_counter() - start, returncode, tail)
+
+
+class NvccCache:
+    """nvcc results by command and TU content: the originals do not change between runs."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict[str, list[str]] = json.loads(path.read_text()) if path.is_file() else {}
+        self.lock = threading.Lock()
+
+    def key(self, cmd: Sequence[str], tu: Path) -> str:
+        return hashlib.sha256(" ".join(cmd).encode() + tu.read_bytes()).hexdigest()
+
+    def put(self, key: str, errors: list[str]) -> None:
+        with self.lock:
+            self.data[key] = errors
+            self.path.write_text(json.dumps(self.data))
+
+
+def convert_project(project: Path, work: Path, tools: Toolchain) -> dict:
+    """Converts the whole tree with each tool (and hipify-py once more for ROCm 5.2)."""
+    name = project.name
+    trees = {
+        "hipify-py": work / "hipify-py" / name,
+        "hipify-py-rocm5.2": work / "hipify-py-rocm5.2" / name,
+        "hipify-perl": work / "hipify-perl" / name,
+    }
+    conversions = {
+        "hipify-py": convert_hipify_py(project, trees["hipify-py"], []),
+        "hipify-py-rocm5.2": convert_hipify_py(
+            project, trees["hipify-py-rocm5.2"], ["--target-rocm", "5.2"]
+        ),
+    }
+    if tools.hipify_perl:
+        conversions["hipify-perl"] = convert_hipify_perl(
+            project, trees["hipify-perl"], tools.hipify_perl
+        )
+    system = [*host_include_dirs(), *tools.nvidia_includes, Path("/usr/local/cuda/include")]
+    return {
+        "project": name,
+        "path": project,
+        "trees": trees,
+        "conversions": conversions,
+        "resolver": IncludeResolver(project, system),
+    }
+
+
+def sample(tus: list[Path], limit: int | None) -> list[Path]:
+    """At most `limit` TUs, evenly spaced over the sorted list (the same ones every run)."""
+    if limit is None or len(tus) <= limit:
+        return tus
+    return [tus[i * len(tus) // limit] for i in range(limit)]
+
+
+def check_tu(project: dict, tu: Path, tools: Toolchain, cache: NvccCache) -> TuResult:
+    """nvcc on the original; when it compiles, every AMD check on each tool's output."""
+    root: Path = project["path"]
+    trees: dict[str, Path] = project["trees"]
+    rel = tu.relative_to(root)
+    dirs = project["resolver"].dirs_for(tu)
+    prefixes = [str(t) + "/" for t in trees.values()] + [str(root) + "/"]
+    cmd = tools.nvcc(tu, dirs)
+    key = cache.key(cmd, tu)
+    if key not in cache.data:
+        cache.put(key, _compile(cmd, prefixes))
+    result = TuResult(str(rel), not cache.data[key], cache.data[key])
+    if not result.nvcc_ok:
+        return result
+    amd_env = dict(os.environ, HIP_PLATFORM="amd")
+    for tool, arch in CHECKS:
+        tree = "hipify-py-rocm5.2" if (tool, arch) == ("hipify-py", "gfx90a") else tool
+        if tree not in project["conversions"]:
+            result.checks[f"{tool} {arch}"] = None
+            continue
+        path = trees[tree] / rel
+        if tool == "hipify-py" and not path.is_file():
+            path = path.with_suffix(".hip")
+        inc = [trees[tree] / d.relative_to(root) for d in dirs]
+        if arch == "gfx942":
+            errs = _compile(tools.gfx942(path, inc), prefixes)
+        else:
+            errs = _compile(tools.gfx90a(path, inc), prefixes, amd_env)
+        result.checks[f"{tool} {arch}"] = errs
+    return result
+
+
+def summarise(measured: list[dict]) -> str:
+    head = (
+        "| project | TUs (.cu) | nvcc OK | hipify-py gfx942 | hipify-py gfx90a | "
+        "hipify-perl gfx942 | hipify-perl gfx90a |\n|---|---|---|---|---|---|---|\n"
+    )
+    rows = []
+    totals = collections.Counter()
+    for m in measured:
+        ok = [t for t in m["tus"] if t.nvcc_ok]
+        cells = []
+        for tool, arch in CHECKS:
+            label = f"{tool} {arch}"
+            passed = sum(1 for t in ok if t.checks.get(label) == [])
+            totals[label] += passed
+            cells.append(_share(passed, len(ok)))
+        totals["tus"] += len(m["tus"])
+        totals["ok"] += len(ok)
+        rows.append(f"| {m['project']} | {len(m['tus'])} | {len(ok)} | " + " | ".join(cells) + " |")
+    total_cells = [_share(totals[f"{t} {a}"], totals["ok"]) for t, a in CHECKS]
+    rows.append(f"| **all** | {totals['tus']} | {totals['ok']} | " + " | ".join(total_cells) + " |")
+    return head + "\n".join(rows)
+
+
+def _share(passed: int, total: int) -> str:
+    return f"{passed}/{total} ({100 * passed / total:.0f}%)" if total else "–"
+
+
+_NORMALISE = [
+    (re.compile(r"^[^:]*:\d+:\d+: "), ""),
+    (re.compile(r"'[^']*'"), "'…'"),
+    (re.compile(r"\d+"), "N"),
+]
+
+
+def error_kind(line: str) -> str:
+    """The first error with file, line and quoted names stripped, to group failures by cause."""
+    for pattern, repl in _NORMALISE:
+        line = pattern.sub(repl, line)
+    return line[:140]
+
+
+def report(measured: list[dict]) -> None:
+    print(summarise(measured))
+    print()
+    for m in measured:
+        for tool, conv in m["conversions"].items():
+            files = conv.summary.get("files", {})
+            note = f"exit {conv.returncode}, {conv.seconds:.1f} s"
+            if files:
+                note += f", files {files}, failures {conv.summary.get('failures')}"
+            if "Traceback" in conv.stderr_tail:
+                note += ", TRACEBACK: " + conv.stderr_tail[-400:]
+            print(f"{m['project']} {tool}: {note}")
+    for tool in ("hipify-py", "hipify-perl"):
+        kinds = collections.Counter()
+        for m in measured:
+            for t in m["tus"]:
+                errs = t.checks.get(f"{tool} gfx942")
+                if errs:
+                    kinds[error_kind(errs[0])] += 1
+        print(f"\nmost frequent first gfx942 errors, {tool}:")
+        for kind, count in kinds.most_common(25):
+            print(f"{count:4d}  {kind}")
+
+
+def from_progress(progress: Path, projects: Sequence[Path]) -> list[dict]:
+    """The results a run has written so far, in the order of `projects` (conversions unknown)."""
+    by_project: dict[str, list[TuResult]] = {p.name: [] for p in projects}
+    for line in progress.read_text().splitlines():
+        record = json.loads(line)
+        name = record.pop("project")
+        if name in by_project:
+            by_project[name].append(TuResult(**record))
+    return [{"project": n, "conversions": {}, "tus": tus} for n, tus in by_project.items()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("projects", nargs="+", type=Path)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/hipify-realworld"))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--hipify-perl", type=Path, help="AMD HIPIFY's bin/hipify-perl")
+    parser.add_argument(
+        "--rocm",
+        type=Path,
+        default=Path(
+            os.environ.get("HIPIFY_PY_ROCM7", Path.home() / ".cache/hipify-py/rocm-7.2.4/usr")
+        ),
+    )
+    parser.add_argument(
+        "--nvidia-include",
+        type=Path,
+        action="append",
+        default=[],
+        help="NVIDIA library headers for nvcc (default: ~/.cache/hipify-py/nvidia/*)",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="check at most N TUs per project, evenly spaced (the tree is still converted whole)",
+    )
+    parser.add_argument("--json", type=Path, help="write every TU's results here")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="print the table from WORK/progress.jsonl (a run so far) and exit",
+    )
+    args = parser.parse_args(argv)
+    if args.report_only:
+        report(from_progress(args.work / "progress.jsonl", args.projects))
+        return 0
+
+    nvidia = args.nvidia_include or sorted(
+        (Path.home() / ".cache/hipify-py/nvidia").glob("*/include")
+    )
+    resource = subprocess.run(["clang-19", "-print-resource-dir"], capture_output=True, text=True)
+    fallback = [d for d in [Path(resource.stdout.strip()) / "include"] if (d / "omp.h").is_file()]
+    tools = Toolchain(args.rocm, nvidia, args.hipify_perl, fallback)
+    if not (args.rocm / "include/hip/hip_runtime.h").is_file():
+        print(f"error: no ROCm headers under {args.rocm} (--rocm)", file=sys.stderr)
+        return 2
+    for needed in ("nvcc", "clang-19", "hipcc"):
+        if shutil.which(needed) is None:
+            print(f"error: {needed} not found on PATH", file=sys.stderr)
+            return 2
+    args.work.mkdir(parents=True, exist_ok=True)
+    cache = NvccCache(args.work / "nvcc-cache.json")
+    projects = []
+    for path in args.projects:
+        start = time.perf_counter()
+        projects.append(convert_project(path.resolve(), args.work, tools))
+        print(f"[converted {path.name}: {time.perf_counter() - start:.0f} s]", file=sys.stderr)
+    jobs = [
+        (p, tu) for p in projects for tu in sample(sorted(p["path"].rglob("*.cu")), args.sample)
+    ]
+    progress = args.work / "progress.jsonl"
+    progress.write_text("")
+
+    def run(job: tuple[dict, Path]) -> TuResult:
+        result = check_tu(job[0], job[1], tools, cache)
+        with open(progress, "a") as f:
+            f.write(json.dumps({"project": job[0]["project"], **vars(result)}) + "\n")
+        return result
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(run, jobs))
+    measured = [
+        {
+            "project": p["project"],
+            "conversions": p["conversions"],
+            "tus": [r for (q, _), r in zip(jobs, results, strict=True) if q is p],
+        }
+        for p in projects
+    ]
+    report(measured)
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                [
+                    {
+                        **m,
+                        "conversions": {k: vars(c) for k, c in m["conversions"].items()},
+                        "tus": [vars(t) for t in m["tus"]],
+                    }
+                    for m in measured
+                ],
+                indent=1,
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

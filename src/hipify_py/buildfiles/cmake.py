@@ -1,0 +1,433 @@
+"""CMake: the CUDA language, settings, architectures, packages and targets -> HIP and ROCm.
+
+One pass over the file's commands proposes every edit: ``project(... CUDA)`` and
+``enable_language(CUDA)`` -> HIP, ``CMAKE_CUDA_*`` and ``CUDA_*`` properties -> their HIP
+names, architecture values -> ``--offload-arch`` targets, ``find_package(CUDAToolkit|CUDA)`` ->
+``find_package(hip)`` plus the ROCm packages the file's targets need, ``CUDA::*`` -> ROCm
+targets, nvcc flags -> hipcc flags, and renamed ``.cu`` names -> ``.hip``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..context import Context
+from ..edits import Edit
+from ..findings import Finding, Severity
+from ..rules import RULES, build_pass, register_rule
+from .libraries import is_cuda_library, rocm_library
+from .names import rename_edits, renamed
+from .nvcc_flags import Word, convert_flags
+from .unit import BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
+
+RULE = "build/cmake"
+
+register_rule(
+    "HB101",
+    "cuda-only-cmake-setting",
+    Severity.WARNING,
+    "CMake CUDA setting with no HIP counterpart",
+    """
+    ## What it detects
+    A CMake variable, property or generator expression about the CUDA toolchain that has no
+    HIP equivalent: `CMAKE_CUDA_HOST_COMPILER`, `CUDA_RUNTIME_LIBRARY`, `CUDAToolkit_BIN_DIR`,
+    a `set(CMAKE_CUDA_COMPILER <path to nvcc>)`,
+    `CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES`, `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>`, ...
+
+    ## Why it breaks on AMD
+    CMake's HIP language compiles with ROCm's clang and links the HIP runtime itself; settings
+    that choose nvcc's host compiler, the CUDA runtime flavour or toolkit directories mean
+    nothing there, and a check for the NVIDIA compiler is false on AMD.
+
+    ## Example
+    ```cmake
+    set(CMAKE_CUDA_HOST_COMPILER g++-12)   # HB101
+    ```
+
+    ## How to fix
+    Delete the setting for AMD builds, or use the ROCm one (`ROCM_PATH`, `hip_INCLUDE_DIRS`,
+    `CMAKE_HIP_COMPILER`).
+    """,
+)
+register_rule(
+    "HB103",
+    "legacy-findcuda",
+    Severity.WARNING,
+    "legacy FindCUDA command: port to the HIP language by hand",
+    """
+    ## What it detects
+    Commands and variables of CMake's deprecated FindCUDA module: `cuda_add_executable`,
+    `cuda_add_library`, `cuda_compile`, `CUDA_NVCC_FLAGS`, ...
+
+    ## Why it breaks on AMD
+    They drive nvcc directly. ROCm's old FindHIP module offers `hip_add_executable`, but the
+    supported way is CMake's HIP language, which needs the project restructured the modern way.
+
+    ## Example
+    ```cmake
+    find_package(CUDA REQUIRED)
+    cuda_add_executable(app main.cu)   # HB103
+    ```
+
+    ## How to fix
+    Declare `project(app LANGUAGES CXX HIP)`, use `add_executable(app main.hip)` and put the
+    flags in `target_compile_options`; then run `convert` again on the result.
+    """,
+)
+
+# CMAKE_CUDA_<X> / CUDA_<X> property suffixes that HIP has under the same name
+_SAME_IN_HIP = frozenset(
+    {
+        "STANDARD",
+        "STANDARD_REQUIRED",
+        "EXTENSIONS",
+        "ARCHITECTURES",
+        "FLAGS",
+        "FLAGS_INIT",
+        "FLAGS_DEBUG",
+        "FLAGS_RELEASE",
+        "FLAGS_RELWITHDEBINFO",
+        "FLAGS_MINSIZEREL",
+        "COMPILER",
+        "COMPILER_ID",
+        "COMPILER_VERSION",
+        "COMPILER_LAUNCHER",
+        "VISIBILITY_PRESET",
+        "OUTPUT_EXTENSION",
+        "CLANG_TIDY",
+    }
+)
+_SEPARABLE = frozenset({"SEPARABLE_COMPILATION", "RESOLVE_DEVICE_SYMBOLS"})
+# variables of FindCUDAToolkit / FindCUDA with a hip-config equivalent
+_VARIABLES = {
+    "CUDAToolkit_FOUND": "hip_FOUND",
+    "CUDA_FOUND": "hip_FOUND",
+    "CUDAToolkit_VERSION": "hip_VERSION",
+    "CUDA_VERSION": "hip_VERSION",
+    "CUDAToolkit_INCLUDE_DIRS": "hip_INCLUDE_DIRS",
+    "CUDA_INCLUDE_DIRS": "hip_INCLUDE_DIRS",
+    "CUDA_TOOLKIT_ROOT_DIR": "ROCM_PATH",
+    "CUDAToolkit_ROOT": "ROCM_PATH",
+}
+_LEGACY_COMMANDS = frozenset(
+    {
+        "cuda_add_executable",
+        "cuda_add_library",
+        "cuda_compile",
+        "cuda_compile_ptx",
+        "cuda_wrap_srcs",
+        "cuda_include_directories",
+        "cuda_add_cublas_to_target",
+        "cuda_add_cufft_to_target",
+        "cuda_select_nvcc_arch_flags",
+        "cuda_build_clean_target",
+    }
+)
+_LANGUAGE_COMMANDS = frozenset({"project", "enable_language", "check_language"})
+_WORD = re.compile(
+    r"\bCMAKE_CUDA_(?P<cm>\w+)|(?<![\w:])CUDA::(?P<target>[\w-]+)"
+    r"|\$<(?P<genex>COMPILE_LANGUAGE|LINK_LANGUAGE|COMPILE_LANG_AND_ID|LINK_LANG_AND_ID):CUDA\b"
+    r"|(?<![\w$])(?P<prop>CUDA_(?P<psuffix>[A-Z_]+))\b"
+    r"|(?<![\w])(?P<var>CUDAToolkit_\w+)"
+    r"|\$ENV\{(?P<env>CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}"
+    r"|\b(?P<feature>cuda)_std_\d+\b"
+)
+_CU_SOURCE = re.compile(r"[\w./${}-]+\.cu")
+_VERSION = re.compile(r"\d+(?:\.\d+)*")
+_FLAG_WORD = re.compile(r"[^\s;\"<>]+")
+_LIB_FLAG = re.compile(r"-l(?P<lib>[\w-]+)")
+
+
+@dataclass
+class Arg:
+    text: str  # the argument's content (without quotes)
+    start: int
+    end: int
+    quoted: bool
+
+
+@dataclass
+class Command:
+    name: str
+    start: int  # offset of the name
+    open: int  # offset of "("
+    close: int  # offset of ")"
+    args: list[Arg]
+
+
+def commands(unit: BuildFile) -> list[Command]:
+    """The file's command invocations with their arguments (comments skipped)."""
+    text, n = unit.text, len(unit.text)
+    out: list[Command] = []
+    ident = re.compile(r"[A-Za-z_]\w*")
+    i = 0
+    while i < n:
+        c = text[i]
+        if c == "#":
+            i = next((cm.end for cm in unit.comments if cm.start == i), text.find("\n", i))
+            i = n if i < 0 else i
+            continue
+        m = ident.match(text, i)
+        if not m:
+            i += 1
+            continue
+        j = m.end()
+        while j < n and text[j] in " \t":
+            j += 1
+        if j >= n or text[j] != "(":
+            i = m.end()
+            continue
+        args, close = _arguments(unit, j)
+        out.append(Command(m.group().lower(), i, j, close, args))
+        i = close + 1
+    return out
+
+
+def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
+    text, n = unit.text, len(unit.text)
+    args: list[Arg] = []
+    depth = 0
+    i = open_ + 1
+    while i < n:
+        c = text[i]
+        if c in " \t\r\n":
+            i += 1
+        elif c == "#":
+            i = next((cm.end for cm in unit.comments if cm.start == i), text.find("\n", i))
+            i = n if i < 0 else i
+        elif c == "(":
+            depth += 1
+            i += 1
+        elif c == ")":
+            if depth == 0:
+                return args, i
+            depth -= 1
+            i += 1
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            args.append(Arg(text[i + 1 : j], i + 1, j, True))
+            i = j + 1
+        elif c == "[" and _bracket_open(text, i):
+            end = _bracket_end(text, i)
+            args.append(Arg(text[i:end], i, end, True))
+            i = end
+        else:
+            j = i
+            while j < n and text[j] not in ' \t\r\n()#"':
+                j += 2 if text[j] == "\\" else 1
+            args.append(Arg(text[i:j], i, j, False))
+            i = j
+    return args, n
+
+
+def _finding(rule: str, start: int, end: int, message: str) -> Finding:
+    return Finding(rule, RULES[rule].severity, start, end, message)
+
+
+@build_pass("cmake", "cmake")
+def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
+    cmds = commands(unit)
+    flags = [p for cmd in cmds if cmd.name not in _LEGACY_COMMANDS for p in _flags(unit, cmd, ctx)]
+    yield from flags
+    rest = list(_settings(unit, ctx, cmds))
+    yield from (p for p in rest if isinstance(p, Finding))
+    yield from outside(flags, (p for p in rest if isinstance(p, Edit)))
+
+
+def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Edit | Finding]:
+    packages: dict[str, int] = {}  # ROCm packages the file's targets need -> first use
+    found = {cmd.args[0].text.lower() for cmd in cmds if cmd.name == "find_package" and cmd.args}
+    cuda_finds: list[Command] = []
+    with_language = _sources_with_language(cmds)
+    for cmd in cmds:
+        if cmd.name in _LEGACY_COMMANDS:
+            yield _finding("HB103", cmd.start, cmd.open, f"{cmd.name}() is FindCUDA's: port to HIP")
+            continue
+        for k, arg in enumerate(cmd.args):
+            # project(... CUDA), enable_language(CUDA), PROPERTIES [LINKER_]LANGUAGE CUDA
+            if arg.text == "CUDA" and (
+                cmd.name in _LANGUAGE_COMMANDS
+                or k
+                and cmd.args[k - 1].text in ("LANGUAGE", "LINKER_LANGUAGE")
+            ):
+                yield Edit(arg.start, arg.end, "HIP", RULE)
+        if cmd.name == "find_package" and cmd.args and cmd.args[0].text in ("CUDAToolkit", "CUDA"):
+            first = cmd.args[0]
+            yield Edit(first.start, first.end, "hip", RULE)
+            cuda_finds.append(cmd)
+            if len(cmd.args) > 1 and _VERSION.fullmatch(cmd.args[1].text):  # CUDA's version
+                yield Edit(first.end, cmd.args[1].end, "", RULE)
+        for k, arg in enumerate(cmd.args):
+            yield from _arg_words(unit, ctx, cmd, k, arg, packages)
+        yield from _arch_values(cmd, ctx)
+        yield from _kept_cu_sources(unit, ctx, cmd, with_language)
+    yield from rename_edits(unit, ctx, RULE)
+    needed = [p for p in packages if p not in found]
+    if cuda_finds:
+        yield from _find_packages_after(unit, cuda_finds[0], [p for p in needed if p != "hip"])
+    elif needed:
+        yield from _find_packages_before(unit, min(packages[p] for p in needed), needed)
+
+
+def _sources_with_language(cmds: list[Command]) -> set[str]:
+    """Sources a ``set_source_files_properties(... PROPERTIES ... LANGUAGE X)`` already covers."""
+    out: set[str] = set()
+    for cmd in cmds:
+        names = [a.text for a in cmd.args]
+        if cmd.name == "set_source_files_properties" and "LANGUAGE" in names:
+            out.update(names[: names.index("PROPERTIES")] if "PROPERTIES" in names else names)
+    return out
+
+
+def _kept_cu_sources(
+    unit: BuildFile, ctx: Context, cmd: Command, with_language: set[str]
+) -> Iterator[Edit]:
+    """``.cu`` sources that keep their name (``--keep-names``, ``--in-place``, excluded files)
+    are not HIP sources to CMake by extension: they get ``LANGUAGE HIP`` where they are listed."""
+    if cmd.name in ("set_source_files_properties", "file", "set_property", "message"):
+        return
+    kept = [
+        a.text
+        for a in cmd.args
+        if not a.quoted
+        and _CU_SOURCE.fullmatch(a.text)
+        and a.text not in with_language
+        and not renamed(a.text[:-3], unit, ctx)
+    ]
+    if kept:
+        nl = "\r\n" if "\r\n" in unit.text else "\n"
+        line = f"{nl}{_indent(unit, cmd.start)}set_source_files_properties({' '.join(kept)} "
+        yield Edit(cmd.close + 1, cmd.close + 1, f"{line}PROPERTIES LANGUAGE HIP)", RULE)
+
+
+def _indent(unit: BuildFile, offset: int) -> str:
+    line, _ = unit.lines.position(offset)
+    start, _ = unit.lines.line_span(line)
+    indent = unit.text[start:offset]
+    return indent if not indent.strip() else ""
+
+
+def _arg_words(
+    unit: BuildFile, ctx: Context, cmd: Command, k: int, arg: Arg, packages: dict[str, int]
+) -> Iterator[Edit | Finding]:
+    for m in _WORD.finditer(unit.text, arg.start, arg.end):
+        if m.group("cm") is not None:
+            if m.group("cm") == "COMPILER" and cmd.name == "set" and k == 0 and cmd.args[1:]:
+                # set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc): a path to nvcc is no HIP
+                # compiler; the variable's readers (if(CMAKE_CUDA_COMPILER)) are converted
+                yield _finding("HB101", m.start(), m.end(), f"{m.group()} names an NVIDIA tool")
+                continue
+            yield from _cuda_setting(m, cmd, k, "cm", "CMAKE_HIP_")
+        elif m.group("target") is not None:
+            lib = m.group("target")
+            rocm = rocm_library(lib, ctx.options)
+            if rocm is None:
+                yield _finding("HB104", m.start(), m.end(), f"CUDA::{lib} has no ROCm counterpart")
+                continue
+            yield Edit(m.start(), m.end(), rocm.target, RULE)
+            if rocm.package:
+                packages.setdefault(rocm.package, cmd.start)
+        elif m.group("genex") is not None:
+            if "LANG_AND_ID" in m.group("genex"):
+                yield _finding("HB101", m.start(), m.end(), "a check for the NVIDIA compiler")
+            else:
+                yield Edit(m.end() - 4, m.end(), "HIP", RULE)
+        elif m.group("prop") is not None:
+            if m.group("prop") in _VARIABLES:
+                yield Edit(m.start(), m.end(), _VARIABLES[m.group("prop")], RULE)
+            elif m.group("prop") == "CUDA_NVCC_FLAGS":
+                yield _finding("HB103", m.start(), m.end(), "CUDA_NVCC_FLAGS is FindCUDA's")
+            else:
+                yield from _cuda_setting(m, cmd, k, "psuffix", "HIP_")
+        elif m.group("var") is not None:
+            var = m.group("var")
+            if var in _VARIABLES:
+                yield Edit(m.start(), m.end(), _VARIABLES[var], RULE)
+            else:
+                yield _finding("HB101", m.start(), m.end(), f"{var} has no ROCm counterpart")
+        elif m.group("env") is not None:
+            yield Edit(m.start("env"), m.end("env"), "ROCM_PATH", RULE)
+        elif m.group("feature") is not None:  # target_compile_features(k PUBLIC cuda_std_17)
+            yield Edit(m.start(), m.end("feature"), "hip", RULE)
+    if cmd.name in ("target_link_libraries", "link_libraries") and not arg.quoted:
+        lib = _LIB_FLAG.fullmatch(arg.text)
+        name = lib.group("lib") if lib else arg.text
+        if is_cuda_library(name):
+            rocm = rocm_library(name, ctx.options)
+            if rocm is None:
+                yield _finding("HB104", arg.start, arg.end, f"{name} has no ROCm counterpart")
+            else:
+                yield Edit(arg.start, arg.end, f"-l{rocm.link}" if lib else rocm.link, RULE)
+
+
+def _cuda_setting(m: re.Match, cmd: Command, k: int, group: str, prefix: str) -> Iterator:
+    """``CMAKE_CUDA_X`` / ``CUDA_X``: the HIP name where HIP has one, else a finding."""
+    suffix = m.group(group)
+    if suffix in _SAME_IN_HIP:
+        yield Edit(m.start(), m.start(group), prefix, RULE)
+    elif suffix in _SEPARABLE:
+        yield _finding("HB102", m.start(), m.end(), f"{m.group()}: HIP has no such property")
+    elif group == "cm" or suffix in _CUDA_PROPERTIES:
+        yield _finding("HB101", m.start(), m.end(), f"{m.group()} has no HIP counterpart")
+
+
+# CUDA target/source properties reported when HIP lacks them (other CUDA_* words are left)
+_CUDA_PROPERTIES = frozenset({"RUNTIME_LIBRARY", "PTX_COMPILATION", "FATBIN_COMPILATION"})
+
+
+def _arch_values(cmd: Command, ctx: Context) -> Iterator[Edit]:
+    """The values of CMAKE_CUDA_ARCHITECTURES (``set(CMAKE_CUDA_ARCHITECTURES 70 80)``) and of
+    the CUDA_ARCHITECTURES property (``PROPERTIES CUDA_ARCHITECTURES "80;90"``) -> the AMD
+    targets of ``--offload-arch``."""
+    names = [a.text for a in cmd.args]
+    if cmd.name == "set" and names[:1] == ["CMAKE_CUDA_ARCHITECTURES"]:
+        first = 1
+        last = next((i for i, n in enumerate(names) if n in ("CACHE", "PARENT_SCOPE")), len(names))
+    elif cmd.name in ("set_property", "set_target_properties") and "CUDA_ARCHITECTURES" in names:
+        first = names.index("CUDA_ARCHITECTURES") + 1
+        last = first + 1 if cmd.name == "set_target_properties" else len(names)
+    else:
+        return
+    values = cmd.args[first:last]
+    if values:
+        yield Edit(values[0].start, values[-1].end, ";".join(ctx.options.offload_arch), RULE)
+
+
+def _flags(unit: BuildFile, cmd: Command, ctx: Context) -> Iterator[Edit | Finding]:
+    words = []
+    for arg in cmd.args:
+        for m in _FLAG_WORD.finditer(arg.text):
+            text = m.group()
+            offset = arg.start + m.start()
+            if ":-" in text:  # inside a generator expression: $<...:-flag
+                cut = text.rindex(":-") + 1
+                text, offset = text[cut:], offset + cut
+            end = offset + len(text)
+            words.append(Word(text, offset, end, *cut_span(unit.text, offset, end)))
+    yield from tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE)), RULE)
+
+
+def _find_packages_after(unit: BuildFile, cmd: Command, packages: list[str]) -> Iterator[Edit]:
+    if not packages:
+        return
+    line, _ = unit.lines.position(cmd.start)
+    start, _ = unit.lines.line_span(line)
+    indent = unit.text[start : cmd.start]
+    indent = indent if not indent.strip() else ""
+    nl = "\r\n" if "\r\n" in unit.text else "\n"
+    text = "".join(f"{nl}{indent}find_package({p} REQUIRED)" for p in packages)
+    yield Edit(cmd.close + 1, cmd.close + 1, text, RULE)
+
+
+def _find_packages_before(unit: BuildFile, offset: int, packages: list[str]) -> Iterator[Edit]:
+    line, _ = unit.lines.position(offset)
+    start, _ = unit.lines.line_span(line)
+    indent = unit.text[start:offset]
+    indent = indent if not indent.strip() else ""
+    nl = "\r\n" if "\r\n" in unit.text else "\n"
+    text = "".join(f"find_package({p} REQUIRED){nl}{indent}" for p in packages)
+    yield Edit(offset, offset, text, RULE)

@@ -1,0 +1,211 @@
+"""nvcc command-line flags -> their hipcc/clang forms, shared by every build system.
+
+A pass hands over the flag words it found (with the span to replace and the span to delete
+when the flag goes); ``convert_flags`` proposes the edits, and a finding for what has no
+equivalent: dropped when keeping it would break the hipcc command, left otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ..context import Context
+from ..edits import Edit
+from ..findings import Finding, Severity
+from ..rules import RULES, register_rule
+
+register_rule(
+    "HB102",
+    "relocatable-device-code",
+    Severity.WARNING,
+    "separable compilation / relocatable device code: needs -fgpu-rdc at compile and link",
+    """
+    ## What it detects
+    CUDA separable compilation: the `CUDA_SEPARABLE_COMPILATION` property, `-rdc=true`,
+    `--relocatable-device-code=true`, `-dc` or a `-dlink` device-link step.
+
+    ## Why it breaks on AMD
+    HIP has relocatable device code (`-fgpu-rdc`), but no separate device-link step: every
+    object must be compiled with `-fgpu-rdc` and the final link must pass `-fgpu-rdc
+    --hip-link`. CMake's HIP language has no `HIP_SEPARABLE_COMPILATION` property.
+
+    ## Example
+    ```cmake
+    set_target_properties(kernels PROPERTIES CUDA_SEPARABLE_COMPILATION ON)   # HB102
+    ```
+
+    ## How to fix
+    If kernels call `__device__` functions defined in other files, add `-fgpu-rdc` to the HIP
+    compile options and `-fgpu-rdc --hip-link` to the link options of the targets; otherwise
+    drop separable compilation (whole-program device code is faster on AMD).
+    """,
+)
+register_rule(
+    "HB105",
+    "nvcc-only-flag",
+    Severity.WARNING,
+    "nvcc-only compiler flag with no hipcc/clang equivalent",
+    """
+    ## What it detects
+    A flag only nvcc understands and hipify-py cannot translate: `-Xptxas`, `-maxrregcount`,
+    `-ccbin`, `-Xnvlink`, `-Xcudafe`, `--resource-usage`, `-G`.
+
+    ## Why it breaks on AMD
+    hipcc (clang) rejects or misreads the flag, so the build fails; the flags that tune PTX
+    assembly or register use have no AMD counterpart. A flag that would break the command is
+    removed (the finding says so); `-G` is left for you to decide.
+
+    ## Example
+    ```make
+    NVCCFLAGS = -O3 -Xptxas -v -maxrregcount 64       # HB105 x2
+    ```
+
+    ## How to fix
+    For register pressure use `__launch_bounds__` in the source; for resource usage compile
+    with `-Rpass-analysis=kernel-resource-usage`; for device debug info use `-ggdb -O0`.
+    """,
+)
+
+# flag -> replacement ("" = remove, the flag has no effect for clang)
+_SIMPLE = {
+    "--use_fast_math": "-ffast-math",
+    "-use_fast_math": "-ffast-math",
+    "-lineinfo": "-gline-tables-only",
+    "--generate-line-info": "-gline-tables-only",
+    "--keep": "-save-temps",
+    "-keep": "-save-temps",
+    "--expt-relaxed-constexpr": "",
+    "-expt-relaxed-constexpr": "",
+    "--expt-extended-lambda": "",
+    "-expt-extended-lambda": "",
+    "--extended-lambda": "",
+    "-extended-lambda": "",
+    "-Wno-deprecated-gpu-targets": "",
+    "--Wno-deprecated-gpu-targets": "",
+    "-rdc=false": "",
+    "--relocatable-device-code=false": "",
+}
+_RDC = frozenset({"-rdc=true", "--relocatable-device-code=true", "-dc", "--device-c"})
+_DLINK = frozenset({"-dlink", "--device-link"})
+_ARCH = frozenset({"-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code"})
+_ARCH |= {"--gpu-code"}
+_HOST = frozenset({"-Xcompiler", "--compiler-options"})
+_DROP_VALUE = frozenset({"-cudart", "--cudart", "--threads"})  # no effect on hipcc
+_REPORT_VALUE = frozenset(
+    {
+        "-Xptxas",
+        "--ptxas-options",
+        "-maxrregcount",
+        "--maxrregcount",
+        "-ccbin",
+        "--compiler-bindir",
+        "-Xnvlink",
+        "--nvlink-options",
+        "-Xcudafe",
+    }
+)
+_REPORT = frozenset({"--resource-usage", "-res-usage"})
+_KEEP_REPORTED = frozenset({"-G", "--device-debug"})
+VARIABLE_REF = re.compile(r"\$\([\w.-]+\)|\$\{[\w.-]+\}")
+# a CUDA architecture value on its own (ARCH ?= sm_90): replaced by the first --offload-arch
+CUDA_ARCH_VALUE = re.compile(r"(?<![\w=,])(?:sm|compute)_\d+[a-z]?(?![\w])")
+_VALUE_FLAG = re.compile(r"(-[-\w]+)=(.*)", re.S)
+
+
+@dataclass(frozen=True)
+class Word:
+    """One flag word: ``text`` at [start, end) is replaced; [cut_start, cut_end) is removed
+    when the flag goes (the word with its separator: a space, or ``", "`` in a Python list)."""
+
+    text: str
+    start: int
+    end: int
+    cut_start: int
+    cut_end: int
+    quote: str = ""  # for words that are Python string literals: their quote character
+
+
+def _join(parts: Sequence[str], word: Word) -> str:
+    """Several flags in the place of one word: space-separated, or separate list items."""
+    sep = f"{word.quote}, {word.quote}" if word.quote else " "
+    return sep.join(parts)
+
+
+def convert_flags(words: Sequence[Word], ctx: Context, rule: str) -> Iterator[Edit | Finding]:
+    """Edits (and findings) for the nvcc flags among ``words``, in order of appearance."""
+    arch_done = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        flag, value, consumed = w.text, None, 1
+        m = _VALUE_FLAG.fullmatch(flag)
+        if m and m.group(1) in _ARCH | _HOST | _DROP_VALUE | _REPORT_VALUE | {"--default-stream"}:
+            flag, value = m.group(1), m.group(2)
+        elif flag in _ARCH | _HOST | _DROP_VALUE | _REPORT_VALUE | {"--default-stream", "-x"}:
+            if i + 1 < len(words):
+                value, consumed = words[i + 1].text, 2
+        gone = words[i : i + consumed]
+        if flag in _SIMPLE:
+            yield from _replace_or_cut([w], _SIMPLE[flag], rule)
+        elif flag in _RDC:
+            yield Edit(w.start, w.end, "-fgpu-rdc", rule)
+            yield _finding(
+                w,
+                "HB102",
+                f"{flag}: relocatable device code is -fgpu-rdc in HIP; "
+                "link with -fgpu-rdc --hip-link",
+            )
+        elif flag in _DLINK:
+            yield _finding(
+                w,
+                "HB102",
+                f"{flag}: HIP has no separate device-link step; link "
+                "the objects with -fgpu-rdc --hip-link instead",
+            )
+        elif flag in _ARCH and value is not None:
+            # -arch=$(ARCH) keeps its variable (whose sm_XX value a build pass converts)
+            archs = [value] if VARIABLE_REF.fullmatch(value) else ctx.options.offload_arch
+            text = "" if arch_done else _join([f"--offload-arch={a}" for a in archs], w)
+            arch_done = True
+            yield from _replace_or_cut(gone, text, rule)
+        elif flag in _HOST and value is not None:
+            host = [v for v in value.strip("\"'").replace(",", " ").split() if v]
+            if consumed == 2:  # the value word stays as it is; only the -Xcompiler goes
+                yield from _replace_or_cut([w], "", rule)
+            else:
+                yield Edit(w.start, w.end, _join(host, w), rule)
+        elif flag == "--default-stream" and value is not None:
+            yield from _replace_or_cut(gone, f"-fgpu-default-stream={value}", rule)
+        elif flag == "-x" and value == "cu":
+            yield Edit(words[i + 1].start, words[i + 1].end, "hip", rule)
+        elif flag in _DROP_VALUE and value is not None:
+            yield from _replace_or_cut(gone, "", rule)
+        elif flag in _REPORT_VALUE | _REPORT:
+            shown = " ".join(x.text for x in gone)
+            yield from _replace_or_cut(gone, "", rule)
+            yield _finding(w, "HB105", f"nvcc-only flag `{shown}` has no hipcc equivalent; removed")
+        elif flag in _KEEP_REPORTED:
+            yield _finding(
+                w,
+                "HB105",
+                f"nvcc flag `{flag}` (device debug) means something "
+                "else to clang; use -ggdb -O0 for hipcc",
+            )
+        else:
+            consumed = 1
+        i += consumed
+
+
+def _replace_or_cut(words: Sequence[Word], text: str, rule: str) -> Iterator[Edit]:
+    """Put ``text`` in the place of ``words``, or delete them with their separators."""
+    first, last = words[0], words[-1]
+    if text:
+        yield Edit(first.start, last.end, text, rule)
+    else:
+        yield Edit(first.cut_start, last.cut_end, "", rule)
+
+
+def _finding(w: Word, rule: str, message: str) -> Finding:
+    return Finding(rule, RULES[rule].severity, w.start, w.end, message)

@@ -1,0 +1,142 @@
+"""The check engine behind ``hipify-py check``: run the rules over a tree and, with a committed
+HIP tree, compare it with what ``convert`` makes now (stale, missing and orphaned files).
+
+Pure of output and option parsing: it returns a ``CheckReport`` for a formatter.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from . import __version__
+from .context import Context
+from .discover import Candidate, mirror_layout, output_name, walk
+from .mappings.load import RulesText
+from .output.manifest import Manifest
+from .pipeline import FileResult
+from .report.findings_common import CheckReport, StaleFile
+from .runner import Outcome, run
+from .untrusted import UntrustedInputError, read_regular
+
+COMPARE_LIMIT = 1 << 31  # bytes of a committed HIP file compared with --in-sync
+
+
+def display(path: Path) -> str:
+    try:
+        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else path.as_posix()
+    except ValueError:
+        return str(path)
+
+
+def first_difference(expected: str, actual: str) -> tuple[int, str]:
+    exp, act = expected.splitlines(), actual.splitlines()
+    matcher = difflib.SequenceMatcher(None, exp, act, autojunk=False)
+    for tag, i1, _i2, j1, _j2 in matcher.get_opcodes():
+        if tag != "equal":
+            return j1 + 1, exp[i1] if i1 < len(exp) else ""
+    return min(len(exp), len(act)) + 1, ""
+
+
+def run_check(
+    paths: Sequence[Path],
+    ctx: Context,
+    *,
+    mapping_files: Sequence[RulesText] = (),
+    hip_dir: Path | None = None,
+    manifest: Manifest | None = None,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    jobs: int = 0,
+) -> CheckReport:
+    """Check files and build the report (no filtering, no output); raises
+    ``discover.UsageError`` for a path that does not exist."""
+    skip = [hip_dir] if hip_dir is not None else []
+    cands = mirror_layout(list(walk(paths, include, exclude, skip)), paths)
+    mode = "convert" if hip_dir is not None else "check"
+    report = CheckReport(findings=[], tool_version=__version__)
+    layout = Layout(hip_dir, manifest, ctx.options.keep_names) if hip_dir is not None else None
+    for outcome in run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files):
+        result = _record(report, outcome)
+        if result is None or layout is None or outcome.candidate.path.suffix == ".hip":
+            continue
+        _compare(report, layout, outcome.candidate, result.text)
+    if manifest is not None:
+        for rel, source in manifest.orphans():
+            if (manifest.out_root / rel).is_file():
+                report.stale.append(
+                    StaleFile(display(manifest.out_root / rel), display(source), "orphaned")
+                )
+    report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
+    report.stale.sort(key=lambda s: s.path)
+    report.failures.sort()
+    return report
+
+
+def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
+    """Add one file's findings (or failure) to the report; the result when it has one."""
+    shown = display(outcome.candidate.path)
+    if outcome.status == "copied":
+        return None
+    result = outcome.result
+    if result is None:
+        if outcome.status == "failed":
+            report.failures.append((shown, outcome.message))
+        return None
+    report.files_checked += 1
+    report.sources[shown] = result.printable_original
+    for f in result.findings:
+        (report.fixed if f.fixed else report.findings).append(replace(f, path=shown))
+    if outcome.status == "failed" or result.rule_errors:
+        report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
+        return None
+    return result
+
+
+class Layout:
+    """Where ``convert`` put the HIP file of a CUDA file: by the HIP tree's manifest when it has
+    one, else by the mirrored layout (a file argument is placed relative to the input root
+    ``DIR`` of a ``DIR-hip`` tree)."""
+
+    def __init__(self, hip_dir: Path, manifest: Manifest | None, keep_names: bool) -> None:
+        self.hip_dir = hip_dir
+        self.manifest = manifest
+        self.keep_names = keep_names
+        name = hip_dir.resolve().name
+        self.guessed_root = (
+            hip_dir.resolve().with_name(name.removesuffix("-hip"))
+            if name.endswith("-hip")
+            else None
+        )
+
+    def target(self, cand: Candidate) -> Path:
+        rel: Path | None = None
+        if self.manifest is not None:
+            recorded = self.manifest.output_for(cand.path)
+            if recorded is not None:
+                return self.hip_dir / recorded
+            rel = self.manifest.rel_in_roots(cand.path)
+        elif not cand.contained and self.guessed_root is not None:
+            real = cand.path.resolve()
+            if real.is_relative_to(self.guessed_root):
+                rel = real.relative_to(self.guessed_root)
+        return self.hip_dir / output_name(rel if rel is not None else cand.rel, self.keep_names)
+
+
+def _compare(report: CheckReport, layout: Layout, cand: Candidate, expected: str) -> None:
+    shown = display(cand.path)
+    target = layout.target(cand)
+    if not target.is_file():
+        report.stale.append(StaleFile(display(target), shown, "missing"))
+        return
+    try:
+        committed = read_regular(target, COMPARE_LIMIT).decode("utf-8", "surrogateescape")
+    except UntrustedInputError as exc:
+        report.failures.append((display(target), str(exc)))
+        return
+    if committed != expected:
+        line, text = first_difference(expected, committed)
+        report.stale.append(StaleFile(display(target), shown, "stale", line, text))

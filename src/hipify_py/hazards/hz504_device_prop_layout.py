@@ -1,0 +1,130 @@
+"""HZ504 device-prop-layout
+
+## What it detects
+Code that depends on the byte layout of the device-properties struct: `sizeof(cudaDeviceProp)`
+(or `hipDeviceProp_t`) outside an allocation of the struct itself, `memcpy`/`memcmp`/`memset`
+of a properties variable, and the versioned names `hipDeviceProp_tR0000` /
+`hipGetDevicePropertiesR0000`.
+
+## Why it breaks on AMD
+`hipDeviceProp_t` is a macro for the versioned `hipDeviceProp_tR0600` (and
+`hipGetDeviceProperties` for `...R0600`); the old `R0000` layout survives only in
+`hip_deprecated.h`. The HIP struct has other fields than CUDA's (`gcnArchName`, the
+`hipDeviceArch_t` flags) in another order, so properties hashed, serialised, compared byte by
+byte or exchanged with code built against another layout differ. HIP also reports only
+aggregate topology: XCD/XCC and NUMA placement of MI300X are not in the struct.
+
+## Example
+```cuda
+cudaDeviceProp a, b;
+if (memcmp(&a, &b, sizeof(cudaDeviceProp)) == 0) { /* same GPU */ }   // HZ504
+```
+
+## How to fix
+Compare or serialise the fields you need (`name`, `gcnArchName`, `totalGlobalMem`,
+`multiProcessorCount`, PCI ids), and use the unversioned `hipDeviceProp_t` /
+`hipGetDeviceProperties` names.
+"""
+
+from __future__ import annotations
+
+from ..findings import Severity
+from ..frontend.lexer import Kind
+from ..rules import hazard_pass, register_rule
+from ._util import calls, finding, one_per_line, scope_of
+
+register_rule(
+    "HZ504",
+    "device-prop-layout",
+    Severity.WARNING,
+    "code that depends on the byte layout of cudaDeviceProp / hipDeviceProp_t",
+    __doc__,
+)
+
+_TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
+_OLD = frozenset({"hipDeviceProp_tR0000", "hipGetDevicePropertiesR0000"})
+_BYTES = frozenset({"memcpy", "memcmp", "memset", "std::memcpy", "std::memcmp"})
+
+
+def _prop_variables(unit) -> set[tuple[int, str]]:
+    """(scope, name) of the variables declared with a properties type; scope is the body of
+    the function holding the declaration (or its parameter list), -1 at file scope."""
+    toks = unit.tokens
+    names = set()
+    for name in _TYPES & unit.identifiers:
+        for i in unit.identifier_positions[name]:
+            j = i + 1
+            while j < len(toks) and toks[j].text in ("*", "&", "const"):
+                j += 1
+            while j < len(toks) and toks[j].kind is Kind.IDENT:
+                names.add((scope_of(unit, j), toks[j].text))
+                j += 1
+                if j < len(toks) and toks[j].text == "[":
+                    while j < len(toks) and toks[j].text != "]":
+                        j += 1
+                    j += 1
+                if j < len(toks) and toks[j].text == ",":
+                    j += 1
+                    continue
+                break
+    return names
+
+
+@hazard_pass("HZ504")
+def check(unit, ctx):
+    ids = unit.identifiers
+    if not (ids & (_TYPES | _OLD)):
+        return
+    yield from one_per_line(_findings(unit), unit)
+
+
+def _findings(unit):
+    toks = unit.tokens
+    for name in sorted(_OLD & unit.identifiers):
+        for i in unit.identifier_positions[name]:
+            yield finding(
+                unit,
+                "HZ504",
+                toks[i].start,
+                toks[i].end,
+                f"`{name}` is the deprecated pre-6.0 properties layout (hip_deprecated.h); use "
+                f"hipDeviceProp_t / hipGetDeviceProperties",
+            )
+    props = _prop_variables(unit)
+    for c in calls(unit, {"memcpy", "memcmp", "memset"}):
+        scope = scope_of(unit, c.index)
+        visible = {n for s, n in props if s in (scope, -1)} | _TYPES
+        hit = {
+            toks[k].text
+            for a, b in c.args
+            for k in range(a, b)
+            if toks[k].text in visible and toks[k + 1].text not in (".", "->", "[")
+        }
+        if hit:
+            yield finding(
+                unit,
+                "HZ504",
+                toks[c.index].start,
+                toks[c.close].end,
+                f"`{c.name}` on device properties `{sorted(hit)[0]}`: hipDeviceProp_t has "
+                f"another layout than cudaDeviceProp; compare or copy the fields you need",
+            )
+    for c in calls(unit, {"sizeof"}):
+        scope = scope_of(unit, c.index)
+        visible = {n for s, n in props if s in (scope, -1)} | _TYPES
+        arg = toks[c.args[0][0] : c.args[0][1]] if c.args else []
+        if len(arg) == 1 and arg[0].text in visible:
+            k = c.index - 1
+            # `new char[sizeof(cudaDeviceProp)]`, `malloc(sizeof(prop))`: the struct itself
+            if toks[k].text in ("(", "[") and toks[k - 1].text in ("malloc", "new", "calloc"):
+                continue
+            if toks[k].text == "[":
+                continue
+            yield finding(
+                unit,
+                "HZ504",
+                toks[c.index].start,
+                toks[c.close].end,
+                "`sizeof` of the device-properties struct: its size and layout differ between "
+                "CUDA and HIP (hipDeviceProp_tR0600)",
+            )

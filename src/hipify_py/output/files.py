@@ -1,0 +1,146 @@
+"""Writing one file safely: the only place hipify-py changes the file system.
+
+* A regular file (or a new path) is replaced atomically: a temporary file in the same
+  directory, flushed to disk, renamed over the target.  A reader sees the old or the new file,
+  never half of one, and a kill or a full disk leaves the old file.
+* Nothing that is not a regular file is ever renamed over.  A FIFO, a character device
+  (``/dev/null``) or a symlink named explicitly (``-o /dev/stdout``) is written *through*;
+  inside an output tree (``root``) such a target is refused instead.
+* With ``root``, the target and every directory created for it must stay under ``root`` once
+  symlinks are resolved.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from ..untrusted import UntrustedInputError, read_regular
+
+BACKUP_SUFFIX = ".prehip"
+READ_BACK_LIMIT = 1 << 31
+
+
+class WriteError(OSError):
+    """A file that could not, or must not, be written (one line)."""
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_file(path: Path, data: bytes, *, mode: int | None = None, root: Path | None = None):
+    """Write ``data`` to ``path`` (see the module doc); ``mode`` sets the permission bits of a
+    replaced or new file."""
+    if root is not None:
+        _prepare_under(path, root)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is None or stat.S_ISREG(info.st_mode):
+        _replace(path, data, mode)
+        return
+    if root is not None:
+        kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        raise WriteError(f"refusing to replace {path}: {kind}")
+    _write_through(path, data)
+
+
+def _prepare_under(path: Path, root: Path) -> None:
+    """Create ``path``'s directories, refusing any step that leads out of ``root``."""
+    real_root = Path(os.path.realpath(root))
+    missing = []
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    if not Path(os.path.realpath(parent)).is_relative_to(real_root):
+        raise WriteError(f"refusing to write {path}: it leads outside {root}")
+    for directory in reversed(missing):
+        try:
+            directory.mkdir()
+        except FileExistsError:
+            pass
+        if not Path(os.path.realpath(directory)).is_relative_to(real_root):
+            raise WriteError(f"refusing to write {path}: it leads outside {root}")
+
+
+def _replace(path: Path, data: bytes, mode: int | None) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        elif path.exists():
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_through(path: Path, data: bytes) -> None:
+    """Write into what ``path`` is (a FIFO, a device, a file behind a symlink) without
+    replacing it; a FIFO nobody reads is an error, not a hang."""
+    flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise WriteError(f"cannot write {path}: {exc.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise WriteError(f"cannot write {path}: it is a directory")
+    if stat.S_ISREG(info.st_mode):
+        flags |= os.O_TRUNC
+    elif not (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)):
+        raise WriteError(f"refusing to write {path}: not a regular file, FIFO or character device")
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise WriteError(f"cannot write {path}: no process is reading the FIFO") from None
+        raise WriteError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def backup_original(path: Path, original: bytes) -> Path:
+    """Keep the first original of ``path`` as ``path.prehip``: written once, atomically, and
+    read back to verify it.  An existing backup is trusted only if it is a whole file: a copy
+    that is a strict prefix of today's file (left truncated by an older version or a full
+    disk) is replaced."""
+    saved = path.with_name(path.name + BACKUP_SUFFIX)
+    if saved.is_symlink():
+        raise WriteError(f"refusing to use {saved} as the backup: it is a symlink")
+    try:
+        existing = read_regular(saved, READ_BACK_LIMIT, root=path.parent)
+    except UntrustedInputError:
+        existing = None
+    if existing is not None and not (
+        len(existing) < len(original) and original.startswith(existing)
+    ):
+        return saved
+    write_file(saved, original, mode=stat.S_IMODE(os.stat(path).st_mode), root=path.parent)
+    try:
+        again = read_regular(saved, READ_BACK_LIMIT)
+    except UntrustedInputError as exc:
+        raise WriteError(f"backup not verified: {exc}") from None
+    if again != original:
+        raise WriteError(f"backup {saved} does not match {path}; not rewritten")
+    return saved

@@ -1,0 +1,75 @@
+"""C headers that nvcc includes into CUDA code implicitly and HIP does not.
+
+nvcc's implicit ``cuda_runtime.h`` brings ``<string.h>`` and ``<math.h>`` with it, so CUDA code
+calls ``memset``/``strlen`` or the host ``isfinite``/``isnan`` without including them.  ROCm 7's
+``hip_runtime.h`` declares neither (only device ``memset``/``memcpy``), and clang rejects the
+host calls ("no matching function for call to 'memset'", found by compiling converted llm.c
+kernels for gfx942).  Adding the header the code already relied on keeps its meaning, so it is
+part of the conversion (the policy in the README): the ``headers`` pass inserts it next to the
+HIP runtime header of files that are CUDA code.
+"""
+
+from __future__ import annotations
+
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+
+# header -> unqualified calls that need it; headers that already provide them
+IMPLICIT = {
+    "string.h": (
+        frozenset(
+            {
+                "memset",
+                "memcpy",
+                "memmove",
+                "memcmp",
+                "memchr",
+                "strlen",
+                "strcmp",
+                "strncmp",
+                "strcpy",
+                "strncpy",
+                "strcat",
+                "strncat",
+                "strchr",
+                "strrchr",
+                "strstr",
+                "strdup",
+                "strtok",
+                "strerror",
+            }
+        ),
+        frozenset({"string.h", "cstring"}),
+    ),
+    # the classification macros: <cmath> gives only std::isnan, the global ones need <math.h>
+    "math.h": (
+        frozenset({"isfinite", "isnan", "isinf", "isnormal", "signbit", "fpclassify"}),
+        frozenset({"math.h"}),
+    ),
+}
+
+
+def implicit_headers(unit: Unit, included: set[str]) -> list[str]:
+    """The headers of ``IMPLICIT`` this CUDA file calls into without including them."""
+    out = []
+    toks = unit.tokens
+    for header, (names, providers) in IMPLICIT.items():
+        if providers & included or not names & unit.identifiers:
+            continue
+        for name in names & unit.identifiers:
+            if any(_is_plain_call(toks, i) for i in unit.identifier_positions[name]):
+                out.append(header)
+                break
+    return out
+
+
+def _is_plain_call(toks, i: int) -> bool:  # noqa: ANN001 - lexer tokens
+    """``memset(...)`` as a call: not a member, not qualified, not a declaration's name."""
+    if toks[i].in_directive or i + 1 >= len(toks) or toks[i + 1].text != "(":
+        return False
+    if not i:
+        return True
+    before = toks[i - 1]
+    if before.text in (".", "->", "::"):
+        return False
+    return before.kind is not Kind.IDENT or before.text in ("return", "else", "do", "case")

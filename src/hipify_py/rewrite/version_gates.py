@@ -1,0 +1,96 @@
+"""CUDA toolkit version macros become the numbers of a fixed CUDA release, never HIP versions.
+
+``#if CUDART_VERSION >= 11080`` must not become ``#if HIP_VERSION >= 11080``: HIP_VERSION is
+about 70,200,000 on ROCm 7.2, so every such test would be true.  Leaving the macro is no better:
+HIP does not define it, so the test silently reads 0 and takes the oldest branch.
+
+hipify-py writes the value the macro has on CUDA 12.0 in its place, with the name in a comment
+(``#if 12000 /* CUDART_VERSION */ >= 11080``), and ``defined(CUDA_VERSION)`` becomes ``1``.
+The converted code takes the branch a CUDA 12.0 build takes: the HIP 7 API covers what CUDA
+11 and 12.0 offer (bf16 and fp8 types, memory pools, graphs), while the branches for later
+releases use what HIP lacks or spells differently (Hopper/Blackwell clusters, TMA, fp4, the
+CUDA 13 signatures).  HZ503 reports each gate with the condition it became.  A macro the
+file defines itself is left alone: the project provides its value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import Context
+from ..edits import Edit
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from ..rules import rewrite_pass
+
+REFERENCE_CUDA = "12.0"
+# the value of each macro on the reference release
+VERSION_MACROS = {
+    "CUDA_VERSION": "12000",
+    "CUDART_VERSION": "12000",
+    "__CUDACC_VER_MAJOR__": "12",
+    "__CUDACC_VER_MINOR__": "0",
+    "__CUDACC_VER_BUILD__": "0",
+    "__CUDA_API_VER_MAJOR__": "12",
+    "__CUDA_API_VER_MINOR__": "0",
+}
+RULE = "version-gate"
+
+
+def gate_edits(unit: Unit) -> list[Edit]:
+    """The edits for every use of a version macro (shared with HZ503, which reports them)."""
+    hits = VERSION_MACROS.keys() & unit.identifiers
+    if not hits:
+        return []
+    toks = unit.tokens
+    positions = unit.identifier_positions
+    edits: list[Edit] = []
+    for name in sorted(hits - _defined_here(unit)):
+        for i in positions[name]:
+            tok = toks[i]
+            prev = toks[i - 1] if i > 0 else None
+            if prev is not None and prev.text in (".", "->", "::"):
+                continue
+            if tok.in_directive:
+                word = unit.directive_word(i)
+                if word in ("ifdef", "ifndef") and prev is not None and prev.text == word:
+                    value = "1" if word == "ifdef" else "0"
+                    edits.append(Edit(prev.start, tok.end, f"if {value} /* {word} {name} */", RULE))
+                    continue
+                defined = _defined_span(toks, i)
+                if defined is not None:
+                    start, end = defined
+                    edits.append(Edit(start, end, f"1 /* defined({name}) */", RULE))
+                    continue
+            edits.append(Edit(tok.start, tok.end, f"{VERSION_MACROS[name]} /* {name} */", RULE))
+    return edits
+
+
+def _defined_here(unit: Unit) -> set[str]:
+    """Version macros the file defines itself: the project provides them, so they stay."""
+    toks = unit.tokens
+    return {
+        toks[i + 1].text
+        for i in unit.identifier_positions.get("define", ())
+        if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)
+    }
+
+
+def _defined_span(toks, i: int) -> tuple[int, int] | None:
+    """Byte span of ``defined NAME`` / ``defined ( NAME )`` around token i, if it is one."""
+    if i >= 1 and toks[i - 1].text == "defined":
+        return toks[i - 1].start, toks[i].end
+    if (
+        i >= 2
+        and toks[i - 1].text == "("
+        and toks[i - 2].text == "defined"
+        and i + 1 < len(toks)
+        and toks[i + 1].text == ")"
+    ):
+        return toks[i - 2].start, toks[i + 1].end
+    return None
+
+
+@rewrite_pass("version-gates", order=8)
+def version_gates(unit: Unit, ctx: Context) -> Iterator[Edit]:
+    yield from gate_edits(unit)

@@ -1,0 +1,411 @@
+"""64-bit lane masks for the warp ``*_sync`` intrinsics: a conversion, not a fix.
+
+HIP's ``*_sync`` intrinsics (ROCm >= 6.2) take a 64-bit mask and ``static_assert`` it, so
+``__shfl_down_sync(0xffffffff, v, o)`` does not compile for gfx942.  CUDA's ``0xffffffff`` means
+"every lane of the warp"; on a 64-lane wavefront that is ``0xffffffffffffffffULL``.  Writing it
+that way keeps the meaning and is what makes the code compile, so ``convert`` does it by default
+(rule ``mask64``, counted as a conversion).  A partial mask keeps its value and only gets a
+64-bit type; which lanes take part stays a question for a person (HZ106 reports it).
+
+The change goes where the mask comes from, once: the literal, the ``#define FULL_MASK``, or the
+declaration of a 32-bit mask variable (``unsigned m = 0xffffffff;``, ``unsigned m =
+__ballot_sync(...)``).  A macro or variable that is also used for something other than a mask
+argument is not changed (it could change that other use); HZ106 reports it with an unsafe fix.
+``mask_sites`` is the analysis both this pass and HZ106 use.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..context import Context
+from ..edits import Edit
+from ..frontend.conditions import inactive_in
+from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import match_forward, split_args
+from ..frontend.unit import Unit
+from ..hazards._util import MASKED_SYNC, cursor_at, int_value
+from ..rules import rewrite_pass
+from .warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
+
+RULE = "mask64"
+FULL64 = "0xffffffffffffffffULL"
+FULL32 = 0xFFFFFFFF
+
+# what a narrow mask variable may be declared as (the words replaced by `unsigned long long`)
+_NARROW = re.compile(
+    r"\b(unsigned\s+int|unsigned|uint32_t|int32_t|uint|int|unsigned\s+short|short)\s*$"
+)
+_CONDITIONAL = frozenset({"ifdef", "ifndef", "undef", "if", "elif", "defined"})
+
+
+@dataclass(frozen=True)
+class MaskSite:
+    """One source of a 32-bit mask that reaches a ``*_sync`` intrinsic, and its fix point.
+
+    ``start``/``end`` is where to report (the literal, the ``#define`` value, the declaration);
+    ``uses`` are the call names it reaches.  ``edits`` widen it to 64 bits (empty: no
+    mechanical fix).  ``default``: the edits keep the meaning and are needed to compile, so
+    ``convert`` applies them.  ``open``: a question remains after the edits (a partial mask).
+    """
+
+    kind: str  # "full" | "full-ull" | "partial" | "macro" | "variable" | "elsewhere"
+    start: int
+    end: int
+    text: str  # the mask literal, macro name or variable name
+    uses: tuple[str, ...]
+    edits: tuple[Edit, ...] = ()
+    default: bool = False
+    open: bool = True
+    detail: str = ""  # the macro's value or variable's type; why there is no conversion
+
+
+def needs_64bit(ctx: Context) -> bool:
+    """The target's ``*_sync`` intrinsics take (and static_assert) 64-bit masks."""
+    return ctx.options.target_rocm >= FIRST_WITH_SYNC_BUILTINS
+
+
+def checked_calls(unit: Unit, ctx: Context) -> list[tuple[str, int, list[Token]]]:
+    """(name, name token index, mask argument tokens) of every masked intrinsic call that keeps
+    its mask in the output (the warp-sync-legacy rewrite drops some for old ROCm)."""
+    present = MASKED_SYNC & unit.identifiers
+    if not present:
+        return []
+    target = ctx.options.target_rocm
+    toks = unit.tokens
+    out = []
+    for name in present:
+        if target < DEFAULT_ON and not unit.is_hip:
+            if name == "__syncwarp":
+                continue  # rewritten to a wave barrier before 7.0
+            if target < FIRST_WITH_SYNC_BUILTINS and name in MASKLESS:
+                continue  # the mask is dropped
+        for i in unit.identifier_positions[name]:
+            if i + 1 >= len(toks) or toks[i + 1].text != "(":
+                continue
+            if i and toks[i - 1].text in (".", "->"):
+                continue
+            close = match_forward(toks, i + 1)
+            if close is None:
+                continue
+            args = split_args(toks, i + 2, close)
+            if not args:
+                continue
+            out.append((name, i, toks[args[0].first : args[0].last + 1]))
+    out.sort(key=lambda c: c[1])
+    return out
+
+
+def is_wide(text: str) -> bool:
+    """The literal's type is 64 bits on Linux: an ``l``/``ll`` suffix or a value over 32 bits."""
+    suffix = text[len(text.rstrip("uUlL")) :]
+    return "l" in suffix.lower() or (int_value(text) or 0) > FULL32
+
+
+def widened(text: str) -> str:
+    """The same value as a 64-bit literal: ``0xffffu`` -> ``0xffffULL``."""
+    return text.rstrip("uUlL") + "ULL"
+
+
+def mask_sites(unit: Unit, ctx: Context) -> list[MaskSite]:
+    """Every 32-bit mask source reaching a ``*_sync`` intrinsic (cached on the unit).
+
+    Code the HIP build never compiles (``#ifndef USE_ROCM``, the CUDA side of a platform test)
+    keeps its masks: they are CUDA's, and right there."""
+    key = "_mask64_sites"
+    if key not in unit.__dict__:
+        sites = _sites(unit, ctx) if needs_64bit(ctx) else []
+        if sites:
+            inactive = inactive_in(unit)
+            sites = [s for s in sites if s.start not in inactive]
+        unit.__dict__[key] = sites
+    return unit.__dict__[key]
+
+
+def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
+    calls = checked_calls(unit, ctx)
+    if not calls:
+        return []
+    sites: list[MaskSite] = []
+    by_name: dict[str, list[tuple[str, Token]]] = {}
+    mask_tokens: set[int] = set()  # start offsets of mask arguments that are a single name
+    for name, _i, arg in calls:
+        literal = _literal_site(arg, name)
+        if literal is not None:
+            sites.append(literal)
+        elif len(arg) == 1 and arg[0].kind is Kind.IDENT:
+            by_name.setdefault(arg[0].text, []).append((name, arg[0]))
+            mask_tokens.add(arg[0].start)
+    if by_name:
+        defines = _defines(unit)
+        for ident, uses in by_name.items():
+            if ident in defines:
+                site = _macro_site(unit, ident, defines[ident], uses, mask_tokens)
+                if site is not None:
+                    sites.append(site)
+            else:
+                sites.extend(_variable_sites(unit, uses, mask_tokens))
+    sites.sort(key=lambda s: s.start)
+    return sites
+
+
+def _literal_site(arg: list[Token], name: str) -> MaskSite | None:
+    """A mask written in the call: ``0xffffffff``, ``~0u``, ``-1``, ``0xffff``."""
+    texts = [t.text for t in arg]
+    if len(arg) == 1 and arg[0].kind is Kind.NUMBER:
+        tok = arg[0]
+        value = int_value(tok.text)
+        if value is None:
+            return None
+        if is_wide(tok.text):
+            if value != FULL32:
+                return None
+            # 0xffffffffULL compiles but names lanes 0-31 only: a behaviour question (--fix)
+            edit = Edit(tok.start, tok.end, FULL64, "fix:HZ106")
+            return MaskSite("full-ull", tok.start, tok.end, tok.text, (name,), (edit,))
+        if value == FULL32:
+            edit = Edit(tok.start, tok.end, FULL64, RULE)
+            return MaskSite("full", tok.start, tok.end, tok.text, (name,), (edit,), True, False)
+        edit = Edit(tok.start, tok.end, widened(tok.text), RULE)
+        return MaskSite("partial", tok.start, tok.end, tok.text, (name,), (edit,), True, True)
+    full = (
+        len(arg) == 2
+        and arg[1].kind is Kind.NUMBER
+        and not is_wide(arg[1].text)
+        and (
+            (texts[0] == "~" and int_value(arg[1].text) == 0)
+            or (texts[0] == "-" and int_value(arg[1].text) == 1)
+        )
+    )
+    if full:
+        edit = Edit(arg[0].start, arg[1].end, FULL64, RULE)
+        text = "".join(texts)
+        return MaskSite("full", arg[0].start, arg[1].end, text, (name,), (edit,), True, False)
+    return None
+
+
+def _defines(unit: Unit) -> dict[str, list[Token]]:
+    """NAME -> value tokens of every object-like ``#define NAME <integer literal>``."""
+    toks = unit.tokens
+    out: dict[str, list[Token]] = {}
+    for i in unit.directives:
+        if i + 3 >= len(toks) or toks[i + 1].text != "define":
+            continue
+        name, val = toks[i + 2], toks[i + 3]
+        if not (val.in_directive and val.kind is Kind.NUMBER and val.start > name.end):
+            continue
+        if unit.text[name.end : name.end + 1] == "(":
+            continue  # function-like
+        nxt = toks[i + 4] if i + 4 < len(toks) else None
+        if nxt is not None and nxt.in_directive and nxt.kind is not Kind.DIRECTIVE:
+            continue  # more than one token
+        out.setdefault(name.text, []).append(val)
+    return out
+
+
+def _directive_keyword(toks: list[Token], i: int) -> str:
+    while i > 0 and toks[i].kind is not Kind.DIRECTIVE:
+        i -= 1
+    return toks[i + 1].text if i + 1 < len(toks) else ""
+
+
+def _macro_site(
+    unit: Unit, ident: str, values: list[Token], uses, mask_tokens: set[int]
+) -> MaskSite | None:
+    """``#define FULL_MASK 0xffffffff``: reported and fixed at the definition, once."""
+    if any(is_wide(v.text) for v in values):
+        return None  # a per-platform definition already gives HIP a 64-bit mask
+    val = values[-1]
+    value = int_value(val.text)
+    if value is None:
+        return None
+    toks = unit.tokens
+    other = 0
+    for k in unit.identifier_positions[ident]:
+        tok = toks[k]
+        if tok.start in mask_tokens:
+            continue
+        if tok.in_directive:
+            keyword = _directive_keyword(toks, k)
+            if keyword in _CONDITIONAL or (keyword == "define" and toks[k - 1].text == "define"):
+                continue
+        if k > 0 and toks[k - 1].text == "defined":
+            continue
+        other += 1
+    new = FULL64 if value == FULL32 else widened(val.text)
+    edits = tuple(Edit(v.start, v.end, new, RULE) for v in values)
+    names = tuple(dict.fromkeys(n for n, _ in uses))
+    detail = val.text
+    if other:
+        detail += f"; `{ident}` is also used {other} time(s) outside mask arguments"
+    return MaskSite(
+        "macro",
+        val.start,
+        val.end,
+        ident,
+        names,
+        edits,
+        default=not other,
+        open=bool(other) or value != FULL32,
+        detail=detail,
+    )
+
+
+def _variable_sites(unit: Unit, uses, mask_tokens: set[int]) -> list[MaskSite]:
+    """Masks held in variables: one site per declaration of a 32-bit type."""
+    ast = unit.ast
+    if ast is None:
+        return []
+    groups: dict[tuple, tuple[object, list[str]]] = {}
+    elsewhere: list[MaskSite] = []
+    for name, tok in uses:
+        cur = cursor_at(unit, tok.start)
+        decl = cur.referenced if cur is not None else None
+        if decl is None:
+            # neither declared nor defined in this file: a header's macro or variable
+            elsewhere.append(
+                MaskSite(
+                    "elsewhere",
+                    tok.start,
+                    tok.end,
+                    tok.text,
+                    (name,),
+                    detail="defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a "
+                    "header); if it is 32-bit, make that definition 64-bit",
+                )
+            )
+            continue
+        size = cur.type.get_canonical().get_size()
+        if not 0 < size < 8:
+            continue
+        where = ast.offset(decl.location)
+        if where < 0:
+            elsewhere.append(
+                MaskSite(
+                    "elsewhere",
+                    tok.start,
+                    tok.end,
+                    tok.text,
+                    (name,),
+                    detail=f"declared outside this file as `{cur.type.spelling}`",
+                )
+            )
+            continue
+        key = (where, tok.text)
+        groups.setdefault(key, (decl, []))[1].append(name)
+    out = []
+    for (where, ident), (decl, names) in groups.items():
+        site = _declaration_site(unit, ident, where, decl, tuple(dict.fromkeys(names)), mask_tokens)
+        if site is not None:
+            out.append(site)
+    seen: set[str] = set()
+    for site in elsewhere:  # once per name, not at every use
+        if site.text not in seen:
+            seen.add(site.text)
+            out.append(site)
+    return out
+
+
+def _declaration_site(
+    unit: Unit, ident: str, where: int, decl, names: tuple[str, ...], mask_tokens: set[int]
+) -> MaskSite | None:
+    import clang.cindex as ci
+
+    toks = unit.tokens
+    starts = [t.start for t in toks]
+    k = bisect.bisect_left(starts, where)
+    if k >= len(toks) or toks[k].start != where or toks[k].text != ident:
+        return None
+    spelling = decl.type.spelling
+    is_param = decl.kind == ci.CursorKind.PARM_DECL
+    # the declaration's head: tokens back to the statement or parameter boundary
+    first = k
+    while first > 0 and toks[first - 1].text not in (";", "{", "}", ",", "(", ")"):
+        first -= 1
+    head = unit.text[toks[first].start : toks[k].start] if first < k else ""
+    # the initializer: `= <tokens>` up to `;` or `,` at depth 0
+    init: list[Token] = []
+    single = True
+    j = k + 1
+    if not is_param and j < len(toks) and toks[j].text in ("=", "(", "{"):
+        depth = 0
+        j += toks[j].text == "="
+        while j < len(toks):
+            t = toks[j].text
+            if t in "([{" and toks[j].kind is Kind.PUNCT:
+                depth += 1
+            elif t in ")]}" and toks[j].kind is Kind.PUNCT:
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and t in (";", ","):
+                single = t == ";"
+                break
+            init.append(toks[j])
+            j += 1
+    elif not is_param and j < len(toks):
+        single = toks[j].text == ";"
+    # every other use of the name must be a mask argument for the change to be a conversion
+    other = 0
+    for p in unit.identifier_positions[ident]:
+        tok = toks[p]
+        if p == k or tok.start in mask_tokens or tok.in_directive:
+            continue
+        cur = cursor_at(unit, tok.start)
+        ref = cur.referenced if cur is not None else None
+        if ref is not None and unit.ast.offset(ref.location) == where:
+            other += 1
+    edits: list[Edit] = []
+    m = _NARROW.search(head)
+    words = head.split()
+    if m is not None:
+        base = toks[first].start
+        edits.append(Edit(base + m.start(1), base + m.end(1), "unsigned long long", RULE))
+    elif "auto" not in words:
+        return MaskSite("variable", toks[k].start, toks[k].end, ident, names, detail=spelling)
+    full = False
+    if len(init) == 1 and init[0].kind is Kind.NUMBER and not is_wide(init[0].text):
+        value = int_value(init[0].text)
+        full = value == FULL32
+        if full or "auto" in words:
+            text = FULL64 if full else widened(init[0].text)
+            edits.append(Edit(init[0].start, init[0].end, text, RULE))
+    elif (
+        len(init) == 2
+        and init[0].text in ("~", "-")
+        and init[1].kind is Kind.NUMBER
+        and int_value(init[1].text) == (0 if init[0].text == "~" else 1)
+    ):
+        full = True
+        edits.append(Edit(init[0].start, init[1].end, FULL64, RULE))
+    from_vote = bool(init) and init[0].text in ("__ballot_sync", "__activemask", "__ballot")
+    reasons = []
+    if is_param:
+        reasons.append("a parameter: callers may pass a 32-lane mask")
+    if other:
+        reasons.append(f"`{ident}` is also used {other} time(s) outside mask arguments")
+    if not single:
+        reasons.append("declared together with other names")
+    start = toks[first].start if first < k else toks[k].start
+    end = init[-1].end if init else toks[k].end
+    return MaskSite(
+        "variable",
+        start,
+        end,
+        ident,
+        names,
+        tuple(edits),
+        default=not reasons,
+        open=bool(reasons) or not (full or from_vote),
+        detail="; ".join([spelling, *reasons]),
+    )
+
+
+@rewrite_pass("warp-mask-64", order=45)
+def widen_masks(unit: Unit, ctx: Context) -> Iterator[Edit]:
+    for site in mask_sites(unit, ctx):
+        if site.default:
+            yield from site.edits

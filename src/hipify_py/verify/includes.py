@@ -1,0 +1,216 @@
+"""Include directories a converted project needs, found the way its own build would find them.
+
+A user runs ``hipify-py verify examples-hip`` on a tree, not on a compile database.  The
+project's headers are then reachable through what the tree itself says: the converted
+``CMakeLists.txt`` (``include_directories``, ``target_include_directories``), a Makefile's
+``-I`` flags, a ``compile_commands.json`` at the root or in ``build/``, and, for anything still
+missing, the tree itself: ``#include "saxpy.cuh"`` resolves to ``include/saxpy.cuh`` when that
+is the one file of the tree with that path.
+
+A header that is in none of these places is classified by ``missing_header_kind``: a CUDA
+header left in the port is a failure, a third-party header (``torch/extension.h``) makes the
+file not checkable without the user's ``-I``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .compdb import CompileDatabase
+from .compile import SKIP_DIRS, Flags
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+_CMAKE_DIRS = re.compile(r"\b(?:target_)?include_directories\s*\(([^)]*)\)", re.I | re.S)
+_CMAKE_KEYWORDS = {"PUBLIC", "PRIVATE", "INTERFACE", "SYSTEM", "BEFORE", "AFTER"}
+_CMAKE_ROOTS = (
+    "${CMAKE_CURRENT_SOURCE_DIR}",
+    "${CMAKE_CURRENT_LIST_DIR}",
+    "${PROJECT_SOURCE_DIR}",
+    "${CMAKE_SOURCE_DIR}",
+)
+_MAKE_DIRS = re.compile(r"(?<![\w-])-I\s*([^\s$()]+)")
+_HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc", ".hip", ".cu", ".tcc")
+_MAX_HEADERS = 400  # per translation unit: enough for real trees, bounded for pathological ones
+
+# headers that belong to CUDA: still there after a conversion, they are a failure of the port
+_CUDA_HEADER = re.compile(
+    r"^(?:cuda|cu[a-z]+\.h|cub/|thrust/|nv|cooperative_groups|mma\.h|sm_\d|crt/|"
+    r"device_(?:functions|launch_parameters|atomic_functions)|vector_types|math_constants|"
+    r"helper_cuda|texture_fetch)|\.cuh?$"
+)
+_ROCM_HEADER = re.compile(r"^(?:hip|roc|miopen|rccl)")
+
+
+class ProjectIncludes:
+    """Per tree: the include directories its build files name and an index of its files."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._by_name: dict[str, list[Path]] = {}
+        self.build_dirs: list[tuple[Path, tuple[str, ...]]] = []  # (scope dir, include dirs)
+        self.compdb: CompileDatabase | None = None
+        if root.is_dir():
+            for where in (root, root / "build"):
+                if (where / "compile_commands.json").is_file():
+                    try:
+                        self.compdb = CompileDatabase(where)
+                    except (OSError, ValueError, KeyError):
+                        continue
+                    break
+            self._scan(root)
+
+    def _scan(self, root: Path) -> None:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            here = Path(dirpath)
+            if here.name in SKIP_DIRS:
+                continue
+            for name in filenames:
+                path = here / name
+                if name == "CMakeLists.txt":
+                    self._add_build_dirs(here, _cmake_dirs(path))
+                elif name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
+                    self._add_build_dirs(here, _make_dirs(path))
+                if name.lower().endswith(_HEADER_SUFFIXES):
+                    self._by_name.setdefault(name, []).append(path)
+
+    def _add_build_dirs(self, scope: Path, dirs: list[Path]) -> None:
+        found = tuple(str(d) for d in dirs if d.is_dir())
+        if found:
+            self.build_dirs.append((scope, found))
+
+    def flags_for(self, source: Path) -> tuple[Flags, list[str]]:
+        """-I flags for ``source`` and notes saying where they came from."""
+        notes: list[str] = []
+        dirs: list[str] = []
+        if self.compdb is not None:
+            extra = self.compdb.flags_for(source)
+            if extra is not None:
+                notes.append(f"flags from {self.compdb.path}")
+                return extra, notes
+        for scope, found in self.build_dirs:
+            if _inside(source, scope):
+                dirs += [d for d in found if d not in dirs]
+        from_build = list(dirs)
+        resolved = self._resolve(source, dirs)
+        if from_build:
+            shown = ", ".join(os.path.relpath(d) for d in from_build)
+            notes.append(f"include directories from the build files: {shown}")
+        if resolved:
+            shown = ", ".join(os.path.relpath(d) for d in resolved)
+            notes.append(f"include directories found in the tree: {shown}")
+        return Flags(include_dirs=tuple(dirs)), notes
+
+    def _resolve(self, source: Path, dirs: list[str]) -> list[str]:
+        """Follow the includes of ``source`` and its headers; add the directory of each one
+        that only the tree can resolve.  Returns the directories added."""
+        added: list[str] = []
+        queue = [source]
+        seen = {source.resolve()}
+        while queue and len(seen) < _MAX_HEADERS:
+            current = queue.pop()
+            try:
+                text = current.read_text(errors="replace")
+            except OSError:
+                continue
+            for _quote, name in _INCLUDE.findall(text):
+                name = name.strip()
+                header = self._find(current.parent, name, dirs)
+                if header is None:
+                    located = self._locate(name)
+                    if located is None:
+                        continue
+                    header, directory = located
+                    if directory not in dirs:
+                        dirs.append(directory)
+                        added.append(directory)
+                key = header.resolve()
+                if key not in seen:
+                    seen.add(key)
+                    queue.append(header)
+        return added
+
+    @staticmethod
+    def _find(here: Path, name: str, dirs: list[str]) -> Path | None:
+        for base in (here, *map(Path, dirs)):
+            cand = base / name
+            if cand.is_file():
+                return cand
+        return None
+
+    def _locate(self, name: str) -> tuple[Path, str] | None:
+        """The one file of the tree whose path ends with ``name``, and the directory to add."""
+        parts = Path(name).parts
+        if not parts or ".." in parts:
+            return None
+        hits = [p for p in self._by_name.get(parts[-1], []) if p.parts[-len(parts) :] == parts]
+        if len(hits) != 1:
+            return None
+        hit = hits[0]
+        return hit, str(Path(*hit.parts[: -len(parts)]))
+
+
+def _inside(path: Path, scope: Path) -> bool:
+    try:
+        path.resolve().relative_to(scope.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _cmake_dirs(path: Path) -> list[Path]:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    text = re.sub(r"#[^\n]*", "", text)
+    out: list[Path] = []
+    for m in _CMAKE_DIRS.finditer(text):
+        args = m.group(1).split()
+        if m.group(0).lower().startswith("target_"):
+            args = args[1:]  # the target name
+        for arg in args:
+            arg = arg.strip('"')
+            if arg in _CMAKE_KEYWORDS:
+                continue
+            for root in _CMAKE_ROOTS:
+                if arg.startswith(root):
+                    arg = arg[len(root) :].lstrip("/") or "."
+                    break
+            if "$" in arg:
+                continue  # another variable: not knowable without running CMake
+            out.append((path.parent / arg).resolve())
+    return out
+
+
+def _make_dirs(path: Path) -> list[Path]:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    return [(path.parent / d).resolve() for d in _MAKE_DIRS.findall(text)]
+
+
+_NOT_FOUND = re.compile(r"^'([^']+)' file not found")
+
+
+def missing_headers(messages: list[str]) -> list[str]:
+    """Header names of ``'x' file not found`` errors."""
+    out = []
+    for message in messages:
+        m = _NOT_FOUND.match(message)
+        if m:
+            out.append(m.group(1))
+    return out
+
+
+def missing_header_kind(name: str) -> str:
+    """ "cuda" (left in the port: a failure), "rocm" (not in the HIP header set used) or
+    "third-party" (outside the tree and not ours to judge: the user passes -I)."""
+    if _CUDA_HEADER.search(name):
+        return "cuda"
+    if _ROCM_HEADER.match(name):
+        return "rocm"
+    return "third-party"

@@ -1,0 +1,186 @@
+"""CMake passes on strings: language, settings, architectures, packages, targets, names."""
+
+from __future__ import annotations
+
+import pytest
+
+from _build import build_result, converted, rules
+
+PROJECT = """\
+cmake_minimum_required(VERSION 3.21)
+project(saxpy LANGUAGES CXX CUDA)
+set(CMAKE_CUDA_STANDARD 17)
+set(CMAKE_CUDA_ARCHITECTURES 90)
+add_library(k STATIC src/k.cu)
+find_package(CUDAToolkit REQUIRED)
+target_link_libraries(k PRIVATE CUDA::cudart)
+"""
+
+
+def test_project_converts_to_the_hip_language():
+    assert converted("cmake", PROJECT) == (
+        "cmake_minimum_required(VERSION 3.21)\n"
+        "project(saxpy LANGUAGES CXX HIP)\n"
+        "set(CMAKE_HIP_STANDARD 17)\n"
+        "set(CMAKE_HIP_ARCHITECTURES gfx942)\n"
+        "add_library(k STATIC src/k.hip)\n"
+        "find_package(hip REQUIRED)\n"
+        "target_link_libraries(k PRIVATE hip::host)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("cuda", "hip"),
+    [
+        ("enable_language(CUDA)", "enable_language(HIP)"),
+        ("check_language(CUDA)", "check_language(HIP)"),
+        ("project(p CUDA CXX)", "project(p HIP CXX)"),
+        ("if(CMAKE_CUDA_COMPILER)", "if(CMAKE_HIP_COMPILER)"),
+        ('string(APPEND CMAKE_CUDA_FLAGS " -O3")', 'string(APPEND CMAKE_HIP_FLAGS " -O3")'),
+        (
+            "set_source_files_properties(a.cpp PROPERTIES LANGUAGE CUDA)",
+            "set_source_files_properties(a.cpp PROPERTIES LANGUAGE HIP)",
+        ),
+        (
+            "set_target_properties(k PROPERTIES CUDA_STANDARD 17 CUDA_ARCHITECTURES 80)",
+            "set_target_properties(k PROPERTIES HIP_STANDARD 17 HIP_ARCHITECTURES gfx942)",
+        ),
+        (
+            'set_property(TARGET k PROPERTY CUDA_ARCHITECTURES "70;80")',
+            'set_property(TARGET k PROPERTY HIP_ARCHITECTURES "gfx942")',
+        ),
+        (
+            'set(CMAKE_CUDA_ARCHITECTURES 70 80 CACHE STRING "")',
+            'set(CMAKE_HIP_ARCHITECTURES gfx942 CACHE STRING "")',
+        ),
+        (
+            "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math>)",
+            "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-ffast-math>)",
+        ),
+        (
+            'set(CMAKE_CUDA_FLAGS "-Xcompiler=-fPIC,-Wall --expt-relaxed-constexpr -lineinfo")',
+            'set(CMAKE_HIP_FLAGS "-fPIC -Wall -gline-tables-only")',
+        ),
+        ("if(CUDAToolkit_FOUND)", "if(hip_FOUND)"),
+        (
+            "target_compile_features(k PUBLIC cuda_std_17)",
+            "target_compile_features(k PUBLIC hip_std_17)",
+        ),
+        (
+            "include_directories($ENV{CUDA_HOME}/include)",
+            "include_directories($ENV{ROCM_PATH}/include)",
+        ),
+        ("target_link_libraries(k cublas -lcurand)", "target_link_libraries(k hipblas -lhiprand)"),
+        ("# CUDA::cublas and src/k.cu in a comment", "# CUDA::cublas and src/k.cu in a comment"),
+    ],
+)
+def test_conversions(cuda, hip):
+    assert converted("cmake", cuda + "\n") == hip + "\n"
+
+
+def test_offload_arch_option_sets_every_architecture():
+    out = converted(
+        "cmake", "set(CMAKE_CUDA_ARCHITECTURES 90)\n", offload_arch=("gfx90a", "gfx942")
+    )
+    assert out == "set(CMAKE_HIP_ARCHITECTURES gfx90a;gfx942)\n"
+
+
+def test_library_targets_bring_their_packages():
+    text = (
+        "find_package(CUDAToolkit 12.2 REQUIRED)\n"
+        "target_link_libraries(app PRIVATE CUDA::cublas CUDA::curand_static CUDA::cusparse)\n"
+    )
+    assert converted("cmake", text) == (
+        "find_package(hip REQUIRED)\n"
+        "find_package(hipblas REQUIRED)\n"
+        "find_package(hiprand REQUIRED)\n"
+        "find_package(hipsparse REQUIRED)\n"
+        "target_link_libraries(app PRIVATE roc::hipblas hip::hiprand roc::hipsparse)\n"
+    )
+
+
+def test_roc_option_links_the_roc_libraries():
+    text = "find_package(CUDAToolkit)\ntarget_link_libraries(a CUDA::cublas)\n"
+    assert converted("cmake", text, roc=True) == (
+        "find_package(hip)\nfind_package(rocblas REQUIRED)\ntarget_link_libraries(a roc::rocblas)\n"
+    )
+
+
+def test_subdirectory_without_find_package_gets_its_own():
+    """A target in a subdirectory whose parent found CUDAToolkit: the ROCm package is found
+    where it is used (find_package may be repeated; imported targets are directory-scoped)."""
+    text = "add_library(blas_ops ops.cpp)\n  target_link_libraries(blas_ops PUBLIC CUDA::cublas)\n"
+    assert converted("cmake", text) == (
+        "add_library(blas_ops ops.cpp)\n"
+        "  find_package(hipblas REQUIRED)\n"
+        "  target_link_libraries(blas_ops PUBLIC roc::hipblas)\n"
+    )
+
+
+def test_names_follow_only_the_files_the_run_renames(tmp_path):
+    text = (
+        "set(SRC a.cu sub/b.cu ${CMAKE_CURRENT_SOURCE_DIR}/sub/c.cu third_party/x.cu)\n"
+        'file(GLOB K "kernels/*.cu")\n'
+    )
+    out = converted(
+        "cmake", text, root=tmp_path, renamed=["a.cu", "sub/b.cu", "sub/c.cu", "kernels/k.cu"]
+    )
+    assert out == (
+        "set(SRC a.hip sub/b.hip ${CMAKE_CURRENT_SOURCE_DIR}/sub/c.hip third_party/x.cu)\n"
+        "set_source_files_properties(third_party/x.cu PROPERTIES LANGUAGE HIP)\n"
+        'file(GLOB K "kernels/*.hip")\n'
+    )
+    kept = converted("cmake", text, keep_names=True)
+    assert kept.startswith(text.splitlines()[0] + "\n") and 'file(GLOB K "kernels/*.cu")' in kept
+
+
+def test_kept_cu_names_are_compiled_as_hip(tmp_path):
+    """--keep-names / --in-place / an excluded file: CMake compiles a .cu as HIP only if told."""
+    text = "add_library(k STATIC src/k.cu a.cpp)\n  set(S x.cu)\n"
+    assert converted("cmake", text, keep_names=True) == (
+        "add_library(k STATIC src/k.cu a.cpp)\n"
+        "set_source_files_properties(src/k.cu PROPERTIES LANGUAGE HIP)\n"
+        "  set(S x.cu)\n"
+        "  set_source_files_properties(x.cu PROPERTIES LANGUAGE HIP)\n"
+    )
+    listed = "add_library(k a.cu)\nset_source_files_properties(a.cu PROPERTIES LANGUAGE CUDA)\n"
+    assert converted("cmake", listed, keep_names=True) == listed.replace("CUDA)", "HIP)")
+
+
+def test_what_cannot_be_converted_is_reported_with_its_line():
+    text = (
+        "project(p CXX CUDA)\n"
+        "set(CMAKE_CUDA_HOST_COMPILER g++-12)\n"
+        "set_target_properties(k PROPERTIES CUDA_SEPARABLE_COMPILATION ON)\n"
+        "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas -v>)\n"
+        "target_link_libraries(k CUDA::cupti)\n"
+        "cuda_add_executable(old main.cu)\n"
+        "target_compile_options(k PRIVATE -rdc=true)\n"
+    )
+    assert rules("cmake", text) == [
+        ("HB101", 2),
+        ("HB102", 3),
+        ("HB105", 4),
+        ("HB104", 5),
+        ("HB103", 6),
+        ("HB102", 7),
+    ]
+    out = converted("cmake", text)
+    assert "$<$<COMPILE_LANGUAGE:HIP>:>" in out  # the ptxas flag is gone
+    assert "-fgpu-rdc" in out and "CUDA::cupti" in out
+
+
+def test_a_compiler_path_is_reported_and_its_readers_converted():
+    text = "set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)\nif(CMAKE_CUDA_COMPILER)\nendif()\n"
+    assert converted("cmake", text) == text.replace("if(CMAKE_CUDA_", "if(CMAKE_HIP_")
+    assert rules("cmake", text) == [("HB101", 1)]
+
+
+def test_suppression_comment_silences_a_build_finding():
+    text = "set(CMAKE_CUDA_HOST_COMPILER g++)  # hipify-py: ignore[HB101]\n"
+    assert rules("cmake", text) == []
+
+
+def test_bracket_arguments_and_comments_are_not_commands():
+    text = "#[[ project(x CUDA) ]]\nmessage([=[ enable_language(CUDA) ]=])\n"
+    assert build_result("cmake", text).text == text

@@ -1,0 +1,53 @@
+"""setup.py passes on strings: sources follow renames, nvcc args become hipcc args."""
+
+from __future__ import annotations
+
+from _build import converted, rules
+
+SETUP = """\
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension, CUDA_HOME
+
+setup(
+    name="ops",
+    ext_modules=[
+        CUDAExtension(
+            "ops",
+            ["ops.cpp", "kernels/ops_kernel.cu"],  # ops_kernel.cu: the kernels
+            libraries=["cublas"],
+            extra_compile_args={
+                "cxx": ["-O3"],
+                "nvcc": ["-O3", "--use_fast_math", "-gencode", "arch=compute_80,code=sm_80",
+                         "-gencode=arch=compute_90,code=sm_90", "--expt-relaxed-constexpr",
+                         "-Xptxas=-v"],
+            },
+        )
+    ],
+    cmdclass={"build_ext": BuildExtension},
+)
+"""
+
+
+def test_cuda_extension_follows_the_conversion():
+    out = converted("setuptools", SETUP)
+    assert "CUDAExtension, ROCM_HOME\n" in out
+    assert '["ops.cpp", "kernels/ops_kernel.hip"],  # ops_kernel.cu: the kernels' in out
+    assert 'libraries=["hipblas"],' in out
+    nvcc = '"nvcc": ["-O3", "-ffast-math", "--offload-arch=gfx942",\n                         ],'
+    assert nvcc in out
+    assert len(out.splitlines()) == len(SETUP.splitlines()) - 1  # the emptied line is gone
+
+
+def test_the_dropped_ptxas_flag_is_reported():
+    assert rules("setuptools", SETUP) == [("HB105", 15)]
+
+
+def test_only_plain_strings_in_lists_are_rewritten(tmp_path):
+    text = 'import os\nsrc = [os.path.join("csrc", "k.cu"), f"{name}.cu", "other.cu"]\n'
+    out = converted("setuptools", text, root=tmp_path, renamed=["csrc/k.cu"])
+    assert out == 'import os\nsrc = [os.path.join("csrc", "k.hip"), f"{name}.cu", "other.cu"]\n'
+
+
+def test_python_that_does_not_tokenize_is_left_alone():
+    text = 'sources = ["k.cu",\n'
+    assert converted("setuptools", text) == text

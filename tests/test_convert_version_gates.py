@@ -1,0 +1,94 @@
+"""Meaning-preserving rewrites: CUDA version gates and macro definitions (issue 11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from _convert import body, result
+from test_hazard_common import only
+
+
+@pytest.mark.parametrize(
+    ("cuda", "hip"),
+    [
+        ("#if CUDART_VERSION >= 11080\n", "#if 12000 /* CUDART_VERSION */ >= 11080\n"),
+        ("#if CUDA_VERSION < 12000\n", "#if 12000 /* CUDA_VERSION */ < 12000\n"),
+        (
+            "#if defined(CUDA_VERSION) && CUDA_VERSION >= 11000\n",
+            "#if 1 /* defined(CUDA_VERSION) */ && 12000 /* CUDA_VERSION */ >= 11000\n",
+        ),
+        (
+            "#if __CUDACC_VER_MAJOR__ > 11 || "
+            "(__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ >= 8)\n",
+            "#if 12 /* __CUDACC_VER_MAJOR__ */ > 11 || (12 /* __CUDACC_VER_MAJOR__ */ == 11 "
+            "&& 0 /* __CUDACC_VER_MINOR__ */ >= 8)\n",
+        ),
+        ("#ifdef CUDART_VERSION\n", "#if 1 /* ifdef CUDART_VERSION */\n"),
+        ("#ifndef CUDA_VERSION\n", "#if 0 /* ifndef CUDA_VERSION */\n"),
+        ("#elif defined CUDA_VERSION\n", "#elif 1 /* defined(CUDA_VERSION) */\n"),
+    ],
+)
+def test_version_gates_keep_the_cuda_12_branch(cuda, hip):
+    src = cuda + "int a;\n#endif\n"
+    out = body(src)
+    assert out == hip + "int a;\n#endif\n"
+    assert "HIP_VERSION" not in out
+    (f,) = only("HZ503", src)
+    assert f.severity.value == "warning"
+    assert f"becomes `{hip.strip()}`" in f.message and "CUDA 12.0" in f.message
+
+
+def test_version_gate_branch_is_the_one_cuda_12_takes():
+    src = (
+        "#if CUDART_VERSION >= 11080\nint newer;\n#else\nint older;\n#endif\n"
+        "#if CUDART_VERSION >= 12080\nint blackwell;\n#else\nint hopper_or_older;\n#endif\n"
+    )
+    out = body(src)
+    # evaluate the converted conditions the way the preprocessor does
+    ifs = [ln[4:] for ln in out.splitlines() if ln.startswith("#if ")]
+    conds = [c.split("/*")[0] + c.split("*/")[1] for c in ifs]
+    assert [eval(c) for c in conds] == [True, False]  # noqa: S307 (integer comparisons only)
+
+
+def test_project_definitions_of_version_macros_stay():
+    src = "#ifndef CUDART_VERSION\n#define CUDART_VERSION 0\n#endif\n"
+    assert body(src) == src
+    assert only("HZ503", src) == []
+
+
+def test_version_macro_in_code_and_pytorch():
+    out = body("#include <ATen/ATen.h>\nint v = CUDA_VERSION;\n")
+    assert "int v = 12000 /* CUDA_VERSION */;" in out and "TORCH_HIP_VERSION" not in out
+    assert not [f for f in result("int v = CUDA_VERSION;\n").findings if f.rule == "HZ300"]
+
+
+# --------------------------------------------------------------------------- macro definitions
+
+
+def test_function_like_shim_keeps_its_head():
+    src = (
+        "#define cudaMallocHost(ptr, size) hipHostMalloc(ptr, size, hipHostMallocDefault)\n"
+        "void f(void** p) { cudaMallocHost(p, 4); }\n"
+    )
+    out = body(src)
+    assert out.splitlines()[0] == src.splitlines()[0]
+    assert "hipHostMalloc(p, 4, hipHostMallocDefault);" in out
+
+
+def test_parameters_named_like_cuda_apis_are_not_renamed():
+    src = "#define CALL(cudaMalloc, n) cudaMalloc(n)\nint x = CALL(g, 1);\n"
+    assert body(src) == src
+
+
+def test_object_like_shims_are_not_made_self_referential():
+    src = (
+        "#define CUBLAS_OP_N HIPBLAS_OP_N\n"
+        "#define cudaStream_t hipStream_t\n"
+        "#define cudaMemcpyAsync hipMemcpyAsync\n"
+        "#define MY_STREAM cudaStream_t\n"
+    )
+    out = body(src)
+    lines = out.splitlines()
+    assert lines[:3] == src.splitlines()[:3]
+    assert lines[3] == "#define MY_STREAM hipStream_t"  # bodies are still converted
+    assert "#define HIPBLAS_OP_N HIPBLAS_OP_N" not in out

@@ -1,0 +1,216 @@
+"""Writers write regular files only and never leave the output root (issue 13, item 1), and
+``--in-place`` keeps whole, verified backups (item 9)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from hipify_py.output.files import BACKUP_SUFFIX, WriteError, backup_original, write_file
+from hipify_py.output.manifest import MANIFEST_NAME
+from test_convert_cli import KERNEL, cli
+
+
+@pytest.fixture
+def kernel(tmp_path: Path) -> Path:
+    path = tmp_path / "k.cu"
+    path.write_text(KERNEL)
+    return path
+
+
+def _one_line_error(proc, code: int = 1) -> str:
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) >= 1
+    return proc.stderr
+
+
+def test_output_onto_a_fifo_writes_through_to_its_reader(kernel: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as fh:
+            received.append(fh.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    proc = cli("convert", str(kernel), "-o", str(fifo), "-q")
+    reader.join(timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still a FIFO, not replaced by a file
+    assert b"hipLaunchKernelGGL(add" in received[0]
+
+
+def test_output_onto_a_fifo_nobody_reads_is_an_error_not_a_hang(
+    kernel: Path, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    proc = cli("convert", str(kernel), "-o", str(fifo), "-q")
+    assert "no process is reading the FIFO" in _one_line_error(proc)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def _char_device(tmp_path: Path) -> Path:
+    """A private copy of /dev/null (as root); otherwise /dev/null itself, which a non-root
+    user cannot replace anyway."""
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        return node
+    except PermissionError:
+        return Path("/dev/null")
+
+
+def test_output_onto_a_character_device_leaves_it_a_device(kernel: Path, tmp_path: Path) -> None:
+    device = _char_device(tmp_path)
+    proc = cli("convert", str(kernel), "-o", str(device), "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+    assert not list(tmp_path.glob(".null.*"))  # no temporary file left behind
+
+
+def test_output_onto_a_symlink_writes_its_target_and_keeps_the_link(
+    kernel: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "real.hip"
+    target.write_text("old\n")
+    link = tmp_path / "link.hip"
+    link.symlink_to(target)
+    proc = cli("convert", str(kernel), "-o", str(link), "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert "hipLaunchKernelGGL(add" in target.read_text()
+
+
+def test_tree_never_follows_a_symlink_out_of_the_output_root(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "sub" / "k.cu").write_text(KERNEL)
+    (src / "a.cu").write_text(KERNEL)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "a.hip"
+    victim.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.hip").symlink_to(victim)  # a file link out of the tree
+    (out / "sub").symlink_to(outside, target_is_directory=True)  # a directory link out
+    proc = cli("convert", str(src), "--out-dir", str(out), "-q")
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert victim.read_text() == "precious\n"
+    assert not (outside / "k.hip").exists()
+    assert (out / "a.hip").is_symlink()
+
+
+def test_default_output_dir_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(KERNEL)
+    (src / "k.hip").write_text("hand-written\n")
+    (tmp_path / "src-hip").symlink_to(src, target_is_directory=True)
+    proc = cli("convert", str(src))
+    assert "is a symlink" in _one_line_error(proc, 2)
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert (src / "k.hip").read_text() == "hand-written\n"
+
+
+def test_reports_and_diffs_are_written_through_fifos_too(kernel: Path, tmp_path: Path) -> None:
+    device = _char_device(tmp_path)
+    proc = cli("convert", str(kernel), "--dry-run", "--diff-file", str(device))
+    assert proc.returncode == 0, proc.stderr
+    proc = cli("convert", str(kernel), "--json", str(device), "-q")
+    assert proc.returncode == 0, proc.stderr
+    proc = cli("check", str(kernel), "-o", str(device))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+
+
+def test_write_file_replaces_atomically_and_keeps_modes(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    write_file(path, b"one", mode=0o751, root=tmp_path)
+    assert path.read_bytes() == b"one" and stat.S_IMODE(path.stat().st_mode) == 0o751
+    write_file(path, b"two", root=tmp_path)
+    assert path.read_bytes() == b"two" and stat.S_IMODE(path.stat().st_mode) == 0o751
+    with pytest.raises(WriteError, match="outside"):
+        write_file(tmp_path / ".." / "escape", b"x", root=tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["f"]
+
+
+# ----------------------------------------------------------------------------- --in-place
+
+
+def test_backup_is_written_once_and_a_truncated_one_is_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    original = KERNEL.encode()
+    path.write_bytes(original)
+    saved = backup_original(path, original)
+    assert saved.name == "k.cu" + BACKUP_SUFFIX and saved.read_bytes() == original
+    # a later run (the file changed since) keeps the first original
+    backup_original(path, b"changed")
+    assert saved.read_bytes() == original
+    # a truncated backup (an older version killed mid-copy, a full disk) is not trusted
+    saved.write_bytes(original[:10])
+    backup_original(path, original)
+    assert saved.read_bytes() == original
+
+
+def test_backup_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(KERNEL)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    victim = elsewhere / "passwd"
+    victim.write_text("root:x:0:0\n")
+    (tmp_path / f"k.cu{BACKUP_SUFFIX}").symlink_to(victim)
+    with pytest.raises(WriteError):
+        backup_original(path, KERNEL.encode())
+    assert victim.read_text() == "root:x:0:0\n"
+
+
+def test_in_place_with_a_truncated_backup_keeps_the_original(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    k = src / "k.cu"
+    k.write_text(KERNEL)
+    (src / f"k.cu{BACKUP_SUFFIX}").write_text(KERNEL[:20])  # left by a killed run
+    proc = cli("convert", str(src), "--in-place", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert "hipLaunchKernelGGL" in k.read_text()
+    assert (src / f"k.cu{BACKUP_SUFFIX}").read_text() == KERNEL
+
+
+def test_manifest_written_in_the_output_tree(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(KERNEL)
+    assert cli("convert", str(src), "-q").returncode == 0
+    assert (tmp_path / "src-hip" / MANIFEST_NAME).is_file()
+
+
+def test_in_place_does_not_rewrite_a_file_changed_while_it_was_converted(tmp_path: Path) -> None:
+    from _convert import ctx
+    from hipify_py.output import Destination, WriteBack, plan
+    from hipify_py.runner import process
+
+    k = tmp_path / "k.cu"
+    k.write_text(KERNEL)
+    writer = plan([k], Destination(WriteBack.IN_PLACE, keep_names=True), ctx().options)
+    [cand] = writer.items
+    outcome = process(cand, ctx())
+    assert outcome.status == "converted"
+    k.write_text(KERNEL + "// saved by the editor meanwhile\n")
+    with pytest.raises(WriteError, match="changed while it was converted"):
+        writer.emit(outcome)
+    assert k.read_text().endswith("meanwhile\n")
+    assert not (tmp_path / f"k.cu{BACKUP_SUFFIX}").exists()
+    outcome = process(cand, ctx())
+    assert writer.emit(outcome) == k and "hipLaunchKernelGGL" in k.read_text()

@@ -1,0 +1,163 @@
+"""A long run streams its output, stops cleanly on Ctrl-C (exit 130) and leaves no worker behind,
+even when its parent is killed (issue 13, items 7 and 9); usage errors are one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from hipify_py.output.files import sha256
+from hipify_py.output.manifest import MANIFEST_NAME
+from test_convert_cli import KERNEL, cli
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")  # a zombie has exited
+
+
+def _tree(root: Path, count: int) -> Path:
+    src = root / "src"
+    src.mkdir()
+    body = KERNEL + "".join(f"void f{n}(float* p) {{ cudaFree(p); }}\n" for n in range(40))
+    for n in range(count):
+        (src / f"k{n:04d}.cu").write_text(body)
+    return src
+
+
+def test_ctrl_c_exits_130_and_leaves_a_consistent_tree(tmp_path: Path) -> None:
+    src = _tree(tmp_path, 400)
+    out = tmp_path / "src-hip"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hipify_py", "convert", str(src), "-j", "2", "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not any(out.glob("*.hip")):
+        time.sleep(0.02)
+    assert any(out.glob("*.hip")), "files are written as they finish, before the run ends"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.fail("the run finished before Ctrl-C; make the tree larger")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    manifest = json.loads((out / MANIFEST_NAME).read_text())
+    written = sorted(p.name for p in out.iterdir() if p.name != MANIFEST_NAME)
+    assert 0 < len(written) < 400
+    assert all(name.endswith(".hip") for name in written)  # no temporary files left
+    for rel, entry in manifest["files"].items():
+        assert sha256((out / rel).read_bytes()) == entry["sha256"]
+    # the re-run picks up where it stopped: nothing is refused as a hand edit
+    again = cli("convert", str(src), "-q")
+    assert again.returncode == 0, again.stderr
+    assert len(list(out.glob("*.hip"))) == 400
+
+
+def test_workers_die_with_their_parent(tmp_path: Path) -> None:
+    src = _tree(tmp_path, 40)
+    script = textwrap.dedent(
+        f"""
+        import multiprocessing, sys, time
+        from pathlib import Path
+        from hipify_py.context import Context, Options
+        from hipify_py.discover import walk
+        from hipify_py.mappings import load_index
+        from hipify_py.runner import run
+
+        ctx = Context(Options(), load_index())
+        outcomes = run(list(walk([Path({str(src)!r})])), ctx, jobs=2)
+        next(outcomes)
+        print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+        time.sleep(120)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert pids, "the pool started workers"
+    proc.kill()  # kill -9: no cleanup code runs in the parent
+    proc.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    left = [p for p in pids if _alive(p)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"orphaned workers: {left}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["convert"],
+        ["convert", ".", "--bogus"],
+        ["check", ".", "--format", "xml"],
+        ["convert", "missing-dir"],
+        ["check", ".", "--select", "XY9"],
+    ],
+)
+def test_usage_errors_are_one_line(tmp_path: Path, args: list[str]) -> None:
+    proc = cli(*args, cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hipify-py: error: "), proc.stderr
+
+
+def test_runner_names_the_file_in_progress_when_no_file_finishes(tmp_path, monkeypatch) -> None:
+    from _convert import ctx
+    from hipify_py import runner
+    from hipify_py.discover import walk
+
+    monkeypatch.setattr(runner, "SLOW_SECONDS", 0.001)
+    src = _tree(tmp_path, 8)
+    slow = []
+    outcomes = list(runner.run(list(walk([src])), ctx(), jobs=2, on_slow=slow.append))
+    assert sorted(o.candidate.path.name for o in outcomes) == [f"k{n:04d}.cu" for n in range(8)]
+    assert slow and all(c.path.parent == src for c in slow)
+
+
+def test_progress_bar_shows_the_slow_file_as_written() -> None:
+    import io
+
+    from rich.console import Console
+
+    from hipify_py.cli.progress import progress
+    from hipify_py.discover import Candidate
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100, color_system=None)
+    with progress(console, 3, True) as bar:
+        bar.advance(Candidate(Path("a/x.cu"), Path("x.cu"), Path("a")))
+        bar.slow(Candidate(Path("a/k[1].cu"), Path("k[1].cu"), Path("a")))
+        assert bar.progress is not None
+        bar.progress.refresh()
+    assert "converting k[1].cu (slow)" in buf.getvalue() and "1/3" in buf.getvalue()
+
+
+def test_report_is_the_same_for_any_number_of_jobs(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(12):
+        lines = ["// pad"] * n + ["__global__ void k() { int lane = threadIdx.x & 31; }"]
+        (src / f"k{n:02d}.cu").write_text("\n".join(lines) + "\n")
+        (src / f"bin{n:02d}.cu").write_bytes(b"\x7fELF\0\0")
+    runs = [cli("convert", str(src), "--dry-run", "-j", jobs) for jobs in ("1", "2")]
+    assert all(r.returncode == 1 for r in runs)  # the binary files fail
+    assert runs[0].stderr == runs[1].stderr and runs[0].stdout == runs[1].stdout
+    lines = runs[0].stderr.splitlines()
+    failures = [line for line in lines if line.startswith("not converted")]
+    assert failures == sorted(failures) and len(failures) == 12
