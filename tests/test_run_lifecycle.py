@@ -161,3 +161,26 @@ def test_report_is_the_same_for_any_number_of_jobs(tmp_path: Path) -> None:
     lines = runs[0].stderr.splitlines()
     failures = [line for line in lines if line.startswith("not converted")]
     assert failures == sorted(failures) and len(failures) == 12
+
+
+def test_a_worker_that_dies_costs_its_file_only(tmp_path, monkeypatch) -> None:
+    """A worker killed by a signal (a crash in native code) fails the file it was converting;
+    the files in flight with it are converted again, and the run goes on."""
+    from _convert import ctx
+    from hipify_py import runner
+    from hipify_py.discover import walk
+
+    real = runner.process
+
+    def crashing(candidate, context, mode="convert"):  # noqa: ANN001, ANN202 - runner.process
+        if candidate.path.name == "k0003.cu":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(candidate, context, mode)
+
+    monkeypatch.setattr(runner, "process", crashing)  # forked workers inherit the patch
+    src = _tree(tmp_path, 12)
+    outcomes = {o.candidate.path.name: o for o in runner.run(list(walk([src])), ctx(), jobs=2)}
+    assert sorted(outcomes) == [f"k{n:04d}.cu" for n in range(12)]
+    crashed = outcomes.pop("k0003.cu")
+    assert crashed.status == "failed" and "worker converting it died" in crashed.message
+    assert {o.status for o in outcomes.values()} == {"converted"}

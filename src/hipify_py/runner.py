@@ -15,6 +15,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -142,23 +143,59 @@ def run(
         for cand in items:
             yield process(cand, ctx, mode)
         return
-    pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(items)),
-        initializer=_init_worker,
-        initargs=(ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, os.getpid()),
+    pool = _Pool(
+        min(jobs, len(items)),
+        (ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, os.getpid()),
     )
     try:
         yield from _stream(pool, items, mode, jobs, on_slow)
     except BaseException:  # Ctrl-C or the consumer stopped: stop the workers now
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            proc.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.kill()
         raise
-    pool.shutdown()
+    pool.executor.shutdown()
+
+
+class _Pool:
+    """The worker processes, replaced when one dies (a crash while converting a file costs that
+    file only, never the run)."""
+
+    def __init__(self, workers: int, initargs: tuple) -> None:
+        self.workers = workers
+        self.initargs = initargs
+        self.executor = self._new(workers)
+
+    def _new(self, workers: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=workers, initializer=_init_worker, initargs=self.initargs
+        )
+
+    def submit(self, cand: Candidate, mode: str) -> Future[Outcome]:
+        return self.executor.submit(_work, (cand, mode))
+
+    def kill(self) -> None:
+        for proc in list(getattr(self.executor, "_processes", {}).values()):
+            proc.kill()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    def renew(self) -> None:
+        self.kill()
+        self.executor = self._new(self.workers)
+
+    def alone(self, cand: Candidate, mode: str) -> Outcome:
+        """``cand`` in a worker of its own: which of the files in flight killed the worker."""
+        solo = self._new(1)
+        try:
+            return solo.submit(_work, (cand, mode)).result()
+        except BrokenProcessPool:
+            code = [p.exitcode for p in getattr(solo, "_processes", {}).values()]
+            why = f" (exit {code[0]})" if code and code[0] is not None else ""
+            return Outcome(cand, "failed", message=f"the worker converting it died{why}")
+        finally:
+            solo.shutdown(wait=False, cancel_futures=True)
 
 
 def _stream(
-    pool: ProcessPoolExecutor,
+    pool: _Pool,
     items: list[Candidate],
     mode: str,
     jobs: int,
@@ -171,7 +208,7 @@ def _stream(
 
     def fill() -> None:
         for cand in todo:
-            pending[pool.submit(_work, (cand, mode))] = (cand, time.monotonic())
+            pending[pool.submit(cand, mode)] = (cand, time.monotonic())
             if len(pending) >= limit:
                 return
 
@@ -184,5 +221,14 @@ def _stream(
             continue
         for future in done:
             cand, _started = pending.pop(future)
-            yield future.result()
+            try:
+                outcome = future.result()
+            except BrokenProcessPool:  # a worker died: every file in flight is a suspect
+                suspects = [cand] + [c for c, _ in pending.values()]
+                pending.clear()
+                pool.renew()
+                for suspect in suspects:
+                    yield pool.alone(suspect, mode)
+                break
+            yield outcome
         fill()
