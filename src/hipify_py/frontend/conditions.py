@@ -159,14 +159,18 @@ def hip_inactive(
                 known[name] = DEFINED
     for frame in stack:  # an unterminated #if runs to the end of the file
         _close(frame, tokens[-1].end if tokens else 0, ranges)
-    ranges.sort()
+    return Inactive(_merged(ranges))
+
+
+def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """``ranges`` sorted, overlapping or touching ones joined."""
     merged: list[tuple[int, int]] = []
-    for a, b in ranges:
+    for a, b in sorted(ranges):
         if merged and a <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
         else:
             merged.append((a, b))
-    return Inactive(tuple(merged))
+    return tuple(merged)
 
 
 def _close(frame: list, end: int, ranges: list[tuple[int, int]]) -> None:
