@@ -48,13 +48,14 @@ def test_convert_rewrites_the_build_file_with_the_runs_renames(project, tmp_path
     assert proc.returncode == 0, proc.stderr
     cmake = (out / "CMakeLists.txt").read_text()
     # vendor/ is excluded: its .cu keeps its name, so the build file must too
-    assert "add_library(k STATIC src/k.hip vendor/prebuilt.cu)" in cmake
+    assert "add_library(k STATIC src/k.hip vendor/prebuilt.cu)\n" in cmake
+    assert "set_source_files_properties(vendor/prebuilt.cu PROPERTIES LANGUAGE HIP)" in cmake
     assert "project(p LANGUAGES CXX HIP)" in cmake
     assert "set(CMAKE_HIP_ARCHITECTURES gfx90a)" in cmake
     assert (out / "src" / "k.hip").is_file()
     assert (out / "README.md").read_text() == (project / "README.md").read_text()
     data = json.loads(summary.read_text())
-    assert data["build_file_edits"] == 4
+    assert data["build_file_edits"] == 5
     assert data["files"]["converted"] == 2 and data["files"]["copied"] == 1
     assert data["findings_by_rule"] == {"HB101": 1}
     # converting the converted tree again changes nothing

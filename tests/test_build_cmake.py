@@ -127,9 +127,24 @@ def test_names_follow_only_the_files_the_run_renames(tmp_path):
     )
     assert out == (
         "set(SRC a.hip sub/b.hip ${CMAKE_CURRENT_SOURCE_DIR}/sub/c.hip third_party/x.cu)\n"
+        "set_source_files_properties(third_party/x.cu PROPERTIES LANGUAGE HIP)\n"
         'file(GLOB K "kernels/*.hip")\n'
     )
-    assert converted("cmake", text, keep_names=True) == text
+    kept = converted("cmake", text, keep_names=True)
+    assert kept.startswith(text.splitlines()[0] + "\n") and 'file(GLOB K "kernels/*.cu")' in kept
+
+
+def test_kept_cu_names_are_compiled_as_hip(tmp_path):
+    """--keep-names / --in-place / an excluded file: CMake compiles a .cu as HIP only if told."""
+    text = "add_library(k STATIC src/k.cu a.cpp)\n  set(S x.cu)\n"
+    assert converted("cmake", text, keep_names=True) == (
+        "add_library(k STATIC src/k.cu a.cpp)\n"
+        "set_source_files_properties(src/k.cu PROPERTIES LANGUAGE HIP)\n"
+        "  set(S x.cu)\n"
+        "  set_source_files_properties(x.cu PROPERTIES LANGUAGE HIP)\n"
+    )
+    listed = "add_library(k a.cu)\nset_source_files_properties(a.cu PROPERTIES LANGUAGE CUDA)\n"
+    assert converted("cmake", listed, keep_names=True) == listed.replace("CUDA)", "HIP)")
 
 
 def test_what_cannot_be_converted_is_reported_with_its_line():
@@ -153,6 +168,12 @@ def test_what_cannot_be_converted_is_reported_with_its_line():
     out = converted("cmake", text)
     assert "$<$<COMPILE_LANGUAGE:HIP>:>" in out  # the ptxas flag is gone
     assert "-fgpu-rdc" in out and "CUDA::cupti" in out
+
+
+def test_a_compiler_path_is_reported_and_its_readers_converted():
+    text = "set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)\nif(CMAKE_CUDA_COMPILER)\nendif()\n"
+    assert converted("cmake", text) == text.replace("if(CMAKE_CUDA_", "if(CMAKE_HIP_")
+    assert rules("cmake", text) == [("HB101", 1)]
 
 
 def test_suppression_comment_silences_a_build_finding():

@@ -113,3 +113,32 @@ def test_every_cuda_header_maps_or_is_reported():
     assert set(reported) == {"cooperative_groups/reduce.h", "cuda/atomic"}
     assert "cg::reduce" in reported["cooperative_groups/reduce.h"]
     assert '#include "cuda_helpers.h"' in lines  # the project's own header is left alone
+
+
+GUARD_TEST = """#include <cstdio>
+#include <cuda_runtime.h>
+#ifdef __DRIVER_TYPES_H__
+#define checkCudaErrors(val) if ((val) != cudaSuccess) printf("error\\n")
+#endif
+#if defined(__CUDA_RUNTIME_H__) && defined(CUSPARSE_H_)
+#error "cusparse.h is not included here"
+#endif
+int main() { checkCudaErrors(cudaSetDevice(0)); }
+"""
+
+
+def test_cuda_header_guards_become_the_hip_headers_guards(rocm7, tmp_path):
+    """cuda-samples' helper_cuda.h tests CUDA include guards to decide what to define; each guard
+    becomes the guard of the HIP header the include turned into, so the same branch is taken."""
+    out = body(GUARD_TEST)
+    assert "#ifdef HIP_INCLUDE_HIP_DRIVER_TYPES_H" in out
+    assert "defined(HIP_INCLUDE_HIP_HIP_RUNTIME_H) && defined(HIPSPARSE_H)" in out
+    clang = require_tool("clang-19")
+    src = tmp_path / "g.hip"
+    src.write_text(result(GUARD_TEST, "g.cu").text)
+    cmd = [
+        clang, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only", "-std=c++17",
+        f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(src),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]

@@ -10,6 +10,7 @@ also compiles to a gfx942 code object. Under CI=true a missing tool fails these 
 from __future__ import annotations
 
 import ast
+import json
 import os
 import shutil
 import subprocess
@@ -25,9 +26,11 @@ ROCM7_RUNTIME_CANDIDATES = (
     os.environ.get("HIPIFY_PY_ROCM7_RUNTIME", ""),
     str(Path.home() / ".cache" / "hipify-py" / "rocm-7.2.4-runtime" / "usr"),
 )
+TORCH_HIPIFY_CANDIDATES = (  # a directory holding torch/utils/hipify as the package `hipify`
+    os.environ.get("HIPIFY_PY_TORCH_HIPIFY", ""),
+    str(Path.home() / ".cache" / "hipify-py" / "torch-hipify"),
+)
 MULTIARCH = "lib/x86_64-linux-gnu"
-# the flags each example is converted with (warp_reduce needs the 64-bit masks of --fix)
-CONVERT_FLAGS = {"warp_reduce": ("--fix",)}
 
 
 def run(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> str:
@@ -40,7 +43,6 @@ def run(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> str
 
 def convert(example: str, out: Path, *flags: str) -> Path:
     """``hipify-py convert examples/<example> --out-dir out`` as a user runs it."""
-    flags = CONVERT_FLAGS.get(example, ()) + flags
     run([sys.executable, "-m", "hipify_py", "convert", str(EXAMPLES / example),
          "--out-dir", str(out), "-q", *flags])  # fmt: skip
     return out
@@ -111,10 +113,12 @@ def cmake_build(cmake_hip: list[str], source: Path, build: Path) -> str:
 # CMake's HIP language, gfx942
 
 
-def test_cmake_project_builds_with_the_hip_language(cmake_hip, tmp_path):
-    src = convert("cmake_project", tmp_path / "src")
+@pytest.mark.parametrize("flags", [(), ("--keep-names",)], ids=["renamed", "keep-names"])
+def test_cmake_project_builds_with_the_hip_language(flags, cmake_hip, tmp_path):
+    src = convert("cmake_project", tmp_path / "src", *flags)
     log = cmake_build(cmake_hip, src, tmp_path / "build")
-    assert "--offload-arch=gfx942" in log and "src/saxpy.hip" in log
+    source = "src/saxpy.cu" if flags else "src/saxpy.hip"  # kept names get LANGUAGE HIP
+    assert "--offload-arch=gfx942" in log and f"-c {src / source}" in log
     assert (tmp_path / "build" / "saxpy_demo").is_file()
     assert code_object_archs(tmp_path / "build" / "libsaxpy.a") == {"gfx942"}
 
@@ -185,6 +189,44 @@ def test_masked_add_setup_py_matches_the_converted_tree(rocm7, clang19, tmp_path
          f"--rocm-device-lib-path={device_libs(rocm7)}", *_nvcc_args(src / "setup.py"),
          str(src / "masked_add_kernel.hip"), "-o", str(obj)])  # fmt: skip
     assert code_object_archs(obj) == {"gfx942"}
+
+
+@pytest.fixture(scope="session")
+def torch_hipify() -> Path:
+    """PyTorch's own hipify (``torch/utils/hipify`` from the torch wheel, see .ci/run)."""
+    for cand in TORCH_HIPIFY_CANDIDATES:
+        if cand and (Path(cand) / "hipify" / "hipify_python.py").is_file():
+            return Path(cand)
+    missing("torch.utils.hipify not found (set HIPIFY_PY_TORCH_HIPIFY or run .ci/run)")
+    raise AssertionError("unreachable")
+
+
+# what CUDAExtension does with `sources` on a ROCm build of PyTorch 2.13 before compiling them
+SECOND_HIPIFY = """
+import json, os, sys
+from hipify import hipify_python
+build_dir = os.getcwd()
+sources = json.loads(sys.argv[1])
+result = hipify_python.hipify(
+    project_directory=build_dir, output_directory=build_dir, header_include_dirs=[],
+    includes=[os.path.join(build_dir, "*")], extra_files=[os.path.abspath(s) for s in sources],
+    show_detailed=True, is_pytorch_extension=True, hipify_extra_files_only=True)
+print("HIPIFIED", json.dumps({s: result[os.path.abspath(s)].hipified_path for s in sources}))
+"""
+
+
+def test_pytorch_hipify_leaves_the_converted_extension_alone(torch_hipify, tmp_path):
+    """A ROCm CUDAExtension build runs PyTorch's hipify over the sources: on hipify-py's output
+    it finds nothing to change, so the files compiled are the reviewed ones."""
+    src = convert("masked_add", tmp_path / "src")
+    sources = _extension_sources(src / "setup.py")
+    before = {p: p.read_bytes() for p in src.rglob("*") if p.is_file()}
+    env = {**os.environ, "PYTHONPATH": str(torch_hipify)}
+    out = run([sys.executable, "-c", SECOND_HIPIFY, json.dumps(sources)], cwd=src, env=env)
+    (line,) = [x for x in out.splitlines() if x.startswith("HIPIFIED ")]
+    hipified = json.loads(line.removeprefix("HIPIFIED "))
+    assert hipified == {s: str(src / s) for s in sources}  # compiled as written
+    assert {p: p.read_bytes() for p in src.rglob("*") if p.is_file()} == before
 
 
 # ---------------------------------------------------------------------------------------------

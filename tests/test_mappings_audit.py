@@ -7,7 +7,7 @@ import re
 
 from click.testing import CliRunner
 
-from _convert import body, ctx
+from _convert import body, ctx, result
 from conftest import require_tool
 from hipify_py.cli.mappings import mappings
 from hipify_py.context import Options
@@ -84,8 +84,11 @@ def test_names_newer_than_the_target_stay_and_are_reported():
 
 
 def test_cudnn_is_reported_without_miopen_and_converted_with_it():
-    src = "void f(cudnnHandle_t* h) { cudnnCreate(h); }\n"
-    assert "cudnnCreate(h)" in body(src)
+    src = "#include <cudnn.h>\nvoid f(cudnnHandle_t* h) { cudnnCreate(h); }\n"
+    assert "cudnnCreate(h)" in body(src) and "#include <cudnn.h>" in body(src)
+    assert "#include <miopen/miopen.h>" in body(src, miopen=True)
+    (header,) = [f for f in result(src).findings if f.rule == "HP001"]
+    assert "hipDNN" in header.message
     msgs = [f.message for f in only("HZ300", src)]
     assert any("hipDNN" in m and "--miopen" in m for m in msgs), msgs
     assert "miopenCreate(h)" in body(src, miopen=True)
@@ -117,3 +120,9 @@ def test_overrides_each_give_a_reason():
     for e in load_index().all_entries:
         if e.source == "overrides.yaml":
             assert e.note and len(e.note) > 20, e.cuda
+
+
+def test_conversions_count_where_their_mapping_came_from():
+    res = result("void f(cudaStream_t s, int* d) { cudaStreamGetDevice(s, d); }\n")
+    assert res.conversions["rename/runtime@header check (ROCm 7.2.4)"] == 1
+    assert res.conversions["rename/runtime"] == 1  # cudaStream_t: an AMD table row

@@ -18,7 +18,7 @@ from ..edits import Edit
 from ..findings import Finding, Severity
 from ..rules import RULES, build_pass, register_rule
 from .libraries import is_cuda_library, rocm_library
-from .names import rename_edits
+from .names import rename_edits, renamed
 from .nvcc_flags import Word, convert_flags
 from .unit import BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
 
@@ -33,6 +33,7 @@ register_rule(
     ## What it detects
     A CMake variable, property or generator expression about the CUDA toolchain that has no
     HIP equivalent: `CMAKE_CUDA_HOST_COMPILER`, `CUDA_RUNTIME_LIBRARY`, `CUDAToolkit_BIN_DIR`,
+    a `set(CMAKE_CUDA_COMPILER <path to nvcc>)`,
     `CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES`, `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>`, ...
 
     ## Why it breaks on AMD
@@ -133,6 +134,7 @@ _WORD = re.compile(
     r"|\$ENV\{(?P<env>CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}"
     r"|\b(?P<feature>cuda)_std_\d+\b"
 )
+_CU_SOURCE = re.compile(r"[\w./${}-]+\.cu")
 _VERSION = re.compile(r"\d+(?:\.\d+)*")
 _FLAG_WORD = re.compile(r"[^\s;\"<>]+")
 _LIB_FLAG = re.compile(r"-l(?P<lib>[\w-]+)")
@@ -240,6 +242,7 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
     packages: dict[str, int] = {}  # ROCm packages the file's targets need -> first use
     found = {cmd.args[0].text.lower() for cmd in cmds if cmd.name == "find_package" and cmd.args}
     cuda_finds: list[Command] = []
+    with_language = _sources_with_language(cmds)
     for cmd in cmds:
         if cmd.name in _LEGACY_COMMANDS:
             yield _finding("HB103", cmd.start, cmd.open, f"{cmd.name}() is FindCUDA's: port to HIP")
@@ -261,6 +264,7 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
         for k, arg in enumerate(cmd.args):
             yield from _arg_words(unit, ctx, cmd, k, arg, packages)
         yield from _arch_values(cmd, ctx)
+        yield from _kept_cu_sources(unit, ctx, cmd, with_language)
     yield from rename_edits(unit, ctx, RULE)
     needed = [p for p in packages if p not in found]
     if cuda_finds:
@@ -269,11 +273,54 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
         yield from _find_packages_before(unit, min(packages[p] for p in needed), needed)
 
 
+def _sources_with_language(cmds: list[Command]) -> set[str]:
+    """Sources a ``set_source_files_properties(... PROPERTIES ... LANGUAGE X)`` already covers."""
+    out: set[str] = set()
+    for cmd in cmds:
+        names = [a.text for a in cmd.args]
+        if cmd.name == "set_source_files_properties" and "LANGUAGE" in names:
+            out.update(names[: names.index("PROPERTIES")] if "PROPERTIES" in names else names)
+    return out
+
+
+def _kept_cu_sources(
+    unit: BuildFile, ctx: Context, cmd: Command, with_language: set[str]
+) -> Iterator[Edit]:
+    """``.cu`` sources that keep their name (``--keep-names``, ``--in-place``, excluded files)
+    are not HIP sources to CMake by extension: they get ``LANGUAGE HIP`` where they are listed."""
+    if cmd.name in ("set_source_files_properties", "file", "set_property", "message"):
+        return
+    kept = [
+        a.text
+        for a in cmd.args
+        if not a.quoted
+        and _CU_SOURCE.fullmatch(a.text)
+        and a.text not in with_language
+        and not renamed(a.text[:-3], unit, ctx)
+    ]
+    if kept:
+        nl = "\r\n" if "\r\n" in unit.text else "\n"
+        line = f"{nl}{_indent(unit, cmd.start)}set_source_files_properties({' '.join(kept)} "
+        yield Edit(cmd.close + 1, cmd.close + 1, f"{line}PROPERTIES LANGUAGE HIP)", RULE)
+
+
+def _indent(unit: BuildFile, offset: int) -> str:
+    line, _ = unit.lines.position(offset)
+    start, _ = unit.lines.line_span(line)
+    indent = unit.text[start:offset]
+    return indent if not indent.strip() else ""
+
+
 def _arg_words(
     unit: BuildFile, ctx: Context, cmd: Command, k: int, arg: Arg, packages: dict[str, int]
 ) -> Iterator[Edit | Finding]:
     for m in _WORD.finditer(unit.text, arg.start, arg.end):
         if m.group("cm") is not None:
+            if m.group("cm") == "COMPILER" and cmd.name == "set" and k == 0 and cmd.args[1:]:
+                # set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc): a path to nvcc is no HIP
+                # compiler; the variable's readers (if(CMAKE_CUDA_COMPILER)) are converted
+                yield _finding("HB101", m.start(), m.end(), f"{m.group()} names an NVIDIA tool")
+                continue
             yield from _cuda_setting(m, cmd, k, "cm", "CMAKE_HIP_")
         elif m.group("target") is not None:
             lib = m.group("target")

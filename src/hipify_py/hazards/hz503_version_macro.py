@@ -8,20 +8,20 @@ in `#if`/`#elif`/`#ifdef` conditions and in code. Reported with the condition it
 ## Why it breaks on AMD
 hip-clang defines none of these, so a left-alone `#if CUDART_VERSION >= 11000` reads 0 and
 silently takes the oldest branch. Renaming it to `HIP_VERSION` is worse: HIP numbers releases
-as major*10,000,000 + minor*100,000 + patch (about 70,200,000 for ROCm 7.2), so a comparison
+as `major*10000000 + minor*100000 + patch` (about 70,200,000 for ROCm 7.2), so a comparison
 with a CUDA-scale constant is always true. PyTorch's `TORCH_HIP_VERSION` (702) is on yet
 another scale.
 
-## What hipify-py does
-It writes the value the macro has on CUDA 12.0 in its place, keeping the name in a comment, and
-turns `defined(CUDA_VERSION)` / `#ifdef CUDA_VERSION` into true:
-
+## Example
 ```cuda
 #if defined(CUDA_VERSION) && CUDART_VERSION >= 11080        // CUDA
-#if 1 /* defined(CUDA_VERSION) */ && 12000 /* CUDART_VERSION */ >= 11080   // HIP
+#if 1 /* defined(CUDA_VERSION) */ && 12000 /* CUDART_VERSION */ >= 11080   // HIP, HZ503
 ```
 
-So the converted code takes the branch a CUDA 12.0 build takes. That is the HIP-correct choice
+## What hipify-py does
+It writes the value the macro has on CUDA 12.0 in its place, keeping the name in a comment, and
+turns `defined(CUDA_VERSION)` / `#ifdef CUDA_VERSION` into true, as in the example. So the
+converted code takes the branch a CUDA 12.0 build takes. That is the HIP-correct choice
 for most gates: HIP 7 covers the CUDA 11 and 12.0 API (bf16 and fp8 types, memory pools,
 graphs), while the branches for later releases use what HIP lacks or spells differently
 (Hopper/Blackwell clusters, TMA, fp4, CUDA 13's changed signatures). A macro the file

@@ -27,6 +27,21 @@ def origin(entry: Entry) -> str:
     return f"user rule ({source})"
 
 
+AMD_TABLE = "AMD table"
+
+
+def origin_tag(entry: Entry) -> str:
+    """A short origin for counting conversions: AMD table, header check, override, ..."""
+    source = entry.source
+    if source.startswith("cuda_"):
+        return AMD_TABLE
+    if source == "header_check.yaml":
+        return f"header check (ROCm {entry.hip_checked})"
+    if source == "overrides.yaml":
+        return "reviewed override"
+    return "hand-written" if source in HAND_WRITTEN else "user rule"
+
+
 def holds_from(entry: Entry) -> str | None:
     """The ROCm release the HIP name is known to hold from."""
     if entry.hip_added:

@@ -26,6 +26,7 @@ class Summary:
     failed: int = 0
     skipped: int = 0  # binary / non-UTF-8 files left as they are
     by_family: Counter = field(default_factory=Counter)
+    by_origin: Counter = field(default_factory=Counter)  # where the renames' mappings came from
     unsupported: Counter = field(default_factory=Counter)  # API name -> uses
     findings: Counter = field(default_factory=Counter)  # rule ID -> open findings
     fixed: Counter = field(default_factory=Counter)  # rule ID -> findings the output fixes
@@ -63,7 +64,9 @@ class Summary:
             return
         for rule, count in result.conversions.items():
             if rule.startswith("rename/"):
-                self.by_family[rule.split("/", 1)[1]] += count
+                family, _, origin = rule.split("/", 1)[1].partition("@")
+                self.by_family[family] += count
+                self.by_origin[origin or "AMD table"] += count
             elif rule.startswith("build/"):
                 self.build_edits += count
         for edit in result.edits:
@@ -113,6 +116,7 @@ class Summary:
                 "copied": self.copied,
             },
             "conversions_by_family": dict(self.by_family.most_common()),
+            "conversions_by_origin": dict(self.by_origin.most_common()),
             "launches_rewritten": self.launches,
             "headers_rewritten": self.headers,
             "symbols_wrapped": self.symbols,
@@ -176,6 +180,8 @@ class Summary:
             for name, count in self.by_family.most_common():
                 fam.add_row(Text(name), str(count))
             console.print(fam)
+            origins = ", ".join(f"{n} {c}" for n, c in self.by_origin.most_common())
+            console.print(f"mappings used, by origin: {origins}", highlight=False)
         if self.unsupported:
             uns = Table(title="Unsupported APIs (left as they are)", header_style="bold red")
             uns.add_column("API")

@@ -15,7 +15,7 @@ from ..edits import Edit
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ..mappings import hip_name, is_convertible
+from ..mappings import hip_name, is_convertible, no_hip_library
 from ..rules import register_rule, rewrite_pass
 from .implicit_includes import implicit_headers
 
@@ -210,14 +210,14 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         if entry is not None:
             if is_convertible(entry, ctx.options):
                 target = _layout(hip_name(entry, ctx.options) or inc.path, ctx)
-            elif entry.status == "unsupported":
+            elif entry.status == "unsupported" or no_hip_library(entry, ctx.options):
+                why = no_hip_library(entry, ctx.options) or entry.note
                 yield Finding(
                     UNSUPPORTED_HEADER.id,
                     UNSUPPORTED_HEADER.severity,
                     inc.path_start,
                     inc.path_end,
-                    f"'{inc.path}' has no HIP counterpart"
-                    + (f": {entry.note}" if entry.note else ""),
+                    f"'{inc.path}' has no HIP counterpart" + (f": {why}" if why else ""),
                     extra={"api": inc.path, "family": entry.family},
                 )
         elif inc.angled and _CUDA_SDK_HEADER.fullmatch(inc.path):

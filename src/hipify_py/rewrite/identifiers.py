@@ -18,6 +18,7 @@ from ..context import Context
 from ..edits import Edit
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
+from ..mappings.provenance import AMD_TABLE, origin_tag
 from ..rules import rewrite_pass
 from ._macro_definitions import definition_roles
 from .arguments import renamed_for_arity
@@ -40,6 +41,9 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     roles = definition_roles(unit)
     for name, entry in wanted.items():
         default = hip_name(entry, ctx.options)
+        # "rename/<family>", plus "@<origin>" when the mapping is not an AMD table row
+        origin = origin_tag(entry)
+        rule = f"rename/{entry.family}" + ("" if origin == AMD_TABLE else f"@{origin}")
         for i in positions[name]:
             tok = tokens[i]
             if tok.in_directive and unit.directive_word(i) in ("include", "include_next"):
@@ -48,4 +52,4 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
                 continue  # a #define's own name or parameter (see _macro_definitions)
             new = renamed_for_arity(tokens, i) or default
             if new and new != name:
-                yield Edit(tok.start, tok.end, new, f"rename/{entry.family}")
+                yield Edit(tok.start, tok.end, new, rule)
