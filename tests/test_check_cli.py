@@ -453,3 +453,27 @@ def test_fifo_as_baseline_is_an_error_not_a_hang(tree):
     os.mkfifo(tree / "base.json")
     code, out = invoke("src", "--baseline", "base.json")
     assert code == 2 and "not a regular file" in out
+
+
+def test_config_ignores_decide_for_convert_fix_and_annotate_too(tmp_path, monkeypatch):
+    """Rules ignored in .hipify-py.yaml are neither reported by check nor fixed or annotated by
+    convert --fix --annotate (one place decides which findings exist)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()  # the project root: config discovery stops here
+    (tmp_path / ".hipify-py.yaml").write_text("ignore: [HZ101, HZ105]\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(
+        "__global__ void k(int* o, int v) {\n"
+        "  unsigned n = __ballot_sync(0xffffffff, v > 0);\n"
+        "  o[threadIdx.x & 31] = __popc(n);\n}\n"
+    )
+    made = CliRunner().invoke(
+        convert, ["src", "--out-dir", "hip", "--fix", "--unsafe-fixes", "--annotate", "-q"]
+    )
+    assert made.exit_code == 0, made.output
+    out = (tmp_path / "hip" / "k.hip").read_text()
+    assert "hipify-py[HZ101]" not in out and "hipify-py[HZ105]" not in out
+    assert "unsigned n = " in out  # HZ105's fix (unsigned long long) not applied
+    checked = CliRunner().invoke(check, ["src"])
+    assert "HZ101" not in checked.output and "HZ105" not in checked.output

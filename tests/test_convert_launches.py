@@ -134,3 +134,18 @@ def test_kernel_name_macro_expanding_to_a_template_gets_hip_kernel_name() -> Non
     out = body(src)
     assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(KNAME), dim3(1), dim3(n), 0, 0, a);" in out
     assert "hipLaunchKernelGGL(plain, dim3(1), dim3(n), 0, 0, a);" in out
+
+
+def test_skip_inactive_drops_fixes_in_skipped_branches_too() -> None:
+    """--skip-inactive --fix: a branch the preprocessor skips stays byte-identical, fixes
+    included (the HZ105 fix widening a ballot variable is applied only in live code)."""
+    dead = (
+        "  unsigned m = __ballot_sync(0xffffffff, v > 0);\n  o[0] = __popc(m) + cudaMalloc(0, 4);\n"
+    )
+    src = (
+        "__global__ void k(int* o, int v) {\n#ifdef SOME_UNDEFINED_SWITCH\n" + dead + "#endif\n"
+        "  unsigned n = __ballot_sync(0xffffffff, v > 0);\n  o[1] = __popc(n);\n}\n"
+    )
+    out = body(src, skip_inactive=True, fix=True, unsafe_fixes=True)
+    assert dead in out
+    assert "unsigned long long n = __ballot_sync(0xffffffffffffffffULL, v > 0);" in out

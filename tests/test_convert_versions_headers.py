@@ -142,3 +142,37 @@ def test_cuda_header_guards_become_the_hip_headers_guards(rocm7, tmp_path):
     ]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+REVIEWED_COUNTERPARTS = """#include <cublas_v2.h>
+#include <cstdio>
+__global__ void k(unsigned* p, unsigned a, long long* q) {
+  if (!p) __trap();
+  p[0] = umin(p[0], a);
+  q[0] = llmax(q[0], 2ll);
+}
+void f(cublasHandle_t h, cublasStatus_t s, const float* a, float* c) {
+  float one = 1.f;
+  printf("%s\\n", cublasGetStatusString(s));
+  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4,
+               &one, c, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+}
+"""
+
+
+def test_reviewed_counterparts_convert_and_compile_for_gfx942(rocm7, tmp_path):
+    """Rows the AMD tables call unsupported, mapped in overrides.yaml after review."""
+    converted = result(REVIEWED_COUNTERPARTS, "o.cu")
+    assert not [f for f in converted.findings if f.rule == "HZ300"]
+    for name in ("__builtin_trap()", "min(p[0], a)", "max(q[0], 2ll)", "hipblasStatusToString(s)"):
+        assert name in converted.text
+    assert "HIPBLAS_GEMM_DEFAULT)" in converted.text
+    clang = require_tool("clang-19")
+    src = tmp_path / "o.hip"
+    src.write_text(converted.text)
+    cmd = [
+        clang, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only", "-std=c++17",
+        f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(src),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]

@@ -87,3 +87,23 @@ def test_rules_never_edit_the_same_bytes_and_converting_twice_is_once(src):
     out = result(src)
     assert out.error is None and out.rule_errors == []
     assert result(out.text).text == out.text
+
+
+def test_bracket_table_answers_what_the_scan_answers():
+    """Long token lists use a one-pass bracket table (no quadratic rescans of a broken file);
+    it must agree with the bracket-by-bracket search everywhere."""
+    from _mutations import mutate, seeds
+    from hipify_py.frontend import syntax
+
+    for data in [*seeds()[:20], *(mutate(n)[0] for n in range(20))]:
+        tokens = lex(data.decode("utf-8", "surrogateescape")[:4000]).tokens
+        n = len(tokens)
+        fwd = syntax._match_all(tokens, range(n), syntax._OPEN, syntax._CLOSE)
+        bwd = syntax._match_all(tokens, range(n - 1, -1, -1), syntax._CLOSE, syntax._OPEN)
+        for i, tok in enumerate(tokens):
+            if tok.text in syntax._OPEN:
+                want = syntax._match(tokens, i, range(i + 1, n), syntax._OPEN, syntax._CLOSE)
+                assert fwd.get(i) == want
+            elif tok.text in syntax._CLOSE:
+                want = syntax._match(tokens, i, range(i - 1, -1, -1), syntax._CLOSE, syntax._OPEN)
+                assert bwd.get(i) == want

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from .mappings import MappingIndex
@@ -52,11 +52,20 @@ class Renames:
         return self.files is None or path in self.files
 
 
+class RuleFilter(Protocol):
+    """The project config's ignores (``config.Config``): whether a rule is off for a file."""
+
+    def ignores_rule(self, rule: str, path: str) -> bool: ...
+
+
 @dataclass(frozen=True)
 class Context:
     options: Options
     mappings: MappingIndex
     renames: Renames = Renames()
+    # project-config ignores, applied where inline suppressions are, so a finding the project
+    # turned off is neither reported, nor fixed, nor annotated, in convert and check alike
+    ignores: RuleFilter | None = None
 
 
 # searched from its literal part (a line-start anchor first would make the search visit every

@@ -86,7 +86,13 @@ def proposals_of(
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
-    findings = [f for f in findings if not is_suppressed(f, unit)]  # type: ignore[arg-type]
+    ignores = ctx.ignores
+    findings = [
+        f
+        for f in findings
+        if not is_suppressed(f, unit)  # type: ignore[arg-type]
+        and not (ignores is not None and ignores.ignores_rule(f.rule, unit.path))
+    ]
     findings.sort(key=lambda f: (f.start, f.rule))
     return edits, findings, problems
 
@@ -171,14 +177,14 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
     result = FileResult(path=path, original=text, text=text)
     result.rule_errors = problems
     result.parse_problems = problems + _parse_problems(unit)
-    if ctx.options.skip_inactive:
-        edits = _outside_skipped(edits, unit)
     for finding in findings:
         fix = finding.fix
         if fix and ctx.options.fix and (fix.safe or ctx.options.unsafe_fixes):
             # a fix never overrides a rewrite: one that touches rewritten text is left unapplied
             if not any(_overlap(f, e) for f in fix.edits for e in edits):
                 edits.extend(fix.edits)
+    if ctx.options.skip_inactive:  # fixes included: nothing in a skipped branch changes
+        edits = _outside_skipped(edits, unit)
     if ctx.options.annotate:
         made = {(e.start, e.end, e.text) for e in edits}
         open_ = [f for f in findings if not _holds_fix(f, made)]

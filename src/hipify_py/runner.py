@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .buildfiles import build_kind
-from .context import Context, Options, Renames
+from .context import Context, Options, Renames, RuleFilter
 from .discover import Candidate, is_cuda_source
 from .mappings.load import RulesText
 from .pipeline import FileResult, check_result, convert_build_text, convert_text
@@ -44,14 +44,18 @@ _worker_ctx: Context | None = None
 
 
 def _init_worker(
-    options: Options, rules: tuple[RulesText, ...], renames: Renames, parent: int
+    options: Options,
+    rules: tuple[RulesText, ...],
+    renames: Renames,
+    ignores: RuleFilter | None,
+    parent: int,
 ) -> None:
     global _worker_ctx
     from .mappings import load_index
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C does
     _die_with(parent)
-    _worker_ctx = Context(options, load_index(options, list(rules)), renames)
+    _worker_ctx = Context(options, load_index(options, list(rules)), renames, ignores)
 
 
 def _die_with(parent: int) -> None:
@@ -141,7 +145,7 @@ def run(
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(items)),
         initializer=_init_worker,
-        initargs=(ctx.options, tuple(mapping_files), ctx.renames, os.getpid()),
+        initargs=(ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, os.getpid()),
     )
     try:
         yield from _stream(pool, items, mode, jobs, on_slow)

@@ -297,4 +297,5 @@ def build_options_context(
         index = load_index(options, rules)
     except MappingError as exc:
         raise ConfigError(str(exc)) from None
-    return Context(options, index), rules
+    ignores = config if config.ignore or config.per_file else None
+    return Context(options, index, ignores=ignores), rules

@@ -15,7 +15,6 @@ from typing import Any
 import click
 from rich.console import Console
 
-from ..config import Config
 from ..context import Context, Options, parse_version
 from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
@@ -148,7 +147,7 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
         )
         try:
             for outcome in outcomes:
-                written = _emit(writer, outcome, config, summary)
+                written = _emit(writer, outcome, summary)
                 bar.advance(outcome.candidate, written)
         finally:
             writer.close()
@@ -191,10 +190,8 @@ def _destination(paths: tuple[Path, ...], kw: dict[str, Any]) -> Destination:
     )
 
 
-def _emit(writer: Writer, outcome: Outcome, config: Config, summary: Summary) -> Path | None:
+def _emit(writer: Writer, outcome: Outcome, summary: Summary) -> Path | None:
     """Count and write one outcome; a file that cannot be written is a failure, not a stop."""
-    if outcome.result is not None and (config.ignore or config.per_file):
-        outcome.result.findings = [f for f in outcome.result.findings if not config.ignored(f)]
     summary.add(outcome)
     try:
         written = writer.emit(outcome)

@@ -22,11 +22,15 @@ def match_forward(tokens: Sequence[Token], i: int) -> int | None:
     From code, preprocessor lines in between are skipped (an ``#if`` inside an argument list
     does not end it); from inside a macro body, the search never leaves that body.
     """
+    if len(tokens) >= _TABLE_FROM:
+        return _tables(tokens, forward=True).get(i)
     return _match(tokens, i, range(i + 1, len(tokens)), _OPEN, _CLOSE)
 
 
 def match_backward(tokens: Sequence[Token], i: int) -> int | None:
     """Index of the bracket opening tokens[i] (')' ']' '}'), or None."""
+    if len(tokens) >= _TABLE_FROM:
+        return _tables(tokens, forward=False).get(i)
     return _match(tokens, i, range(i - 1, -1, -1), _CLOSE, _OPEN)
 
 
@@ -49,6 +53,54 @@ def _match(tokens: Sequence[Token], i: int, order: range, opens: dict, closes: d
             if not want:
                 return j
     return None
+
+
+# From this many tokens on, every bracket's match is computed in one pass and kept: a search
+# per call from an unclosed bracket would scan to the end of the file each time, and rules
+# that walk a broken file bracket by bracket would take quadratic time.
+_TABLE_FROM = 256
+_table_cache: list = [None, None, None]  # [tokens, forward table, backward table]
+
+
+def _tables(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
+    if _table_cache[0] is not tokens:
+        _table_cache[:] = [tokens, None, None]
+    slot = 1 if forward else 2
+    table = _table_cache[slot]
+    if table is None:
+        order = range(len(tokens)) if forward else range(len(tokens) - 1, -1, -1)
+        opens, closes = (_OPEN, _CLOSE) if forward else (_CLOSE, _OPEN)
+        table = _table_cache[slot] = _match_all(tokens, order, opens, closes)
+    return table
+
+
+def _match_all(tokens: Sequence[Token], order: range, opens: dict, closes: dict) -> dict[int, int]:
+    """What ``_match`` answers for every bracket, in one pass (absent: None).
+
+    One stack for code and one for the macro body being read: brackets pending on a stack share
+    every later event, so a mismatched closer fails all of them at once, and code punctuation
+    ends every search that started inside a directive."""
+    found: dict[int, int] = {}
+    code: list[int] = []
+    directive: list[int] = []
+    for j in order:
+        tok = tokens[j]
+        if tok.kind is not Kind.PUNCT:
+            continue
+        if tok.in_directive:
+            stack = directive
+        else:
+            directive.clear()
+            stack = code
+        text = tok.text
+        if text in opens:
+            stack.append(j)
+        elif text in closes:
+            if stack and opens[tokens[stack[-1]].text] == text:
+                found[stack.pop()] = j
+            else:
+                stack.clear()
+    return found
 
 
 def match_angle_backward(tokens: Sequence[Token], i: int) -> int | None:
