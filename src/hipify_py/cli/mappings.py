@@ -213,23 +213,23 @@ def audit(rocm_path: Path, target_rocm: str | None, clang: str, as_json: bool) -
     except RuntimeError as exc:
         click.echo(f"hipify-py: error: {exc}", err=True)
         sys.exit(2)
-    data = result.as_dict()
     if as_json:
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps(result.as_dict(), indent=2))
     else:
-        absent = data["absent"]
-        click.echo(f"ROCm {rocm_path}, --target-rocm {data['target_rocm']}")
-        click.echo(f"emitted HIP names          {data['emitted']}")
-        click.echo(f"  absent from the headers  {len(absent)}")  # type: ignore[arg-type]
-        for hip, cudas in absent.items():  # type: ignore[union-attr]
+        target = ".".join(map(str, result.target))
+        click.echo(f"ROCm {rocm_path}, --target-rocm {target}")
+        click.echo(f"emitted HIP names          {len(result.emitted)}")
+        click.echo(f"  absent from the headers  {len(result.absent)}")
+        for hip, entries in sorted(result.absent.items()):
             why = "" if result.explained(hip) else "  (UNEXPLAINED)"
+            cudas = sorted(e.cuda for e in entries)
             click.echo(f"    {hip} <- {', '.join(cudas)}{why}")
-        click.echo(f"  unverified (library headers not in the tree)  {data['unverified']}")
-        pairs = data["unsupported_with_counterpart"]
-        click.echo(f"unsupported CUDA names with a HIP counterpart  {len(pairs)}")  # type: ignore[arg-type]
-        for cuda, hip in pairs.items():  # type: ignore[union-attr]
+        click.echo(f"  unverified (library headers not in the tree)  {len(result.unverified)}")
+        pairs = sorted(result.counterparts.items())
+        click.echo(f"unsupported CUDA names with a HIP counterpart  {len(pairs)}")
+        for cuda, (_, hip) in pairs:
             click.echo(f"    {cuda} -> {hip}")
-        click.echo(f"  reviewed and kept unsupported (overrides.yaml)  {len(data['reviewed'])}")  # type: ignore[arg-type]
-        for cuda, target in data["headers_absent"].items():  # type: ignore[union-attr]
-            click.echo(f"header {cuda} -> {target}: not in the tree")
-    sys.exit(1 if data["unexplained"] else 0)
+        click.echo(f"  reviewed and kept unsupported (overrides.yaml)  {len(result.reviewed)}")
+        for cuda, entry in sorted(result.headers_absent.items()):
+            click.echo(f"header {cuda} -> {entry.hip}: not in the tree")
+    sys.exit(0 if all(result.explained(hip) for hip in result.absent) else 1)

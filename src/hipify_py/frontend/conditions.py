@@ -93,8 +93,8 @@ def hip_inactive(
     """The branches a HIP/AMD compile skips; ``defines`` are extra ``NAME`` / ``NAME=VALUE``
     (``-D``) settings that take precedence over the built-in HIP build table."""
     known: dict[str, object] = dict(HIP_BUILD)
-    for d in defines:
-        name, _, value = d.partition("=")
+    for setting in defines:
+        name, _, value = setting.partition("=")
         known[name.strip()] = _literal(value.strip()) if value.strip() else 1
     ranges: list[tuple[int, int]] = []
     # one frame per open #if: [state of the enclosing code, state of the current branch,
@@ -111,6 +111,7 @@ def hip_inactive(
         line_end = tokens[end - 1].end
         body = list(tokens[d + 2 : end])
         here = _and(stack[-1][0], stack[-1][1]) if stack else True  # state of this line
+        cond: bool | None
         if word in ("if", "ifdef", "ifndef"):
             if word == "if":
                 cond = _evaluate(body, known)
@@ -126,7 +127,7 @@ def hip_inactive(
             _close(frame, tokens[d].start, ranges)
             taken = frame[2]
             if word == "else":
-                cond: object = True
+                cond = True
             elif word == "elif":
                 cond = _evaluate(body, known)
                 if cond is not None:
@@ -158,14 +159,18 @@ def hip_inactive(
                 known[name] = DEFINED
     for frame in stack:  # an unterminated #if runs to the end of the file
         _close(frame, tokens[-1].end if tokens else 0, ranges)
-    ranges.sort()
+    return Inactive(_merged(ranges))
+
+
+def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """``ranges`` sorted, overlapping or touching ones joined."""
     merged: list[tuple[int, int]] = []
-    for a, b in ranges:
+    for a, b in sorted(ranges):
         if merged and a <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
         else:
             merged.append((a, b))
-    return Inactive(tuple(merged))
+    return tuple(merged)
 
 
 def _close(frame: list, end: int, ranges: list[tuple[int, int]]) -> None:
@@ -318,10 +323,10 @@ class _Parser:
             d = _defined(name, self.known)
             return None if d is None else int(d)
         if tok.kind is Kind.NUMBER:
-            v = _literal(x)
-            if not isinstance(v, int):
+            literal = _literal(x)
+            if not isinstance(literal, int):
                 raise _Unknown
-            return v
+            return literal
         if tok.kind is Kind.IDENT:
             if self.peek() == "(":  # a function-like macro: its value is unknown
                 depth = 0

@@ -287,8 +287,8 @@ class Taint:
                     start, end = inner[-1]
                 else:
                     start = stack[-1]
-                    end = match(toks, start) if start != func.open else func.close
-                    end = end if end is not None else func.close
+                    closing = match(toks, start) if start != func.open else func.close
+                    end = closing if closing is not None else func.close
                 self.decls.setdefault(x, []).append((k, start, end))
             k += 1
         self.tainted: set[tuple[str, int]] = set()
@@ -808,21 +808,23 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
         prev = toks[pos - 1]
         if prev.text == ")":
             o = match_back(toks, pos - 1)
-            kw = _keyword_at(toks, o - 1) if o is not None and o > 0 else None
-            if kw is not None:
-                out.append((toks[kw].text, o + 1, pos - 1))
-                return kw
+            if o is not None and o > 0:
+                kw = _keyword_at(toks, o - 1)
+                if kw is not None:
+                    out.append((toks[kw].text, o + 1, pos - 1))
+                    return kw
         elif prev.text == "else":
             # the matching if: skip its then-branch backwards
             k = pos - 2
             if toks[k].text == "}":
-                k = match_back(toks, k)
-                if k is None:
+                opening = match_back(toks, k)
+                if opening is None:
                     return None
+                k = opening
             else:
                 while k > func.open and toks[k - 1].text not in (";", "{", "}", ")"):
                     k -= 1
-            return header_before(k) if k is not None else None
+            return header_before(k)
         elif prev.text == "do":
             close = match(toks, pos) if toks[pos].text == "{" else None
             if close is not None and toks[close + 1].text == "while":

@@ -108,7 +108,7 @@ def body_end(toks, close):
 @hazard_pass("HZ102")
 def check(unit, ctx):
     toks = unit.tokens
-    seen = set()
+    seen: set[int] = set()
     for i, close, call in loop_sites(unit):
         seen.update(range(i, body_end(toks, close) + 1))
         yield finding(

@@ -80,9 +80,10 @@ def _finding(site: MaskSite) -> Finding:
             f"names {_lanes(value)} of a 64-lane wavefront: decide which lanes take part"
         )
     elif site.kind == "macro":
-        value, _, reasons = site.detail.partition("; ")
+        macro_value, _, reasons = site.detail.partition("; ")
         message = (
-            f"mask macro `{site.text}` ({value}) passed to {where} is 32-bit: HIP needs 64 bits"
+            f"mask macro `{site.text}` ({macro_value}) passed to {where} is 32-bit: "
+            "HIP needs 64 bits"
         )
         if site.default:
             if site.open:

@@ -48,7 +48,7 @@ def _declared_type(toks, name: str, lo: int, hi: int) -> list[str] | None:
     for k in range(lo, hi):
         t = toks[k]
         if t.kind is Kind.IDENT and t.text == name and toks[k + 1].text in ("=", ";", ",", ")"):
-            words = []
+            words: list[str] = []
             j = k - 1
             while j >= lo and (toks[j].kind is Kind.IDENT or toks[j].text in ("::", "*", "&")):
                 if toks[j].text in ("*", "&"):

@@ -85,8 +85,8 @@ def check(unit, ctx):
     if not (_DATA & unit.identifiers):
         return
     toks = unit.tokens
-    from_tensor = {}  # pointer variable -> tensor expression text
-    local_tensors = {}  # function open -> names of tensors declared in it
+    from_tensor: dict[str, str] = {}  # pointer variable -> tensor expression text
+    local_tensors: dict[int, set[str]] = {}  # function open -> names of tensors declared in it
     for i, t in enumerate(toks):
         if t.kind is not Kind.IDENT or t.text not in _DATA:
             continue
@@ -175,8 +175,8 @@ def check(unit, ctx):
             )
 
 
-def _locals(toks, f):
-    names = set()
+def _locals(toks, f) -> set[str]:
+    names: set[str] = set()
     for j in range(f.open + 1, f.close - 1):
         t = toks[j]
         if (

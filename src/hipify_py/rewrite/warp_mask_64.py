@@ -314,6 +314,9 @@ def _declaration_site(
 ) -> MaskSite | None:
     import clang.cindex as ci
 
+    ast = unit.ast
+    if ast is None:  # ``decl`` came from the AST, so there is one
+        return None
     toks = unit.tokens
     starts = [t.start for t in toks]
     k = bisect.bisect_left(starts, where)
@@ -356,7 +359,7 @@ def _declaration_site(
             continue
         cur = cursor_at(unit, tok.start)
         ref = cur.referenced if cur is not None else None
-        if ref is not None and unit.ast.offset(ref.location) == where:
+        if ref is not None and ast.offset(ref.location) == where:
             other += 1
     edits: list[Edit] = []
     m = _NARROW.search(head)

@@ -221,13 +221,13 @@ def _finish(
             hip_text = ""
     _annotate(result.diagnostics, hip_text, smap)
     if toolchain is not None:
-        missing = foreign_headers(toolchain, hip_text)
-        if missing:
+        foreign = foreign_headers(toolchain, hip_text)
+        if foreign:
             notes = [
                 *notes,
                 f"not in the HIP {toolchain.hip_version_text} header set, taken "
                 f"from the system include path instead (mixed HIP versions; not "
-                f"authoritative): {', '.join(missing)}",
+                f"authoritative): {', '.join(foreign)}",
             ]
     if smap is not None and smap.note:
         notes = [*notes, smap.note]
@@ -341,13 +341,13 @@ def verify_paths(
             flags = base.merged(extra)
             notes += found
         else:
-            extra = cdb.flags_for(
+            listed = cdb.flags_for(
                 hip_file, cuda_file, remap=(cuda_root, root) if cuda_root else None
             )
-            if extra is None:
+            if listed is None:
                 notes.append(f"{hip_file.name} is not in {cdb.path}")
             else:
-                flags = base.merged(extra)
+                flags = base.merged(listed)
         hip_text = hip_file.read_text(errors="surrogateescape")
         file_tc, why = fallback.choose(hip_text)
         if why:

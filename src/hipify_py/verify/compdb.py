@@ -36,11 +36,12 @@ class CompileDatabase:
             self._by_name.setdefault(Path(full).stem, []).append(entry)
 
     def flags_for(
-        self, *paths: str | os.PathLike, remap: tuple[Path, Path] | None = None
+        self, *paths: str | os.PathLike | None, remap: tuple[Path, Path] | None = None
     ) -> Flags | None:
         """Flags of the entry for the first of ``paths`` found (the HIP file, then its CUDA
-        source), else of the only entry with the same file stem.  ``remap`` = (cuda_root,
-        hip_root) rewrites include directories inside the CUDA tree to the converted tree."""
+        source, which may be None), else of the only entry with the same file stem.  ``remap`` =
+        (cuda_root, hip_root) rewrites include directories inside the CUDA tree to the converted
+        tree."""
         entry = None
         for p in paths:
             if p:

@@ -56,7 +56,7 @@ def check_file(tc: Toolchain, source: str, flags: Flags) -> CompileResult:
     ]
     semantic = tc.hip_include is not None and tc.resource_dir is not None
     unsaved = []
-    if semantic:
+    if tc.hip_include is not None and tc.resource_dir is not None:
         args += ["-isystem", tc.hip_include, "-resource-dir", tc.resource_dir]
     else:
         args += ["-nocudainc", "-include", _PRELUDE_NAME]

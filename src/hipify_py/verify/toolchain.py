@@ -26,7 +26,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -192,7 +192,7 @@ def arch_family(arch: str) -> str:
     return f"gfx{parts[0]}" if parts else base_arch(arch)
 
 
-def arch_families(known: Sequence[str]) -> list[str]:
+def arch_families(known: Iterable[str]) -> list[str]:
     """The GPU families among ``known`` archs, oldest first (gfx8, gfx9, gfx10, ...)."""
     fams = {arch_family(a) for a in known if _ARCH_RE.match(a)}
     return sorted(fams, key=lambda f: int(f[3:]) if f[3:].isdigit() else -1)
