@@ -205,7 +205,9 @@ def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = Tru
 
 def _holds_fix(finding: Finding, made: set[tuple[int, int, str]]) -> bool:
     fix = finding.fix
-    return bool(fix and fix.edits) and all((e.start, e.end, e.text) in made for e in fix.edits)
+    if fix is None or not fix.edits:
+        return False
+    return all((e.start, e.end, e.text) in made for e in fix.edits)
 
 
 def mark_fixed(findings: list[Finding], edits) -> list[Finding]:  # noqa: ANN001 - Edit iterable

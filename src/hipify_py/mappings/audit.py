@@ -212,7 +212,8 @@ def present_names(
                     raise RuntimeError(f"the ROCm headers do not compile: {line}")
                 bad.add(at[int(m.group("line"))])
             missing_in.append(bad)
-    return (set(ordered) - set.intersection(*missing_in)) | builtin
+    absent = missing_in[0].intersection(*missing_in[1:]) if missing_in else set()
+    return (set(ordered) - absent) | builtin
 
 
 # --------------------------------------------------------------------------- the audit

@@ -153,7 +153,9 @@ def _materialize(
     ids, hdrs = compiled[""]
     entries: Mapping[str, Entry] = pick(ids)
     headers: Mapping[str, Entry] = pick(hdrs)
-    optional = {f: (pick(a), pick(b)) for f, (a, b) in sorted(compiled.items()) if f}
+    optional: dict[str, tuple[Mapping[str, Entry], Mapping[str, Entry]]] = {
+        f: (pick(a), pick(b)) for f, (a, b) in sorted(compiled.items()) if f
+    }
     stores: tuple[RowStore, ...] = (store,)
     if base is not None:  # overlay (user rules) on a shipped index
         entries = _merge(base.entries, entries)
@@ -168,7 +170,7 @@ def _materialize(
             stores = tuple(base_all) + stores  # type: ignore[arg-type]
         else:
             stores = (RowStore([()] * len(base_all)),) + stores
-            stores[0].objs = list(base_all)  # type: ignore[assignment]
+            stores[0].objs = list(base_all)  # type: ignore[assignment, arg-type]
     return MappingIndex(entries, headers, all_entries=stores, optional=optional)
 
 
@@ -253,7 +255,7 @@ def load_index(
     ``options.pytorch`` True enables the opt-in pytorch family; None/False leaves it in
     ``index.optional`` (use ``index.with_families(("pytorch",))`` per file).
     """
-    stamps = []
+    stamps: list[tuple[str, str | int, int]] = []
     for p in extra_files:
         if isinstance(p, RulesText):
             stamps.append((p.label, hashlib.sha256(p.data).hexdigest(), 0))
@@ -324,7 +326,7 @@ def no_hip_library(entry: Entry, options: Options | None = None) -> str | None:
 
 
 def _is_hip_data_type(name: str | None) -> bool:
-    return bool(name) and (name == "hipDataType" or name.startswith(("HIP_R_", "HIP_C_")))
+    return name is not None and (name == "hipDataType" or name.startswith(("HIP_R_", "HIP_C_")))
 
 
 def is_convertible(entry: Entry, options: Options | None = None) -> bool:

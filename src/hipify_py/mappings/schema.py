@@ -137,6 +137,7 @@ def validate_entry(
             f"{_where(path, index, cuda, 'kind')}: {entry['kind']!r} is not one of "
             f"{', '.join(kinds)}"
         )
+    cuda = str(entry["cuda"])  # required, and a string: checked above
     if entry["kind"] == "header":
         if not HEADER_PATH_RE.fullmatch(cuda) or ".." in cuda.split("/"):
             raise MappingError(
