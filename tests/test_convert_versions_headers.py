@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 from _convert import body, result
 from conftest import require_tool
@@ -115,6 +116,18 @@ def test_every_cuda_header_maps_or_is_reported():
     assert '#include "cuda_helpers.h"' in lines  # the project's own header is left alone
 
 
+def _syntax_check_gfx942(text: str, src: Path, rocm7: Path) -> None:
+    """clang-19 accepts ``text`` as HIP for gfx942 with the ROCm 7.2.4 headers."""
+    src.write_text(text)
+    cmd = [
+        require_tool("clang-19"), "-x", "hip", "--offload-arch=gfx942", "-nogpulib",
+        "-fsyntax-only", "-std=c++17", f"--rocm-path={rocm7}", "-isystem",
+        str(rocm7 / "include"), str(src),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
 GUARD_TEST = """#include <cstdio>
 #include <cuda_runtime.h>
 #ifdef __DRIVER_TYPES_H__
@@ -133,15 +146,7 @@ def test_cuda_header_guards_become_the_hip_headers_guards(rocm7, tmp_path):
     out = body(GUARD_TEST)
     assert "#ifdef HIP_INCLUDE_HIP_DRIVER_TYPES_H" in out
     assert "defined(HIP_INCLUDE_HIP_HIP_RUNTIME_H) && defined(HIPSPARSE_H)" in out
-    clang = require_tool("clang-19")
-    src = tmp_path / "g.hip"
-    src.write_text(result(GUARD_TEST, "g.cu").text)
-    cmd = [
-        clang, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only", "-std=c++17",
-        f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(src),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    _syntax_check_gfx942(result(GUARD_TEST, "g.cu").text, tmp_path / "g.hip", rocm7)
 
 
 REVIEWED_COUNTERPARTS = """#include <cublas_v2.h>
@@ -167,12 +172,4 @@ def test_reviewed_counterparts_convert_and_compile_for_gfx942(rocm7, tmp_path):
     for name in ("__builtin_trap()", "min(p[0], a)", "max(q[0], 2ll)", "hipblasStatusToString(s)"):
         assert name in converted.text
     assert "HIPBLAS_GEMM_DEFAULT)" in converted.text
-    clang = require_tool("clang-19")
-    src = tmp_path / "o.hip"
-    src.write_text(converted.text)
-    cmd = [
-        clang, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only", "-std=c++17",
-        f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(src),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    _syntax_check_gfx942(converted.text, tmp_path / "o.hip", rocm7)

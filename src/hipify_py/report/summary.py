@@ -191,27 +191,27 @@ class Summary:
             if len(self.unsupported) > 30:
                 uns.add_row(f"... {len(self.unsupported) - 30} more", "")
             console.print(uns)
-        if self.findings:
-            fnd = Table(title="Findings for review", header_style="bold yellow")
-            fnd.add_column("rule")
-            fnd.add_column("name")
-            fnd.add_column("count", justify="right")
-            for rule, count in sorted(self.findings.items()):
-                info = RULES.get(rule)
-                fnd.add_row(rule, info.name if info else "", str(count))
-            console.print(fnd)
-        if self.fixed:
-            done = Table(title="Fixed in the output (not open)", header_style="bold green")
-            done.add_column("rule")
-            done.add_column("name")
-            done.add_column("count", justify="right")
-            for rule, count in sorted(self.fixed.items()):
-                info = RULES.get(rule)
-                done.add_row(rule, info.name if info else "", str(count))
-            console.print(done)
+        for title, style, counts in (
+            ("Findings for review", "bold yellow", self.findings),
+            ("Fixed in the output (not open)", "bold green", self.fixed),
+        ):
+            if counts:
+                console.print(_rule_counts(title, style, counts))
         self.render_findings(console)
         for path, problem in self.degraded[:10]:
             text = Text("parse problem", style="yellow")
             text.append(f" {path}: {problem} (translated from tokens)")
             console.print(text, soft_wrap=True)
         self.render_failures(console)
+
+
+def _rule_counts(title: str, style: str, counts: Counter) -> Table:
+    """Findings by rule: ID, name and count, one row a rule."""
+    table = Table(title=title, header_style=style)
+    table.add_column("rule")
+    table.add_column("name")
+    table.add_column("count", justify="right")
+    for rule, count in sorted(counts.items()):
+        info = RULES.get(rule)
+        table.add_row(rule, info.name if info else "", str(count))
+    return table

@@ -267,13 +267,10 @@ def _variable_sites(unit: Unit, uses, mask_tokens: set[int]) -> list[MaskSite]:
         if decl is None:
             # neither declared nor defined in this file: a header's macro or variable
             elsewhere.append(
-                MaskSite(
-                    "elsewhere",
-                    tok.start,
-                    tok.end,
-                    tok.text,
-                    (name,),
-                    detail="defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a "
+                _elsewhere(
+                    tok,
+                    name,
+                    "defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a "
                     "header); if it is 32-bit, make that definition 64-bit",
                 )
             )
@@ -284,14 +281,7 @@ def _variable_sites(unit: Unit, uses, mask_tokens: set[int]) -> list[MaskSite]:
         where = ast.offset(decl.location)
         if where < 0:
             elsewhere.append(
-                MaskSite(
-                    "elsewhere",
-                    tok.start,
-                    tok.end,
-                    tok.text,
-                    (name,),
-                    detail=f"declared outside this file as `{cur.type.spelling}`",
-                )
+                _elsewhere(tok, name, f"declared outside this file as `{cur.type.spelling}`")
             )
             continue
         key = (where, tok.text)
@@ -412,3 +402,8 @@ def widen_masks(unit: Unit, ctx: Context) -> Iterator[Edit]:
     for site in mask_sites(unit, ctx):
         if site.default:
             yield from site.edits
+
+
+def _elsewhere(tok, name: str, detail: str) -> MaskSite:  # noqa: ANN001 - a lexer token
+    """A mask whose 32-bit definition is not in this file: reported at the use, not fixed."""
+    return MaskSite("elsewhere", tok.start, tok.end, tok.text, (name,), detail=detail)
