@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -184,7 +185,7 @@ def write_or_fail(path: Path, text: str) -> None:
     replaced atomically, or written through to a FIFO/device); a failure is the one-line
     ``cannot write PATH: reason`` (exit 1)."""
     if str(path) == "-":
-        stream = click.get_binary_stream("stdout")
+        stream = sys.stdout.buffer
         stream.write(text.encode("utf-8", "surrogateescape"))
         stream.flush()
         return
