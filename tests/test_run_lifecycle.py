@@ -172,10 +172,10 @@ def test_a_worker_that_dies_costs_its_file_only(tmp_path, monkeypatch) -> None:
 
     real = runner.process
 
-    def crashing(candidate, context, mode="convert"):  # noqa: ANN001, ANN202 - runner.process
+    def crashing(candidate, context, mode="convert", known=None):  # noqa: ANN001, ANN202
         if candidate.path.name == "k0003.cu":
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(candidate, context, mode)
+        return real(candidate, context, mode, known)
 
     monkeypatch.setattr(runner, "process", crashing)  # forked workers inherit the patch
     src = _tree(tmp_path, 12)

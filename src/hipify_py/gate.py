@@ -13,13 +13,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
+from .cache import open_cache
 from .context import Context
 from .discover import Candidate, mirror_layout, output_name, walk
 from .mappings.load import RulesText
 from .output.manifest import Manifest
 from .pipeline import FileResult
 from .report.findings_common import CheckReport, StaleFile
-from .runner import Outcome, run
+from .runner import Outcome, load_texts, run
+from .shard import select
 from .untrusted import UntrustedInputError, read_regular
 
 COMPARE_LIMIT = 1 << 31  # bytes of a committed HIP file compared with --in-sync
@@ -51,29 +53,41 @@ def run_check(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     jobs: int = 0,
+    shard: tuple[int, int] | None = None,
+    use_cache: bool = True,
 ) -> CheckReport:
-    """Check files and build the report (no filtering, no output); raises
-    ``discover.UsageError`` for a path that does not exist."""
+    """Check files (only ``shard`` I/N of them, if given) and build the report (no filtering,
+    no output); raises ``discover.UsageError`` for a path that does not exist."""
     skip = [hip_dir] if hip_dir is not None else []
     cands = mirror_layout(list(walk(paths, include, exclude, skip)), paths)
+    cands = select(cands, shard, lambda c: c.rel)
     mode = "convert" if hip_dir is not None else "check"
+    cache = open_cache(ctx, mode, mapping_files, enabled=use_cache)
     report = CheckReport(findings=[], tool_version=__version__)
     layout = Layout(hip_dir, manifest, ctx.options.keep_names) if hip_dir is not None else None
-    for outcome in run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files):
+    outcomes = run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, cache=cache)
+    for outcome in outcomes:
+        if outcome.cached and (_has_findings(outcome) or layout is not None):
+            outcome = load_texts(outcome, ctx, mode)  # the source lines of the report
         result = _record(report, outcome)
         if result is None or layout is None or outcome.candidate.path.suffix == ".hip":
             continue
         _compare(report, layout, outcome.candidate, result.text)
     if manifest is not None:
         for rel, source in manifest.orphans():
-            if (manifest.out_root / rel).is_file():
+            if select([Path(rel)], shard, lambda p: p) and (manifest.out_root / rel).is_file():
                 report.stale.append(
                     StaleFile(display(manifest.out_root / rel), display(source), "orphaned")
                 )
     report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
+    report.fixed.sort(key=lambda f: (f.path, f.line, f.column, f.rule))  # any -j, cache or not
     report.stale.sort(key=lambda s: s.path)
     report.failures.sort()
     return report
+
+
+def _has_findings(outcome: Outcome) -> bool:
+    return outcome.result is not None and bool(outcome.result.findings)
 
 
 def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:

@@ -8,47 +8,18 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from .buildfiles.unit import BuildFile
 from .context import Context, pytorch_enabled
-from .edits import Applied, Edit, EditConflict, apply_edits
+from .edits import Edit, EditConflict, apply_edits
 from .findings import Finding
 from .frontend.conditions import inactive_in
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
+from .result import FileResult
 from .rules import passes
 from .suppress import is_suppressed
-
-
-@dataclass
-class FileResult:
-    path: str
-    original: str
-    text: str  # converted text (== original when nothing changed)
-    edits: tuple[Edit, ...] = ()
-    findings: list[Finding] = field(default_factory=list)
-    # "<pass>/<family>" -> count, e.g. "rename/runtime": 12, "launch": 2
-    conversions: Counter = field(default_factory=Counter)
-    parse_problems: list[str] = field(default_factory=list)
-    # rule passes that raised: their findings are missing, so a check must not pass
-    rule_errors: list[str] = field(default_factory=list)
-    applied: Applied | None = None
-    error: str | None = None  # set when the file could not be converted at all
-
-    @property
-    def changed(self) -> bool:
-        return self.text != self.original
-
-    @property
-    def printable_original(self) -> str:
-        """The input with bytes that were not UTF-8 shown as U+FFFD, for terminals and reports."""
-        return self.original.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-    @property
-    def data(self) -> bytes:
-        """The converted text as bytes: what was not UTF-8 in the input comes back as it was."""
-        return self.text.encode("utf-8", "surrogateescape")
 
 
 def _locate(finding: Finding, unit: Unit | BuildFile) -> Finding:

@@ -14,17 +14,22 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .buildfiles import build_kind
 from .context import Context, Options, Renames, RuleFilter
 from .discover import Candidate, is_cuda_source
+from .edits import EditConflict, apply_edits
 from .mappings.load import RulesText
-from .pipeline import FileResult, check_result, convert_build_text, convert_text
+from .result import FileResult
 from .untrusted import TooLarge, UntrustedInputError, read_regular
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from .cache import FileCache
 
 MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not parsed
 SLOW_SECONDS = 2.0  # after this long without a finished file, report the file in progress
@@ -39,6 +44,10 @@ class Outcome:
     result: FileResult | None = None
     message: str = ""
     digest: str = ""  # sha256 of the bytes the worker read (--in-place rewrites only those)
+    kind: str | None = None  # the build system of a build file (None: a CUDA source)
+    # from the per-file cache (``cache.py``): ``result`` holds no texts until ``load_texts``
+    cached: bool = False
+    out_digest: str = ""  # with ``cached``: sha256 of the output the record says it makes
 
 
 _worker_ctx: Context | None = None
@@ -70,8 +79,12 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcome:
-    """Read one file and convert (or only check) it; never raises for a bad file."""
+def process(
+    candidate: Candidate, ctx: Context, mode: str = "convert", known: str | None = None
+) -> Outcome:
+    """Read one file and convert (or only check) it; never raises for a bad file.  When its
+    bytes hash to ``known`` (the cache's record of it), the status is "cached" and nothing is
+    converted."""
     root = candidate.root if candidate.contained else None
     try:  # opened once: a regular file, inside the tree once opened
         data = read_regular(candidate.path, MAX_BYTES, root=root)
@@ -84,11 +97,15 @@ def process(candidate: Candidate, ctx: Context, mode: str = "convert") -> Outcom
     except UntrustedInputError as exc:
         message = str(exc).removeprefix(f"cannot read {candidate.path}: ")
         return Outcome(candidate, "failed", message=f"cannot read: {message}")
+    digest = hashlib.sha256(data).hexdigest()
+    if known is not None and digest == known:
+        return Outcome(candidate, "cached", digest=digest)
     kind = build_kind(candidate.path, data[:65536])
     if kind is None and not is_cuda_source(candidate.path, data[:65536]):
-        return Outcome(candidate, "copied")
+        return Outcome(candidate, "copied", digest=digest)
     outcome = _convert(candidate, data, ctx, mode, kind)
-    outcome.digest = hashlib.sha256(data).hexdigest()
+    outcome.digest = digest
+    outcome.kind = kind
     return outcome
 
 
@@ -96,6 +113,8 @@ def _convert(
     candidate: Candidate, data: bytes, ctx: Context, mode: str, kind: str | None
 ) -> Outcome:
     """The pipeline on a CUDA file's (or a build file's, of ``kind``) bytes."""
+    from .pipeline import check_result, convert_build_text, convert_text  # not for cache hits
+
     if b"\0" in data[:8192]:
         # a CUDA source that is binary (or UTF-16) cannot be converted: a failure, not a copy
         return Outcome(candidate, "failed", message="binary file (NUL bytes); cannot be converted")
@@ -121,9 +140,35 @@ def _head(path: Path) -> bytes:
         return fh.read(65536)
 
 
-def _work(args: tuple[Candidate, str]) -> Outcome:
+def _work(args: tuple[Candidate, str, str | None]) -> Outcome:
     assert _worker_ctx is not None
-    return process(args[0], _worker_ctx, args[1])
+    return process(args[0], _worker_ctx, args[1], args[2])
+
+
+def load_texts(outcome: Outcome, ctx: Context, mode: str = "convert") -> Outcome:
+    """A cached outcome with its texts: the input read once and the recorded edits applied to
+    it.  If the input changed since it was looked up, or the edits do not make the output the
+    record names, it is converted afresh."""
+    result = outcome.result
+    if not outcome.cached or result is None:
+        return outcome
+    cand = outcome.candidate
+    try:
+        data = read_regular(cand.path, MAX_BYTES, root=cand.root if cand.contained else None)
+    except UntrustedInputError:
+        data = b""
+    if hashlib.sha256(data).hexdigest() != outcome.digest:
+        return process(cand, ctx, mode)
+    text = data.decode("utf-8", "surrogateescape")
+    try:
+        applied = apply_edits(text, result.edits)
+    except EditConflict:
+        applied = None
+    made = applied.text.encode("utf-8", "surrogateescape") if applied else b""
+    if applied is None or hashlib.sha256(made).hexdigest() != outcome.out_digest:
+        return process(cand, ctx, mode)  # the record does not make what it says: convert
+    loaded = replace(result, original=text, text=applied.text, applied=applied)
+    return replace(outcome, result=loaded, cached=False)
 
 
 def run(
@@ -134,21 +179,69 @@ def run(
     mode: str = "convert",
     mapping_files: Sequence[RulesText] = (),
     on_slow: Callable[[Candidate], None] | None = None,
+    cache: FileCache | None = None,
 ) -> Iterator[Outcome]:
     """Outcomes as files finish; ``jobs`` 0 means one process per core.  ``on_slow`` is called
-    with the oldest file still in progress when no file has finished for a while."""
+    with the oldest file still in progress when no file has finished for a while.
+
+    With a ``cache``, a file it holds is not converted: its outcome comes from the cache,
+    ``cached`` and without texts (``load_texts`` reads them when output needs them).  One
+    process goes through the files in order; in parallel, the cached ones come first."""
     items = list(candidates)
     jobs = jobs or os.cpu_count() or 1
-    if jobs == 1 or len(items) < 4:
+    todo: list[tuple[Candidate, str | None]] = []
+    in_order = jobs == 1 or len(items) < 4
+    try:
         for cand in items:
-            yield process(cand, ctx, mode)
-        return
+            known = None
+            if cache is not None:
+                hit, known = cache.lookup(cand)
+                if hit is not None:
+                    yield hit
+                    continue
+            if in_order:
+                yield _checked(process(cand, ctx, mode, known), cache, ctx, mode)
+            else:
+                todo.append((cand, known))
+        if len(todo) < 4:
+            for cand, known in todo:
+                yield _checked(process(cand, ctx, mode, known), cache, ctx, mode)
+        elif todo:
+            for outcome in _parallel(todo, ctx, jobs, mode, mapping_files, on_slow):
+                yield _checked(outcome, cache, ctx, mode)
+    finally:
+        if cache is not None:
+            cache.save()
+
+
+def _checked(outcome: Outcome, cache: FileCache | None, ctx: Context, mode: str) -> Outcome:
+    """A processed file's outcome, recorded in the cache; a "cached" status (the bytes were
+    those recorded) becomes the record's outcome."""
+    if cache is None:
+        return outcome
+    if outcome.status == "cached":
+        hit = cache.revalidated(outcome.candidate, outcome.digest)
+        if hit is not None:
+            return hit
+        outcome = process(outcome.candidate, ctx, mode)  # the record went bad: convert
+    cache.remember(outcome)
+    return outcome
+
+
+def _parallel(
+    todo: list[tuple[Candidate, str | None]],
+    ctx: Context,
+    jobs: int,
+    mode: str,
+    mapping_files: Sequence[RulesText],
+    on_slow: Callable[[Candidate], None] | None,
+) -> Iterator[Outcome]:
     pool = _Pool(
-        min(jobs, len(items)),
+        min(jobs, len(todo)),
         (ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, os.getpid()),
     )
     try:
-        yield from _stream(pool, items, mode, jobs, on_slow)
+        yield from _stream(pool, todo, mode, jobs, on_slow)
     except BaseException:  # Ctrl-C or the consumer stopped: stop the workers now
         pool.kill()
         raise
@@ -165,12 +258,14 @@ class _Pool:
         self.executor = self._new(workers)
 
     def _new(self, workers: int) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor  # only runs with misses need it
+
         return ProcessPoolExecutor(
             max_workers=workers, initializer=_init_worker, initargs=self.initargs
         )
 
-    def submit(self, cand: Candidate, mode: str) -> Future[Outcome]:
-        return self.executor.submit(_work, (cand, mode))
+    def submit(self, cand: Candidate, mode: str, known: str | None) -> Future[Outcome]:
+        return self.executor.submit(_work, (cand, mode, known))
 
     def kill(self) -> None:
         for proc in list(getattr(self.executor, "_processes", {}).values()):
@@ -183,9 +278,11 @@ class _Pool:
 
     def alone(self, cand: Candidate, mode: str) -> Outcome:
         """``cand`` in a worker of its own: which of the files in flight killed the worker."""
+        from concurrent.futures.process import BrokenProcessPool
+
         solo = self._new(1)
         try:
-            return solo.submit(_work, (cand, mode)).result()
+            return solo.submit(_work, (cand, mode, None)).result()
         except BrokenProcessPool:
             code = [p.exitcode for p in getattr(solo, "_processes", {}).values()]
             why = f" (exit {code[0]})" if code and code[0] is not None else ""
@@ -196,19 +293,22 @@ class _Pool:
 
 def _stream(
     pool: _Pool,
-    items: list[Candidate],
+    items: list[tuple[Candidate, str | None]],
     mode: str,
     jobs: int,
     on_slow: Callable[[Candidate], None] | None,
 ) -> Iterator[Outcome]:
     """Keep a bounded number of files in flight; yield each outcome when it is ready."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     todo = iter(items)
     pending: dict[Future[Outcome], tuple[Candidate, float]] = {}
     limit = jobs * 4
 
     def fill() -> None:
-        for cand in todo:
-            pending[pool.submit(cand, mode)] = (cand, time.monotonic())
+        for cand, known in todo:
+            pending[pool.submit(cand, mode, known)] = (cand, time.monotonic())
             if len(pending) >= limit:
                 return
 

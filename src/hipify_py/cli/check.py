@@ -152,6 +152,8 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
             include=kw["include"],
             exclude=kw["exclude"],
             jobs=kw["jobs"],
+            shard=kw["shard"],
+            use_cache=not kw["no_cache"],
         )
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None

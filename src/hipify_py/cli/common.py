@@ -133,10 +133,33 @@ def selection_options(func: Callable) -> Callable:
             default=0,
             help="Parallel processes (default: all cores).",
         ),
+        click.option(
+            "--shard",
+            callback=_shard,
+            metavar="I/N",
+            help="Only the I-th of N parts of the files (split by path; for N CI jobs).",
+        ),
+        click.option(
+            "--no-cache",
+            is_flag=True,
+            help="Convert every file; neither read nor update the per-file result cache.",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None):  # noqa: ANN202
+    """click callback: ``--shard I/N`` as (I, N)."""
+    if value is None:
+        return None
+    from ..shard import ShardError, parse_shard
+
+    try:
+        return parse_shard(value)
+    except ShardError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def conversion_options(func: Callable) -> Callable:
@@ -198,7 +221,10 @@ def write_or_fail(path: Path, text: str) -> None:
 
 
 def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """click callback: ``--arch`` must look like an AMD GPU name (gfx942, gfx90a:xnack+)."""
+    """click callback: ``--arch`` must look like an AMD GPU name (gfx942, gfx90a:xnack+).
+    The default needs no check (and no import of the verifier)."""
+    if value == param.default:
+        return value
     from ..verify.toolchain import arch_name_error
 
     error = arch_name_error(value)

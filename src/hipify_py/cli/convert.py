@@ -15,12 +15,14 @@ from typing import Any
 import click
 from rich.console import Console
 
+from ..cache import open_cache
 from ..context import Context, Options, parse_version
 from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
 from ..report.diff import print_diff
 from ..report.summary import Summary
-from ..runner import Outcome, run
+from ..runner import Outcome, load_texts, run
+from ..shard import select
 from .common import (
     build_options_context,
     check_arch,
@@ -132,22 +134,30 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
         writer = plan(paths, dest, ctx.options, kw["include"], kw["exclude"])
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
-    ctx = replace(ctx, renames=renames_of(writer.items, paths))
+    ctx = replace(ctx, renames=renames_of(writer.items, paths))  # the whole tree's, sharded too
+    items = select(writer.items, kw["shard"], lambda c: c.rel)
+    mode = "rewrite" if kw["no_hazards"] else "convert"
+    cache = open_cache(ctx, mode, rules, enabled=not kw["no_cache"])
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     summary = Summary()
-    shown = err.is_terminal and not kw["quiet"] and len(writer.items) > 20
-    with progress(err, len(writer.items), shown) as bar:
+    shown = err.is_terminal and not kw["quiet"] and len(items) > 20
+    with progress(err, len(items), shown) as bar:
         outcomes = run(
-            writer.items,
+            items,
             ctx,
             jobs=kw["jobs"],
             mapping_files=rules,
-            mode="rewrite" if kw["no_hazards"] else "convert",
+            mode=mode,
             on_slow=bar.slow,
+            cache=cache,
         )
         try:
             for outcome in outcomes:
-                written = _emit(writer, outcome, summary)
+                if outcome.cached and writer.keep(outcome):  # output in place: no read, no write
+                    summary.add(outcome)
+                    written = None
+                else:
+                    written = _emit(writer, load_texts(outcome, ctx, mode), summary)
                 bar.advance(outcome.candidate, written)
         finally:
             writer.close()

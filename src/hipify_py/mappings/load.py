@@ -210,11 +210,23 @@ def _cache_key(paths: Sequence[Path], blobs: Sequence[bytes]) -> str:
     return h.hexdigest()
 
 
-def _load_shipped(use_cache: bool = True) -> MappingIndex:
+@functools.lru_cache(maxsize=1)
+def _shipped_sources() -> tuple[list[Path], list[bytes], str]:
+    """The shipped tables' paths and bytes, and their key (read once per process)."""
     paths = shipped_files()
     blobs = [p.read_bytes() for p in paths]
+    return paths, blobs, _cache_key(paths, blobs)
+
+
+def tables_fingerprint() -> str:
+    """The key of the shipped tables' content (the per-file result cache keys on it too)."""
+    return _shipped_sources()[2]
+
+
+def _load_shipped(use_cache: bool = True) -> MappingIndex:
+    paths, blobs, key = _shipped_sources()
     use_cache = use_cache and os.environ.get("HIPIFY_PY_NO_CACHE") != "1"
-    cache_file = cache_dir() / f"index-{_cache_key(paths, blobs)[:32]}.marshal"
+    cache_file = cache_dir() / f"index-{key[:32]}.marshal"
     if use_cache:
         try:
             rows, compiled = marshal.loads(cache_file.read_bytes())
@@ -241,6 +253,7 @@ def _shipped() -> MappingIndex:
 def clear_caches() -> None:
     """Forget the per-process caches (tests)."""
     _shipped.cache_clear()
+    _shipped_sources.cache_clear()
     _indexes.clear()
 
 

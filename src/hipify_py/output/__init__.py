@@ -101,6 +101,35 @@ class Writer:
             return self.target
         return self._tree(outcome)
 
+    def keep(self, outcome: Outcome) -> bool:
+        """For an outcome from the per-file cache: True when there is nothing to write (its
+        output is already in place with the bytes the cache says it makes, and the manifest
+        recorded them), so the input need not even be read.  False: ``emit`` it as usual."""
+        mode = self.dest.mode
+        if mode in (WriteBack.DIFF, WriteBack.IN_PLACE):
+            return outcome.status != "converted"
+        if mode is not WriteBack.TREE or self.previous is None:
+            return False
+        assert self.out_root is not None and self.manifest is not None
+        cand = outcome.candidate
+        rel = output_name(cand.rel, self.dest.keep_names) if outcome.result else cand.rel
+        entry = self.previous.files.get(rel.as_posix())
+        if rel in self.renamed and rel == cand.rel:
+            return False  # a name collision: emit says so
+        if entry is None or entry.get("sha256") != outcome.out_digest:
+            return False
+        target = self.out_root / rel
+        try:
+            current = read_regular(target, SOURCE_LIMIT, root=self.out_root)
+        except UntrustedInputError:
+            return False
+        if sha256(current) != outcome.out_digest:
+            return False
+        if self.written.setdefault(target, cand.path) != cand.path:
+            return False
+        self.manifest.record(rel, cand.path, outcome.out_digest)  # what emit would record
+        return self.manifest.files[rel.as_posix()]["source"] == entry.get("source")
+
     def diff_text(self) -> str:
         """The whole diff, in input order."""
         return "".join(self.diffs[c.path] for c in self.items if c.path in self.diffs)

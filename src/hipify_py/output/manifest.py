@@ -130,4 +130,5 @@ def options_from_record(record: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 def _rel(path: Path, out_root: Path) -> str:
-    return Path(os.path.relpath(path, out_root.resolve())).as_posix()
+    """``path`` relative to ``out_root`` (a Manifest's, resolved when it was made)."""
+    return Path(os.path.relpath(path, out_root)).as_posix()
