@@ -3,21 +3,30 @@
 Usage:
     python benchmarks/bench_speed.py DIR [DIR ...] [--work DIR] [--jobs 1,2]
         [--hipify-perl PATH/bin/hipify-perl] [--perl-per-file N]
+    python benchmarks/bench_speed.py --generate 1000 [--jobs 1]
 
 The C/C++/CUDA sources of the given directories (public CUDA projects kept outside this repository)
 are copied into one tree (data files left out, so both tools see exactly the same files). Then, for
-each `-j` value, the `hipify-py` command line converts the whole tree three times, each a fresh
-process:
+each `-j` value, the `hipify-py` command line converts the whole tree, each time a fresh process:
 
 - cold: an empty cache directory (`XDG_CACHE_HOME`): the mapping index is built from YAML, no
   per-file cache exists, the output directory is new;
-- warm: the caches the cold run left, a new output directory;
-- no-change: the caches and the output of the warm run, nothing changed in the tree.
+- warm: the caches the cold run left, a new output directory (every file is written);
+- no-change: the caches and the output of the warm run, nothing changed in the tree;
+- one edited: the same, after one source file was changed (only it is converted again);
+- no cache: `--no-cache`, the mapping index cache warm, the output of the runs before.
 
-Reported per run: wall time, files/s and lines/s over the tree's source files, and the peak RSS of
-the largest process (`wait4`). hipify-perl (AMD HIPIFY's `bin/hipify-perl`) converts the same copy
-with `-inplace`, once in as few processes as the command line allows and once file by file (one
-process per file; `--perl-per-file N` times the first N files and extrapolates).
+`--generate N` converts N files made by `bench_convert.py` instead of copied projects.  The
+package's bytecode is compiled beforehand (into a prefix in the scratch directory), as
+`pip install` does, so no run pays for compiling the modules.
+
+Reported per run: wall time, CPU time (user + system of the process and its workers; on a loaded
+machine the ratio of CPU times is the steadier figure), files/s and lines/s over the tree's
+source files (by wall time), and the peak RSS of the largest process (`wait4`).
+
+hipify-perl (AMD HIPIFY's `bin/hipify-perl`) converts the same copy with `-inplace`, once in as few
+processes as the command line allows and once file by file (one process per file;
+`--perl-per-file N` times the first N files and extrapolates).
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ class Run:
     seconds: float
     peak_rss_mib: float
     returncode: int
+    cpu: float = 0.0  # user + system seconds
 
 
 def timed(cmd: Sequence[str], env: dict[str, str] | None = None) -> Run:
@@ -52,7 +62,8 @@ def timed(cmd: Sequence[str], env: dict[str, str] | None = None) -> Run:
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(time.perf_counter() - start, usage.ru_maxrss / 1024, proc.returncode)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(time.perf_counter() - start, usage.ru_maxrss / 1024, proc.returncode, cpu)
 
 
 def source_tree(dirs: Sequence[Path], dest: Path) -> list[Path]:
@@ -72,13 +83,25 @@ def line_count(files: Sequence[Path]) -> int:
     return sum(path.read_bytes().count(b"\n") for path in files)
 
 
+def python_env(work: Path) -> dict[str, str]:
+    """The environment of the runs: bytecode compiled once into a prefix under ``work``."""
+    import hipify_py
+
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(work / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    package = str(Path(hipify_py.__file__).parent)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=env, check=True)
+    return env
+
+
 def hipify_py_runs(tree: Path, work: Path, jobs: int) -> dict[str, Run]:
-    """Cold, warm and no-change conversions of tree with -j jobs, each a fresh process."""
+    """Cold, warm, no-change, one-edited and no-cache conversions of tree with -j jobs, each
+    a fresh process."""
     cache = work / f"cache-j{jobs}"
     shutil.rmtree(cache, ignore_errors=True)
-    env = dict(os.environ, XDG_CACHE_HOME=str(cache))
+    env = dict(python_env(work), XDG_CACHE_HOME=str(cache))
 
-    def convert(out: Path) -> Run:
+    def convert(out: Path, *extra: str) -> Run:
         cmd = [
             sys.executable,
             "-m",
@@ -90,16 +113,29 @@ def hipify_py_runs(tree: Path, work: Path, jobs: int) -> dict[str, Run]:
             "-q",
             "-j",
             str(jobs),
+            *extra,
         ]
         return timed(cmd, env)
 
     runs = {}
+    out = work / f"out-j{jobs}"
     for name, fresh_output in (("cold", True), ("warm", True), ("no-change", False)):
-        out = work / f"out-j{jobs}"
         if fresh_output:
             shutil.rmtree(out, ignore_errors=True)
         runs[name] = convert(out)
+    edited = first_cuda_file(tree)
+    original = edited.read_bytes()
+    try:
+        edited.write_bytes(original + b"\n// edited by bench_speed\n")
+        runs["one edited"] = convert(out)
+    finally:
+        edited.write_bytes(original)
+    runs["no cache"] = convert(out, "--no-cache")
     return runs
+
+
+def first_cuda_file(tree: Path) -> Path:
+    return next(p for p in sorted(tree.rglob("*.cu")) if p.is_file())
 
 
 def hipify_perl_runs(
@@ -132,7 +168,7 @@ def hipify_perl_runs(
 
 def row(label: str, run: Run, files: int, lines: int, note: str = "") -> str:
     return (
-        f"| {label} | {run.seconds:.1f} s | {files / run.seconds:,.0f} | "
+        f"| {label} | {run.seconds:.2f} s | {run.cpu:.2f} s | {files / run.seconds:,.0f} | "
         f"{lines / run.seconds:,.0f} | {run.peak_rss_mib:.0f} MiB | "
         f"{'' if run.returncode == 0 else f'exit {run.returncode} '}{note} |"
     )
@@ -140,7 +176,10 @@ def row(label: str, run: Run, files: int, lines: int, note: str = "") -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dirs", nargs="+", type=Path)
+    parser.add_argument("dirs", nargs="*", type=Path)
+    parser.add_argument(
+        "--generate", type=int, metavar="N", help="convert N files made by bench_convert.py"
+    )
     parser.add_argument("--work", type=Path, help="scratch directory (default: a temporary one)")
     parser.add_argument(
         "--jobs",
@@ -155,6 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="time only the first N files of the file-by-file hipify-perl run",
     )
     args = parser.parse_args(argv)
+    if not args.dirs and not args.generate:
+        parser.error("give DIR arguments or --generate N")
     for d in args.dirs:
         if not d.is_dir():
             print(f"error: {d} is not a directory", file=sys.stderr)
@@ -163,16 +204,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         shutil.rmtree(work / "tree", ignore_errors=True)
-        files = source_tree([d.resolve() for d in args.dirs], work / "tree")
+        if args.generate:
+            sys.path.insert(0, str(Path(__file__).parent))
+            from bench_convert import generate
+
+            (work / "tree").mkdir(parents=True)
+            generate(work / "tree", args.generate)
+            files = sorted(p for p in (work / "tree").rglob("*") if p.is_file())
+            origin = "bench_convert.py"
+        else:
+            files = source_tree([d.resolve() for d in args.dirs], work / "tree")
+            origin = ", ".join(d.name for d in args.dirs)
         lines = line_count(files)
         print(
-            f"tree: {len(files)} source files, {lines:,} lines from "
-            f"{', '.join(d.name for d in args.dirs)}; {os.cpu_count()} cores\n"
+            f"tree: {len(files)} source files, {lines:,} lines from {origin}; "
+            f"{os.cpu_count()} cores\n"
         )
-        print("| run | wall | files/s | lines/s | peak RSS | note |\n|---|---|---|---|---|---|")
+        print(
+            "| run | wall | CPU | files/s | lines/s | peak RSS | note |\n"
+            "|---|---|---|---|---|---|---|"
+        )
+        ratios = []
         for jobs in sorted({int(j) for j in args.jobs.split(",")}):
-            for name, run in hipify_py_runs(work / "tree", work, jobs).items():
+            runs = hipify_py_runs(work / "tree", work, jobs)
+            for name, run in runs.items():
                 print(row(f"hipify-py {name}, -j {jobs}", run, len(files), lines), flush=True)
+            cold, same = runs["cold"], runs["no-change"]
+            ratios.append(
+                f"-j {jobs}: no-change is {cold.seconds / same.seconds:.1f}x faster than cold "
+                f"by wall time, {cold.cpu / same.cpu:.1f}x by CPU time"
+            )
         if args.hipify_perl:
             perl = hipify_perl_runs(
                 work / "tree", files, work, args.hipify_perl, args.perl_per_file
@@ -186,6 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ):
                     note = f"extrapolated from {args.perl_per_file} files"
                 print(row(f"hipify-perl, {name}", run, len(files), lines, note), flush=True)
+        print("\n" + "\n".join(ratios))
     return 0
 
 

@@ -127,8 +127,14 @@ class Writer:
             return False
         if self.written.setdefault(target, cand.path) != cand.path:
             return False
+        source = entry.get("source")
+        if isinstance(source, str) and os.path.normpath(
+            os.path.join(self.out_root, source)
+        ) == os.path.abspath(cand.path):  # recorded from this path: no need to resolve it again
+            self.manifest.files[rel.as_posix()] = dict(entry)
+            return True
         self.manifest.record(rel, cand.path, outcome.out_digest)  # what emit would record
-        return self.manifest.files[rel.as_posix()]["source"] == entry.get("source")
+        return self.manifest.files[rel.as_posix()]["source"] == source
 
     def diff_text(self) -> str:
         """The whole diff, in input order."""
@@ -285,7 +291,9 @@ def _plan_tree(
     except ManifestError as exc:
         raise UsageError(str(exc)) from None
     manifest = Manifest(out_root, files=dict(previous.files) if previous else {})
-    manifest.files = {r: e for r, e in manifest.files.items() if (out_root / r).exists()}
+    manifest.files = {
+        r: e for r, e in manifest.files.items() if os.path.exists(os.path.join(out_root, r))
+    }
     manifest.set_roots(list(paths), prefixed=len(paths) > 1)
     manifest.options = options_record(options)
     return Writer(dest, items, out_root, manifest=manifest, previous=previous)
