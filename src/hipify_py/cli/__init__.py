@@ -21,6 +21,7 @@ COMMANDS = {
     "mappings": ("mappings", "mappings"),
     "rules": ("rules", "rules"),
     "explain": ("rules", "explain"),
+    "merge-reports": ("merge", "merge_reports"),
 }
 _SUMMARIES = {
     "convert": "Convert CUDA sources to HIP.",
@@ -29,6 +30,7 @@ _SUMMARIES = {
     "mappings": "Query the CUDA -> HIP mapping tables.",
     "rules": "List the hazard rules.",
     "explain": "Print the page of one rule.",
+    "merge-reports": "Merge the JSON/SARIF reports of --shard runs.",
 }
 
 
