@@ -47,7 +47,7 @@ from .result import FileResult
 
 FORMAT = 1
 MAX_CACHE_FILES = 16  # run keys kept (the most recently used)
-MAX_RECORDS = 500_000  # files in one cache file
+MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
 _NAME = re.compile(r"[0-9a-f]{32}\.json")
 CACHED_STATUSES = ("converted", "unchanged", "copied")
