@@ -31,6 +31,7 @@ import os
 import re
 import stat
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,6 +51,7 @@ MAX_CACHE_FILES = 16  # run keys kept (the most recently used)
 MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
 _NAME = re.compile(r"[0-9a-f]{32}\.json")
+_TEMP = re.compile(r"\.tmp-\w+\.json")  # tempfile.mkstemp(prefix=".tmp-", suffix=".json")
 CACHED_STATUSES = ("converted", "unchanged", "copied")
 
 
@@ -60,7 +62,9 @@ class FileCache:
         self.path = path
         self.key = key
         self.renames = _renames_digest(renames)
-        self.records: dict[str, dict[str, Any]] = _load(path, key)
+        self.records: dict[str, dict[str, Any]] = (
+            {} if path.parent.is_symlink() else _load(path, key)
+        )
         self._stats: dict[str, tuple[int, int]] = {}  # absolute path -> stat before reading
         self._seen: set[str] = set()
         self._dirty = False
@@ -361,10 +365,17 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def _prune(directory: Path) -> None:
-    """Keep the MAX_CACHE_FILES most recently used cache files (only files named as ours)."""
+    """Keep the MAX_CACHE_FILES most recently used cache files (only files named as ours), and
+    remove temporary files a killed run left (an hour old)."""
     ours = []
+    stale = time.time_ns() - 3600 * 10**9
     for entry in os.scandir(directory):
-        if _NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-            ours.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+        if not entry.is_file(follow_symlinks=False):
+            continue
+        mtime = entry.stat(follow_symlinks=False).st_mtime_ns
+        if _NAME.fullmatch(entry.name):
+            ours.append((mtime, entry.path))
+        elif _TEMP.fullmatch(entry.name) and mtime < stale:
+            Path(entry.path).unlink(missing_ok=True)
     for _, old in sorted(ours, reverse=True)[MAX_CACHE_FILES:]:
         Path(old).unlink(missing_ok=True)
