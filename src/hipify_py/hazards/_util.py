@@ -12,12 +12,11 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..findings import Finding, Fix
+from ..findings import Finding
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_backward, match_forward, split_args
 from ..frontend.unit import Unit
-from ..rules import RULES
 
 _CONTROL = frozenset(
     {
@@ -487,18 +486,6 @@ def text_of(unit: Unit, first: int, end: int) -> str:
     if end <= first:
         return ""
     return " ".join(unit.text[toks[first].start : toks[end - 1].end].split())
-
-
-def finding(
-    unit: Unit,
-    rule: str,
-    start: int,
-    end: int,
-    message: str,
-    fix: Fix | None = None,
-    extra: dict | None = None,
-) -> Finding:
-    return Finding(rule, RULES[rule].severity, start, end, message, fix, extra=extra or {})
 
 
 def statement_bounds(tokens: Sequence[Token], i: int, lo: int, hi: int) -> tuple[int, int]:

@@ -39,12 +39,11 @@ import re
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
+from ..rules import hazard_rule
 from ._util import (
     LANE_LIKE,
     constant_at,
     enclosing_conditions,
-    finding,
     functions,
     int_value,
     one_per_line,
@@ -53,14 +52,6 @@ from ._util import (
     thread_taint,
 )
 from .hz107_warp_size_constant import reported_names
-
-register_rule(
-    "HZ101",
-    "warp-lane-arith-32",
-    Severity.ERROR,
-    "lane/warp index arithmetic that assumes 32-lane warps",
-    __doc__,
-)
 
 # operator -> the literal that assumes 32 lanes
 _PATTERNS = {
@@ -332,16 +323,19 @@ def _flat_tile_column(toks, first, end):
     )
 
 
-@hazard_pass("HZ101")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ101",
+    "warp-lane-arith-32",
+    Severity.ERROR,
+    "lane/warp index arithmetic that assumes 32-lane warps",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
-    yield from one_per_line((_report(unit, toks, *site) for site in sites(unit)), unit)
+    yield from one_per_line((_report(report, toks, *site) for site in sites(unit)), unit)
 
 
-def _report(unit, toks, first, end, text):
-    return finding(
-        unit,
-        "HZ101",
+def _report(report, toks, first, end, text):
+    return report(
         toks[first].start,
         toks[end - 1].end,
         f"`{text}` assumes 32-lane warps; MI300X (gfx942) wavefronts have 64 lanes "

@@ -28,18 +28,10 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import SHUFFLES, calls, finding, function_at, int_value
+from ..rules import hazard_rule
+from ._util import SHUFFLES, calls, function_at, int_value
 from .hz101_lane_arith_32 import sites as lane_sites
 from .hz102_shuffle_loop_32 import body_end, loop_sites
-
-register_rule(
-    "HZ103",
-    "shuffle-default-width",
-    Severity.WARNING,
-    "shuffle without width in code written for 32-lane sub-warps",
-    __doc__,
-)
 
 _SUB = {"&": (31, 15, 7), "%": (32, 16, 8)}
 
@@ -48,8 +40,13 @@ def _has_width(call):
     return len(call.args) > SHUFFLES[call.name]
 
 
-@hazard_pass("HZ103")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ103",
+    "shuffle-default-width",
+    Severity.WARNING,
+    "shuffle without width in code written for 32-lane sub-warps",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     for c in calls(unit, SHUFFLES):
         if _has_width(c):
@@ -75,9 +72,7 @@ def check(unit, ctx):
         if not sub and c.name.startswith(("__shfl_up", "__shfl_down")):
             sub = _in_group32_code(unit, c)
         if sub:
-            yield finding(
-                unit,
-                "HZ103",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{c.name}` without a width argument in 32-lane sub-warp code: the "

@@ -26,19 +26,10 @@ from __future__ import annotations
 
 import re
 
-from ..edits import Edit
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import BALLOTS, calls, cursor_at, finding, type_size
-
-register_rule(
-    "HZ105",
-    "ballot-truncated",
-    Severity.ERROR,
-    "64-bit ballot/activemask result truncated to 32 bits",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._util import BALLOTS, calls, cursor_at, type_size
 
 _BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
 _NARROW_TYPE = re.compile(
@@ -86,8 +77,13 @@ def _rhs_is_call(toks, eq, call, end):
     return all(toks[k].text == ")" for k in range(call.close + 1, end))
 
 
-@hazard_pass("HZ105")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ105",
+    "ballot-truncated",
+    Severity.ERROR,
+    "64-bit ballot/activemask result truncated to 32 bits",
+)
+def check(unit, ctx, report):
     ballots = list(calls(unit, BALLOTS))
     if not ballots:
         return
@@ -101,9 +97,7 @@ def check(unit, ctx):
             k -= 1
         outer = bit_calls.get(k)
         if outer is not None and outer.args and len(outer.args) == 1:
-            yield finding(
-                unit,
-                "HZ105",
+            yield report(
                 toks[outer.index].start,
                 toks[outer.close].end,
                 f"`{outer.name}` on `{c.name}` result counts only 32 lanes: use "
@@ -151,19 +145,17 @@ def check(unit, ctx):
         if m:
             base = toks[first].start
             fix = Fix(
-                (Edit(base + m.start(1), base + m.end(1), "unsigned long long", "fix:HZ105"),),
+                (report.edit(base + m.start(1), base + m.end(1), "unsigned long long"),),
                 "declare the mask as unsigned long long",
                 safe=False,
             )
         what = "stored in" if head.strip() else "assigned to"
-        yield finding(
-            unit,
-            "HZ105",
+        yield report(
             toks[first].start,
             toks[stmt_end - 1].end,
             f"`{c.name}` result {what} 32-bit `{spelling or head.strip()} "
             f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost",
-            fix,
+            fix=fix,
         )
     # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask)
     if not mask_vars:
@@ -172,9 +164,7 @@ def check(unit, ctx):
         names = {t.text for a, b in outer.args for t in toks[a:b] if t.kind is Kind.IDENT}
         hit = names & mask_vars
         if hit:
-            yield finding(
-                unit,
-                "HZ105",
+            yield report(
                 toks[outer.index].start,
                 toks[outer.close].end,
                 f"`{outer.name}` on ballot mask `{sorted(hit)[0]}` counts only 32 "

@@ -31,16 +31,8 @@ import re
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, functions, int_value, match, one_per_line
-
-register_rule(
-    "HZ108",
-    "lane-mask-32bit",
-    Severity.ERROR,
-    "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._util import functions, int_value, match, one_per_line
 
 _LANE = re.compile(r"lane", re.I)
 _HELPER = re.compile(r"lane_?mask", re.I)
@@ -144,8 +136,13 @@ def _helpers(unit):
             yield func
 
 
-@hazard_pass("HZ108")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ108",
+    "lane-mask-32bit",
+    Severity.ERROR,
+    "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
+)
+def check(unit, ctx, report):
     if not any(_LANE.search(name) for name in unit.identifiers):
         return
     toks = unit.tokens
@@ -153,9 +150,7 @@ def check(unit, ctx):
     for first, end in [*_shift_sites(unit), *_all_ones_shift_sites(unit)]:
         text = unit.text[toks[first].start : toks[end - 1].end]
         out.append(
-            finding(
-                unit,
-                "HZ108",
+            report(
                 toks[first].start,
                 toks[end - 1].end,
                 f"`{text}` builds a 32-bit lane mask: lane ids reach 63 on MI300X (gfx942) "
@@ -165,9 +160,7 @@ def check(unit, ctx):
     for func in _helpers(unit):
         name = toks[func.name_index]
         out.append(
-            finding(
-                unit,
-                "HZ108",
+            report(
                 name.start,
                 name.end,
                 f"lane-mask helper `{func.name}` returns 32 bits: a 64-lane wavefront needs a "

@@ -29,24 +29,15 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
+from ..rules import hazard_rule
 from ._util import (
     _SIZEOF,
     calls,
     cursor_at,
     evaluate,
-    finding,
     function_at,
     match,
     statement_bounds,
-)
-
-register_rule(
-    "HZ401",
-    "lds-over-64k",
-    Severity.ERROR,
-    "static + dynamic shared memory above the 64 KiB LDS of MI300X",
-    __doc__,
 )
 
 LDS_BYTES = 64 * 1024
@@ -141,8 +132,13 @@ def _template_params(toks, index: int) -> set[str]:
     return set()
 
 
-@hazard_pass("HZ401")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ401",
+    "lds-over-64k",
+    Severity.ERROR,
+    "static + dynamic shared memory above the 64 KiB LDS of MI300X",
+)
+def check(unit, ctx, report):
     text = unit.text
     if (
         "__shared__" not in text
@@ -155,9 +151,7 @@ def check(unit, ctx):
     static = _static_shared(unit) if "__shared__" in text else {}
     for name, (size, span) in static.items():
         if size > LDS_BYTES and span and name:
-            yield finding(
-                unit,
-                "HZ401",
+            yield report(
                 span[0],
                 span[1],
                 f"kernel `{name}` declares {size:,} bytes of static __shared__ "
@@ -192,12 +186,12 @@ def check(unit, ctx):
                 while j > max(0, i - 512) and toks[j].text != "<":
                     j -= 1
                 kernel = toks[j - 1].text if j > 0 else ""
-            yield from _dynamic(unit, toks, kernel, args[2], static)
+            yield from _dynamic(unit, report, kernel, args[2], static)
     for c in calls(unit, {"hipLaunchKernelGGL"}):
         if len(c.args) >= 4:
             a, b = c.args[0]
             kernel = next((x.text for x in toks[a:b] if x.kind is Kind.IDENT), "")
-            yield from _dynamic(unit, toks, kernel, c.args[3], static)
+            yield from _dynamic(unit, report, kernel, c.args[3], static)
     for c in calls(unit, {"cudaFuncSetAttribute", "hipFuncSetAttribute"}):
         if len(c.args) == 3:
             a, b = c.args[1]
@@ -205,9 +199,7 @@ def check(unit, ctx):
                 continue
             value = evaluate(unit, *c.args[2])
             if value is not None and value > LDS_BYTES:
-                yield finding(
-                    unit,
-                    "HZ401",
+                yield report(
                     toks[c.index].start,
                     toks[c.close].end,
                     f"`{c.name}` asks for {value:,} bytes of dynamic shared memory; "
@@ -215,7 +207,8 @@ def check(unit, ctx):
                 )
 
 
-def _dynamic(unit, toks, kernel, arg, static):
+def _dynamic(unit, report, kernel, arg, static):
+    toks = unit.tokens
     value = evaluate(unit, *arg)
     if value is None:
         return
@@ -223,9 +216,7 @@ def _dynamic(unit, toks, kernel, arg, static):
     if value + base > LDS_BYTES:
         what = f"{value:,} bytes dynamic" + (f" + {base:,} static" if base else "")
         a, b = arg
-        yield finding(
-            unit,
-            "HZ401",
+        yield report(
             toks[a].start,
             toks[b - 1].end,
             f"launch of `{kernel}` uses {what} shared memory; MI300X (gfx942) LDS is "

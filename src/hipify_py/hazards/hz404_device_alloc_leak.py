@@ -32,16 +32,8 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import calls, enclosing_conditions, finding, function_at, match_back
-
-register_rule(
-    "HZ404",
-    "device-alloc-leak",
-    Severity.WARNING,
-    "device allocation not freed on every path of the function",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._util import calls, enclosing_conditions, function_at, match_back
 
 ALLOCS = frozenset(
     {
@@ -103,8 +95,13 @@ def _declared_local(toks, f, name, before):
     return False
 
 
-@hazard_pass("HZ404")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ404",
+    "device-alloc-leak",
+    Severity.WARNING,
+    "device allocation not freed on every path of the function",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     allocs = list(calls(unit, ALLOCS))
     if not allocs:
@@ -128,9 +125,7 @@ def check(unit, ctx):
         if _escapes(toks, f, name, c.close):
             continue
         if not my_frees:
-            yield finding(
-                unit,
-                "HZ404",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{name}` allocated with `{c.name}` in `{f.name}` is never freed "
@@ -150,9 +145,7 @@ def check(unit, ctx):
             ):
                 continue
             line = unit.lines.position(t.start)[0]
-            yield finding(
-                unit,
-                "HZ404",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{name}` allocated with `{c.name}` leaks on the early `{t.text}` at "

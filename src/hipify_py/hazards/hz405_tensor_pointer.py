@@ -33,17 +33,9 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding, function_at, match_back, text_of
+from ..rules import hazard_rule
+from ._util import calls, function_at, match_back, text_of
 from .hz404_device_alloc_leak import FREES
-
-register_rule(
-    "HZ405",
-    "tensor-pointer-lifetime",
-    Severity.ERROR,
-    "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
-    __doc__,
-)
 
 _DATA = frozenset({"data_ptr", "data", "mutable_data_ptr", "const_data_ptr"})
 _TENSOR_TYPES = frozenset({"Tensor", "TensorBase"})
@@ -80,8 +72,13 @@ def _accessor(toks, i):
     return None
 
 
-@hazard_pass("HZ405")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ405",
+    "tensor-pointer-lifetime",
+    Severity.ERROR,
+    "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
+)
+def check(unit, ctx, report):
     if not (_DATA & unit.identifiers):
         return
     toks = unit.tokens
@@ -126,9 +123,7 @@ def check(unit, ctx):
             var = toks[obj_first - 2].text
             from_tensor[var] = obj
             if temporary:
-                yield finding(
-                    unit,
-                    "HZ405",
+                yield report(
                     toks[obj_first].start,
                     toks[end - 1].end,
                     f"`{var}` points into the temporary tensor `{obj}`, which is "
@@ -144,9 +139,7 @@ def check(unit, ctx):
                 if obj in names or (
                     temporary and toks[obj_first].text in _FACTORIES | {"at", "torch"}
                 ):
-                    yield finding(
-                        unit,
-                        "HZ405",
+                    yield report(
                         toks[obj_first - 1].start,
                         toks[end - 1].end,
                         f"`{f.name}` returns the data_ptr of tensor `{obj}` that dies "
@@ -164,9 +157,7 @@ def check(unit, ctx):
         via = next((x.text for x in arg if x.kind is Kind.IDENT and x.text in from_tensor), None)
         if direct or via:
             what = text_of(unit, a, b)
-            yield finding(
-                unit,
-                "HZ405",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{c.name}({what})` frees memory owned by a tensor"

@@ -16,7 +16,7 @@ from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible, no_hip_library
-from ..rules import register_rule, rewrite_pass
+from ..rules import declare_rule, rewrite_pass
 from .implicit_includes import implicit_headers
 
 RUNTIME_HEADER = "hip/hip_runtime.h"
@@ -52,7 +52,7 @@ _CUDA_SDK_HEADER = re.compile(
 )
 UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library's umbrella
 
-UNSUPPORTED_HEADER = register_rule(
+UNSUPPORTED_HEADER = declare_rule(
     "HP001",
     "unsupported-header",
     Severity.WARNING,
@@ -212,18 +212,14 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
                 target = _layout(hip_name(entry, ctx.options) or inc.path, ctx)
             elif entry.status == "unsupported" or no_hip_library(entry, ctx.options):
                 why = no_hip_library(entry, ctx.options) or entry.note
-                yield Finding(
-                    UNSUPPORTED_HEADER.id,
-                    UNSUPPORTED_HEADER.severity,
+                yield UNSUPPORTED_HEADER.report(
                     inc.path_start,
                     inc.path_end,
                     f"'{inc.path}' has no HIP counterpart" + (f": {why}" if why else ""),
                     extra={"api": inc.path, "family": entry.family},
                 )
         elif inc.angled and _CUDA_SDK_HEADER.fullmatch(inc.path):
-            yield Finding(
-                UNSUPPORTED_HEADER.id,
-                UNSUPPORTED_HEADER.severity,
+            yield UNSUPPORTED_HEADER.report(
                 inc.path_start,
                 inc.path_end,
                 f"'{inc.path}' is a CUDA header with no known HIP counterpart",

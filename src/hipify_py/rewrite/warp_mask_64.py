@@ -47,9 +47,10 @@ class MaskSite:
     """One source of a 32-bit mask that reaches a ``*_sync`` intrinsic, and its fix point.
 
     ``start``/``end`` is where to report (the literal, the ``#define`` value, the declaration);
-    ``uses`` are the call names it reaches.  ``edits`` widen it to 64 bits (empty: no
-    mechanical fix).  ``default``: the edits keep the meaning and are needed to compile, so
-    ``convert`` applies them.  ``open``: a question remains after the edits (a partial mask).
+    ``uses`` are the call names it reaches.  ``edits`` widen it to 64 bits (empty: nothing for
+    the conversion to change).  ``default``: the edits keep the meaning and are needed to
+    compile, so ``convert`` applies them.  ``open``: a question remains after the edits (a
+    partial mask).
     """
 
     kind: str  # "full" | "full-ull" | "partial" | "macro" | "variable" | "elsewhere"
@@ -163,9 +164,8 @@ def _literal_site(arg: list[Token], name: str) -> MaskSite | None:
         if is_wide(tok.text):
             if value != FULL32:
                 return None
-            # 0xffffffffULL compiles but names lanes 0-31 only: a behaviour question (--fix)
-            edit = Edit(tok.start, tok.end, FULL64, "fix:HZ106")
-            return MaskSite("full-ull", tok.start, tok.end, tok.text, (name,), (edit,))
+            # 0xffffffffULL compiles but names lanes 0-31 only: a behaviour question (HZ106)
+            return MaskSite("full-ull", tok.start, tok.end, tok.text, (name,))
         if value == FULL32:
             edit = Edit(tok.start, tok.end, FULL64, RULE)
             return MaskSite("full", tok.start, tok.end, tok.text, (name,), (edit,), True, False)
