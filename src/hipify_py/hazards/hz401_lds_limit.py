@@ -27,6 +27,8 @@ or query `hipDeviceProp_t::sharedMemPerBlock` at run time and pick a kernel vari
 
 from __future__ import annotations
 
+import bisect
+
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
@@ -47,8 +49,8 @@ def _static_shared(unit):
     """function name -> (bytes, (start, end)) of the static __shared__ arrays it declares."""
     toks = unit.tokens
     out: dict[str, tuple[int, tuple[int, int] | None]] = {}
-    for i, t in enumerate(toks):
-        if t.text != "__shared__" or t.in_directive:
+    for i in unit.identifier_positions.get("__shared__", ()):
+        if toks[i].in_directive:
             continue
         a, b = statement_bounds(toks, i, 0, len(toks) - 1)
         if any(x.text == "extern" for x in toks[a:b]):
@@ -63,17 +65,49 @@ def _static_shared(unit):
         )
         if name is None:
             continue
-        size = _token_size(unit, toks, i, toks.index(name, i), b)
-        if size is None:  # not computable from tokens: ask libclang (costs a parse)
+        at = toks.index(name, i)
+        size = _token_size(unit, toks, i, at, b)
+        if size is None and not _undefined_dimension(unit, at + 1, b):
+            # not computable from tokens: ask libclang (costs a parse)
             cur = cursor_at(unit, name.start)
             size = cur.type.get_size() if cur is not None and cur.kind.name == "VAR_DECL" else -1
-        if size <= 0:
+        if size is None or size <= 0:
             continue
         func = function_at(unit, i)
         key = func.name if func is not None else ""
         total, span = out.get(key, (0, None))
         out[key] = (total + size, span or (toks[a].start, toks[b - 1].end))
     return out
+
+
+def _undefined_dimension(unit, first: int, end: int) -> bool:
+    """An array dimension in tokens [first, end) names something this file never defines
+    (`s[BLOCK_SIZE]` with BLOCK_SIZE from a header or -D): a hermetic parse cannot know it
+    either (clang's error recovery answers the element size), so it is not worth one."""
+    if not unit.hermetic:
+        return False  # the parse sees the include directories
+    toks = unit.tokens
+    positions = unit.identifier_positions
+    for t in toks[first:end]:
+        if t.kind is Kind.IDENT and t.text not in _EVALUATED_WORDS:
+            if not any(_defines(toks, k) for k in positions.get(t.text, ())):
+                return True
+    return False
+
+
+# words ``evaluate`` reads itself
+_EVALUATED_WORDS = frozenset({"sizeof", "static_cast", "size_t"})
+
+
+def _defines(toks, k: int) -> bool:
+    """Token k is the name in a definition: `#define NAME`, `NAME = ...` (a constant or an
+    enumerator), `NAME {` (a type, a brace initialiser), `T NAME(` (a function)."""
+    if k == 0 or k + 1 >= len(toks):
+        return False
+    before, after = toks[k - 1], toks[k + 1].text
+    return (
+        before.text == "define" or after in ("=", "{") or after == "(" and before.kind is Kind.IDENT
+    )
 
 
 def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
@@ -132,6 +166,24 @@ def _template_params(toks, index: int) -> set[str]:
     return set()
 
 
+def _launch_openers(unit) -> list[int]:
+    """Token indices of every `<<<`, found from the text (a `<<<` token is its own text)."""
+    text, toks = unit.text, unit.tokens
+    out = []
+    at = text.find("<<<")
+    while at >= 0:
+        k = bisect.bisect_left(toks, at, key=_start)
+        if k < len(toks) and toks[k].start == at and toks[k].text == "<<<":
+            if toks[k].kind is Kind.PUNCT:
+                out.append(k)
+        at = text.find("<<<", at + 1)
+    return out
+
+
+def _start(tok) -> int:
+    return tok.start
+
+
 @hazard_rule(
     "HZ401",
     "lds-over-64k",
@@ -158,9 +210,7 @@ def check(unit, ctx, report):
                 f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU",
             )
     # dynamic sizes at launches
-    for i, t in enumerate(toks):
-        if t.text != "<<<" or t.kind is not Kind.PUNCT:
-            continue
+    for i in _launch_openers(unit):
         k = i + 1
         depth, args, start = 0, [], k
         stop = min(len(toks), i + 512)  # a launch configuration is short: bounded scan
