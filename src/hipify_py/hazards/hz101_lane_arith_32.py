@@ -42,17 +42,10 @@ from operator import attrgetter
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import (
-    LANE_LIKE,
-    constant_at,
-    enclosing_conditions,
-    function_at,
-    int_value,
-    one_per_line,
-    operand_before,
-    text_of,
-    thread_taint,
-)
+from ._functions import enclosing_conditions, function_at
+from ._taint import LANE_LIKE, thread_taint
+from ._tokens import one_per_line, operand_before, text_of
+from ._values import constant_at, int_value
 from .hz107_warp_size_constant import reported_names
 
 # operator -> the literal that assumes 32 lanes

@@ -29,7 +29,9 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import SHUFFLES, calls, evaluate, int_value, match, text_of
+from ._calls import SHUFFLES, calls
+from ._tokens import match, text_of
+from ._values import evaluate, int_value
 
 
 def _full_width(unit, call):

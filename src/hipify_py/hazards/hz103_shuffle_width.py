@@ -29,7 +29,9 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import SHUFFLES, calls, function_at, int_value
+from ._calls import SHUFFLES, calls
+from ._functions import function_at
+from ._values import int_value
 from .hz101_lane_arith_32 import sites as lane_sites
 from .hz102_shuffle_loop_32 import body_end, loop_sites
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import function_at, match, match_back
+from ._functions import function_at
+from ._tokens import match, match_back
 
 _NAMES = frozenset(
     {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "C10_WARP_SIZE"}

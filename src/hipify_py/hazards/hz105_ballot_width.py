@@ -29,7 +29,9 @@ import re
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import BALLOTS, calls, cursor_at, type_size
+from ._calls import BALLOTS, calls
+from ._cursor import cursor_at
+from ._values import type_size
 
 _BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
 _NARROW_TYPE = re.compile(

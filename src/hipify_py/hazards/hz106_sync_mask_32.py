@@ -37,7 +37,7 @@ from __future__ import annotations
 from ..findings import Finding, Fix, Severity
 from ..rewrite.warp_mask_64 import FULL64, MaskSite, mask_sites
 from ..rules import Report, hazard_rule
-from ._util import int_value
+from ._values import int_value
 
 
 def _where(site: MaskSite) -> str:

@@ -39,7 +39,7 @@ from ..findings import Severity
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import int_value
+from ._values import int_value
 
 WARP_NAME = re.compile(
     r"^(?:k_?|c_?|g_?|)(?:warp_?size|warp_?sz|warp_?width|warp_?len(?:gth)?|warp_?lanes|"

@@ -32,7 +32,9 @@ import re
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import functions, int_value, match, one_per_line
+from ._functions import functions
+from ._tokens import match, one_per_line
+from ._values import int_value
 
 _LANE = re.compile(r"lane", re.I)
 _HELPER = re.compile(r"lane_?mask", re.I)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..rules import hazard_rule
-from ._util import calls
+from ._calls import calls
 
 
 @hazard_rule(

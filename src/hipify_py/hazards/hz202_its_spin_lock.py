@@ -29,7 +29,8 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import function_at, has_ident, match, text_of
+from ._functions import function_at
+from ._tokens import has_ident, match, text_of
 
 _ATOMICS = frozenset(
     {

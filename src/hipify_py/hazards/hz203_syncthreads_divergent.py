@@ -32,13 +32,9 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import (
-    enclosing_conditions,
-    function_at,
-    statement_end,
-    text_of,
-    thread_taint,
-)
+from ._functions import enclosing_conditions, function_at
+from ._taint import thread_taint
+from ._tokens import statement_end, text_of
 
 _BARRIERS = frozenset(
     {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}

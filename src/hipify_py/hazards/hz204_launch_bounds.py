@@ -29,7 +29,9 @@ from __future__ import annotations
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import calls, int_value, text_of
+from ._calls import calls
+from ._tokens import text_of
+from ._values import int_value
 
 
 @hazard_rule(

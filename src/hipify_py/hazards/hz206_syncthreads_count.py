@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..rules import hazard_rule
-from ._util import calls
+from ._calls import calls
 
 _VOTES = frozenset({"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import match
+from ._tokens import match
 
 
 def _partitions(unit):

@@ -30,7 +30,7 @@ from ..frontend.lexer import Kind
 from ..mappings import is_convertible, no_hip_library
 from ..rewrite.version_gates import VERSION_MACROS
 from ..rules import hazard_rule
-from ._util import _cached
+from ._tokens import cached
 
 # reported by their own rule with a better message (HZ501, HZ503)
 DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS})
@@ -39,7 +39,7 @@ DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS})
 def api_uses(unit):
     """(token, entry) for every identifier token that names a mapped CUDA API (computed once
     per file: several rules ask)."""
-    return _cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
+    return cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
 
 
 _NOT_CODE_DIRECTIVES = frozenset({"include", "include_next", "pragma", "error", "warning", "line"})

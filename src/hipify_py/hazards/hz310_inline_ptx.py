@@ -29,7 +29,7 @@ import re
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import match
+from ._tokens import match
 
 _ASM = frozenset({"asm", "__asm__", "__asm"})
 _PTX = re.compile(

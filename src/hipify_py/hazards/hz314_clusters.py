@@ -27,7 +27,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import one_per_line
+from ._tokens import one_per_line
 
 _NAMES = frozenset(
     {

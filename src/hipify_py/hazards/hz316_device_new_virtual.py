@@ -29,7 +29,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import function_at, functions
+from ._functions import function_at, functions
 
 _DEVICE_ONLY = frozenset({"new", "delete", "try", "throw", "__prof_trigger"})
 

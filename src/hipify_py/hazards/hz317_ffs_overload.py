@@ -26,7 +26,8 @@ from __future__ import annotations
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import calls, function_at
+from ._calls import calls
+from ._functions import function_at
 
 _LONG = frozenset(
     {"uint64_t", "int64_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t"}

@@ -27,7 +27,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import functions
+from ._functions import functions
 
 _ATOMICS = frozenset({"atomicAdd", "atomicSub", "atomicMin", "atomicMax", "atomicExch"})
 _FLOATING = frozenset({"float", "double"})

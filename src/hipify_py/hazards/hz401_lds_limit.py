@@ -32,15 +32,11 @@ import bisect
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import (
-    _SIZEOF,
-    calls,
-    cursor_at,
-    evaluate,
-    function_at,
-    match,
-    statement_bounds,
-)
+from ._calls import calls
+from ._cursor import cursor_at
+from ._functions import function_at
+from ._tokens import match, statement_bounds
+from ._values import SIZEOF, evaluate
 
 LDS_BYTES = 64 * 1024
 
@@ -120,7 +116,7 @@ def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
     ]
     func = function_at(unit, shared)
     params = _template_params(toks, func.open if func is not None else shared)
-    elem = _SIZEOF.get(" ".join(type_words))
+    elem = SIZEOF.get(" ".join(type_words))
     if elem is None:
         return -1 if set(type_words) & params else None
     size = elem

@@ -33,7 +33,9 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import calls, function_at, match, text_of
+from ._calls import calls
+from ._functions import function_at
+from ._tokens import match, text_of
 
 
 @hazard_rule(

@@ -33,7 +33,9 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import calls, enclosing_conditions, function_at, match_back
+from ._calls import calls
+from ._functions import enclosing_conditions, function_at
+from ._tokens import match_back
 
 ALLOCS = frozenset(
     {

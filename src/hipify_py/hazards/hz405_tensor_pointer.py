@@ -34,7 +34,9 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import calls, function_at, match_back, text_of
+from ._calls import calls
+from ._functions import function_at
+from ._tokens import match_back, text_of
 from .hz404_device_alloc_leak import FREES
 
 _DATA = frozenset({"data_ptr", "data", "mutable_data_ptr", "const_data_ptr"})

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..rules import hazard_rule
-from ._util import calls, function_at
+from ._calls import calls
+from ._functions import function_at
 from .hz404_device_alloc_leak import pointer_target
 
 _ASYNC = frozenset(

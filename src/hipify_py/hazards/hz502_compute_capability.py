@@ -28,7 +28,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import one_per_line
+from ._tokens import one_per_line
 
 _PROP_TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
 _PROP_CALLS = frozenset({"getCurrentDeviceProperties", "getDeviceProperties"})

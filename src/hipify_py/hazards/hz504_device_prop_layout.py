@@ -31,7 +31,9 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._util import calls, one_per_line, scope_of
+from ._calls import calls
+from ._functions import scope_of
+from ._tokens import one_per_line
 
 _TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
 _OLD = frozenset({"hipDeviceProp_tR0000", "hipGetDevicePropertiesR0000"})

@@ -27,7 +27,9 @@ from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_forward, split_args
 from ..frontend.unit import Unit
-from ..hazards._util import MASKED_SYNC, cursor_at, int_value
+from ..hazards._calls import MASKED_SYNC
+from ..hazards._cursor import cursor_at
+from ..hazards._values import int_value
 from ..rules import rewrite_pass
 from .warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
 
