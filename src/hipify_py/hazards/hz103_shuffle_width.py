@@ -31,6 +31,7 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._calls import SHUFFLES, calls
 from ._functions import function_at
+from ._tokens import cached
 from ._values import int_value
 from .hz101_lane_arith_32 import sites as lane_sites
 from .hz102_shuffle_loop_32 import body_end, loop_sites
@@ -89,10 +90,12 @@ def _in_group32_code(unit, call) -> bool:
     if func is None:
         return False
     toks = unit.tokens
-    loops = unit.__dict__.setdefault(
-        "_hz103_loops", [(i, body_end(toks, close)) for i, close, _ in loop_sites(unit)]
+    loops = cached(
+        unit,
+        "_hz103_loops",
+        lambda: [(i, body_end(toks, close)) for i, close, _ in loop_sites(unit)],
     )
     if any(a < call.index <= b for a, b in loops):
         return False
-    marks = unit.__dict__.setdefault("_hz103_marks", [first for first, _, _ in lane_sites(unit)])
+    marks = cached(unit, "_hz103_marks", lambda: [first for first, _, _ in lane_sites(unit)])
     return any(func.open < m < func.close for m in marks)
