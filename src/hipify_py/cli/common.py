@@ -199,7 +199,7 @@ def write_or_fail(path: Path, text: str) -> None:
 
 def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """click callback: ``--arch`` must look like an AMD GPU name (gfx942, gfx90a:xnack+)."""
-    from ..verify.toolchain import arch_name_error
+    from ..verify.arch import arch_name_error
 
     error = arch_name_error(value)
     if error is not None:

@@ -9,8 +9,10 @@ from pathlib import Path
 import click
 
 from ..verify import VerifyOptions, verify_paths
+from ..verify.arch import UnknownArchFamilyError
 from ..verify.compile import is_translation_unit
-from ..verify.toolchain import KINDS, ToolchainError, UnknownArchFamilyError
+from ..verify.discovery import KINDS
+from ..verify.toolchain import ToolchainError
 from .common import check_arch
 
 

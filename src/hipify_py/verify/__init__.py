@@ -26,9 +26,10 @@ from .compile import (
     compile_file,
     foreign_headers,
 )
+from .discovery import discover
 from .includes import ProjectIncludes, missing_header_kind, missing_headers
 from .mapback import SourceMap, find_cuda_source, from_result, rebuild
-from .toolchain import Toolchain, ToolchainError, discover
+from .toolchain import Toolchain, ToolchainError
 
 _CONVERT_LOCK = threading.Lock()
 

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .toolchain import Toolchain, hipcc_env
+from .hipcc import hipcc_env
+from .toolchain import Toolchain
 
 TU_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".c++")
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "build", ".venv", "venv", "node_modules"}
