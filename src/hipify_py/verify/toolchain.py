@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..frontend.directives import macro_numbers
+
 
 class ToolchainError(RuntimeError):
     """The toolchain the user asked for does not exist or cannot target anything useful."""
@@ -79,14 +81,11 @@ def read_hip_version(include_dir: str | os.PathLike) -> tuple[int, int] | None:
     """HIP_VERSION_MAJOR/MINOR from ``<include_dir>/hip/hip_version.h``."""
     header = Path(include_dir) / "hip" / "hip_version.h"
     try:
-        text = header.read_text(errors="replace")
+        macros = macro_numbers(header.read_text(errors="replace"))
     except OSError:
         return None
-    major = re.search(r"#\s*define\s+HIP_VERSION_MAJOR\s+(\d+)", text)
-    minor = re.search(r"#\s*define\s+HIP_VERSION_MINOR\s+(\d+)", text)
-    if not (major and minor):
-        return None
-    return int(major.group(1)), int(minor.group(1))
+    major, minor = macros.get("HIP_VERSION_MAJOR"), macros.get("HIP_VERSION_MINOR")
+    return None if major is None or minor is None else (major, minor)
 
 
 def has_hip_headers(include_dir: str | os.PathLike) -> bool:
