@@ -21,14 +21,14 @@ from pathlib import Path
 
 from ..buildfiles.include_dirs import cmake_include_dirs, make_include_dirs
 from ..buildfiles.unit import BuildFile
-from ..discover import CUDA_SUFFIXES
+from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES
 from ..frontend.directives import include_targets
 from ..mappings.load import load_index
 from ..rewrite.headers import is_cuda_header
 from .compdb import CompileDatabase
 from .compile import SKIP_DIRS, Flags
 
-_HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc", ".hip", ".cu", ".tcc")
+_INCLUDABLE = CUDA_SUFFIXES | C_LIKE_SUFFIXES  # the files of the tree an #include may name
 _MAX_HEADERS = 400  # per translation unit: enough for real trees, bounded for pathological ones
 
 _ROCM_HEADER = re.compile(r"^(?:hip|roc|miopen|rccl)")
@@ -64,7 +64,7 @@ class ProjectIncludes:
                     self._add_build_dirs(here, _build_dirs(path, "cmake"))
                 elif name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
                     self._add_build_dirs(here, _build_dirs(path, "make"))
-                if name.lower().endswith(_HEADER_SUFFIXES):
+                if path.suffix.lower() in _INCLUDABLE:
                     self._by_name.setdefault(name, []).append(path)
 
     def _add_build_dirs(self, scope: Path, dirs: list[Path]) -> None:

@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES
 from ..edits import Applied, LineIndex
 
-CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
+# what the CUDA file of a converted file may be called: CUDA suffixes first
+_SOURCE_SUFFIXES = (*sorted(CUDA_SUFFIXES), *sorted(C_LIKE_SUFFIXES - {".hip"}))
 
 
 @dataclass
@@ -90,7 +92,7 @@ def find_cuda_source(hip_file: Path, hip_root: Path, cuda_root: Path) -> Path | 
         stem.name.replace("hip", "cu"),
     }
     for name in names:
-        for suffix in CUDA_SUFFIXES:
+        for suffix in _SOURCE_SUFFIXES:
             candidates.append(cuda_root / stem.parent / f"{name}{suffix}")
     for cand in candidates:
         if cand.is_file() and cand.resolve() != hip_file.resolve():
