@@ -5,10 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from hipify_py.edits import Edit, apply_edits
 from hipify_py.verify import arch as archmod
 from hipify_py.verify import discovery, toolchain
-from hipify_py.verify.compdb import CompileDatabase, parse_flags
+from hipify_py.verify.compdb import (
+    CompileDatabase,
+    CompileDatabaseError,
+    parse_flags,
+    union_flags,
+)
 from hipify_py.verify.compile import Flags, collect_sources, parse_diagnostics
 from hipify_py.verify.mapback import SourceMap, find_cuda_source
 
@@ -114,6 +121,35 @@ def test_compile_commands_flags(tmp_path):
     (tmp_path / "hip" / "include").mkdir(parents=True)
     remapped = parse_flags(db[0], remap=(tmp_path, tmp_path / "hip"))
     assert remapped.include_dirs == (str(tmp_path / "hip" / "include"),)
+
+
+def test_one_compile_commands_reader_for_convert_and_verify(tmp_path):
+    """`convert -p` takes the union of the same flags verify reads per file; entries that are
+    not objects or whose command does not split give nothing instead of failing."""
+    db = [
+        {"directory": str(tmp_path), "file": "a.cu", "command": "nvcc -Iinc -DA=1 -c a.cu"},
+        {"directory": str(tmp_path), "file": "b.cu", "arguments": ["nvcc", "-I", "inc", "-DB"]},
+        {"directory": str(tmp_path), "file": "c.cu", "command": "nvcc 'unbalanced -Ix"},
+        "not an entry",
+    ]
+    (tmp_path / "compile_commands.json").write_text(json.dumps(db))
+    union = union_flags(tmp_path)
+    assert union.include_dirs == (str(tmp_path / "inc"),)
+    assert union.defines == ("A=1", "B")
+    assert CompileDatabase(tmp_path).flags_for(tmp_path / "b.cu").defines == ("B",)
+    (tmp_path / "compile_commands.json").write_text("[{")
+    with pytest.raises(CompileDatabaseError, match="cannot read compilation database"):
+        union_flags(tmp_path)
+    with pytest.raises(CompileDatabaseError, match="compilation database: cannot read"):
+        CompileDatabase(tmp_path / "nowhere")
+    from click.testing import CliRunner
+
+    from hipify_py.cli.verify import verify
+
+    (tmp_path / "k.hip").write_text("")
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(verify, [str(tmp_path), "-p", str(tmp_path / "empty")])
+    assert result.exit_code == 2 and "compilation database" in result.output
 
 
 def test_flags_args():
