@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from hipify_py.cli.check import check
 from hipify_py.cli.convert import convert
 from hipify_py.output.manifest import MANIFEST_NAME
+from hipify_py.report.formats import load_formats
 
 CLEAN = """#include <cuda_runtime.h>
 __global__ void scale(float* x, float a, int n) {
@@ -301,7 +302,7 @@ def test_a_baseline_never_hides_stale_output(tree):
     assert [f["rule"] for f in data["findings"]] == ["HZ001"]
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])
+@pytest.mark.parametrize("fmt", sorted(load_formats()))
 def test_every_registered_format_is_a_format_choice(tree, fmt):
     code, out = invoke("src", "--format", fmt)
     assert code == 0 and "HZ402" in out
