@@ -753,13 +753,15 @@ def _single_assignment(unit: Unit, i: int, depth: int) -> int | None:
     func = function_at(unit, i)
     if func is None:
         return None
-    name = toks[i].text
+    positions = unit.identifier_positions.get(toks[i].text, [])  # ascending token indices
+    inside = positions[
+        bisect.bisect_right(positions, func.open) : bisect.bisect_left(positions, func.close)
+    ]
     sites = [
         k
-        for k in unit.identifier_positions.get(name, ())
-        if func.open < k < func.close
-        and toks[k + 1].text in ("=", "+=", "-=", "*=", "/=", "<<=", "|=", "++", "--")
-        or (func.open < k < func.close and toks[k - 1].text in ("++", "--", "&"))
+        for k in inside
+        if toks[k + 1].text in ("=", "+=", "-=", "*=", "/=", "<<=", "|=", "++", "--")
+        or toks[k - 1].text in ("++", "--", "&")
     ]
     if len(sites) != 1 or sites[0] > i or toks[sites[0] + 1].text != "=":
         return None

@@ -26,6 +26,8 @@ combine the two halves afterwards. Not rewritten automatically.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
@@ -61,9 +63,10 @@ def loop_sites(unit):
     shuffles = [c for c in calls(unit, SHUFFLES) if _full_width(unit, c)]
     if not shuffles:
         return []
+    shuffle_at = [c.index for c in shuffles]  # in token order
     out = []
-    for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or t.text != "for" or toks[i + 1].text != "(":
+    for i in unit.identifier_positions.get("for", ()):
+        if i + 1 >= len(toks) or toks[i + 1].text != "(":
             continue
         close = match(toks, i + 1)
         if close is None:
@@ -88,9 +91,9 @@ def loop_sites(unit):
         if not ((starts16 and halves) or (ends32 and grows)):
             continue
         last = body_end(toks, close)
-        inside = [c for c in shuffles if close < c.index <= last]
-        if inside:
-            out.append((i, close, inside[0]))
+        first = bisect_right(shuffle_at, close)
+        if first < len(shuffles) and shuffles[first].index <= last:
+            out.append((i, close, shuffles[first]))
     return out
 
 

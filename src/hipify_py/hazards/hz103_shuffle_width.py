@@ -29,7 +29,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
-from ._util import SHUFFLES, calls, finding, function_at, int_value
+from ._util import SHUFFLES, _cached, calls, finding, function_at, int_value
 from .hz101_lane_arith_32 import sites as lane_sites
 from .hz102_shuffle_loop_32 import body_end, loop_sites
 
@@ -92,10 +92,12 @@ def _in_group32_code(unit, call) -> bool:
     if func is None:
         return False
     toks = unit.tokens
-    loops = unit.__dict__.setdefault(
-        "_hz103_loops", [(i, body_end(toks, close)) for i, close, _ in loop_sites(unit)]
+    loops = _cached(
+        unit,
+        "_hz103_loops",
+        lambda: [(i, body_end(toks, close)) for i, close, _ in loop_sites(unit)],
     )
     if any(a < call.index <= b for a, b in loops):
         return False
-    marks = unit.__dict__.setdefault("_hz103_marks", [first for first, _, _ in lane_sites(unit)])
+    marks = _cached(unit, "_hz103_marks", lambda: [first for first, _, _ in lane_sites(unit)])
     return any(func.open < m < func.close for m in marks)

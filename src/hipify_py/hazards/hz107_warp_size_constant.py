@@ -85,9 +85,13 @@ def definitions(unit) -> list[tuple[str, int, int]]:
                 value = i + 1
         elif not t.in_directive and nxt.text in ("=", "{") and prev is not None:
             j = i + 2
-            if toks[j].text == "(":
+            if j < len(toks) and toks[j].text == "(":
                 j += 1
-            if toks[j].kind is Kind.NUMBER and toks[j + 1].text in (";", ",", "}", ")"):
+            if (
+                j + 1 < len(toks)
+                and toks[j].kind is Kind.NUMBER
+                and toks[j + 1].text in (";", ",", "}", ")")
+            ):
                 if _declares(toks, i):
                     value = j
         if value is not None and int_value(toks[value].text) == 32:

@@ -50,6 +50,8 @@ _WIDE = frozenset({"long", "uint64_t", "int64_t", "size_t", "u64", "lane_mask_t"
 
 def _lane_operand(toks, j) -> int | None:
     """End index (exclusive) of a lane-id operand starting at token j, or None."""
+    if j + 1 >= len(toks):  # the file ends here (a truncated source)
+        return None
     t = toks[j]
     if t.kind is not Kind.IDENT:
         if t.text == "(":

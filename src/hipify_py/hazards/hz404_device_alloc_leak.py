@@ -30,6 +30,8 @@ or allocate through the framework's allocator (`at::empty`, `c10::hip::HIPCachin
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_pass, register_rule
@@ -109,7 +111,8 @@ def check(unit, ctx):
     allocs = list(calls(unit, ALLOCS))
     if not allocs:
         return
-    frees = list(calls(unit, FREES))
+    frees = list(calls(unit, FREES))  # in token order
+    free_at = [fr.index for fr in frees]
     for c in allocs:
         f = function_at(unit, c.index)
         if f is None or f.is_device or not c.args or f.name == "main":
@@ -117,12 +120,11 @@ def check(unit, ctx):
         name = pointer_target(toks, c)
         if name is None or not _declared_local(toks, f, name, c.index):
             continue
+        in_function = frees[bisect_right(free_at, f.open) : bisect_left(free_at, f.close)]
         my_frees = [
             fr
-            for fr in frees
-            if f.open < fr.index < f.close
-            and fr.args
-            and any(t.text == name for t in toks[fr.args[0][0] : fr.args[0][1]])
+            for fr in in_function
+            if fr.args and any(t.text == name for t in toks[fr.args[0][0] : fr.args[0][1]])
         ]
         later = [fr.index for fr in my_frees if fr.index > c.index]
         if _escapes(toks, f, name, c.close):

@@ -90,10 +90,16 @@ def _findings(unit):
                 f"`{name}` is the deprecated pre-6.0 properties layout (hip_deprecated.h); use "
                 f"hipDeviceProp_t / hipGetDeviceProperties",
             )
-    props = _prop_variables(unit)
+    by_scope: dict[int, set[str]] = {}
+    for scope, name in _prop_variables(unit):
+        by_scope.setdefault(scope, set()).add(name)
+    file_scope = by_scope.get(-1, set()) | _TYPES
+
+    def visible_at(index: int) -> set[str]:
+        return by_scope.get(scope_of(unit, index), set()) | file_scope
+
     for c in calls(unit, {"memcpy", "memcmp", "memset"}):
-        scope = scope_of(unit, c.index)
-        visible = {n for s, n in props if s in (scope, -1)} | _TYPES
+        visible = visible_at(c.index)
         hit = {
             toks[k].text
             for a, b in c.args
@@ -110,8 +116,7 @@ def _findings(unit):
                 f"another layout than cudaDeviceProp; compare or copy the fields you need",
             )
     for c in calls(unit, {"sizeof"}):
-        scope = scope_of(unit, c.index)
-        visible = {n for s, n in props if s in (scope, -1)} | _TYPES
+        visible = visible_at(c.index)
         arg = toks[c.args[0][0] : c.args[0][1]] if c.args else []
         if len(arg) == 1 and arg[0].text in visible:
             k = c.index - 1

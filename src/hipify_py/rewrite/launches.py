@@ -245,6 +245,8 @@ def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
     templates = template_kernels(unit)
     for i, tok in enumerate(unit.tokens):
         if tok.text == "<<<" and tok.kind is Kind.PUNCT:
+            if tok.in_directive and unit.directive_word(i) in ("include", "include_next"):
+                continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
             edits = rewrite_launch(unit, i, templates)
             if edits:
                 yield from edits
