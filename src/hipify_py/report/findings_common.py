@@ -1,7 +1,8 @@
-"""The data every findings formatter reads: findings, the source they point into, stale outputs.
+"""The data every findings formatter reads: the findings and the source they point into.
 
-Formatters (``findings_text``, ``findings_json``, ``findings_sarif``, ``findings_github``,
-``findings_markdown``) are pure functions from a ``CheckReport`` to text.
+Formatters (``findings_<format>.py``, registered in ``formats``) are pure functions from a
+``CheckReport`` to text.  A committed HIP file that is out of sync is an ordinary finding of
+rule HZ001 (``stale_finding``), so no formatter needs to know about it.
 """
 
 from __future__ import annotations
@@ -12,18 +13,9 @@ from dataclasses import dataclass, field
 
 from ..edits import LineIndex
 from ..findings import Finding, Severity
-from ..rules import RULES, RuleInfo
+from ..rules import RULES, RuleInfo, load_rules
 
-
-@dataclass(frozen=True)
-class StaleFile:
-    """A committed HIP file that does not match what ``convert`` produces from its CUDA source."""
-
-    path: str  # the HIP file (display path)
-    source: str  # the CUDA file it is generated from
-    status: str  # "missing", "stale" or "orphaned" (its CUDA source was renamed or deleted)
-    line: int = 1  # first line that differs (1 for missing files)
-    expected: str = ""  # the expected line text (for the report)
+STALE_RULE = "HZ001"  # committed HIP output missing or out of sync (--in-sync)
 
 
 @dataclass
@@ -32,7 +24,6 @@ class CheckReport:
     # findings the conversion itself fixes (e.g. 32-bit warp masks): counted, never failing
     fixed: list[Finding] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # display path -> text
-    stale: list[StaleFile] = field(default_factory=list)
     files_checked: int = 0
     baselined: int = 0  # findings hidden because the baseline knows them
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
@@ -65,11 +56,7 @@ class CheckReport:
         return index.position(offset) if index is not None else (1, 1)
 
     def severity_counts(self) -> Counter:
-        """Findings by severity; a stale or missing HIP file (HZ001) counts as an error."""
-        counts = Counter(f.severity.value for f in self.findings)
-        if self.stale:
-            counts["error"] += len(self.stale)
-        return counts
+        return Counter(f.severity.value for f in self.findings)
 
     def rule_counts(self) -> Counter:
         return Counter(f.rule for f in self.findings)
@@ -117,15 +104,32 @@ def caret_line(line_text: str, column: int, width: int) -> str:
     return prefix + "^" + "~" * max(0, width - 1)
 
 
-def stale_message(s: StaleFile) -> str:
-    if s.status == "orphaned":
-        return (
-            f"{s.path} was generated from {s.source}, which no longer exists: "
+def stale_finding(path: str, source: str, status: str, line: int = 1) -> Finding:
+    """The HZ001 finding for the committed HIP file ``path`` made from the CUDA file ``source``:
+    ``status`` is "missing", "stale" (first differing ``line``) or "orphaned" (its CUDA source
+    was renamed or deleted).  ``extra`` keeps the source (config ignores are keyed on it) and
+    the status."""
+    if status == "orphaned":
+        message = (
+            f"{path} was generated from {source}, which no longer exists: "
             "delete it, or convert the renamed source"
         )
-    if s.status == "missing":
-        return f"{s.path} is missing: generate it from {s.source} with `hipify-py convert`"
-    return (
-        f"{s.path} is out of sync with {s.source} (first difference at line {s.line}); "
-        f"regenerate it with `hipify-py convert`"
+    elif status == "missing":
+        message = f"{path} is missing: generate it from {source} with `hipify-py convert`"
+    else:
+        message = (
+            f"{path} is out of sync with {source} (first difference at line {line}); "
+            f"regenerate it with `hipify-py convert`"
+        )
+    load_rules()
+    return Finding(
+        STALE_RULE,
+        RULES[STALE_RULE].severity,
+        0,
+        0,
+        message,
+        path=path,
+        line=line,
+        column=1,
+        extra={"source": source, "status": status},
     )
