@@ -114,8 +114,8 @@ def _candidates(unit) -> list[tuple[int, tuple | None]]:
 
 
 def _operator_shape(toks, i) -> bool:
-    """Binary operator ``i`` whose right operand ends at its literal (`tid & 31`, not
-    `&x[31]` or `x / 32.f(...)`)."""
+    """Operator ``i`` is binary (after an operand, not a unary `&x`) and its right operand is
+    the literal or constant alone (not `x / N(...)`, `x % N[k]`, `x & N.y`)."""
     if i + 2 < len(toks) and toks[i + 2].text in ("(", "[", "."):
         return False
     prev = toks[i - 1]
