@@ -41,12 +41,9 @@ def make_report(path: str = "src/k.cu", src: str = SRC, stale=()) -> CheckReport
         )
     found += stale
     found.sort(key=lambda f: (f.path, f.line, f.column))
-    return CheckReport(
-        findings=found,
-        sources={path: src},
-        files_checked=1,
-        tool_version="0.1.0",
-    )
+    report = CheckReport(findings=found, files_checked=1, tool_version="0.1.0")
+    report.add_source(path, src, [f for f in found if f.path == path])
+    return report
 
 
 def _plain(text: str) -> str:
@@ -245,3 +242,16 @@ def test_stale_output_is_an_ordinary_finding_in_every_format(name):
         assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 7
     if name in ("text", "markdown"):
         assert "1 error, 0 warnings, 0 infos in 1 file" in out
+
+
+def test_a_report_keeps_only_the_lines_its_findings_point_at():
+    """Issue 9: a check over a large tree never holds its sources, only what formatters read."""
+    src = "".join(f"int x{i} = {i};\n" for i in range(5000)) + "__syncwarp();\n"
+    at = src.index("__syncwarp")
+    f = Finding("HZ201", Severity.INFO, at, at + 10, "m", path="big.cu", line=5001, column=1)
+    report = CheckReport(findings=[f], files_checked=1)
+    report.add_source("big.cu", src, [f])
+    assert report.line_text("big.cu", 5001) == "__syncwarp();"
+    assert report.end_position(f) == (5001, 11)
+    kept = sum(len(t) for t in report._line_texts.values())
+    assert kept < 100 and report.has_source("big.cu")

@@ -87,9 +87,10 @@ def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
             report.failures.append((shown, outcome.message))
         return None
     report.files_checked += 1
-    report.sources[shown] = result.printable_original
-    for f in result.findings:
-        (report.fixed if f.fixed else report.findings).append(replace(f, path=shown))
+    shown_findings = [replace(f, path=shown) for f in result.findings]
+    report.add_source(shown, result.printable_original, shown_findings)
+    for f in shown_findings:
+        (report.fixed if f.fixed else report.findings).append(f)
     if outcome.status == "failed" or result.rule_errors:
         report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
         return None

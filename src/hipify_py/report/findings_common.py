@@ -20,40 +20,49 @@ STALE_RULE = "HZ001"  # committed HIP output missing or out of sync (--in-sync)
 
 @dataclass
 class CheckReport:
+    """The findings of a run and, of each checked file, only the lines and positions the
+    formatters read (``add_source``): a run over a large tree never holds its sources."""
+
     findings: list[Finding]  # open findings; path = display path; sorted by path, line, column
     # findings the conversion itself fixes (e.g. 32-bit warp masks): counted, never failing
     fixed: list[Finding] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)  # display path -> text
     files_checked: int = 0
     baselined: int = 0  # findings hidden because the baseline knows them
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     tool_version: str = ""
-    _lines: dict[str, LineIndex] = field(default_factory=dict, repr=False)
+    _line_texts: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    _positions: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict, repr=False)
+    _paths: set[str] = field(default_factory=set, repr=False)
 
-    def line_index(self, path: str) -> LineIndex | None:
-        if path not in self.sources:
-            return None
-        if path not in self._lines:
-            self._lines[path] = LineIndex(self.sources[path])
-        return self._lines[path]
+    def add_source(self, path: str, text: str, findings: list[Finding]) -> None:
+        """Keep what the formatters need of ``text`` for ``findings`` (their lines, end
+        positions and fix ranges), and nothing else of it."""
+        index = LineIndex(text)
+        self._paths.add(path)
+        for f in findings:
+            if f.line >= 1:
+                start, end = index.line_span(f.line)
+                self._line_texts[(path, f.line)] = text[start:end]
+            offsets = [f.end] + [
+                o for e in (f.fix.edits if f.fix else ()) for o in (e.start, e.end)
+            ]
+            for offset in offsets:
+                self._positions[(path, offset)] = index.position(offset)
+
+    def has_source(self, path: str) -> bool:
+        return path in self._paths
 
     def line_text(self, path: str, line: int) -> str:
-        index = self.line_index(path)
-        if index is None or line < 1:
-            return ""
-        start, end = index.line_span(line)
-        return self.sources[path][start:end]
+        return self._line_texts.get((path, line), "")
 
     def end_position(self, f: Finding) -> tuple[int, int]:
         """1-based (line, column) just past the finding's last character."""
-        index = self.line_index(f.path)
-        if index is None or f.end <= f.start:
+        if f.end <= f.start:
             return f.line, f.column
-        return index.position(f.end)
+        return self._positions.get((f.path, f.end), (f.line, f.column))
 
     def position(self, path: str, offset: int) -> tuple[int, int]:
-        index = self.line_index(path)
-        return index.position(offset) if index is not None else (1, 1)
+        return self._positions.get((path, offset), (1, 1))
 
     def severity_counts(self) -> Counter:
         return Counter(f.severity.value for f in self.findings)

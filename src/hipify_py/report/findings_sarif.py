@@ -49,7 +49,7 @@ def _region(report: CheckReport, f: Finding) -> dict:
 
 
 def _fix(report: CheckReport, f: Finding) -> list[dict]:
-    if f.fix is None or f.path not in report.sources:
+    if f.fix is None or not report.has_source(f.path):
         return []
     replacements = []
     for e in f.fix.edits:
