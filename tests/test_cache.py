@@ -175,14 +175,15 @@ def test_check_in_sync_uses_the_conversion_cache(tree, converted):
     converted.clear()
     assert cli("check", "src", "--in-sync", "out", "-j", "1", "--format", "json") == expected
     assert converted == []
-    assert json.loads(expected[1])["stale"] == []
+    assert [f for f in json.loads(expected[1])["findings"] if f["rule"] == "HZ001"] == []
     (tree / "out" / "kern.hip").write_text("// stale\n")
     code, output = cli("check", "src", "--in-sync", "out", "-j", "1", "--format", "json")
     assert converted == []
     assert (code, output) == cli(
         "check", "src", "--in-sync", "out", "-j", "1", "--format", "json", "--no-cache"
     )
-    assert [s["status"] for s in json.loads(output)["stale"]] == ["stale"]
+    stale = [f["data"]["status"] for f in json.loads(output)["findings"] if f["rule"] == "HZ001"]
+    assert stale == ["stale"]
 
 
 def test_no_cache_for_parses_that_read_headers(tree, converted):

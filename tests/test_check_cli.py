@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from hipify_py.cli.check import check
 from hipify_py.cli.convert import convert
 from hipify_py.output.manifest import MANIFEST_NAME
+from hipify_py.report.formats import load_formats
 
 CLEAN = """#include <cuda_runtime.h>
 __global__ void scale(float* x, float a, int n) {
@@ -99,6 +100,11 @@ def test_usage_errors_exit_2(tree):
     assert invoke("src", "--baseline", "a.json", "--write-baseline", "b.json")[0] == 2
 
 
+def _stale(data: dict) -> list[dict]:
+    """The HZ001 findings (committed HIP output missing, stale or orphaned) of a JSON report."""
+    return [f for f in data["findings"] if f["rule"] == "HZ001"]
+
+
 def test_in_sync_up_to_date_stale_and_missing(tree):
     (tree / "src" / "reduce.cu").write_text(HAZARDS)
     made = CliRunner().invoke(convert, ["src", "--out-dir", "hip", "-q"], catch_exceptions=False)
@@ -111,7 +117,7 @@ def test_in_sync_up_to_date_stale_and_missing(tree):
     (tree / "src" / "scale.cu").write_text(CLEAN.replace("*= a", "*= a + 1"))
     code, data = as_json("src", "--in-sync", "hip", "--ignore", "HZ")
     assert code == 1
-    assert [(s["path"], s["status"], s["line"]) for s in data["stale"]] == [
+    assert [(s["path"], s["data"]["status"], s["line"]) for s in _stale(data)] == [
         ("hip/scale.hip", "stale", 4)
     ]
     # a new CUDA file with no HIP copy; --out-dir is the same option
@@ -273,15 +279,33 @@ def test_stale_output_is_an_error_whatever_is_selected(tree):
     assert code == 1
     assert "out of sync" in out and "1 error," in out
     code, data = as_json("src", "--in-sync", "hip", "--select", "HZ4")
-    assert code == 1 and data["summary"]["errors"] == 1 and len(data["stale"]) == 1
+    assert code == 1 and data["summary"]["errors"] == 1 and len(_stale(data)) == 1
     # a prefix ignore keeps it; naming HZ001 hides it
     assert invoke("src", "--in-sync", "hip", "--ignore", "HZ")[0] == 1
     code, data = as_json("src", "--in-sync", "hip", "--ignore", "HZ001")
-    assert code == 0 and data["stale"] == [] and data["summary"]["errors"] == 0
+    assert code == 0 and _stale(data) == [] and data["summary"]["errors"] == 0
     (tree / ".hipify-py.yaml").write_text("per-file-ignores:\n  scale.cu: [HZ001]\n")
     assert invoke("src", "--in-sync", "hip")[0] == 0
     (tree / ".hipify-py.yaml").write_text("ignore: [HZ001]\n")
     assert invoke("src", "--in-sync", "hip")[0] == 0
+
+
+def test_a_baseline_never_hides_stale_output(tree):
+    _convert("src", "--out-dir", "hip")
+    (tree / "hip" / "scale.hip").write_text("// edited by hand\n")
+    code, out = invoke("src", "--in-sync", "hip", "--write-baseline", "bl.json")
+    assert code == 0 and "recorded 1 finding(s)" in out  # the HZ402 warning, not HZ001
+    recorded = json.loads((tree / "bl.json").read_text())["findings"]
+    assert [e["rule"] for e in recorded] == ["HZ402"]
+    code, data = as_json("src", "--in-sync", "hip", "--baseline", "bl.json")
+    assert code == 1 and data["summary"]["baselined"] == 1
+    assert [f["rule"] for f in data["findings"]] == ["HZ001"]
+
+
+@pytest.mark.parametrize("fmt", sorted(load_formats()))
+def test_every_registered_format_is_a_format_choice(tree, fmt):
+    code, out = invoke("src", "--format", fmt)
+    assert code == 0 and "HZ402" in out
 
 
 def test_non_utf8_config_is_one_line_error(tree):
@@ -407,7 +431,7 @@ def test_in_sync_reports_orphaned_hip_files(tree):
     (tree / "src" / "sub" / "fence.cu").rename(tree / "src" / "sub" / "barrier.cu")
     code, data = as_json("src", "--in-sync", "hip", "--ignore", "HZ")
     assert code == 1
-    statuses = {(s["path"], s["status"]) for s in data["stale"]}
+    statuses = {(s["path"], s["data"]["status"]) for s in _stale(data)}
     assert ("hip/sub/fence.hip", "orphaned") in statuses
     assert ("hip/sub/barrier.hip", "missing") in statuses
     # a file argument elsewhere in the tree still sees the orphan (the hook's view)

@@ -8,8 +8,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 MAX_FUNCTION_LINES = 80
@@ -55,10 +53,6 @@ def test_size_bar_measures(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 9: modules and functions over the size bar are split as their owners refactor",
-)
 def test_size_bar() -> None:
     offenders = size_offenders(SRC)
     assert not offenders, f"{len(offenders)} over the size bar:\n" + "\n".join(offenders)

@@ -92,3 +92,18 @@ def test_object_like_shims_are_not_made_self_referential():
     assert lines[:3] == src.splitlines()[:3]
     assert lines[3] == "#define MY_STREAM hipStream_t"  # bodies are still converted
     assert "#define HIPBLAS_OP_N HIPBLAS_OP_N" not in out
+
+
+def test_skip_inactive_keeps_the_branch_the_converted_gate_selects():
+    """--skip-inactive and the version gates read CUDA as the same release (12.0): the branch
+    the rewritten gate selects is converted, the one it rules out is left alone.  (The hermetic
+    parse used to define CUDA_VERSION as 12.6, converting the #if branch and leaving
+    cudaMalloc in the #else branch that the rewritten gate `12000 >= 12040` selects.)"""
+    src = (
+        "void f(void** p) {\n#if CUDA_VERSION >= 12040\n  cudaMallocAsync(p, 4, 0);\n"
+        "#else\n  cudaMalloc(p, 4);\n#endif\n}\n"
+    )
+    out = body(src, skip_inactive=True)
+    assert "#if 12000 /* CUDA_VERSION */ >= 12040" in out
+    assert "hipMalloc(p, 4);" in out and "cudaMalloc(" not in out
+    assert "cudaMallocAsync(p, 4, 0);" in out  # the branch neither build takes stays as written

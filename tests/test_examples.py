@@ -11,7 +11,7 @@ import pytest
 from hipify_py.context import Context, Options
 from hipify_py.mappings import load_index
 from hipify_py.pipeline import convert_text
-from hipify_py.verify import VerifyOptions, verify_paths, verify_results
+from hipify_py.verify import VerifyOptions, verify_paths
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".h")
@@ -221,21 +221,19 @@ def test_broken_conversion_maps_to_cuda_line(ctx, tmp_path, clang19, hip7_includ
     )
     result = convert_text(src.read_text(), str(src), ctx)
     assert "hipLaunchKernelGGL" in result.text and "cudaNotARealApi" in result.text
-    report = verify_results([result], VerifyOptions(toolchain="clang", hip_include=hip7_include))
-    (f,) = report.files
-    (err,) = f.errors
-    assert "cudaNotARealApi" in err.message
-    assert err.anchor[0] == 4 and err.anchor[1] > 20  # shifted right by hipLaunchKernelGGL
-    assert (err.cuda["line"], err.cuda["column"], err.cuda["exact"]) == (4, 19, True)
-    assert err.cuda["path"] == str(src)
-
-    # the same tree on disk, re-mapped by `verify --from`; then a hand-edited copy (by line)
+    # the converted tree on disk, mapped back by `verify --from` (re-converted in memory)
     out = tmp_path / "hip"
     out.mkdir()
     (out / "k.hip").write_text(result.text)
     again = verify_paths(
         [out], VerifyOptions(toolchain="clang", hip_include=hip7_include, cuda_root=str(cuda))
     )
+    (f,) = again.files
+    (err,) = f.errors
+    assert "cudaNotARealApi" in err.message
+    assert err.anchor[0] == 4 and err.anchor[1] > 20  # shifted right by hipLaunchKernelGGL
+    assert (err.cuda["line"], err.cuda["column"], err.cuda["exact"]) == (4, 19, True)
+    assert err.cuda["path"] == str(src)
     assert again.files[0].mapping == "exact"
     assert again.files[0].errors[0].cuda["line"] == 4
     (out / "k.hip").write_text("// edited by hand\n// twice\n" + result.text)
@@ -298,6 +296,15 @@ def test_convert_verify_maps_errors_to_cuda(tmp_path, clang19, hip7_include):
     assert "k.cu:3:16" in text
 
 
+def _verify_hipcc52(hip_text: str, tmp_path: Path):
+    out = tmp_path / "hip"
+    out.mkdir()
+    (out / "k.hip").write_text(hip_text)
+    report = verify_paths([out], VerifyOptions(toolchain="hipcc", arch="gfx90a"))
+    assert report.files, report.to_json()
+    return report
+
+
 def test_target_rocm_52_warp_intrinsics_build_with_hipcc52(tmp_path, hipcc):
     src = tmp_path / "k.cu"
     src.write_text(PORTABLE_SYNC)
@@ -305,8 +312,7 @@ def test_target_rocm_52_warp_intrinsics_build_with_hipcc52(tmp_path, hipcc):
         PORTABLE_SYNC, str(src), Context(Options(target_rocm=(5, 2)), load_index())
     )
     assert "__shfl_down(v, offset)" in result.text and "__ballot(v > 0.0f)" in result.text
-    report = verify_results([result], VerifyOptions(toolchain="hipcc", arch="gfx90a"))
-    assert report.ok, report.to_json()
+    assert _verify_hipcc52(result.text, tmp_path).ok
 
 
 def test_warp_reduce_for_rocm52_builds_with_hipcc52(tmp_path, hipcc):
@@ -318,8 +324,7 @@ def test_warp_reduce_for_rocm52_builds_with_hipcc52(tmp_path, hipcc):
     )
     assert "__shfl_down_sync" not in result.text
     assert {"HZ101", "HZ102"} <= {f.rule for f in result.findings}
-    report = verify_results([result], VerifyOptions(toolchain="hipcc", arch="gfx90a"))
-    assert report.ok, report.to_json()
+    assert _verify_hipcc52(result.text, tmp_path).ok
 
 
 def test_auto_checks_library_users_with_hipcc(ctx, tmp_path, clang19, hip7_include, hipcc):

@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from hipify_py.context import Context, Options
+from hipify_py.findings import Severity
+from hipify_py.frontend.unit import Unit
 from hipify_py.mappings import load_index
 from hipify_py.pipeline import check_text, convert_text
-from hipify_py.rules import RULES, load_rules
+from hipify_py.rules import RULES, RuleInfo, declare_rule, load_rules, passes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hazards"
 EXPECT = re.compile(r"//\s*expect:\s*([A-Z0-9 ]+)$")
@@ -46,6 +48,15 @@ def fixed(src: str, path: str = "t.cu", **options) -> str:
     return result.text
 
 
+def run_pass(rule: str, src: str) -> Unit:
+    """A unit of ``src`` after the hazard pass of ``rule`` looked at it: what the pass cached
+    stays on the unit (``"ast"`` when it parsed, ``"_hz_functions"`` when it listed functions)."""
+    unit = Unit("t.cu", src, ctx().mappings)
+    (rule_pass,) = [p for p in passes("hazard") if p.name == rule]
+    list(rule_pass.check(unit, ctx()))
+    return unit
+
+
 def expected(path: Path) -> collections.Counter:
     out: collections.Counter = collections.Counter()
     for n, line in enumerate(path.read_text().splitlines(), 1):
@@ -71,6 +82,24 @@ def test_every_rule_has_a_page_with_the_four_sections():
         ):
             assert section in r.doc, (r.id, section)
         assert r.doc.startswith(f"{r.id} {r.name}"), r.id
+
+
+def test_a_rule_id_is_declared_once_and_reports_itself():
+    load_rules()
+    with pytest.raises(ValueError, match="HZ101 registered twice"):
+        declare_rule("HZ101", "again", Severity.INFO, "a second declaration", "")
+    assert all(p.name in RULES for p in passes("hazard"))  # each hazard pass is a declared rule
+    report = RuleInfo("HZ999", "example", Severity.WARNING, "summary", "page").report
+    edit = report.edit(4, 6, "64")
+    finding = report(1, 9, "why", fix=None, severity=Severity.ERROR)
+    assert (finding.rule, finding.severity, finding.start, finding.end) == (
+        "HZ999",
+        Severity.ERROR,
+        1,
+        9,
+    )
+    assert report(1, 9, "why").severity is Severity.WARNING
+    assert (edit.rule, edit.text) == ("fix:HZ999", "64")  # applied with --fix only
 
 
 def test_rule_ids_are_grouped_by_theme():

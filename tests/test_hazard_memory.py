@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_hazard_common import only
+from test_hazard_common import only, run_pass
 
 
 def test_hz401_static_shared_over_64k():
@@ -36,6 +36,26 @@ void run(float* o, int n) {
     found = only("HZ401", src)
     assert [f.line for f in found] == [8, 11, 12]
     assert "32,768 static" in found[0].message
+
+
+def test_hz401_asks_libclang_only_when_it_can_know_the_size():
+    """A struct's size needs the parse (and a 128 KiB array of them is reported); a dimension
+    named by a macro this file never defines is unknowable to the hermetic parse too, so no
+    parse is paid for it."""
+    known = """struct Cell { double v[4]; };
+__global__ void k(float* o) {
+  __shared__ Cell cells[4096];
+  o[0] = cells[0].v[0];
+}"""
+    (f,) = only("HZ401", known)
+    assert f.line == 3 and "131,072" in f.message
+    assert "ast" in run_pass("HZ401", known).__dict__
+    unknowable = """__global__ void k(float* o) {
+  __shared__ float tile[BLOCK_SIZE * BLOCK_SIZE];
+  o[0] = tile[0];
+}"""
+    assert only("HZ401", unknowable) == []
+    assert "ast" not in run_pass("HZ401", unknowable).__dict__
 
 
 def test_hz402_system_fence_and_host_polling():

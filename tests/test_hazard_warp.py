@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from _convert import hip, result
-from test_hazard_common import fixed, only
+from test_hazard_common import fixed, only, run_pass
 
 # --------------------------------------------------------------------------- HZ101
 
@@ -88,6 +88,16 @@ __global__ void k(float* out, const float* in, int width, unsigned* bits, int n)
 }
 void host(int n) { int blocks = n / 32; int rem = n % 32; (void)blocks; (void)rem; }"""
     assert only("HZ101", src) == []
+
+
+def test_hz101_lists_functions_only_around_a_candidate():
+    """A file without a 32-lane operator, constant or warp-id stride never pays for finding
+    its functions; one with a candidate does, and is reported."""
+    plain = "__global__ void k(float* o) { int i = threadIdx.x * 4 + 1; o[i] = i / 8; }\n"
+    assert "_hz_functions" not in run_pass("HZ101", plain).__dict__
+    lane = "__global__ void k(float* o) { int lane = threadIdx.x & 31; o[lane] = 0; }\n"
+    assert "_hz_functions" in run_pass("HZ101", lane).__dict__
+    assert [f.line for f in only("HZ101", lane)] == [1]
 
 
 def test_hz101_is_never_fixed():

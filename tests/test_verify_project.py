@@ -88,6 +88,52 @@ def test_missing_header_kinds():
     assert missing_header_kind("hipblaslt/hipblaslt.h") == "rocm"
 
 
+def test_missing_cuda_headers_are_the_ones_the_mapping_tables_know():
+    """'Is a CUDA header' comes from the mapping index and the header pass: every header the
+    tables list is one, also those an ad-hoc list missed; a CUDA Samples helper or a
+    thrust header (rocThrust keeps the name) is not the toolkit's."""
+    from hipify_py.mappings.load import load_index
+
+    listed = sorted(load_index().headers)
+    assert len(listed) > 50
+    for name in ("curand_kernel.h", "nvToolsExt.h", "cooperative_groups/reduce.h", "mma.h"):
+        assert missing_header_kind(name) == "cuda", name
+    assert [n for n in listed if missing_header_kind(n) != "cuda"] == []
+    assert missing_header_kind("helper_cuda.h") == "third-party"
+    assert missing_header_kind("thrust/sort.h") == "third-party"
+
+
+def test_includes_in_comments_and_inactive_text_are_not_followed(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "src/k.hip": '// #include "old/gone.h"\n/* #include "x/y.h" */\n#include "real.h"\n',
+            "include/real.h": "",
+            "old/gone.h": "",
+            "x/y.h": "",
+        },
+    )
+    flags, _ = ProjectIncludes(root).flags_for(root / "src" / "k.hip")
+    assert flags.include_dirs == (str(root / "include"),)
+
+
+def test_commented_out_build_flags_are_not_include_dirs(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "Makefile": "# CXXFLAGS += -Iold\nCXXFLAGS += -Inew\n",
+            "CMakeLists.txt": '# include_directories(gone)\ninclude_directories("with space")\n',
+            "old/o.h": "",
+            "new/n.h": "",
+            "gone/g.h": "",
+            "with space/w.h": "",
+            "k.hip": "",
+        },
+    )
+    flags, _ = ProjectIncludes(root).flags_for(root / "k.hip")
+    assert set(flags.include_dirs) == {str(root / "with space"), str(root / "new")}
+
+
 # ----------------------------------------------------------------- failed vs not checkable
 
 BINDING = """#include <torch/extension.h>

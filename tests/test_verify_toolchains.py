@@ -11,8 +11,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from hipify_py.cli.verify import verify
-from hipify_py.verify import VerifyOptions, verify_paths
-from hipify_py.verify import toolchain as tcmod
+from hipify_py.verify import VerifyOptions, clang_hip, discovery, verify_paths
+from hipify_py.verify import hipcc as hipcc_mod
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -85,13 +85,13 @@ def test_clang19_rocm7_gfx942_pass_and_fail(tmp_path, clang19, rocm7):
 
 def test_rocm_path_accepts_the_get_hip_headers_dest(tmp_path, clang19, rocm7):
     """`--rocm-path DEST` (what get-hip-headers.sh was given) finds DEST/usr/include."""
-    tc = tcmod.discover("gfx942", "clang", env=dict(os.environ), rocm_path=str(rocm7.parent))
+    tc = discovery.discover("gfx942", "clang", env=dict(os.environ), rocm_path=str(rocm7.parent))
     assert tc.hip_include == str(rocm7 / "include") and tc.hip_version >= (7, 2)
 
 
 def test_auto_finds_rocm_path_and_device_libraries(tmp_path, clang19, rocm7):
     env = {**os.environ, "ROCM_PATH": str(rocm7), "HOME": str(tmp_path)}
-    tc = tcmod.discover("gfx942", env=env)
+    tc = discovery.discover("gfx942", env=env)
     assert (tc.kind, tc.arch, tc.hip_version) == ("clang", "gfx942", (7, 2))
     assert tc.rocm_path == str(rocm7)
     # clang 19 reads the LLVM 17 device libraries, not the LLVM 22 ones of ROCm 7.2.4
@@ -113,7 +113,7 @@ def test_auto_finds_the_cached_rocm_set_newest_first(tmp_path, clang19, rocm7):
         "ROCM_PATH": str(tmp_path / "none"),
         "HIP_PATH": str(tmp_path / "none"),
     }
-    tc = tcmod.discover("gfx942", env=env)
+    tc = discovery.discover("gfx942", env=env)
     assert tc.kind == "clang" and tc.hip_version == (7, 2)
     assert tc.hip_include == str(cache / "rocm-7.2.4" / "usr" / "include")
 
@@ -124,18 +124,18 @@ def test_device_libraries_must_be_readable_by_the_clang(tmp_path):
         bc.mkdir(parents=True)
         (bc / "ockl.bc").write_bytes(b"")
         (bc / "oclc_isa_version_942.bc").write_bytes(b"")
-    found = tcmod.find_device_libs(str(tmp_path), "clang 19.1.7", "gfx942")
+    found = clang_hip.find_device_libs(str(tmp_path), "clang 19.1.7", "gfx942")
     assert found and "llvm-17" in found
-    assert "llvm-22" in tcmod.find_device_libs(str(tmp_path), "clang 22.1.0", "gfx942:xnack-")
-    assert tcmod.find_device_libs(str(tmp_path), "clang 16.0.0", "gfx942") is None
-    assert tcmod.find_device_libs(str(tmp_path), "clang 19.1.7", "gfx1100") is None
+    assert "llvm-22" in clang_hip.find_device_libs(str(tmp_path), "clang 22.1.0", "gfx942:xnack-")
+    assert clang_hip.find_device_libs(str(tmp_path), "clang 16.0.0", "gfx942") is None
+    assert clang_hip.find_device_libs(str(tmp_path), "clang 19.1.7", "gfx1100") is None
     rocm = tmp_path / "opt-rocm"
     bc = rocm / "lib/llvm/lib/clang/20/lib/amdgcn/bitcode"  # ROCm's own layout
     bc.mkdir(parents=True)
     (bc / "ockl.bc").write_bytes(b"")
     (bc / "oclc_isa_version_942.bc").write_bytes(b"")
-    assert tcmod.find_device_libs(str(rocm), "clang 20.0.0", "gfx942") == str(bc)
-    assert tcmod.find_device_libs(str(rocm), "clang 19.1.7", "gfx942") is None
+    assert clang_hip.find_device_libs(str(rocm), "clang 20.0.0", "gfx942") == str(bc)
+    assert clang_hip.find_device_libs(str(rocm), "clang 19.1.7", "gfx942") is None
 
 
 def test_codegen_clang_gfx942_builds_a_code_object(tmp_path, clang19, rocm7):
@@ -196,8 +196,8 @@ def test_no_hipcc_on_path_uses_clang(tmp_path, clang19, rocm7):
         "HOME": str(tmp_path),
         "HIPIFY_PY_HIP_INCLUDE": str(rocm7 / "include"),
     }
-    assert tcmod.find_hipcc(env) is None
-    tc = tcmod.discover("gfx942", env=env)
+    assert hipcc_mod.find_hipcc(env) is None
+    tc = discovery.discover("gfx942", env=env)
     assert tc.kind == "clang" and tc.arch == "gfx942"
     _write(tmp_path, "good.hip", GOOD)
     report = verify_paths([tmp_path / "good.hip"], VerifyOptions(env=env))

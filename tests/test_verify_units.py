@@ -5,9 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from hipify_py.edits import Edit, apply_edits
-from hipify_py.verify import toolchain as tcmod
-from hipify_py.verify.compdb import CompileDatabase, parse_flags
+from hipify_py.verify import arch as archmod
+from hipify_py.verify import discovery, toolchain
+from hipify_py.verify.compdb import (
+    CompileDatabase,
+    CompileDatabaseError,
+    parse_flags,
+    union_flags,
+)
 from hipify_py.verify.compile import Flags, collect_sources, parse_diagnostics
 from hipify_py.verify.mapback import SourceMap, find_cuda_source
 
@@ -25,17 +33,17 @@ CLANG15_ARCHS = (
 
 
 def test_fallback_prefers_same_family_newest_datacenter_arch():
-    assert tcmod.choose_fallback("gfx942", CLANG15_ARCHS) == "gfx940"
-    assert tcmod.choose_fallback("gfx942", ("gfx908", "gfx90a", "gfx90c", "gfx1030")) == "gfx90a"
-    assert tcmod.choose_fallback("gfx1201", ("gfx1201", "gfx1200", "gfx1100")) == "gfx1201"
-    assert tcmod.choose_fallback("gfx1151", ("gfx1030", "gfx1100", "gfx90a")) == "gfx1100"
-    assert tcmod.choose_fallback("gfx942", ()) is None
+    assert archmod.choose_fallback("gfx942", CLANG15_ARCHS) == "gfx940"
+    assert archmod.choose_fallback("gfx942", ("gfx908", "gfx90a", "gfx90c", "gfx1030")) == "gfx90a"
+    assert archmod.choose_fallback("gfx1201", ("gfx1201", "gfx1200", "gfx1100")) == "gfx1201"
+    assert archmod.choose_fallback("gfx1151", ("gfx1030", "gfx1100", "gfx90a")) == "gfx1100"
+    assert archmod.choose_fallback("gfx942", ()) is None
 
 
 def test_arch_order():
-    assert tcmod.arch_key("gfx942") > tcmod.arch_key("gfx940") > tcmod.arch_key("gfx90a")
-    assert tcmod.arch_key("gfx90a") > tcmod.arch_key("gfx908")
-    assert tcmod.arch_family("gfx1100") == "gfx11"
+    assert archmod.arch_key("gfx942") > archmod.arch_key("gfx940") > archmod.arch_key("gfx90a")
+    assert archmod.arch_key("gfx90a") > archmod.arch_key("gfx908")
+    assert archmod.arch_family("gfx1100") == "gfx11"
 
 
 def test_read_hip_version(tmp_path):
@@ -43,8 +51,8 @@ def test_read_hip_version(tmp_path):
     (tmp_path / "hip" / "hip_version.h").write_text(
         "#define HIP_VERSION_MAJOR 7\n#define HIP_VERSION_MINOR 1\n"
     )
-    assert tcmod.read_hip_version(tmp_path) == (7, 1)
-    assert tcmod.read_hip_version(tmp_path / "nope") is None
+    assert toolchain.read_hip_version(tmp_path) == (7, 1)
+    assert toolchain.read_hip_version(tmp_path / "nope") is None
 
 
 def test_discover_without_any_toolchain_falls_back_to_libclang(tmp_path):
@@ -54,7 +62,7 @@ def test_discover_without_any_toolchain_falls_back_to_libclang(tmp_path):
         "HIP_PATH": str(tmp_path),
         "HOME": str(tmp_path),
     }
-    tc = tcmod.discover("gfx942", env=env)
+    tc = discovery.discover("gfx942", env=env)
     assert tc.kind == "libclang"
     assert any("no AMD toolchain found; libclang syntax check only" in w for w in tc.warnings)
 
@@ -113,6 +121,35 @@ def test_compile_commands_flags(tmp_path):
     (tmp_path / "hip" / "include").mkdir(parents=True)
     remapped = parse_flags(db[0], remap=(tmp_path, tmp_path / "hip"))
     assert remapped.include_dirs == (str(tmp_path / "hip" / "include"),)
+
+
+def test_one_compile_commands_reader_for_convert_and_verify(tmp_path):
+    """`convert -p` takes the union of the same flags verify reads per file; entries that are
+    not objects or whose command does not split give nothing instead of failing."""
+    db = [
+        {"directory": str(tmp_path), "file": "a.cu", "command": "nvcc -Iinc -DA=1 -c a.cu"},
+        {"directory": str(tmp_path), "file": "b.cu", "arguments": ["nvcc", "-I", "inc", "-DB"]},
+        {"directory": str(tmp_path), "file": "c.cu", "command": "nvcc 'unbalanced -Ix"},
+        "not an entry",
+    ]
+    (tmp_path / "compile_commands.json").write_text(json.dumps(db))
+    union = union_flags(tmp_path)
+    assert union.include_dirs == (str(tmp_path / "inc"),)
+    assert union.defines == ("A=1", "B")
+    assert CompileDatabase(tmp_path).flags_for(tmp_path / "b.cu").defines == ("B",)
+    (tmp_path / "compile_commands.json").write_text("[{")
+    with pytest.raises(CompileDatabaseError, match="cannot read compilation database"):
+        union_flags(tmp_path)
+    with pytest.raises(CompileDatabaseError, match="compilation database: cannot read"):
+        CompileDatabase(tmp_path / "nowhere")
+    from click.testing import CliRunner
+
+    from hipify_py.cli.verify import verify
+
+    (tmp_path / "k.hip").write_text("")
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(verify, [str(tmp_path), "-p", str(tmp_path / "empty")])
+    assert result.exit_code == 2 and "compilation database" in result.output
 
 
 def test_flags_args():
@@ -205,7 +242,7 @@ def test_arch_names_are_validated():
         "gfx9-generic",
         "gfx10-3-generic",
     ):
-        assert tcmod.arch_name_error(good) is None, good
+        assert archmod.arch_name_error(good) is None, good
     for bad in (
         "banana",
         "",
@@ -218,10 +255,10 @@ def test_arch_names_are_validated():
         "sm_80",
         "gfx 942",
     ):
-        assert tcmod.arch_name_error(bad), bad
+        assert archmod.arch_name_error(bad), bad
     # target features do not change the family or the fallback
-    assert tcmod.arch_family("gfx90a:xnack+") == "gfx9"
-    assert tcmod.choose_fallback("gfx90a:xnack+", ["gfx908", "gfx1030"]) == "gfx908"
+    assert archmod.arch_family("gfx90a:xnack+") == "gfx9"
+    assert archmod.choose_fallback("gfx90a:xnack+", ["gfx908", "gfx1030"]) == "gfx908"
 
 
 def test_cli_malformed_arch_is_usage_error(tmp_path):
@@ -239,17 +276,17 @@ def test_cli_malformed_arch_is_usage_error(tmp_path):
 def test_unknown_arch_family_is_an_error_not_a_cross_family_fallback():
     import pytest
 
-    assert tcmod.arch_family("gfx9999") == "gfx99"
-    assert tcmod.arch_family("gfx90z") == "gfx9"
-    assert tcmod.arch_family("gfx10-3-generic") == "gfx10"
+    assert archmod.arch_family("gfx9999") == "gfx99"
+    assert archmod.arch_family("gfx90z") == "gfx9"
+    assert archmod.arch_family("gfx10-3-generic") == "gfx10"
     # the same-family fallback stays (gfx942 on hipcc 5.2 -> gfx940)
-    assert tcmod.choose_fallback("gfx942", CLANG15_ARCHS) == "gfx940"
-    assert tcmod.choose_fallback("gfx90z", ("gfx908", "gfx90a", "gfx1030")) == "gfx90a"
+    assert archmod.choose_fallback("gfx942", CLANG15_ARCHS) == "gfx940"
+    assert archmod.choose_fallback("gfx90z", ("gfx908", "gfx90a", "gfx1030")) == "gfx90a"
     for arch in ("gfx9999", "gfx1201"):
-        with pytest.raises(tcmod.UnknownArchFamilyError) as info:
-            tcmod.choose_fallback(arch, CLANG15_ARCHS, "clang-15")
+        with pytest.raises(archmod.UnknownArchFamilyError) as info:
+            archmod.choose_fallback(arch, CLANG15_ARCHS, "clang-15")
         message = str(info.value)
-        assert f"family {tcmod.arch_family(arch)} is unknown to clang-15" in message
+        assert f"family {archmod.arch_family(arch)} is unknown to clang-15" in message
         assert "gfx8, gfx9, gfx10, gfx11" in message
 
 
@@ -259,7 +296,7 @@ def test_cli_unknown_arch_family_is_usage_error(tmp_path, monkeypatch):
     from hipify_py.cli import verify as verify_cli
 
     def fake_verify_paths(paths, options, convert_options=None):
-        tcmod.choose_fallback(options.arch, CLANG15_ARCHS, "clang-15")
+        archmod.choose_fallback(options.arch, CLANG15_ARCHS, "clang-15")
         raise AssertionError("unreachable")
 
     monkeypatch.setattr(verify_cli, "verify_paths", fake_verify_paths)

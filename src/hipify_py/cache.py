@@ -148,7 +148,7 @@ class FileCache:
         if not outcome.digest:
             return
         result = outcome.result
-        if result is not None and (result.rule_errors or result.error):
+        if result is not None and (result.rule_errors or result.error or not _plain(result)):
             return
         record: dict[str, Any] = {
             "given": str(outcome.candidate.path),
@@ -261,6 +261,15 @@ def _record_of(result: FileResult) -> dict[str, Any]:
         "conversions": dict(result.conversions),
         "problems": list(result.parse_problems),
     }
+
+
+def _plain(result: FileResult) -> bool:
+    """Whether the findings' rule-specific facts are JSON values a record keeps as they are."""
+    return all(
+        v is None or isinstance(v, str | int | float | bool)
+        for f in result.findings
+        for v in f.extra.values()
+    )
 
 
 def _finding_row(f: Finding) -> list[Any]:

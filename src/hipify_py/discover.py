@@ -28,10 +28,11 @@ C_LIKE_SUFFIXES = frozenset(
         ".inc",
         ".ipp",
         ".tpp",
+        ".tcc",
         ".hip",
     }
 )
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules"})
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules"})
 _CUDA_USE = re.compile(
     rb"\b(?:cuda[A-Z_]\w*|cu(?:blas|rand|sparse|fft|solver|dnn|Ctx|Mem|Stream|Device|Launch)\w*"
     rb"|nccl\w+|__global__|__device__|__shared__|threadIdx|blockIdx|CUDA_[A-Z_]+|cub::)\b"

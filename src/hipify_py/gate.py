@@ -20,7 +20,7 @@ from .discover import Candidate, mirror_layout, output_name, walk
 from .mappings.load import RulesText
 from .output.manifest import Manifest
 from .pipeline import FileResult
-from .report.findings_common import CheckReport, StaleFile
+from .report.findings_common import CheckReport, stale_finding
 from .runner import Outcome, load_texts, run
 from .shard import select
 from .untrusted import UntrustedInputError, read_regular
@@ -35,13 +35,14 @@ def display(path: Path) -> str:
         return str(path)
 
 
-def first_difference(expected: str, actual: str) -> tuple[int, str]:
+def first_difference(expected: str, actual: str) -> int:
+    """The first line of ``actual`` that differs from ``expected``."""
     exp, act = expected.splitlines(), actual.splitlines()
     matcher = difflib.SequenceMatcher(None, exp, act, autojunk=False)
-    for tag, i1, _i2, j1, _j2 in matcher.get_opcodes():
+    for tag, _i1, _i2, j1, _j2 in matcher.get_opcodes():
         if tag != "equal":
-            return j1 + 1, exp[i1] if i1 < len(exp) else ""
-    return min(len(exp), len(act)) + 1, ""
+            return j1 + 1
+    return min(len(exp), len(act)) + 1
 
 
 def run_check(
@@ -78,12 +79,11 @@ def run_check(
     if manifest is not None:
         for rel, source in manifest.orphans():
             if select([Path(rel)], shard, lambda p: p) and (manifest.out_root / rel).is_file():
-                report.stale.append(
-                    StaleFile(display(manifest.out_root / rel), display(source), "orphaned")
+                report.findings.append(
+                    stale_finding(display(manifest.out_root / rel), display(source), "orphaned")
                 )
     report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
     report.fixed.sort(key=lambda f: (f.path, f.line, f.column, f.rule))  # any -j, cache or not
-    report.stale.sort(key=lambda s: s.path)
     report.failures.sort()
     return report
 
@@ -115,9 +115,10 @@ def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
             report.failures.append((shown, outcome.message))
         return None
     report.files_checked += 1
-    report.sources[shown] = result.printable_original
-    for f in result.findings:
-        (report.fixed if f.fixed else report.findings).append(replace(f, path=shown))
+    shown_findings = [replace(f, path=shown) for f in result.findings]
+    report.add_source(shown, result.printable_original, shown_findings)
+    for f in shown_findings:
+        (report.fixed if f.fixed else report.findings).append(f)
     if outcome.status == "failed" or result.rule_errors:
         report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
         return None
@@ -158,7 +159,7 @@ def _compare(report: CheckReport, layout: Layout, cand: Candidate, expected: str
     shown = display(cand.path)
     target = layout.target(cand)
     if not target.is_file():
-        report.stale.append(StaleFile(display(target), shown, "missing"))
+        report.findings.append(stale_finding(display(target), shown, "missing"))
         return
     try:
         committed = read_regular(target, COMPARE_LIMIT).decode("utf-8", "surrogateescape")
@@ -166,5 +167,5 @@ def _compare(report: CheckReport, layout: Layout, cand: Candidate, expected: str
         report.failures.append((display(target), str(exc)))
         return
     if committed != expected:
-        line, text = first_difference(expected, committed)
-        report.stale.append(StaleFile(display(target), shown, "stale", line, text))
+        line = first_difference(expected, committed)
+        report.findings.append(stale_finding(display(target), shown, "stale", line))

@@ -13,8 +13,6 @@ import copy
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-STALE_RULE = "HZ001"  # SARIF results for stale HIP files (listed after the findings)
-
 
 class MergeError(ValueError):
     """Reports that cannot be merged (one line)."""
@@ -94,10 +92,8 @@ def _merge_sarif(docs: list[dict[str, Any]]) -> dict[str, Any]:
         results = copy.deepcopy([res for shard in runs for res in shard["results"]])
         for res in results:
             res["ruleIndex"] = index[res["ruleId"]]
-        findings = [r for r in results if r["ruleId"] != STALE_RULE]
-        stale = [r for r in results if r["ruleId"] == STALE_RULE]
         run["tool"]["driver"]["rules"] = [rules[i] for i in ids]
-        run["results"] = _by_path(findings, _result_path) + _by_path(stale, _result_path)
+        run["results"] = _by_path(results, _result_path)
         notes = [n for shard in runs for inv in shard["invocations"] for n in _notes(inv)]
         ok = all(inv["executionSuccessful"] for shard in runs for inv in shard["invocations"])
     except (KeyError, TypeError, IndexError) as exc:

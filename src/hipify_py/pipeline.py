@@ -15,6 +15,8 @@ from .context import Context, pytorch_enabled
 from .edits import Edit, EditConflict, apply_edits
 from .findings import Finding
 from .frontend.conditions import inactive_in
+from .frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN
+from .frontend.directives import lines as directive_lines
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
 from .result import FileResult
@@ -213,12 +215,25 @@ def _overlap(a: Edit, b: Edit) -> bool:
 
 
 def _outside_skipped(edits: list[Edit], unit: Unit) -> list[Edit]:
-    """Drop edits in branches the preprocessor skips (--skip-inactive), as libclang sees them."""
+    """Drop edits in branches the preprocessor skips (--skip-inactive), as libclang sees them.
+
+    The ``#if``/``#elif`` lines that open or close a skipped range are evaluated by every build,
+    so their edits (a version gate's rewrite) stay."""
     ast = unit.ast
     skipped = ast.skipped_ranges() if ast is not None else []
     if not skipped:
         return edits
-    return [e for e in edits if not any(s <= e.start < end for s, end in skipped)]
+    evaluated = [
+        (line.start, line.end)
+        for line in directive_lines(unit.tokens, unit.directives)
+        if line.word in CONDITIONAL_OPEN or line.word in CONDITIONAL_NEXT
+    ]
+    return [
+        e
+        for e in edits
+        if not any(s <= e.start < end for s, end in skipped)
+        or any(s <= e.start < end for s, end in evaluated)
+    ]
 
 
 def check_result(text: str, path: str, ctx: Context) -> FileResult:

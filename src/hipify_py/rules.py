@@ -1,21 +1,24 @@
 """The rule registry: rewrite passes that propose edits, hazard checks that report findings.
 
 A rule module registers itself when imported (``load_rules`` imports every module in
-``rewrite/``, ``hazards/`` and ``buildfiles/``), so adding a rule is adding one file.  Finding
-IDs carry a rule page (``RuleInfo.doc``) that ``hipify-py explain`` prints and SARIF ships as
-help text.
+``rewrite/``, ``hazards/`` and ``buildfiles/``), so adding a rule is adding one file.  A finding
+ID is declared once, with its name, default severity, summary and rule page (``RuleInfo.doc``,
+which ``hipify-py explain`` prints and SARIF ships as help text); every finding of the rule is
+made by that declaration's ``report``, so the ID is never spelled twice.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .edits import Edit
-from .findings import Finding, Severity
+from .findings import Finding, Fix, Severity
 
 if TYPE_CHECKING:
     from .context import Context
@@ -29,9 +32,46 @@ Check = Callable[[Any, "Context"], Iterable[Proposal]]
 class RuleInfo:
     id: str
     name: str
-    severity: Severity
+    severity: Severity  # the default; one finding may say more or less (``report(severity=)``)
     summary: str
     doc: str  # the rule page: What it detects / Why it breaks on AMD / Example / How to fix
+
+    @property
+    def report(self) -> Report:
+        return Report(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Makes the findings of one rule, and the edits of their fixes, without spelling its ID:
+    ``report(start, end, message, fix=Fix((report.edit(s, e, text),), "what it does"))``."""
+
+    rule: RuleInfo
+
+    def __call__(
+        self,
+        start: int,
+        end: int,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        extra: dict | None = None,
+    ) -> Finding:
+        """A finding of the rule over characters [start, end) of the text the pass saw."""
+        rule = self.rule
+        return Finding(
+            rule.id, severity or rule.severity, start, end, message, fix, extra=extra or {}
+        )
+
+    def edit(self, start: int, end: int, text: str) -> Edit:
+        """An edit of a fix of the rule: applied only with --fix, and not counted as a
+        conversion (its tag is ``fix:ID``)."""
+        return Edit(start, end, text, f"fix:{self.rule.id}")
+
+
+# a hazard rule's check: a pass that also gets the ``report`` of the rule it implements
+RuleCheck = Callable[[Any, "Context", Report], Iterable[Proposal]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,22 +86,42 @@ RULES: dict[str, RuleInfo] = {}
 PASSES: list[Pass] = []
 
 
-def register_rule(id: str, name: str, severity: Severity, summary: str, doc: str) -> RuleInfo:
+def declare_rule(id: str, name: str, severity: Severity, summary: str, doc: str) -> RuleInfo:
+    """Declare finding ID ``id`` once; its ``report`` makes every finding of it.
+
+    For a pass that reports several IDs (or an ID reported outside any pass); a hazard rule
+    with a pass of its own uses ``hazard_rule``.
+    """
     if id in RULES:
         raise ValueError(f"rule ID {id} registered twice")
-    info = RuleInfo(id, name, severity, summary, _dedent(doc))
+    info = RuleInfo(id, name, severity, summary, textwrap.dedent(doc).strip())
     RULES[id] = info
     return info
+
+
+def hazard_rule(
+    id: str, name: str, severity: Severity, summary: str
+) -> Callable[[RuleCheck], RuleCheck]:
+    """Declare hazard rule ``id`` and register the decorated ``check(unit, ctx, report)`` as
+    its pass; ``report`` makes the rule's findings.  The rule page is the docstring of the
+    module that defines the check (one rule per module)."""
+
+    def register(check: RuleCheck) -> RuleCheck:
+        doc = sys.modules[check.__module__].__doc__ or ""
+        report = declare_rule(id, name, severity, summary, doc).report
+
+        def run(unit: Any, ctx: Context) -> Iterable[Proposal]:
+            return check(unit, ctx, report)
+
+        _pass(id, "hazard", 50)(run)
+        return check
+
+    return register
 
 
 def rewrite_pass(name: str, order: int = 50) -> Callable[[Check], Check]:
     """Register a pass that proposes edits (and may report findings about what it saw)."""
     return _pass(name, "rewrite", order)
-
-
-def hazard_pass(name: str, order: int = 50) -> Callable[[Check], Check]:
-    """Register a pass that reports findings (its fixes are applied only with --fix)."""
-    return _pass(name, "hazard", order)
 
 
 def build_pass(kind: str, name: str, order: int = 50) -> Callable[[Check], Check]:
@@ -97,9 +157,3 @@ def load_rules() -> None:
 def passes(phase: str) -> list[Pass]:
     load_rules()
     return [p for p in PASSES if p.phase == phase]
-
-
-def _dedent(doc: str) -> str:
-    import textwrap
-
-    return textwrap.dedent(doc).strip()

@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
-from ..rules import RULES, build_pass, register_rule
-from .libraries import is_cuda_library, rocm_library
+from ..rules import build_pass, declare_rule
+from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits, renamed
-from .nvcc_flags import Word, convert_flags
+from .nvcc_flags import RELOCATABLE_CODE, Word, convert_flags
 from .unit import BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
 
 RULE = "build/cmake"
 
-register_rule(
+CUDA_ONLY_SETTING = declare_rule(
     "HB101",
     "cuda-only-cmake-setting",
     Severity.WARNING,
@@ -51,7 +51,7 @@ register_rule(
     `CMAKE_HIP_COMPILER`).
     """,
 )
-register_rule(
+LEGACY_FINDCUDA = declare_rule(
     "HB103",
     "legacy-findcuda",
     Severity.WARNING,
@@ -224,10 +224,6 @@ def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
     return args, n
 
 
-def _finding(rule: str, start: int, end: int, message: str) -> Finding:
-    return Finding(rule, RULES[rule].severity, start, end, message)
-
-
 @build_pass("cmake", "cmake")
 def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
     cmds = commands(unit)
@@ -245,7 +241,9 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
     with_language = _sources_with_language(cmds)
     for cmd in cmds:
         if cmd.name in _LEGACY_COMMANDS:
-            yield _finding("HB103", cmd.start, cmd.open, f"{cmd.name}() is FindCUDA's: port to HIP")
+            yield LEGACY_FINDCUDA.report(
+                cmd.start, cmd.open, f"{cmd.name}() is FindCUDA's: port to HIP"
+            )
             continue
         for k, arg in enumerate(cmd.args):
             # project(... CUDA), enable_language(CUDA), PROPERTIES [LINKER_]LANGUAGE CUDA
@@ -319,28 +317,34 @@ def _arg_words(
             if m.group("cm") == "COMPILER" and cmd.name == "set" and k == 0 and cmd.args[1:]:
                 # set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc): a path to nvcc is no HIP
                 # compiler; the variable's readers (if(CMAKE_CUDA_COMPILER)) are converted
-                yield _finding("HB101", m.start(), m.end(), f"{m.group()} names an NVIDIA tool")
+                yield CUDA_ONLY_SETTING.report(
+                    m.start(), m.end(), f"{m.group()} names an NVIDIA tool"
+                )
                 continue
             yield from _cuda_setting(m, cmd, k, "cm", "CMAKE_HIP_")
         elif m.group("target") is not None:
             lib = m.group("target")
             rocm = rocm_library(lib, ctx.options)
             if rocm is None:
-                yield _finding("HB104", m.start(), m.end(), f"CUDA::{lib} has no ROCm counterpart")
+                yield NO_ROCM_LIBRARY.report(
+                    m.start(), m.end(), f"CUDA::{lib} has no ROCm counterpart"
+                )
                 continue
             yield Edit(m.start(), m.end(), rocm.target, RULE)
             if rocm.package:
                 packages.setdefault(rocm.package, cmd.start)
         elif m.group("genex") is not None:
             if "LANG_AND_ID" in m.group("genex"):
-                yield _finding("HB101", m.start(), m.end(), "a check for the NVIDIA compiler")
+                yield CUDA_ONLY_SETTING.report(
+                    m.start(), m.end(), "a check for the NVIDIA compiler"
+                )
             else:
                 yield Edit(m.end() - 4, m.end(), "HIP", RULE)
         elif m.group("prop") is not None:
             if m.group("prop") in _VARIABLES:
                 yield Edit(m.start(), m.end(), _VARIABLES[m.group("prop")], RULE)
             elif m.group("prop") == "CUDA_NVCC_FLAGS":
-                yield _finding("HB103", m.start(), m.end(), "CUDA_NVCC_FLAGS is FindCUDA's")
+                yield LEGACY_FINDCUDA.report(m.start(), m.end(), "CUDA_NVCC_FLAGS is FindCUDA's")
             else:
                 yield from _cuda_setting(m, cmd, k, "psuffix", "HIP_")
         elif m.group("var") is not None:
@@ -348,7 +352,7 @@ def _arg_words(
             if var in _VARIABLES:
                 yield Edit(m.start(), m.end(), _VARIABLES[var], RULE)
             else:
-                yield _finding("HB101", m.start(), m.end(), f"{var} has no ROCm counterpart")
+                yield CUDA_ONLY_SETTING.report(m.start(), m.end(), f"{var} has no ROCm counterpart")
         elif m.group("env") is not None:
             yield Edit(m.start("env"), m.end("env"), "ROCM_PATH", RULE)
         elif m.group("feature") is not None:  # target_compile_features(k PUBLIC cuda_std_17)
@@ -359,7 +363,7 @@ def _arg_words(
         if is_cuda_library(name):
             rocm = rocm_library(name, ctx.options)
             if rocm is None:
-                yield _finding("HB104", arg.start, arg.end, f"{name} has no ROCm counterpart")
+                yield NO_ROCM_LIBRARY.report(arg.start, arg.end, f"{name} has no ROCm counterpart")
             else:
                 yield Edit(arg.start, arg.end, f"-l{rocm.link}" if lib else rocm.link, RULE)
 
@@ -370,9 +374,9 @@ def _cuda_setting(m: re.Match, cmd: Command, k: int, group: str, prefix: str) ->
     if suffix in _SAME_IN_HIP:
         yield Edit(m.start(), m.start(group), prefix, RULE)
     elif suffix in _SEPARABLE:
-        yield _finding("HB102", m.start(), m.end(), f"{m.group()}: HIP has no such property")
+        yield RELOCATABLE_CODE.report(m.start(), m.end(), f"{m.group()}: HIP has no such property")
     elif group == "cm" or suffix in _CUDA_PROPERTIES:
-        yield _finding("HB101", m.start(), m.end(), f"{m.group()} has no HIP counterpart")
+        yield CUDA_ONLY_SETTING.report(m.start(), m.end(), f"{m.group()} has no HIP counterpart")
 
 
 # CUDA target/source properties reported when HIP lacks them (other CUDA_* words are left)

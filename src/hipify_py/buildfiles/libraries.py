@@ -11,9 +11,9 @@ from typing import NamedTuple
 
 from ..context import Options
 from ..findings import Severity
-from ..rules import register_rule
+from ..rules import declare_rule
 
-register_rule(
+NO_ROCM_LIBRARY = declare_rule(
     "HB104",
     "cuda-library-without-rocm",
     Severity.WARNING,

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding
-from ..rules import RULES, build_pass
-from .libraries import is_cuda_library, rocm_library
+from ..rules import build_pass
+from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import CUDA_ARCH_VALUE, Word, convert_flags
 from .unit import BuildFile, cut_span, outside, tidy_cuts
@@ -94,8 +94,7 @@ def _library(m: re.Match, ctx: Context) -> Iterator[Edit | Finding]:
         return
     rocm = rocm_library(lib.group("lib"), ctx.options)
     if rocm is None:
-        rule = "HB104"
         message = f"-l{lib.group('lib')} has no ROCm counterpart"
-        yield Finding(rule, RULES[rule].severity, m.start(), m.end(), message)
+        yield NO_ROCM_LIBRARY.report(m.start(), m.end(), message)
     else:
         yield Edit(m.start() + 2, m.end(), rocm.link, RULE)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
-from ..rules import RULES, register_rule
+from ..rules import RuleInfo, declare_rule
 
-register_rule(
+RELOCATABLE_CODE = declare_rule(
     "HB102",
     "relocatable-device-code",
     Severity.WARNING,
@@ -42,7 +42,7 @@ register_rule(
     drop separable compilation (whole-program device code is faster on AMD).
     """,
 )
-register_rule(
+NVCC_ONLY_FLAG = declare_rule(
     "HB105",
     "nvcc-only-flag",
     Severity.WARNING,
@@ -153,14 +153,14 @@ def convert_flags(words: Sequence[Word], ctx: Context, rule: str) -> Iterator[Ed
             yield Edit(w.start, w.end, "-fgpu-rdc", rule)
             yield _finding(
                 w,
-                "HB102",
+                RELOCATABLE_CODE,
                 f"{flag}: relocatable device code is -fgpu-rdc in HIP; "
                 "link with -fgpu-rdc --hip-link",
             )
         elif flag in _DLINK:
             yield _finding(
                 w,
-                "HB102",
+                RELOCATABLE_CODE,
                 f"{flag}: HIP has no separate device-link step; link "
                 "the objects with -fgpu-rdc --hip-link instead",
             )
@@ -185,11 +185,13 @@ def convert_flags(words: Sequence[Word], ctx: Context, rule: str) -> Iterator[Ed
         elif flag in _REPORT_VALUE | _REPORT:
             shown = " ".join(x.text for x in gone)
             yield from _replace_or_cut(gone, "", rule)
-            yield _finding(w, "HB105", f"nvcc-only flag `{shown}` has no hipcc equivalent; removed")
+            yield _finding(
+                w, NVCC_ONLY_FLAG, f"nvcc-only flag `{shown}` has no hipcc equivalent; removed"
+            )
         elif flag in _KEEP_REPORTED:
             yield _finding(
                 w,
-                "HB105",
+                NVCC_ONLY_FLAG,
                 f"nvcc flag `{flag}` (device debug) means something "
                 "else to clang; use -ggdb -O0 for hipcc",
             )
@@ -207,5 +209,5 @@ def _replace_or_cut(words: Sequence[Word], text: str, rule: str) -> Iterator[Edi
         yield Edit(first.cut_start, last.cut_end, "", rule)
 
 
-def _finding(w: Word, rule: str, message: str) -> Finding:
-    return Finding(rule, RULES[rule].severity, w.start, w.end, message)
+def _finding(w: Word, rule: RuleInfo, message: str) -> Finding:
+    return rule.report(w.start, w.end, message)

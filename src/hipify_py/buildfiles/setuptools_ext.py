@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding
-from ..rules import RULES, build_pass
-from .libraries import is_cuda_library, rocm_library
+from ..rules import build_pass
+from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import Word, convert_flags
 from .unit import BuildFile, outside, tidy_cuts
@@ -83,8 +83,7 @@ def _word(unit: BuildFile, tokens: list[tokenize.TokenInfo], i: int) -> Word | N
 def _library(word: Word, ctx: Context) -> Iterator[Edit | Finding]:
     rocm = rocm_library(word.text, ctx.options)
     if rocm is None:
-        rule = "HB104"
         message = f"library {word.text!r} has no ROCm counterpart"
-        yield Finding(rule, RULES[rule].severity, word.start, word.end, message)
+        yield NO_ROCM_LIBRARY.report(word.start, word.end, message)
     else:
         yield Edit(word.start, word.end, rocm.link, RULE)

@@ -6,7 +6,6 @@ that could not be checked; 2 usage error.
 
 from __future__ import annotations
 
-import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +20,9 @@ from ..discover import UsageError
 from ..findings import Severity
 from ..gate import run_check
 from ..output.manifest import MANIFEST_NAME, Manifest, ManifestError, options_from_record
-from ..report import findings_baseline, findings_text
+from ..report import findings_baseline
+from ..report.findings_common import STALE_RULE
+from ..report.formats import Style, load_formats, render
 from ..rules import load_rules
 from .common import (
     build_options_context,
@@ -32,9 +33,6 @@ from .common import (
     selection_options,
     write_or_fail,
 )
-
-FORMATS = ("text", "json", "sarif", "github", "markdown")
-STALE_RULE = findings_text.STALE_RULE
 
 
 def _check_patterns(patterns: Sequence[str], option: str) -> None:
@@ -56,7 +54,7 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=click.Choice(sorted(load_formats())),
     default="text",
     show_default=True,
     help="Report format.",
@@ -169,7 +167,7 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
     _emit(report, kw["fmt"], kw["output"], kw["quiet"])
     threshold = Severity(kw["fail_on"]).rank
     failed = any(f.severity.rank >= threshold for f in report.findings)
-    sys.exit(1 if failed or report.stale or report.failures else 0)
+    sys.exit(1 if failed or report.failures else 0)
 
 
 def _check_in_sync_flags(kw: dict[str, Any], hip_dir: Path | None) -> None:
@@ -247,6 +245,14 @@ def _filter(report, config, select_ids, ignore_ids) -> None:  # noqa: ANN001
     """--select/--ignore and the project config decide which findings are reported."""
 
     def wanted(f) -> bool:  # noqa: ANN001 - a Finding
+        if f.rule == STALE_RULE:
+            # Stale HIP output was asked for with --in-sync: neither --select nor a prefix such
+            # as `--ignore HZ` hides it, only naming HZ001 in --ignore, `ignore:` or the CUDA
+            # source's `per-file-ignores:`.
+            source = f.extra["source"]
+            return STALE_RULE not in ignore_ids and not config.ignores_rule(
+                STALE_RULE, source, exact=True
+            )
         return (
             (not select_ids or matches_rule(f.rule, select_ids))
             and not matches_rule(f.rule, ignore_ids)
@@ -255,45 +261,18 @@ def _filter(report, config, select_ids, ignore_ids) -> None:  # noqa: ANN001
 
     report.findings = [f for f in report.findings if wanted(f)]
     report.fixed = [f for f in report.fixed if wanted(f)]
-    # Stale HIP output (HZ001) was asked for with --in-sync: neither --select nor a prefix such
-    # as `--ignore HZ` hides it, only naming HZ001 in --ignore, `ignore:` or the CUDA source's
-    # `per-file-ignores:`.
-    report.stale = [
-        s
-        for s in report.stale
-        if STALE_RULE not in ignore_ids
-        and not config.ignores_rule(STALE_RULE, s.source, exact=True)
-    ]
 
 
 def _write_baseline(report, path: Path) -> None:  # noqa: ANN001
     write_or_fail(path, findings_baseline.dump(report, path))
-    click.echo(f"hipify-py: recorded {len(report.findings)} finding(s) in {path}", err=True)
+    count = sum(map(findings_baseline.recordable, report.findings))
+    click.echo(f"hipify-py: recorded {count} finding(s) in {path}", err=True)
     sys.exit(0)
 
 
-def render(report, fmt: str) -> str | None:
-    """The report as text in ``fmt`` (None for ``text``, which prints with rich)."""
-    from ..report import findings_github, findings_json, findings_markdown, findings_sarif
-
-    return {
-        "json": findings_json.render,
-        "sarif": findings_sarif.render,
-        "github": findings_github.render,
-        "markdown": findings_markdown.render,
-    }.get(fmt, lambda r: None)(report)
-
-
 def _emit(report, fmt: str, output: Path | None, quiet: bool) -> None:  # noqa: ANN001
-    text = render(report, fmt)
-    if text is None:
-        if output is not None:
-            buffer = io.StringIO()
-            findings_text.render(report, Console(file=buffer, no_color=True), quiet=quiet)
-            text = buffer.getvalue()
-        else:
-            findings_text.render(report, Console(highlight=False, soft_wrap=True), quiet=quiet)
-            return
+    terminal = output is None and Console().is_terminal
+    text = render(report, fmt, Style(terminal=terminal, quiet=quiet))
     if output is not None:
         write_or_fail(output, text)
     else:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -19,9 +17,6 @@ from ..mappings.load import RulesText
 from ..mappings.schema import MappingError
 from ..mappings.user import user_rules
 from ..output.files import WriteError, write_file
-from ..untrusted import UntrustedInputError, decode_utf8, read_regular
-
-COMPILE_DB_LIMIT = 512 * 1024 * 1024  # bytes of compile_commands.json
 
 
 class ConfigError(click.ClickException):
@@ -225,7 +220,7 @@ def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
     The default needs no check (and no import of the verifier)."""
     if value == param.default:
         return value
-    from ..verify.toolchain import arch_name_error
+    from ..verify.arch import arch_name_error
 
     error = arch_name_error(value)
     if error is not None:
@@ -235,37 +230,13 @@ def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 def _compile_db_flags(build_dir: Path) -> tuple[list[str], list[str]]:
     """Union of -I/-D flags in compile_commands.json (paths made absolute)."""
-    db = build_dir / "compile_commands.json" if build_dir.is_dir() else build_dir
+    from ..verify.compdb import CompileDatabaseError, union_flags
+
     try:
-        entries = json.loads(decode_utf8(db, read_regular(db, COMPILE_DB_LIMIT)))
-    except UntrustedInputError as exc:
-        raise click.UsageError(f"compilation database: {exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise click.UsageError(f"cannot read compilation database {db}: {exc}") from None
-    incs: list[str] = []
-    defs: list[str] = []
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, dict):
-            continue
-        try:
-            args = entry.get("arguments") or shlex.split(str(entry.get("command", "")))
-        except ValueError:  # unbalanced quotes: this entry gives no flags
-            continue
-        base = Path(entry.get("directory", "."))
-        it = iter(args)
-        for arg in it:
-            for flag, sink in (("-I", incs), ("-D", defs)):
-                if arg == flag:
-                    value = next(it, "")
-                elif arg.startswith(flag):
-                    value = arg[2:]
-                else:
-                    continue
-                if flag == "-I":
-                    value = str((base / value).resolve())
-                if value and value not in sink:
-                    sink.append(value)
-    return incs, defs
+        flags = union_flags(build_dir)
+    except CompileDatabaseError as exc:
+        raise click.UsageError(str(exc)) from None
+    return list(flags.include_dirs), list(flags.defines)
 
 
 def load_config(

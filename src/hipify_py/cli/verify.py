@@ -9,8 +9,11 @@ from pathlib import Path
 import click
 
 from ..verify import VerifyOptions, verify_paths
+from ..verify.arch import UnknownArchFamilyError
+from ..verify.compdb import CompileDatabaseError
 from ..verify.compile import is_translation_unit
-from ..verify.toolchain import KINDS, ToolchainError, UnknownArchFamilyError
+from ..verify.discovery import KINDS
+from ..verify.toolchain import ToolchainError
 from .common import check_arch
 
 
@@ -152,7 +155,7 @@ def verify(
         report = verify_paths(paths, options, convert_options=convert_options)
     except UnknownArchFamilyError as exc:
         raise click.BadParameter(str(exc), param_hint="--arch") from None
-    except (ToolchainError, FileNotFoundError) as exc:
+    except (ToolchainError, CompileDatabaseError) as exc:
         click.echo(f"hipify-py verify: {exc}", err=True)
         sys.exit(2)
     if fmt == "json":
@@ -210,7 +213,7 @@ def verify_tree(
     )
     try:
         report = verify_paths([out_root], options, convert_options=ctx)
-    except (ToolchainError, FileNotFoundError) as exc:
+    except (ToolchainError, CompileDatabaseError) as exc:
         click.echo(f"hipify-py verify: {exc}", err=True)
         return 2
     if fmt == "json":

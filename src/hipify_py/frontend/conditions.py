@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, integer, lines
 from .lexer import Kind, Token
 
 if TYPE_CHECKING:
@@ -100,19 +101,13 @@ def hip_inactive(
     # one frame per open #if: [state of the enclosing code, state of the current branch,
     # whether an earlier branch was taken (True/None/False), start offset of the branch body]
     stack: list[list] = []
-    n = len(tokens)
-    for d in directives:
-        if d + 1 >= n or not tokens[d + 1].in_directive:
+    for line in lines(tokens, directives):
+        if not line.word:
             continue
-        word = tokens[d + 1].text
-        end = d + 2
-        while end < n and tokens[end].in_directive and tokens[end].kind is not Kind.DIRECTIVE:
-            end += 1
-        line_end = tokens[end - 1].end
-        body = list(tokens[d + 2 : end])
+        word, body, line_end = line.word, list(line.body), line.end
         here = _and(stack[-1][0], stack[-1][1]) if stack else True  # state of this line
         cond: bool | None
-        if word in ("if", "ifdef", "ifndef"):
+        if word in CONDITIONAL_OPEN:
             if word == "if":
                 cond = _evaluate(body, known)
             else:
@@ -121,17 +116,17 @@ def hip_inactive(
                 cond = _not(cond) if word == "ifndef" else cond
             stack.append([here, cond, cond, line_end])
             if word == "if" and cond is not None:
-                ranges.append((tokens[d].start, line_end))
-        elif word in ("elif", "else", "elifdef", "elifndef") and stack:
+                ranges.append((line.start, line_end))
+        elif word in CONDITIONAL_NEXT and stack:
             frame = stack[-1]
-            _close(frame, tokens[d].start, ranges)
+            _close(frame, line.start, ranges)
             taken = frame[2]
             if word == "else":
                 cond = True
             elif word == "elif":
                 cond = _evaluate(body, known)
                 if cond is not None:
-                    ranges.append((tokens[d].start, line_end))
+                    ranges.append((line.start, line_end))
             else:
                 cond = _defined(body[0].text if body else "", known)
                 cond = _not(cond) if word == "elifndef" else cond
@@ -139,7 +134,7 @@ def hip_inactive(
             frame[2] = _or(taken, cond)
             frame[3] = line_end
         elif word == "endif" and stack:
-            _close(stack.pop(), tokens[d].start, ranges)
+            _close(stack.pop(), line.start, ranges)
         elif word == "define" and here is False and body and body[0].text not in known:
             # defined only where HIP never goes (so far): undefined for the HIP build
             known[body[0].text] = UNDEFINED
@@ -179,11 +174,8 @@ def _close(frame: list, end: int, ranges: list[tuple[int, int]]) -> None:
 
 
 def _literal(text: str) -> object:
-    t = text.rstrip("uUlL")
-    try:
-        return int(t, 0)
-    except ValueError:
-        return DEFINED
+    value = integer(text)
+    return DEFINED if value is None else value
 
 
 def _defined(name: str, known: Mapping[str, object]) -> bool | None:

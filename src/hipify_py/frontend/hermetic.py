@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
+from .directives import lines
 from .lexer import POSSESSIVE, Kind, Lexed, Token, lex
 from .syntax import match_forward
 
@@ -52,14 +53,10 @@ def blank_file_access(text: str, lexed: Lexed | None = None, allowed: Allowed = 
     lexed = lexed or lex(text)
     tokens = lexed.tokens
     chars = list(text)
-    for d in lexed.directives:
-        body = _directive_tokens(tokens, d)
-        if not body:
-            continue
-        name = body[0].text
-        opens = name in _FILE_DIRECTIVES and not allowed(_target(text, body[1:]))
-        if opens or (name == "pragma" and any(t.text == "dependency" for t in body)):
-            _blank(chars, tokens[d].start, _directive_end(text, tokens, d))
+    for line in lines(tokens, lexed.directives):
+        opens = line.word in _FILE_DIRECTIVES and not allowed(_target(text, line.body))
+        if opens or (line.word == "pragma" and any(t.text == "dependency" for t in line.body)):
+            _blank(chars, line.start, _directive_end(text, tokens, line.at))
     for i, tok in enumerate(tokens):
         if tok.kind is not Kind.IDENT or not (tok.text in _FILE_QUERIES or tok.text == "_Pragma"):
             continue
@@ -93,14 +90,6 @@ def regular_files(filename: str, include_dirs: Sequence[str]) -> Allowed:
         return not any(os.path.exists(p) and not os.path.isfile(p) for p in paths)
 
     return allowed
-
-
-def _directive_tokens(tokens: Sequence[Token], d: int) -> Sequence[Token]:
-    """The tokens of the directive whose '#' is tokens[d], after the '#'."""
-    end = d + 1
-    while end < len(tokens) and tokens[end].in_directive and tokens[end].kind is not Kind.DIRECTIVE:
-        end += 1
-    return tokens[d + 1 : end]
 
 
 def _directive_end(text: str, tokens: Sequence[Token], d: int) -> int:

@@ -56,6 +56,7 @@ _TOKEN_RE = re.compile(
                                          # line continuations, skipped
     (?:
       (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$"'])
+    | (?P<single>[(){};,\[\]?~])    # punctuators no longer one starts with
     | (?P<nl>\r\n?|\n)
     | (?P<lcomment>//[^\r\n\\]*@(?:\\(?:\r\n|.)[^\r\n\\]*@)*@)
     | (?P<bcomment>/\*[^*]*@(?:\*+[^*/][^*]*@)*@(?:\*+/|\*+\Z|\Z))
@@ -78,6 +79,7 @@ _KIND_OF_GROUP = {
     "number": Kind.NUMBER,
     "ident": Kind.IDENT,
     "punct": Kind.PUNCT,
+    "single": Kind.PUNCT,
 }
 
 
@@ -134,6 +136,10 @@ def _lex(text: str) -> Lexed:
             else:
                 found.append(len(tokens))
             append(new(Token, (ident, value, start, end, in_directive)))
+        elif group == "single":
+            start, end = m.span(group)
+            append(new(Token, (punct, text[start:end], start, end, in_directive)))
+            at_line_start = False
         elif group == "punct":
             start, end = m.span(group)
             value = text[start:end]

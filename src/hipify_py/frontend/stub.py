@@ -5,9 +5,11 @@ no CUDA toolkit, so the hermetic parse blanks every ``#include`` and force-inclu
 the CUDA keywords as attributes, the built-in vector types and index variables, the launch
 configuration hook clang lowers ``<<<...>>>`` into, and a declaration for each mapped API name
 the file uses (built from the mapping tables, so unknown-identifier noise disappears).
-``CUDA_VERSION`` defaults to 12.6, the newest CUDA the mapping tables describe (with the cuBLAS
-and cuSPARSE versions it ships), so version-gated ``#if`` branches resolve the way that toolkit
-would (``-DCUDA_VERSION=...`` overrides it).
+The CUDA version macros (``CUDA_VERSION``, ``CUDART_VERSION``, ``__CUDACC_VER_MAJOR__``, ...)
+have the values of ``frontend/cuda_release``, the values ``rewrite/version_gates`` writes into
+the converted code, so ``--skip-inactive`` keeps the branches the converted gates select
+(``-DCUDA_VERSION=...`` overrides one).  The cuBLAS and cuSPARSE version macros are those of
+CUDA 12.6, the newest release the mapping tables describe.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..mappings import MappingIndex
+from .cuda_release import VERSION_MACROS
 from .lexer import KEYWORDS
 
 BASE = r"""
@@ -31,13 +34,7 @@ BASE = r"""
 #define __CUDACC__ 1
 #define __HIPCC__ 1
 #define NULL 0
-#ifndef CUDA_VERSION
-#define CUDA_VERSION 12060
-#endif
-#ifndef CUDART_VERSION
-#define CUDART_VERSION CUDA_VERSION
-#endif
-#ifndef CUSPARSE_VERSION
+@VERSIONS@#ifndef CUSPARSE_VERSION
 #define CUSPARSE_VERSION 12504
 #endif
 #ifndef CUBLAS_VERSION
@@ -108,7 +105,14 @@ def _vector_types() -> str:
     return "\n".join(out) + "\n"
 
 
-_PRELUDE = BASE.replace("@VECTORS@", _vector_types())
+def _version_macros() -> str:
+    return "".join(
+        f"#ifndef {name}\n#define {name} {value}\n#endif\n"
+        for name, value in VERSION_MACROS.items()
+    )
+
+
+_PRELUDE = BASE.replace("@VECTORS@", _vector_types()).replace("@VERSIONS@", _version_macros())
 _ALREADY = KEYWORDS | frozenset(
     {
         "dim3",

@@ -24,9 +24,10 @@ it, like `black` after `black --check` fails. This finding cannot be suppressed 
 from __future__ import annotations
 
 from ..findings import Severity
-from ..rules import register_rule
+from ..rules import declare_rule
 
-register_rule(
+# reported by `check --in-sync`, not by a pass over one file
+STALE_OUTPUT = declare_rule(
     "HZ001",
     "stale-hip-output",
     Severity.ERROR,

@@ -36,31 +36,17 @@ rewritten automatically.
 from __future__ import annotations
 
 import re
+from itertools import compress
+from operator import attrgetter
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import (
-    LANE_LIKE,
-    constant_at,
-    enclosing_conditions,
-    finding,
-    functions,
-    int_value,
-    one_per_line,
-    operand_before,
-    text_of,
-    thread_taint,
-)
+from ..rules import hazard_rule
+from ._functions import enclosing_conditions, function_at
+from ._taint import LANE_LIKE, thread_taint
+from ._tokens import one_per_line, operand_before, text_of
+from ._values import constant_at, int_value
 from .hz107_warp_size_constant import reported_names
-
-register_rule(
-    "HZ101",
-    "warp-lane-arith-32",
-    Severity.ERROR,
-    "lane/warp index arithmetic that assumes 32-lane warps",
-    __doc__,
-)
 
 # operator -> the literal that assumes 32 lanes
 _PATTERNS = {
@@ -76,73 +62,155 @@ _PATTERNS = {
 
 
 def sites(unit):
-    """(first token, last token + 1, text) of every 32-lane idiom on thread-derived data."""
+    """(first token, last token + 1, text) of every 32-lane idiom on thread-derived data.
+
+    Candidates come from what the tokens around an operator say (a 32-lane literal or
+    constant, a warp-id name); only then is the function around one looked up, so a file
+    without any never pays for finding its functions."""
     toks = unit.tokens
-    reported = reported_names(unit)
-    positions = unit.identifier_positions
     out = []
-    for func in functions(unit):
-        if _NOT_LANES.search(func.name) or _uses_tiles_of_32(toks, func, positions):
-            continue  # checksums mix bits of the thread index; tiles of 32 are 32 everywhere
-        taint = None
-        for i in range(func.open + 1, func.close):
-            t = toks[i]
-            if t.kind is not Kind.PUNCT:
-                continue
-            if t.text in ("*", "<<"):
-                stride = _warp_stride(unit, i, reported)
-                if stride:
-                    out.append(stride)
-                continue
-            if t.text not in _PATTERNS:
-                continue
-            nxt = toks[i + 1]
-            if nxt.kind is Kind.NUMBER:
-                value = int_value(nxt.text)
-            elif nxt.kind is Kind.IDENT:
-                if nxt.text in reported:
-                    continue  # HZ107 reports the definition: the one place to fix
-                value = constant_at(unit, nxt.text, i + 1)  # WARP_SIZE, kWarp = 32
-            else:
-                continue
-            if value not in _PATTERNS[t.text]:
-                continue
-            if i + 2 < len(toks) and toks[i + 2].text in ("(", "[", ".", "*", "+", "-"):
-                if toks[i + 2].text not in ("+", "-", "*"):
-                    continue
-            prev = toks[i - 1]
-            if prev.kind is Kind.PUNCT and prev.text not in (")", "]"):
-                continue  # unary & or similar
-            rng = operand_before(toks, i)
-            if rng is None:
-                continue
-            if taint is None:
-                taint = thread_taint(unit, func)
-            if t.text.endswith("="):
-                hit = taint.is_tainted(rng[0])
-            else:
-                hit = taint.any(*rng) is not None
-                if (
-                    not hit
-                    and t.text in ("/", ">>", "%")
-                    and any(x.text == "blockDim" for x in toks[rng[0] : rng[1]])
-                ):
-                    hit = True  # blockDim.x / 32: a warp count
-            if hit and any(x.text in ("<<", "|", "^") for x in toks[rng[0] : rng[1]]):
-                hit = False  # bit permutations (bank-conflict swizzles), not lane ids
-            if hit and (
-                _bit_twiddling(toks, i + 2, func)
-                or _index_in_data_block(toks, rng, func)
-                or _tile_shape_branch(unit, i, func)
-                or _bitset_idiom(toks, i, func)
-                or _bit_index_variable(toks, i, func)
-                or _tile_column(toks, rng[0], i + 2)
-                or _flat_tile_column(toks, rng[0], i + 2)
-            ):
-                hit = False
-            if hit:
-                out.append((rng[0], i + 2, text_of(unit, rng[0], i + 2)))
+    skipped: dict[int, bool] = {}  # function (by its '{') -> not lane code
+    for i, stride in _candidates(unit):
+        func = function_at(unit, i)
+        if func is None:
+            continue
+        if func.open not in skipped:
+            # checksums mix bits of the thread index; tiles of 32 are 32 everywhere
+            skipped[func.open] = bool(
+                _NOT_LANES.search(func.name)
+                or _uses_tiles_of_32(toks, func, unit.identifier_positions)
+            )
+        site = None if skipped[func.open] else stride or _lane_arith(unit, i, func)
+        if site:
+            out.append(site)
     return out
+
+
+def _candidates(unit) -> list[tuple[int, tuple | None]]:
+    """(operator token, its site when it is a warp stride) in token order: each operator of
+    ``_PATTERNS`` before one of its literals or a constant that may be one, and each
+    `warp_id * 32`-like stride."""
+    toks = unit.tokens
+    lane_constants = None
+    found: list[tuple[int, tuple | None]] = []
+    # the operators (with a token after them), by a scan that runs in C
+    ops = compress(range(len(toks) - 1), map(_PATTERNS.__contains__, map(_TEXT, toks)))
+    for i in list(ops):
+        nxt = toks[i + 1]
+        if nxt.kind is Kind.NUMBER:
+            if int_value(nxt.text) not in _PATTERNS[toks[i].text]:
+                continue
+        elif nxt.kind is Kind.IDENT:
+            if lane_constants is None:
+                lane_constants = _lane_constants(unit)
+            if nxt.text not in lane_constants:
+                continue
+        else:
+            continue
+        if toks[i].kind is Kind.PUNCT and _operator_shape(toks, i):
+            found.append((i, None))
+    found.extend(_strides(unit))
+    return sorted(found, key=lambda c: c[0])
+
+
+def _operator_shape(toks, i) -> bool:
+    """Operator ``i`` is binary (after an operand, not a unary `&x`) and its right operand is
+    the literal or constant alone (not `x / N(...)`, `x % N[k]`, `x & N.y`)."""
+    if i + 2 < len(toks) and toks[i + 2].text in ("(", "[", "."):
+        return False
+    prev = toks[i - 1]
+    return i > 0 and not (prev.kind is Kind.PUNCT and prev.text not in (")", "]"))
+
+
+def _strides(unit) -> list[tuple[int, tuple]]:
+    """(operator token, site) of `warp_id * 32`, `32 * warp`, `nwarps << 5`."""
+    names = _WARP_IDS.findall("\n".join(unit.identifiers))
+    if not names:
+        return []
+    toks = unit.tokens
+    ops = set()
+    for name in names:
+        for k in unit.identifier_positions[name]:
+            if k + 1 < len(toks) and toks[k + 1].text in ("*", "<<"):
+                ops.add(k + 1)
+            if k > 0 and toks[k - 1].text == "*":
+                ops.add(k - 1)
+    out = []
+    for i in sorted(ops):
+        site = _warp_stride(unit, i) if toks[i].kind is Kind.PUNCT else None
+        if site:
+            out.append((i, site))
+    return out
+
+
+_TEXT = attrgetter("text")
+_LANE_VALUES = frozenset(v for values in _PATTERNS.values() for v in values)
+
+
+def _lane_constants(unit) -> set[str]:
+    """Names that ``constant_at`` may find to be one of the literals of ``_PATTERNS``: a
+    `#define NAME <literal>` or `NAME = <literal>;` after `const`/`constexpr`, anywhere;
+    without those HZ107 reports."""
+    toks = unit.tokens
+    out = set()
+    for i in unit.directives:
+        if i + 3 < len(toks) and toks[i + 1].text == "define" and toks[i + 3].kind is Kind.NUMBER:
+            if int_value(toks[i + 3].text) in _LANE_VALUES:
+                out.add(toks[i + 2].text)
+    ids = unit.identifier_positions
+    for i in (*ids.get("const", ()), *ids.get("constexpr", ())):
+        j = i + 1
+        while j + 1 < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is Kind.IDENT:
+            j += 1
+        if (
+            j + 3 < len(toks)
+            and toks[j + 1].text == "="
+            and toks[j + 2].kind is Kind.NUMBER
+            and int_value(toks[j + 2].text) in _LANE_VALUES
+        ):
+            out.add(toks[j].text)
+    return out - reported_names(unit) if out else out
+
+
+def _lane_arith(unit, i, func):
+    """The site of candidate `operand OP literal` at operator token ``i``, when it is lane
+    arithmetic."""
+    toks = unit.tokens
+    t, nxt = toks[i], toks[i + 1]
+    if nxt.kind is Kind.IDENT:  # WARP_SIZE, kWarp = 32 (HZ107 reports a warp-size name)
+        if constant_at(unit, nxt.text, i + 1) not in _PATTERNS[t.text]:
+            return None
+    rng = operand_before(toks, i)
+    if rng is None or not _thread_derived(unit, toks, i, rng, func):
+        return None
+    if (
+        _bit_twiddling(toks, i + 2, func)
+        or _index_in_data_block(toks, rng, func)
+        or _tile_shape_branch(unit, i, func)
+        or _bitset_idiom(toks, i, func)
+        or _bit_index_variable(toks, i, func)
+        or _tile_column(toks, rng[0], i + 2)
+        or _flat_tile_column(toks, rng[0], i + 2)
+    ):
+        return None
+    return (rng[0], i + 2, text_of(unit, rng[0], i + 2))
+
+
+def _thread_derived(unit, toks, i, rng, func) -> bool:
+    """The operand of operator ``i`` holds (or counts) thread positions."""
+    taint = thread_taint(unit, func)
+    if toks[i].text.endswith("="):
+        hit = taint.is_tainted(rng[0])
+    else:
+        hit = taint.any(*rng) is not None
+        if (
+            not hit
+            and toks[i].text in ("/", ">>", "%")
+            and any(x.text == "blockDim" for x in toks[rng[0] : rng[1]])
+        ):
+            hit = True  # blockDim.x / 32: a warp count
+    # bit permutations (bank-conflict swizzles) are not lane ids
+    return hit and not any(x.text in ("<<", "|", "^") for x in toks[rng[0] : rng[1]])
 
 
 def _bitset_idiom(toks, i, func):
@@ -267,9 +335,12 @@ def _tile_column(toks, first, end):
 
 
 _WARP_ID = re.compile(r"^(?:n_?|num_?)?warps?(?:_?(?:id|idx|index|no|num))?$|^wid$", re.I)
+_WARP_IDS = re.compile(_WARP_ID.pattern, re.I | re.M)  # every one in a list of names
+# the same names as whole words of the text (a superset: ``_WARP_ID`` decides)
+_WARP_ID_TEXT = re.compile(r"\b(?:n_?|num_?)?warps?(?:_?(?:id|idx|index|no|num))?\b|\bwid\b", re.I)
 
 
-def _warp_stride(unit, i, reported):
+def _warp_stride(unit, i):
     """`warp_id * 32`, `32 * warp`, `nwarps << 5`: a per-warp stride of 32 elements."""
     toks = unit.tokens
     op = toks[i].text
@@ -332,16 +403,19 @@ def _flat_tile_column(toks, first, end):
     )
 
 
-@hazard_pass("HZ101")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ101",
+    "warp-lane-arith-32",
+    Severity.ERROR,
+    "lane/warp index arithmetic that assumes 32-lane warps",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
-    yield from one_per_line((_report(unit, toks, *site) for site in sites(unit)), unit)
+    yield from one_per_line((_report(report, toks, *site) for site in sites(unit)), unit)
 
 
-def _report(unit, toks, first, end, text):
-    return finding(
-        unit,
-        "HZ101",
+def _report(report, toks, first, end, text):
+    return report(
         toks[first].start,
         toks[end - 1].end,
         f"`{text}` assumes 32-lane warps; MI300X (gfx942) wavefronts have 64 lanes "

@@ -30,16 +30,10 @@ from bisect import bisect_right
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import SHUFFLES, calls, evaluate, finding, int_value, match, text_of
-
-register_rule(
-    "HZ102",
-    "shuffle-loop-32",
-    Severity.ERROR,
-    "shuffle reduction/scan loop that covers only 32 lanes",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._calls import SHUFFLES, calls
+from ._tokens import match, text_of
+from ._values import evaluate, int_value
 
 
 def _full_width(unit, call):
@@ -108,15 +102,18 @@ def body_end(toks, close):
     return j
 
 
-@hazard_pass("HZ102")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ102",
+    "shuffle-loop-32",
+    Severity.ERROR,
+    "shuffle reduction/scan loop that covers only 32 lanes",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     seen: set[int] = set()
     for i, close, call in loop_sites(unit):
         seen.update(range(i, body_end(toks, close) + 1))
-        yield finding(
-            unit,
-            "HZ102",
+        yield report(
             toks[i].start,
             toks[close].end,
             f"`{text_of(unit, i, close + 1)}` around `{call.name}` covers only 32 lanes;"
@@ -134,9 +131,7 @@ def check(unit, ctx):
         if len(call.args) > off:
             a, b = call.args[off]
             if b - a == 1 and toks[a].kind is Kind.NUMBER and int_value(toks[a].text) == 16:
-                yield finding(
-                    unit,
-                    "HZ102",
+                yield report(
                     toks[a].start,
                     toks[a].end,
                     f"`{call.name}` with offset 16 starts a 32-lane reduction; "

@@ -28,18 +28,13 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import SHUFFLES, _cached, calls, finding, function_at, int_value
+from ..rules import hazard_rule
+from ._calls import SHUFFLES, calls
+from ._functions import function_at
+from ._tokens import cached
+from ._values import int_value
 from .hz101_lane_arith_32 import sites as lane_sites
 from .hz102_shuffle_loop_32 import body_end, loop_sites
-
-register_rule(
-    "HZ103",
-    "shuffle-default-width",
-    Severity.WARNING,
-    "shuffle without width in code written for 32-lane sub-warps",
-    __doc__,
-)
 
 _SUB = {"&": (31, 15, 7), "%": (32, 16, 8)}
 
@@ -48,8 +43,13 @@ def _has_width(call):
     return len(call.args) > SHUFFLES[call.name]
 
 
-@hazard_pass("HZ103")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ103",
+    "shuffle-default-width",
+    Severity.WARNING,
+    "shuffle without width in code written for 32-lane sub-warps",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     for c in calls(unit, SHUFFLES):
         if _has_width(c):
@@ -75,9 +75,7 @@ def check(unit, ctx):
         if not sub and c.name.startswith(("__shfl_up", "__shfl_down")):
             sub = _in_group32_code(unit, c)
         if sub:
-            yield finding(
-                unit,
-                "HZ103",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{c.name}` without a width argument in 32-lane sub-warp code: the "
@@ -92,12 +90,12 @@ def _in_group32_code(unit, call) -> bool:
     if func is None:
         return False
     toks = unit.tokens
-    loops = _cached(
+    loops = cached(
         unit,
         "_hz103_loops",
         lambda: [(i, body_end(toks, close)) for i, close, _ in loop_sites(unit)],
     )
     if any(a < call.index <= b for a, b in loops):
         return False
-    marks = _cached(unit, "_hz103_marks", lambda: [first for first, _, _ in lane_sites(unit)])
+    marks = cached(unit, "_hz103_marks", lambda: [first for first, _, _ in lane_sites(unit)])
     return any(func.open < m < func.close for m in marks)

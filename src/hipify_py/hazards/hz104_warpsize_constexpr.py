@@ -27,19 +27,11 @@ run-time lane math. PyTorch extensions can use `C10_WARP_SIZE`.
 
 from __future__ import annotations
 
-from ..edits import Edit
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, function_at, match, match_back
-
-register_rule(
-    "HZ104",
-    "warpsize-constexpr",
-    Severity.ERROR,
-    "warpSize used as a compile-time constant (not constexpr since HIP 7.0)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._functions import function_at
+from ._tokens import match, match_back
 
 _NAMES = frozenset(
     {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "C10_WARP_SIZE"}
@@ -136,7 +128,7 @@ def _stmt_start(toks, j):
     return j
 
 
-def _fix(unit, toks, i):
+def _fix(unit, toks, i, report):
     """`constexpr T NAME = warpSize;` in a function -> `const T NAME = warpSize;` (unsafe)."""
     if function_at(unit, i) is None or toks[i].text != "warpSize":
         return None
@@ -158,7 +150,7 @@ def _fix(unit, toks, i):
             return None
     kw = toks[start]
     return Fix(
-        (Edit(kw.start, kw.end, "const", "fix:HZ104"),),
+        (report.edit(kw.start, kw.end, "const"),),
         f"read warpSize at run time: `const ... {name.text} = warpSize;`",
         safe=False,
     )
@@ -181,8 +173,13 @@ _TYPE_WORDS = frozenset(
 )
 
 
-@hazard_pass("HZ104")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ104",
+    "warpsize-constexpr",
+    Severity.ERROR,
+    "warpSize used as a compile-time constant (not constexpr since HIP 7.0)",
+)
+def check(unit, ctx, report):
     if not (_NAMES & unit.identifiers):
         return
     toks = unit.tokens
@@ -204,12 +201,10 @@ def check(unit, ctx):
             what = f"`{t.text}` (C10_WARP_SIZE, run-time on the ROCm host pass)"
         else:
             what = f"the deprecated `{base}`"
-        yield finding(
-            unit,
-            "HZ104",
+        yield report(
             t.start,
             t.end,
             f"{what} used as {why}: warpSize is not constexpr since HIP 7.0 "
             f"(read it at run time or use a fixed maximum such as 64)",
-            _fix(unit, toks, i),
+            fix=_fix(unit, toks, i, report),
         )

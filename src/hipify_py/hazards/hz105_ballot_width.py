@@ -26,19 +26,12 @@ from __future__ import annotations
 
 import re
 
-from ..edits import Edit
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import BALLOTS, calls, cursor_at, finding, type_size
-
-register_rule(
-    "HZ105",
-    "ballot-truncated",
-    Severity.ERROR,
-    "64-bit ballot/activemask result truncated to 32 bits",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._calls import BALLOTS, calls
+from ._cursor import cursor_at
+from ._values import type_size
 
 _BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
 _NARROW_TYPE = re.compile(
@@ -86,8 +79,13 @@ def _rhs_is_call(toks, eq, call, end):
     return all(toks[k].text == ")" for k in range(call.close + 1, end))
 
 
-@hazard_pass("HZ105")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ105",
+    "ballot-truncated",
+    Severity.ERROR,
+    "64-bit ballot/activemask result truncated to 32 bits",
+)
+def check(unit, ctx, report):
     ballots = list(calls(unit, BALLOTS))
     if not ballots:
         return
@@ -96,14 +94,9 @@ def check(unit, ctx):
     bit_calls = {c.open: c for c in calls(unit, _BIT32)}
     for c in ballots:
         # 1. the whole argument of a 32-bit bit intrinsic: __popc(__ballot(p))
-        k = c.index - 1
-        while k >= 0 and toks[k].text == "(" and k not in bit_calls:
-            k -= 1
-        outer = bit_calls.get(k)
-        if outer is not None and outer.args and len(outer.args) == 1:
-            yield finding(
-                unit,
-                "HZ105",
+        outer = _bit_call_around(toks, c, bit_calls)
+        if outer is not None:
+            yield report(
                 toks[outer.index].start,
                 toks[outer.close].end,
                 f"`{outer.name}` on `{c.name}` result counts only 32 lanes: use "
@@ -111,72 +104,92 @@ def check(unit, ctx):
             )
             continue
         # 2. stored: `T name = ballot(...);` or `name = ballot(...);`
-        stmt_end = c.close + 1
-        while stmt_end < len(toks) and toks[stmt_end].text == ")":
-            stmt_end += 1
-        if stmt_end >= len(toks) or toks[stmt_end].text not in (";", ","):
+        store = _assignment(toks, c)
+        if store is None:
             continue
-        eq = c.index - 1
-        while eq > 0 and toks[eq].text != "=" and toks[eq].text not in (";", "{", "}"):
-            eq -= 1
-        if (
-            toks[eq].text != "="
-            or toks[eq - 1].kind is not Kind.IDENT
-            or not _rhs_is_call(toks, eq, c, stmt_end)
-        ):
-            continue
-        name = toks[eq - 1]
-        mask_vars.add(name.text)
-        first = eq - 1
-        while (
-            first > 0
-            and toks[first - 1].text not in (";", "{", "}", ",", "(")
-            and not toks[first - 1].in_directive
-        ):
-            first -= 1
-        head = unit.text[toks[first].start : name.start] if first < eq - 1 else ""
-        # the declared type as the HIP build sees it (a per-platform `lane_mask_t` typedef),
-        # else the AST's (which knows only the CUDA side of #if tests), else the words
-        size, spelling = type_size(unit, head), head.strip()
-        if size is None:
-            size, spelling = _size_of_name(unit, name)
-        if size is None and _NARROW_TYPE.match(head):
-            size = 4
-        if size is None or size >= 8:
-            continue
-        if "auto" in head.split():
-            continue  # the hermetic stub types ballots as int; auto follows HIP's real type
-        fix = None
-        m = _NARROW_TYPE.match(head)
-        if m:
-            base = toks[first].start
-            fix = Fix(
-                (Edit(base + m.start(1), base + m.end(1), "unsigned long long", "fix:HZ105"),),
-                "declare the mask as unsigned long long",
-                safe=False,
-            )
-        what = "stored in" if head.strip() else "assigned to"
-        yield finding(
-            unit,
-            "HZ105",
-            toks[first].start,
-            toks[stmt_end - 1].end,
-            f"`{c.name}` result {what} 32-bit `{spelling or head.strip()} "
-            f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost",
-            fix,
-        )
+        mask_vars.add(toks[store[0] - 1].text)
+        finding = _truncating_store(unit, report, c, *store)
+        if finding is not None:
+            yield finding
     # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask)
-    if not mask_vars:
-        return
-    for outer in bit_calls.values():
+    for outer in bit_calls.values() if mask_vars else ():
         names = {t.text for a, b in outer.args for t in toks[a:b] if t.kind is Kind.IDENT}
         hit = names & mask_vars
         if hit:
-            yield finding(
-                unit,
-                "HZ105",
+            yield report(
                 toks[outer.index].start,
                 toks[outer.close].end,
                 f"`{outer.name}` on ballot mask `{sorted(hit)[0]}` counts only 32 "
                 f"lanes: use `{_BIT32[outer.name]}` on the 64-bit mask",
             )
+
+
+def _bit_call_around(toks, c, bit_calls):
+    """The 32-bit bit intrinsic whose only argument is the ballot ``c``, or None."""
+    k = c.index - 1
+    while k >= 0 and toks[k].text == "(" and k not in bit_calls:
+        k -= 1
+    outer = bit_calls.get(k)
+    return outer if outer is not None and outer.args and len(outer.args) == 1 else None
+
+
+def _assignment(toks, c):
+    """(the '=' token, the end of the statement) when the ballot ``c`` is the whole right side
+    of `T name = ballot(...);` or `name = ballot(...);`, else None."""
+    stmt_end = c.close + 1
+    while stmt_end < len(toks) and toks[stmt_end].text == ")":
+        stmt_end += 1
+    if stmt_end >= len(toks) or toks[stmt_end].text not in (";", ","):
+        return None
+    eq = c.index - 1
+    while eq > 0 and toks[eq].text != "=" and toks[eq].text not in (";", "{", "}"):
+        eq -= 1
+    if (
+        toks[eq].text != "="
+        or toks[eq - 1].kind is not Kind.IDENT
+        or not _rhs_is_call(toks, eq, c, stmt_end)
+    ):
+        return None
+    return eq, stmt_end
+
+
+def _truncating_store(unit, report, c, eq, stmt_end):
+    """The finding for a ballot stored in a variable narrower than 64 bits, or None."""
+    toks = unit.tokens
+    name = toks[eq - 1]
+    first = eq - 1
+    while (
+        first > 0
+        and toks[first - 1].text not in (";", "{", "}", ",", "(")
+        and not toks[first - 1].in_directive
+    ):
+        first -= 1
+    head = unit.text[toks[first].start : name.start] if first < eq - 1 else ""
+    # the declared type as the HIP build sees it (a per-platform `lane_mask_t` typedef),
+    # else the AST's (which knows only the CUDA side of #if tests), else the words
+    size, spelling = type_size(unit, head), head.strip()
+    if size is None:
+        size, spelling = _size_of_name(unit, name)
+    if size is None and _NARROW_TYPE.match(head):
+        size = 4
+    if size is None or size >= 8:
+        return None
+    if "auto" in head.split():
+        return None  # the hermetic stub types ballots as int; auto follows HIP's real type
+    fix = None
+    m = _NARROW_TYPE.match(head)
+    if m:
+        base = toks[first].start
+        fix = Fix(
+            (report.edit(base + m.start(1), base + m.end(1), "unsigned long long"),),
+            "declare the mask as unsigned long long",
+            safe=False,
+        )
+    what = "stored in" if head.strip() else "assigned to"
+    return report(
+        toks[first].start,
+        toks[stmt_end - 1].end,
+        f"`{c.name}` result {what} 32-bit `{spelling or head.strip()} "
+        f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost",
+        fix=fix,
+    )

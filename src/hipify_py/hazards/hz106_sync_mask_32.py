@@ -36,16 +36,8 @@ from __future__ import annotations
 
 from ..findings import Finding, Fix, Severity
 from ..rewrite.warp_mask_64 import FULL64, MaskSite, mask_sites
-from ..rules import hazard_pass, register_rule
-from ._util import int_value
-
-register_rule(
-    "HZ106",
-    "sync-mask-32bit",
-    Severity.ERROR,
-    "32-bit lane mask passed to a _sync warp intrinsic (HIP needs 64-bit)",
-    __doc__,
-)
+from ..rules import Report, hazard_rule
+from ._values import int_value
 
 
 def _where(site: MaskSite) -> str:
@@ -59,7 +51,7 @@ def _lanes(value: int) -> str:
     return f"{len(lanes)} of the lanes 0-31"
 
 
-def _finding(site: MaskSite) -> Finding:
+def _finding(site: MaskSite, report: Report) -> Finding:
     where = _where(site)
     fix = None
     severity = Severity.ERROR
@@ -71,7 +63,9 @@ def _finding(site: MaskSite) -> Finding:
             f"mask `{site.text}` passed to {where} names only lanes 0-31 of a 64-lane "
             f"wavefront; the full mask is {FULL64}"
         )
-        fix = Fix(site.edits, f"use the 64-bit full mask {FULL64}", safe=True)
+        # the conversion keeps a 64-bit literal as written: widening it is this rule's fix
+        widen = report.edit(site.start, site.end, FULL64)
+        fix = Fix((widen,), f"use the 64-bit full mask {FULL64}", safe=True)
     elif site.kind == "partial":
         severity = Severity.WARNING
         value = int_value(site.text) or 0
@@ -117,10 +111,15 @@ def _finding(site: MaskSite) -> Finding:
     else:
         severity = Severity.WARNING
         message = f"mask `{site.text}` passed to {where} is {site.detail}: HIP needs a 64-bit mask"
-    return Finding("HZ106", severity, site.start, site.end, message, fix)
+    return report(site.start, site.end, message, fix=fix, severity=severity)
 
 
-@hazard_pass("HZ106")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ106",
+    "sync-mask-32bit",
+    Severity.ERROR,
+    "32-bit lane mask passed to a _sync warp intrinsic (HIP needs 64-bit)",
+)
+def check(unit, ctx, report):
     for site in mask_sites(unit, ctx):
-        yield _finding(site)
+        yield _finding(site, report)

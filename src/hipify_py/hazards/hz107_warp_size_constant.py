@@ -38,16 +38,8 @@ import re
 from ..findings import Severity
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, int_value
-
-register_rule(
-    "HZ107",
-    "warp-size-constant-32",
-    Severity.ERROR,
-    "named warp-size constant defined as 32 (wavefronts are 64 wide on MI300X)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._values import int_value
 
 WARP_NAME = re.compile(
     r"^(?:k_?|c_?|g_?|)(?:warp_?size|warp_?sz|warp_?width|warp_?len(?:gth)?|warp_?lanes|"
@@ -85,9 +77,13 @@ def definitions(unit) -> list[tuple[str, int, int]]:
                 value = i + 1
         elif not t.in_directive and nxt.text in ("=", "{") and prev is not None:
             j = i + 2
-            if toks[j].text == "(":
+            if j < len(toks) and toks[j].text == "(":
                 j += 1
-            if toks[j].kind is Kind.NUMBER and toks[j + 1].text in (";", ",", "}", ")"):
+            if (
+                j + 1 < len(toks)
+                and toks[j].kind is Kind.NUMBER
+                and toks[j + 1].text in (";", ",", "}", ")")
+            ):
                 if _declares(toks, i):
                     value = j
         if value is not None and int_value(toks[value].text) == 32:
@@ -120,13 +116,16 @@ def reported_names(unit) -> frozenset[str]:
     return frozenset(name for name, _, _ in definitions(unit))
 
 
-@hazard_pass("HZ107")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ107",
+    "warp-size-constant-32",
+    Severity.ERROR,
+    "named warp-size constant defined as 32 (wavefronts are 64 wide on MI300X)",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     for name, i, value in definitions(unit):
-        yield finding(
-            unit,
-            "HZ107",
+        yield report(
             toks[i].start,
             toks[value].end,
             f"`{name}` is defined as 32 lanes: MI300X (gfx942) wavefronts have 64; define it "

@@ -31,16 +31,10 @@ import re
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, functions, int_value, match, one_per_line
-
-register_rule(
-    "HZ108",
-    "lane-mask-32bit",
-    Severity.ERROR,
-    "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._functions import functions
+from ._tokens import match, one_per_line
+from ._values import int_value
 
 _LANE = re.compile(r"lane", re.I)
 _HELPER = re.compile(r"lane_?mask", re.I)
@@ -50,6 +44,8 @@ _WIDE = frozenset({"long", "uint64_t", "int64_t", "size_t", "u64", "lane_mask_t"
 
 def _lane_operand(toks, j) -> int | None:
     """End index (exclusive) of a lane-id operand starting at token j, or None."""
+    if j + 1 >= len(toks):  # the file ends here (a truncated source)
+        return None
     t = toks[j]
     if t.kind is not Kind.IDENT:
         if t.text == "(":
@@ -144,8 +140,13 @@ def _helpers(unit):
             yield func
 
 
-@hazard_pass("HZ108")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ108",
+    "lane-mask-32bit",
+    Severity.ERROR,
+    "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
+)
+def check(unit, ctx, report):
     if not any(_LANE.search(name) for name in unit.identifiers):
         return
     toks = unit.tokens
@@ -153,9 +154,7 @@ def check(unit, ctx):
     for first, end in [*_shift_sites(unit), *_all_ones_shift_sites(unit)]:
         text = unit.text[toks[first].start : toks[end - 1].end]
         out.append(
-            finding(
-                unit,
-                "HZ108",
+            report(
                 toks[first].start,
                 toks[end - 1].end,
                 f"`{text}` builds a 32-bit lane mask: lane ids reach 63 on MI300X (gfx942) "
@@ -165,9 +164,7 @@ def check(unit, ctx):
     for func in _helpers(unit):
         name = toks[func.name_index]
         out.append(
-            finding(
-                unit,
-                "HZ108",
+            report(
                 name.start,
                 name.end,
                 f"lane-mask helper `{func.name}` returns 32 bits: a 64-lane wavefront needs a "

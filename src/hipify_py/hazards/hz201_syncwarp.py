@@ -25,25 +25,17 @@ For ROCm < 7.0, replace it with `__syncthreads()` or a wave barrier
 from __future__ import annotations
 
 from ..findings import Severity
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding
+from ..rules import hazard_rule
+from ._calls import calls
 
-register_rule(
-    "HZ201",
-    "syncwarp-its",
-    Severity.INFO,
-    "__syncwarp: HIP has no independent thread scheduling",
-    __doc__,
+
+@hazard_rule(
+    "HZ201", "syncwarp-its", Severity.INFO, "__syncwarp: HIP has no independent thread scheduling"
 )
-
-
-@hazard_pass("HZ201")
-def check(unit, ctx):
+def check(unit, ctx, report):
     toks = unit.tokens
     for c in calls(unit, {"__syncwarp"}):
-        yield finding(
-            unit,
-            "HZ201",
+        yield report(
             toks[c.index].start,
             toks[c.close].end,
             "`__syncwarp()` (HIP >= 7.0): HIP has no independent thread scheduling; "

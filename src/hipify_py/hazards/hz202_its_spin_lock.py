@@ -28,16 +28,9 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, function_at, has_ident, match, text_of
-
-register_rule(
-    "HZ202",
-    "its-spin-lock",
-    Severity.WARNING,
-    "per-thread spin lock on an atomic: hangs without independent thread scheduling",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._functions import function_at
+from ._tokens import has_ident, match, text_of
 
 _ATOMICS = frozenset(
     {
@@ -51,8 +44,13 @@ _ATOMICS = frozenset(
 )
 
 
-@hazard_pass("HZ202")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ202",
+    "its-spin-lock",
+    Severity.WARNING,
+    "per-thread spin lock on an atomic: hangs without independent thread scheduling",
+)
+def check(unit, ctx, report):
     if not (_ATOMICS & unit.identifiers):
         return
     toks = unit.tokens
@@ -72,9 +70,7 @@ def check(unit, ctx):
             continue
         # the retry loop that releases inside the body (`while (x) { if (CAS == 0) {...} }`)
         # has no atomic in its condition, so it never gets here
-        yield finding(
-            unit,
-            "HZ202",
+        yield report(
             t.start,
             toks[close].end,
             f"spin lock `{text_of(unit, i, close + 1)}`: without independent thread "

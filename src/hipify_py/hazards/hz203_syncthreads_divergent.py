@@ -31,23 +31,10 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import (
-    enclosing_conditions,
-    finding,
-    function_at,
-    statement_end,
-    text_of,
-    thread_taint,
-)
-
-register_rule(
-    "HZ203",
-    "syncthreads-divergent",
-    Severity.ERROR,
-    "__syncthreads() in control flow that depends on the thread index",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._functions import enclosing_conditions, function_at
+from ._taint import thread_taint
+from ._tokens import statement_end, text_of
 
 _BARRIERS = frozenset(
     {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
@@ -61,8 +48,13 @@ _WHAT = {
 }
 
 
-@hazard_pass("HZ203")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ203",
+    "syncthreads-divergent",
+    Severity.ERROR,
+    "__syncthreads() in control flow that depends on the thread index",
+)
+def check(unit, ctx, report):
     if not (_BARRIERS & unit.identifiers):
         return
     toks = unit.tokens
@@ -88,9 +80,7 @@ def check(unit, ctx):
                 continue  # every thread reaches a barrier either way (s_barrier is per wave)
             if name is not None:
                 line = unit.lines.position(toks[a].start)[0]
-                yield finding(
-                    unit,
-                    "HZ203",
+                yield report(
                     t.start,
                     toks[i + 1].end + 1,
                     f"`{t.text}()` inside {_WHAT[kw]} (line {line}) whose condition "

@@ -26,23 +26,21 @@ converted number.
 
 from __future__ import annotations
 
-from ..edits import Edit
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding, int_value, text_of
+from ..rules import hazard_rule
+from ._calls import calls
+from ._tokens import text_of
+from ._values import int_value
 
-register_rule(
+
+@hazard_rule(
     "HZ204",
     "launch-bounds-min-blocks",
     Severity.WARNING,
     "__launch_bounds__ second argument means min warps per EU in HIP",
-    __doc__,
 )
-
-
-@hazard_pass("HZ204")
-def check(unit, ctx):
+def check(unit, ctx, report):
     toks = unit.tokens
     for c in calls(unit, {"__launch_bounds__"}):
         if len(c.args) < 2 or toks[c.index].in_directive:
@@ -63,7 +61,7 @@ def check(unit, ctx):
             if threads and blocks:
                 warps = max(1, blocks * threads // 32)
                 fix = Fix(
-                    (Edit(toks[a1].start, toks[a1].end, str(warps), "fix:HZ204"),),
+                    (report.edit(toks[a1].start, toks[a1].end, str(warps)),),
                     f"convert {blocks} min blocks x {threads} threads to {warps} min warps"
                     " per execution unit",
                     safe=False,
@@ -74,12 +72,10 @@ def check(unit, ctx):
             else "means min warps per execution unit in HIP: check it was converted"
         )
         extra = "; the third (cluster) argument has no HIP meaning" if len(c.args) > 2 else ""
-        yield finding(
-            unit,
-            "HZ204",
+        yield report(
             toks[c.index].start,
             toks[c.close].end,
             f"`__launch_bounds__` second argument `{second}` (CUDA: min blocks per "
             f"SM) {side}{extra}",
-            fix,
+            fix=fix,
         )

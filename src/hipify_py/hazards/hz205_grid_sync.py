@@ -30,16 +30,7 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding
-
-register_rule(
-    "HZ205",
-    "grid-sync-launch",
-    Severity.WARNING,
-    "grid-wide cooperative-groups sync: needs a cooperative launch sized for the device",
-    __doc__,
-)
+from ..rules import hazard_rule
 
 _COOP = frozenset(
     {
@@ -55,8 +46,13 @@ _COOP = frozenset(
 )
 
 
-@hazard_pass("HZ205")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ205",
+    "grid-sync-launch",
+    Severity.WARNING,
+    "grid-wide cooperative-groups sync: needs a cooperative launch sized for the device",
+)
+def check(unit, ctx, report):
     ids = unit.identifiers
     if "this_grid" not in ids and "grid_group" not in ids:
         return
@@ -100,9 +96,7 @@ def check(unit, ctx):
         ):
             hit = (toks[i - 2].start, toks[i + 2].end, f"sync({toks[i + 2].text})")
         if hit:
-            yield finding(
-                unit,
-                "HZ205",
+            yield report(
                 hit[0],
                 hit[1],
                 f"grid-wide `{hit[2]}`: HIP 7 rejects a cooperative launch whose grid exceeds "

@@ -24,27 +24,22 @@ Suppress with `// hipify-py: ignore[HZ206]` once verified.
 from __future__ import annotations
 
 from ..findings import Severity
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding
-
-register_rule(
-    "HZ206",
-    "syncthreads-vote",
-    Severity.WARNING,
-    "__syncthreads_count/_and/_or: listed as under development in HIP, verify on the target",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._calls import calls
 
 _VOTES = frozenset({"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
 
 
-@hazard_pass("HZ206")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ206",
+    "syncthreads-vote",
+    Severity.WARNING,
+    "__syncthreads_count/_and/_or: listed as under development in HIP, verify on the target",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     for c in calls(unit, _VOTES):
-        yield finding(
-            unit,
-            "HZ206",
+        yield report(
             toks[c.index].start,
             toks[c.close].end,
             f"`{c.name}` is mapped by HIP but documented as under development: verify the "

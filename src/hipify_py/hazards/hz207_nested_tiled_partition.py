@@ -25,16 +25,8 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, match
-
-register_rule(
-    "HZ207",
-    "nested-tiled-partition",
-    Severity.WARNING,
-    "tiled_partition of a tile: nested partitions need HIP 7.1",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._tokens import match
 
 
 def _partitions(unit):
@@ -60,8 +52,13 @@ def _partitions(unit):
         yield i, (j + 1, end), var
 
 
-@hazard_pass("HZ207")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ207",
+    "nested-tiled-partition",
+    Severity.WARNING,
+    "tiled_partition of a tile: nested partitions need HIP 7.1",
+)
+def check(unit, ctx, report):
     if "tiled_partition" not in unit.identifiers:
         return
     toks = unit.tokens
@@ -73,9 +70,7 @@ def check(unit, ctx):
         inner = "tiled_partition" in arg or (len(arg) == 1 and arg[0] in tiles)
         if inner:
             when = "from HIP 7.1 only" if nested_ok else "not before HIP 7.1 (--target-rocm)"
-            yield finding(
-                unit,
-                "HZ207",
+            yield report(
                 toks[i].start,
                 toks[b].end,
                 f"nested `tiled_partition` of tile `{' '.join(arg)}`: supported {when}; "

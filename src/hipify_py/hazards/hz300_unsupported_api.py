@@ -29,16 +29,8 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..mappings import is_convertible, no_hip_library
 from ..rewrite.version_gates import VERSION_MACROS
-from ..rules import hazard_pass, register_rule
-from ._util import _cached, finding
-
-register_rule(
-    "HZ300",
-    "unsupported-api",
-    Severity.ERROR,
-    "CUDA API with no HIP equivalent (from the mapping tables)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._tokens import cached
 
 # reported by their own rule with a better message (HZ501, HZ503)
 DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS})
@@ -47,7 +39,7 @@ DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS})
 def api_uses(unit):
     """(token, entry) for every identifier token that names a mapped CUDA API (computed once
     per file: several rules ask)."""
-    return _cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
+    return cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
 
 
 _NOT_CODE_DIRECTIVES = frozenset({"include", "include_next", "pragma", "error", "warning", "line"})
@@ -80,8 +72,13 @@ def _api_uses(unit):
     return out
 
 
-@hazard_pass("HZ300")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ300",
+    "unsupported-api",
+    Severity.ERROR,
+    "CUDA API with no HIP equivalent (from the mapping tables)",
+)
+def check(unit, ctx, report):
     for t, e in api_uses(unit):
         if t.text in DEDICATED:
             continue
@@ -113,9 +110,7 @@ def check(unit, ctx):
         note = getattr(e, "note", None)
         if note:
             msg += f": {note}"
-        yield finding(
-            unit,
-            "HZ300",
+        yield report(
             t.start,
             t.end,
             msg,

@@ -22,21 +22,17 @@ avoid the API.
 from __future__ import annotations
 
 from ..findings import Severity
-from ..rules import hazard_pass, register_rule
-from ._util import finding
+from ..rules import hazard_rule
 from .hz300_unsupported_api import api_uses
 
-register_rule(
+
+@hazard_rule(
     "HZ301",
     "experimental-api",
     Severity.INFO,
     "HIP equivalent is experimental: not converted without --experimental",
-    __doc__,
 )
-
-
-@hazard_pass("HZ301")
-def check(unit, ctx):
+def check(unit, ctx, report):
     if ctx.options.experimental:
         return
     for t, e in api_uses(unit):
@@ -44,9 +40,7 @@ def check(unit, ctx):
             since = (
                 f" (since HIP {e.hip_experimental})" if getattr(e, "hip_experimental", None) else ""
             )
-            yield finding(
-                unit,
-                "HZ301",
+            yield report(
                 t.start,
                 t.end,
                 f"`{t.text}` ({e.family}) maps to experimental `{e.hip}`{since}: "

@@ -26,16 +26,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
-from ..rules import hazard_pass, register_rule
-from ._util import finding
-
-register_rule(
-    "HZ302",
-    "newer-rocm-api",
-    Severity.WARNING,
-    "HIP equivalent needs a newer ROCm than --target-rocm (left unconverted)",
-    __doc__,
-)
+from ..rules import hazard_rule
 
 _by_hip: dict[int, dict] = {}
 
@@ -57,8 +48,13 @@ def _hip_table(mappings):
     return table
 
 
-@hazard_pass("HZ302")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ302",
+    "newer-rocm-api",
+    Severity.WARNING,
+    "HIP equivalent needs a newer ROCm than --target-rocm (left unconverted)",
+)
+def check(unit, ctx, report):
     target = _version(".".join(str(x) for x in ctx.options.target_rocm))
     get = unit.mappings.get
     hip = None
@@ -90,9 +86,7 @@ def check(unit, ctx):
         ):
             e = candidates[t.text]
             want = ".".join(str(x) for x in ctx.options.target_rocm)
-            yield finding(
-                unit,
-                "HZ302",
+            yield report(
                 t.start,
                 t.end,
                 f"`{e.hip}` (for `{e.cuda}`) needs HIP {e.hip_added}, newer than the "

@@ -28,16 +28,8 @@ import re
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, match
-
-register_rule(
-    "HZ310",
-    "inline-ptx",
-    Severity.ERROR,
-    "inline PTX assembly (HIP accepts only AMDGPU ISA)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._tokens import match
 
 _ASM = frozenset({"asm", "__asm__", "__asm"})
 _PTX = re.compile(
@@ -48,8 +40,10 @@ _PTX = re.compile(
 _GCN = re.compile(r"\b[sv]_[a-z0-9_]+|\bds_[a-z]|\bbuffer_|\bglobal_load|\bflat_")
 
 
-@hazard_pass("HZ310")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ310", "inline-ptx", Severity.ERROR, "inline PTX assembly (HIP accepts only AMDGPU ISA)"
+)
+def check(unit, ctx, report):
     if not (_ASM & unit.identifiers):
         return
     toks = unit.tokens
@@ -74,9 +68,7 @@ def check(unit, ctx):
         if not m or _GCN.search(template):
             continue
         snippet = " ".join(template.replace('"', "").split())[:40]
-        yield finding(
-            unit,
-            "HZ310",
+        yield report(
             t.start,
             toks[close].end,
             f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "

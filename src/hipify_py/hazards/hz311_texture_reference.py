@@ -27,16 +27,7 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding
-
-register_rule(
-    "HZ311",
-    "texture-reference",
-    Severity.ERROR,
-    "texture reference API (removed in CUDA 12, deprecated in HIP)",
-    __doc__,
-)
+from ..rules import hazard_rule
 
 _APIS = frozenset(
     pre + name
@@ -53,8 +44,13 @@ _APIS = frozenset(
 )
 
 
-@hazard_pass("HZ311")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ311",
+    "texture-reference",
+    Severity.ERROR,
+    "texture reference API (removed in CUDA 12, deprecated in HIP)",
+)
+def check(unit, ctx, report):
     ids = unit.identifiers
     if "texture" not in ids and not (_APIS & ids):
         return
@@ -68,18 +64,14 @@ def check(unit, ctx):
             and toks[i + 1].text == "<"
             and not (i > 0 and toks[i - 1].text in (".", "->", "::"))
         ):
-            yield finding(
-                unit,
-                "HZ311",
+            yield report(
                 t.start,
                 t.end,
                 "texture reference `texture<...>`: removed in CUDA 12 and deprecated "
                 "in HIP; use a texture object (hipTextureObject_t)",
             )
         elif t.text in _APIS and not (i > 0 and toks[i - 1].text in (".", "->")):
-            yield finding(
-                unit,
-                "HZ311",
+            yield report(
                 t.start,
                 t.end,
                 f"texture reference API `{t.text}`: removed in CUDA 12 and "

@@ -26,16 +26,8 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, functions
-
-register_rule(
-    "HZ312",
-    "dynamic-parallelism",
-    Severity.ERROR,
-    "kernel launch or runtime sync from device code (no dynamic parallelism in HIP)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._functions import functions
 
 _LAUNCH = frozenset(
     {
@@ -58,8 +50,13 @@ _SYNC = frozenset(
 )
 
 
-@hazard_pass("HZ312")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ312",
+    "dynamic-parallelism",
+    Severity.ERROR,
+    "kernel launch or runtime sync from device code (no dynamic parallelism in HIP)",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     if "<<<" not in unit.text and not ((_LAUNCH | _SYNC) & unit.identifiers):
         return
@@ -70,9 +67,7 @@ def check(unit, ctx):
             t = toks[i]
             if t.text == "<<<" and t.kind is Kind.PUNCT:
                 name = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else "kernel"
-                yield finding(
-                    unit,
-                    "HZ312",
+                yield report(
                     t.start,
                     t.end,
                     f"kernel launch `{name}<<<...>>>` inside device function "
@@ -85,9 +80,7 @@ def check(unit, ctx):
                 and toks[i + 1].text == "("
             ):
                 what = "kernel launch" if t.text in _LAUNCH else "runtime call"
-                yield finding(
-                    unit,
-                    "HZ312",
+                yield report(
                     t.start,
                     t.end,
                     f"{what} `{t.text}` inside device function `{f.name}`: HIP has "

@@ -30,24 +30,17 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding
-
-register_rule(
-    "HZ313",
-    "wmma",
-    Severity.ERROR,
-    "nvcuda::wmma warp-matrix API (not in HIP; use rocWMMA)",
-    __doc__,
-)
+from ..rules import hazard_rule
 
 _FUNCS = frozenset(
     {"load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment", "fragment", "bmma_sync"}
 )
 
 
-@hazard_pass("HZ313")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ313", "wmma", Severity.ERROR, "nvcuda::wmma warp-matrix API (not in HIP; use rocWMMA)"
+)
+def check(unit, ctx, report):
     ids = unit.identifiers
     if "wmma" not in ids and "nvcuda" not in ids and "mma" not in ids:
         return
@@ -56,9 +49,7 @@ def check(unit, ctx):
         if t.kind is Kind.DIRECTIVE and i + 2 < len(toks) and toks[i + 1].text == "include":
             rest = unit.text[toks[i + 2].start : toks[i + 2].end + 8]
             if rest.startswith(("<mma.h>", '"mma.h"')):
-                yield finding(
-                    unit,
-                    "HZ313",
+                yield report(
                     t.start,
                     toks[i + 2].end + 6,
                     "`#include <mma.h>` (nvcuda::wmma): HIP has no WMMA; use rocWMMA",
@@ -72,18 +63,14 @@ def check(unit, ctx):
             and toks[i - 1].text == "namespace"
             and toks[i + 1].text == ";"
         ):
-            yield finding(
-                unit,
-                "HZ313",
+            yield report(
                 toks[i - 2].start,
                 t.end,
                 "`using namespace nvcuda` brings in nvcuda::wmma, which HIP does "
                 "not support; port to rocWMMA",
             )
         elif t.text == "nvcuda" and i + 2 < len(toks) and toks[i + 2].text == "wmma":
-            yield finding(
-                unit,
-                "HZ313",
+            yield report(
                 t.start,
                 toks[i + 2].end,
                 "`nvcuda::wmma` is not supported by HIP; port to rocWMMA",
@@ -95,9 +82,7 @@ def check(unit, ctx):
             and toks[i + 2].text in _FUNCS
             and not (i > 0 and toks[i - 1].text == "::")
         ):
-            yield finding(
-                unit,
-                "HZ313",
+            yield report(
                 t.start,
                 toks[i + 2].end,
                 f"`wmma::{toks[i + 2].text}` is not supported by HIP; port to "

@@ -26,16 +26,8 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, one_per_line
-
-register_rule(
-    "HZ314",
-    "thread-block-clusters",
-    Severity.ERROR,
-    "thread-block clusters / distributed shared memory (not in HIP)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._tokens import one_per_line
 
 _NAMES = frozenset(
     {
@@ -58,26 +50,29 @@ _NAMES = frozenset(
 )
 
 
-@hazard_pass("HZ314")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ314",
+    "thread-block-clusters",
+    Severity.ERROR,
+    "thread-block clusters / distributed shared memory (not in HIP)",
+)
+def check(unit, ctx, report):
     hits = _NAMES & unit.identifiers
     if not hits:
         return
     get = unit.mappings.get
+    yield from one_per_line(_findings(unit, report, hits, get), unit)
+
+
+def _findings(unit, report, hits, get):
     toks = unit.tokens
-    yield from one_per_line(_findings(unit, toks, hits, get), unit)
-
-
-def _findings(unit, toks, hits, get):
     positions = unit.identifier_positions
     for i in sorted(k for name in hits for k in positions[name]):
         t = toks[i]
         if t.kind is Kind.IDENT:
             if get(t.text) is not None:
                 continue  # the mapping tables decide: HZ300 (none), HZ301/HZ302 (experimental)
-            yield finding(
-                unit,
-                "HZ314",
+            yield report(
                 t.start,
                 t.end,
                 f"thread-block cluster feature `{t.text}`: HIP has no clusters or "

@@ -28,22 +28,19 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, scope_of
-
-register_rule(
-    "HZ315",
-    "half2-members",
-    Severity.WARNING,
-    "half2 .x/.y members are raw unsigned short bits in HIP",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._functions import scope_of
 
 _TYPES = frozenset({"half2", "__half2", "__nv_bfloat162", "__hip_bfloat162", "nv_bfloat162"})
 
 
-@hazard_pass("HZ315")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ315",
+    "half2-members",
+    Severity.WARNING,
+    "half2 .x/.y members are raw unsigned short bits in HIP",
+)
+def check(unit, ctx, report):
     if ctx.options.target_rocm >= (7, 0) or not (_TYPES & unit.identifiers):
         return
     toks = unit.tokens
@@ -79,9 +76,7 @@ def check(unit, ctx):
             continue
         kind = names.get((scope_of(unit, i), t.text)) or names.get((-1, t.text))
         if kind:
-            yield finding(
-                unit,
-                "HZ315",
+            yield report(
                 t.start,
                 toks[i + 2].end,
                 f"`{t.text}.{toks[i + 2].text}` on {kind}: HIP stores the "

@@ -28,22 +28,19 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, function_at, functions
-
-register_rule(
-    "HZ316",
-    "device-new-delete-virtual",
-    Severity.WARNING,
-    "new/delete, virtual functions or try/catch in device code (unsupported per the HIP FAQ)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._functions import function_at, functions
 
 _DEVICE_ONLY = frozenset({"new", "delete", "try", "throw", "__prof_trigger"})
 
 
-@hazard_pass("HZ316")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ316",
+    "device-new-delete-virtual",
+    Severity.WARNING,
+    "new/delete, virtual functions or try/catch in device code (unsupported per the HIP FAQ)",
+)
+def check(unit, ctx, report):
     ids = unit.identifiers
     if not (ids & (_DEVICE_ONLY | {"virtual"})):
         return
@@ -64,9 +61,7 @@ def check(unit, ctx):
                 if name == "new" and toks[i + 1].text == "(":
                     continue  # placement new constructs in memory the caller owns
                 what = f"`{name}[]`" if toks[i + 1].text == "[" else f"`{name}`"
-                yield finding(
-                    unit,
-                    "HZ316",
+                yield report(
                     t.start,
                     t.end,
                     f"{what} in device function `{func.name}`: listed as unsupported in HIP "
@@ -83,9 +78,7 @@ def check(unit, ctx):
             words.add(toks[k2].text)
             k2 -= 1
         if "__device__" in words:
-            yield finding(
-                unit,
-                "HZ316",
+            yield report(
                 t.start,
                 t.end,
                 "`virtual` __device__ function: virtual dispatch in HIP device code is listed "

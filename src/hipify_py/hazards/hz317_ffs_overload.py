@@ -23,19 +23,11 @@ Cast to the intended type: `__ffsll((unsigned long long)mask)`, or declare the m
 
 from __future__ import annotations
 
-from ..edits import Edit
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding, function_at
-
-register_rule(
-    "HZ317",
-    "ffs-overload-ambiguous",
-    Severity.ERROR,
-    "__ffsll/__ffs on a uint64_t/long argument is ambiguous on HIP",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._calls import calls
+from ._functions import function_at
 
 _LONG = frozenset(
     {"uint64_t", "int64_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t"}
@@ -67,8 +59,13 @@ def _is_long(words: list[str]) -> bool:
     return words.count("long") == 1
 
 
-@hazard_pass("HZ317")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ317",
+    "ffs-overload-ambiguous",
+    Severity.ERROR,
+    "__ffsll/__ffs on a uint64_t/long argument is ambiguous on HIP",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     for c in calls(unit, {"__ffsll", "__ffs"}):
         if len(c.args) != 1:
@@ -88,16 +85,14 @@ def check(unit, ctx):
             continue
         want = "unsigned long long"
         fix = Fix(
-            (Edit(toks[a].start, toks[a].start, f"({want})", "fix:HZ317"),),
+            (report.edit(toks[a].start, toks[a].start, f"({want})"),),
             f"cast the argument to {want}",
             safe=False,
         )
-        yield finding(
-            unit,
-            "HZ317",
+        yield report(
             toks[c.index].start,
             toks[c.close].end,
             f"`{c.name}` on a `{' '.join(reversed(words))}` argument is ambiguous on HIP (it "
             f"overloads long long and unsigned long long): cast to `{want}`",
-            fix,
+            fix=fix,
         )

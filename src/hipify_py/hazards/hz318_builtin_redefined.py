@@ -26,23 +26,20 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, functions
-
-register_rule(
-    "HZ318",
-    "builtin-redefined",
-    Severity.ERROR,
-    "user-defined device atomic that HIP already provides (redefinition error)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._functions import functions
 
 _ATOMICS = frozenset({"atomicAdd", "atomicSub", "atomicMin", "atomicMax", "atomicExch"})
 _FLOATING = frozenset({"float", "double"})
 
 
-@hazard_pass("HZ318")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ318",
+    "builtin-redefined",
+    Severity.ERROR,
+    "user-defined device atomic that HIP already provides (redefinition error)",
+)
+def check(unit, ctx, report):
     if not unit.identifiers & _ATOMICS:
         return
     toks = unit.tokens
@@ -55,9 +52,7 @@ def check(unit, ctx):
         if first is None or "*" not in (t.text for t in toks[lo + 1 : hi]):
             continue
         name = toks[func.name_index]
-        yield finding(
-            unit,
-            "HZ318",
+        yield report(
             name.start,
             name.end,
             f"`{func.name}({first}*, {first})` is already defined by HIP: this definition is a "

@@ -27,27 +27,16 @@ or query `hipDeviceProp_t::sharedMemPerBlock` at run time and pick a kernel vari
 
 from __future__ import annotations
 
+import bisect
+
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import (
-    _SIZEOF,
-    calls,
-    cursor_at,
-    evaluate,
-    finding,
-    function_at,
-    match,
-    statement_bounds,
-)
-
-register_rule(
-    "HZ401",
-    "lds-over-64k",
-    Severity.ERROR,
-    "static + dynamic shared memory above the 64 KiB LDS of MI300X",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._calls import calls
+from ._cursor import cursor_at
+from ._functions import function_at
+from ._tokens import match, statement_bounds
+from ._values import SIZEOF, evaluate
 
 LDS_BYTES = 64 * 1024
 
@@ -56,8 +45,8 @@ def _static_shared(unit):
     """function name -> (bytes, (start, end)) of the static __shared__ arrays it declares."""
     toks = unit.tokens
     out: dict[str, tuple[int, tuple[int, int] | None]] = {}
-    for i, t in enumerate(toks):
-        if t.text != "__shared__" or t.in_directive:
+    for i in unit.identifier_positions.get("__shared__", ()):
+        if toks[i].in_directive:
             continue
         a, b = statement_bounds(toks, i, 0, len(toks) - 1)
         if any(x.text == "extern" for x in toks[a:b]):
@@ -72,17 +61,49 @@ def _static_shared(unit):
         )
         if name is None:
             continue
-        size = _token_size(unit, toks, i, toks.index(name, i), b)
-        if size is None:  # not computable from tokens: ask libclang (costs a parse)
+        at = toks.index(name, i)
+        size = _token_size(unit, toks, i, at, b)
+        if size is None and not _undefined_dimension(unit, at + 1, b):
+            # not computable from tokens: ask libclang (costs a parse)
             cur = cursor_at(unit, name.start)
             size = cur.type.get_size() if cur is not None and cur.kind.name == "VAR_DECL" else -1
-        if size <= 0:
+        if size is None or size <= 0:
             continue
         func = function_at(unit, i)
         key = func.name if func is not None else ""
         total, span = out.get(key, (0, None))
         out[key] = (total + size, span or (toks[a].start, toks[b - 1].end))
     return out
+
+
+def _undefined_dimension(unit, first: int, end: int) -> bool:
+    """An array dimension in tokens [first, end) names something this file never defines
+    (`s[BLOCK_SIZE]` with BLOCK_SIZE from a header or -D): a hermetic parse cannot know it
+    either (clang's error recovery answers the element size), so it is not worth one."""
+    if not unit.hermetic:
+        return False  # the parse sees the include directories
+    toks = unit.tokens
+    positions = unit.identifier_positions
+    for t in toks[first:end]:
+        if t.kind is Kind.IDENT and t.text not in _EVALUATED_WORDS:
+            if not any(_defines(toks, k) for k in positions.get(t.text, ())):
+                return True
+    return False
+
+
+# words ``evaluate`` reads itself
+_EVALUATED_WORDS = frozenset({"sizeof", "static_cast", "size_t"})
+
+
+def _defines(toks, k: int) -> bool:
+    """Token k is the name in a definition: `#define NAME`, `NAME = ...` (a constant or an
+    enumerator), `NAME {` (a type, a brace initialiser), `T NAME(` (a function)."""
+    if k == 0 or k + 1 >= len(toks):
+        return False
+    before, after = toks[k - 1], toks[k + 1].text
+    return (
+        before.text == "define" or after in ("=", "{") or after == "(" and before.kind is Kind.IDENT
+    )
 
 
 def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
@@ -95,7 +116,7 @@ def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
     ]
     func = function_at(unit, shared)
     params = _template_params(toks, func.open if func is not None else shared)
-    elem = _SIZEOF.get(" ".join(type_words))
+    elem = SIZEOF.get(" ".join(type_words))
     if elem is None:
         return -1 if set(type_words) & params else None
     size = elem
@@ -141,8 +162,31 @@ def _template_params(toks, index: int) -> set[str]:
     return set()
 
 
-@hazard_pass("HZ401")
-def check(unit, ctx):
+def _launch_openers(unit) -> list[int]:
+    """Token indices of every `<<<`, found from the text (a `<<<` token is its own text)."""
+    text, toks = unit.text, unit.tokens
+    out = []
+    at = text.find("<<<")
+    while at >= 0:
+        k = bisect.bisect_left(toks, at, key=_start)
+        if k < len(toks) and toks[k].start == at and toks[k].text == "<<<":
+            if toks[k].kind is Kind.PUNCT:
+                out.append(k)
+        at = text.find("<<<", at + 1)
+    return out
+
+
+def _start(tok) -> int:
+    return tok.start
+
+
+@hazard_rule(
+    "HZ401",
+    "lds-over-64k",
+    Severity.ERROR,
+    "static + dynamic shared memory above the 64 KiB LDS of MI300X",
+)
+def check(unit, ctx, report):
     text = unit.text
     if (
         "__shared__" not in text
@@ -155,18 +199,14 @@ def check(unit, ctx):
     static = _static_shared(unit) if "__shared__" in text else {}
     for name, (size, span) in static.items():
         if size > LDS_BYTES and span and name:
-            yield finding(
-                unit,
-                "HZ401",
+            yield report(
                 span[0],
                 span[1],
                 f"kernel `{name}` declares {size:,} bytes of static __shared__ "
                 f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU",
             )
     # dynamic sizes at launches
-    for i, t in enumerate(toks):
-        if t.text != "<<<" or t.kind is not Kind.PUNCT:
-            continue
+    for i in _launch_openers(unit):
         k = i + 1
         depth, args, start = 0, [], k
         stop = min(len(toks), i + 512)  # a launch configuration is short: bounded scan
@@ -192,12 +232,12 @@ def check(unit, ctx):
                 while j > max(0, i - 512) and toks[j].text != "<":
                     j -= 1
                 kernel = toks[j - 1].text if j > 0 else ""
-            yield from _dynamic(unit, toks, kernel, args[2], static)
+            yield from _dynamic(unit, report, kernel, args[2], static)
     for c in calls(unit, {"hipLaunchKernelGGL"}):
         if len(c.args) >= 4:
             a, b = c.args[0]
             kernel = next((x.text for x in toks[a:b] if x.kind is Kind.IDENT), "")
-            yield from _dynamic(unit, toks, kernel, c.args[3], static)
+            yield from _dynamic(unit, report, kernel, c.args[3], static)
     for c in calls(unit, {"cudaFuncSetAttribute", "hipFuncSetAttribute"}):
         if len(c.args) == 3:
             a, b = c.args[1]
@@ -205,9 +245,7 @@ def check(unit, ctx):
                 continue
             value = evaluate(unit, *c.args[2])
             if value is not None and value > LDS_BYTES:
-                yield finding(
-                    unit,
-                    "HZ401",
+                yield report(
                     toks[c.index].start,
                     toks[c.close].end,
                     f"`{c.name}` asks for {value:,} bytes of dynamic shared memory; "
@@ -215,7 +253,8 @@ def check(unit, ctx):
                 )
 
 
-def _dynamic(unit, toks, kernel, arg, static):
+def _dynamic(unit, report, kernel, arg, static):
+    toks = unit.tokens
     value = evaluate(unit, *arg)
     if value is None:
         return
@@ -223,9 +262,7 @@ def _dynamic(unit, toks, kernel, arg, static):
     if value + base > LDS_BYTES:
         what = f"{value:,} bytes dynamic" + (f" + {base:,} static" if base else "")
         a, b = arg
-        yield finding(
-            unit,
-            "HZ401",
+        yield report(
             toks[a].start,
             toks[b - 1].end,
             f"launch of `{kernel}` uses {what} shared memory; MI300X (gfx942) LDS is "

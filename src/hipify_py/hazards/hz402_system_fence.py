@@ -32,25 +32,22 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding, function_at, match, text_of
+from ..rules import hazard_rule
+from ._calls import calls
+from ._functions import function_at
+from ._tokens import match, text_of
 
-register_rule(
+
+@hazard_rule(
     "HZ402",
     "system-fence-coherence",
     Severity.WARNING,
     "__threadfence_system / host polling need fine-grained memory on AMD",
-    __doc__,
 )
-
-
-@hazard_pass("HZ402")
-def check(unit, ctx):
+def check(unit, ctx, report):
     toks = unit.tokens
     for c in calls(unit, {"__threadfence_system"}):
-        yield finding(
-            unit,
-            "HZ402",
+        yield report(
             toks[c.index].start,
             toks[c.close].end,
             "`__threadfence_system()` makes writes visible to the host only in "
@@ -80,9 +77,7 @@ def check(unit, ctx):
         names = {x.text for x in cond if x.kind is Kind.IDENT}
         if not f.is_host:
             if _device_polls(toks, f, cond, names & volatile_names):
-                yield finding(
-                    unit,
-                    "HZ402",
+                yield report(
                     t.start,
                     toks[close].end,
                     f"kernel spins on `{text_of(unit, i + 2, close)}`: writes from the host "
@@ -93,9 +88,7 @@ def check(unit, ctx):
         if (
             any(x.text == "volatile" for x in cond) or names & volatile_names
         ) and names & gpu_visible:
-            yield finding(
-                unit,
-                "HZ402",
+            yield report(
                 t.start,
                 toks[close].end,
                 f"host polls `{text_of(unit, i + 2, close)}`: GPU writes reach the "

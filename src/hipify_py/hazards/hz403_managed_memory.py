@@ -26,16 +26,7 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding
-
-register_rule(
-    "HZ403",
-    "managed-memory",
-    Severity.WARNING,
-    "managed memory: needs HSA_XNACK=1 + HMM on AMD, else slow zero-copy",
-    __doc__,
-)
+from ..rules import hazard_rule
 
 _NAMES = frozenset(
     {
@@ -57,8 +48,13 @@ def _hip_of(ctx, name: str) -> str | None:
     return entry.hip if entry is not None else None
 
 
-@hazard_pass("HZ403")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ403",
+    "managed-memory",
+    Severity.WARNING,
+    "managed memory: needs HSA_XNACK=1 + HMM on AMD, else slow zero-copy",
+)
+def check(unit, ctx, report):
     # and every other API that converts to one of them (the driver's cuMemAllocManaged), so
     # a second run over the HIP output finds what the first found: --annotate is idempotent
     hits = {n for n in unit.identifiers if n in _NAMES or _hip_of(ctx, n) in _NAMES}
@@ -67,9 +63,7 @@ def check(unit, ctx):
     toks = unit.tokens
     for _i, t in enumerate(toks):
         if t.kind is Kind.IDENT and t.text in hits and not t.in_directive:
-            yield finding(
-                unit,
-                "HZ403",
+            yield report(
                 t.start,
                 t.end,
                 f"managed memory `{t.text}`: page migration on AMD needs HSA_XNACK=1 "

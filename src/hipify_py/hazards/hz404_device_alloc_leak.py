@@ -34,16 +34,10 @@ from bisect import bisect_left, bisect_right
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import calls, enclosing_conditions, finding, function_at, match_back
-
-register_rule(
-    "HZ404",
-    "device-alloc-leak",
-    Severity.WARNING,
-    "device allocation not freed on every path of the function",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._calls import calls
+from ._functions import enclosing_conditions, function_at
+from ._tokens import match_back
 
 ALLOCS = frozenset(
     {
@@ -105,8 +99,13 @@ def _declared_local(toks, f, name, before):
     return False
 
 
-@hazard_pass("HZ404")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ404",
+    "device-alloc-leak",
+    Severity.WARNING,
+    "device allocation not freed on every path of the function",
+)
+def check(unit, ctx, report):
     toks = unit.tokens
     allocs = list(calls(unit, ALLOCS))
     if not allocs:
@@ -130,9 +129,7 @@ def check(unit, ctx):
         if _escapes(toks, f, name, c.close):
             continue
         if not my_frees:
-            yield finding(
-                unit,
-                "HZ404",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{name}` allocated with `{c.name}` in `{f.name}` is never freed "
@@ -152,9 +149,7 @@ def check(unit, ctx):
             ):
                 continue
             line = unit.lines.position(t.start)[0]
-            yield finding(
-                unit,
-                "HZ404",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{name}` allocated with `{c.name}` leaks on the early `{t.text}` at "

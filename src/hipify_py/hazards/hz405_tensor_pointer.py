@@ -33,17 +33,11 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding, function_at, match_back, text_of
+from ..rules import hazard_rule
+from ._calls import calls
+from ._functions import function_at
+from ._tokens import match_back, text_of
 from .hz404_device_alloc_leak import FREES
-
-register_rule(
-    "HZ405",
-    "tensor-pointer-lifetime",
-    Severity.ERROR,
-    "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
-    __doc__,
-)
 
 _DATA = frozenset({"data_ptr", "data", "mutable_data_ptr", "const_data_ptr"})
 _TENSOR_TYPES = frozenset({"Tensor", "TensorBase"})
@@ -80,44 +74,24 @@ def _accessor(toks, i):
     return None
 
 
-@hazard_pass("HZ405")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ405",
+    "tensor-pointer-lifetime",
+    Severity.ERROR,
+    "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
+)
+def check(unit, ctx, report):
     if not (_DATA & unit.identifiers):
         return
     toks = unit.tokens
     from_tensor: dict[str, str] = {}  # pointer variable -> tensor expression text
     local_tensors: dict[int, set[str]] = {}  # function open -> names of tensors declared in it
-    for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or t.text not in _DATA:
-            continue
+    positions = unit.identifier_positions
+    for i in sorted(k for name in _DATA & unit.identifiers for k in positions[name]):
         end = _accessor(toks, i)
         if end is None:
             continue
-        # the object expression before `.data_ptr`
-        k = i - 2
-        temporary = False
-        while k > 0:
-            if toks[k].text == ")":
-                o = match_back(toks, k)
-                if o is None:
-                    break
-                temporary = True
-                k = o - 1
-                if toks[k].text == ">":  # empty<float>(...)
-                    while k > 0 and toks[k].text != "<":
-                        k -= 1
-                    k -= 1
-                if toks[k].kind is Kind.IDENT:
-                    k -= 1
-            elif toks[k].kind is Kind.IDENT:
-                k -= 1
-            else:
-                break
-            if toks[k].text in (".", "->", "::"):
-                k -= 1
-                continue
-            break
-        obj_first = k + 1
+        obj_first, temporary = _object_before(toks, i)
         obj = text_of(unit, obj_first, i - 1)
         nxt = toks[end].text if end < len(toks) else ""
         before = toks[obj_first - 1].text if obj_first > 0 else ""
@@ -126,32 +100,60 @@ def check(unit, ctx):
             var = toks[obj_first - 2].text
             from_tensor[var] = obj
             if temporary:
-                yield finding(
-                    unit,
-                    "HZ405",
+                yield report(
                     toks[obj_first].start,
                     toks[end - 1].end,
                     f"`{var}` points into the temporary tensor `{obj}`, which is "
                     f"destroyed at the end of the statement (keep it in a variable)",
                 )
-        if before == "return":
-            f = function_at(unit, i)
-            if f is not None:
-                names = local_tensors.get(f.open)
-                if names is None:
-                    names = _locals(toks, f)
-                    local_tensors[f.open] = names
-                if obj in names or (
-                    temporary and toks[obj_first].text in _FACTORIES | {"at", "torch"}
-                ):
-                    yield finding(
-                        unit,
-                        "HZ405",
-                        toks[obj_first - 1].start,
-                        toks[end - 1].end,
-                        f"`{f.name}` returns the data_ptr of tensor `{obj}` that dies "
-                        f"when the function returns",
-                    )
+        f = function_at(unit, i) if before == "return" else None
+        if f is not None:
+            if f.open not in local_tensors:
+                local_tensors[f.open] = _locals(toks, f)
+            if obj in local_tensors[f.open] or (
+                temporary and toks[obj_first].text in _FACTORIES | {"at", "torch"}
+            ):
+                yield report(
+                    toks[obj_first - 1].start,
+                    toks[end - 1].end,
+                    f"`{f.name}` returns the data_ptr of tensor `{obj}` that dies "
+                    f"when the function returns",
+                )
+    yield from _freed(unit, report, from_tensor)
+
+
+def _object_before(toks, i) -> tuple[int, bool]:
+    """(first token of the object expression before `.data_ptr` at token i, whether it is a
+    temporary: the result of a call such as `torch::empty<float>(...)`)."""
+    k = i - 2
+    temporary = False
+    while k > 0:
+        if toks[k].text == ")":
+            o = match_back(toks, k)
+            if o is None:
+                break
+            temporary = True
+            k = o - 1
+            if toks[k].text == ">":  # empty<float>(...)
+                while k > 0 and toks[k].text != "<":
+                    k -= 1
+                k -= 1
+            if toks[k].kind is Kind.IDENT:
+                k -= 1
+        elif toks[k].kind is Kind.IDENT:
+            k -= 1
+        else:
+            break
+        if toks[k].text in (".", "->", "::"):
+            k -= 1
+            continue
+        break
+    return k + 1, temporary
+
+
+def _freed(unit, report, from_tensor: dict[str, str]):
+    """Frees of memory a tensor owns: `cudaFree(t.data_ptr())`, or of a pointer taken so."""
+    toks = unit.tokens
     for c in calls(unit, FREES):
         if not c.args:
             continue
@@ -164,9 +166,7 @@ def check(unit, ctx):
         via = next((x.text for x in arg if x.kind is Kind.IDENT and x.text in from_tensor), None)
         if direct or via:
             what = text_of(unit, a, b)
-            yield finding(
-                unit,
-                "HZ405",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{c.name}({what})` frees memory owned by a tensor"

@@ -27,17 +27,10 @@ Free stream-ordered memory with `hipFreeAsync(buf, stream)`, or synchronise the 
 from __future__ import annotations
 
 from ..findings import Severity
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding, function_at
+from ..rules import hazard_rule
+from ._calls import calls
+from ._functions import function_at
 from .hz404_device_alloc_leak import pointer_target
-
-register_rule(
-    "HZ406",
-    "free-after-async-alloc",
-    Severity.WARNING,
-    "stream-ordered allocation freed with a synchronous free (HIP 7 no longer waits)",
-    __doc__,
-)
 
 _ASYNC = frozenset(
     {"cudaMallocAsync", "hipMallocAsync", "cudaMallocFromPoolAsync", "hipMallocFromPoolAsync"}
@@ -57,8 +50,13 @@ _WAITS = frozenset(
 )
 
 
-@hazard_pass("HZ406")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ406",
+    "free-after-async-alloc",
+    Severity.WARNING,
+    "stream-ordered allocation freed with a synchronous free (HIP 7 no longer waits)",
+)
+def check(unit, ctx, report):
     if not (_ASYNC & unit.identifiers and _SYNC_FREE & unit.identifiers):
         return
     toks = unit.tokens
@@ -77,9 +75,7 @@ def check(unit, ctx):
                 continue
             if any(alloc.close < w < free.index for w in waits):
                 continue
-            yield finding(
-                unit,
-                "HZ406",
+            yield report(
                 toks[free.index].start,
                 toks[free.close].end,
                 f"`{name}` came from `{alloc.name}` and is released with `{free.name}`: since "

@@ -30,24 +30,21 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, one_per_line
+from ..rules import hazard_rule
+from ._tokens import one_per_line
 
-register_rule(
+
+@hazard_rule(
     "HZ501",
     "cuda-arch-gate",
     Severity.WARNING,
     "__CUDA_ARCH__ gate: undefined on HIP, the branch is dropped",
-    __doc__,
 )
+def check(unit, ctx, report):
+    return one_per_line(_findings(unit, report), unit)
 
 
-@hazard_pass("HZ501")
-def check(unit, ctx):
-    return one_per_line(_check(unit, ctx), unit)
-
-
-def _check(unit, ctx):
+def _findings(unit, report):
     names = {n for n in unit.identifiers if n.startswith("__CUDA_ARCH")}
     if not names:
         return
@@ -78,4 +75,4 @@ def _check(unit, ctx):
             )
         else:
             msg = f"`{t.text}` is undefined on HIP (no AMD equivalent for compute capability)"
-        yield finding(unit, "HZ501", t.start, t.end, msg)
+        yield report(t.start, t.end, msg)

@@ -27,16 +27,8 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import finding, one_per_line
-
-register_rule(
-    "HZ502",
-    "compute-capability-check",
-    Severity.WARNING,
-    "prop.major/minor compute-capability checks (GFXIP version on AMD)",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._tokens import one_per_line
 
 _PROP_TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
 _PROP_CALLS = frozenset({"getCurrentDeviceProperties", "getDeviceProperties"})
@@ -53,12 +45,17 @@ _ATTRS = frozenset(
 _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
 
 
-@hazard_pass("HZ502")
-def check(unit, ctx):
-    return one_per_line(_check(unit, ctx), unit)
+@hazard_rule(
+    "HZ502",
+    "compute-capability-check",
+    Severity.WARNING,
+    "prop.major/minor compute-capability checks (GFXIP version on AMD)",
+)
+def check(unit, ctx, report):
+    return one_per_line(_findings(unit, ctx, report), unit)
 
 
-def _check(unit, ctx):
+def _findings(unit, ctx, report):
     ids = unit.identifiers
     has_props = bool((_PROP_TYPES | _PROP_CALLS) & ids)
     attrs = _ATTRS & ids
@@ -93,9 +90,7 @@ def _check(unit, ctx):
     for i in sorted(i for n in attrs | ({"major", "minor"} & ids) for i in pos[n]):
         t = toks[i]
         if t.text in attrs and not t.in_directive:
-            yield finding(
-                unit,
-                "HZ502",
+            yield report(
                 t.start,
                 t.end,
                 f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
@@ -117,9 +112,7 @@ def _check(unit, ctx):
         prev = toks[i - 3].text if i >= 3 else ""
         nxt = toks[i + 1].text if i + 1 < len(toks) else ""
         if nxt in _OPS or prev in _OPS:
-            yield finding(
-                unit,
-                "HZ502",
+            yield report(
                 owner.start,
                 t.end,
                 f"compute-capability check on `{owner.text}{toks[i - 1].text}"

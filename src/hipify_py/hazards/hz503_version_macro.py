@@ -37,20 +37,16 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..rewrite.version_gates import REFERENCE_CUDA, gate_edits
-from ..rules import hazard_pass, register_rule
-from ._util import finding
+from ..rules import hazard_rule
 
-register_rule(
+
+@hazard_rule(
     "HZ503",
     "cuda-version-gate",
     Severity.WARNING,
     f"CUDA toolkit version macro: evaluated as on CUDA {REFERENCE_CUDA}",
-    __doc__,
 )
-
-
-@hazard_pass("HZ503")
-def check(unit, ctx):
+def check(unit, ctx, report):
     edits = gate_edits(unit)
     if not edits:
         return
@@ -65,9 +61,7 @@ def check(unit, ctx):
         for edit in sorted(line_edits, key=lambda e: e.start, reverse=True):
             result = result[: edit.start - start] + edit.text + result[edit.end - start :]
         first = line_edits[0]
-        yield finding(
-            unit,
-            "HZ503",
+        yield report(
             first.start,
             first.end,
             f"CUDA version macro evaluated as on CUDA {REFERENCE_CUDA}: "

@@ -30,16 +30,10 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_pass, register_rule
-from ._util import calls, finding, one_per_line, scope_of
-
-register_rule(
-    "HZ504",
-    "device-prop-layout",
-    Severity.WARNING,
-    "code that depends on the byte layout of cudaDeviceProp / hipDeviceProp_t",
-    __doc__,
-)
+from ..rules import hazard_rule
+from ._calls import calls
+from ._functions import scope_of
+from ._tokens import one_per_line
 
 _TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
 _OLD = frozenset({"hipDeviceProp_tR0000", "hipGetDevicePropertiesR0000"})
@@ -70,21 +64,24 @@ def _prop_variables(unit) -> set[tuple[int, str]]:
     return names
 
 
-@hazard_pass("HZ504")
-def check(unit, ctx):
+@hazard_rule(
+    "HZ504",
+    "device-prop-layout",
+    Severity.WARNING,
+    "code that depends on the byte layout of cudaDeviceProp / hipDeviceProp_t",
+)
+def check(unit, ctx, report):
     ids = unit.identifiers
     if not (ids & (_TYPES | _OLD)):
         return
-    yield from one_per_line(_findings(unit), unit)
+    yield from one_per_line(_findings(unit, report), unit)
 
 
-def _findings(unit):
+def _findings(unit, report):
     toks = unit.tokens
     for name in sorted(_OLD & unit.identifiers):
         for i in unit.identifier_positions[name]:
-            yield finding(
-                unit,
-                "HZ504",
+            yield report(
                 toks[i].start,
                 toks[i].end,
                 f"`{name}` is the deprecated pre-6.0 properties layout (hip_deprecated.h); use "
@@ -107,9 +104,7 @@ def _findings(unit):
             if toks[k].text in visible and toks[k + 1].text not in (".", "->", "[")
         }
         if hit:
-            yield finding(
-                unit,
-                "HZ504",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{c.name}` on device properties `{sorted(hit)[0]}`: hipDeviceProp_t has "
@@ -125,9 +120,7 @@ def _findings(unit):
                 continue
             if toks[k].text == "[":
                 continue
-            yield finding(
-                unit,
-                "HZ504",
+            yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 "`sizeof` of the device-properties struct: its size and layout differ between "

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import yaml
 
+from ..frontend.directives import macro_numbers
 from . import Entry, MappingIndex
 from .load import hip_name, is_convertible, load_index
 
@@ -388,12 +389,11 @@ def rocm_version(rocm: Path) -> str | None:
         ("hip/hip_version.h", ("HIP_VERSION_MAJOR", "HIP_VERSION_MINOR")),
     ):
         try:
-            text = (include / rel).read_text(encoding="utf-8")
+            macros = macro_numbers((include / rel).read_text(encoding="utf-8"))
         except OSError:
             continue
-        found = [re.search(rf"#define\s+{key}\s+(\d+)", text) for key in keys]
-        if all(found):
-            return ".".join(m.group(1) for m in found if m)
+        if all(key in macros for key in keys):
+            return ".".join(str(macros[key]) for key in keys)
     return None
 
 

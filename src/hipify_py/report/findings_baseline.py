@@ -2,7 +2,9 @@
 
 A finding is known when the baseline holds the same rule, path (relative to the baseline
 file's directory), stripped source line text and occurrence index of that text: line numbers
-are not part of the key, so edits elsewhere in the file keep the baseline valid.
+are not part of the key, so edits elsewhere in the file keep the baseline valid.  Stale HIP
+output (HZ001) is never recorded: the committed tree must be regenerated, which a baseline
+must not postpone.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import os
 from collections import Counter
 from pathlib import Path
 
+from ..findings import Finding
 from ..untrusted import UntrustedInputError, read_regular
-from .findings_common import CheckReport, occurrence_keys
+from .findings_common import STALE_RULE, CheckReport, occurrence_keys
 
 BASELINE_VERSION = 1
 
@@ -29,6 +32,11 @@ def _rel(path: str, base: Path) -> str:
         return Path(path).as_posix()
 
 
+def recordable(f: Finding) -> bool:
+    """Whether a baseline records (and hides) the finding: everything but stale HIP output."""
+    return f.rule != STALE_RULE
+
+
 def keys(report: CheckReport, base: Path) -> list[tuple[str, str, str, int]]:
     return [(rule, _rel(path, base), text, n) for rule, path, text, n in occurrence_keys(report)]
 
@@ -38,6 +46,7 @@ def dump(report: CheckReport, baseline_path: Path) -> str:
     entries = [
         {"rule": r, "path": p, "line_text": t, "occurrence": n, "message": f.message}
         for (r, p, t, n), f in zip(keys(report, base), report.findings, strict=True)
+        if recordable(f)
     ]
     entries.sort(key=lambda e: (e["path"], e["rule"], e["line_text"], e["occurrence"]))
     return (
@@ -117,7 +126,7 @@ def apply(report: CheckReport, known: Counter, baseline_path: Path) -> CheckRepo
     remaining = Counter(known)
     kept = []
     for key, f in zip(keys(report, baseline_path.parent), report.findings, strict=True):
-        if remaining[key] > 0:
+        if recordable(f) and remaining[key] > 0:
             remaining[key] -= 1
             report.baselined += 1
         else:

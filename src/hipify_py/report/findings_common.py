@@ -1,7 +1,8 @@
-"""The data every findings formatter reads: findings, the source they point into, stale outputs.
+"""The data every findings formatter reads: the findings and the source they point into.
 
-Formatters (``findings_text``, ``findings_json``, ``findings_sarif``, ``findings_github``,
-``findings_markdown``) are pure functions from a ``CheckReport`` to text.
+Formatters (``findings_<format>.py``, registered in ``formats``) are pure functions from a
+``CheckReport`` to text.  A committed HIP file that is out of sync is an ordinary finding of
+rule HZ001 (``stale_finding``), so no formatter needs to know about it.
 """
 
 from __future__ import annotations
@@ -12,64 +13,59 @@ from dataclasses import dataclass, field
 
 from ..edits import LineIndex
 from ..findings import Finding, Severity
-from ..rules import RULES, RuleInfo
+from ..rules import RULES, RuleInfo, load_rules
 
-
-@dataclass(frozen=True)
-class StaleFile:
-    """A committed HIP file that does not match what ``convert`` produces from its CUDA source."""
-
-    path: str  # the HIP file (display path)
-    source: str  # the CUDA file it is generated from
-    status: str  # "missing", "stale" or "orphaned" (its CUDA source was renamed or deleted)
-    line: int = 1  # first line that differs (1 for missing files)
-    expected: str = ""  # the expected line text (for the report)
+STALE_RULE = "HZ001"  # committed HIP output missing or out of sync (--in-sync)
 
 
 @dataclass
 class CheckReport:
+    """The findings of a run and, of each checked file, only the lines and positions the
+    formatters read (``add_source``): a run over a large tree never holds its sources."""
+
     findings: list[Finding]  # open findings; path = display path; sorted by path, line, column
     # findings the conversion itself fixes (e.g. 32-bit warp masks): counted, never failing
     fixed: list[Finding] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)  # display path -> text
-    stale: list[StaleFile] = field(default_factory=list)
     files_checked: int = 0
     baselined: int = 0  # findings hidden because the baseline knows them
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     tool_version: str = ""
-    _lines: dict[str, LineIndex] = field(default_factory=dict, repr=False)
+    _line_texts: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    _positions: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict, repr=False)
+    _paths: set[str] = field(default_factory=set, repr=False)
 
-    def line_index(self, path: str) -> LineIndex | None:
-        if path not in self.sources:
-            return None
-        if path not in self._lines:
-            self._lines[path] = LineIndex(self.sources[path])
-        return self._lines[path]
+    def add_source(self, path: str, text: str, findings: list[Finding]) -> None:
+        """Keep what the formatters need of ``text`` for ``findings`` (their lines, end
+        positions and fix ranges), and nothing else of it."""
+        index = LineIndex(text)
+        self._paths.add(path)
+        for f in findings:
+            if f.line >= 1:
+                start, end = index.line_span(f.line)
+                self._line_texts[(path, f.line)] = text[start:end]
+            offsets = [f.end] + [
+                o for e in (f.fix.edits if f.fix else ()) for o in (e.start, e.end)
+            ]
+            for offset in offsets:
+                self._positions[(path, offset)] = index.position(offset)
+
+    def has_source(self, path: str) -> bool:
+        return path in self._paths
 
     def line_text(self, path: str, line: int) -> str:
-        index = self.line_index(path)
-        if index is None or line < 1:
-            return ""
-        start, end = index.line_span(line)
-        return self.sources[path][start:end]
+        return self._line_texts.get((path, line), "")
 
     def end_position(self, f: Finding) -> tuple[int, int]:
         """1-based (line, column) just past the finding's last character."""
-        index = self.line_index(f.path)
-        if index is None or f.end <= f.start:
+        if f.end <= f.start:
             return f.line, f.column
-        return index.position(f.end)
+        return self._positions.get((f.path, f.end), (f.line, f.column))
 
     def position(self, path: str, offset: int) -> tuple[int, int]:
-        index = self.line_index(path)
-        return index.position(offset) if index is not None else (1, 1)
+        return self._positions.get((path, offset), (1, 1))
 
     def severity_counts(self) -> Counter:
-        """Findings by severity; a stale or missing HIP file (HZ001) counts as an error."""
-        counts = Counter(f.severity.value for f in self.findings)
-        if self.stale:
-            counts["error"] += len(self.stale)
-        return counts
+        return Counter(f.severity.value for f in self.findings)
 
     def rule_counts(self) -> Counter:
         return Counter(f.rule for f in self.findings)
@@ -117,15 +113,32 @@ def caret_line(line_text: str, column: int, width: int) -> str:
     return prefix + "^" + "~" * max(0, width - 1)
 
 
-def stale_message(s: StaleFile) -> str:
-    if s.status == "orphaned":
-        return (
-            f"{s.path} was generated from {s.source}, which no longer exists: "
+def stale_finding(path: str, source: str, status: str, line: int = 1) -> Finding:
+    """The HZ001 finding for the committed HIP file ``path`` made from the CUDA file ``source``:
+    ``status`` is "missing", "stale" (first differing ``line``) or "orphaned" (its CUDA source
+    was renamed or deleted).  ``extra`` keeps the source (config ignores are keyed on it) and
+    the status."""
+    if status == "orphaned":
+        message = (
+            f"{path} was generated from {source}, which no longer exists: "
             "delete it, or convert the renamed source"
         )
-    if s.status == "missing":
-        return f"{s.path} is missing: generate it from {s.source} with `hipify-py convert`"
-    return (
-        f"{s.path} is out of sync with {s.source} (first difference at line {s.line}); "
-        f"regenerate it with `hipify-py convert`"
+    elif status == "missing":
+        message = f"{path} is missing: generate it from {source} with `hipify-py convert`"
+    else:
+        message = (
+            f"{path} is out of sync with {source} (first difference at line {line}); "
+            f"regenerate it with `hipify-py convert`"
+        )
+    load_rules()
+    return Finding(
+        STALE_RULE,
+        RULES[STALE_RULE].severity,
+        0,
+        0,
+        message,
+        path=path,
+        line=line,
+        column=1,
+        extra={"source": source, "status": status},
     )

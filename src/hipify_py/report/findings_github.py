@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .findings_common import CheckReport, rule_info, stale_message
+from .findings_common import CheckReport, rule_info
+from .formats import Style, register_format
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -15,7 +16,8 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(report: CheckReport) -> str:
+@register_format("github")
+def render(report: CheckReport, style: Style) -> str:
     lines = []
     for f in report.findings:
         end_line, end_col = report.end_position(f)
@@ -25,11 +27,6 @@ def render(report: CheckReport) -> str:
         title = f"{f.rule} {rule_info(f.rule, f).name}"
         props.append(f"title={_prop(title)}")
         lines.append(f"::{_COMMAND[f.severity.value]} {','.join(props)}::{_data(f.message)}")
-    for s in report.stale:
-        lines.append(
-            f"::error file={_prop(s.path)},line={s.line},title=HZ001 stale-hip-output::"
-            + _data(stale_message(s))
-        )
     for path, message in report.failures:
         lines.append(f"::error file={_prop(path)},title=hipify-py::{_data(message)}")
     return "\n".join(lines) + ("\n" if lines else "")

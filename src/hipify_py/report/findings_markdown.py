@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from .findings_common import CheckReport, rule_info, stale_message
+from .findings_common import CheckReport, rule_info
 from .findings_text import summary_line
+from .formats import Style, register_format
 
+MAX_FINDINGS = 200  # listed one by one; the table counts them all
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 
 
@@ -14,7 +16,8 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(report: CheckReport, *, max_findings: int = 200) -> str:
+@register_format("markdown")
+def render(report: CheckReport, style: Style) -> str:
     out = ["## hipify-py check", "", summary_line(report), ""]
     counts = report.rule_counts()
     if counts:
@@ -24,10 +27,6 @@ def render(report: CheckReport, *, max_findings: int = 200) -> str:
             sev = next(f.severity.value for f in report.findings if f.rule == rule)
             out.append(f"| `{rule}` | {_ICON[sev]} {sev} | {_cell(info.name)} | {counts[rule]} |")
         out.append("")
-    if report.stale:
-        out += ["### HIP output out of sync", ""]
-        out += [f"- {_cell(stale_message(s))}" for s in report.stale]
-        out.append("")
     if report.failures:
         out += ["### Files that could not be checked", ""]
         out += [f"- `{p}`: {_cell(m)}" for p, m in report.failures]
@@ -36,7 +35,7 @@ def render(report: CheckReport, *, max_findings: int = 200) -> str:
     for path, items in groupby(report.findings, key=lambda f: f.path):
         out += [f"### `{path}`", ""]
         for f in items:
-            if shown >= max_findings:
+            if shown >= MAX_FINDINGS:
                 break
             shown += 1
             out.append(

@@ -9,18 +9,11 @@ from urllib.parse import quote
 
 from ..findings import Finding
 from ..rules import RULES
-from .findings_common import (
-    CheckReport,
-    fingerprint,
-    level,
-    occurrence_keys,
-    rule_info,
-    stale_message,
-)
+from .findings_common import CheckReport, fingerprint, level, occurrence_keys, rule_info
+from .formats import Style, register_format
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/hipify-py/hipify-py"
-STALE_RULE = "HZ001"
 
 
 def _uri(path: str) -> dict:
@@ -56,7 +49,7 @@ def _region(report: CheckReport, f: Finding) -> dict:
 
 
 def _fix(report: CheckReport, f: Finding) -> list[dict]:
-    if f.fix is None or f.path not in report.sources:
+    if f.fix is None or not report.has_source(f.path):
         return []
     replacements = []
     for e in f.fix.edits:
@@ -82,10 +75,10 @@ def _fix(report: CheckReport, f: Finding) -> list[dict]:
     ]
 
 
-def render(report: CheckReport) -> str:
-    used = sorted({f.rule for f in report.findings} | ({STALE_RULE} if report.stale else set()))
+@register_format("sarif")
+def render(report: CheckReport, style: Style) -> str:
     # every registered rule is described, so code scanning can show pages for closed alerts too
-    ids = sorted(set(RULES) | set(used))
+    ids = sorted(set(RULES) | {f.rule for f in report.findings})
     first = {f.rule: f for f in report.findings}
     rules = [_rule(r, first.get(r)) for r in ids]
     index = {r: i for i, r in enumerate(ids)}
@@ -110,26 +103,6 @@ def render(report: CheckReport) -> str:
         if fixes:
             result["fixes"] = fixes
         results.append(result)
-    for s in report.stale:
-        results.append(
-            {
-                "ruleId": STALE_RULE,
-                "ruleIndex": index[STALE_RULE],
-                "level": "error",
-                "message": {"text": stale_message(s)},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": _uri(s.path),
-                            "region": {"startLine": max(1, s.line)},
-                        }
-                    }
-                ],
-                "partialFingerprints": {
-                    "primaryLocationLineHash": fingerprint((STALE_RULE, s.path, s.status, 0))
-                },
-            }
-        )
     run = {
         "tool": {
             "driver": {

@@ -8,33 +8,39 @@ On a terminal each finding also shows its source line with a caret.  Every piece
 
 from __future__ import annotations
 
+import io
+
 from rich.console import Console
 from rich.text import Text
 
 from ..findings import Finding
-from .findings_common import CheckReport, caret_line, stale_message
+from .findings_common import CheckReport, caret_line
+from .formats import Style, register_format
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-STALE_RULE = "HZ001"
 
 
-def render(report: CheckReport, console: Console, *, quiet: bool = False) -> None:
-    """Print the report; ``quiet`` keeps findings and failures and drops the summary and the
-    source context."""
-    context = console.is_terminal and not quiet
+@register_format("text")
+def render(report: CheckReport, style: Style) -> str:
+    """The report; colours and source context on a terminal; ``quiet`` keeps findings and
+    failures and drops the summary and the source context."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=style.terminal,
+        no_color=not style.terminal,
+        highlight=False,
+        soft_wrap=True,
+    )
     for f in report.findings:
         console.print(finding_line(f), soft_wrap=True)
-        if context:
+        if style.terminal and not style.quiet:
             _print_context(report, f, console)
-    for s in report.stale:
-        line = Text(f"{s.path}:{s.line}:1: ")
-        line.append(STALE_RULE, style="bold red")
-        line.append(f" {stale_message(s)}")
-        console.print(line, soft_wrap=True)
     for path, message in report.failures:
         console.print(Text(f"{path}: {message}", style="red"), soft_wrap=True)
-    if not quiet:
+    if not style.quiet:
         console.print(Text(summary_line(report)), soft_wrap=True)
+    return buffer.getvalue()
 
 
 def finding_line(f: Finding) -> Text:
@@ -67,8 +73,6 @@ def summary_line(report: CheckReport) -> str:
     line = f"{', '.join(parts)} in {report.files_checked} file" + (
         "s" if report.files_checked != 1 else ""
     )
-    if report.stale:
-        line += f"; {len(report.stale)} HIP file{'s' if len(report.stale) != 1 else ''} out of sync"
     if report.baselined:
         line += (
             f"; {report.baselined} known finding{'s' if report.baselined != 1 else ''} "

@@ -10,6 +10,7 @@ for uses of the macro's own parameters.
 
 from __future__ import annotations
 
+from ..frontend.directives import lines
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 
@@ -29,11 +30,10 @@ def _roles(unit: Unit) -> dict[int, str]:
     roles: dict[int, str] = {}
     if "define" not in unit.identifiers:
         return roles
-    for d in unit.directives:
-        word = d + 1
-        if word + 1 >= len(toks) or toks[word].text != "define" or not toks[word + 1].in_directive:
+    for line in lines(toks, unit.directives):
+        if line.word != "define" or not line.body:
             continue
-        name = word + 1
+        name = line.at + 2
         roles[name] = NAME
         params: set[str] = set()
         j = name + 1

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
+from ..frontend.directives import Include, next_line
+from ..frontend.directives import includes as directive_includes
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ..mappings import hip_name, is_convertible, no_hip_library
-from ..rules import register_rule, rewrite_pass
+from ..mappings import Entry, MappingIndex, hip_name, is_convertible, no_hip_library
+from ..rules import declare_rule, rewrite_pass
 from .implicit_includes import implicit_headers
 
 RUNTIME_HEADER = "hip/hip_runtime.h"
@@ -26,9 +27,6 @@ RUNTIME_API_HEADER = "hip/hip_runtime_api.h"
 # for --target-rocm 5.1 and older the top-level name is the one that exists.
 FIRST_SUBDIR_LAYOUT = (5, 2)
 MOVED_IN_5_2 = frozenset({"hipblas", "rocblas", "hipsparse", "rocsparse", "hipsolver", "hipblaslt"})
-# on the directive's own line only: a path that ran on over a line break (or a lone CR) would
-# cover code the identifier pass renames
-_TARGET = re.compile(r'#[ \t]*include(?:_next)?[ \t]*(<([^>\r\n]*)>|"([^"\r\n]*)")')
 _DEVICE_WORDS = frozenset(
     {
         "__global__",
@@ -41,7 +39,6 @@ _DEVICE_WORDS = frozenset(
         "__syncthreads",
     }
 )
-_CONDITIONAL_OPEN = {"if", "ifdef", "ifndef"}
 _CUDA_RUNTIME_SPELLINGS = frozenset({"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h"})
 # Include paths of the CUDA toolkit and its libraries (angle-bracket includes only: a project's
 # own "cuda_utils.h" is not one).  Those without a table entry are reported by HP001.
@@ -52,7 +49,7 @@ _CUDA_SDK_HEADER = re.compile(
 )
 UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library's umbrella
 
-UNSUPPORTED_HEADER = register_rule(
+UNSUPPORTED_HEADER = declare_rule(
     "HP001",
     "unsupported-header",
     Severity.WARNING,
@@ -80,15 +77,19 @@ UNSUPPORTED_HEADER = register_rule(
 )
 
 
-@dataclass(frozen=True)
-class Include:
-    start: int  # start of the '#'
-    line_end: int  # end of the line, including its newline
-    path: str
-    path_start: int  # the delimiters '<' or '"' included
-    path_end: int
-    angled: bool
-    branch: tuple[int, ...]  # the #if branches enclosing it
+def header_entry(path: str, mappings: MappingIndex) -> Entry | None:
+    """The mapping-table entry of an included CUDA header (an unlisted sub-header of an
+    umbrella library as its umbrella), None for a header the tables do not list."""
+    entry = mappings.header(path)
+    for prefix, umbrella in UMBRELLA.items():
+        if entry is None and path.startswith(prefix):
+            entry = mappings.header(umbrella)
+    return entry
+
+
+def is_cuda_header(path: str, mappings: MappingIndex) -> bool:
+    """Whether ``#include <path>`` names a header of the CUDA toolkit or its libraries."""
+    return header_entry(path, mappings) is not None or bool(_CUDA_SDK_HEADER.fullmatch(path))
 
 
 def _guard(unit: Unit) -> tuple[int, int] | None:
@@ -111,44 +112,7 @@ def guard_branch(unit: Unit) -> tuple[int, ...]:
 
 
 def includes(unit: Unit) -> list[Include]:
-    found: list[Include] = []
-    stack: list[int] = []
-    counter = 0
-    tokens = unit.tokens
-    text = unit.text
-    for i in unit.directives:
-        tok = tokens[i]
-        if i + 1 >= len(tokens):
-            continue
-        word = tokens[i + 1].text if tokens[i + 1].in_directive else ""
-        if word in _CONDITIONAL_OPEN:
-            counter += 1
-            stack.append(counter)
-        elif word in ("elif", "else", "elifdef", "elifndef"):
-            counter += 1
-            if stack:
-                stack[-1] = counter
-        elif word == "endif":
-            if stack:
-                stack.pop()
-        elif word in ("include", "include_next"):
-            m = _TARGET.match(text, tok.start)
-            if m is None:
-                continue
-            line_end = _next_line(text, tok.start)
-            angled = m.group(2) is not None
-            found.append(
-                Include(
-                    tok.start,
-                    line_end,
-                    m.group(2) if angled else m.group(3),
-                    m.start(1),
-                    m.end(1),
-                    angled,
-                    tuple(stack),
-                )
-            )
-    return found
+    return directive_includes(unit.text, unit.tokens, unit.directives)
 
 
 def _covers(earlier: tuple[int, ...], later: tuple[int, ...]) -> bool:
@@ -166,13 +130,13 @@ def _insertion_point(unit: Unit, found: list[Include]) -> int:
         and tokens[1].text == "pragma"
         and tokens[2].text == "once"
     ):
-        return _next_line(text, tokens[0].start)
+        return next_line(text, tokens[0].start)
     guard = _guard(unit)
     if guard is not None:
         ifndef, define = guard
         # right after `#define X` when it follows `#ifndef X`; else right after `#ifndef X`
         after = define if define == ifndef + 3 else ifndef
-        return _next_line(text, tokens[after].start)
+        return next_line(text, tokens[after].start)
     for inc in found:
         if not inc.branch:
             return inc.start
@@ -187,14 +151,6 @@ def _insertion_point(unit: Unit, found: list[Include]) -> int:
     return top if spliced else max(line, top)
 
 
-def _next_line(text: str, offset: int) -> int:
-    m = _LINE_END.search(text, offset)
-    return len(text) if m is None else m.end()
-
-
-_LINE_END = re.compile(r"\r\n?|\n")
-
-
 @rewrite_pass("headers", order=5)
 def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     found = includes(unit)
@@ -202,28 +158,21 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     has_runtime = has_runtime_api = False
     top = ((), guard_branch(unit))
     for inc in found:
-        entry = ctx.mappings.header(inc.path)
-        for prefix, umbrella in UMBRELLA.items():
-            if entry is None and inc.path.startswith(prefix):
-                entry = ctx.mappings.header(umbrella)
+        entry = header_entry(inc.path, ctx.mappings)
         target = inc.path
         if entry is not None:
             if is_convertible(entry, ctx.options):
                 target = _layout(hip_name(entry, ctx.options) or inc.path, ctx)
             elif entry.status == "unsupported" or no_hip_library(entry, ctx.options):
                 why = no_hip_library(entry, ctx.options) or entry.note
-                yield Finding(
-                    UNSUPPORTED_HEADER.id,
-                    UNSUPPORTED_HEADER.severity,
+                yield UNSUPPORTED_HEADER.report(
                     inc.path_start,
                     inc.path_end,
                     f"'{inc.path}' has no HIP counterpart" + (f": {why}" if why else ""),
                     extra={"api": inc.path, "family": entry.family},
                 )
         elif inc.angled and _CUDA_SDK_HEADER.fullmatch(inc.path):
-            yield Finding(
-                UNSUPPORTED_HEADER.id,
-                UNSUPPORTED_HEADER.severity,
+            yield UNSUPPORTED_HEADER.report(
                 inc.path_start,
                 inc.path_end,
                 f"'{inc.path}' is a CUDA header with no known HIP counterpart",

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
+from ..frontend.directives import lines as directive_lines
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import Arg, match_angle_backward, match_backward, match_forward, split_args
 from ..frontend.unit import Unit
@@ -149,21 +150,18 @@ def template_kernels(unit: Unit) -> frozenset[str]:
 def _template_name_macros(tokens: Sequence[Token], directives: list[int]) -> Iterator[str]:
     """Object-like macros whose body is a template-id (``#define K axpy<float, 4>``): a comma
     in their expansion would split hipLaunchKernelGGL's arguments without HIP_KERNEL_NAME."""
-    for i in directives:
-        if i + 3 >= len(tokens) or tokens[i + 1].text != "define":
+    for line in directive_lines(tokens, directives):
+        if line.word != "define" or len(line.body) < 2:
             continue
-        name = tokens[i + 2]
-        body = tokens[i + 3]
-        if not body.in_directive or body.start == name.end:  # function-like macro: NAME(
+        name = line.body[0]
+        if line.body[1].start == name.end:  # function-like macro: NAME(
             continue
-        j = i + 3
-        while j < len(tokens) and tokens[j].in_directive and tokens[j].kind is not Kind.DIRECTIVE:
-            if tokens[j].text in ("<<<", ";", "("):
+        for tok in line.body[1:]:
+            if tok.text in ("<<<", ";", "("):
                 break
-            if tokens[j].text == "<":
+            if tok.text == "<":
                 yield name.text
                 break
-            j += 1
 
 
 _SPECIFIERS = frozenset({"static", "inline", "extern", "__forceinline__", "__noinline__"})
@@ -247,6 +245,8 @@ def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
     templates = template_kernels(unit)
     for i, tok in enumerate(unit.tokens):
         if tok.text == "<<<" and tok.kind is Kind.PUNCT:
+            if tok.in_directive and unit.directive_word(i) in ("include", "include_next"):
+                continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
             edits = rewrite_launch(unit, i, templates)
             if edits:
                 yield from edits

@@ -4,13 +4,14 @@
 about 70,200,000 on ROCm 7.2, so every such test would be true.  Leaving the macro is no better:
 HIP does not define it, so the test silently reads 0 and takes the oldest branch.
 
-hipify-py writes the value the macro has on CUDA 12.0 in its place, with the name in a comment
-(``#if 12000 /* CUDART_VERSION */ >= 11080``), and ``defined(CUDA_VERSION)`` becomes ``1``.
-The converted code takes the branch a CUDA 12.0 build takes: the HIP 7 API covers what CUDA
-11 and 12.0 offer (bf16 and fp8 types, memory pools, graphs), while the branches for later
-releases use what HIP lacks or spells differently (Hopper/Blackwell clusters, TMA, fp4, the
-CUDA 13 signatures).  HZ503 reports each gate with the condition it became.  A macro the
-file defines itself is left alone: the project provides its value.
+hipify-py writes the value the macro has on CUDA 12.0 (``frontend/cuda_release``) in its
+place, with the name in a comment (``#if 12000 /* CUDART_VERSION */ >= 11080``), and
+``defined(CUDA_VERSION)`` becomes ``1``.  The converted code takes the branch a CUDA 12.0
+build takes: the HIP 7 API covers what CUDA 11 and 12.0 offer (bf16 and fp8 types, memory
+pools, graphs), while the branches for later releases use what HIP lacks or spells
+differently (Hopper/Blackwell clusters, TMA, fp4, the CUDA 13 signatures).  HZ503 reports
+each gate with the condition it became.  A macro the file defines itself is left alone: the
+project provides its value.
 """
 
 from __future__ import annotations
@@ -19,21 +20,14 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import Kind
+from ..frontend.cuda_release import REFERENCE_CUDA, VERSION_MACROS
+from ..frontend.directives import defined_names
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
 
-REFERENCE_CUDA = "12.0"
-# the value of each macro on the reference release
-VERSION_MACROS = {
-    "CUDA_VERSION": "12000",
-    "CUDART_VERSION": "12000",
-    "__CUDACC_VER_MAJOR__": "12",
-    "__CUDACC_VER_MINOR__": "0",
-    "__CUDACC_VER_BUILD__": "0",
-    "__CUDA_API_VER_MAJOR__": "12",
-    "__CUDA_API_VER_MINOR__": "0",
-}
+# HZ503, HZ300 and the identifiers pass read the macros and the release from here
+__all__ = ["REFERENCE_CUDA", "VERSION_MACROS", "gate_edits"]
+
 RULE = "version-gate"
 
 
@@ -68,12 +62,7 @@ def gate_edits(unit: Unit) -> list[Edit]:
 
 def _defined_here(unit: Unit) -> set[str]:
     """Version macros the file defines itself: the project provides them, so they stay."""
-    toks = unit.tokens
-    return {
-        toks[i + 1].text
-        for i in unit.identifier_positions.get("define", ())
-        if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)
-    }
+    return defined_names(unit.tokens, unit.directives) & VERSION_MACROS.keys()
 
 
 def _defined_span(toks, i: int) -> tuple[int, int] | None:

@@ -27,7 +27,9 @@ from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_forward, split_args
 from ..frontend.unit import Unit
-from ..hazards._util import MASKED_SYNC, cursor_at, int_value
+from ..hazards._calls import MASKED_SYNC
+from ..hazards._cursor import cursor_at
+from ..hazards._values import int_value
 from ..rules import rewrite_pass
 from .warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
 
@@ -47,9 +49,10 @@ class MaskSite:
     """One source of a 32-bit mask that reaches a ``*_sync`` intrinsic, and its fix point.
 
     ``start``/``end`` is where to report (the literal, the ``#define`` value, the declaration);
-    ``uses`` are the call names it reaches.  ``edits`` widen it to 64 bits (empty: no
-    mechanical fix).  ``default``: the edits keep the meaning and are needed to compile, so
-    ``convert`` applies them.  ``open``: a question remains after the edits (a partial mask).
+    ``uses`` are the call names it reaches.  ``edits`` widen it to 64 bits (empty: nothing for
+    the conversion to change).  ``default``: the edits keep the meaning and are needed to
+    compile, so ``convert`` applies them.  ``open``: a question remains after the edits (a
+    partial mask).
     """
 
     kind: str  # "full" | "full-ull" | "partial" | "macro" | "variable" | "elsewhere"
@@ -163,9 +166,8 @@ def _literal_site(arg: list[Token], name: str) -> MaskSite | None:
         if is_wide(tok.text):
             if value != FULL32:
                 return None
-            # 0xffffffffULL compiles but names lanes 0-31 only: a behaviour question (--fix)
-            edit = Edit(tok.start, tok.end, FULL64, "fix:HZ106")
-            return MaskSite("full-ull", tok.start, tok.end, tok.text, (name,), (edit,))
+            # 0xffffffffULL compiles but names lanes 0-31 only: a behaviour question (HZ106)
+            return MaskSite("full-ull", tok.start, tok.end, tok.text, (name,))
         if value == FULL32:
             edit = Edit(tok.start, tok.end, FULL64, RULE)
             return MaskSite("full", tok.start, tok.end, tok.text, (name,), (edit,), True, False)
@@ -304,9 +306,6 @@ def _declaration_site(
 ) -> MaskSite | None:
     import clang.cindex as ci
 
-    ast = unit.ast
-    if ast is None:  # ``decl`` came from the AST, so there is one
-        return None
     toks = unit.tokens
     starts = [t.start for t in toks]
     k = bisect.bisect_left(starts, where)
@@ -319,7 +318,45 @@ def _declaration_site(
     while first > 0 and toks[first - 1].text not in (";", "{", "}", ",", "(", ")"):
         first -= 1
     head = unit.text[toks[first].start : toks[k].start] if first < k else ""
-    # the initializer: `= <tokens>` up to `;` or `,` at depth 0
+    init, single = _initializer(toks, k, is_param)
+    edits: list[Edit] = []
+    m = _NARROW.search(head)
+    words = head.split()
+    if m is not None:
+        base = toks[first].start
+        edits.append(Edit(base + m.start(1), base + m.end(1), "unsigned long long", RULE))
+    elif "auto" not in words:
+        return MaskSite("variable", toks[k].start, toks[k].end, ident, names, detail=spelling)
+    full, widen = _widened_initializer(init, "auto" in words)
+    edits.extend(widen)
+    from_vote = bool(init) and init[0].text in ("__ballot_sync", "__activemask", "__ballot")
+    reasons = []
+    if is_param:
+        reasons.append("a parameter: callers may pass a 32-lane mask")
+    # every other use of the name must be a mask argument for the change to be a conversion
+    other = _other_uses(unit, ident, k, where, mask_tokens)
+    if other:
+        reasons.append(f"`{ident}` is also used {other} time(s) outside mask arguments")
+    if not single:
+        reasons.append("declared together with other names")
+    start = toks[first].start if first < k else toks[k].start
+    end = init[-1].end if init else toks[k].end
+    return MaskSite(
+        "variable",
+        start,
+        end,
+        ident,
+        names,
+        tuple(edits),
+        default=not reasons,
+        open=bool(reasons) or not (full or from_vote),
+        detail="; ".join([spelling, *reasons]),
+    )
+
+
+def _initializer(toks: list[Token], k: int, is_param: bool) -> tuple[list[Token], bool]:
+    """The initializer of the variable declared at token k (`= <tokens>` up to `;` or `,` at
+    depth 0), and whether the declaration declares that one name only."""
     init: list[Token] = []
     single = True
     j = k + 1
@@ -341,7 +378,35 @@ def _declaration_site(
             j += 1
     elif not is_param and j < len(toks):
         single = toks[j].text == ";"
-    # every other use of the name must be a mask argument for the change to be a conversion
+    return init, single
+
+
+def _widened_initializer(init: list[Token], auto: bool) -> tuple[bool, list[Edit]]:
+    """(whether the initializer is the full 32-bit mask, the edits that make it 64-bit): a
+    literal `0xffffffff`, `~0`, `-1`, or any literal of an `auto` variable."""
+    if len(init) == 1 and init[0].kind is Kind.NUMBER and not is_wide(init[0].text):
+        full = int_value(init[0].text) == FULL32
+        if full or auto:
+            text = FULL64 if full else widened(init[0].text)
+            return full, [Edit(init[0].start, init[0].end, text, RULE)]
+        return full, []
+    if (
+        len(init) == 2
+        and init[0].text in ("~", "-")
+        and init[1].kind is Kind.NUMBER
+        and int_value(init[1].text) == (0 if init[0].text == "~" else 1)
+    ):
+        return True, [Edit(init[0].start, init[1].end, FULL64, RULE)]
+    return False, []
+
+
+def _other_uses(unit: Unit, ident: str, k: int, where: int, mask_tokens: set[int]) -> int:
+    """Uses of the variable declared at token k (offset ``where``) that are not mask
+    arguments."""
+    ast = unit.ast
+    if ast is None:  # the declaration came from the AST, so there is one
+        return 0
+    toks = unit.tokens
     other = 0
     for p in unit.identifier_positions[ident]:
         tok = toks[p]
@@ -351,50 +416,7 @@ def _declaration_site(
         ref = cur.referenced if cur is not None else None
         if ref is not None and ast.offset(ref.location) == where:
             other += 1
-    edits: list[Edit] = []
-    m = _NARROW.search(head)
-    words = head.split()
-    if m is not None:
-        base = toks[first].start
-        edits.append(Edit(base + m.start(1), base + m.end(1), "unsigned long long", RULE))
-    elif "auto" not in words:
-        return MaskSite("variable", toks[k].start, toks[k].end, ident, names, detail=spelling)
-    full = False
-    if len(init) == 1 and init[0].kind is Kind.NUMBER and not is_wide(init[0].text):
-        value = int_value(init[0].text)
-        full = value == FULL32
-        if full or "auto" in words:
-            text = FULL64 if full else widened(init[0].text)
-            edits.append(Edit(init[0].start, init[0].end, text, RULE))
-    elif (
-        len(init) == 2
-        and init[0].text in ("~", "-")
-        and init[1].kind is Kind.NUMBER
-        and int_value(init[1].text) == (0 if init[0].text == "~" else 1)
-    ):
-        full = True
-        edits.append(Edit(init[0].start, init[1].end, FULL64, RULE))
-    from_vote = bool(init) and init[0].text in ("__ballot_sync", "__activemask", "__ballot")
-    reasons = []
-    if is_param:
-        reasons.append("a parameter: callers may pass a 32-lane mask")
-    if other:
-        reasons.append(f"`{ident}` is also used {other} time(s) outside mask arguments")
-    if not single:
-        reasons.append("declared together with other names")
-    start = toks[first].start if first < k else toks[k].start
-    end = init[-1].end if init else toks[k].end
-    return MaskSite(
-        "variable",
-        start,
-        end,
-        ident,
-        names,
-        tuple(edits),
-        default=not reasons,
-        open=bool(reasons) or not (full or from_vote),
-        detail="; ".join([spelling, *reasons]),
-    )
+    return other
 
 
 @rewrite_pass("warp-mask-64", order=45)

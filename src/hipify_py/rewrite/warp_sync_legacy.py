@@ -17,7 +17,7 @@ from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
-from ..rules import register_rule, rewrite_pass
+from ..rules import declare_rule, rewrite_pass
 
 RULE = "warp-sync-legacy"
 FIRST_WITH_SYNC_BUILTINS = (6, 2)
@@ -36,7 +36,7 @@ MASKLESS = {
 
 HANDLED = frozenset(MASKLESS) | {"__activemask", "__syncwarp"}
 
-LEGACY = register_rule(
+LEGACY = declare_rule(
     "HP010",
     "warp-sync-for-old-rocm",
     Severity.INFO,
@@ -64,7 +64,7 @@ LEGACY = register_rule(
     of the wavefront take part, or target ROCm 7 where the masked forms exist.
     """,
 )
-ENABLE_FLAG = register_rule(
+ENABLE_FLAG = declare_rule(
     "HP011",
     "warp-sync-needs-flag",
     Severity.WARNING,
@@ -105,9 +105,7 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         if name not in HANDLED:
             continue
         if target >= FIRST_WITH_SYNC_BUILTINS and name != "__syncwarp":  # 7.0 added it
-            yield Finding(
-                ENABLE_FLAG.id,
-                ENABLE_FLAG.severity,
+            yield ENABLE_FLAG.report(
                 tok.start,
                 tok.end,
                 f"`{name}` needs -DHIP_ENABLE_WARP_SYNC_BUILTINS on ROCm "
@@ -147,4 +145,4 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
 
 
 def _report(tok, message: str) -> Finding:  # noqa: ANN001 - a lexer Token
-    return Finding(LEGACY.id, LEGACY.severity, tok.start, tok.end, message)
+    return LEGACY.report(tok.start, tok.end, message)

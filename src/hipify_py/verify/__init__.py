@@ -1,17 +1,16 @@
 """Compile-check converted HIP sources for an AMD GPU and map errors back to the CUDA source.
 
-``verify_paths`` checks files written to disk (``hipify-py verify``); ``verify_results`` checks
-conversions done in this process (``hipify-py convert --verify``).  Both return a
-``VerifyReport``; ``report.render`` / ``VerifyReport.to_json`` present it.
+``verify_paths`` checks files written to disk (``hipify-py verify``, and ``hipify-py convert
+--verify`` on the tree it wrote); it returns a ``VerifyReport`` that ``report.render`` /
+``VerifyReport.to_json`` present.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +25,10 @@ from .compile import (
     compile_file,
     foreign_headers,
 )
+from .discovery import discover
 from .includes import ProjectIncludes, missing_header_kind, missing_headers
-from .mapback import SourceMap, find_cuda_source, from_result, rebuild
-from .toolchain import Toolchain, ToolchainError, discover
+from .mapback import SourceMap, find_cuda_source, rebuild
+from .toolchain import Toolchain, ToolchainError
 
 _CONVERT_LOCK = threading.Lock()
 
@@ -38,7 +38,6 @@ __all__ = [
     "FileReport",
     "ToolchainError",
     "verify_paths",
-    "verify_results",
     "discover",
 ]
 
@@ -376,99 +375,3 @@ def verify_paths(
         report.warnings.append("no translation units (" + ", ".join(TU_SUFFIXES) + ") found")
     report.seconds = time.monotonic() - start
     return report
-
-
-def verify_results(
-    results: Iterable,
-    options: VerifyOptions | None = None,
-    *,
-    written: Mapping[str, str | os.PathLike] | None = None,
-    toolchain: Toolchain | None = None,
-) -> VerifyReport:
-    """Check conversions done in this process (``convert --verify``), mapping errors exactly.
-
-    ``results`` are ``pipeline.FileResult`` values (headers included, so converted headers are
-    found).  ``written`` maps ``result.path`` to the file ``convert`` wrote; results without one
-    are materialised in a temporary tree mirroring their layout, with the original directories
-    as ``-iquote`` fallbacks for files that were not converted.
-    """
-    options = options or VerifyOptions()
-    start = time.monotonic()
-    tc = toolchain or _discover(options)
-    report = VerifyReport(tc, options.mode)
-    results = [r for r in results]
-    written = {os.fspath(k): os.fspath(v) for k, v in (written or {}).items()}
-    base = Flags(
-        include_dirs=tuple(os.path.abspath(d) for d in options.include_dirs),
-        defines=tuple(options.defines),
-        std=options.std,
-    )
-    cdb = CompileDatabase(options.build_path) if options.build_path else None
-    fallback = _LibraryFallback(tc, options)
-
-    with tempfile.TemporaryDirectory(prefix="hipify-py-verify-tree-") as tmp:
-        unwritten = [r for r in results if os.fspath(r.path) not in written and r.error is None]
-        tree = _materialise(unwritten, Path(tmp))
-        jobs = []
-        for r in results:
-            src = os.fspath(r.path)
-            if Path(src).suffix.lower() not in (".hip", ".cu", ".cpp", ".cc", ".cxx"):
-                continue
-            if r.error is not None:
-                report.files.append(
-                    FileReport(
-                        path=src,
-                        status="skipped",
-                        cuda_path=src,
-                        notes=[f"not converted: {r.error}"],
-                    )
-                )
-                continue
-            hip_path = written.get(src) or tree[src]
-            quote = () if src in written else (str(Path(src).resolve().parent),)
-            jobs.append((r, hip_path, quote))
-
-        in_tree = ProjectIncludes(Path(tmp)) if unwritten else None
-
-        def one(job) -> FileReport:
-            r, hip_path, quote = job
-            flags = base.merged(Flags(quote_dirs=quote))
-            if in_tree is not None and os.fspath(r.path) not in written:
-                flags = flags.merged(in_tree.flags_for(Path(hip_path))[0])
-            if cdb is not None:
-                extra = cdb.flags_for(hip_path, os.fspath(r.path))
-                if extra is not None:
-                    flags = flags.merged(extra)
-            hip_text = Path(hip_path).read_text(errors="surrogateescape")
-            file_tc, why = fallback.choose(hip_text)
-            result = compile_file(file_tc, hip_path, flags, options.mode, options.timeout)
-            smap = from_result(r, hip_path, hip_text)
-            fr = _finish(result, hip_text, smap, [why] if why else [], file_tc)
-            if file_tc is not tc:
-                fr.toolchain = file_tc.describe()
-            if os.fspath(r.path) not in written:
-                fr.path = os.fspath(r.path)  # the temp copy is gone after this call
-                fr.notes.append("checked the in-memory conversion (nothing written)")
-            return fr
-
-        with ThreadPoolExecutor(max_workers=_jobs(options.jobs)) as pool:
-            report.files.extend(pool.map(one, jobs))
-    report.seconds = time.monotonic() - start
-    return report
-
-
-def _materialise(results: Sequence, root: Path) -> dict[str, str]:
-    """Write converted texts under ``root`` keeping their layout relative to a common parent."""
-    if not results:
-        return {}
-    absolute = [Path(os.fspath(r.path)).resolve() for r in results]
-    common = Path(os.path.commonpath([str(p.parent) for p in absolute]))
-    out: dict[str, str] = {}
-    for r, full in zip(results, absolute, strict=True):
-        target = root / full.relative_to(common)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(r.text, errors="surrogateescape")
-        if target.suffix == ".cu":  # convert renames x.cu (and #include "x.cu") to x.hip
-            target.with_suffix(".hip").write_text(r.text, errors="surrogateescape")
-        out[os.fspath(r.path)] = str(target)
-    return out

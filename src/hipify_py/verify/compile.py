@@ -12,10 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .toolchain import Toolchain, hipcc_env
+from .. import discover
+from .hipcc import hipcc_env
+from .toolchain import Toolchain
 
 TU_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".c++")
-SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "build", ".venv", "venv", "node_modules"}
+# a converted tree's CMake build directory holds generated sources (CMakeCUDACompilerId.cu)
+SKIP_DIRS = discover.SKIP_DIRS | {"build"}
 
 _DIAG = re.compile(
     r"^(?P<file>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): "

@@ -8,8 +8,9 @@ missing, the tree itself: ``#include "saxpy.cuh"`` resolves to ``include/saxpy.c
 is the one file of the tree with that path.
 
 A header that is in none of these places is classified by ``missing_header_kind``: a CUDA
-header left in the port is a failure, a third-party header (``torch/extension.h``) makes the
-file not checkable without the user's ``-I``.
+header left in the port (one the mapping tables or the header pass know as CUDA's, or a
+``.cu``/``.cuh`` file of the project that was not carried over) is a failure, a third-party
+header (``torch/extension.h``) makes the file not checkable without the user's ``-I``.
 """
 
 from __future__ import annotations
@@ -18,28 +19,18 @@ import os
 import re
 from pathlib import Path
 
+from ..buildfiles.include_dirs import cmake_include_dirs, make_include_dirs
+from ..buildfiles.unit import BuildFile
+from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES
+from ..frontend.directives import include_targets
+from ..mappings.load import load_index
+from ..rewrite.headers import is_cuda_header
 from .compdb import CompileDatabase
 from .compile import SKIP_DIRS, Flags
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
-_CMAKE_DIRS = re.compile(r"\b(?:target_)?include_directories\s*\(([^)]*)\)", re.I | re.S)
-_CMAKE_KEYWORDS = {"PUBLIC", "PRIVATE", "INTERFACE", "SYSTEM", "BEFORE", "AFTER"}
-_CMAKE_ROOTS = (
-    "${CMAKE_CURRENT_SOURCE_DIR}",
-    "${CMAKE_CURRENT_LIST_DIR}",
-    "${PROJECT_SOURCE_DIR}",
-    "${CMAKE_SOURCE_DIR}",
-)
-_MAKE_DIRS = re.compile(r"(?<![\w-])-I\s*([^\s$()]+)")
-_HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc", ".hip", ".cu", ".tcc")
+_INCLUDABLE = CUDA_SUFFIXES | C_LIKE_SUFFIXES  # the files of the tree an #include may name
 _MAX_HEADERS = 400  # per translation unit: enough for real trees, bounded for pathological ones
 
-# headers that belong to CUDA: still there after a conversion, they are a failure of the port
-_CUDA_HEADER = re.compile(
-    r"^(?:cuda|cu[a-z]+\.h|cub/|thrust/|nv|cooperative_groups|mma\.h|sm_\d|crt/|"
-    r"device_(?:functions|launch_parameters|atomic_functions)|vector_types|math_constants|"
-    r"helper_cuda|texture_fetch)|\.cuh?$"
-)
 _ROCM_HEADER = re.compile(r"^(?:hip|roc|miopen|rccl)")
 
 
@@ -70,10 +61,10 @@ class ProjectIncludes:
             for name in filenames:
                 path = here / name
                 if name == "CMakeLists.txt":
-                    self._add_build_dirs(here, _cmake_dirs(path))
+                    self._add_build_dirs(here, _build_dirs(path, "cmake"))
                 elif name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
-                    self._add_build_dirs(here, _make_dirs(path))
-                if name.lower().endswith(_HEADER_SUFFIXES):
+                    self._add_build_dirs(here, _build_dirs(path, "make"))
+                if path.suffix.lower() in _INCLUDABLE:
                     self._by_name.setdefault(name, []).append(path)
 
     def _add_build_dirs(self, scope: Path, dirs: list[Path]) -> None:
@@ -115,7 +106,7 @@ class ProjectIncludes:
                 text = current.read_text(errors="replace")
             except OSError:
                 continue
-            for _quote, name in _INCLUDE.findall(text):
+            for name in include_targets(text):
                 name = name.strip()
                 header = self._find(current.parent, name, dirs)
                 if header is None:
@@ -160,37 +151,13 @@ def _inside(path: Path, scope: Path) -> bool:
     return True
 
 
-def _cmake_dirs(path: Path) -> list[Path]:
+def _build_dirs(path: Path, kind: str) -> list[Path]:
     try:
         text = path.read_text(errors="replace")
     except OSError:
         return []
-    text = re.sub(r"#[^\n]*", "", text)
-    out: list[Path] = []
-    for m in _CMAKE_DIRS.finditer(text):
-        args = m.group(1).split()
-        if m.group(0).lower().startswith("target_"):
-            args = args[1:]  # the target name
-        for arg in args:
-            arg = arg.strip('"')
-            if arg in _CMAKE_KEYWORDS:
-                continue
-            for root in _CMAKE_ROOTS:
-                if arg.startswith(root):
-                    arg = arg[len(root) :].lstrip("/") or "."
-                    break
-            if "$" in arg:
-                continue  # another variable: not knowable without running CMake
-            out.append((path.parent / arg).resolve())
-    return out
-
-
-def _make_dirs(path: Path) -> list[Path]:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return []
-    return [(path.parent / d).resolve() for d in _MAKE_DIRS.findall(text)]
+    unit = BuildFile(str(path), text, kind)
+    return cmake_include_dirs(unit) if kind == "cmake" else make_include_dirs(unit)
 
 
 _NOT_FOUND = re.compile(r"^'([^']+)' file not found")
@@ -209,7 +176,7 @@ def missing_headers(messages: list[str]) -> list[str]:
 def missing_header_kind(name: str) -> str:
     """ "cuda" (left in the port: a failure), "rocm" (not in the HIP header set used) or
     "third-party" (outside the tree and not ours to judge: the user passes -I)."""
-    if _CUDA_HEADER.search(name):
+    if is_cuda_header(name, load_index()) or Path(name).suffix in CUDA_SUFFIXES:
         return "cuda"
     if _ROCM_HEADER.match(name):
         return "rocm"

@@ -9,14 +9,15 @@ lines are aligned with difflib instead and the mapping is marked inexact.
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES
 from ..edits import Applied, LineIndex
 
-CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
+# what the CUDA file of a converted file may be called: CUDA suffixes first
+_SOURCE_SUFFIXES = (*sorted(CUDA_SUFFIXES), *sorted(C_LIKE_SUFFIXES - {".hip"}))
 
 
 @dataclass
@@ -91,7 +92,7 @@ def find_cuda_source(hip_file: Path, hip_root: Path, cuda_root: Path) -> Path | 
         stem.name.replace("hip", "cu"),
     }
     for name in names:
-        for suffix in CUDA_SUFFIXES:
+        for suffix in _SOURCE_SUFFIXES:
             candidates.append(cuda_root / stem.parent / f"{name}{suffix}")
     for cand in candidates:
         if cand.is_file() and cand.resolve() != hip_file.resolve():
@@ -131,20 +132,3 @@ def rebuild(hip_path: str, hip_text: str, cuda_path: str, ctx) -> SourceMap:
         note="re-converting the CUDA file does not reproduce this HIP file byte for "
         "byte (other convert options, or edited since); mapped by line only",
     )
-
-
-def from_result(result, hip_path: str, hip_text: str | None = None) -> SourceMap | None:
-    """The exact map of a conversion done in this process (``convert --verify``)."""
-    text = result.text if hip_text is None else hip_text
-    applied = result.applied
-    if applied is None and result.original == text:
-        applied = Applied(text, (), (), ())
-    if applied is not None and text != result.text:
-        return SourceMap(
-            hip_path,
-            text,
-            result.path,
-            result.original,
-            note="the written file differs from the conversion; mapped by line only",
-        )
-    return SourceMap(hip_path, text, os.fspath(result.path), result.original, applied=applied)

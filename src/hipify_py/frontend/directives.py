@@ -1,0 +1,139 @@
+"""Preprocessor lines read from the lexer's tokens: the one place that walks ``#if`` nesting,
+finds ``#include`` targets and ``#define`` values.
+
+The rewrite passes (``rewrite/headers``, ``rewrite/version_gates``), the HIP branch evaluator
+(``frontend/conditions``) and ``verify`` (which follows a converted tree's includes) all read
+directives through these functions, so they agree on what a directive line is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .lexer import Kind, Token, lex
+
+CONDITIONAL_OPEN = frozenset({"if", "ifdef", "ifndef"})
+CONDITIONAL_NEXT = frozenset({"elif", "else", "elifdef", "elifndef"})
+
+# on the directive's own line only: a path that ran on over a line break (or a lone CR) would
+# cover code the identifier pass renames
+_TARGET = re.compile(r'#[ \t]*include(?:_next)?[ \t]*(<([^>\r\n]*)>|"([^"\r\n]*)")')
+
+
+class Line(NamedTuple):
+    """One preprocessor line: its ``#`` (token ``at``), its ``word`` (``if``, ``define``, "" for
+    a null directive) and the tokens after the word up to the end of the logical line."""
+
+    at: int  # index in ``tokens`` of the '#'
+    word: str
+    body: Sequence[Token]
+    start: int  # offset of the '#'
+    end: int  # offset just past the line's last token
+
+
+def lines(tokens: Sequence[Token], directives: Sequence[int]) -> Iterator[Line]:
+    """Every preprocessor line, in order."""
+    n = len(tokens)
+    for d in directives:
+        has_word = d + 1 < n and tokens[d + 1].in_directive
+        word = tokens[d + 1].text if has_word else ""
+        end = d + 2 if has_word else d + 1
+        while end < n and tokens[end].in_directive and tokens[end].kind is not Kind.DIRECTIVE:
+            end += 1
+        body = tokens[d + 2 : end] if has_word else ()
+        yield Line(d, word, body, tokens[d].start, tokens[end - 1].end)
+
+
+@dataclass(frozen=True)
+class Include:
+    start: int  # start of the '#'
+    line_end: int  # end of the line, including its newline
+    path: str
+    path_start: int  # the delimiters '<' or '"' included
+    path_end: int
+    angled: bool
+    branch: tuple[int, ...]  # the #if branches enclosing it (a key per branch, outermost first)
+
+
+def includes(text: str, tokens: Sequence[Token], directives: Sequence[int]) -> list[Include]:
+    """Every ``#include`` / ``#include_next`` with its target and enclosing branches."""
+    found: list[Include] = []
+    stack: list[int] = []
+    counter = 0
+    for line in lines(tokens, directives):
+        word = line.word
+        if word in CONDITIONAL_OPEN:
+            counter += 1
+            stack.append(counter)
+        elif word in CONDITIONAL_NEXT:
+            counter += 1
+            if stack:
+                stack[-1] = counter
+        elif word == "endif":
+            if stack:
+                stack.pop()
+        elif word in ("include", "include_next"):
+            m = _TARGET.match(text, line.start)
+            if m is None:
+                continue
+            angled = m.group(2) is not None
+            found.append(
+                Include(
+                    line.start,
+                    next_line(text, line.start),
+                    m.group(2) if angled else m.group(3),
+                    m.start(1),
+                    m.end(1),
+                    angled,
+                    tuple(stack),
+                )
+            )
+    return found
+
+
+def include_targets(text: str) -> list[str]:
+    """The paths a file includes (``<a/b.h>`` and ``"c.h"`` alike), in order."""
+    lexed = lex(text)
+    return [inc.path for inc in includes(text, lexed.tokens, lexed.directives)]
+
+
+def next_line(text: str, offset: int) -> int:
+    """The offset just past the end of the line holding ``offset`` (its newline included)."""
+    m = _LINE_END.search(text, offset)
+    return m.end() if m else len(text)
+
+
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
+def defined_names(tokens: Sequence[Token], directives: Sequence[int]) -> set[str]:
+    """Every macro name a ``#define`` line defines, in any branch."""
+    return {
+        line.body[0].text
+        for line in lines(tokens, directives)
+        if line.word == "define" and line.body and line.body[0].kind is Kind.IDENT
+    }
+
+
+def macro_numbers(text: str) -> dict[str, int]:
+    """``#define NAME <integer>`` values of a header (``hip_version.h``), the last one winning."""
+    lexed = lex(text)
+    out: dict[str, int] = {}
+    for line in lines(lexed.tokens, lexed.directives):
+        body = line.body
+        if line.word == "define" and len(body) == 2 and body[1].kind is Kind.NUMBER:
+            value = integer(body[1].text)
+            if value is not None:
+                out[body[0].text] = value
+    return out
+
+
+def integer(literal: str) -> int | None:
+    """The value of a C integer literal (``12000``, ``0x7fU``, ``10L``), None for others."""
+    try:
+        return int(literal.rstrip("uUlL"), 0)
+    except ValueError:
+        return None

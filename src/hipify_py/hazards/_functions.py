@@ -1,0 +1,210 @@
+"""Function definitions found from tokens, the function (scope) around a token, and the
+control-flow conditions that enclose it.
+
+Rules use ``unit.ast`` only for what needs types or control flow, and only when a token-level
+candidate exists; these token-level answers come first.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..frontend.lexer import Kind, Token
+from ..frontend.unit import Unit
+from ._tokens import CONTROL, cached, match, match_back
+
+if TYPE_CHECKING:
+    from ._taint import Taint
+
+
+_AFTER_PARAMS = frozenset(
+    {"const", "noexcept", "override", "final", "mutable", "volatile", "&", "&&", "throw"}
+)
+
+
+@dataclass
+class Func:
+    name: str
+    name_index: int  # token index of the function name
+    open: int  # token index of the body's '{'
+    close: int  # token index of the body's '}'
+    specifiers: frozenset[str]  # __global__, __device__, __host__, template, static, ...
+    params: tuple[int, int] = (0, 0)  # token indexes of '(' and ')' of the parameter list
+    _taint: Taint | None = field(default=None, repr=False)
+
+    @property
+    def is_device(self) -> bool:
+        return bool(self.specifiers & {"__global__", "__device__"})
+
+    @property
+    def is_host(self) -> bool:
+        return not self.is_device or "__host__" in self.specifiers
+
+
+def functions(unit: Unit) -> list[Func]:
+    """Function definitions (outermost only) found from tokens, with their CUDA specifiers."""
+    return cached(unit, "_hz_functions", lambda: _find_functions(unit.tokens))
+
+
+def _find_functions(tokens: list[Token]) -> list[Func]:
+    out: list[Func] = []
+    i = 0
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if tok.in_directive or tok.text != "{" or tok.kind is not Kind.PUNCT:
+            i += 1
+            continue
+        j = i - 1
+        while j >= 0 and (tokens[j].text in _AFTER_PARAMS or tokens[j].in_directive):
+            j -= 1
+        if j > 0 and tokens[j].text == ")":
+            k = match_back(tokens, j)
+            if k is not None and k > 0:
+                name_i = k - 1
+                name = tokens[name_i]
+                if (
+                    name.kind is Kind.IDENT
+                    and name.text not in CONTROL
+                    and not (name_i > 0 and tokens[name_i - 1].text in (".", "->"))
+                ):
+                    close = match(tokens, i)
+                    if close is not None:
+                        out.append(
+                            Func(name.text, name_i, i, close, _specifiers(tokens, name_i), (k, j))
+                        )
+                        i = close + 1
+                        continue
+        i += 1
+    return out
+
+
+def _specifiers(tokens: list[Token], name_i: int) -> frozenset[str]:
+    found = set()
+    j = name_i - 1
+    while j >= 0:
+        tok = tokens[j]
+        if tok.in_directive:
+            j -= 1
+            continue
+        if tok.text in (";", "}", "{"):
+            break
+        if tok.text == ")":
+            k = match_back(tokens, j)
+            if k is None:
+                break
+            j = k - 1
+            continue
+        if tok.kind is Kind.IDENT:
+            found.add(tok.text)
+        j -= 1
+    return frozenset(found)
+
+
+def function_at(unit: Unit, index: int) -> Func | None:
+    """The function whose body holds token ``index``."""
+    funcs = functions(unit)
+    opens = cached(unit, "_hz_func_opens", lambda: [f.open for f in funcs])
+    k = bisect.bisect_right(opens, index) - 1
+    if k >= 0 and funcs[k].open < index < funcs[k].close:
+        return funcs[k]
+    return None
+
+
+def scope_of(unit: Unit, index: int) -> int:
+    """The function whose body or parameter list holds token ``index`` (as the token index of
+    its '{'), or -1 at file scope: the scope a variable declared there is visible in."""
+    func = function_at(unit, index)
+    if func is not None:
+        return func.open
+    for f in functions(unit):
+        if f.params[0] < index < f.params[1]:
+            return f.open
+    return -1
+
+
+def _keyword_at(toks: Sequence[Token], k: int) -> int | None:
+    """Index of the if/for/while/switch keyword ending at token k (`if constexpr` too)."""
+    if toks[k].text == "constexpr" and k > 0 and toks[k - 1].text == "if":
+        return k - 1
+    return k if toks[k].text in ("if", "for", "while", "switch") else None
+
+
+def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int, int]]:
+    """(keyword, first, end) token ranges of the conditions of the if/for/while/switch/do
+    statements that enclose token ``i`` inside ``func``, innermost first."""
+    toks = unit.tokens
+    out: list[tuple[str, int, int]] = []
+
+    def header_before(pos: int) -> int | None:
+        """If a control header ends right before token ``pos``, record it; return its start."""
+        prev = toks[pos - 1]
+        if prev.text == ")":
+            o = match_back(toks, pos - 1)
+            if o is not None and o > 0:
+                kw = _keyword_at(toks, o - 1)
+                if kw is not None:
+                    out.append((toks[kw].text, o + 1, pos - 1))
+                    return kw
+        elif prev.text == "else":
+            # the matching if: skip its then-branch backwards
+            k = pos - 2
+            if toks[k].text == "}":
+                opening = match_back(toks, k)
+                if opening is None:
+                    return None
+                k = opening
+            else:
+                while k > func.open and toks[k - 1].text not in (";", "{", "}", ")"):
+                    k -= 1
+            return header_before(k)
+        elif prev.text == "do":
+            close = match(toks, pos) if toks[pos].text == "{" else None
+            if close is not None and toks[close + 1].text == "while":
+                end = match(toks, close + 2)
+                if end is not None:
+                    out.append(("do", close + 3, end))
+            return pos - 1
+        return None
+
+    # the statement holding i (a brace-less body ends at its header), then each block
+    s = i
+    while s > func.open + 1 and toks[s - 1].text not in (";", "{", "}", "else", "do"):
+        if toks[s - 1].text == ")":
+            o = match_back(toks, s - 1)
+            if o is not None and o > 0 and _keyword_at(toks, o - 1) is not None:
+                break
+        s -= 1
+    pos = s
+    while pos > func.open:
+        nxt = header_before(pos)
+        while nxt is not None and nxt > func.open + 1:
+            pos = nxt
+            nxt = header_before(pos)
+        # find the '{' that opens the block around pos
+        k = pos - 1
+        while k > func.open:
+            x = toks[k].text
+            if x in ("}", ")", "]") and toks[k].kind is Kind.PUNCT:
+                m = match_back(toks, k)
+                if m is None:
+                    return out
+                k = m - 1
+                continue
+            if x == "{" and toks[k].kind is Kind.PUNCT:
+                break
+            k -= 1
+        if k <= func.open:
+            break
+        pos = k
+        h = header_before(pos)
+        if h is None:
+            pos = k  # a plain block (or lambda/initializer): keep going outwards
+        else:
+            pos = h
+        if pos <= func.open + 1:
+            break
+    return out

@@ -1,0 +1,182 @@
+"""Thread-index data flow: which variables of a function hold values derived from the
+position of a thread in its block or warp."""
+
+from __future__ import annotations
+
+import re
+
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from ._functions import Func
+from ._tokens import match, statement_end
+
+# names whose value is (or derives from) the position of a thread inside its block or warp
+THREAD_SOURCES = frozenset(
+    {
+        "threadIdx",
+        "hipThreadIdx_x",
+        "hipThreadIdx_y",
+        "hipThreadIdx_z",
+        "__lane_id",
+        "__laneid",
+        "thread_rank",
+        "__builtin_amdgcn_workitem_id_x",
+        "__builtin_amdgcn_mbcnt_lo",
+        "__builtin_amdgcn_mbcnt_hi",
+        "__ockl_get_local_id",
+        "__ockl_lane_u32",
+        "laneid",
+    }
+)
+
+
+LANE_LIKE = re.compile(
+    r"^(?:lane|lane_?id|laneid|laneId|lane_?idx|tid|tidx|thread_?id|threadId|ltid|local_?tid|"
+    r"tid_?x|thread_?idx|threadIdx_x|t_?id)$",
+    re.I,
+)
+
+
+_NOT_TYPES = frozenset(
+    {
+        "return",
+        "case",
+        "goto",
+        "else",
+        "do",
+        "throw",
+        "new",
+        "delete",
+        "sizeof",
+        "co_return",
+        "co_yield",
+        "typedef",
+        "using",
+        "operator",
+    }
+)
+
+
+class Taint:
+    """Which variables of one function hold values derived from the thread index.
+
+    Scope-aware: a declaration opens a new variable for the rest of its block (or, in a
+    ``for`` header, for the loop), so an unrelated ``int c = 0`` is not tainted by an earlier
+    ``for (int c = threadIdx.x; ...)``. Assignments propagate taint to a fixpoint.
+    """
+
+    def __init__(self, unit: Unit, func: Func) -> None:
+        toks = unit.tokens
+        self.toks = toks
+        self.decls: dict[str, list[tuple[int, int, int]]] = {}  # name -> (decl, start, end)
+        lo, hi = func.params
+        for k in range(lo + 1, hi):
+            t = toks[k]
+            if t.kind is Kind.IDENT and toks[k + 1].text in (",", ")", "=", "["):
+                self.decls.setdefault(t.text, []).append((k, func.open, func.close))
+        stack = [func.open]
+        paren_for: list[tuple[int, int]] = []  # (header open, loop end)
+        k = func.open + 1
+        while k < func.close:
+            t = toks[k]
+            x = t.text
+            if t.kind is Kind.PUNCT:
+                if x == "{":
+                    stack.append(k)
+                elif x == "}" and len(stack) > 1:
+                    stack.pop()
+            elif t.kind is Kind.IDENT and x == "for" and toks[k + 1].text == "(":
+                close = match(toks, k + 1)
+                if close is not None:
+                    paren_for.append((k + 1, statement_end(toks, close + 1, func.close)))
+            elif t.kind is Kind.IDENT and self._is_declaration(k):
+                inner = [(a, b) for a, b in paren_for if a < k < b]
+                if inner and k < (match(toks, inner[-1][0]) or 0):
+                    start, end = inner[-1]
+                else:
+                    start = stack[-1]
+                    closing = match(toks, start) if start != func.open else func.close
+                    end = closing if closing is not None else func.close
+                self.decls.setdefault(x, []).append((k, start, end))
+            k += 1
+        self.tainted: set[tuple[str, int]] = set()
+        for name, items in self.decls.items():
+            for d, a, _b in items:
+                if a == func.open and lo < d < hi and LANE_LIKE.match(name):
+                    self.tainted.add((name, d))
+        assigns = []
+        for i in range(func.open + 1, func.close):
+            t = toks[i]
+            if (
+                t.kind is Kind.PUNCT
+                and t.text in ("=", "+=", "-=", "|=", "^=", "&=", "*=", "<<=", ">>=")
+                and toks[i - 1].kind is Kind.IDENT
+            ):
+                end = i + 1
+                depth = 0
+                while end < func.close:
+                    x = toks[end].text
+                    if x in ("(", "[", "{"):
+                        depth += 1
+                    elif x in (")", "]", "}"):
+                        if depth == 0:
+                            break
+                        depth -= 1
+                    elif x in (";", ",") and depth == 0:
+                        break
+                    end += 1
+                assigns.append((self.identity(i - 1), i + 1, end))
+        changed, rounds = True, 0
+        while changed and rounds < 6:
+            changed = False
+            rounds += 1
+            for ident, a, b in assigns:
+                if ident in self.tainted:
+                    continue
+                if any(self.is_tainted(k) for k in range(a, b)):
+                    self.tainted.add(ident)
+                    changed = True
+
+    def _is_declaration(self, k: int) -> bool:
+        toks = self.toks
+        prev, nxt = toks[k - 1], toks[k + 1]
+        if nxt.text not in ("=", ";", ",", "(", "{", "[", ":") or toks[k - 2].text in (".", "->"):
+            return False
+        if prev.kind is Kind.IDENT:
+            return prev.text not in _NOT_TYPES
+        if prev.text in ("*", "&", "&&"):
+            pp = toks[k - 2]
+            return pp.kind is Kind.IDENT and pp.text not in _NOT_TYPES or pp.text in (">", "*")
+        return prev.text == ">" and nxt.text in ("=", ";", "(", "{")
+
+    def identity(self, k: int) -> tuple[str, int]:
+        name = self.toks[k].text
+        best = -1
+        for d, a, b in self.decls.get(name, ()):
+            if d <= k and a <= k <= b and d > best:
+                best = d
+        return name, best
+
+    def is_tainted(self, k: int) -> bool:
+        t = self.toks[k]
+        if t.kind is not Kind.IDENT:
+            return False
+        if t.text in THREAD_SOURCES:
+            return True
+        if k > 0 and self.toks[k - 1].text in (".", "->"):
+            return False  # a member name, not a variable
+        return self.identity(k) in self.tainted
+
+    def any(self, first: int, end: int) -> str | None:
+        """The first tainted name in tokens[first:end], or None."""
+        for k in range(first, end):
+            if self.is_tainted(k):
+                return self.toks[k].text
+        return None
+
+
+def thread_taint(unit: Unit, func: Func) -> Taint:
+    """The (cached) thread-index data flow of ``func``."""
+    if func._taint is None:
+        func._taint = Taint(unit, func)
+    return func._taint

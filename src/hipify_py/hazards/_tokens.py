@@ -1,0 +1,135 @@
+"""Token navigation for hazard rules: brackets, statements, operands, argument ranges, and
+one finding per line.
+
+Everything works on the raw token list (every preprocessor branch, CUDA and HIP alike); what a
+helper computes once per file is kept on the ``Unit`` (``cached``) so that twenty rules share
+one scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from ..findings import Finding
+from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import match_backward, match_forward, split_args
+from ..frontend.unit import Unit
+
+CONTROL = frozenset(
+    {
+        "if",
+        "for",
+        "while",
+        "switch",
+        "catch",
+        "return",
+        "sizeof",
+        "decltype",
+        "alignof",
+        "__attribute__",
+        "__launch_bounds__",
+        "__declspec",
+        "defined",
+        "static_assert",
+        "noexcept",
+        "typeid",
+        "alignas",
+    }
+)
+
+
+def cached(unit: Unit, key: str, make):
+    """``make()``, computed once per unit and kept on it under ``key``."""
+    value = unit.__dict__.get(key)
+    if value is None:
+        value = make()
+        unit.__dict__[key] = value
+    return value
+
+
+match = match_forward  # the shared bracket matcher (frontend.syntax)
+
+
+match_back = match_backward
+
+
+def statement_end(toks: Sequence[Token], j: int, limit: int) -> int:
+    """Last token index of the statement starting at j (a block or up to ';')."""
+    if j < len(toks) and toks[j].text == "{":
+        return match(toks, j) or limit
+    depth = 0
+    while j < limit:
+        x = toks[j].text
+        if x in ("(", "[", "{"):
+            depth += 1
+        elif x in (")", "]", "}"):
+            depth -= 1
+        elif x == ";" and depth <= 0:
+            return j
+        j += 1
+    return limit
+
+
+def operand_before(tokens: Sequence[Token], op: int) -> tuple[int, int] | None:
+    """Token range [first, op) of the primary/postfix expression left of operator ``op``."""
+    j = op - 1
+    first = None
+    while j >= 0:
+        t = tokens[j]
+        if t.text in (")", "]"):
+            k = match_back(tokens, j)
+            if k is None:
+                return None
+            first = k
+            j = k - 1
+            if j >= 0 and tokens[j].kind is Kind.IDENT and tokens[j].text not in CONTROL:
+                continue  # call or subscript: f(...) / a[...]
+            if j >= 0 and tokens[j].text in ("]", ")") and tokens[first].text == "[":
+                continue
+            break
+        if t.kind in (Kind.IDENT, Kind.NUMBER):
+            first = j
+            j -= 1
+            if j >= 0 and tokens[j].text in (".", "->", "::"):
+                j -= 1
+                continue
+            break
+        break
+    return None if first is None else (first, op)
+
+
+def split(tokens: Sequence[Token], first: int, end: int) -> list[tuple[int, int]]:
+    """Top-level comma split of tokens[first:end] as [first, end) token ranges."""
+    return [(arg.first, arg.last + 1) for arg in split_args(tokens, first, end) or ()]
+
+
+def text_of(unit: Unit, first: int, end: int) -> str:
+    toks = unit.tokens
+    if end <= first:
+        return ""
+    return " ".join(unit.text[toks[first].start : toks[end - 1].end].split())
+
+
+def statement_bounds(tokens: Sequence[Token], i: int, lo: int, hi: int) -> tuple[int, int]:
+    """Token range [first, last] of the statement holding token i (between ';', '{', '}')."""
+    a = i
+    while a > lo and tokens[a - 1].text not in (";", "{", "}"):
+        a -= 1
+    b = i
+    while b < hi and tokens[b].text not in (";", "{", "}"):
+        b += 1
+    return a, b
+
+
+def has_ident(toks: Sequence[Token], names: set[str] | frozenset[str]) -> bool:
+    return any(t.kind is Kind.IDENT and t.text in names for t in toks)
+
+
+def one_per_line(findings: Iterable[Finding], unit: Unit) -> Iterator[Finding]:
+    """The first finding on each line (``a.major > 8 || a.minor > 0`` is one problem)."""
+    seen: set[int] = set()
+    for f in findings:
+        line = unit.lines.position(f.start)[0]
+        if line not in seen:
+            seen.add(line)
+            yield f

@@ -1,0 +1,292 @@
+"""Integer values from tokens: literals, constants (`#define`, `const`, `constexpr`), small
+expressions, and the byte sizes of basic and typedef'd types as the HIP build sees them."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from ..frontend.conditions import inactive_in
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from ._functions import function_at
+from ._tokens import cached, match
+
+
+def int_value(text: str) -> int | None:
+    """Value of an integer literal token (any base, suffixes, digit separators) or None."""
+    t = text.replace("'", "").rstrip("uUlL")
+    try:
+        if t.lower().startswith("0x"):
+            return int(t, 16)
+        if t.lower().startswith("0b"):
+            return int(t[2:], 2)
+        if len(t) > 1 and t.startswith("0") and t.isdigit():
+            return int(t, 8)
+        return int(t)
+    except ValueError:
+        return None
+
+
+def is_64bit_literal(text: str) -> bool:
+    return "ll" in text.lower() or (int_value(text) or 0) > 0xFFFFFFFF
+
+
+SIZEOF = {
+    "char": 1,
+    "bool": 1,
+    "int8_t": 1,
+    "uint8_t": 1,
+    "unsigned char": 1,
+    "short": 2,
+    "half": 2,
+    "__half": 2,
+    "int16_t": 2,
+    "uint16_t": 2,
+    "__nv_bfloat16": 2,
+    "__hip_bfloat16": 2,
+    "hip_bfloat16": 2,
+    "int": 4,
+    "unsigned": 4,
+    "unsigned int": 4,
+    "float": 4,
+    "int32_t": 4,
+    "uint32_t": 4,
+    "half2": 4,
+    "__half2": 4,
+    "double": 8,
+    "long": 8,
+    "long long": 8,
+    "unsigned long long": 8,
+    "int64_t": 8,
+    "uint64_t": 8,
+    "size_t": 8,
+    "float2": 8,
+    "int2": 8,
+    "float4": 16,
+    "int4": 16,
+    "double2": 16,
+}
+
+
+_WIDE_WORDS = frozenset({"uint64_t", "int64_t", "size_t", "uintptr_t", "intptr_t", "u64"})
+
+
+_NARROW_WORDS = frozenset({"uint32_t", "int32_t", "uint", "u32", "int", "unsigned", "short"})
+
+
+def type_size(unit: Unit, declared: str) -> int | None:
+    """Size in bytes of a declared integer type written as words (`unsigned long long`,
+    `uint32_t`, a `lane_mask_t` typedef), as the HIP/AMD build sees it: a typedef chosen per
+    platform resolves to its definition in code HIP compiles.  None when unknown."""
+    words = [w for w in declared.replace("*", " * ").split() if w not in ("const", "volatile")]
+    if not words or "*" in words:
+        return None
+    if words.count("long") == 2 or set(words) & _WIDE_WORDS:
+        return 8
+    if len(words) == 1 and words[0] not in _NARROW_WORDS:
+        target = _typedefs(unit).get(words[0])
+        return type_size(unit, target) if target and target != words[0] else None
+    if words.count("long") == 1:
+        return 8
+    if set(words) <= _NARROW_WORDS | {"signed"}:
+        return 2 if "short" in words else 4
+    return None
+
+
+def _typedefs(unit: Unit) -> dict[str, str]:
+    """`typedef T NAME;` / `using NAME = T;` outside the branches HIP never compiles."""
+
+    def make():
+        toks = unit.tokens
+        inactive = inactive_in(unit)
+        out: dict[str, str] = {}
+        for name in ("typedef", "using"):
+            for i in unit.identifier_positions.get(name, ()):
+                if toks[i].start in inactive:
+                    continue
+                j = i + 1
+                while j < len(toks) and toks[j].text not in (";", "{", "("):
+                    j += 1
+                if j >= len(toks) or toks[j].text != ";":
+                    continue
+                body = [t.text for t in toks[i + 1 : j]]
+                if name == "typedef" and len(body) >= 2:
+                    out.setdefault(body[-1], " ".join(body[:-1]))
+                elif name == "using" and len(body) >= 3 and body[1] == "=":
+                    out.setdefault(body[0], " ".join(body[2:]))
+        return out
+
+    return cached(unit, "_hz_typedefs", make)
+
+
+_ARITH = re.compile(r"^[0-9+\-*/%() <>]*$")
+
+
+def constant_at(unit: Unit, name: str, index: int) -> int | None:
+    """The value of integer constant ``name`` (`#define N 128`, `constexpr int N = 128;`,
+    `const int N = 128;`) as seen from token ``index``: a `constexpr`/`const`
+    declared earlier in the enclosing function, else the file-scope one.  A function-local
+    `constexpr int rows = 32;` in one kernel says nothing about `rows` in another."""
+    file_scope, local = _constant_tables(unit)
+    func = function_at(unit, index)
+    if func is not None:
+        best = None
+        for decl, value in local.get((func.open, name), ()):
+            if decl < index:
+                best = value
+        if best is not None or (func.open, name) in local:
+            return best
+    return file_scope.get(name)
+
+
+def _constant_tables(unit: Unit):
+    def make():
+        toks = unit.tokens
+        inactive = inactive_in(unit)  # the HIP build's value of a per-platform constant
+        out: dict[str, int] = {}
+        local: dict[tuple[int, str], list[tuple[int, int | None]]] = {}
+        ids = unit.identifier_positions
+        starts = sorted([*unit.directives, *ids.get("const", ()), *ids.get("constexpr", ())])
+        for i in starts:  # only `#define` and `const`/`constexpr` start a constant
+            t = toks[i]
+            if i + 3 >= len(toks) or t.start in inactive:
+                continue
+            if (
+                t.kind is Kind.DIRECTIVE
+                and toks[i + 1].text == "define"
+                and toks[i + 3].in_directive
+                and toks[i + 3].kind is Kind.NUMBER
+                and (
+                    i + 4 >= len(toks)
+                    or not toks[i + 4].in_directive
+                    or toks[i + 4].kind is Kind.DIRECTIVE
+                )
+            ):
+                v = int_value(toks[i + 3].text)
+                if v is not None:
+                    out.setdefault(toks[i + 2].text, v)
+            elif t.kind is Kind.IDENT and t.text in ("constexpr", "const"):
+                j = i + 1
+                while (
+                    j < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is Kind.IDENT
+                ):
+                    j += 1
+                if j + 3 >= len(toks) or toks[j].kind is not Kind.IDENT or toks[j + 1].text != "=":
+                    continue
+                literal = toks[j + 2].kind is Kind.NUMBER and toks[j + 3].text == ";"
+                v = int_value(toks[j + 2].text) if literal else None
+                func = function_at(unit, j)
+                if func is not None:  # a local constant (its value, or None if not a literal)
+                    local.setdefault((func.open, toks[j].text), []).append((j, v))
+                elif v is not None:
+                    out.setdefault(toks[j].text, v)
+        return out, local
+
+    return cached(unit, "_hz_constants", make)
+
+
+def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
+    """NAME -> token range of the body of an object-like `#define NAME body`."""
+
+    def make():
+        toks = unit.tokens
+        inactive = inactive_in(unit)
+        out: dict[str, tuple[int, int]] = {}
+        for i in unit.directives:
+            t = toks[i]
+            if (
+                i + 3 < len(toks)
+                and t.start not in inactive
+                and toks[i + 1].text == "define"
+                and toks[i + 2].kind is Kind.IDENT
+                and unit.text[toks[i + 2].end : toks[i + 2].end + 1] != "("
+            ):
+                j = i + 3
+                while j < len(toks) and toks[j].in_directive and toks[j].kind is not Kind.DIRECTIVE:
+                    j += 1
+                if j > i + 3:
+                    out.setdefault(toks[i + 2].text, (i + 3, j))
+        return out
+
+    return cached(unit, "_hz_define_ranges", make)
+
+
+def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
+    """Value of a small integer expression (literals, known constants, sizeof(basic type))."""
+    toks = unit.tokens
+    parts: list[str] = []
+    i = first
+    while i < end:
+        t = toks[i]
+        if t.text == "sizeof" and i + 1 < end and toks[i + 1].text == "(":
+            close = match(toks, i + 1)
+            if close is None or close >= end:
+                return None
+            name = " ".join(x.text for x in toks[i + 2 : close])
+            if name not in SIZEOF:
+                return None
+            parts.append(str(SIZEOF[name]))
+            i = close + 1
+            continue
+        if t.kind is Kind.NUMBER:
+            v = int_value(t.text)
+            if v is None:
+                return None
+            parts.append(str(v))
+        elif t.kind is Kind.IDENT:
+            value = constant_at(unit, t.text, i)
+            if value is None and _depth < 8:
+                value = _single_assignment(unit, i, _depth)
+            if value is not None:
+                parts.append(str(value))
+            else:
+                rng = _define_ranges(unit).get(t.text)
+                value = evaluate(unit, *rng, _depth + 1) if rng and _depth < 8 else None
+                if value is None:
+                    return None
+                parts.append(str(value))
+        elif t.text in ("+", "-", "*", "/", "%", "(", ")", "<<", ">>"):
+            parts.append("//" if t.text == "/" else t.text)
+        elif t.text in ("static_cast", "size_t", "<", ">"):
+            pass
+        else:
+            return None
+        i += 1
+    expr = " ".join(parts)
+    if not expr or not _ARITH.match(expr.replace("//", "/")):
+        return None
+    shifts = zip(parts, parts[1:], strict=False)
+    if any(p == "<<" and not (n.isdigit() and int(n) <= 64) for p, n in shifts):
+        return None  # 1 << 1000000000 would build a gigantic integer
+    try:
+        value = eval(expr, {"__builtins__": {}}, {})  # digits and operators only
+    except Exception:
+        return None
+    return value if isinstance(value, int) else None
+
+
+def _single_assignment(unit: Unit, i: int, depth: int) -> int | None:
+    """Value of local variable tokens[i] when the function assigns it exactly once, from a
+    constant expression (`int smem = 96 * 1024;` before `cudaFuncSetAttribute(..., smem)`)."""
+    toks = unit.tokens
+    func = function_at(unit, i)
+    if func is None:
+        return None
+    positions = unit.identifier_positions.get(toks[i].text, [])  # ascending token indices
+    inside = positions[
+        bisect.bisect_right(positions, func.open) : bisect.bisect_left(positions, func.close)
+    ]
+    sites = [
+        k
+        for k in inside
+        if toks[k + 1].text in ("=", "+=", "-=", "*=", "/=", "<<=", "|=", "++", "--")
+        or toks[k - 1].text in ("++", "--", "&")
+    ]
+    if len(sites) != 1 or sites[0] > i or toks[sites[0] + 1].text != "=":
+        return None
+    first = sites[0] + 2
+    end = first
+    while end < func.close and toks[end].text not in (";", ","):
+        end += 1
+    return evaluate(unit, first, end, depth + 1)

@@ -1,0 +1,128 @@
+"""Pick the toolchain ``verify`` compiles with: hipcc or clang + HIP headers, whichever knows the
+arch and has the newer headers; when neither exists, a libclang syntax check (``kind ==
+"libclang"``).  Discovery reads an ``env`` mapping (default ``os.environ``) so tests can simulate
+a machine without ROCm.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from .arch import UnknownArchFamilyError
+from .clang_hip import clang_toolchain, find_hip_include
+from .hipcc import find_hipcc, hipcc_prefix_include, hipcc_toolchain
+from .toolchain import Toolchain, ToolchainError, read_hip_version
+
+KINDS = ("auto", "hipcc", "clang", "libclang")
+
+
+def discover(
+    arch: str = "gfx942",
+    kind: str = "auto",
+    *,
+    env: Mapping[str, str] | None = None,
+    rocm_path: str | None = None,
+    hip_include: str | None = None,
+) -> Toolchain:
+    """Pick the toolchain to verify with.
+
+    ``auto`` prefers a toolchain that knows ``arch`` natively and, among those, the newest HIP
+    headers (so gfx942 goes to clang + HIP 7 headers over an old hipcc); failing both, libclang.
+    """
+    env = dict(os.environ if env is None else env)
+    if kind not in KINDS:
+        raise ToolchainError(f"unknown toolchain {kind!r} (choose from {', '.join(KINDS)})")
+    if kind == "libclang":
+        return _libclang(env, arch, hip_include, rocm_path, reason=None)
+    errors: list[str] = []
+    family_errors: list[UnknownArchFamilyError] = []
+    candidates: list[Toolchain] = []
+    if kind in ("auto", "clang"):
+        try:
+            candidates.append(
+                clang_toolchain(env, arch, hip_include=hip_include, rocm_path=rocm_path)
+            )
+        except UnknownArchFamilyError as exc:
+            family_errors.append(exc)
+        except ToolchainError as exc:
+            errors.append(f"clang: {exc}")
+    if kind in ("auto", "hipcc"):
+        hipcc = find_hipcc(env, rocm_path)
+        if kind == "auto" and hipcc and candidates and candidates[0].arch == arch:
+            include = hipcc_prefix_include(hipcc)
+            older = read_hip_version(include) if include else None
+            if older and candidates[0].hip_version and older <= candidates[0].hip_version:
+                return candidates[0]  # clang knows the arch and has newer headers: skip the probe
+        if hipcc is None:
+            errors.append(
+                "hipcc: not found in $ROCM_PATH/bin, $HIP_PATH/bin, /opt/rocm/bin or PATH"
+            )
+        else:
+            try:
+                candidates.append(hipcc_toolchain(hipcc, arch, env))
+            except UnknownArchFamilyError as exc:
+                family_errors.append(exc)
+            except ToolchainError as exc:
+                errors.append(f"hipcc: {exc}")
+    if candidates:
+
+        def rank(tc: Toolchain) -> tuple:
+            return (tc.arch == arch, tc.hip_version or (0, 0), tc.kind == "hipcc")
+
+        chosen = max(candidates, key=rank)
+        if chosen.arch != arch and any(e.startswith("clang: no HIP headers") for e in errors):
+            chosen.warnings.append(
+                "a clang that may know " + arch + " exists, but no HIP headers "
+                "were found for it: give --hip-include or --rocm-path"
+            )
+        return chosen
+    if family_errors:
+        # The compilers exist but none knows the family: a usage error, not a reason to
+        # quietly fall back to a syntax-only check.
+        if len(family_errors) == 1:
+            raise family_errors[0]
+        first = family_errors[0]
+        families = sorted({f for e in family_errors for f in e.families}, key=lambda f: int(f[3:]))
+        raise UnknownArchFamilyError(
+            first.arch, " or ".join(e.compiler for e in family_errors), families
+        )
+    if kind != "auto":
+        raise ToolchainError("; ".join(errors))
+    return _libclang(
+        env,
+        arch,
+        hip_include,
+        rocm_path,
+        reason="no AMD toolchain found; libclang syntax check only (" + "; ".join(errors) + ")",
+    )
+
+
+def _libclang(
+    env: Mapping[str, str],
+    arch: str,
+    hip_include: str | None,
+    rocm_path: str | None,
+    reason: str | None,
+) -> Toolchain:
+    include = find_hip_include(env, hip_include, rocm_path)
+    tc = Toolchain(
+        "libclang",
+        hip_include=include,
+        hip_version=read_hip_version(include) if include else None,
+        arch_requested=arch,
+        arch=arch,
+    )
+    tc.resource_dir = _any_resource_dir()
+    if reason:
+        tc.warnings.append(reason)
+    if include is None:
+        tc.warnings.append("no HIP headers given: only syntax errors are reported")
+    return tc
+
+
+def _any_resource_dir() -> str | None:
+    """A clang resource directory on disk, for libclang wheels that ship none."""
+    hits = sorted(Path("/usr/lib").glob("llvm-*/lib/clang/*/include/stddef.h"), reverse=True)
+    return str(hits[0].parent.parent) if hits else None

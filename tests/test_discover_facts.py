@@ -1,0 +1,38 @@
+"""Which directories and suffixes a run looks at, written once in ``discover`` and shared by
+``verify`` (they used to disagree: verify skipped ``venv/``, convert did not; verify indexed
+``.tcc`` headers, convert never looked at them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hipify_py.discover import is_cuda_source, walk
+from hipify_py.verify.compile import collect_sources
+from hipify_py.verify.includes import ProjectIncludes
+
+
+def _tree(root: Path) -> Path:
+    for rel in ("src/k.cu", "venv/lib/site.cu", ".venv/x.cu", "build/CMakeFiles/id.cu"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("__global__ void k() {}\n")
+    return root
+
+
+def test_convert_and_verify_skip_the_same_directories(tmp_path):
+    root = _tree(tmp_path)
+    walked = sorted(c.rel.as_posix() for c in walk([root], (), ()))
+    # convert keeps build/ (a project may name a source directory so); verify skips it, since a
+    # converted tree's CMake build directory holds generated compiler-id sources
+    assert walked == ["build/CMakeFiles/id.cu", "src/k.cu"]
+    assert [p.relative_to(root).as_posix() for p, _ in collect_sources([root])] == ["src/k.cu"]
+
+
+def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):
+    assert is_cuda_source(Path("detail/impl.tcc"), b"cudaMemcpy(a, b, n, kind);")
+    assert not is_cuda_source(Path("detail/impl.tcc"), b"int x;")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "detail").mkdir()
+    (tmp_path / "src" / "k.hip").write_text('#include "detail/impl.tcc"\n')
+    (tmp_path / "detail" / "impl.tcc").write_text("")
+    flags, _ = ProjectIncludes(tmp_path).flags_for(tmp_path / "src" / "k.hip")
+    assert flags.include_dirs == (str(tmp_path),)
