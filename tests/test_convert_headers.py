@@ -105,3 +105,18 @@ def test_runtime_header_goes_inside_a_guard_that_holds_pragma_once() -> None:
         "#ifndef A_H\n#include <hip/hip_runtime.h>\n#pragma once\n#define A_H\n"
         "#include <stdio.h>\n__device__ int f();\n#endif\n"
     )
+
+
+def test_a_duplicate_include_is_deleted_only_when_it_is_alone_on_its_line():
+    """Fuzz input 20800: deleting the physical line of `#include <x>define ... \\` made its
+    continuation lines code, so a second conversion changed them.  A duplicate include with
+    more on its logical line (a spliced line, a block comment running on) keeps its line and
+    is only renamed; one with just a // comment is deleted."""
+    spliced = "#include <hip/hip_runtime.h>\n#include <cuda_runtime.h>x \\\n  k<<<1, 2>>>(p)\n"
+    out = hip(spliced)
+    assert out == spliced.replace("<cuda_runtime.h>", "<hip/hip_runtime.h>")
+    assert hip(out) == out
+    commented = "#include <cuda_runtime.h>\n#include <cuda_runtime.h> /* a\n b */ int x;\n"
+    assert hip(commented).endswith("#include <hip/hip_runtime.h> /* a\n b */ int x;\n")
+    alone = "#include <hip/hip_runtime.h>\n#include <cuda_runtime.h> // runtime\nint a;\n"
+    assert hip(alone) == "#include <hip/hip_runtime.h>\nint a;\n"

@@ -95,11 +95,11 @@ def test_bracket_table_answers_what_the_scan_answers():
     from _mutations import mutate, seeds
     from hipify_py.frontend import syntax
 
-    for data in [*seeds()[:20], *(mutate(n)[0] for n in range(20))]:
+    for data in [*seeds()[:20], *(mutate(n)[0] for n in range(200))]:
         tokens = lex(data.decode("utf-8", "surrogateescape")[:4000]).tokens
         n = len(tokens)
-        fwd = syntax._match_all(tokens, range(n), syntax._OPEN, syntax._CLOSE)
-        bwd = syntax._match_all(tokens, range(n - 1, -1, -1), syntax._CLOSE, syntax._OPEN)
+        fwd = syntax._match_all(tokens, forward=True)
+        bwd = syntax._match_all(tokens, forward=False)
         for i, tok in enumerate(tokens):
             if tok.text in syntax._OPEN:
                 want = syntax._match(tokens, i, range(i + 1, n), syntax._OPEN, syntax._CLOSE)

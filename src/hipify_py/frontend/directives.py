@@ -56,6 +56,9 @@ class Include:
     path_end: int
     angled: bool
     branch: tuple[int, ...]  # the #if branches enclosing it (a key per branch, outermost first)
+    # nothing but the include (and a // comment) on its line, which does not continue onto the
+    # next one: the line can be deleted without changing what the next line is
+    alone: bool = True
 
 
 def includes(text: str, tokens: Sequence[Token], directives: Sequence[int]) -> list[Include]:
@@ -80,15 +83,19 @@ def includes(text: str, tokens: Sequence[Token], directives: Sequence[int]) -> l
             if m is None:
                 continue
             angled = m.group(2) is not None
+            line_end = next_line(text, line.start)
+            rest = text[m.end() : line_end].strip()
+            alone = not rest.endswith("\\") and (not rest or rest.startswith("//"))
             found.append(
                 Include(
                     line.start,
-                    next_line(text, line.start),
+                    line_end,
                     m.group(2) if angled else m.group(3),
                     m.start(1),
                     m.end(1),
                     angled,
                     tuple(stack),
+                    alone,
                 )
             )
     return found

@@ -90,6 +90,7 @@ class Lexed(NamedTuple):
     comments: list[Token]
     identifiers: dict[str, list[int]]  # identifier -> its indices in ``tokens``
     directives: list[int]  # indices in ``tokens`` of each preprocessor line's '#'
+    literals: list[int]  # indices in ``tokens`` of the string and character literals
 
 
 def lex(text: str) -> Lexed:
@@ -116,6 +117,7 @@ def _lex(text: str) -> Lexed:
     comments: list[Token] = []
     identifiers: dict[str, list[int]] = {}
     directives: list[int] = []
+    literals: list[int] = []
     append = tokens.append
     new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
     at_line_start = True
@@ -123,6 +125,7 @@ def _lex(text: str) -> Lexed:
     kinds = _KIND_OF_GROUP
     ident = Kind.IDENT
     punct = Kind.PUNCT
+    number = Kind.NUMBER
     start_at = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
     for m in _TOKEN_RE.finditer(text, start_at):
         group = m.lastgroup
@@ -163,6 +166,9 @@ def _lex(text: str) -> Lexed:
             if group == "delim":
                 group = "raw"
             start, end = m.span(group)
-            append(new(Token, (kinds[group], text[start:end], start, end, in_directive)))
+            kind = kinds[group]
+            if kind is not number:
+                literals.append(len(tokens))
+            append(new(Token, (kind, text[start:end], start, end, in_directive)))
             at_line_start = False
-    return Lexed(tokens, comments, identifiers, directives)
+    return Lexed(tokens, comments, identifiers, directives, literals)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 
 from ..frontend.lexer import Kind, Token
 
@@ -68,26 +70,38 @@ def _tables(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
     slot = 1 if forward else 2
     table = _table_cache[slot]
     if table is None:
-        order = range(len(tokens)) if forward else range(len(tokens) - 1, -1, -1)
-        opens, closes = (_OPEN, _CLOSE) if forward else (_CLOSE, _OPEN)
-        table = _table_cache[slot] = _match_all(tokens, order, opens, closes)
+        table = _table_cache[slot] = _match_all(tokens, forward)
     return table
 
 
-def _match_all(tokens: Sequence[Token], order: range, opens: dict, closes: dict) -> dict[int, int]:
+_BRACKETS = frozenset("()[]{}")
+_text_of = attrgetter("text")
+
+
+def _match_all(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
     """What ``_match`` answers for every bracket, in one pass (absent: None).
 
     One stack for code and one for the macro body being read: brackets pending on a stack share
     every later event, so a mismatched closer fails all of them at once, and code punctuation
-    ends every search that started inside a directive."""
+    ends every search that started inside a directive.  Only bracket tokens are visited (picked
+    out at C speed); the code punctuation between two brackets of a directive is looked for
+    only while that directive has brackets pending."""
+    opens, closes = (_OPEN, _CLOSE) if forward else (_CLOSE, _OPEN)
+    at = list(compress(range(len(tokens)), map(_BRACKETS.__contains__, map(_text_of, tokens))))
+    if not forward:
+        at.reverse()
     found: dict[int, int] = {}
     code: list[int] = []
     directive: list[int] = []
-    for j in order:
+    previous = -1  # the last directive bracket visited
+    for j in at:
         tok = tokens[j]
         if tok.kind is not Kind.PUNCT:
             continue
         if tok.in_directive:
+            if directive and _code_punctuation_between(tokens, previous, j):
+                directive.clear()
+            previous = j
             stack = directive
         else:
             directive.clear()
@@ -101,6 +115,11 @@ def _match_all(tokens: Sequence[Token], order: range, opens: dict, closes: dict)
             else:
                 stack.clear()
     return found
+
+
+def _code_punctuation_between(tokens: Sequence[Token], a: int, b: int) -> bool:
+    lo, hi = (a, b) if a < b else (b, a)
+    return any(t.kind is Kind.PUNCT and not t.in_directive for t in tokens[lo + 1 : hi])
 
 
 def match_angle_backward(tokens: Sequence[Token], i: int) -> int | None:

@@ -126,9 +126,17 @@ class Unit:
         """Unbalanced brackets in code, or an unterminated literal or comment."""
         text = self.text
         counts = {c: text.count(c) for c in "()[]{}"}
-        # brackets that are not code: inside literals, comments and preprocessor lines
-        string, char = Kind.STRING, Kind.CHAR
-        not_code = [t for t in self.tokens if t.in_directive or t.kind is string or t.kind is char]
+        # brackets that are not code: inside literals, comments and preprocessor lines (found
+        # from the lexer's indexes, not by visiting every token)
+        tokens = self.tokens
+        not_code = [tokens[i] for i in self.lexed.literals if not tokens[i].in_directive]
+        for d in self.directives:
+            end = d + 1
+            while end < len(tokens) and tokens[end].in_directive:
+                if tokens[end].kind is Kind.DIRECTIVE:
+                    break
+                end += 1
+            not_code += tokens[d:end]
         not_code += self.comments
         for tok in not_code:
             kind = tok.kind

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..edits import LineIndex
 from ..findings import Finding, Severity
-from ..rules import RULES, RuleInfo, load_rules
+from ..hazards.hz001_stale_output import STALE_OUTPUT
+from ..rules import RULES, RuleInfo
 
-STALE_RULE = "HZ001"  # committed HIP output missing or out of sync (--in-sync)
+STALE_RULE = STALE_OUTPUT.id  # committed HIP output missing or out of sync (--in-sync)
 
 
 @dataclass
@@ -130,15 +131,5 @@ def stale_finding(path: str, source: str, status: str, line: int = 1) -> Finding
             f"{path} is out of sync with {source} (first difference at line {line}); "
             f"regenerate it with `hipify-py convert`"
         )
-    load_rules()
-    return Finding(
-        STALE_RULE,
-        RULES[STALE_RULE].severity,
-        0,
-        0,
-        message,
-        path=path,
-        line=line,
-        column=1,
-        extra={"source": source, "status": status},
-    )
+    found = STALE_OUTPUT.report(0, 0, message, extra={"source": source, "status": status})
+    return replace(found, path=path, line=line, column=1)

@@ -180,7 +180,8 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
             )
         elif not inc.angled and inc.path.endswith(".cu") and not ctx.options.keep_names:
             target = inc.path[:-3] + ".hip"
-        if any(t == target and _covers(b, inc.branch) for t, b in emitted):
+        duplicate = any(t == target and _covers(b, inc.branch) for t, b in emitted)
+        if duplicate and inc.alone:
             if target != inc.path or entry is not None:
                 yield Edit(inc.start, inc.line_end, "", "header")
             continue
