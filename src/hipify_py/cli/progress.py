@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..discover import Candidate
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 class Bar:
@@ -38,6 +41,14 @@ def progress(console: Console, total: int, shown: bool) -> Iterator[Bar]:
     if not shown:
         yield Bar(None, total)
         return
+    from rich.progress import (  # imported only for a bar that shows
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -26,7 +26,6 @@ from ..discover import (
     single_file_output,
     walk,
 )
-from ..report.diff import unified_diff
 from ..runner import Outcome
 from ..untrusted import UntrustedInputError, read_regular
 from .files import BACKUP_SUFFIX, WriteError, backup_original, sha256, write_file
@@ -150,6 +149,8 @@ class Writer:
         result = outcome.result
         if outcome.status != "converted" or result is None:
             return
+        from ..report.diff import unified_diff  # --dry-run only
+
         cand = outcome.candidate
         new_rel = output_name(cand.rel, self.dest.keep_names)
         self.diffs[cand.path] = unified_diff(
