@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,18 @@ def test_adding_a_cu_file_redoes_the_build_files_only(tree, converted):
     (tree / "src" / "more.cu").write_text(FENCE)
     convert("out")
     assert sorted(converted) == ["CMakeLists.txt", "more.cu"]
+
+
+def test_in_place_and_stdout_runs_are_the_same_from_the_cache(tree, converted):
+    shutil.copytree(tree / "src", tree / "copy")
+    first = cli("convert", "src", "--in-place", "-j", "1", "-q")
+    again = cli("convert", "src", "--in-place", "-j", "1", "-q")  # the HIP files: unchanged
+    assert first[0] == again[0] == 0
+    assert snapshot(tree / "src") != snapshot(tree / "copy")
+    uncached = cli("convert", "copy", "--in-place", "-j", "1", "-q", "--no-cache")
+    assert uncached[0] == 0
+    assert snapshot(tree / "src") == snapshot(tree / "copy")  # backups (.prehip) included
+    converted.clear()
+    one = cli("convert", "copy/kern.cu", "--stdout")
+    assert one == cli("convert", "copy/kern.cu", "--stdout") and "hipLaunchKernelGGL" in one[1]
+    assert converted == ["kern.cu"]
