@@ -8,7 +8,6 @@ tokens with exact offsets into the original text.
 
 from __future__ import annotations
 
-import gc
 import re
 import sys
 from enum import Enum
@@ -101,18 +100,6 @@ def lex(text: str) -> Lexed:
     the end of the logical line carries ``in_directive=True``, so rules can tell a macro body
     or an ``#include`` apart from ordinary code.
     """
-    # The tokens are millions of small tuples that hold no cycles: with the cyclic collector on,
-    # each full collection re-walks all of them, 20-35% of the lexing time of a 100k-line file.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _lex(text)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _lex(text: str) -> Lexed:
     tokens: list[Token] = []
     comments: list[Token] = []
     identifiers: dict[str, list[int]] = {}
