@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from hipify_py import cache as cache_mod
+from hipify_py import output as output_mod
 from hipify_py import runner
 from hipify_py.cli import root
 from hipify_py.output.manifest import MANIFEST_NAME
@@ -138,6 +139,33 @@ def test_output_edited_by_hand_is_still_refused_and_a_deleted_one_rewritten(tree
     assert hip.read_text() == "// my edit\n"
     hip.unlink()
     assert convert("out")[2] == files
+
+
+def test_an_unchanged_output_is_not_read_but_a_same_size_edit_with_its_old_mtime_is_seen(
+    tree, converted, monkeypatch
+):
+    """A no-change re-run trusts an output whose size, inode, mtime and ctime are the ones the
+    manifest recorded (it is not read again); an edit that keeps the size and puts the mtime
+    back still changes the ctime, so it is read and refused."""
+    convert("out")
+    reads: list[str] = []
+    original = output_mod.read_regular
+
+    def counting(path, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        reads.append(str(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(output_mod, "read_regular", counting)
+    convert("out")
+    assert not [r for r in reads if "/out/" in r], reads
+    hip = tree / "out" / "kern.hip"
+    before = hip.stat()
+    text = hip.read_text()
+    hip.write_text(text[:-2] + "x\n")  # same size
+    os.utime(hip, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert hip.stat().st_size == before.st_size and hip.stat().st_mtime_ns == before.st_mtime_ns
+    code, output = cli("convert", "src", "--out-dir", "out", "-j", "1", "-q")
+    assert code == 1 and "was edited since hipify-py wrote it" in output
 
 
 def test_options_that_change_results_are_part_of_the_key(tree, converted):

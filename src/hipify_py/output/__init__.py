@@ -29,7 +29,7 @@ from ..discover import (
 from ..runner import Outcome
 from ..untrusted import UntrustedInputError, read_regular
 from .files import BACKUP_SUFFIX, WriteError, backup_original, sha256, write_file
-from .manifest import MANIFEST_NAME, Manifest, ManifestError, options_record
+from .manifest import MANIFEST_NAME, Manifest, ManifestError, file_stamp, options_record
 
 SOURCE_LIMIT = 1 << 31  # bytes of one file copied or compared
 
@@ -118,12 +118,14 @@ class Writer:
         if entry is None or entry.get("sha256") != outcome.out_digest:
             return False
         target = self.out_root / rel
-        try:
-            current = read_regular(target, SOURCE_LIMIT, root=self.out_root)
-        except UntrustedInputError:
-            return False
-        if sha256(current) != outcome.out_digest:
-            return False
+        stamp = entry.get("stamp")
+        if stamp is None or file_stamp(target) != stamp:  # touched since: read it to be sure
+            try:
+                current = read_regular(target, SOURCE_LIMIT, root=self.out_root)
+            except UntrustedInputError:
+                return False
+            if sha256(current) != outcome.out_digest:
+                return False
         if self.written.setdefault(target, cand.path) != cand.path:
             return False
         source = entry.get("source")
