@@ -120,3 +120,13 @@ def test_a_duplicate_include_is_deleted_only_when_it_is_alone_on_its_line():
     assert hip(commented).endswith("#include <hip/hip_runtime.h> /* a\n b */ int x;\n")
     alone = "#include <hip/hip_runtime.h>\n#include <cuda_runtime.h> // runtime\nint a;\n"
     assert hip(alone) == "#include <hip/hip_runtime.h>\nint a;\n"
+
+
+def test_the_runtime_include_after_a_last_line_without_newline_starts_its_own_line():
+    """Fuzz input 50395: `#pragma once` with no newline at the end of the file got the include
+    glued to it (`#pragma once#include ...`), and every later conversion added another."""
+    out = hip("#pragma once", "t.cu")
+    assert out.splitlines()[0] == "#pragma once"
+    assert "#include <hip/hip_runtime.h>" in out.splitlines()
+    guard = hip("#ifndef K_H\n#define K_H", "t.cu")
+    assert guard.splitlines()[:2] == ["#ifndef K_H", "#define K_H"]
