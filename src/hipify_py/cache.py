@@ -43,6 +43,7 @@ from .discover import Candidate
 from .edits import Edit
 from .findings import Finding, Fix, Severity
 from .mappings.load import RulesText, cache_dir, tables_fingerprint
+from .output.files import file_stamp
 from .output.manifest import options_record
 from .result import FileResult
 
@@ -120,6 +121,7 @@ class FileCache:
                 cached=True,
                 out_digest=str(record["out"]),
                 kind=record.get("kind"),
+                out_stamp=_stamp(record.get("out_stamp")),
             )
         except (KeyError, TypeError, ValueError, IndexError):
             return None
@@ -165,6 +167,18 @@ class FileCache:
             record.update(_record_of(result))
         self.records[where] = record
         self._dirty = True
+
+    def stamp_output(self, outcome: Any, target: Path, digest: str) -> None:
+        """Remember the ``file_stamp`` of ``target``, which holds bytes hashing to ``digest``,
+        as the output of ``outcome``'s input, so the next run can trust it without reading it;
+        only when the record names exactly that input and that output."""
+        record = self.records.get(os.path.abspath(outcome.candidate.path))
+        if record is None or record.get("sha") != outcome.digest or record.get("out") != digest:
+            return
+        stamp = file_stamp(target)
+        if record.get("out_stamp") != stamp:
+            record["out_stamp"] = stamp
+            self._dirty = True
 
     def save(self) -> None:
         """Write the records (merged with what another run saved meanwhile), dropping files
@@ -323,6 +337,12 @@ def _finding(row: list[Any]) -> Finding:
         bool(fixed),
         extra,
     )
+
+
+def _stamp(value: Any) -> list[int] | None:
+    if isinstance(value, list) and len(value) == 4 and all(type(v) is int for v in value):
+        return value
+    return None
 
 
 def _result(record: dict[str, Any]) -> FileResult:

@@ -48,6 +48,7 @@ class Outcome:
     # from the per-file cache (``cache.py``): ``result`` holds no texts until ``load_texts``
     cached: bool = False
     out_digest: str = ""  # with ``cached``: sha256 of the output the record says it makes
+    out_stamp: list[int] | None = None  # with ``cached``: that output's ``file_stamp`` then
 
 
 _worker_ctx: Context | None = None

@@ -158,6 +158,9 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
                     written = None
                 else:
                     written = _emit(writer, load_texts(outcome, ctx, mode), summary)
+                settled = writer.settled(outcome.candidate.path)
+                if cache is not None and settled is not None:
+                    cache.stamp_output(outcome, *settled)
                 bar.advance(outcome.candidate, written)
         finally:
             writer.close()

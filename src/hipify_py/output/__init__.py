@@ -28,8 +28,8 @@ from ..discover import (
 )
 from ..runner import Outcome
 from ..untrusted import UntrustedInputError, read_regular
-from .files import BACKUP_SUFFIX, WriteError, backup_original, sha256, write_file
-from .manifest import MANIFEST_NAME, Manifest, ManifestError, file_stamp, options_record
+from .files import BACKUP_SUFFIX, WriteError, backup_original, file_stamp, sha256, write_file
+from .manifest import MANIFEST_NAME, Manifest, ManifestError, options_record
 
 SOURCE_LIMIT = 1 << 31  # bytes of one file copied or compared
 
@@ -74,6 +74,9 @@ class Writer:
         self.previous = previous
         self.diffs: dict[Path, str] = {}
         self.written: dict[Path, Path] = {}  # output path -> the input written there
+        # input -> (its output, sha256 of the bytes it now holds), for outputs this run wrote or
+        # found verified; ``settled`` hands each out once (the cache stamps it)
+        self._verified: dict[Path, tuple[Path, str]] = {}
         self.renamed = frozenset(
             output_name(c.rel, dest.keep_names) for c in items if c.rel.suffix == ".cu"
         ) - {c.rel for c in items if c.rel.suffix == ".cu"}
@@ -118,7 +121,7 @@ class Writer:
         if entry is None or entry.get("sha256") != outcome.out_digest:
             return False
         target = self.out_root / rel
-        stamp = entry.get("stamp")
+        stamp = outcome.out_stamp
         if stamp is None or file_stamp(target) != stamp:  # touched since: read it to be sure
             try:
                 current = read_regular(target, SOURCE_LIMIT, root=self.out_root)
@@ -133,9 +136,12 @@ class Writer:
             os.path.join(self.out_root, source)
         ) == os.path.abspath(cand.path):  # recorded from this path: no need to resolve it again
             self.manifest.files[rel.as_posix()] = dict(entry)
-            return True
-        self.manifest.record(rel, cand.path, outcome.out_digest)  # what emit would record
-        return self.manifest.files[rel.as_posix()]["source"] == source
+        else:
+            self.manifest.record(rel, cand.path, outcome.out_digest)  # what emit would record
+            if self.manifest.files[rel.as_posix()]["source"] != source:
+                return False
+        self._verified[cand.path] = (target, outcome.out_digest)
+        return True
 
     def diff_text(self) -> str:
         """The whole diff, in input order."""
@@ -188,13 +194,20 @@ class Writer:
         if earlier != cand.path:
             raise WriteError(f"name collision: {earlier} is already written to {target}")
         data = _bytes_of(outcome)
-        if os.path.lexists(target):
-            if self._unchanged(target, rel, data):
-                self.manifest.record(rel, cand.path, sha256(data))
-                return None
-        write_file(target, data, mode=_mode_of(outcome), root=self.out_root)
-        self.manifest.record(rel, cand.path, sha256(data))
-        return target
+        digest = sha256(data)
+        if os.path.lexists(target) and self._unchanged(target, rel, data):
+            written = None
+        else:
+            write_file(target, data, mode=_mode_of(outcome), root=self.out_root)
+            written = target
+        self.manifest.record(rel, cand.path, digest)
+        self._verified[cand.path] = (target, digest)
+        return written
+
+    def settled(self, source: Path) -> tuple[Path, str] | None:
+        """The output this run wrote, or found already holding the right bytes, for input
+        ``source`` and the sha256 of those bytes (once; None when there is none)."""
+        return self._verified.pop(source, None)
 
     def _unchanged(self, target: Path, rel: Path, data: bytes) -> bool:
         """True when ``target`` already holds ``data``; raises when it holds something convert

@@ -158,3 +158,18 @@ def backup_original(path: Path, original: bytes) -> Path:
     if again != original:
         raise WriteError(f"backup {saved} does not match {path}; not rewritten")
     return saved
+
+
+def file_stamp(path: Path) -> list[int] | None:
+    """Size, inode, mtime and ctime of a regular file: equal stamps mean the file was not
+    touched since (ctime cannot be set back by any tool), so a re-run need not read it to know
+    it still holds the bytes convert wrote.  None for anything else.  Kept in the per-user
+    cache, never in the output tree's manifest (which must not change from machine to
+    machine)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,11 +77,10 @@ class Manifest:
         ]
 
     def record(self, rel: Path, source: Path, digest: str) -> None:
-        entry: dict[str, Any] = {"source": _rel(source.resolve(), self.out_root), "sha256": digest}
-        stamp = file_stamp(self.out_root / rel)
-        if stamp is not None:
-            entry["stamp"] = stamp
-        self.files[rel.as_posix()] = entry
+        self.files[rel.as_posix()] = {
+            "source": _rel(source.resolve(), self.out_root),
+            "sha256": digest,
+        }
 
     def source_of(self, rel: str) -> Path:
         return Path(os.path.normpath(self.out_root / self.files[rel]["source"]))
@@ -134,16 +132,3 @@ def options_from_record(record: dict[str, Any], path: Path) -> dict[str, Any]:
 def _rel(path: Path, out_root: Path) -> str:
     """``path`` relative to ``out_root`` (a Manifest's, resolved when it was made)."""
     return Path(os.path.relpath(path, out_root)).as_posix()
-
-
-def file_stamp(path: Path) -> list[int] | None:
-    """Size, inode, mtime and ctime of a regular file: equal stamps mean the file was not
-    touched since (ctime cannot be set back by any tool), so a re-run need not read it to know
-    it still holds the bytes convert wrote.  None for anything else."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return [st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]

@@ -203,7 +203,7 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         inserted += "".join(f"#include <{h}>{unit.newline}" for h in extra)
     if inserted:
         at = _insertion_point(unit, found)
-        if at and unit.text[at - 1] not in "\r\n":  # after a last line with no newline
+        if at == len(unit.text) and unit.text[-1:] not in ("\r", "\n", ""):  # no final newline
             inserted = unit.newline + inserted
         yield Edit(at, at, inserted, "header")
 
