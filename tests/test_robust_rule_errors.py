@@ -77,3 +77,11 @@ def test_a_launch_inside_a_header_name_is_not_converted():
     out = result(src)
     assert out.error is None and out.rule_errors == []
     assert "hipLaunchKernelGGL" not in out.text
+
+
+def test_a_launch_after_a_version_macro_call_is_converted_the_same_way_twice():
+    """Fuzz input 62202: `CUDA_VERSION(*fp)<<<...>>>` was left alone (a call's arguments), but
+    once the macro became `12000 /* CUDA_VERSION */` the second conversion rewrote the launch."""
+    src = "void f() { CUDA_VERSION(*fp)<<<1, 1>>>(x); }\n"
+    once = result(src).text
+    assert result(once).text == once

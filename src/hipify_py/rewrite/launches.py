@@ -79,9 +79,12 @@ def _is_callee(tokens: Sequence[Token], k: int) -> bool:
     if tok.text == ")":  # if (c) (*fp)<<<...>>>(): a condition, not a callee
         opening = match_backward(tokens, k)
         return opening is None or opening == 0 or tokens[opening - 1].text not in _CONDITIONS
-    return tok.text in ("]", ">", ">>", ">>>")
+    # a literal right before the parenthesis is no statement boundary either (`12000 (*fp)`,
+    # what a version macro before a call becomes): the launch is left as it is in both cases
+    return tok.kind in _LITERALS or tok.text in ("]", ">", ">>", ">>>")
 
 
+_LITERALS = frozenset({Kind.NUMBER, Kind.STRING, Kind.CHAR})
 _CONDITIONS = frozenset({"if", "while", "for", "switch"})
 _STATEMENT_WORDS = frozenset({"return", "else", "do", "case"})
 
