@@ -343,6 +343,8 @@ _WARP_ID_TEXT = re.compile(r"\b(?:n_?|num_?)?warps?(?:_?(?:id|idx|index|no|num))
 def _warp_stride(unit, i):
     """`warp_id * 32`, `32 * warp`, `nwarps << 5`: a per-warp stride of 32 elements."""
     toks = unit.tokens
+    if i < 2 or i + 2 >= len(toks):  # no operand pair with a token on each side (file edge)
+        return None
     op = toks[i].text
     left, right = toks[i - 1], toks[i + 1]
     ends = (";", ",", ")", "]", "+", "-", "}")
