@@ -32,6 +32,7 @@ class Line(NamedTuple):
     body: Sequence[Token]
     start: int  # offset of the '#'
     end: int  # offset just past the line's last token
+    after: int  # index in ``tokens`` just past the line's last token
 
 
 def lines(tokens: Sequence[Token], directives: Sequence[int]) -> Iterator[Line]:
@@ -44,7 +45,7 @@ def lines(tokens: Sequence[Token], directives: Sequence[int]) -> Iterator[Line]:
         while end < n and tokens[end].in_directive and tokens[end].kind is not Kind.DIRECTIVE:
             end += 1
         body = tokens[d + 2 : end] if has_word else ()
-        yield Line(d, word, body, tokens[d].start, tokens[end - 1].end)
+        yield Line(d, word, body, tokens[d].start, tokens[end - 1].end, end)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from functools import cached_property, partial
 from ..edits import LineIndex
 from ..mappings import MappingIndex
 from .clang import Ast, crash_of, parse
+from .directives import lines
 from .lexer import Kind, Lexed, Token, lex
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
@@ -130,13 +131,8 @@ class Unit:
         # from the lexer's indexes, not by visiting every token)
         tokens = self.tokens
         not_code = [tokens[i] for i in self.lexed.literals if not tokens[i].in_directive]
-        for d in self.directives:
-            end = d + 1
-            while end < len(tokens) and tokens[end].in_directive:
-                if tokens[end].kind is Kind.DIRECTIVE:
-                    break
-                end += 1
-            not_code += tokens[d:end]
+        for line in lines(tokens, self.directives):
+            not_code += tokens[line.at : line.after]
         not_code += self.comments
         for tok in not_code:
             kind = tok.kind
