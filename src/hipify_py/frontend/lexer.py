@@ -71,14 +71,12 @@ _TOKEN_RE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 
+# the kinds of the groups the lexing loop does not handle by name (literals)
 _KIND_OF_GROUP = {
     "raw": Kind.STRING,
     "string": Kind.STRING,
     "char": Kind.CHAR,
     "number": Kind.NUMBER,
-    "ident": Kind.IDENT,
-    "punct": Kind.PUNCT,
-    "single": Kind.PUNCT,
 }
 
 
