@@ -114,10 +114,10 @@ class Writer:
             return False
         assert self.out_root is not None and self.manifest is not None
         cand = outcome.candidate
-        rel = output_name(cand.rel, self.dest.keep_names) if outcome.result else cand.rel
-        entry = self.previous.files.get(rel.as_posix())
-        if rel in self.renamed and rel == cand.rel:
+        rel, collides = self._tree_rel(outcome)
+        if collides:
             return False  # a name collision: emit says so
+        entry = self.previous.files.get(rel.as_posix())
         if entry is None or entry.get("sha256") != outcome.out_digest:
             return False
         target = self.out_root / rel
@@ -180,11 +180,18 @@ class Writer:
         write_file(path, result.data, root=Path(os.path.realpath(root)))
         return cand.path
 
+    def _tree_rel(self, outcome: Outcome) -> tuple[Path, bool]:
+        """Where ``outcome`` goes in the output tree, and whether a converted file renamed to
+        that name already takes it (a copied ``k.hip`` beside a ``k.cu``)."""
+        cand = outcome.candidate
+        rel = output_name(cand.rel, self.dest.keep_names) if outcome.result else cand.rel
+        return rel, rel in self.renamed and rel == cand.rel
+
     def _tree(self, outcome: Outcome) -> Path | None:
         assert self.out_root is not None and self.manifest is not None
         cand = outcome.candidate
-        rel = output_name(cand.rel, self.dest.keep_names) if outcome.result else cand.rel
-        if rel in self.renamed and rel == cand.rel:
+        rel, collides = self._tree_rel(outcome)
+        if collides:
             raise WriteError(
                 f"name collision: the conversion of {cand.rel.with_suffix('.cu')} is written "
                 f"to {rel}; this file was not copied (use --keep-names)"
