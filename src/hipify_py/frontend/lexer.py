@@ -71,13 +71,19 @@ _TOKEN_RE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 
-# the kinds of the groups the lexing loop does not handle by name (literals)
+# Group numbers: the loop dispatches on ``Match.lastindex`` (an int compare), not on names.
+_GROUP = _TOKEN_RE.groupindex
+_IDENT, _SINGLE, _PUNCT, _NL, _END = (_GROUP[g] for g in ("ident", "single", "punct", "nl", "end"))
+_COMMENTS = (_GROUP["lcomment"], _GROUP["bcomment"])
+# the kinds of the literal groups (a raw string's delimiter group stands for the raw string)
 _KIND_OF_GROUP = {
-    "raw": Kind.STRING,
-    "string": Kind.STRING,
-    "char": Kind.CHAR,
-    "number": Kind.NUMBER,
+    _GROUP["raw"]: Kind.STRING,
+    _GROUP["delim"]: Kind.STRING,
+    _GROUP["string"]: Kind.STRING,
+    _GROUP["char"]: Kind.CHAR,
+    _GROUP["number"]: Kind.NUMBER,
 }
+_RAW, _DELIM = _GROUP["raw"], _GROUP["delim"]
 
 
 class Lexed(NamedTuple):
@@ -113,8 +119,8 @@ def lex(text: str) -> Lexed:
     number = Kind.NUMBER
     start_at = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
     for m in _TOKEN_RE.finditer(text, start_at):
-        group = m.lastgroup
-        if group == "ident":
+        group = m.lastindex
+        if group == _IDENT:
             at_line_start = False
             start, end = m.span(group)
             value = text[start:end]
@@ -124,11 +130,11 @@ def lex(text: str) -> Lexed:
             else:
                 found.append(len(tokens))
             append(new(Token, (ident, value, start, end, in_directive)))
-        elif group == "single":
+        elif group == _SINGLE:
             start, end = m.span(group)
             append(new(Token, (punct, text[start:end], start, end, in_directive)))
             at_line_start = False
-        elif group == "punct":
+        elif group == _PUNCT:
             start, end = m.span(group)
             value = text[start:end]
             if at_line_start and (value == "#" or value == "%:"):  # %: is a digraph of #
@@ -138,18 +144,18 @@ def lex(text: str) -> Lexed:
             else:
                 append(new(Token, (punct, value, start, end, in_directive)))
             at_line_start = False
-        elif group == "nl":
+        elif group == _NL:
             at_line_start = True
             in_directive = False
-        elif group == "end" or group is None:
+        elif group == _END or group is None:
             break
-        elif group == "lcomment" or group == "bcomment":
+        elif group in _COMMENTS:
             # a comment is white space to the preprocessor: it neither starts nor ends a line
             start, end = m.span(group)
             comments.append(new(Token, (Kind.COMMENT, text[start:end], start, end, in_directive)))
         else:
-            if group == "delim":
-                group = "raw"
+            if group == _DELIM:
+                group = _RAW
             start, end = m.span(group)
             kind = kinds[group]
             if kind is not number:
