@@ -91,19 +91,29 @@ def test_rules_never_edit_the_same_bytes_and_converting_twice_is_once(src):
 
 def test_bracket_table_answers_what_the_scan_answers():
     """Long token lists use a one-pass bracket table (no quadratic rescans of a broken file);
-    it must agree with the bracket-by-bracket search everywhere."""
+    it must agree with the bracket-by-bracket search everywhere, whichever direction's table
+    is built first (the second is the first one inverted when every bracket matched)."""
     from _mutations import mutate, seeds
     from hipify_py.frontend import syntax
 
+    inverted = 0
     for data in [*seeds()[:20], *(mutate(n)[0] for n in range(200))]:
         tokens = lex(data.decode("utf-8", "surrogateescape")[:4000]).tokens
         n = len(tokens)
-        fwd = syntax._match_all(tokens, forward=True)
-        bwd = syntax._match_all(tokens, forward=False)
+        scan = {True: {}, False: {}}
         for i, tok in enumerate(tokens):
             if tok.text in syntax._OPEN:
-                want = syntax._match(tokens, i, range(i + 1, n), syntax._OPEN, syntax._CLOSE)
-                assert fwd.get(i) == want
+                found = syntax._match(tokens, i, range(i + 1, n), syntax._OPEN, syntax._CLOSE)
+                if found is not None:
+                    scan[True][i] = found
             elif tok.text in syntax._CLOSE:
-                want = syntax._match(tokens, i, range(i - 1, -1, -1), syntax._CLOSE, syntax._OPEN)
-                assert bwd.get(i) == want
+                found = syntax._match(tokens, i, range(i - 1, -1, -1), syntax._CLOSE, syntax._OPEN)
+                if found is not None:
+                    scan[False][i] = found
+        for first in (True, False):
+            syntax._table_cache[:] = [None, None, None]
+            tables = {first: syntax._tables(tokens, forward=first)}
+            tables[not first] = syntax._tables(tokens, forward=not first)
+            inverted += syntax._table_cache[1 if first else 2].balanced
+            assert tables == scan
+    assert inverted > 100  # the inverted tables were exercised, not only computed ones

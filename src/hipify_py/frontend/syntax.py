@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
+from typing import NamedTuple
 
 from ..frontend.lexer import Kind, Token
 
@@ -64,21 +65,33 @@ _TABLE_FROM = 256
 _table_cache: list = [None, None, None]  # [tokens, forward table, backward table]
 
 
+class _Table(NamedTuple):
+    found: dict[int, int]
+    # every bracket matched and no search cut short: the other direction's table is this
+    # one's inverse, so it need not be computed
+    balanced: bool
+
+
 def _tables(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
     if _table_cache[0] is not tokens:
         _table_cache[:] = [tokens, None, None]
     slot = 1 if forward else 2
     table = _table_cache[slot]
     if table is None:
-        table = _table_cache[slot] = _match_all(tokens, forward)
-    return table
+        other = _table_cache[3 - slot]
+        if other is not None and other.balanced:
+            table = _Table({b: a for a, b in other.found.items()}, True)
+        else:
+            table = _match_all(tokens, forward)
+        _table_cache[slot] = table
+    return table.found
 
 
 _BRACKETS = frozenset("()[]{}")
 _text_of = attrgetter("text")
 
 
-def _match_all(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
+def _match_all(tokens: Sequence[Token], forward: bool) -> _Table:
     """What ``_match`` answers for every bracket, in one pass (absent: None).
 
     One stack for code and one for the macro body being read: brackets pending on a stack share
@@ -93,6 +106,7 @@ def _match_all(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
     found: dict[int, int] = {}
     code: list[int] = []
     directive: list[int] = []
+    balanced = True
     previous = -1  # the last directive bracket visited
     for j in at:
         tok = tokens[j]
@@ -101,10 +115,13 @@ def _match_all(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
         if tok.in_directive:
             if directive and _code_punctuation_between(tokens, previous, j):
                 directive.clear()
+                balanced = False
             previous = j
             stack = directive
         else:
-            directive.clear()
+            if directive:
+                directive.clear()
+                balanced = False
             stack = code
         text = tok.text
         if text in opens:
@@ -114,7 +131,8 @@ def _match_all(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
                 found[stack.pop()] = j
             else:
                 stack.clear()
-    return found
+                balanced = False
+    return _Table(found, balanced and not code and not directive)
 
 
 def _code_punctuation_between(tokens: Sequence[Token], a: int, b: int) -> bool:
