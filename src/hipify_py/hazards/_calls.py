@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..frontend.unit import Unit
-from ._tokens import match, split
+from ._tokens import match, occurrences, split
 
 SHUFFLES = {  # name -> index of the width argument
     "__shfl": 2,
@@ -76,8 +76,7 @@ def calls(unit: Unit, names: frozenset[str] | set[str] | dict) -> Iterator[Call]
     present = set(names) & unit.identifiers
     if not present:
         return
-    positions = unit.identifier_positions
-    for i in sorted(i for name in present for i in positions[name]):
+    for i in occurrences(unit, present):
         t = toks[i]
         if (
             i + 1 < len(toks)

@@ -8,6 +8,7 @@ one scan.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..findings import Finding
@@ -45,6 +46,36 @@ def cached(unit: Unit, key: str, make):
         value = make()
         unit.__dict__[key] = value
     return value
+
+
+def occurrences(unit: Unit, names: Iterable[str]) -> list[int]:
+    """Token indices of every occurrence of ``names``, ascending: taken from the lexer's
+    identifier index, so a rule visits its candidate sites instead of every token."""
+    positions = unit.identifier_positions
+    return sorted(i for name in names for i in positions.get(name, ()))
+
+
+def launch_openers(unit: Unit) -> list[int]:
+    """Token indices of every `<<<` (code or macro body), found from the text: a `<<<` token
+    is its own text, so ``str.find`` visits only the candidates."""
+
+    def find() -> list[int]:
+        text, toks = unit.text, unit.tokens
+        out = []
+        at = text.find("<<<")
+        while at >= 0:
+            k = bisect.bisect_left(toks, at, key=_start)
+            if k < len(toks) and toks[k].start == at and toks[k].kind is Kind.PUNCT:
+                if toks[k].text == "<<<":
+                    out.append(k)
+            at = text.find("<<<", at + 1)
+        return out
+
+    return cached(unit, "_launch_openers", find)
+
+
+def _start(tok: Token) -> int:
+    return tok.start
 
 
 match = match_forward  # the shared bracket matcher (frontend.syntax)

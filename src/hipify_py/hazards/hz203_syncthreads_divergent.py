@@ -34,7 +34,7 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._functions import enclosing_conditions, function_at
 from ._taint import thread_taint
-from ._tokens import statement_end, text_of
+from ._tokens import occurrences, statement_end, text_of
 
 _BARRIERS = frozenset(
     {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
@@ -58,14 +58,9 @@ def check(unit, ctx, report):
     if not (_BARRIERS & unit.identifiers):
         return
     toks = unit.tokens
-    for i, t in enumerate(toks):
-        if (
-            t.kind is not Kind.IDENT
-            or t.text not in _BARRIERS
-            or t.in_directive
-            or i + 1 >= len(toks)
-            or toks[i + 1].text != "("
-        ):
+    for i in occurrences(unit, _BARRIERS):
+        t = toks[i]
+        if t.in_directive or i + 1 >= len(toks) or toks[i + 1].text != "(":
             continue
         func = function_at(unit, i)
         if func is None:

@@ -24,10 +24,13 @@ it into the parent kernel, or restructure as a persistent kernel with a device-s
 
 from __future__ import annotations
 
+import bisect
+
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._functions import functions
+from ._tokens import launch_openers, occurrences
 
 _LAUNCH = frozenset(
     {
@@ -60,12 +63,15 @@ def check(unit, ctx, report):
     toks = unit.tokens
     if "<<<" not in unit.text and not ((_LAUNCH | _SYNC) & unit.identifiers):
         return
+    sites = sorted(launch_openers(unit) + occurrences(unit, _LAUNCH | _SYNC))
+    if not sites:
+        return
     for f in functions(unit):
         if not f.is_device or "__host__" in f.specifiers:
             continue
-        for i in range(f.open + 1, f.close):
+        for i in sites[bisect.bisect_right(sites, f.open) : bisect.bisect_left(sites, f.close)]:
             t = toks[i]
-            if t.text == "<<<" and t.kind is Kind.PUNCT:
+            if t.text == "<<<":
                 name = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else "kernel"
                 yield report(
                     t.start,
@@ -73,12 +79,7 @@ def check(unit, ctx, report):
                     f"kernel launch `{name}<<<...>>>` inside device function "
                     f"`{f.name}`: HIP has no dynamic parallelism",
                 )
-            elif (
-                t.kind is Kind.IDENT
-                and (t.text in _LAUNCH or t.text in _SYNC)
-                and i + 1 < len(toks)
-                and toks[i + 1].text == "("
-            ):
+            elif i + 1 < len(toks) and toks[i + 1].text == "(":
                 what = "kernel launch" if t.text in _LAUNCH else "runtime call"
                 yield report(
                     t.start,

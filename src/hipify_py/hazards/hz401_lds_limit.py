@@ -27,15 +27,13 @@ or query `hipDeviceProp_t::sharedMemPerBlock` at run time and pick a kernel vari
 
 from __future__ import annotations
 
-import bisect
-
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._calls import calls
 from ._cursor import cursor_at
 from ._functions import function_at
-from ._tokens import match, statement_bounds
+from ._tokens import launch_openers, match, statement_bounds
 from ._values import SIZEOF, evaluate
 
 LDS_BYTES = 64 * 1024
@@ -162,24 +160,6 @@ def _template_params(toks, index: int) -> set[str]:
     return set()
 
 
-def _launch_openers(unit) -> list[int]:
-    """Token indices of every `<<<`, found from the text (a `<<<` token is its own text)."""
-    text, toks = unit.text, unit.tokens
-    out = []
-    at = text.find("<<<")
-    while at >= 0:
-        k = bisect.bisect_left(toks, at, key=_start)
-        if k < len(toks) and toks[k].start == at and toks[k].text == "<<<":
-            if toks[k].kind is Kind.PUNCT:
-                out.append(k)
-        at = text.find("<<<", at + 1)
-    return out
-
-
-def _start(tok) -> int:
-    return tok.start
-
-
 @hazard_rule(
     "HZ401",
     "lds-over-64k",
@@ -206,7 +186,7 @@ def check(unit, ctx, report):
                 f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU",
             )
     # dynamic sizes at launches
-    for i in _launch_openers(unit):
+    for i in launch_openers(unit):
         k = i + 1
         depth, args, start = 0, [], k
         stop = min(len(toks), i + 512)  # a launch configuration is short: bounded scan
