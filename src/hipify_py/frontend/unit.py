@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -76,6 +77,21 @@ class Unit:
             i -= 1
         nxt = i + 1
         return tokens[nxt].text if nxt < len(tokens) and tokens[nxt].in_directive else ""
+
+    @cached_property
+    def launch_openers(self) -> list[int]:
+        """Indices in ``tokens`` of every `<<<` (code or macro body), found from the text: a
+        `<<<` token is its own text, so ``str.find`` visits only the candidates."""
+        text, tokens = self.text, self.tokens
+        out = []
+        at = text.find("<<<")
+        while at >= 0:
+            k = bisect.bisect_left(tokens, at, key=_start)
+            if k < len(tokens) and tokens[k].start == at and tokens[k].kind is Kind.PUNCT:
+                if tokens[k].text == "<<<":
+                    out.append(k)
+            at = text.find("<<<", at + 1)
+        return out
 
     @property
     def identifier_positions(self) -> dict[str, list[int]]:
@@ -165,3 +181,7 @@ class Unit:
     def line_text(self, line: int) -> str:
         start, end = self.lines.line_span(line)
         return self.text[start:end]
+
+
+def _start(tok: Token) -> int:
+    return tok.start

@@ -8,8 +8,9 @@ one scan.
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
+from itertools import compress
+from operator import attrgetter
 
 from ..findings import Finding
 from ..frontend.lexer import Kind, Token
@@ -55,27 +56,13 @@ def occurrences(unit: Unit, names: Iterable[str]) -> list[int]:
     return sorted(i for name in names for i in positions.get(name, ()))
 
 
-def launch_openers(unit: Unit) -> list[int]:
-    """Token indices of every `<<<` (code or macro body), found from the text: a `<<<` token
-    is its own text, so ``str.find`` visits only the candidates."""
-
-    def find() -> list[int]:
-        text, toks = unit.text, unit.tokens
-        out = []
-        at = text.find("<<<")
-        while at >= 0:
-            k = bisect.bisect_left(toks, at, key=_start)
-            if k < len(toks) and toks[k].start == at and toks[k].kind is Kind.PUNCT:
-                if toks[k].text == "<<<":
-                    out.append(k)
-            at = text.find("<<<", at + 1)
-        return out
-
-    return cached(unit, "_launch_openers", find)
+def spelled(toks: Sequence[Token], texts: Container[str]) -> list[int]:
+    """Indices of the tokens spelled as one of ``texts`` (operators, keywords), ascending, by a
+    scan that runs in C."""
+    return list(compress(range(len(toks)), map(texts.__contains__, map(_text, toks))))
 
 
-def _start(tok: Token) -> int:
-    return tok.start
+_text = attrgetter("text")
 
 
 match = match_forward  # the shared bracket matcher (frontend.syntax)

@@ -36,15 +36,13 @@ rewritten automatically.
 from __future__ import annotations
 
 import re
-from itertools import compress
-from operator import attrgetter
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._functions import enclosing_conditions, function_at
 from ._taint import LANE_LIKE, thread_taint
-from ._tokens import one_per_line, operand_before, text_of
+from ._tokens import one_per_line, operand_before, spelled, text_of
 from ._values import constant_at, int_value
 from .hz107_warp_size_constant import reported_names
 
@@ -93,9 +91,10 @@ def _candidates(unit) -> list[tuple[int, tuple | None]]:
     toks = unit.tokens
     lane_constants = None
     found: list[tuple[int, tuple | None]] = []
-    # the operators (with a token after them), by a scan that runs in C
-    ops = compress(range(len(toks) - 1), map(_PATTERNS.__contains__, map(_TEXT, toks)))
-    for i in list(ops):
+    last = len(toks) - 1
+    for i in spelled(toks, _PATTERNS):
+        if i == last:  # an operator needs a token after it
+            break
         nxt = toks[i + 1]
         if nxt.kind is Kind.NUMBER:
             if int_value(nxt.text) not in _PATTERNS[toks[i].text]:
@@ -143,7 +142,6 @@ def _strides(unit) -> list[tuple[int, tuple]]:
     return out
 
 
-_TEXT = attrgetter("text")
 _LANE_VALUES = frozenset(v for values in _PATTERNS.values() for v in values)
 
 

@@ -33,7 +33,7 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._functions import functions
-from ._tokens import match, one_per_line
+from ._tokens import match, one_per_line, spelled
 from ._values import int_value
 
 _LANE = re.compile(r"lane", re.I)
@@ -77,10 +77,14 @@ def _lane_operand(toks, j) -> int | None:
     return None
 
 
+_SHL = frozenset(("<<",))
+_SHIFTS = frozenset(("<<", ">>"))
+
+
 def _shift_sites(unit):
     toks = unit.tokens
-    for i, t in enumerate(toks):
-        if t.kind is not Kind.PUNCT or t.text != "<<" or i < 1:
+    for i in spelled(toks, _SHL):
+        if toks[i].kind is not Kind.PUNCT or i < 1:
             continue
         one = toks[i - 1]
         if one.kind is not Kind.NUMBER or int_value(one.text) != 1:
@@ -96,8 +100,8 @@ def _shift_sites(unit):
 def _all_ones_shift_sites(unit):
     """`0xffffffff >> (32 - lane)` / `~0u << lane`: a 32-bit all-ones mask cut at a lane."""
     toks = unit.tokens
-    for i, t in enumerate(toks):
-        if t.kind is not Kind.PUNCT or t.text not in ("<<", ">>") or i < 1:
+    for i in spelled(toks, _SHIFTS):
+        if toks[i].kind is not Kind.PUNCT or i < 1:
             continue
         ones = toks[i - 1]
         full = ones.kind is Kind.NUMBER and int_value(ones.text) == 0xFFFFFFFF

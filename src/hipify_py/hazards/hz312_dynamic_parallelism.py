@@ -30,7 +30,7 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._functions import functions
-from ._tokens import launch_openers, occurrences
+from ._tokens import occurrences
 
 _LAUNCH = frozenset(
     {
@@ -63,7 +63,7 @@ def check(unit, ctx, report):
     toks = unit.tokens
     if "<<<" not in unit.text and not ((_LAUNCH | _SYNC) & unit.identifiers):
         return
-    sites = sorted(launch_openers(unit) + occurrences(unit, _LAUNCH | _SYNC))
+    sites = sorted(unit.launch_openers + occurrences(unit, _LAUNCH | _SYNC))
     if not sites:
         return
     for f in functions(unit):

@@ -33,7 +33,7 @@ from ..rules import hazard_rule
 from ._calls import calls
 from ._cursor import cursor_at
 from ._functions import function_at
-from ._tokens import launch_openers, match, statement_bounds
+from ._tokens import match, statement_bounds
 from ._values import SIZEOF, evaluate
 
 LDS_BYTES = 64 * 1024
@@ -186,7 +186,7 @@ def check(unit, ctx, report):
                 f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU",
             )
     # dynamic sizes at launches
-    for i in launch_openers(unit):
+    for i in unit.launch_openers:
         k = i + 1
         depth, args, start = 0, [], k
         stop = min(len(toks), i + 512)  # a launch configuration is short: bounded scan

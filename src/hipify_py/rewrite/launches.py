@@ -246,10 +246,10 @@ def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if ctx.options.launch_syntax != "hip" or "<<<" not in unit.text:
         return
     templates = template_kernels(unit)
-    for i, tok in enumerate(unit.tokens):
-        if tok.text == "<<<" and tok.kind is Kind.PUNCT:
-            if tok.in_directive and unit.directive_word(i) in ("include", "include_next"):
-                continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
-            edits = rewrite_launch(unit, i, templates)
-            if edits:
-                yield from edits
+    tokens = unit.tokens
+    for i in unit.launch_openers:
+        if tokens[i].in_directive and unit.directive_word(i) in ("include", "include_next"):
+            continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
+        edits = rewrite_launch(unit, i, templates)
+        if edits:
+            yield from edits
