@@ -63,6 +63,8 @@ def test_check_passes_when_no_rule_fails(tmp_path):
         "const int WARP_SIZE = 32",  # fuzz input 12645: HZ107 (and HZ101 through it)
         "unsigned m = 1u << lane",  # fuzz input 16222: HZ108
         "void f() { g(&o[lane + 2 * warpS",  # fuzz input 116027: HZ101's per-warp strides
+        "using namespace nvcuda",  # fuzz input 223735: HZ313 at the end of the file
+        "namespace nvcuda;",  # HZ313's report starts before the file's first token
     ],
 )
 def test_rules_do_not_raise_on_truncated_or_huge_input(src):

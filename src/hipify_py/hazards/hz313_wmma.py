@@ -61,10 +61,11 @@ def check(unit, ctx, report):
             t.text == "nvcuda"
             and i > 0
             and toks[i - 1].text == "namespace"
+            and i + 1 < len(toks)
             and toks[i + 1].text == ";"
         ):
             yield report(
-                toks[i - 2].start,
+                toks[max(i - 2, 0)].start,
                 t.end,
                 "`using namespace nvcuda` brings in nvcuda::wmma, which HIP does "
                 "not support; port to rocWMMA",
