@@ -65,6 +65,7 @@ def test_check_passes_when_no_rule_fails(tmp_path):
         "void f() { g(&o[lane + 2 * warpS",  # fuzz input 116027: HZ101's per-warp strides
         "using namespace nvcuda",  # fuzz input 223735: HZ313 at the end of the file
         "namespace nvcuda;",  # HZ313's report starts before the file's first token
+        "unsigned below(int lane) { return 0xffffffffu >>",  # HZ108 at the end of the file
     ],
 )
 def test_rules_do_not_raise_on_truncated_or_huge_input(src):

@@ -101,22 +101,26 @@ def _all_ones_shift_sites(unit):
     """`0xffffffff >> (32 - lane)` / `~0u << lane`: a 32-bit all-ones mask cut at a lane."""
     toks = unit.tokens
     for i in spelled(toks, _SHIFTS):
-        if toks[i].kind is not Kind.PUNCT or i < 1:
+        if toks[i].kind is not Kind.PUNCT or i < 1 or i + 1 == len(toks):
             continue
         ones = toks[i - 1]
+        negated = i >= 2 and toks[i - 2].text == "~"
         full = ones.kind is Kind.NUMBER and int_value(ones.text) == 0xFFFFFFFF
-        full = full or (ones.text in ("0u", "0U") and toks[i - 2].text == "~")
+        full = full or (ones.text in ("0u", "0U") and negated)
         if not full or "ll" in ones.text.lower():
             continue
+        first = i - 2 if negated else i - 1
         if toks[i + 1].text == "(":
             end = match(toks, i + 1)
             if end is None:
                 continue
             inner = toks[i + 2 : end]
             if any(_LANE.search(x.text) for x in inner if x.kind is Kind.IDENT):
-                yield (i - 2 if toks[i - 2].text == "~" else i - 1), end + 1
-        elif _lane_operand(toks, i + 1) is not None:
-            yield (i - 2 if toks[i - 2].text == "~" else i - 1), _lane_operand(toks, i + 1)
+                yield first, end + 1
+        else:
+            end = _lane_operand(toks, i + 1)
+            if end is not None:
+                yield first, end
 
 
 def _wide_cast(toks, k) -> bool:
