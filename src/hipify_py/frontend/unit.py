@@ -6,6 +6,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from operator import attrgetter
 
 from ..edits import LineIndex
 from ..mappings import MappingIndex
@@ -142,25 +143,25 @@ class Unit:
     def looks_broken(self) -> bool:
         """Unbalanced brackets in code, or an unterminated literal or comment."""
         text = self.text
-        counts = {c: text.count(c) for c in "()[]{}"}
+        tokens = self.tokens
+        literals = [tokens[i] for i in self.lexed.literals]
+        for tok in literals:
+            if len(tok.text) < 2 or tok.text[-1] not in "\"')":
+                return True
+        for tok in self.comments:
+            if tok.text.startswith("/*") and not tok.text.endswith("*/"):
+                return True
         # brackets that are not code: inside literals, comments and preprocessor lines (found
         # from the lexer's indexes, not by visiting every token)
-        tokens = self.tokens
-        not_code = [tokens[i] for i in self.lexed.literals if not tokens[i].in_directive]
+        not_code = [tok.text for tok in literals if not tok.in_directive]
         for line in lines(tokens, self.directives):
-            not_code += tokens[line.at : line.after]
-        not_code += self.comments
-        for tok in not_code:
-            kind = tok.kind
-            if kind is Kind.STRING or kind is Kind.CHAR:
-                if len(tok.text) < 2 or tok.text[-1] not in "\"')":
-                    return True
-            elif kind is Kind.COMMENT:
-                if tok.text.startswith("/*") and not tok.text.endswith("*/"):
-                    return True
-            for c in "()[]{}":
-                counts[c] -= tok.text.count(c)
-        return any(counts[o] != counts[c] for o, c in ("()", "[]", "{}"))
+            not_code += map(_text, tokens[line.at : line.after])
+        not_code += map(_text, self.comments)
+        skipped = "".join(not_code)
+        return any(
+            text.count(o) - skipped.count(o) != text.count(c) - skipped.count(c)
+            for o, c in ("()", "[]", "{}")
+        )
 
     @cached_property
     def risky(self) -> bool:
@@ -185,3 +186,6 @@ class Unit:
 
 def _start(tok: Token) -> int:
     return tok.start
+
+
+_text = attrgetter("text")
