@@ -33,9 +33,9 @@ import stat
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from . import __version__
 from .context import Context, Renames
@@ -47,7 +47,7 @@ from .output.files import file_stamp
 from .output.manifest import options_record
 from .result import FileResult
 
-FORMAT = 1
+FORMAT = 2  # 2: conversions count launches and HIP_SYMBOL wraps (result.conversions_of)
 MAX_CACHE_FILES = 16  # run keys kept (the most recently used)
 MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
@@ -316,6 +316,39 @@ def _edit(row: list[Any]) -> Edit:
     return Edit(start, end, str(text), str(rule))
 
 
+class _RecordedEdits(Sequence[Edit]):
+    """A cached result's edits, decoded on first use: a run whose outputs are all up to date
+    reports from the counts and findings alone and never needs them.  A malformed row raises
+    ``ValueError`` then (``runner.load_texts`` converts the file afresh)."""
+
+    def __init__(self, rows: Any) -> None:
+        if not isinstance(rows, list):
+            raise ValueError("bad edits")
+        self._rows: list[Any] | None = rows
+        self._edits: tuple[Edit, ...] = ()
+
+    def _decoded(self) -> tuple[Edit, ...]:
+        if self._rows is not None:
+            self._edits = tuple(_edit(row) for row in self._rows)
+            self._rows = None
+        return self._edits
+
+    def __len__(self) -> int:
+        return len(self._rows) if self._rows is not None else len(self._edits)
+
+    def __iter__(self) -> Iterator[Edit]:
+        return iter(self._decoded())
+
+    @overload
+    def __getitem__(self, index: int) -> Edit: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Edit]: ...
+
+    def __getitem__(self, index: int | slice) -> Edit | Sequence[Edit]:
+        return self._decoded()[index]
+
+
 def _finding(row: list[Any]) -> Finding:
     rule, severity, start, end, message, fix, path, line, column, fixed, extra = row
     made = None
@@ -354,7 +387,7 @@ def _result(record: dict[str, Any]) -> FileResult:
         path=str(record["given"]),
         original="",
         text="",
-        edits=tuple(_edit(e) for e in record["edits"]),
+        edits=_RecordedEdits(record["edits"]),
         findings=[_finding(f) for f in record["findings"]],
         conversions=Counter({str(k): int(v) for k, v in conversions.items()}),
         parse_problems=[str(p) for p in record["problems"]],

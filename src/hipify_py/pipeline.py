@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import gc
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -22,7 +21,7 @@ from .frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN
 from .frontend.directives import lines as directive_lines
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
-from .result import FileResult
+from .result import FileResult, conversions_of
 from .rules import passes
 from .suppress import is_suppressed
 
@@ -195,7 +194,7 @@ def _convert_text(text: str, path: str, ctx: Context, with_hazards: bool) -> Fil
     result.text = applied.text
     result.edits = applied.edits
     result.findings = mark_fixed(findings, applied.edits)
-    result.conversions = Counter(e.rule for e in applied.edits if not e.rule.startswith("fix:"))
+    result.conversions = conversions_of(applied.edits)
     return result
 
 
@@ -229,7 +228,7 @@ def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileRes
     result.applied = applied
     result.text = applied.text
     result.edits = applied.edits
-    result.conversions = Counter(e.rule for e in applied.edits)
+    result.conversions = conversions_of(applied.edits)
     return result
 
 

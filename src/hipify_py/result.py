@@ -7,6 +7,7 @@ never imports the converter.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .edits import Applied, Edit
@@ -18,9 +19,9 @@ class FileResult:
     path: str
     original: str
     text: str  # converted text (== original when nothing changed)
-    edits: tuple[Edit, ...] = ()
+    edits: Sequence[Edit] = ()
     findings: list[Finding] = field(default_factory=list)
-    # "<pass>/<family>" -> count, e.g. "rename/runtime": 12, "launch": 2
+    # what the edits did, counted as the summary reports it (``conversions_of``)
     conversions: Counter = field(default_factory=Counter)
     parse_problems: list[str] = field(default_factory=list)
     # rule passes that raised: their findings are missing, so a check must not pass
@@ -41,3 +42,21 @@ class FileResult:
     def data(self) -> bytes:
         """The converted text as bytes: what was not UTF-8 in the input comes back as it was."""
         return self.text.encode("utf-8", "surrogateescape")
+
+
+def conversions_of(edits: Iterable[Edit]) -> Counter:
+    """What a file's edits did, by rule (``rename/<family>@<origin>``, ``header``, ``mask64``,
+    ``build/...``), except that ``launch`` counts launches (the one ``hipLaunchKernelGGL(``
+    insertion each has) and ``symbol`` counts ``HIP_SYMBOL(...)`` wraps, not edits.  Fix edits
+    (``fix:...``) are the hazard rules' and are counted with their findings.  Kept with a
+    cached result, so a run served from the cache can report them without its edits."""
+    counts: Counter = Counter()
+    for edit in edits:
+        rule = edit.rule
+        if rule == "launch":
+            counts[rule] += edit.text.startswith("hipLaunchKernelGGL(")
+        elif rule == "symbol":
+            counts[rule] += edit.text == "HIP_SYMBOL("
+        elif not rule.startswith("fix:"):
+            counts[rule] += 1
+    return +counts  # without the zero counts

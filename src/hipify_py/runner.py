@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .buildfiles import build_kind
 from .context import Context, Options, Renames, RuleFilter
 from .discover import Candidate, is_cuda_source
-from .edits import EditConflict, apply_edits
+from .edits import apply_edits
 from .mappings.load import RulesText
 from .result import FileResult
 from .untrusted import TooLarge, UntrustedInputError, read_regular
@@ -163,7 +163,7 @@ def load_texts(outcome: Outcome, ctx: Context, mode: str = "convert") -> Outcome
     text = data.decode("utf-8", "surrogateescape")
     try:
         applied = apply_edits(text, result.edits)
-    except EditConflict:
+    except ValueError:  # an EditConflict, or a malformed recorded edit
         applied = None
     made = applied.text.encode("utf-8", "surrogateescape") if applied else b""
     if applied is None or hashlib.sha256(made).hexdigest() != outcome.out_digest:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +34,7 @@ def _inside(fd: int, root: Path) -> bool:
         real = Path(os.readlink(f"/proc/self/fd/{fd}"))
     except OSError:  # no /proc (not Linux): fall back to the path the caller resolved
         return True
-    return real.is_relative_to(_resolved(root))
-
-
-@lru_cache(maxsize=64)
-def _resolved(root: Path) -> Path:
-    """The real path of a tree being read, resolved once per run (every file of the tree is
-    checked against it; resolving walks each component of the path)."""
-    return root.resolve()
+    return real.is_relative_to(root.resolve())
 
 
 def read_regular(path: Path, limit: int, *, root: Path | None = None) -> bytes:

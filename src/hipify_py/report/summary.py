@@ -69,15 +69,11 @@ class Summary:
                 self.by_origin[origin or "AMD table"] += count
             elif rule.startswith("build/"):
                 self.build_edits += count
-        for edit in result.edits:
-            if edit.rule == "launch" and edit.text.startswith("hipLaunchKernelGGL("):
-                self.launches += 1  # each launch has exactly one such insertion
-            elif edit.rule == "header":
-                self.headers += 1
-            elif edit.rule == "symbol" and edit.text == "HIP_SYMBOL(":
-                self.symbols += 1
-            elif edit.rule == "mask64":
-                self.masks_widened += 1
+        conversions = result.conversions
+        self.launches += conversions["launch"]
+        self.headers += conversions["header"]
+        self.symbols += conversions["symbol"]
+        self.masks_widened += conversions["mask64"]
         for f in result.findings:
             if f.fixed:
                 self.fixed[f.rule] += 1
