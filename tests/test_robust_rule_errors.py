@@ -89,3 +89,16 @@ def test_a_launch_after_a_version_macro_call_is_converted_the_same_way_twice():
     src = "void f() { CUDA_VERSION(*fp)<<<1, 1>>>(x); }\n"
     once = result(src).text
     assert result(once).text == once
+
+
+def test_a_comment_opener_inside_an_angled_header_name_is_converted_the_same_way_twice():
+    """Fuzz input 344647: in `#include <cub/uti/*l.cuh>` the lexer reads a comment from the `/*`
+    on (a `/*` between `<` and `>` is undefined behaviour), but the headers pass rewrote the
+    line, so the second conversion saw the rest of the file as code and converted it."""
+    for src in (
+        "#include <cub/uti/*l.cuh>\n#include <cooperative_groups.h>\n__global__ void k() {}\n",
+        "#include <cub/cub.cuh>\r#include <cub/uti/*l.cuh>\r#include <cooperative_groups.h>\r",
+    ):
+        once = result(src).text
+        assert result(once).text == once
+        assert "<cub/uti/*l.cuh>" in once  # left as written: not a header name we can read

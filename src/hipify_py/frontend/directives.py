@@ -19,8 +19,10 @@ CONDITIONAL_OPEN = frozenset({"if", "ifdef", "ifndef"})
 CONDITIONAL_NEXT = frozenset({"elif", "else", "elifdef", "elifndef"})
 
 # on the directive's own line only: a path that ran on over a line break (or a lone CR) would
-# cover code the identifier pass renames
-_TARGET = re.compile(r'#[ \t]*include(?:_next)?[ \t]*(<([^>\r\n]*)>|"([^"\r\n]*)")')
+# cover code the identifier pass renames.  A `/*` or `//` between `<` and `>` is undefined
+# behaviour, and the lexer reads a comment there (possibly to the end of the file): such a line
+# is not an include to rewrite, or its rewrite would turn that comment back into code.
+_TARGET = re.compile(r'#[ \t]*include(?:_next)?[ \t]*(<((?:[^>\r\n/]|/(?![*/]))*)>|"([^"\r\n]*)")')
 
 
 class Line(NamedTuple):
