@@ -6,7 +6,6 @@ every option is testable on a string.
 
 from __future__ import annotations
 
-import bisect
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -312,8 +311,7 @@ def _annotations(findings: list[Finding], unit: Unit, edits: list[Edit]) -> list
 
 def _statement_line(unit: Unit, finding: Finding) -> int:
     """The line to annotate: the finding's own, or the first line of the macro it is in."""
-    starts = [t.start for t in unit.tokens]
-    i = bisect.bisect_right(starts, finding.start) - 1
+    i = unit.token_covering(finding.start)
     if i < 0 or not unit.tokens[i].in_directive:
         return finding.line
     while i > 0 and unit.tokens[i].kind is not Kind.DIRECTIVE:

@@ -6,7 +6,7 @@ search is bounded and returns None instead of raising when brackets do not balan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
@@ -88,7 +88,13 @@ def _tables(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
 
 
 _BRACKETS = frozenset("()[]{}")
-_text_of = attrgetter("text")
+token_text = attrgetter("text")
+
+
+def spelled(tokens: Sequence[Token], texts: Container[str]) -> list[int]:
+    """Indices of the tokens spelled as one of ``texts`` (brackets, operators, keywords),
+    ascending, by a scan that runs in C."""
+    return list(compress(range(len(tokens)), map(texts.__contains__, map(token_text, tokens))))
 
 
 def _match_all(tokens: Sequence[Token], forward: bool) -> _Table:
@@ -100,7 +106,7 @@ def _match_all(tokens: Sequence[Token], forward: bool) -> _Table:
     out at C speed); the code punctuation between two brackets of a directive is looked for
     only while that directive has brackets pending."""
     opens, closes = (_OPEN, _CLOSE) if forward else (_CLOSE, _OPEN)
-    at = list(compress(range(len(tokens)), map(_BRACKETS.__contains__, map(_text_of, tokens))))
+    at = spelled(tokens, _BRACKETS)
     if not forward:
         at.reverse()
     found: dict[int, int] = {}

@@ -6,13 +6,13 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from operator import attrgetter
 
 from ..edits import LineIndex
 from ..mappings import MappingIndex
 from .clang import Ast, crash_of, parse
 from .directives import lines
 from .lexer import Kind, Lexed, Token, lex
+from .syntax import token_text
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
 
@@ -79,6 +79,15 @@ class Unit:
         nxt = i + 1
         return tokens[nxt].text if nxt < len(tokens) and tokens[nxt].in_directive else ""
 
+    def first_token_from(self, offset: int) -> int:
+        """Index of the first token that starts at or after ``offset`` (``len(tokens)`` if
+        none): a binary search, no list of offsets built per question."""
+        return bisect.bisect_left(self.tokens, offset, key=_start)
+
+    def token_covering(self, offset: int) -> int:
+        """Index of the last token that starts at or before ``offset`` (-1 if none)."""
+        return bisect.bisect_right(self.tokens, offset, key=_start) - 1
+
     @cached_property
     def launch_openers(self) -> list[int]:
         """Indices in ``tokens`` of every `<<<` (code or macro body), found from the text: a
@@ -87,7 +96,7 @@ class Unit:
         out = []
         at = text.find("<<<")
         while at >= 0:
-            k = bisect.bisect_left(tokens, at, key=_start)
+            k = self.first_token_from(at)
             if k < len(tokens) and tokens[k].start == at and tokens[k].kind is Kind.PUNCT:
                 if tokens[k].text == "<<<":
                     out.append(k)
@@ -155,8 +164,8 @@ class Unit:
         # from the lexer's indexes, not by visiting every token)
         not_code = [tok.text for tok in literals if not tok.in_directive]
         for line in lines(tokens, self.directives):
-            not_code += map(_text, tokens[line.at : line.after])
-        not_code += map(_text, self.comments)
+            not_code += map(token_text, tokens[line.at : line.after])
+        not_code += map(token_text, self.comments)
         skipped = "".join(not_code)
         return any(
             text.count(o) - skipped.count(o) != text.count(c) - skipped.count(c)
@@ -186,6 +195,3 @@ class Unit:
 
 def _start(tok: Token) -> int:
     return tok.start
-
-
-_text = attrgetter("text")

@@ -8,9 +8,8 @@ one scan.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator, Sequence
-from itertools import compress
-from operator import attrgetter
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
 
 from ..findings import Finding
 from ..frontend.lexer import Kind, Token
@@ -56,13 +55,10 @@ def occurrences(unit: Unit, names: Iterable[str]) -> list[int]:
     return sorted(i for name in names for i in positions.get(name, ()))
 
 
-def spelled(toks: Sequence[Token], texts: Container[str]) -> list[int]:
-    """Indices of the tokens spelled as one of ``texts`` (operators, keywords), ascending, by a
-    scan that runs in C."""
-    return list(compress(range(len(toks)), map(texts.__contains__, map(_text, toks))))
-
-
-_text = attrgetter("text")
+def inside(sites: Sequence[int], open_: int, close: int) -> Sequence[int]:
+    """The ascending token indices ``sites`` strictly between ``open_`` and ``close`` (a
+    function's braces), found by binary search."""
+    return sites[bisect.bisect_right(sites, open_) : bisect.bisect_left(sites, close)]
 
 
 match = match_forward  # the shared bracket matcher (frontend.syntax)

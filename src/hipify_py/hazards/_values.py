@@ -3,14 +3,13 @@ expressions, and the byte sizes of basic and typedef'd types as the HIP build se
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ._functions import function_at
-from ._tokens import cached, match
+from ._tokens import cached, inside, match
 
 
 def int_value(text: str) -> int | None:
@@ -274,12 +273,10 @@ def _single_assignment(unit: Unit, i: int, depth: int) -> int | None:
     if func is None:
         return None
     positions = unit.identifier_positions.get(toks[i].text, [])  # ascending token indices
-    inside = positions[
-        bisect.bisect_right(positions, func.open) : bisect.bisect_left(positions, func.close)
-    ]
+    in_function = inside(positions, func.open, func.close)
     sites = [
         k
-        for k in inside
+        for k in in_function
         if toks[k + 1].text in ("=", "+=", "-=", "*=", "/=", "<<=", "|=", "++", "--")
         or toks[k - 1].text in ("++", "--", "&")
     ]

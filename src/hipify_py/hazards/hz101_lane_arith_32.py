@@ -39,10 +39,11 @@ import re
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
+from ..frontend.syntax import spelled
 from ..rules import hazard_rule
 from ._functions import enclosing_conditions, function_at
 from ._taint import LANE_LIKE, thread_taint
-from ._tokens import one_per_line, operand_before, spelled, text_of
+from ._tokens import one_per_line, operand_before, text_of
 from ._values import constant_at, int_value
 from .hz107_warp_size_constant import reported_names
 

@@ -31,9 +31,10 @@ import re
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
+from ..frontend.syntax import spelled
 from ..rules import hazard_rule
 from ._functions import functions
-from ._tokens import match, one_per_line, spelled
+from ._tokens import match, one_per_line
 from ._values import int_value
 
 _LANE = re.compile(r"lane", re.I)

@@ -24,13 +24,11 @@ it into the parent kernel, or restructure as a persistent kernel with a device-s
 
 from __future__ import annotations
 
-import bisect
-
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._functions import functions
-from ._tokens import occurrences
+from ._tokens import inside, occurrences
 
 _LAUNCH = frozenset(
     {
@@ -69,7 +67,7 @@ def check(unit, ctx, report):
     for f in functions(unit):
         if not f.is_device or "__host__" in f.specifiers:
             continue
-        for i in sites[bisect.bisect_right(sites, f.open) : bisect.bisect_left(sites, f.close)]:
+        for i in inside(sites, f.open, f.close):
             t = toks[i]
             if t.text == "<<<":
                 name = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else "kernel"

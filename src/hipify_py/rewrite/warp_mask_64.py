@@ -16,7 +16,6 @@ argument is not changed (it could change that other use); HZ106 reports it with 
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -307,8 +306,7 @@ def _declaration_site(
     import clang.cindex as ci
 
     toks = unit.tokens
-    starts = [t.start for t in toks]
-    k = bisect.bisect_left(starts, where)
+    k = unit.first_token_from(where)
     if k >= len(toks) or toks[k].start != where or toks[k].text != ident:
         return None
     spelling = decl.type.spelling
