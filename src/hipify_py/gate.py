@@ -7,7 +7,6 @@ Pure of output and option parsing: it returns a ``CheckReport`` for a formatter.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import replace
@@ -18,6 +17,7 @@ from .cache import open_cache
 from .context import Context
 from .discover import Candidate, mirror_layout, output_name, walk
 from .mappings.load import RulesText
+from .output.files import holds
 from .output.manifest import Manifest
 from .pipeline import FileResult
 from .report.findings_common import CheckReport, stale_finding
@@ -97,11 +97,7 @@ def _in_sync(layout: Layout | None, outcome: Outcome) -> bool:
     cache says the source makes (no need to load the source and compare texts)."""
     if layout is None or outcome.result is None or outcome.candidate.path.suffix == ".hip":
         return True
-    try:
-        committed = read_regular(layout.target(outcome.candidate), COMPARE_LIMIT)
-    except UntrustedInputError:
-        return False
-    return hashlib.sha256(committed).hexdigest() == outcome.out_digest
+    return holds(layout.target(outcome.candidate), outcome.out_digest, COMPARE_LIMIT)
 
 
 def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:

@@ -28,7 +28,7 @@ from ..discover import (
 )
 from ..runner import Outcome
 from ..untrusted import UntrustedInputError, read_regular
-from .files import BACKUP_SUFFIX, WriteError, backup_original, file_stamp, sha256, write_file
+from .files import BACKUP_SUFFIX, WriteError, backup_original, holds, sha256, write_file
 from .manifest import MANIFEST_NAME, Manifest, ManifestError, options_record
 
 SOURCE_LIMIT = 1 << 31  # bytes of one file copied or compared
@@ -121,14 +121,10 @@ class Writer:
         if entry is None or entry.get("sha256") != outcome.out_digest:
             return False
         target = self.out_root / rel
-        stamp = outcome.out_stamp
-        if stamp is None or file_stamp(target) != stamp:  # touched since: read it to be sure
-            try:
-                current = read_regular(target, SOURCE_LIMIT, root=self.out_root)
-            except UntrustedInputError:
-                return False
-            if sha256(current) != outcome.out_digest:
-                return False
+        if not holds(
+            target, outcome.out_digest, SOURCE_LIMIT, stamp=outcome.out_stamp, root=self.out_root
+        ):
+            return False
         if self.written.setdefault(target, cand.path) != cand.path:
             return False
         source = entry.get("source")
