@@ -269,9 +269,19 @@ class _Pool:
         return self.executor.submit(_work, (cand, mode, known))
 
     def kill(self) -> None:
-        for proc in list(getattr(self.executor, "_processes", {}).values()):
+        procs = list(getattr(self.executor, "_processes", {}).values())
+        for proc in procs:
             proc.kill()
+        for proc in procs:
+            proc.join(timeout=5)
         self.executor.shutdown(wait=False, cancel_futures=True)
+        # A worker killed while sending a result leaves half a message in the result pipe: the
+        # executor's thread reading it waits for the rest forever, and the interpreter joins
+        # that thread at exit (Ctrl-C hung there).  With every worker gone, closing this
+        # process's copy of the pipe's write end turns that wait into end-of-file.
+        writer = getattr(getattr(self.executor, "_result_queue", None), "_writer", None)
+        if writer is not None:
+            writer.close()
 
     def renew(self) -> None:
         self.kill()
