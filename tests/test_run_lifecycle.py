@@ -27,17 +27,19 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")  # a zombie has exited
 
 
-def _tree(root: Path, count: int) -> Path:
+def _tree(root: Path, count: int, functions: int = 40) -> Path:
     src = root / "src"
     src.mkdir()
-    body = KERNEL + "".join(f"void f{n}(float* p) {{ cudaFree(p); }}\n" for n in range(40))
+    body = KERNEL + "".join(f"void f{n}(float* p) {{ cudaFree(p); }}\n" for n in range(functions))
     for n in range(count):
         (src / f"k{n:04d}.cu").write_text(body)
     return src
 
 
 def test_ctrl_c_exits_130_and_leaves_a_consistent_tree(tmp_path: Path) -> None:
-    src = _tree(tmp_path, 400)
+    # files big enough that the run is still going when the first one is written and the
+    # signal sent, even on a loaded machine (at 40 functions a file it sometimes was not)
+    src = _tree(tmp_path, 400, functions=160)
     out = tmp_path / "src-hip"
     proc = subprocess.Popen(
         [sys.executable, "-m", "hipify_py", "convert", str(src), "-j", "2", "-q"],
