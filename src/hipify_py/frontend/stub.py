@@ -132,20 +132,13 @@ _ALREADY = KEYWORDS | frozenset(
 )
 
 
-_hip_kinds: dict[int, dict[str, str]] = {}
-
-
 def _kind_of(name: str, mappings: MappingIndex) -> str | None:
     """Kind of a CUDA name, or of a HIP name (so HIP sources parse as cleanly as CUDA ones)."""
     entry = mappings.get(name)
     if entry is not None:
         return entry.kind
-    table = _hip_kinds.get(id(mappings))
-    if table is None:
-        table = {e.hip: e.kind for e in mappings.entries.values() if e.hip}
-        _hip_kinds.clear()
-        _hip_kinds[id(mappings)] = table
-    return table.get(name)
+    named = mappings.by_hip(name)
+    return named[-1].kind if named else None
 
 
 def stub_for(names: Iterable[str], mappings: MappingIndex) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 
 from ..edits import LineIndex
-from ..mappings import MappingIndex
+from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
 from .directives import lines
 from .lexer import Kind, Lexed, Token, lex
@@ -114,10 +114,16 @@ class Unit:
         return frozenset(self.identifier_positions)
 
     @cached_property
+    def mapped(self) -> dict[str, Entry]:
+        """The file's identifiers that the mapping tables know, with their entries (the one
+        lookup every rule shares)."""
+        return self.mappings.known(self.identifiers)
+
+    @cached_property
     def is_hip(self) -> bool:
         """True for a file already written in HIP (hazards are checked on both sides)."""
         return _has_hip_marker(self.text) and not any(
-            self.mappings.get(name) for name in self.identifiers if name.startswith("cuda")
+            name.startswith("cuda") for name in self.mapped
         )
 
     @cached_property

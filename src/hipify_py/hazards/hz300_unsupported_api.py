@@ -47,8 +47,8 @@ _NOT_CODE_DIRECTIVES = frozenset({"include", "include_next", "pragma", "error", 
 
 def _api_uses(unit):
     toks = unit.tokens
-    get = unit.mappings.get
-    names = {n for n in unit.identifiers if get(n) is not None}
+    mapped = unit.mapped
+    names = mapped.keys()
     if not names:
         return []
     positions = unit.identifier_positions
@@ -68,7 +68,7 @@ def _api_uses(unit):
                 j -= 1
             if j + 1 < len(toks) and toks[j + 1].text in _NOT_CODE_DIRECTIVES:
                 continue
-        out.append((t, get(t.text)))
+        out.append((t, mapped[t.text]))
     return out
 
 

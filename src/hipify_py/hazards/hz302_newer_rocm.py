@@ -24,11 +24,8 @@ Raise `--target-rocm` if you can require that release, or guard the code with
 from __future__ import annotations
 
 from ..findings import Severity
-from ..frontend.lexer import Kind
 from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
 from ..rules import hazard_rule
-
-_by_hip: dict[int, dict] = {}
 
 
 def _version(text):
@@ -36,16 +33,13 @@ def _version(text):
     return tuple(parts + [0] * (3 - len(parts)))
 
 
-def _hip_table(mappings):
-    table = _by_hip.get(id(mappings))
-    if table is None:
-        table = {}
-        for e in mappings.entries.values():
-            if e.hip and e.hip_added and e.hip.startswith(("hip", "__", "HIP")):
-                table.setdefault(e.hip, e)
-        _by_hip.clear()
-        _by_hip[id(mappings)] = table
-    return table
+def _added_for(mappings, hip_name):
+    """The first entry whose HIP name is ``hip_name`` and that says when HIP added it."""
+    if hip_name.startswith(("hip", "__", "HIP")):
+        for e in mappings.by_hip(hip_name):
+            if e.hip_added:
+                return e
+    return None
 
 
 @hazard_rule(
@@ -56,18 +50,18 @@ def _hip_table(mappings):
 )
 def check(unit, ctx, report):
     target = _version(".".join(str(x) for x in ctx.options.target_rocm))
-    get = unit.mappings.get
-    hip = None
+    entries = dict(unit.mapped)
+    unmapped = unit.identifiers - entries.keys()
+    if not unit.is_hip:
+        unmapped = {name for name in unmapped if name.startswith(("hip", "__"))}
+    for name in unmapped:
+        e = _added_for(unit.mappings, name)
+        if e is not None:
+            entries[name] = e
     candidates = {}
-    for name in unit.identifiers:
-        e = get(name)
-        if e is None and (name.startswith(("hip", "__")) or unit.is_hip):
-            if hip is None:
-                hip = _hip_table(unit.mappings)
-            e = hip.get(name)
+    for name, e in entries.items():
         if (
-            e is not None
-            and e.hip
+            e.hip
             and e.hip_added
             and e.status in ("supported", "deprecated", "experimental")
             and _version(e.hip_added) > target
@@ -78,12 +72,10 @@ def check(unit, ctx, report):
     if not candidates:
         return
     toks = unit.tokens
-    for i, t in enumerate(toks):
-        if (
-            t.kind is Kind.IDENT
-            and t.text in candidates
-            and not (i > 0 and toks[i - 1].text in (".", "->"))
-        ):
+    positions = unit.identifier_positions
+    for i in sorted(i for name in candidates for i in positions[name]):
+        t = toks[i]
+        if not (i > 0 and toks[i - 1].text in (".", "->")):
             e = candidates[t.text]
             want = ".".join(str(x) for x in ctx.options.target_rocm)
             yield report(

@@ -25,7 +25,6 @@ target.
 from __future__ import annotations
 
 from ..findings import Severity
-from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 
 _NAMES = frozenset(
@@ -43,11 +42,6 @@ _NAMES = frozenset(
 )
 
 
-def _hip_of(ctx, name: str) -> str | None:
-    entry = ctx.mappings.get(name) if name.startswith("cu") else None
-    return entry.hip if entry is not None else None
-
-
 @hazard_rule(
     "HZ403",
     "managed-memory",
@@ -57,12 +51,14 @@ def _hip_of(ctx, name: str) -> str | None:
 def check(unit, ctx, report):
     # and every other API that converts to one of them (the driver's cuMemAllocManaged), so
     # a second run over the HIP output finds what the first found: --annotate is idempotent
-    hits = {n for n in unit.identifiers if n in _NAMES or _hip_of(ctx, n) in _NAMES}
+    hits = _NAMES & unit.identifiers
+    hits |= {n for n, e in unit.mapped.items() if n.startswith("cu") and e.hip in _NAMES}
     if not hits:
         return
     toks = unit.tokens
-    for _i, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text in hits and not t.in_directive:
+    positions = unit.identifier_positions
+    for t in (toks[i] for i in sorted(i for name in hits for i in positions[name])):
+        if not t.in_directive:
             yield report(
                 t.start,
                 t.end,

@@ -7,6 +7,7 @@ loads, validates and indexes it.  See ``schema.py`` for the entry format.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,11 +88,23 @@ class LazyEntries(Mapping[str, Entry]):
     def __contains__(self, name: object) -> bool:
         return name in self._refs
 
+    def known(self, names: AbstractSet[str]) -> dict[str, Entry]:
+        """The entries of those of ``names`` that are mapped (a set intersection in C, so a
+        file's few hundred names cost next to nothing)."""
+        refs = self._refs
+        return {name: refs[name][0].entry(refs[name][1]) for name in refs.keys() & names}
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._refs)
 
     def __len__(self) -> int:
         return len(self._refs)
+
+    def hip_names(self) -> Iterator[tuple[str, str | None]]:
+        """(CUDA name, HIP name) of every entry, read from the rows: no entry is built."""
+        for name, (store, i) in self._refs.items():
+            obj = store.objs[i]
+            yield name, obj.hip if obj is not None else store.rows[i][1]
 
     def merged(self, other: Mapping[str, Entry]) -> LazyEntries:
         """A new mapping where ``other``'s names win."""
@@ -129,6 +142,7 @@ class MappingIndex:
         self._all = all_entries
         self.optional = optional or {}
         self._views: dict[tuple[str, ...], MappingIndex] = {}
+        self._by_hip: dict[str, list[str]] | None = None
 
     @property
     def all_entries(self) -> tuple[Entry, ...]:
@@ -140,8 +154,32 @@ class MappingIndex:
     def get(self, name: str) -> Entry | None:
         return self.entries.get(name)
 
+    def known(self, names: AbstractSet[str]) -> dict[str, Entry]:
+        """Name -> entry for each of ``names`` that has one."""
+        entries = self.entries
+        if isinstance(entries, LazyEntries):
+            return entries.known(names)
+        return {name: entries[name] for name in entries.keys() & names}
+
     def header(self, include_path: str) -> Entry | None:
         return self.headers.get(include_path)
+
+    def by_hip(self, hip: str) -> list[Entry]:
+        """The entries whose HIP name is ``hip``, in table order (a HIP source's names are
+        judged by what they are the HIP name of)."""
+        if self._by_hip is None:
+            entries = self.entries
+            pairs = (
+                entries.hip_names()
+                if isinstance(entries, LazyEntries)
+                else ((name, e.hip) for name, e in entries.items())
+            )
+            table: dict[str, list[str]] = {}
+            for name, hip_name in pairs:
+                if hip_name:
+                    table.setdefault(hip_name, []).append(name)
+            self._by_hip = table
+        return [self.entries[name] for name in self._by_hip.get(hip, ())]
 
     @property
     def optional_families(self) -> tuple[str, ...]:

@@ -28,13 +28,11 @@ from .version_gates import VERSION_MACROS
 @rewrite_pass("identifiers", order=10)
 def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     tokens = unit.tokens
-    mappings = ctx.mappings
-    # look each distinct name up once; most identifiers in a file are not CUDA APIs
-    wanted = {}
-    for name in unit.identifiers - VERSION_MACROS.keys():  # version_gates owns those
-        entry = mappings.get(name)
-        if entry is not None and is_convertible(entry, ctx.options):
-            wanted[name] = entry
+    wanted = {
+        name: entry
+        for name, entry in unit.mapped.items()
+        if name not in VERSION_MACROS and is_convertible(entry, ctx.options)  # version_gates
+    }
     if not wanted:
         return
     positions = unit.identifier_positions
