@@ -402,7 +402,7 @@ def _load(path: Path, key: str) -> dict[str, dict[str, Any]]:
     from .untrusted import UntrustedInputError, read_regular
 
     try:
-        doc = json.loads(read_regular(path, LOAD_LIMIT, root=path.parent))
+        doc = json.loads(read_regular(path, LOAD_LIMIT, root=Path(os.path.realpath(path.parent))))
     except (OSError, UntrustedInputError, ValueError, RecursionError):
         return {}
     if not (

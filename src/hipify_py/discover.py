@@ -51,7 +51,12 @@ class Candidate:
     path: Path  # the file to read
     rel: Path  # its path relative to the input root (for output mirroring)
     root: Path  # the input root it was found under
-    contained: bool = False  # found by walking ``root``: reading it must not leave ``root``
+    # found by walking ``root``: the real path of ``root``, which reading it must not leave
+    within: Path | None = None
+    real: Path | None = None  # found by walking: ``path`` with symlinks resolved
+
+    def real_path(self) -> Path:
+        return self.real or self.path.resolve()
 
 
 def _matches(rel: str, globs: Sequence[str]) -> bool:
@@ -100,9 +105,11 @@ def walk(
                     continue
                 if not path.is_file():
                     continue  # FIFOs, sockets, devices, dangling links, link loops
-                if path.is_symlink() and not _real(path).is_relative_to(root_real):
+                # the directories on the way are real (symlinked ones are not walked)
+                real = _real(path) if path.is_symlink() else root_real / rel
+                if not real.is_relative_to(root_real):
                     continue  # never follow a link out of the tree
-                yield Candidate(path, rel, root, contained=True)
+                yield Candidate(path, rel, root, within=root_real, real=real)
 
 
 def mirror_layout(items: Sequence[Candidate], paths: Sequence[Path]) -> list[Candidate]:

@@ -144,7 +144,7 @@ class Layout:
             if recorded is not None:
                 return self.hip_dir / recorded
             rel = self.manifest.rel_in_roots(cand.path)
-        elif not cand.contained and self.guessed_root is not None:
+        elif cand.within is None and self.guessed_root is not None:
             real = cand.path.resolve()
             if real.is_relative_to(self.guessed_root):
                 rel = real.relative_to(self.guessed_root)

@@ -86,7 +86,7 @@ def process(
     """Read one file and convert (or only check) it; never raises for a bad file.  When its
     bytes hash to ``known`` (the cache's record of it), the status is "cached" and nothing is
     converted."""
-    root = candidate.root if candidate.contained else None
+    root = candidate.within
     try:  # opened once: a regular file, inside the tree once opened
         data = read_regular(candidate.path, MAX_BYTES, root=root)
     except TooLarge:
@@ -155,7 +155,7 @@ def load_texts(outcome: Outcome, ctx: Context, mode: str = "convert") -> Outcome
         return outcome
     cand = outcome.candidate
     try:
-        data = read_regular(cand.path, MAX_BYTES, root=cand.root if cand.contained else None)
+        data = read_regular(cand.path, MAX_BYTES, root=cand.within)
     except UntrustedInputError:
         data = b""
     if hashlib.sha256(data).hexdigest() != outcome.digest:

@@ -28,18 +28,21 @@ class TooLarge(UntrustedInputError):
 
 
 def _inside(fd: int, root: Path) -> bool:
-    """Whether the open file ``fd`` lies under ``root`` (checked on the opened file itself, so a
-    file swapped for a symlink after it was listed is caught)."""
+    """Whether the open file ``fd`` lies under the real path ``root`` (checked on the opened
+    file itself, so a file swapped for a symlink after it was listed is caught)."""
     try:
-        real = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:  # no /proc (not Linux): fall back to the path the caller resolved
         return True
-    return real.is_relative_to(root.resolve())
+    return Path(real).is_relative_to(root)
 
 
 def read_regular(path: Path, limit: int, *, root: Path | None = None) -> bytes:
     """The bytes of ``path``, opened once; refuses a non-regular file, a file larger than
-    ``limit`` bytes and (with ``root``) a file that is not under ``root`` once opened."""
+    ``limit`` bytes and (with ``root``) a file that is not under ``root`` once opened.
+
+    ``root`` must be a real path (symlinks resolved, as ``os.path.realpath`` gives): a tree's
+    files are read with the root resolved once, not once per file."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:

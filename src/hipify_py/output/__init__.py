@@ -133,7 +133,8 @@ class Writer:
         ) == os.path.abspath(cand.path):  # recorded from this path: no need to resolve it again
             self.manifest.files[rel.as_posix()] = dict(entry)
         else:
-            self.manifest.record(rel, cand.path, outcome.out_digest)  # what emit would record
+            # what emit would record
+            self.manifest.record(rel, cand.real_path(), outcome.out_digest)
             if self.manifest.files[rel.as_posix()]["source"] != source:
                 return False
         self._verified[cand.path] = (target, outcome.out_digest)
@@ -167,13 +168,13 @@ class Writer:
             return None
         cand = outcome.candidate
         path = Path(os.path.realpath(cand.path))
-        root = cand.root if cand.root.is_dir() else cand.path.parent
+        root = Path(os.path.realpath(cand.root if cand.root.is_dir() else cand.path.parent))
         current = _read(path, root)
         if sha256(current) != outcome.digest:
             raise WriteError(f"{cand.path} changed while it was converted; not rewritten")
         if self.dest.backup:
             backup_original(path, current)
-        write_file(path, result.data, root=Path(os.path.realpath(root)))
+        write_file(path, result.data, root=root)
         return cand.path
 
     def _tree_rel(self, outcome: Outcome) -> tuple[Path, bool]:
@@ -203,7 +204,7 @@ class Writer:
         else:
             write_file(target, data, mode=_mode_of(outcome), root=self.out_root)
             written = target
-        self.manifest.record(rel, cand.path, digest)
+        self.manifest.record(rel, cand.real_path(), digest)
         self._verified[cand.path] = (target, digest)
         return written
 
@@ -245,7 +246,10 @@ def _bytes_of(outcome: Outcome) -> bytes:
     if outcome.result is not None and outcome.status != "failed":
         return outcome.result.data
     cand = outcome.candidate
-    return _read(cand.path, cand.root if cand.root.is_dir() else None)
+    root = cand.within
+    if root is None and cand.root.is_dir():
+        root = Path(os.path.realpath(cand.root))
+    return _read(cand.path, root)
 
 
 def _mode_of(outcome: Outcome) -> int | None:

@@ -44,7 +44,9 @@ class Manifest:
         if not os.path.lexists(path):
             return None
         try:
-            doc = json.loads(decode_utf8(path, read_regular(path, LIMIT, root=out_root)))
+            doc = json.loads(
+                decode_utf8(path, read_regular(path, LIMIT, root=Path(os.path.realpath(out_root))))
+            )
         except (UntrustedInputError, ValueError, RecursionError) as exc:
             raise ManifestError(f"cannot read {path}: {exc}") from None
         ok = (
@@ -76,9 +78,10 @@ class Manifest:
             if p.is_dir()
         ]
 
-    def record(self, rel: Path, source: Path, digest: str) -> None:
+    def record(self, rel: Path, real_source: Path, digest: str) -> None:
+        """``rel`` was written from the file whose real path is ``real_source``."""
         self.files[rel.as_posix()] = {
-            "source": _rel(source.resolve(), self.out_root),
+            "source": _rel(real_source, self.out_root),
             "sha256": digest,
         }
 
