@@ -94,6 +94,8 @@ class Lexed(NamedTuple):
     identifiers: dict[str, list[int]]  # identifier -> its indices in ``tokens``
     directives: list[int]  # indices in ``tokens`` of each preprocessor line's '#'
     literals: list[int]  # indices in ``tokens`` of the string and character literals
+    # operator -> its indices in ``tokens``: every punctuator but ( ) [ ] { } ; , ? ~
+    operators: dict[str, list[int]]
 
 
 def lex(text: str) -> Lexed:
@@ -109,6 +111,7 @@ def lex(text: str) -> Lexed:
     identifiers: dict[str, list[int]] = {}
     directives: list[int] = []
     literals: list[int] = []
+    operators: dict[str, list[int]] = {}
     append = tokens.append
     new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
     at_line_start = True
@@ -142,6 +145,11 @@ def lex(text: str) -> Lexed:
                 directives.append(len(tokens))
                 append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))
             else:
+                found = operators.get(value)
+                if found is None:
+                    operators[value] = [len(tokens)]
+                else:
+                    found.append(len(tokens))
                 append(new(Token, (punct, value, start, end, in_directive)))
             at_line_start = False
         elif group == _NL:
@@ -162,4 +170,4 @@ def lex(text: str) -> Lexed:
                 literals.append(len(tokens))
             append(new(Token, (kind, text[start:end], start, end, in_directive)))
             at_line_start = False
-    return Lexed(tokens, comments, identifiers, directives, literals)
+    return Lexed(tokens, comments, identifiers, directives, literals, operators)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from itertools import chain
 
 from ..edits import LineIndex
 from ..mappings import Entry, MappingIndex
@@ -108,6 +110,12 @@ class Unit:
         """Identifier -> indices in ``tokens`` where it occurs, so a rule that looks for a few
         names visits only their occurrences instead of scanning every token."""
         return self.lexed.identifiers
+
+    def operators_spelled(self, texts: Iterable[str]) -> list[int]:
+        """Indices of the operator tokens spelled as one of ``texts`` (punctuators other than
+        ``( ) [ ] { } ; , ? ~``), ascending: read from the lexer's index, not by a scan."""
+        index = self.lexed.operators
+        return sorted(chain.from_iterable(index.get(text, ()) for text in texts))
 
     @cached_property
     def identifiers(self) -> frozenset[str]:

@@ -39,7 +39,6 @@ import re
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..frontend.syntax import spelled
 from ..rules import hazard_rule
 from ._functions import enclosing_conditions, function_at
 from ._taint import LANE_LIKE, thread_taint
@@ -93,7 +92,7 @@ def _candidates(unit) -> list[tuple[int, tuple | None]]:
     lane_constants = None
     found: list[tuple[int, tuple | None]] = []
     last = len(toks) - 1
-    for i in spelled(toks, _PATTERNS):
+    for i in unit.operators_spelled(_PATTERNS):
         if i == last:  # an operator needs a token after it
             break
         nxt = toks[i + 1]

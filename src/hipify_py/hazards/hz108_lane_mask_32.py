@@ -31,7 +31,6 @@ import re
 
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..frontend.syntax import spelled
 from ..rules import hazard_rule
 from ._functions import functions
 from ._tokens import match, one_per_line
@@ -84,7 +83,7 @@ _SHIFTS = frozenset(("<<", ">>"))
 
 def _shift_sites(unit):
     toks = unit.tokens
-    for i in spelled(toks, _SHL):
+    for i in unit.operators_spelled(_SHL):
         if toks[i].kind is not Kind.PUNCT or i < 1:
             continue
         one = toks[i - 1]
@@ -101,7 +100,7 @@ def _shift_sites(unit):
 def _all_ones_shift_sites(unit):
     """`0xffffffff >> (32 - lane)` / `~0u << lane`: a 32-bit all-ones mask cut at a lane."""
     toks = unit.tokens
-    for i in spelled(toks, _SHIFTS):
+    for i in unit.operators_spelled(_SHIFTS):
         if toks[i].kind is not Kind.PUNCT or i < 1 or i + 1 == len(toks):
             continue
         ones = toks[i - 1]
