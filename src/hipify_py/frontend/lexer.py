@@ -125,8 +125,9 @@ def lex(text: str) -> Lexed:
         group = m.lastindex
         if group == _IDENT:
             at_line_start = False
-            start, end = m.span(group)
-            value = text[start:end]
+            value = m[group]
+            end = m.end()
+            start = end - len(value)
             found = identifiers.get(value)
             if found is None:
                 identifiers[value] = [len(tokens)]
@@ -134,12 +135,13 @@ def lex(text: str) -> Lexed:
                 found.append(len(tokens))
             append(new(Token, (ident, value, start, end, in_directive)))
         elif group == _SINGLE:
-            start, end = m.span(group)
-            append(new(Token, (punct, text[start:end], start, end, in_directive)))
+            end = m.end()
+            append(new(Token, (punct, m[group], end - 1, end, in_directive)))
             at_line_start = False
         elif group == _PUNCT:
-            start, end = m.span(group)
-            value = text[start:end]
+            value = m[group]
+            end = m.end()
+            start = end - len(value)
             if at_line_start and (value == "#" or value == "%:"):  # %: is a digraph of #
                 in_directive = True
                 directives.append(len(tokens))
