@@ -11,6 +11,8 @@ import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate, count, repeat
+from operator import add
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +112,9 @@ class LineIndex:
             self._starts.extend(m.end() for m in _LINE_END.finditer(text))
             self._ends = [m.start() for m in _LINE_END.finditer(text)]
             return
-        find = text.find
-        i = find("\n")
-        while i != -1:
-            self._starts.append(i + 1)
-            i = find("\n", i + 1)
-        self._ends = [start - 1 for start in self._starts[1:]]
+        # line k ends at the sum of the lengths of lines 0..k plus its k newlines (in C)
+        self._ends = list(map(add, accumulate(map(len, text.split("\n"))), count()))[:-1]
+        self._starts.extend(map(add, self._ends, repeat(1)))
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._starts, offset) - 1

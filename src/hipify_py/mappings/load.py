@@ -363,6 +363,7 @@ def is_convertible(entry: Entry, options: Options | None = None) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=1024)  # a few dozen distinct versions, asked per renamed name
 def _version(text: str) -> tuple[int, ...]:
     parts = [int(p) for p in text.split(".") if p.isdigit()]
     while len(parts) < 3:
