@@ -184,9 +184,9 @@ def check(unit, ctx, report):
         return
     toks = unit.tokens
     names = _names(unit)
-    for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or t.text not in names:
-            continue
+    positions = unit.identifier_positions
+    for i in sorted(k for name in names for k in positions.get(name, ())):
+        t = toks[i]
         if t.in_directive and i > 0 and toks[i - 1].text in ("ifdef", "ifndef", "defined", "("):
             continue
         if t.in_directive and unit.directive_word(i) == "define":

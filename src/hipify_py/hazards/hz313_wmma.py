@@ -45,7 +45,10 @@ def check(unit, ctx, report):
     if "wmma" not in ids and "nvcuda" not in ids and "mma" not in ids:
         return
     toks = unit.tokens
-    for i, t in enumerate(toks):
+    positions = unit.identifier_positions
+    sites = (*unit.directives, *positions.get("nvcuda", ()), *positions.get("wmma", ()))
+    for i in sorted(sites):
+        t = toks[i]
         if t.kind is Kind.DIRECTIVE and i + 2 < len(toks) and toks[i + 1].text == "include":
             rest = unit.text[toks[i + 2].start : toks[i + 2].end + 8]
             if rest.startswith(("<mma.h>", '"mma.h"')):
