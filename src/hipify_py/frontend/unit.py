@@ -122,6 +122,12 @@ class Unit:
         return frozenset(self.identifier_positions)
 
     @cached_property
+    def identifier_lines(self) -> str:
+        """The file's distinct identifiers, one per line: a pattern anchored with ``^...$``
+        under ``re.M`` finds those it matches in one search, not one match call per name."""
+        return "\n".join(self.identifiers)
+
+    @cached_property
     def mapped(self) -> dict[str, Entry]:
         """The file's identifiers that the mapping tables know, with their entries (the one
         lookup every rule shares)."""

@@ -123,7 +123,7 @@ def _operator_shape(toks, i) -> bool:
 
 def _strides(unit) -> list[tuple[int, tuple]]:
     """(operator token, site) of `warp_id * 32`, `32 * warp`, `nwarps << 5`."""
-    names = _WARP_IDS.findall("\n".join(unit.identifiers))
+    names = _WARP_IDS.findall(unit.identifier_lines)
     if not names:
         return []
     toks = unit.tokens

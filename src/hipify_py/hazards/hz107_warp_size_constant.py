@@ -46,7 +46,7 @@ WARP_NAME = re.compile(
     r"warp_?threads|threads_?per_?warp|lanes_?per_?warp|num_?lanes|n_?lanes|lanes|warp|"
     r"num_?threads_?per_?warp|threads_?in_?warp|wave_?size|wavefront_?size|simd_?width|"
     r"cuda_?warp_?size|warp_?size_?static)$",
-    re.I,
+    re.I | re.M,
 )
 
 
@@ -60,7 +60,8 @@ def definitions(unit) -> list[tuple[str, int, int]]:
     out = []
     n = len(toks)
     positions = unit.identifier_positions
-    named = sorted(i for name in unit.identifiers if WARP_NAME.match(name) for i in positions[name])
+    names = WARP_NAME.findall(unit.identifier_lines)
+    named = sorted(i for name in names for i in positions[name])
     for i in named:
         t = toks[i]
         if i + 2 >= n:

@@ -155,7 +155,7 @@ def _helpers(unit):
     "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
 )
 def check(unit, ctx, report):
-    if not any(_LANE.search(name) for name in unit.identifiers):
+    if not _LANE.search(unit.identifier_lines):
         return
     toks = unit.tokens
     out = []

@@ -226,8 +226,4 @@ def _needs_runtime(unit: Unit, ctx: Context, has_runtime_api: bool) -> bool:
         return True
     if has_runtime_api:
         return False
-    for name in unit.identifiers:
-        entry = ctx.mappings.get(name)
-        if entry is not None and entry.family in ("runtime", "driver") and entry.hip:
-            return True
-    return False
+    return any(e.family in ("runtime", "driver") and e.hip for e in unit.mapped.values())
