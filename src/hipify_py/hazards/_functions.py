@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import spelled
 from ..frontend.unit import Unit
 from ._tokens import CONTROL, cached, match, match_back
 
@@ -49,14 +50,15 @@ def functions(unit: Unit) -> list[Func]:
     return cached(unit, "_hz_functions", lambda: _find_functions(unit.tokens))
 
 
+_BRACE = frozenset("{")
+
+
 def _find_functions(tokens: list[Token]) -> list[Func]:
     out: list[Func] = []
-    i = 0
-    n = len(tokens)
-    while i < n:
+    after = 0  # the end of the last function body found
+    for i in spelled(tokens, _BRACE):  # the '{' tokens, found at C speed
         tok = tokens[i]
-        if tok.in_directive or tok.text != "{" or tok.kind is not Kind.PUNCT:
-            i += 1
+        if i < after or tok.in_directive or tok.kind is not Kind.PUNCT:
             continue
         j = i - 1
         while j >= 0 and (tokens[j].text in _AFTER_PARAMS or tokens[j].in_directive):
@@ -76,9 +78,7 @@ def _find_functions(tokens: list[Token]) -> list[Func]:
                         out.append(
                             Func(name.text, name_i, i, close, _specifiers(tokens, name_i), (k, j))
                         )
-                        i = close + 1
-                        continue
-        i += 1
+                        after = close + 1
     return out
 
 
