@@ -37,7 +37,7 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._calls import calls
 from ._functions import enclosing_conditions, function_at
-from ._tokens import match_back
+from ._tokens import inside, match_back, occurrences
 
 ALLOCS = frozenset(
     {
@@ -111,6 +111,7 @@ def check(unit, ctx, report):
     if not allocs:
         return
     frees = list(calls(unit, FREES))  # in token order
+    exits = occurrences(unit, _EXITS)
     free_at = [fr.index for fr in frees]
     for c in allocs:
         f = function_at(unit, c.index)
@@ -126,7 +127,8 @@ def check(unit, ctx, report):
             if fr.args and any(t.text == name for t in toks[fr.args[0][0] : fr.args[0][1]])
         ]
         later = [fr.index for fr in my_frees if fr.index > c.index]
-        if _escapes(toks, f, name, c.close):
+        uses = unit.identifier_positions.get(name, ())
+        if _escapes(toks, inside(uses, c.close, f.close)):
             continue
         if not my_frees:
             yield report(
@@ -137,10 +139,8 @@ def check(unit, ctx, report):
             )
             continue
         end = min(later) if later else f.close
-        for j in range(c.close + 1, end):
+        for j in inside(exits, c.close, end):
             t = toks[j]
-            if t.kind is not Kind.IDENT or t.text not in _EXITS:
-                continue
             if (
                 _is_alloc_check(toks, c, j)
                 or _in_lambda(toks, f, j)
@@ -158,11 +158,11 @@ def check(unit, ctx, report):
             break
 
 
-def _escapes(toks, f, name, after):
-    for j in range(after + 1, f.close):
-        t = toks[j]
-        if t.text != name or t.kind is not Kind.IDENT:
-            continue
+def _escapes(toks, uses):
+    """Whether one of the pointer's ``uses`` (after its allocation, in the function) hands it
+    out of the function."""
+    for j in uses:
+        name = toks[j].text
         prev, nxt = toks[j - 1].text, toks[j + 1].text
         if prev == "return" and nxt == ";":
             return True
