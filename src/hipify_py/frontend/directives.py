@@ -37,8 +37,20 @@ class Line(NamedTuple):
     after: int  # index in ``tokens`` just past the line's last token
 
 
-def lines(tokens: Sequence[Token], directives: Sequence[int]) -> Iterator[Line]:
-    """Every preprocessor line, in order."""
+def lines(tokens: Sequence[Token], directives: Sequence[int]) -> list[Line]:
+    """Every preprocessor line, in order (``directives``: the lexer's for ``tokens``).
+
+    Kept for the last token list asked about: the headers pass, the HIP branch evaluator,
+    the macro-definition finder and the structure check all read the same file's lines."""
+    if _lines_cache[0] is not tokens:
+        _lines_cache[:] = [tokens, list(_lines(tokens, directives))]
+    return _lines_cache[1]
+
+
+_lines_cache: list = [None, None]  # [tokens, their lines]
+
+
+def _lines(tokens: Sequence[Token], directives: Sequence[int]) -> Iterator[Line]:
     n = len(tokens)
     for d in directives:
         has_word = d + 1 < n and tokens[d + 1].in_directive
