@@ -38,6 +38,7 @@ SIZEOF = {
     "uint8_t": 1,
     "unsigned char": 1,
     "short": 2,
+    "ushort": 2,  # glibc <sys/types.h> typedefs, common in CUDA samples
     "half": 2,
     "__half": 2,
     "int16_t": 2,
@@ -48,6 +49,7 @@ SIZEOF = {
     "int": 4,
     "unsigned": 4,
     "unsigned int": 4,
+    "uint": 4,
     "float": 4,
     "int32_t": 4,
     "uint32_t": 4,
@@ -60,6 +62,7 @@ SIZEOF = {
     "int64_t": 8,
     "uint64_t": 8,
     "size_t": 8,
+    "clock_t": 8,  # long on LP64 Linux, the only host HIP builds on here
     "float2": 8,
     "int2": 8,
     "float4": 16,
