@@ -34,7 +34,8 @@ def _inside(fd: int, root: Path) -> bool:
         real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:  # no /proc (not Linux): fall back to the path the caller resolved
         return True
-    return Path(real).is_relative_to(root)
+    top = str(root)  # both real paths: being under it is a matter of prefixes
+    return real == top or real.startswith(top if top.endswith(os.sep) else top + os.sep)
 
 
 def read_regular(path: Path, limit: int, *, root: Path | None = None) -> bytes:

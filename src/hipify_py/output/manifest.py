@@ -10,6 +10,7 @@ and lets a re-run of ``convert`` refuse to overwrite a generated file edited by 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -133,5 +134,15 @@ def options_from_record(record: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 def _rel(path: Path, out_root: Path) -> str:
-    """``path`` relative to ``out_root`` (a Manifest's, resolved when it was made)."""
-    return Path(os.path.relpath(path, out_root)).as_posix()
+    """``path`` relative to ``out_root`` (both absolute: a Manifest's root is resolved when it
+    is made)."""
+    directory, name = os.path.split(path)
+    if not name or path == out_root:
+        return Path(os.path.relpath(path, out_root)).as_posix()
+    return _rel_dir(directory, str(out_root)) + name
+
+
+@functools.lru_cache(maxsize=4096)  # the files of one directory share its relative path
+def _rel_dir(directory: str, out_root: str) -> str:
+    rel = Path(os.path.relpath(directory, out_root)).as_posix()
+    return "" if rel == "." else rel + "/"
