@@ -3,6 +3,7 @@ literals, and the mutations that once made two rules edit the same bytes."""
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,8 @@ def test_bracket_table_answers_what_the_scan_answers():
 
     inverted = 0
     for data in [*seeds()[:20], *(mutate(n)[0] for n in range(200))]:
-        tokens = lex(data.decode("utf-8", "surrogateescape")[:4000]).tokens
+        lexed = lex(data.decode("utf-8", "surrogateescape")[:4000])
+        tokens = lexed.tokens
         n = len(tokens)
         scan = {True: {}, False: {}}
         for i, tok in enumerate(tokens):
@@ -110,10 +112,14 @@ def test_bracket_table_answers_what_the_scan_answers():
                 found = syntax._match(tokens, i, range(i - 1, -1, -1), syntax._CLOSE, syntax._OPEN)
                 if found is not None:
                     scan[False][i] = found
-        for first in (True, False):
+        assert lexed.brackets == scan[True]  # the lexer's table (Unit registers it)
+        # built first one way or the other, or taken from the lexer
+        for first, known in product((True, False), (True, False)):
             syntax._table_cache[:] = [None, None, None]
+            if known:
+                syntax.know_brackets(tokens, lexed.brackets, lexed.balanced)
             tables = {first: syntax._tables(tokens, forward=first)}
             tables[not first] = syntax._tables(tokens, forward=not first)
             inverted += syntax._table_cache[1 if first else 2].balanced
             assert tables == scan
-    assert inverted > 100  # the inverted tables were exercised, not only computed ones
+    assert inverted > 200  # the inverted tables were exercised, not only computed ones

@@ -96,6 +96,10 @@ class Lexed(NamedTuple):
     literals: list[int]  # indices in ``tokens`` of the string and character literals
     # operator -> its indices in ``tokens``: every punctuator but ( ) [ ] { } ; , ? ~
     operators: dict[str, list[int]]
+    # the bracket table: index of an opening bracket -> index of the one closing it, as
+    # ``syntax.match_forward`` answers; ``balanced`` when every bracket has its partner
+    brackets: dict[int, int]
+    balanced: bool
 
 
 def lex(text: str) -> Lexed:
@@ -112,6 +116,13 @@ def lex(text: str) -> Lexed:
     directives: list[int] = []
     literals: list[int] = []
     operators: dict[str, list[int]] = {}
+    # brackets are matched on the way, with one stack for code and one for the preprocessor
+    # lines read since code punctuation last came (see ``syntax._match_all``, which this
+    # replaces for a lexed file)
+    brackets: dict[int, int] = {}
+    code: list[int] = []
+    macro: list[int] = []
+    balanced = True
     append = tokens.append
     new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
     at_line_start = True
@@ -136,7 +147,23 @@ def lex(text: str) -> Lexed:
             append(new(Token, (ident, value, start, end, in_directive)))
         elif group == _SINGLE:
             end = m.end()
-            append(new(Token, (punct, m[group], end - 1, end, in_directive)))
+            value = m[group]
+            if in_directive:
+                stack = macro
+            else:
+                stack = code
+                if macro:  # code punctuation ends every search from inside a directive
+                    macro.clear()
+                    balanced = False
+            if value in _OPENERS:
+                stack.append(len(tokens))
+            elif value in _CLOSERS:
+                if stack and tokens[stack[-1]].text == _CLOSERS[value]:
+                    brackets[stack.pop()] = len(tokens)
+                else:
+                    stack.clear()
+                    balanced = False
+            append(new(Token, (punct, value, end - 1, end, in_directive)))
             at_line_start = False
         elif group == _PUNCT:
             value = m[group]
@@ -152,6 +179,9 @@ def lex(text: str) -> Lexed:
                     operators[value] = [len(tokens)]
                 else:
                     found.append(len(tokens))
+                if macro and not in_directive:
+                    macro.clear()
+                    balanced = False
                 append(new(Token, (punct, value, start, end, in_directive)))
             at_line_start = False
         elif group == _NL:
@@ -172,4 +202,9 @@ def lex(text: str) -> Lexed:
                 literals.append(len(tokens))
             append(new(Token, (kind, text[start:end], start, end, in_directive)))
             at_line_start = False
-    return Lexed(tokens, comments, identifiers, directives, literals, operators)
+    balanced = balanced and not code and not macro
+    return Lexed(tokens, comments, identifiers, directives, literals, operators, brackets, balanced)
+
+
+_OPENERS = frozenset("([{")
+_CLOSERS = {")": "(", "]": "[", "}": "{"}  # closer -> the opener it pairs with

@@ -72,6 +72,12 @@ class _Table(NamedTuple):
     balanced: bool
 
 
+def know_brackets(tokens: Sequence[Token], forward: dict[int, int], balanced: bool) -> None:
+    """The forward table the lexer built for ``tokens`` (``Lexed.brackets``): kept, so no pass
+    over the brackets is made for it (the backward table is its inverse when balanced)."""
+    _table_cache[:] = [tokens, _Table(forward, balanced), None]
+
+
 def _tables(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
     if _table_cache[0] is not tokens:
         _table_cache[:] = [tokens, None, None]

@@ -14,7 +14,7 @@ from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
 from .directives import lines
 from .lexer import Kind, Lexed, Token, lex
-from .syntax import token_text
+from .syntax import know_brackets, token_text
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
 
@@ -45,7 +45,9 @@ class Unit:
 
     @cached_property
     def lexed(self) -> Lexed:
-        return lex(self.text)
+        lexed = lex(self.text)
+        know_brackets(lexed.tokens, lexed.brackets, lexed.balanced)
+        return lexed
 
     @property
     def tokens(self) -> list[Token]:
