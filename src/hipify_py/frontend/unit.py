@@ -182,6 +182,8 @@ class Unit:
         for tok in self.comments:
             if tok.text.startswith("/*") and not tok.text.endswith("*/"):
                 return True
+        if self.lexed.balanced:  # every bracket has its partner, in code and in directives
+            return False
         # brackets that are not code: inside literals, comments and preprocessor lines (found
         # from the lexer's indexes, not by visiting every token)
         not_code = [tok.text for tok in literals if not tok.in_directive]
