@@ -8,7 +8,7 @@ import re
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ._functions import Func
-from ._tokens import match, statement_end
+from ._tokens import cached, inside, match, statement_end
 
 # names whose value is (or derives from) the position of a thread inside its block or warp
 THREAD_SOURCES = frozenset(
@@ -36,6 +36,11 @@ LANE_LIKE = re.compile(
     re.I,
 )
 
+
+# what follows a declared name: `int x = ...`, `int x;`, `int x, y`, `T x(...)`, `T x{...}`,
+# `int x[...]`, `int x : 3`
+_DECLARATOR_END = frozenset(("=", ";", ",", "(", "{", "[", ":"))
+_ASSIGN = frozenset(("=", "+=", "-=", "|=", "^=", "&=", "*=", "<<=", ">>="))
 
 _NOT_TYPES = frozenset(
     {
@@ -89,7 +94,11 @@ class Taint:
                 close = match(toks, k + 1)
                 if close is not None:
                     paren_for.append((k + 1, statement_end(toks, close + 1, func.close)))
-            elif t.kind is Kind.IDENT and self._is_declaration(k):
+            elif (
+                t.kind is Kind.IDENT
+                and toks[k + 1].text in _DECLARATOR_END
+                and self._is_declaration(k)
+            ):
                 inner = [(a, b) for a, b in paren_for if a < k < b]
                 if inner and k < (match(toks, inner[-1][0]) or 0):
                     start, end = inner[-1]
@@ -105,13 +114,9 @@ class Taint:
                 if a == func.open and lo < d < hi and LANE_LIKE.match(name):
                     self.tainted.add((name, d))
         assigns = []
-        for i in range(func.open + 1, func.close):
-            t = toks[i]
-            if (
-                t.kind is Kind.PUNCT
-                and t.text in ("=", "+=", "-=", "|=", "^=", "&=", "*=", "<<=", ">>=")
-                and toks[i - 1].kind is Kind.IDENT
-            ):
+        operators = cached(unit, "_taint_assignments", lambda: unit.operators_spelled(_ASSIGN))
+        for i in inside(operators, func.open, func.close):
+            if toks[i - 1].kind is Kind.IDENT:
                 end = i + 1
                 depth = 0
                 while end < func.close:
@@ -140,7 +145,7 @@ class Taint:
     def _is_declaration(self, k: int) -> bool:
         toks = self.toks
         prev, nxt = toks[k - 1], toks[k + 1]
-        if nxt.text not in ("=", ";", ",", "(", "{", "[", ":") or toks[k - 2].text in (".", "->"):
+        if nxt.text not in _DECLARATOR_END or toks[k - 2].text in (".", "->"):
             return False
         if prev.kind is Kind.IDENT:
             return prev.text not in _NOT_TYPES
