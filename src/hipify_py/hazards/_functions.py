@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..frontend.lexer import Kind, Token
-from ..frontend.syntax import spelled
 from ..frontend.unit import Unit
 from ._tokens import CONTROL, cached, match, match_back
 
@@ -47,16 +46,20 @@ class Func:
 
 def functions(unit: Unit) -> list[Func]:
     """Function definitions (outermost only) found from tokens, with their CUDA specifiers."""
-    return cached(unit, "_hz_functions", lambda: _find_functions(unit.tokens))
+    return cached(unit, "_hz_functions", lambda: _find_functions(unit.tokens, _braces(unit)))
 
 
-_BRACE = frozenset("{")
+def _braces(unit: Unit) -> list[int]:
+    """The '{' that have their '}' (from the lexer's bracket table): only those can open a
+    function body."""
+    toks = unit.tokens
+    return sorted(k for k in unit.lexed.brackets if toks[k].text == "{")
 
 
-def _find_functions(tokens: list[Token]) -> list[Func]:
+def _find_functions(tokens: list[Token], braces: list[int]) -> list[Func]:
     out: list[Func] = []
     after = 0  # the end of the last function body found
-    for i in spelled(tokens, _BRACE):  # the '{' tokens, found at C speed
+    for i in braces:
         tok = tokens[i]
         if i < after or tok.in_directive or tok.kind is not Kind.PUNCT:
             continue
