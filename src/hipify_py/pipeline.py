@@ -153,7 +153,8 @@ def _without_cycle_collection() -> Iterator[None]:
     """A file's tokens are a million small tuples that hold no reference cycles, freed when the
     conversion returns; with the cyclic collector on, its collections re-walk them all the
     time (15% of a whole-tree conversion, more for one large file).  Cycles made meanwhile are
-    collected once it is back on."""
+    collected once it is back on; the unit is released first (``Unit.release``), so that
+    collection does not walk the file's tokens either."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -166,6 +167,14 @@ def _without_cycle_collection() -> Iterator[None]:
 def _convert_text(text: str, path: str, ctx: Context, with_hazards: bool) -> FileResult:
     ctx = for_file(ctx, text)
     unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
+    try:
+        return _converted(unit, ctx, with_hazards)
+    finally:
+        unit.release()
+
+
+def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
+    text, path = unit.text, unit.path
     phases = ("rewrite", "hazard") if with_hazards else ("rewrite",)
     edits, findings, problems = run_rules(unit, ctx, phases)
     result = FileResult(path=path, original=text, text=text)
@@ -263,7 +272,11 @@ def check_result(text: str, path: str, ctx: Context) -> FileResult:
     ctx = for_file(ctx, text)
     with _without_cycle_collection():
         unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
-        edits, findings, problems = run_rules(unit, ctx, ("rewrite", "hazard"))
+        try:
+            edits, findings, problems = run_rules(unit, ctx, ("rewrite", "hazard"))
+        finally:
+            unit.release()
+        del unit  # its tokens go now, before the collector is back on
     findings = mark_fixed(findings, edits)
     return FileResult(path, text, text, findings=findings, rule_errors=problems)
 

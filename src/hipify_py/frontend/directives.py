@@ -50,6 +50,12 @@ def lines(tokens: Sequence[Token], directives: Sequence[int]) -> list[Line]:
 _lines_cache: list = [None, None]  # [tokens, their lines]
 
 
+def forget_lines(tokens: Sequence[Token]) -> None:
+    """Drop the lines kept for ``tokens`` (they hold the list)."""
+    if _lines_cache[0] is tokens:
+        _lines_cache[:] = [None, None]
+
+
 def _lines(tokens: Sequence[Token], directives: Sequence[int]) -> Iterator[Line]:
     n = len(tokens)
     for d in directives:

@@ -78,6 +78,12 @@ def know_brackets(tokens: Sequence[Token], forward: dict[int, int], balanced: bo
     _table_cache[:] = [tokens, _Table(forward, balanced), None]
 
 
+def forget_brackets(tokens: Sequence[Token]) -> None:
+    """Drop the tables kept for ``tokens`` (they hold the list)."""
+    if _table_cache[0] is tokens:
+        _table_cache[:] = [None, None, None]
+
+
 def _tables(tokens: Sequence[Token], forward: bool) -> dict[int, int]:
     if _table_cache[0] is not tokens:
         _table_cache[:] = [tokens, None, None]

@@ -12,9 +12,9 @@ from itertools import chain
 from ..edits import LineIndex
 from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
-from .directives import lines
+from .directives import forget_lines, lines
 from .lexer import Kind, Lexed, Token, lex
-from .syntax import know_brackets, token_text
+from .syntax import forget_brackets, know_brackets, token_text
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
 
@@ -74,6 +74,14 @@ class Unit:
     def directives(self) -> list[int]:
         """Indices in ``tokens`` of the '#' that starts each preprocessor line."""
         return self.lexed.directives
+
+    def release(self) -> None:
+        """Drop what shared modules keep for this unit's tokens (the bracket table, the
+        preprocessor lines), so the tokens are freed with the unit."""
+        lexed = self.__dict__.get("lexed")
+        if lexed is not None:
+            forget_brackets(lexed.tokens)
+            forget_lines(lexed.tokens)
 
     def directive_word(self, i: int) -> str:
         """For a token on a preprocessor line, the directive's name (``include``, ``define``)."""

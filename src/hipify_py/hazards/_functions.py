@@ -136,42 +136,47 @@ def _keyword_at(toks: Sequence[Token], k: int) -> int | None:
     return k if toks[k].text in ("if", "for", "while", "switch") else None
 
 
+def _header_before(
+    toks: Sequence[Token], func: Func, pos: int, out: list[tuple[str, int, int]]
+) -> int | None:
+    """If a control header ends right before token ``pos``, record it in ``out``; return its
+    start.  (A module function, not a closure: a closure that calls itself is a reference
+    cycle, which would keep the file's tokens alive until the cyclic collector runs.)"""
+    prev = toks[pos - 1]
+    if prev.text == ")":
+        o = match_back(toks, pos - 1)
+        if o is not None and o > 0:
+            kw = _keyword_at(toks, o - 1)
+            if kw is not None:
+                out.append((toks[kw].text, o + 1, pos - 1))
+                return kw
+    elif prev.text == "else":
+        # the matching if: skip its then-branch backwards
+        k = pos - 2
+        if toks[k].text == "}":
+            opening = match_back(toks, k)
+            if opening is None:
+                return None
+            k = opening
+        else:
+            while k > func.open and toks[k - 1].text not in (";", "{", "}", ")"):
+                k -= 1
+        return _header_before(toks, func, k, out)
+    elif prev.text == "do":
+        close = match(toks, pos) if toks[pos].text == "{" else None
+        if close is not None and toks[close + 1].text == "while":
+            end = match(toks, close + 2)
+            if end is not None:
+                out.append(("do", close + 3, end))
+        return pos - 1
+    return None
+
+
 def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int, int]]:
     """(keyword, first, end) token ranges of the conditions of the if/for/while/switch/do
     statements that enclose token ``i`` inside ``func``, innermost first."""
     toks = unit.tokens
     out: list[tuple[str, int, int]] = []
-
-    def header_before(pos: int) -> int | None:
-        """If a control header ends right before token ``pos``, record it; return its start."""
-        prev = toks[pos - 1]
-        if prev.text == ")":
-            o = match_back(toks, pos - 1)
-            if o is not None and o > 0:
-                kw = _keyword_at(toks, o - 1)
-                if kw is not None:
-                    out.append((toks[kw].text, o + 1, pos - 1))
-                    return kw
-        elif prev.text == "else":
-            # the matching if: skip its then-branch backwards
-            k = pos - 2
-            if toks[k].text == "}":
-                opening = match_back(toks, k)
-                if opening is None:
-                    return None
-                k = opening
-            else:
-                while k > func.open and toks[k - 1].text not in (";", "{", "}", ")"):
-                    k -= 1
-            return header_before(k)
-        elif prev.text == "do":
-            close = match(toks, pos) if toks[pos].text == "{" else None
-            if close is not None and toks[close + 1].text == "while":
-                end = match(toks, close + 2)
-                if end is not None:
-                    out.append(("do", close + 3, end))
-            return pos - 1
-        return None
 
     # the statement holding i (a brace-less body ends at its header), then each block
     s = i
@@ -183,10 +188,10 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
         s -= 1
     pos = s
     while pos > func.open:
-        nxt = header_before(pos)
+        nxt = _header_before(toks, func, pos, out)
         while nxt is not None and nxt > func.open + 1:
             pos = nxt
-            nxt = header_before(pos)
+            nxt = _header_before(toks, func, pos, out)
         # find the '{' that opens the block around pos
         k = pos - 1
         while k > func.open:
@@ -203,7 +208,7 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
         if k <= func.open:
             break
         pos = k
-        h = header_before(pos)
+        h = _header_before(toks, func, pos, out)
         if h is None:
             pos = k  # a plain block (or lambda/initializer): keep going outwards
         else:
