@@ -104,33 +104,20 @@ class Lexed(NamedTuple):
 
 def lex(text: str) -> Lexed:
     """Split ``text`` into tokens in one pass (whitespace dropped, comments kept apart), and
-    index identifiers and directives on the way.
+    index identifiers, directives, literals and operators and pair brackets on the way.
 
-    Preprocessor lines are marked: the ``#`` becomes a DIRECTIVE token and every token up to
-    the end of the logical line carries ``in_directive=True``, so rules can tell a macro body
-    or an ``#include`` apart from ordinary code.
-    """
-    tokens: list[Token] = []
-    comments: list[Token] = []
-    identifiers: dict[str, list[int]] = {}
-    directives: list[int] = []
-    literals: list[int] = []
-    operators: dict[str, list[int]] = {}
-    # brackets are matched on the way, with one stack for code and one for the preprocessor
-    # lines read since code punctuation last came (see ``syntax._match_all``, which this
-    # replaces for a lexed file)
-    brackets: dict[int, int] = {}
+    The ``#`` that starts a preprocessor line is a DIRECTIVE token, and every token to the end
+    of the logical line has ``in_directive=True``: rules tell a macro body from code."""
+    out = Lexed([], [], {}, [], [], {}, {}, True)
+    tokens, comments, identifiers, directives, literals, operators, brackets, _ = out
+    # brackets pair as they come, as in ``syntax._match_all``: stacks for code and for macros
     code: list[int] = []
     macro: list[int] = []
     balanced = True
     append = tokens.append
     new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
-    at_line_start = True
-    in_directive = False
-    kinds = _KIND_OF_GROUP
-    ident = Kind.IDENT
-    punct = Kind.PUNCT
-    number = Kind.NUMBER
+    at_line_start, in_directive = True, False
+    ident, punct = Kind.IDENT, Kind.PUNCT
     start_at = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
     for m in _TOKEN_RE.finditer(text, start_at):
         group = m.lastindex
@@ -174,11 +161,7 @@ def lex(text: str) -> Lexed:
                 directives.append(len(tokens))
                 append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))
             else:
-                found = operators.get(value)
-                if found is None:
-                    operators[value] = [len(tokens)]
-                else:
-                    found.append(len(tokens))
+                operators.setdefault(value, []).append(len(tokens))
                 if macro and not in_directive:
                     macro.clear()
                     balanced = False
@@ -191,19 +174,19 @@ def lex(text: str) -> Lexed:
             break
         elif group in _COMMENTS:
             # a comment is white space to the preprocessor: it neither starts nor ends a line
-            start, end = m.span(group)
-            comments.append(new(Token, (Kind.COMMENT, text[start:end], start, end, in_directive)))
+            comments.append(_literal(m, group, Kind.COMMENT, in_directive))
         else:
-            if group == _DELIM:
-                group = _RAW
-            start, end = m.span(group)
-            kind = kinds[group]
-            if kind is not number:
+            kind = _KIND_OF_GROUP[group]
+            if kind is not Kind.NUMBER:
                 literals.append(len(tokens))
-            append(new(Token, (kind, text[start:end], start, end, in_directive)))
+            append(_literal(m, _RAW if group == _DELIM else group, kind, in_directive))
             at_line_start = False
-    balanced = balanced and not code and not macro
-    return Lexed(tokens, comments, identifiers, directives, literals, operators, brackets, balanced)
+    return out._replace(balanced=balanced and not code and not macro)
+
+
+def _literal(m: re.Match[str], group: int, kind: Kind, in_directive: bool) -> Token:
+    start, end = m.span(group)
+    return Token(kind, m[group], start, end, in_directive)
 
 
 _OPENERS = frozenset("([{")
