@@ -143,7 +143,7 @@ def renames_of(items: Sequence[Candidate], paths: Sequence[Path]) -> Renames:
     A run over single files knows no tree: every ``.cu`` name is taken to be renamed."""
     if not any(p.is_dir() for p in paths):
         return Renames()
-    return Renames(frozenset(str(c.path.resolve()) for c in items if c.path.suffix == ".cu"))
+    return Renames(frozenset(str(c.real_path()) for c in items if c.path.suffix == ".cu"))
 
 
 def default_out_root(root: Path) -> Path:

@@ -127,16 +127,9 @@ class Writer:
             return False
         if self.written.setdefault(target, cand.path) != cand.path:
             return False
-        source = entry.get("source")
-        if isinstance(source, str) and os.path.normpath(
-            os.path.join(self.out_root, source)
-        ) == os.path.abspath(cand.path):  # recorded from this path: no need to resolve it again
-            self.manifest.files[rel.as_posix()] = dict(entry)
-        else:
-            # what emit would record
-            self.manifest.record(rel, cand.real_path(), outcome.out_digest)
-            if self.manifest.files[rel.as_posix()]["source"] != source:
-                return False
+        self.manifest.record(rel, cand.real_path(), outcome.out_digest)  # as emit would
+        if self.manifest.files[rel.as_posix()]["source"] != entry.get("source"):
+            return False
         self._verified[cand.path] = (target, outcome.out_digest)
         return True
 
