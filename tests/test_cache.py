@@ -242,12 +242,13 @@ def test_a_cache_file_that_is_not_whole_is_ignored(tree, converted, content):
             record.update(
                 [
                     {"findings": [["HZ999"]]},
-                    {"edits": [[5, 2, "x", "r"]]},
+                    {"edits": '[[5, 2, "x", "r"]]'},
+                    {"edits": '[[0, 1, "x"'},  # a truncated edit list
                     {"status": "converted", "conversions": []},
                     {"stat": "now", "sha": 7},
                     {"problems": None},
                     {"findings": [[1, "nonsense", 0, 0, "", None, "", 0, 0, False, {}]]},
-                ][i % 6]
+                ][i % 7]
             )
         path.write_text(json.dumps(doc))
     else:

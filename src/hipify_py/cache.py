@@ -47,7 +47,9 @@ from .output.files import file_stamp
 from .output.manifest import options_record
 from .result import FileResult
 
-FORMAT = 2  # 2: conversions count launches and HIP_SYMBOL wraps (result.conversions_of)
+# 2: conversions count launches and HIP_SYMBOL wraps (result.conversions_of); 3: a record's
+# edits are one JSON text, parsed only when an output is written (a no-change run skips them)
+FORMAT = 3
 MAX_CACHE_FILES = 16  # run keys kept (the most recently used)
 MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
@@ -270,7 +272,9 @@ def _renames_digest(renames: Renames) -> str:
 
 def _record_of(result: FileResult) -> dict[str, Any]:
     return {
-        "edits": [[e.start, e.end, e.text, e.rule] for e in result.edits],
+        "edits": json.dumps(
+            [[e.start, e.end, e.text, e.rule] for e in result.edits], separators=(",", ":")
+        ),
         "findings": [_finding_row(f) for f in result.findings],
         "conversions": dict(result.conversions),
         "problems": list(result.parse_problems),
@@ -321,20 +325,23 @@ class _RecordedEdits(Sequence[Edit]):
     reports from the counts and findings alone and never needs them.  A malformed row raises
     ``ValueError`` then (``runner.load_texts`` converts the file afresh)."""
 
-    def __init__(self, rows: Any) -> None:
-        if not isinstance(rows, list):
+    def __init__(self, text: Any) -> None:
+        if not isinstance(text, str):
             raise ValueError("bad edits")
-        self._rows: list[Any] | None = rows
+        self._text: str | None = text  # a JSON list of [start, end, text, rule] rows
         self._edits: tuple[Edit, ...] = ()
 
     def _decoded(self) -> tuple[Edit, ...]:
-        if self._rows is not None:
-            self._edits = tuple(_edit(row) for row in self._rows)
-            self._rows = None
+        if self._text is not None:
+            rows = json.loads(self._text)
+            if not isinstance(rows, list):
+                raise ValueError("bad edits")
+            self._edits = tuple(_edit(row) for row in rows)
+            self._text = None
         return self._edits
 
     def __len__(self) -> int:
-        return len(self._rows) if self._rows is not None else len(self._edits)
+        return len(self._decoded())
 
     def __iter__(self) -> Iterator[Edit]:
         return iter(self._decoded())

@@ -70,7 +70,13 @@ class Manifest:
             "files": dict(sorted(self.files.items())),
         }
         data = (json.dumps(doc, indent=1) + "\n").encode("utf-8")
-        write_file(self.out_root / MANIFEST_NAME, data, root=self.out_root)
+        path = self.out_root / MANIFEST_NAME
+        try:  # a run that changed nothing leaves the file (and its mtime) alone
+            if read_regular(path, LIMIT, root=Path(os.path.realpath(self.out_root))) == data:
+                return
+        except UntrustedInputError:
+            pass
+        write_file(path, data, root=self.out_root)
 
     def set_roots(self, paths: list[Path], prefixed: bool) -> None:
         self.roots = [
