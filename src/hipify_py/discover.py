@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -63,6 +64,16 @@ def _matches(rel: str, globs: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(os.path.basename(rel), g) for g in globs)
 
 
+def _kind(path: Path) -> tuple[bool, int]:
+    """Whether ``path`` is a symlink, and the mode of what it names (0 when nothing)."""
+    try:
+        info = os.lstat(path)
+        link = stat.S_ISLNK(info.st_mode)
+        return link, (os.stat(path) if link else info).st_mode
+    except (OSError, ValueError):
+        return False, 0
+
+
 def _real(path: Path) -> Path:
     """``path`` with symlinks resolved; never raises (a symlink loop stays unresolved)."""
     return Path(os.path.realpath(path))
@@ -95,21 +106,25 @@ def walk(
                 and not (here / d).is_symlink()
                 and _real(here / d) not in skip_real
             )
+            # per directory, not per file: its path in the tree, and its real path (the
+            # directories on the way are real, symlinked ones are not walked)
+            rel_dir = here.relative_to(root)
+            real_dir = root_real / rel_dir
+            prefix = "" if rel_dir.parts == () else rel_dir.as_posix() + "/"
             for name in sorted(filenames):
-                path = here / name
-                rel = path.relative_to(root)
-                rel_s = rel.as_posix()
+                rel_s = prefix + name
                 if exclude and _matches(rel_s, exclude):
                     continue
                 if include and not _matches(rel_s, include):
                     continue
-                if not path.is_file():
+                path = here / name
+                link, kind = _kind(path)
+                if not stat.S_ISREG(kind):
                     continue  # FIFOs, sockets, devices, dangling links, link loops
-                # the directories on the way are real (symlinked ones are not walked)
-                real = _real(path) if path.is_symlink() else root_real / rel
-                if not real.is_relative_to(root_real):
+                real = _real(path) if link else real_dir / name
+                if link and not real.is_relative_to(root_real):
                     continue  # never follow a link out of the tree
-                yield Candidate(path, rel, root, within=root_real, real=real)
+                yield Candidate(path, rel_dir / name, root, within=root_real, real=real)
 
 
 def mirror_layout(items: Sequence[Candidate], paths: Sequence[Path]) -> list[Candidate]:
