@@ -31,7 +31,7 @@ from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._functions import function_at
-from ._tokens import match, match_back
+from ._tokens import match, match_back, occurrences
 
 _NAMES = frozenset(
     {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "C10_WARP_SIZE"}
@@ -184,8 +184,7 @@ def check(unit, ctx, report):
         return
     toks = unit.tokens
     names = _names(unit)
-    positions = unit.identifier_positions
-    for i in sorted(k for name in names for k in positions.get(name, ())):
+    for i in occurrences(unit, names):
         t = toks[i]
         if t.in_directive and i > 0 and toks[i - 1].text in ("ifdef", "ifndef", "defined", "("):
             continue

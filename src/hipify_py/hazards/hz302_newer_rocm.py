@@ -26,6 +26,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
 from ..rules import hazard_rule
+from ._tokens import occurrences
 
 
 def _version(text):
@@ -72,8 +73,7 @@ def check(unit, ctx, report):
     if not candidates:
         return
     toks = unit.tokens
-    positions = unit.identifier_positions
-    for i in sorted(i for name in candidates for i in positions[name]):
+    for i in occurrences(unit, candidates):
         t = toks[i]
         if not (i > 0 and toks[i - 1].text in (".", "->")):
             e = candidates[t.text]

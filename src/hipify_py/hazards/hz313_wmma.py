@@ -31,6 +31,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
+from ._tokens import occurrences
 
 _FUNCS = frozenset(
     {"load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment", "fragment", "bmma_sync"}
@@ -45,9 +46,7 @@ def check(unit, ctx, report):
     if "wmma" not in ids and "nvcuda" not in ids and "mma" not in ids:
         return
     toks = unit.tokens
-    positions = unit.identifier_positions
-    sites = (*unit.directives, *positions.get("nvcuda", ()), *positions.get("wmma", ()))
-    for i in sorted(sites):
+    for i in sorted((*unit.directives, *occurrences(unit, ("nvcuda", "wmma")))):
         t = toks[i]
         if t.kind is Kind.DIRECTIVE and i + 2 < len(toks) and toks[i + 1].text == "include":
             rest = unit.text[toks[i + 2].start : toks[i + 2].end + 8]

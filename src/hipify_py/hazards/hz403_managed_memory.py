@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ..findings import Severity
 from ..rules import hazard_rule
+from ._tokens import occurrences
 
 _NAMES = frozenset(
     {
@@ -56,8 +57,7 @@ def check(unit, ctx, report):
     if not hits:
         return
     toks = unit.tokens
-    positions = unit.identifier_positions
-    for t in (toks[i] for i in sorted(i for name in hits for i in positions[name])):
+    for t in (toks[i] for i in occurrences(unit, hits)):
         if not t.in_directive:
             yield report(
                 t.start,
