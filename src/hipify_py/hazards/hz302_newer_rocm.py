@@ -24,14 +24,10 @@ Raise `--target-rocm` if you can require that release, or guard the code with
 from __future__ import annotations
 
 from ..findings import Severity
+from ..mappings import needs_newer_hip
 from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
 from ..rules import hazard_rule
 from ._tokens import occurrences
-
-
-def _version(text):
-    parts = [int(p) for p in str(text).split(".") if p.isdigit()]
-    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def _added_for(mappings, hip_name):
@@ -50,7 +46,6 @@ def _added_for(mappings, hip_name):
     "HIP equivalent needs a newer ROCm than --target-rocm (left unconverted)",
 )
 def check(unit, ctx, report):
-    target = _version(".".join(str(x) for x in ctx.options.target_rocm))
     entries = dict(unit.mapped)
     unmapped = unit.identifiers - entries.keys()
     if not unit.is_hip:
@@ -63,9 +58,8 @@ def check(unit, ctx, report):
     for name, e in entries.items():
         if (
             e.hip
-            and e.hip_added
             and e.status in ("supported", "deprecated", "experimental")
-            and _version(e.hip_added) > target
+            and needs_newer_hip(e, ctx.options)
         ):
             candidates[name] = e
     if ctx.options.target_rocm < DEFAULT_ON:  # reported (and rewritten) by HP010/HP011 instead
