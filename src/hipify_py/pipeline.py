@@ -7,9 +7,10 @@ every option is testable on a string.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
+from typing import TypeVar
 
 from .buildfiles.unit import BuildFile
 from .context import Context, pytorch_enabled
@@ -23,6 +24,8 @@ from .frontend.unit import Unit
 from .result import FileResult, conversions_of
 from .rules import passes
 from .suppress import is_suppressed
+
+_T = TypeVar("_T")
 
 
 def _locate(finding: Finding, unit: Unit | BuildFile) -> Finding:
@@ -144,33 +147,30 @@ def for_file(ctx: Context, text: str) -> Context:
 
 def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = True) -> FileResult:
     """Translate one CUDA file's text to HIP and collect the findings about it."""
-    with _without_cycle_collection():
-        return _convert_text(text, path, ctx, with_hazards)
+    return _on_unit(text, path, ctx, partial(_converted, with_hazards=with_hazards))
 
 
-@contextmanager
-def _without_cycle_collection() -> Iterator[None]:
-    """A file's tokens are a million small tuples that hold no reference cycles, freed when the
-    conversion returns; with the cyclic collector on, its collections re-walk them all the
-    time (15% of a whole-tree conversion, more for one large file).  Cycles made meanwhile are
-    collected once it is back on; the unit is released first (``Unit.release``), so that
-    collection does not walk the file's tokens either."""
+def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context], _T]) -> _T:
+    """``work`` on the file's Unit (in the file's context), with the cyclic collector off.
+
+    A file's tokens are a million small tuples that hold no reference cycles; with the
+    collector on, its collections re-walk them all the time (15% of a whole-tree conversion,
+    more for one large file).  The unit is released (``Unit.release``) and dropped before the
+    collector is back on, so the collection of the cycles made meanwhile does not walk the
+    tokens either."""
+    ctx = for_file(ctx, text)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        yield
+        unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
+        try:
+            return work(unit, ctx)
+        finally:
+            unit.release()
+            del unit
     finally:
         if collecting:
             gc.enable()
-
-
-def _convert_text(text: str, path: str, ctx: Context, with_hazards: bool) -> FileResult:
-    ctx = for_file(ctx, text)
-    unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
-    try:
-        return _converted(unit, ctx, with_hazards)
-    finally:
-        unit.release()
 
 
 def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
@@ -269,16 +269,13 @@ def _outside_skipped(edits: list[Edit], unit: Unit) -> list[Edit]:
 def check_result(text: str, path: str, ctx: Context) -> FileResult:
     """Hazards and unsupported APIs in one file, without converting it, and the rule errors
     that make the check incomplete (findings the conversion itself fixes are marked ``fixed``)."""
-    ctx = for_file(ctx, text)
-    with _without_cycle_collection():
-        unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
-        try:
-            edits, findings, problems = run_rules(unit, ctx, ("rewrite", "hazard"))
-        finally:
-            unit.release()
-        del unit  # its tokens go now, before the collector is back on
+    edits, findings, problems = _on_unit(text, path, ctx, _all_rules)
     findings = mark_fixed(findings, edits)
     return FileResult(path, text, text, findings=findings, rule_errors=problems)
+
+
+def _all_rules(unit: Unit, ctx: Context) -> tuple[list[Edit], list[Finding], list[str]]:
+    return run_rules(unit, ctx, ("rewrite", "hazard"))
 
 
 def check_text(text: str, path: str, ctx: Context) -> list[Finding]:
