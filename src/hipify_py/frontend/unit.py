@@ -206,9 +206,11 @@ class Unit:
 
     @cached_property
     def risky(self) -> bool:
-        """Input of the kind libclang has crashed on (broken, deeply nested, odd bytes): its
-        parse is tried in a child process first."""
-        if self.looks_broken or "\0" in self.text or not self.text.isascii():
+        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes): its
+        parse is tried in a child process first.  Other text is not: UTF-8 (a comment in
+        another language) is ordinary source, and bytes that are not UTF-8 never reach
+        libclang (``parse`` refuses them, so the file is converted from tokens)."""
+        if self.looks_broken or "\0" in self.text:
             return True
         depth = deepest = 0
         for tok in self.tokens:
