@@ -27,10 +27,9 @@ atomics without a lock.
 from __future__ import annotations
 
 from ..findings import Severity
-from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._functions import function_at
-from ._tokens import has_ident, match, text_of
+from ._tokens import has_ident, match, occurrences, text_of
 
 _ATOMICS = frozenset(
     {
@@ -54,13 +53,9 @@ def check(unit, ctx, report):
     if not (_ATOMICS & unit.identifiers):
         return
     toks = unit.tokens
-    for i, t in enumerate(toks):
-        if (
-            t.kind is not Kind.IDENT
-            or t.text != "while"
-            or i + 1 >= len(toks)
-            or toks[i + 1].text != "("
-        ):
+    for i in occurrences(unit, ("while",)):
+        t = toks[i]
+        if i + 1 >= len(toks) or toks[i + 1].text != "(":
             continue
         close = match(toks, i + 1)
         if close is None or not has_ident(toks[i + 2 : close], _ATOMICS):

@@ -35,7 +35,7 @@ from ..frontend.lexer import Kind
 from ..rules import hazard_rule
 from ._calls import calls
 from ._functions import function_at
-from ._tokens import match, text_of
+from ._tokens import match, occurrences, text_of
 
 
 @hazard_rule(
@@ -56,16 +56,16 @@ def check(unit, ctx, report):
     if "volatile" not in unit.identifiers:
         return
     volatile_names = set()
-    for i, t in enumerate(toks):
-        if t.text == "volatile":
-            j = i + 1
-            while j < len(toks) and (toks[j].kind is Kind.IDENT or toks[j].text == "*"):
-                j += 1
-            if j < len(toks) and toks[j - 1].kind is Kind.IDENT and toks[j].text in "=;,)":
-                volatile_names.add(toks[j - 1].text)
+    for i in occurrences(unit, ("volatile",)):
+        j = i + 1
+        while j < len(toks) and (toks[j].kind is Kind.IDENT or toks[j].text == "*"):
+            j += 1
+        if j < len(toks) and toks[j - 1].kind is Kind.IDENT and toks[j].text in "=;,)":
+            volatile_names.add(toks[j - 1].text)
     gpu_visible = _gpu_visible_names(unit, toks)
-    for i, t in enumerate(toks):
-        if t.text != "while" or i + 1 >= len(toks) or toks[i + 1].text != "(":
+    for i in occurrences(unit, ("while",)):
+        t = toks[i]
+        if i + 1 >= len(toks) or toks[i + 1].text != "(":
             continue
         f = function_at(unit, i)
         if f is None:
@@ -135,16 +135,18 @@ def _gpu_visible_names(unit, toks):
     names = set()
     for c in calls(unit, _HOST_ALLOCS):
         names |= {t.text for a, b in c.args[:2] for t in toks[a:b] if t.kind is Kind.IDENT}
-    for i, t in enumerate(toks):
-        if t.text == ">>>" and i + 1 < len(toks) and toks[i + 1].text == "(":
+    for i in unit.operators_spelled((">>>",)):
+        if i + 1 < len(toks) and toks[i + 1].text == "(":
             close = match(toks, i + 1)
             if close is not None:
                 names |= {x.text for x in toks[i + 2 : close] if x.kind is Kind.IDENT}
     for c in calls(unit, {"hipLaunchKernelGGL"}):
         names |= {t.text for a, b in c.args[4:] for t in toks[a:b] if t.kind is Kind.IDENT}
+    assignments = [e - 1 for e in unit.operators_spelled(("=",)) if 0 < e < len(toks) - 1]
     for _ in range(2):
-        for i, t in enumerate(toks[:-2]):
-            if t.kind is Kind.IDENT and toks[i + 1].text == "=":
+        for i in assignments:
+            t = toks[i]
+            if t.kind is Kind.IDENT:
                 k = i + 2
                 while k < len(toks) and toks[k].text not in (";", ","):
                     if toks[k].kind is Kind.IDENT and toks[k].text in names:

@@ -29,9 +29,8 @@ capability checks use the feature macros (`__HIP_ARCH_HAS_*`), the per-target ma
 from __future__ import annotations
 
 from ..findings import Severity
-from ..frontend.lexer import Kind
 from ..rules import hazard_rule
-from ._tokens import one_per_line
+from ._tokens import occurrences, one_per_line
 
 
 @hazard_rule(
@@ -49,9 +48,8 @@ def _findings(unit, report):
     if not names:
         return
     toks = unit.tokens
-    for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or t.text not in names:
-            continue
+    for i in occurrences(unit, names):
+        t = toks[i]
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         prev = toks[i - 1].text if i > 0 else ""
         if t.in_directive and prev == "define":
