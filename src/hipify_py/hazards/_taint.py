@@ -81,24 +81,25 @@ class Taint:
                 self.decls.setdefault(t.text, []).append((k, func.open, func.close))
         stack = [func.open]
         paren_for: list[tuple[int, int]] = []  # (header open, loop end)
-        k = func.open + 1
-        while k < func.close:
+        punct, ident = Kind.PUNCT, Kind.IDENT
+        for k in range(func.open + 1, func.close):  # the hottest loop of the hazard rules
             t = toks[k]
-            x = t.text
-            if t.kind is Kind.PUNCT:
+            if t.kind is punct:
+                x = t.text
                 if x == "{":
                     stack.append(k)
                 elif x == "}" and len(stack) > 1:
                     stack.pop()
-            elif t.kind is Kind.IDENT and x == "for" and toks[k + 1].text == "(":
+                continue
+            if t.kind is not ident:
+                continue
+            x = t.text
+            after = toks[k + 1].text
+            if x == "for" and after == "(":
                 close = match(toks, k + 1)
                 if close is not None:
                     paren_for.append((k + 1, statement_end(toks, close + 1, func.close)))
-            elif (
-                t.kind is Kind.IDENT
-                and toks[k + 1].text in _DECLARATOR_END
-                and self._is_declaration(k)
-            ):
+            elif after in _DECLARATOR_END and self._is_declaration(k):
                 inner = [(a, b) for a, b in paren_for if a < k < b]
                 if inner and k < (match(toks, inner[-1][0]) or 0):
                     start, end = inner[-1]
@@ -107,7 +108,6 @@ class Taint:
                     closing = match(toks, start) if start != func.open else func.close
                     end = closing if closing is not None else func.close
                 self.decls.setdefault(x, []).append((k, start, end))
-            k += 1
         self.tainted: set[tuple[str, int]] = set()
         for name, items in self.decls.items():
             for d, a, _b in items:

@@ -379,7 +379,13 @@ def needs_newer_hip(entry: Entry, options: Options | None = None) -> bool:
 
 
 def _target(options: Options | None) -> tuple[int, ...]:
-    from ..context import Options
+    if options is None:
+        from ..context import Options
 
-    target = (options or Options()).target_rocm
+        options = Options()
+    return _version_of(options.target_rocm)
+
+
+@functools.lru_cache(maxsize=16)  # asked once per mapped name of every file
+def _version_of(target: tuple[int, ...]) -> tuple[int, ...]:
     return _version(".".join(str(t) for t in target))
