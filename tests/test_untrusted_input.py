@@ -172,3 +172,25 @@ def test_file_swapped_for_an_outside_link_is_not_read(project: Path, tmp_path: P
     outcome = process(cand, ctx())
     assert outcome.status == "failed" and "outside" in outcome.message
     assert outcome.result is None
+
+
+def test_read_regular_reads_up_to_its_limit_and_refuses_a_byte_more(tmp_path: Path):
+    """Files are read by size (no buffer of the whole limit): every byte up to the limit comes
+    back, one more is refused, and a file whose size the kernel does not know (``/proc``)
+    is still read to its end."""
+    from hipify_py.untrusted import TooLarge, read_regular
+
+    for size in (0, 1, 99, 100):
+        path = tmp_path / f"f{size}"
+        data = os.urandom(size)
+        path.write_bytes(data)
+        assert read_regular(path, 100) == data
+    (tmp_path / "big").write_bytes(b"x" * 101)
+    with pytest.raises(TooLarge):
+        read_regular(tmp_path / "big", 100)
+    status = Path("/proc/self/status")
+    if status.exists():  # st_size 0, content all the same
+        assert os.stat(status).st_size == 0
+        assert read_regular(status, 1 << 20).startswith(b"Name:")
+        with pytest.raises(TooLarge):
+            read_regular(status, 10)

@@ -56,8 +56,7 @@ def read_regular(path: Path, limit: int, *, root: Path | None = None) -> bytes:
             raise UntrustedInputError(f"cannot read {path}: it links outside {root}")
         if info.st_size > limit:
             raise TooLarge(f"cannot read {path}: {info.st_size} bytes is over the limit of {limit}")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)
+        data = _read_fd(fd, min(info.st_size, limit) + 1, limit)
     except OSError as exc:
         raise UntrustedInputError(f"cannot read {path}: {exc.strerror or exc}") from None
     finally:
@@ -65,6 +64,26 @@ def read_regular(path: Path, limit: int, *, root: Path | None = None) -> bytes:
     if len(data) > limit:
         raise TooLarge(f"cannot read {path}: over the limit of {limit} bytes")
     return data
+
+
+def _read_fd(fd: int, first: int, limit: int) -> bytes:
+    """Up to ``limit + 1`` bytes of ``fd``, asking first for ``first`` (the size fstat gave,
+    plus one to see the end): a buffered read of ``limit + 1`` would allocate the whole limit
+    (16 MiB for a source) for every file, 7x the cost of reading a typical one."""
+    chunks = []
+    total = 0
+    want = first
+    while total <= limit:
+        chunk = os.read(fd, want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        want = min(limit + 1 - total, _CHUNK)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+_CHUNK = 1 << 16  # what a file that grew after fstat is read in
 
 
 def decode_utf8(path: Path, data: bytes) -> str:
