@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hipify_py.discover import is_cuda_source, walk
 from hipify_py.verify.compile import collect_sources
 from hipify_py.verify.includes import ProjectIncludes
@@ -36,3 +38,32 @@ def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):
     (tmp_path / "detail" / "impl.tcc").write_text("")
     flags, _ = ProjectIncludes(tmp_path).flags_for(tmp_path / "src" / "k.hip")
     assert flags.include_dirs == (str(tmp_path),)
+
+
+@pytest.mark.parametrize(
+    ("head", "cuda"),
+    [
+        (b"x = cudaMalloc(&p, n);", True),
+        (b"x = mycudaMalloc(&p, n);", False),  # a word that only contains an API name
+        (b"p->cudaStream_t", True),
+        (b"cublasSgemm(h)", True),
+        (b"cursor(); current(); accumulate();", False),
+        (b"using cub::BlockReduce;", True),
+        (b"ncclAllReduce(", True),
+        (b"__global__ void k()", True),
+        (b"my__global__", False),
+        (b"int i = threadIdx.x + blockIdx.x;", True),
+        (b"threadIdxs", False),
+        (b"#if CUDA_VERSION >= 12000", True),
+        (b"#if MY_CUDA_VERSION", False),
+        (b"k<<<1, 1>>>();", True),
+        (b"a << b;", False),
+        (b'#  include "cufft.h"', True),
+        (b"#include <thrust/sort.h>", True),
+        (b'#include "kernels.cu"', True),
+        (b'#include "kernels.cuh"', False),
+        (b"#include <vector>", False),
+    ],
+)
+def test_what_makes_a_cpp_file_cuda(head: bytes, cuda: bool):
+    assert is_cuda_source(Path("src/util.cpp"), head) is cuda

@@ -34,12 +34,25 @@ C_LIKE_SUFFIXES = frozenset(
     }
 )
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules"})
-_CUDA_USE = re.compile(
-    rb"\b(?:cuda[A-Z_]\w*|cu(?:blas|rand|sparse|fft|solver|dnn|Ctx|Mem|Stream|Device|Launch)\w*"
-    rb"|nccl\w+|__global__|__device__|__shared__|threadIdx|blockIdx|CUDA_[A-Z_]+|cub::)\b"
-    rb"|<<<|#\s*include\s*[<\"](?:cuda|cu[a-z]+[._]|cublas|curand|cusparse|cufft|cusolver"
-    rb"|cudnn|nccl|ATen/cuda|c10/cuda|thrust|cub/)"
-    rb'|#\s*include\s*"[^"\n]*\.cu"'  # includes a .cu file, whose name changes
+# What makes a C/C++ file CUDA (APIs, headers, syntax), as one search per literal start: a
+# pattern that opens with a literal is scanned for at C speed, while one alternation behind a
+# leading \b is tried at every byte (190 instructions per byte, 5% of a tree conversion).
+# ``(?<=\bcu)`` after the literal is the \b that would stand before it.
+_CUDA_USES = tuple(
+    re.compile(pattern)
+    for pattern in (
+        rb"cu(?<=\bcu)(?:da[A-Z_]\w*|(?:blas|rand|sparse|fft|solver|dnn|Ctx|Mem|Stream|Device"
+        rb"|Launch)\w*|b::)\b",
+        rb"nccl(?<=\bnccl)\w+\b",
+        rb"__(?<=\b__)(?:global|device|shared)__\b",
+        rb"threadIdx(?<=\bthreadIdx)\b",
+        rb"blockIdx(?<=\bblockIdx)\b",
+        rb"CUDA_(?<=\bCUDA_)[A-Z_]+\b",
+        rb"<<<",
+        rb"#\s*include\s*(?:[<\"](?:cuda|cu[a-z]+[._]|cublas|curand|cusparse|cufft|cusolver|cudnn"
+        rb"|nccl|ATen/cuda|c10/cuda|thrust|cub/)"
+        rb'|"[^"\n]*\.cu")',  # includes a .cu file, whose name changes
+    )
 )
 
 
@@ -143,7 +156,7 @@ def is_cuda_source(path: Path, head: bytes) -> bool:
     suffix = path.suffix.lower()
     if suffix in CUDA_SUFFIXES:
         return True
-    return suffix in C_LIKE_SUFFIXES and _CUDA_USE.search(head) is not None
+    return suffix in C_LIKE_SUFFIXES and any(use.search(head) for use in _CUDA_USES)
 
 
 def output_name(rel: Path, keep_names: bool) -> Path:
