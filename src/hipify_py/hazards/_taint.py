@@ -81,17 +81,17 @@ class Taint:
                 self.decls.setdefault(t.text, []).append((k, func.open, func.close))
         stack = [func.open]
         paren_for: list[tuple[int, int]] = []  # (header open, loop end)
-        punct, ident = Kind.PUNCT, Kind.IDENT
+        punct_kind, ident_kind = Kind.PUNCT, Kind.IDENT
         for k in range(func.open + 1, func.close):  # the hottest loop of the hazard rules
             t = toks[k]
-            if t.kind is punct:
+            if t.kind is punct_kind:
                 x = t.text
                 if x == "{":
                     stack.append(k)
                 elif x == "}" and len(stack) > 1:
                     stack.pop()
                 continue
-            if t.kind is not ident:
+            if t.kind is not ident_kind:
                 continue
             x = t.text
             after = toks[k + 1].text

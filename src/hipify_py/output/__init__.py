@@ -307,9 +307,7 @@ def _plan_tree(
     except ManifestError as exc:
         raise UsageError(str(exc)) from None
     manifest = Manifest(out_root, files=dict(previous.files) if previous else {})
-    manifest.files = {
-        r: e for r, e in manifest.files.items() if os.path.exists(os.path.join(out_root, r))
-    }
+    manifest.on_disk = previous.on_disk if previous else None
     manifest.set_roots(list(paths), prefixed=len(paths) > 1)
     manifest.options = options_record(options)
     return Writer(dest, items, out_root, manifest=manifest, previous=previous)

@@ -36,6 +36,10 @@ class Manifest:
     roots: list[dict[str, str]] = field(default_factory=list)  # {"path": rel, "prefix": rel}
     options: dict[str, Any] = field(default_factory=dict)
     files: dict[str, dict[str, str]] = field(default_factory=dict)  # out rel -> source, sha256
+    # the tree's manifest as it was read (document and bytes): a run that changed nothing
+    # sees that without encoding the document again
+    on_disk: tuple[dict[str, Any], bytes] | None = field(default=None, repr=False)
+    _recorded: set[str] = field(default_factory=set, repr=False)  # files this run put in place
     _by_source: dict[Path, str] | None = field(default=None, repr=False)
 
     @classmethod
@@ -45,9 +49,8 @@ class Manifest:
         if not os.path.lexists(path):
             return None
         try:
-            doc = json.loads(
-                decode_utf8(path, read_regular(path, LIMIT, root=Path(os.path.realpath(out_root))))
-            )
+            data = read_regular(path, LIMIT, root=Path(os.path.realpath(out_root)))
+            doc = json.loads(decode_utf8(path, data))
         except (UntrustedInputError, ValueError, RecursionError) as exc:
             raise ManifestError(f"cannot read {path}: {exc}") from None
         ok = (
@@ -59,7 +62,8 @@ class Manifest:
         )
         if not ok:
             raise ManifestError(f"cannot read {path}: not a hipify-py manifest (format {FORMAT})")
-        return cls(out_root.resolve(), doc["roots"], doc["options"], doc["files"])
+        files = doc["files"]
+        return cls(out_root.resolve(), doc["roots"], doc["options"], files, (doc, data))
 
     def save(self) -> None:
         doc = {
@@ -67,16 +71,22 @@ class Manifest:
             "generator": "hipify-py convert",
             "roots": self.roots,
             "options": self.options,
-            "files": dict(sorted(self.files.items())),
+            "files": {
+                rel: entry
+                for rel, entry in sorted(self.files.items())
+                if rel in self._recorded or os.path.exists(os.path.join(self.out_root, rel))
+            },  # without the outputs that are gone
         }
-        data = (json.dumps(doc, indent=1) + "\n").encode("utf-8")
         path = self.out_root / MANIFEST_NAME
         try:  # a run that changed nothing leaves the file (and its mtime) alone
-            if read_regular(path, LIMIT, root=Path(os.path.realpath(self.out_root))) == data:
-                return
+            current = read_regular(path, LIMIT, root=Path(os.path.realpath(self.out_root)))
         except UntrustedInputError:
-            pass
-        write_file(path, data, root=self.out_root)
+            current = None
+        if self.on_disk is not None and current == self.on_disk[1] and doc == self.on_disk[0]:
+            return
+        data = (json.dumps(doc, indent=1) + "\n").encode("utf-8")
+        if current != data:
+            write_file(path, data, root=self.out_root)
 
     def set_roots(self, paths: list[Path], prefixed: bool) -> None:
         self.roots = [
@@ -87,10 +97,9 @@ class Manifest:
 
     def record(self, rel: Path, real_source: Path, digest: str) -> None:
         """``rel`` was written from the file whose real path is ``real_source``."""
-        self.files[rel.as_posix()] = {
-            "source": _rel(real_source, self.out_root),
-            "sha256": digest,
-        }
+        key = rel.as_posix()
+        self.files[key] = {"source": _rel(real_source, self.out_root), "sha256": digest}
+        self._recorded.add(key)
 
     def source_of(self, rel: str) -> Path:
         return Path(os.path.normpath(self.out_root / self.files[rel]["source"]))
