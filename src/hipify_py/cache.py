@@ -356,6 +356,9 @@ class _RecordedEdits(Sequence[Edit]):
         return self._decoded()[index]
 
 
+_SEVERITIES = {s.value: s for s in Severity}  # a lookup, not an Enum call per finding
+
+
 def _finding(row: list[Any]) -> Finding:
     rule, severity, start, end, message, fix, path, line, column, fixed, extra = row
     made = None
@@ -366,7 +369,7 @@ def _finding(row: list[Any]) -> Finding:
         raise ValueError("bad extra")
     return Finding(
         str(rule),
-        Severity(severity),
+        _SEVERITIES[severity],
         int(start),
         int(end),
         str(message),

@@ -15,7 +15,10 @@ class Severity(str, Enum):
 
     @property
     def rank(self) -> int:
-        return {"info": 0, "warning": 1, "error": 2}[self.value]
+        return _RANKS[self]
+
+
+_RANKS = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
+from ..findings import Severity
 from ..rules import RULES, load_rules
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 NOTABLE_LIMIT = 50
 
@@ -79,9 +83,10 @@ class Summary:
                 self.fixed[f.rule] += 1
                 continue
             self.findings[f.rule] += 1
-            self.errors += f.severity.value == "error"
-            if f.severity.rank >= 1:
-                self._note((f.path, f.line, f.column, f.severity.value, f.rule, f.message))
+            severity = f.severity
+            self.errors += severity is Severity.ERROR
+            if severity is not Severity.INFO:
+                self._note((f.path, f.line, f.column, severity.value, f.rule, f.message))
             api = f.extra.get("api") if f.extra else None
             if api and f.rule in ("HZ300", "HP001"):
                 self.unsupported[api] += 1
@@ -150,6 +155,9 @@ class Summary:
             console.print(line, soft_wrap=True)
 
     def render(self, console: Console) -> None:
+        # the tables only here: a --quiet run (a CI gate) prints findings without importing them
+        from rich.table import Table  # noqa: PLC0415
+
         load_rules()  # rule names for the table (in a parallel run, rules ran in workers)
         files = Table(title="hipify-py summary", show_header=True, header_style="bold")
         files.add_column("files", style="bold")
@@ -203,6 +211,8 @@ class Summary:
 
 def _rule_counts(title: str, style: str, counts: Counter) -> Table:
     """Findings by rule: ID, name and count, one row a rule."""
+    from rich.table import Table  # noqa: PLC0415 - see Summary.render
+
     table = Table(title=title, header_style=style)
     table.add_column("rule")
     table.add_column("name")
