@@ -34,7 +34,12 @@ def _inside(fd: int, root: Path) -> bool:
         real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:  # no /proc (not Linux): fall back to the path the caller resolved
         return True
-    top = str(root)  # both real paths: being under it is a matter of prefixes
+    return is_under(real, str(root))
+
+
+def is_under(real: str, top: str) -> bool:
+    """Whether the real path ``real`` is ``top`` or lies under it (both real paths, so it is a
+    matter of prefixes: no Path objects on a per-file path)."""
     return real == top or real.startswith(top if top.endswith(os.sep) else top + os.sep)
 
 

@@ -22,7 +22,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ..untrusted import UntrustedInputError, read_regular
+from ..untrusted import UntrustedInputError, is_under, read_regular
 
 BACKUP_SUFFIX = ".prehip"
 READ_BACK_LIMIT = 1 << 31
@@ -64,31 +64,34 @@ def write_file(
 
 def _prepare_under(path: Path, root: Path) -> None:
     """Create ``path``'s directories, refusing any step that leads out of ``root``."""
-    real_root = Path(os.path.realpath(root))
+    real_root = os.path.realpath(root)
     missing = []
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
+    parent = os.path.dirname(path)
+    while not os.path.exists(parent) and parent != os.path.dirname(parent):
         missing.append(parent)
-        parent = parent.parent
-    if not Path(os.path.realpath(parent)).is_relative_to(real_root):
+        parent = os.path.dirname(parent)
+    if not is_under(os.path.realpath(parent), real_root):
         raise WriteError(f"refusing to write {path}: it leads outside {root}")
     for directory in reversed(missing):
         try:
-            directory.mkdir()
+            os.mkdir(directory)
         except FileExistsError:
             pass
-        if not Path(os.path.realpath(directory)).is_relative_to(real_root):
+        if not is_under(os.path.realpath(directory), real_root):
             raise WriteError(f"refusing to write {path}: it leads outside {root}")
 
 
 def _replace(path: Path, data: bytes, mode: int | None, *, durable: bool) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         if mode is not None:
             os.chmod(tmp, mode)
         elif path.exists():
