@@ -56,6 +56,21 @@ __global__ void k(float* o) {
 }"""
     assert only("HZ401", unknowable) == []
     assert "ast" not in run_pass("HZ401", unknowable).__dict__
+    # a constant computed from such a macro is as unknowable; one computed from what the file
+    # defines is not (and its array is sized through the parse)
+    derived = """__global__ void k(float* o) {
+  const int per_warp = 1024 / WARP_SIZE;
+  __shared__ float tile[per_warp];
+  o[0] = tile[0];
+}"""
+    assert only("HZ401", derived) == []
+    assert "ast" not in run_pass("HZ401", derived).__dict__
+    defined = known.replace("Cell cells[4096]", "Cell cells[kCells]").replace(
+        "__global__", "constexpr int kCells = 64 * 64;\n__global__"
+    )
+    (f,) = only("HZ401", defined)
+    assert "131,072" in f.message
+    assert "ast" in run_pass("HZ401", defined).__dict__
 
 
 def test_hz402_system_fence_and_host_polling():

@@ -76,17 +76,40 @@ def _static_shared(unit):
 
 def _undefined_dimension(unit, first: int, end: int) -> bool:
     """An array dimension in tokens [first, end) names something this file never defines
-    (`s[BLOCK_SIZE]` with BLOCK_SIZE from a header or -D): a hermetic parse cannot know it
-    either (clang's error recovery answers the element size), so it is not worth one."""
+    (`s[BLOCK_SIZE]` with BLOCK_SIZE from a header or -D), directly or through the constants
+    it is computed from (`const int n = 1024 / WARP_SIZE; ... s[n]`): a hermetic parse cannot
+    know it either (clang's error recovery answers the element size), so it is not worth one."""
     if not unit.hermetic:
         return False  # the parse sees the include directories
+    return _names_undefined(unit, first, end, set())
+
+
+def _names_undefined(unit, first: int, end: int, seen: set[str]) -> bool:
     toks = unit.tokens
     positions = unit.identifier_positions
     for t in toks[first:end]:
-        if t.kind is Kind.IDENT and t.text not in _EVALUATED_WORDS:
-            if not any(_defines(toks, k) for k in positions.get(t.text, ())):
-                return True
+        if t.kind is not Kind.IDENT or t.text in _EVALUATED_WORDS or t.text in seen:
+            continue
+        seen.add(t.text)  # a name met again (or a cycle) counts as defined: parse when unsure
+        definitions = [k for k in positions.get(t.text, ()) if _defines(toks, k)]
+        if all(_computed_from_undefined(unit, k, seen) for k in definitions):
+            return True  # no definition, or only constants computed from undefined names
     return False
+
+
+def _computed_from_undefined(unit, k: int, seen: set[str]) -> bool:
+    """The definition at token k is `NAME = expression` and the expression (up to its first
+    `;` or `,`) names something undefined; any other definition counts as defined."""
+    toks = unit.tokens
+    if toks[k + 1].text != "=":
+        return False
+    end = k + 2
+    while end < len(toks) and toks[end].text not in (";", ",") and end - k < _EXPRESSION_LIMIT:
+        end += 1
+    return _names_undefined(unit, k + 2, end, seen)
+
+
+_EXPRESSION_LIMIT = 200  # tokens of a constant's initializer that are looked at
 
 
 # words ``evaluate`` reads itself
