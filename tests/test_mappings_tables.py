@@ -259,15 +259,17 @@ def test_disk_cache_round_trip(tmp_path, monkeypatch):
     try:
         t0 = time.perf_counter()
         cold = load_index()
+        cold_hit = cold.get("cudaMalloc")
         t1 = time.perf_counter()
         files = list((tmp_path / "cache" / "hipify-py").glob("index-*.marshal"))
         assert len(files) == 1
         load_mod.clear_caches()
         t2 = time.perf_counter()
         warm = load_index()
+        warm_hit = warm.get("cudaMalloc")
         t3 = time.perf_counter()
         print(f"cold {t1 - t0:.3f}s warm {t3 - t2:.3f}s")
-        assert warm.get("cudaMalloc") == cold.get("cudaMalloc")
+        assert warm_hit == cold_hit is not None
         assert len(warm.entries) == len(cold.entries)
         assert t3 - t2 < t1 - t0
         # Unwritable cache dir: silently no cache.

@@ -14,7 +14,7 @@ import hashlib
 import marshal
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -225,8 +225,8 @@ def tables_fingerprint() -> str:
 
 def _load_shipped(use_cache: bool = True) -> MappingIndex:
     paths, blobs, key = _shipped_sources()
-    use_cache = use_cache and os.environ.get("HIPIFY_PY_NO_CACHE") != "1"
-    cache_file = cache_dir() / f"index-{key[:32]}.marshal"
+    use_cache = use_cache and _index_cache_on()
+    cache_file = _index_cache_file(key)
     if use_cache:
         try:
             rows, compiled = marshal.loads(cache_file.read_bytes())
@@ -245,9 +245,37 @@ def _load_shipped(use_cache: bool = True) -> MappingIndex:
     return _materialize(rows, compiled)
 
 
+def _index_cache_on() -> bool:
+    return os.environ.get("HIPIFY_PY_NO_CACHE") != "1"
+
+
+def _index_cache_file(key: str) -> Path:
+    return cache_dir() / f"index-{key[:32]}.marshal"
+
+
 @functools.lru_cache(maxsize=1)
 def _shipped() -> MappingIndex:
+    """The shipped index; from its cache, loaded on first use.  Built from the YAML tables it
+    is loaded now, so an error in a table (a contributor's new row) is reported at start-up."""
+    if _index_cache_on() and _index_cache_file(_shipped_sources()[2]).is_file():
+        return _Deferred(_load_shipped)
     return _load_shipped()
+
+
+class _Deferred(MappingIndex):
+    """The shipped index, loaded from its cache on first use: a run whose every file comes
+    from the per-file cache never looks a name up, and loading the index is a sixth of such a
+    run's start-up."""
+
+    def __init__(self, load: Callable[[], MappingIndex]) -> None:
+        self._load = load  # the parent's attributes arrive with the loaded index
+
+    def __getattr__(self, name: str) -> Any:
+        load = self.__dict__.pop("_load", None)
+        if load is None:
+            raise AttributeError(name)
+        self.__dict__.update(load().__dict__)
+        return getattr(self, name)
 
 
 def clear_caches() -> None:
