@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -68,14 +69,15 @@ def run_check(
     report = CheckReport(findings=[], tool_version=__version__)
     layout = Layout(hip_dir, manifest, ctx.options.keep_names) if hip_dir is not None else None
     outcomes = run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, cache=cache)
-    for outcome in outcomes:
-        if outcome.cached and (_has_findings(outcome) or not _in_sync(layout, outcome)):
-            outcome = load_texts(outcome, ctx, mode)  # the source lines, the expected text
-        result = _record(report, outcome)
-        if result is None or layout is None or outcome.candidate.path.suffix == ".hip":
-            continue
-        if not outcome.cached:  # a cached one is in sync (see above)
-            _compare(report, layout, outcome.candidate, result.text)
+    with closing(outcomes):  # the workers stop with the loop, also on Ctrl-C
+        for outcome in outcomes:
+            if outcome.cached and (_has_findings(outcome) or not _in_sync(layout, outcome)):
+                outcome = load_texts(outcome, ctx, mode)  # the source lines, the expected text
+            result = _record(report, outcome)
+            if result is None or layout is None or outcome.candidate.path.suffix == ".hip":
+                continue
+            if not outcome.cached:  # a cached one is in sync (see above)
+                _compare(report, layout, outcome.candidate, result.text)
     if manifest is not None:
         for rel, source in manifest.orphans():
             if select([Path(rel)], shard, lambda p: p) and (manifest.out_root / rel).is_file():

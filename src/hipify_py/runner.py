@@ -13,7 +13,7 @@ import hashlib
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -181,13 +181,17 @@ def run(
     mapping_files: Sequence[RulesText] = (),
     on_slow: Callable[[Candidate], None] | None = None,
     cache: FileCache | None = None,
-) -> Iterator[Outcome]:
+) -> Generator[Outcome, None, None]:
     """Outcomes as files finish; ``jobs`` 0 means one process per core.  ``on_slow`` is called
     with the oldest file still in progress when no file has finished for a while.
 
     With a ``cache``, a file it holds is not converted: its outcome comes from the cache,
     ``cached`` and without texts (``load_texts`` reads them when output needs them).  One
-    process goes through the files in order; in parallel, the cached ones come first."""
+    process goes through the files in order; in parallel, the cached ones come first.
+
+    A caller that may stop early (an error, Ctrl-C while it handles an outcome) closes the
+    iterator: that stops the workers then, not whenever the generator is collected (a Ctrl-C
+    that left it alive hung the interpreter's exit on the pool's result thread)."""
     items = list(candidates)
     jobs = jobs or os.cpu_count() or 1
     todo: list[tuple[Candidate, str | None]] = []
@@ -269,17 +273,18 @@ class _Pool:
         return self.executor.submit(_work, (cand, mode, known))
 
     def kill(self) -> None:
+        # A worker killed while sending a result leaves half a message in the result pipe: the
+        # executor's thread reading it waits for the rest forever, and the interpreter joins
+        # that thread at exit (Ctrl-C hung there).  With every worker gone, closing this
+        # process's copy of the pipe's write end turns that wait into end-of-file.  Taken
+        # before ``shutdown``, which drops the executor's reference to the queue.
+        writer = getattr(getattr(self.executor, "_result_queue", None), "_writer", None)
         procs = list(getattr(self.executor, "_processes", {}).values())
         for proc in procs:
             proc.kill()
         for proc in procs:
             proc.join(timeout=5)
         self.executor.shutdown(wait=False, cancel_futures=True)
-        # A worker killed while sending a result leaves half a message in the result pipe: the
-        # executor's thread reading it waits for the rest forever, and the interpreter joins
-        # that thread at exit (Ctrl-C hung there).  With every worker gone, closing this
-        # process's copy of the pipe's write end turns that wait into end-of-file.
-        writer = getattr(getattr(self.executor, "_result_queue", None), "_writer", None)
         if writer is not None:
             writer.close()
 

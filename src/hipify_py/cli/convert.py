@@ -163,7 +163,10 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
                     cache.stamp_output(outcome, *settled)
                 bar.advance(outcome.candidate, written)
         finally:
-            writer.close()
+            try:  # the workers stop now, also when Ctrl-C lands here rather than in the runner
+                outcomes.close()
+            finally:
+                writer.close()
     summary.finish()
     sys.exit(_finish(writer, summary, ctx, paths, kw, err))
 
