@@ -143,9 +143,10 @@ class Taint:
                     changed = True
 
     def _is_declaration(self, k: int) -> bool:
+        """Name ``k``, already followed by a ``_DECLARATOR_END``, is declared there."""
         toks = self.toks
         prev, nxt = toks[k - 1], toks[k + 1]
-        if nxt.text not in _DECLARATOR_END or toks[k - 2].text in (".", "->"):
+        if toks[k - 2].text in (".", "->"):
             return False
         if prev.kind is Kind.IDENT:
             return prev.text not in _NOT_TYPES

@@ -85,9 +85,7 @@ def _replace(path: Path, data: bytes, mode: int | None, *, durable: bool) -> Non
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            _write_all(fd, data)
             if durable:
                 os.fsync(fd)
         finally:
@@ -128,11 +126,16 @@ def _write_through(path: Path, data: bytes) -> None:
         raise WriteError(f"cannot write {path}: {exc.strerror}") from None
     try:
         os.set_blocking(fd, True)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is out (a pipe or a full disk takes part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def backup_original(path: Path, original: bytes) -> Path:
