@@ -85,7 +85,7 @@ class Summary:
             self.findings[f.rule] += 1
             severity = f.severity
             self.errors += severity is Severity.ERROR
-            if severity is not Severity.INFO:
+            if severity.rank >= 1:
                 self._note((f.path, f.line, f.column, severity.value, f.rule, f.message))
             api = f.extra.get("api") if f.extra else None
             if api and f.rule in ("HZ300", "HP001"):
