@@ -68,23 +68,24 @@ def test_anything_else_is_left_to_pyyaml(text):
     assert flow_lines.load(text.encode(), LOADER) is None
 
 
-def test_a_mangled_line_is_never_read_otherwise_than_pyyaml_reads_it():
-    """Characters YAML gives a meaning to, dropped into a real row at random: the fast reader
+def test_a_mangled_block_is_never_read_otherwise_than_pyyaml_reads_it():
+    """Characters YAML gives a meaning to, dropped into real rows at random: the fast reader
     either declines or agrees with PyYAML (including when PyYAML calls it an error)."""
-    row = (
+    rows = [
         "- {cuda: cudaMemcpy2DAsync, hip: hipMemcpy2DAsync, kind: function, status: supported, "
-        "section: Memory Management, note: 'a note', hip_added: 1.6.0}"
-    )
-    specials = list(":#,'\"{}[]&*!|>%@?-~ \\.0123456789") + ["::", ", ", ": ", "''", "true"]
+        "section: Memory Management, note: 'a note', hip_added: 1.6.0}",
+        '- {cuda: at::cuda::getStream, kind: function, status: unsupported, note: "a, b: c"}',
+    ]
+    specials = list(":#,'\"{}[]&*!|>%@?-~ \\.0123456789\n") + ["::", ", ", ": ", "\n#", "true"]
     rng = random.Random(7)
     read_fast = 0
     for _ in range(3000):
-        at = rng.randrange(len(row) + 1)
-        cut = rng.choice((0, 0, 1, 2))
-        line = row[:at] + rng.choice(specials) + row[at + cut :]
-        data = (HEAD + line + "\n").encode()
+        block = "\n".join(rng.sample(rows, rng.choice((1, 2))))
+        at = rng.randrange(len(block) + 1)
+        block = block[:at] + rng.choice(specials) + block[at + rng.choice((0, 0, 1, 2)) :]
+        data = (HEAD + block + "\n").encode()
         fast = flow_lines.load(data, LOADER)
         if fast is not None:
             read_fast += 1
-            assert fast == _pyyaml(data), line
+            assert fast == _pyyaml(data), block
     assert read_fast > 300  # the form is not so narrow that nothing is read fast

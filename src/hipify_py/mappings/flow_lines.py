@@ -23,9 +23,15 @@ _SPECIAL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 # inside, ':' only inside a C++ name (``at::cuda``), single spaces between words.
 _RUN = r"[^\s,\[\]{}#?:'\"]"
 _PLAIN = rf"[A-Za-z0-9_.(/+<=~$^;\\]{_RUN}*+(?:(?: |::){_RUN}++)*+"
-_PAIR = rf"([A-Za-z_]\w*+): ('(?:[^'\n]|'')*+'|\"[^\"\\\n]*+\"|{_PLAIN})"
-_ENTRY = re.compile(rf"- \{{{_PAIR}(?:, {_PAIR})*+\}}")
-_PAIRS = re.compile(_PAIR)
+_VALUE = rf"'(?:[^'\n]|'')*+'|\"[^\"\\\n]*+\"|{_PLAIN}"
+_PAIR = rf"[A-Za-z_]\w*+: (?:{_VALUE})"
+# the part after ``entries:``: entry lines, comment lines and blank lines, nothing else
+_ENTRY_BLOCK = re.compile(rf"(?:(?:- \{{{_PAIR}(?:, {_PAIR})*+\}}|\#[^\n]*+)?\n)*+")
+_COMMENT_LINE = re.compile(r"^\#[^\n]*+\n", re.MULTILINE)
+# one key and value each, in order: in a block in the form without its comment lines, each match
+# runs from where the last one ended, through the blank lines and the "- {" before an entry's
+# first key, to the ", " or "}" after the value
+_PIECES = re.compile(rf"\n*+(- \{{)?([A-Za-z_]\w*+): ({_VALUE})(?:, |\}})")
 
 
 def load(data: bytes, loader: Any) -> Any | None:
@@ -40,23 +46,12 @@ def load(data: bytes, loader: Any) -> Any | None:
     found = _ENTRIES_LINE.search(text)
     if found is None or _SPECIAL.search(text):
         return None
-    entries = []
-    for line in text[found.end() :].split("\n"):
-        if not line or line.startswith("#"):
-            continue
-        if not _ENTRY.fullmatch(line):
-            return None
-        entry = {}
-        quoted = "'" in line or '"' in line  # a quoted scalar may hold ", " or ": "
-        pairs = _PAIRS.findall(line) if quoted else (p.split(": ") for p in line[3:-1].split(", "))
-        for key, raw in pairs:
-            value = _scalar(raw)
-            if value is None or not _is_str(key):
-                return None
-            entry[key] = value
-        entries.append(entry)
-    if not entries:
-        return None  # YAML reads an empty ``entries:`` as null
+    block = text[found.end() :].removesuffix("\n") + "\n"
+    if not _ENTRY_BLOCK.fullmatch(block):
+        return None
+    entries = _entries(_COMMENT_LINE.sub("", block) if "#" in block else block)
+    if not entries:  # YAML reads an empty ``entries:`` as null, or a scalar was no string
+        return None
     try:
         head = yaml.load(text[: found.start()], Loader=loader)
     except yaml.YAMLError:
@@ -69,17 +64,32 @@ def load(data: bytes, loader: Any) -> Any | None:
     return head
 
 
-def _scalar(raw: str) -> str | None:
-    """The string a quoted or plain scalar stands for; None for a plain scalar YAML reads as
-    another type (``true``, ``7.0``, ``null``)."""
-    if raw[0] == "'":
-        return raw[1:-1].replace("''", "'")
-    if raw[0] == '"':
-        return raw[1:-1]
-    return raw if _is_str(raw) else None
+def _entries(block: str) -> list[dict[str, str]] | None:
+    """The entries of a block in the form; None when a plain scalar is no string to YAML
+    (``true``, ``7.0``, ``null``)."""
+    entries: list[dict[str, str]] = []
+    entry: dict[str, str] = {}
+    resolved = _resolved_first()
+    for opener, key, raw in _PIECES.findall(block):
+        if opener:
+            entry = {}
+            entries.append(entry)
+        first = raw[0]
+        if first == "'":
+            value = raw[1:-1].replace("''", "'")
+        elif first == '"':
+            value = raw[1:-1]
+        elif (resolved is None or first in resolved) and not _is_str(raw):
+            return None
+        else:
+            value = raw
+        if not _is_str(key):
+            return None
+        entry[key] = value
+    return entries
 
 
-@functools.lru_cache(maxsize=4096)  # kinds, statuses, sections and versions repeat
+@functools.lru_cache(maxsize=4096)  # keys, kinds, statuses and versions repeat
 def _is_str(plain: str) -> bool:
     """PyYAML's own implicit resolvers decide, so a bool-, number- or null-looking word is not
     taken for a string."""
@@ -88,3 +98,12 @@ def _is_str(plain: str) -> bool:
     resolvers = Resolver.yaml_implicit_resolvers
     candidates = resolvers.get(plain[0], []) + resolvers.get(None, [])
     return not any(pattern.match(plain) for _, pattern in candidates)
+
+
+@functools.lru_cache(maxsize=1)
+def _resolved_first() -> frozenset[str] | None:
+    """The first characters of plain scalars PyYAML may read as no string (None: any)."""
+    from yaml.resolver import Resolver
+
+    resolvers = Resolver.yaml_implicit_resolvers
+    return None if None in resolvers else frozenset(resolvers)

@@ -52,7 +52,8 @@ ENTRY_VERSION_KEYS = (
 )
 # space-separated versions, e.g. "11.3 11.4" (a table cell may list several)
 ENTRY_VERSION_LIST_KEYS = ("cuda_changed", "hip_changed", "hip_unsupported_cuda")
-ENTRY_KEYS = frozenset(ENTRY_STR_KEYS + ENTRY_VERSION_KEYS + ENTRY_VERSION_LIST_KEYS)
+_VERSION_KEYS = ENTRY_VERSION_KEYS + ENTRY_VERSION_LIST_KEYS
+ENTRY_KEYS = frozenset(ENTRY_STR_KEYS + _VERSION_KEYS)
 
 # ``cuda`` names: a C/C++ identifier, possibly namespace-qualified (``at::cuda::CUDAStream``); for
 # kind ``header`` an include path as written between <> or "" (``cub/cub.cuh``).
@@ -126,8 +127,7 @@ def validate_entry(
         if value is None:
             continue
         if not isinstance(value, str):
-            quoted = ENTRY_VERSION_KEYS + ENTRY_VERSION_LIST_KEYS
-            hint = " (quote version numbers)" if key in quoted else ""
+            hint = " (quote version numbers)" if key in _VERSION_KEYS else ""
             raise MappingError(
                 f"{_where(path, index, cuda, key)}: must be a string, "
                 f"got {type(value).__name__} {value!r}{hint}"
@@ -158,9 +158,10 @@ def validate_entry(
         raise MappingError(
             f"{_where(path, index, cuda, 'hip')}: required when status is {entry['status']!r}"
         )
-    for key in ENTRY_VERSION_KEYS + ENTRY_VERSION_LIST_KEYS:
+    for key in _VERSION_KEYS:
         value = entry.get(key)
-        versions = value.split() if key in ENTRY_VERSION_LIST_KEYS and value else [value]
-        for version in versions:
-            if version and not all(part.isdigit() for part in version.split(".")):
+        if not value:
+            continue
+        for version in value.split() if key in ENTRY_VERSION_LIST_KEYS else [value]:
+            if not all(part.isdigit() for part in version.split(".")):
                 raise MappingError(f"{_where(path, index, cuda, key)}: not a version: {value!r}")
