@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from hipify_py import cache as cache_mod
 from hipify_py import output as output_mod
 from hipify_py import runner
+from hipify_py.cache import pack_edits
 from hipify_py.cli import root
 from hipify_py.output.manifest import MANIFEST_NAME
 
@@ -230,32 +231,42 @@ def test_no_cache_for_parses_that_read_headers(tree, converted):
         b"[1, 2, 3]",  # foreign JSON
         b'{"format": 99, "files": {}}',
         b"[" * 100_000,  # nesting
-        "bad records",
     ],
 )
 def test_a_cache_file_that_is_not_whole_is_ignored(tree, converted, content):
     _, summary, files = convert("out")
     (path,) = (tree / "cache" / "files").glob("*.json")
-    if content == "bad records":  # the right key, records of the wrong shape
-        doc = json.loads(path.read_text())
-        for i, record in enumerate(doc["files"].values()):
-            record.update(
-                [
-                    {"findings": [["HZ999"]]},
-                    {"edits": '[[5, 2, "x", "r"]]'},
-                    {"edits": '[[0, 1, "x"'},  # a truncated edit list
-                    {"status": "converted", "conversions": []},
-                    {"stat": "now", "sha": 7},
-                    {"problems": None},
-                    {"findings": [[1, "nonsense", 0, 0, "", None, "", 0, 0, False, {}]]},
-                ][i % 7]
-            )
-        path.write_text(json.dumps(doc))
-    else:
-        path.write_bytes(content)
+    path.write_bytes(content)
     converted.clear()
     assert convert("out")[1:] == (summary, files)
     assert convert("again")[1:] == (summary, files)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"findings": [["HZ999"]]},
+        {"edits": pack_edits([[5, 2, "x", "r"]])},
+        {"edits": '[[0, 1, "x"'},  # not packed
+        {"edits": pack_edits([[0, 1, "x"]])[:-8]},  # a packed list, truncated
+        {"status": "converted", "conversions": []},
+        {"stat": "now", "sha": 7},
+        {"problems": None},
+        {"findings": [[1, "nonsense", 0, 0, "", None, "", 0, 0, False, {}]]},
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_a_miss(tree, converted, change):
+    """The right key, every record changed so: each file is converted afresh, as if uncached."""
+    _, summary, files = convert("out")
+    (path,) = (tree / "cache" / "files").glob("*.json")
+    doc = json.loads(path.read_text())
+    for record in doc["files"].values():
+        record.update(change)
+    path.write_text(json.dumps(doc))
+    converted.clear()
+    assert convert("out")[1:] == (summary, files)
+    assert convert("again")[1:] == (summary, files)
+    assert "kern.cu" in converted  # its record was no use
 
 
 def test_a_cache_path_that_is_not_a_file_is_ignored(tree, converted):

@@ -25,6 +25,7 @@ is bounded: records of files that no longer exist are dropped on save, and only 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -32,6 +33,7 @@ import re
 import stat
 import tempfile
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -48,8 +50,9 @@ from .output.manifest import options_record
 from .result import FileResult
 
 # 2: conversions count launches and HIP_SYMBOL wraps (result.conversions_of); 3: a record's
-# edits are one JSON text, parsed only when an output is written (a no-change run skips them)
-FORMAT = 3
+# edits are one JSON text, parsed only when an output is written (a no-change run skips them);
+# 4: that text packed (``pack_edits``)
+FORMAT = 4
 MAX_CACHE_FILES = 16  # run keys kept (the most recently used)
 MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
@@ -272,9 +275,7 @@ def _renames_digest(renames: Renames) -> str:
 
 def _record_of(result: FileResult) -> dict[str, Any]:
     return {
-        "edits": json.dumps(
-            [[e.start, e.end, e.text, e.rule] for e in result.edits], separators=(",", ":")
-        ),
+        "edits": pack_edits([[e.start, e.end, e.text, e.rule] for e in result.edits]),
         "findings": [_finding_row(f) for f in result.findings],
         "conversions": dict(result.conversions),
         "problems": list(result.parse_problems),
@@ -320,6 +321,22 @@ def _edit(row: list[Any]) -> Edit:
     return Edit(start, end, str(text), str(rule))
 
 
+def pack_edits(rows: list[list[Any]]) -> str:
+    """Edit rows as a record keeps them: JSON, deflated, base64.  A no-change run reads every
+    record and never these; packed, they are a third of the JSON it parses (escaped JSON text
+    was two thirds) and the cache file half the size."""
+    data = json.dumps(rows, separators=(",", ":")).encode("ascii")  # \u-escaped
+    return base64.b64encode(zlib.compress(data, 1)).decode("ascii")
+
+
+def _unpacked(text: str) -> Any:
+    try:
+        data = zlib.decompress(base64.b64decode(text, validate=True))
+    except zlib.error as exc:
+        raise ValueError("bad edits") from exc
+    return json.loads(data)
+
+
 class _RecordedEdits(Sequence[Edit]):
     """A cached result's edits, decoded on first use: a run whose outputs are all up to date
     reports from the counts and findings alone and never needs them.  A malformed row raises
@@ -328,12 +345,12 @@ class _RecordedEdits(Sequence[Edit]):
     def __init__(self, text: Any) -> None:
         if not isinstance(text, str):
             raise ValueError("bad edits")
-        self._text: str | None = text  # a JSON list of [start, end, text, rule] rows
+        self._text: str | None = text  # [start, end, text, rule] rows (``pack_edits``)
         self._edits: tuple[Edit, ...] = ()
 
     def _decoded(self) -> tuple[Edit, ...]:
         if self._text is not None:
-            rows = json.loads(self._text)
+            rows = _unpacked(self._text)
             if not isinstance(rows, list):
                 raise ValueError("bad edits")
             self._edits = tuple(_edit(row) for row in rows)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import Entry, LazyEntries, MappingIndex, RowStore, _merge, flow_lines
+from . import Entry, LazyEntries, MappingIndex, RowStore, _merge
 from .schema import SCHEMA_VERSION, MappingError, validate_file
 
 if TYPE_CHECKING:
@@ -92,6 +92,8 @@ class _File:
 
 def _parse(path: Path, data: bytes, *, user: bool) -> _File:
     import yaml  # imported lazily: warm start-ups read the marshal cache only
+
+    from . import flow_lines  # (its patterns compile on import)
 
     label = str(path)
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -28,7 +28,15 @@ from ..discover import (
 )
 from ..runner import Outcome
 from ..untrusted import UntrustedInputError, read_regular
-from .files import BACKUP_SUFFIX, WriteError, backup_original, holds, sha256, write_file
+from .files import (
+    BACKUP_SUFFIX,
+    WriteError,
+    backup_original,
+    file_stamp,
+    holds,
+    sha256,
+    write_file,
+)
 from .manifest import MANIFEST_NAME, Manifest, ManifestError, options_record
 
 SOURCE_LIMIT = 1 << 31  # bytes of one file copied or compared
@@ -121,16 +129,17 @@ class Writer:
         if entry is None or entry.get("sha256") != outcome.out_digest:
             return False
         target = self.out_root / rel
-        if not holds(
-            target, outcome.out_digest, SOURCE_LIMIT, stamp=outcome.out_stamp, root=self.out_root
-        ):
+        # an output still carrying the stamp its record holds needs no reading, nor stamping
+        stamped = outcome.out_stamp is not None and file_stamp(target) == outcome.out_stamp
+        if not stamped and not holds(target, outcome.out_digest, SOURCE_LIMIT, root=self.out_root):
             return False
         if self.written.setdefault(target, cand.path) != cand.path:
             return False
         self.manifest.record(rel, cand.real_path(), outcome.out_digest)  # as emit would
         if self.manifest.files[rel.as_posix()]["source"] != entry.get("source"):
             return False
-        self._verified[cand.path] = (target, outcome.out_digest)
+        if not stamped:
+            self._verified[cand.path] = (target, outcome.out_digest)
         return True
 
     def diff_text(self) -> str:

@@ -181,19 +181,9 @@ def file_stamp(path: Path) -> list[int] | None:
     return [st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def holds(
-    path: Path,
-    digest: str,
-    limit: int,
-    *,
-    stamp: list[int] | None = None,
-    root: Path | None = None,
-) -> bool:
-    """Whether ``path`` is a regular file whose bytes hash to ``digest``: answered from
-    ``stamp`` without reading when the file still carries it (see ``file_stamp``), else by
-    reading it (at most ``limit`` bytes, inside ``root`` when given) and hashing."""
-    if stamp is not None and file_stamp(path) == stamp:
-        return True
+def holds(path: Path, digest: str, limit: int, *, root: Path | None = None) -> bool:
+    """Whether ``path`` is a regular file whose bytes hash to ``digest``, read (at most
+    ``limit`` bytes, inside ``root`` when given) and hashed."""
     try:
         return sha256(read_regular(path, limit, root=root)) == digest
     except UntrustedInputError:
