@@ -11,7 +11,6 @@ checked, each problem a one-line ``ConfigFileError`` naming the file.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 import stat
@@ -21,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from .findings import Finding
-from .rules import RULES, load_rules
 from .untrusted import CONFIG_LIMIT, UntrustedInputError, load_toml, load_yaml, read_regular
 
 CONFIG_NAME = ".hipify-py.yaml"
@@ -47,6 +45,8 @@ def matches_rule(rule: str, patterns: Sequence[str]) -> bool:
 
 
 def unknown_pattern(patterns: Sequence[str]) -> str | None:
+    from .rules import RULES, load_rules  # noqa: PLC0415 - loads every rule module; rarely needed
+
     load_rules()
     return next(
         (p for p in patterns if p != "ALL" and not any(r.startswith(p) for r in RULES)), None
@@ -147,6 +147,8 @@ def _has_tool_table(pyproject: Path) -> bool:
 def _parse(path: Path, where: str, doc: dict[Any, Any]) -> Config:
     for key in doc:
         if key not in KEYS:
+            import difflib  # noqa: PLC0415 - only to name the key a typo meant
+
             close = difflib.get_close_matches(str(key), KEYS, n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             raise ConfigFileError(

@@ -19,7 +19,6 @@ from ..cache import open_cache
 from ..context import Context, Options, parse_version
 from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
-from ..report.diff import print_diff
 from ..report.summary import Summary
 from ..runner import Outcome, load_texts, run
 from ..shard import select
@@ -235,6 +234,8 @@ def _finish(
         if kw["diff_file"]:
             write_or_fail(kw["diff_file"], diff)
         elif diff:
+            from ..report.diff import print_diff  # noqa: PLC0415 - difflib, for --dry-run only
+
             print_diff(Console(highlight=False, soft_wrap=True), diff)
     if kw["json_file"]:
         write_or_fail(kw["json_file"], json.dumps(summary.to_json(), indent=2) + "\n")

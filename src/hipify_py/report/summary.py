@@ -13,7 +13,6 @@ from rich.console import Console
 from rich.text import Text
 
 from ..findings import Severity
-from ..rules import RULES, load_rules
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -155,8 +154,11 @@ class Summary:
             console.print(line, soft_wrap=True)
 
     def render(self, console: Console) -> None:
-        # the tables only here: a --quiet run (a CI gate) prints findings without importing them
+        # the tables and the rule registry only here: a --quiet run (a CI gate) prints findings
+        # without importing them
         from rich.table import Table  # noqa: PLC0415
+
+        from ..rules import load_rules  # noqa: PLC0415
 
         load_rules()  # rule names for the table (in a parallel run, rules ran in workers)
         files = Table(title="hipify-py summary", show_header=True, header_style="bold")
@@ -212,6 +214,8 @@ class Summary:
 def _rule_counts(title: str, style: str, counts: Counter) -> Table:
     """Findings by rule: ID, name and count, one row a rule."""
     from rich.table import Table  # noqa: PLC0415 - see Summary.render
+
+    from ..rules import RULES  # noqa: PLC0415
 
     table = Table(title=title, header_style=style)
     table.add_column("rule")
