@@ -3,9 +3,11 @@ and a cache file that is not whole never costs more than the cache itself."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -336,3 +338,16 @@ def test_in_place_and_stdout_runs_are_the_same_from_the_cache(tree, converted):
     one = cli("convert", "copy/kern.cu", "--stdout")
     assert one == cli("convert", "copy/kern.cu", "--stdout") and "hipLaunchKernelGGL" in one[1]
     assert converted == ["kern.cu"]
+
+
+def test_recorded_edits_unpack_within_a_bound(monkeypatch):
+    """A record's packed edits inflate to at most EDITS_LIMIT bytes; past it (a damaged or
+    hostile cache file) they are malformed, which makes the file a miss, not a memory spike."""
+    packed = pack_edits([[0, 1, "x" * 100, "r"]])
+    assert [e.text for e in cache_mod._RecordedEdits(packed)] == ["x" * 100]
+    padded = base64.b64encode(zlib.compress(b"[]" + b" " * 1000)).decode()  # JSON at any cut
+    assert list(cache_mod._RecordedEdits(padded)) == []
+    monkeypatch.setattr(cache_mod, "EDITS_LIMIT", 64)
+    for text in (packed, padded):
+        with pytest.raises(ValueError):
+            list(cache_mod._RecordedEdits(text))

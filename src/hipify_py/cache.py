@@ -56,6 +56,7 @@ FORMAT = 4
 MAX_CACHE_FILES = 16  # run keys kept (the most recently used)
 MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
+EDITS_LIMIT = 1 << 28  # bytes of one record's edits unpacked (a 16 MiB source's are far fewer)
 _NAME = re.compile(r"[0-9a-f]{32}\.json")
 _TEMP = re.compile(r"\.tmp-\w+\.json")  # tempfile.mkstemp(prefix=".tmp-", suffix=".json")
 CACHED_STATUSES = ("converted", "unchanged", "copied")
@@ -330,10 +331,13 @@ def pack_edits(rows: list[list[Any]]) -> str:
 
 
 def _unpacked(text: str) -> Any:
+    inflate = zlib.decompressobj()
     try:
-        data = zlib.decompress(base64.b64decode(text, validate=True))
+        data = inflate.decompress(base64.b64decode(text, validate=True), EDITS_LIMIT)
     except zlib.error as exc:
         raise ValueError("bad edits") from exc
+    if inflate.unconsumed_tail or not inflate.eof:  # a damaged or outsized record: a miss
+        raise ValueError("bad edits")
     return json.loads(data)
 
 
