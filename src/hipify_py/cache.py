@@ -44,7 +44,7 @@ from .context import Context, Renames
 from .discover import Candidate
 from .edits import Edit
 from .findings import Finding, Fix, Severity
-from .mappings.load import RulesText, cache_dir, tables_fingerprint
+from .mappings.load import RulesText, cache_dir, cache_enabled, tables_fingerprint
 from .output.files import file_stamp
 from .output.manifest import options_record
 from .result import FileResult
@@ -224,7 +224,7 @@ def open_cache(
     """The cache for a run with ``ctx`` in ``mode``; None when it is off (``--no-cache``,
     ``HIPIFY_PY_NO_CACHE=1``) or cannot apply (a parse that reads headers from disk)."""
     opts = ctx.options
-    if not enabled or os.environ.get("HIPIFY_PY_NO_CACHE") == "1":
+    if not enabled or not cache_enabled():
         return None
     if opts.include_dirs or opts.extra_clang_args:
         return None

@@ -231,7 +231,7 @@ def tables_fingerprint() -> str:
 
 def _load_shipped(use_cache: bool = True) -> MappingIndex:
     paths, blobs, key = _shipped_sources()
-    use_cache = use_cache and _index_cache_on()
+    use_cache = use_cache and cache_enabled()
     cache_file = _index_cache_file(key)
     if use_cache:
         try:
@@ -251,7 +251,9 @@ def _load_shipped(use_cache: bool = True) -> MappingIndex:
     return _materialize(rows, compiled)
 
 
-def _index_cache_on() -> bool:
+def cache_enabled() -> bool:
+    """Whether hipify-py's caches (the mapping index, the per-file results) are used at all:
+    ``HIPIFY_PY_NO_CACHE=1`` turns both off."""
     return os.environ.get("HIPIFY_PY_NO_CACHE") != "1"
 
 
@@ -263,7 +265,7 @@ def _index_cache_file(key: str) -> Path:
 def _shipped() -> MappingIndex:
     """The shipped index; from its cache, loaded on first use.  Built from the YAML tables it
     is loaded now, so an error in a table (a contributor's new row) is reported at start-up."""
-    if _index_cache_on() and _index_cache_file(_shipped_sources()[2]).is_file():
+    if cache_enabled() and _index_cache_file(_shipped_sources()[2]).is_file():
         return _Deferred(_load_shipped)
     return _load_shipped()
 
