@@ -69,7 +69,7 @@ def _entries(block: str) -> list[dict[str, str]] | None:
     (``true``, ``7.0``, ``null``)."""
     entries: list[dict[str, str]] = []
     entry: dict[str, str] = {}
-    resolved = _resolved_first()
+    resolvers = _resolvers()  # a plain scalar whose first character has none is a string
     for opener, key, raw in _PIECES.findall(block):
         if opener:
             entry = {}
@@ -79,7 +79,7 @@ def _entries(block: str) -> list[dict[str, str]] | None:
             value = raw[1:-1].replace("''", "'")
         elif first == '"':
             value = raw[1:-1]
-        elif (resolved is None or first in resolved) and not _is_str(raw):
+        elif (None in resolvers or first in resolvers) and not _is_str(raw):
             return None
         else:
             value = raw
@@ -93,17 +93,14 @@ def _entries(block: str) -> list[dict[str, str]] | None:
 def _is_str(plain: str) -> bool:
     """PyYAML's own implicit resolvers decide, so a bool-, number- or null-looking word is not
     taken for a string."""
-    from yaml.resolver import Resolver
-
-    resolvers = Resolver.yaml_implicit_resolvers
+    resolvers = _resolvers()
     candidates = resolvers.get(plain[0], []) + resolvers.get(None, [])
     return not any(pattern.match(plain) for _, pattern in candidates)
 
 
 @functools.lru_cache(maxsize=1)
-def _resolved_first() -> frozenset[str] | None:
-    """The first characters of plain scalars PyYAML may read as no string (None: any)."""
+def _resolvers() -> dict[str | None, list[tuple[str, re.Pattern[str]]]]:
+    """PyYAML's implicit resolvers by the first character they apply to (None: any)."""
     from yaml.resolver import Resolver
 
-    resolvers = Resolver.yaml_implicit_resolvers
-    return None if None in resolvers else frozenset(resolvers)
+    return Resolver.yaml_implicit_resolvers
