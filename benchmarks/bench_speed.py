@@ -106,8 +106,7 @@ def median(runs: Sequence[Run]) -> Run:
 def hipify_py_runs(tree: Path, work: Path, jobs: int, repeat: int) -> dict[str, Run]:
     """Cold, warm, no-change, one-edited and no-cache conversions of tree with -j jobs, each
     a fresh process; the first three ``repeat`` times each (the median is kept)."""
-    cache = work / f"cache-j{jobs}"
-    shutil.rmtree(cache, ignore_errors=True)
+    cache = work / f"cache-j{jobs}"  # emptied before each cold run
     env = dict(python_env(work), XDG_CACHE_HOME=str(cache))
 
     def convert(out: Path, *extra: str) -> Run:

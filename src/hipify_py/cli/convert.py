@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -151,21 +152,19 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
             cache=cache,
         )
         try:
-            for outcome in outcomes:
-                if outcome.cached and writer.keep(outcome):  # output in place: no read, no write
-                    summary.add(outcome)
-                    written = None
-                else:
-                    written = _emit(writer, load_texts(outcome, ctx, mode), summary)
-                settled = writer.settled(outcome.candidate.path)
-                if cache is not None and settled is not None:
-                    cache.stamp_output(outcome, *settled)
-                bar.advance(outcome.candidate, written)
+            with closing(outcomes):  # the workers stop with the loop, also on Ctrl-C
+                for outcome in outcomes:
+                    if outcome.cached and writer.keep(outcome):  # in place: no read, no write
+                        summary.add(outcome)
+                        written = None
+                    else:
+                        written = _emit(writer, load_texts(outcome, ctx, mode), summary)
+                    settled = writer.settled(outcome.candidate.path)
+                    if cache is not None and settled is not None:
+                        cache.stamp_output(outcome, *settled)
+                    bar.advance(outcome.candidate, written)
         finally:
-            try:  # the workers stop now, also when Ctrl-C lands here rather than in the runner
-                outcomes.close()
-            finally:
-                writer.close()
+            writer.close()
     summary.finish()
     sys.exit(_finish(writer, summary, ctx, paths, kw, err))
 
