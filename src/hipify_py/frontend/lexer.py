@@ -49,41 +49,49 @@ class Token(NamedTuple):
 # byte of a long literal.  The loops are unambiguous, so the match is the same either way.
 POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
+# ``findall`` hands back plain strings, no match objects: (skipped, identifier, other token,
+# raw-string delimiter).  The skipped white space is captured only so its length can advance
+# the offset; ``other`` is told apart by its first character (``_FIRST``), in the order the
+# alternatives below are tried.
 _TOKEN_RE = re.compile(
     r"""
-    (?:[ \t\f\v\x00]+|\\(?:\r\n?|\n))*@  # horizontal white space (NUL too, as for clang) and
-                                         # line continuations, skipped
+    ([ \t\f\v\x00]*@(?:\\(?:\r\n?|\n)[ \t\f\v\x00]*@)*@)  # horizontal white space (NUL too,
+                                                          # as for clang), line continuations
     (?:
-      (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$"'])
-    | (?P<single>[(){};,\[\]?~])    # punctuators no longer one starts with
-    | (?P<nl>\r\n?|\n)
-    | (?P<lcomment>//[^\r\n\\]*@(?:\\(?:\r\n|.)[^\r\n\\]*@)*@)
-    | (?P<bcomment>/\*[^*]*@(?:\*+[^*/][^*]*@)*@(?:\*+/|\*+\Z|\Z))
-    | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\r\n]{0,16})\(.*?(?:\)(?P=delim)"|\Z))
-    | (?P<string>(?:u8|u|U|L)?"[^"\\\r\n]*@(?:\\(?:\r\n|.)[^"\\\r\n]*@)*@(?:"|(?=[\r\n])|\\?\Z))
-    | (?P<char>(?:u8|u|U|L)?'[^'\\\r\n]*@(?:\\(?:\r\n|.)[^'\\\r\n]*@)*@(?:'|(?=[\r\n])|\\?\Z))
-    | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*@)
-    | (?P<punct><<<|>>>|<<=|>>=|%:%:|%:|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\|
-               |\+=|-=|\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.)
-    | (?P<end>\Z)
+      ([A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$"'])
+    | ( [(){};,\[\]?~]    # punctuators no longer one starts with
+      | \r\n?|\n
+      | //[^\r\n\\]*@(?:\\(?:\r\n|.)[^\r\n\\]*@)*@
+      | /\*[^*]*@(?:\*+[^*/][^*]*@)*@(?:\*+/|\*+\Z|\Z)
+      | (?:u8|u|U|L)?R"([^()\\ \t\r\n]{0,16})\(.*?(?:\)\4"|\Z)
+      | (?:u8|u|U|L)?"[^"\\\r\n]*@(?:\\(?:\r\n|.)[^"\\\r\n]*@)*@(?:"|(?=[\r\n])|\\?\Z)
+      | (?:u8|u|U|L)?'[^'\\\r\n]*@(?:\\(?:\r\n|.)[^'\\\r\n]*@)*@(?:'|(?=[\r\n])|\\?\Z)
+      | \.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*@
+      | <<<|>>>|<<=|>>=|%:%:|%:|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\|
+      | \+=|-=|\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.
+      )
+    | \Z  # an empty ``other``: the end
     )
     """.replace("@", POSSESSIVE),
     re.VERBOSE | re.DOTALL,
 )
 
-# Group numbers: the loop dispatches on ``Match.lastindex`` (an int compare), not on names.
-_GROUP = _TOKEN_RE.groupindex
-_IDENT, _SINGLE, _PUNCT, _NL, _END = (_GROUP[g] for g in ("ident", "single", "punct", "nl", "end"))
-_COMMENTS = (_GROUP["lcomment"], _GROUP["bcomment"])
-# the kinds of the literal groups (a raw string's delimiter group stands for the raw string)
-_KIND_OF_GROUP = {
-    _GROUP["raw"]: Kind.STRING,
-    _GROUP["delim"]: Kind.STRING,
-    _GROUP["string"]: Kind.STRING,
-    _GROUP["char"]: Kind.CHAR,
-    _GROUP["number"]: Kind.NUMBER,
+# What a non-identifier token's first character says it is.  A letter (or _ or $) starts a
+# prefixed literal (u8"", L'', R"()") unless the token is that one character: a letter the
+# identifier pattern refused, an operator.  A dot starts a number only before a digit, a slash
+# a comment only before / or *.  Anything else is an operator.
+_NL, _SINGLE, _SLASH, _QUOTE, _LETTER, _DIGIT, _DOT = range(1, 8)
+_FIRST: dict[str, int] = {
+    **dict.fromkeys("\r\n", _NL),
+    **dict.fromkeys("(){};,[]?~", _SINGLE),
+    "/": _SLASH,
+    '"': _QUOTE,
+    "'": _QUOTE,
+    **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$", _LETTER),
+    **dict.fromkeys("0123456789", _DIGIT),
+    ".": _DOT,
 }
-_RAW, _DELIM = _GROUP["raw"], _GROUP["delim"]
+_PREFIXES = "u8ULR"  # the characters a literal's encoding and raw prefixes are made of
 
 
 class Lexed(NamedTuple):
@@ -105,7 +113,6 @@ class Lexed(NamedTuple):
 def lex(text: str) -> Lexed:
     """Split ``text`` into tokens in one pass (whitespace dropped, comments kept apart), and
     index identifiers, directives, literals and operators and pair brackets on the way.
-
     The ``#`` that starts a preprocessor line is a DIRECTIVE token, and every token to the end
     of the logical line has ``in_directive=True``: rules tell a macro body from code."""
     out = Lexed([], [], {}, [], [], {}, {}, True)
@@ -116,25 +123,28 @@ def lex(text: str) -> Lexed:
     balanced = True
     append = tokens.append
     new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
+    first = _FIRST.get
     at_line_start, in_directive = True, False
     ident, punct = Kind.IDENT, Kind.PUNCT
-    start_at = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
-    for m in _TOKEN_RE.finditer(text, start_at):
-        group = m.lastindex
-        if group == _IDENT:
-            at_line_start = False
-            value = m[group]
-            end = m.end()
-            start = end - len(value)
-            found = identifiers.get(value)
+    pos = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
+    for skipped, word, other, _ in _TOKEN_RE.findall(text, pos):
+        pos += len(skipped)
+        if word:
+            end = pos + len(word)
+            found = identifiers.get(word)
             if found is None:
-                identifiers[value] = [len(tokens)]
+                identifiers[word] = [len(tokens)]
             else:
                 found.append(len(tokens))
-            append(new(Token, (ident, value, start, end, in_directive)))
-        elif group == _SINGLE:
-            end = m.end()
-            value = m[group]
+            append(new(Token, (ident, word, pos, end, in_directive)))
+            pos = end
+            at_line_start = False
+            continue
+        if not other:
+            break
+        end = pos + len(other)
+        what = first(other[0])
+        if what == _SINGLE:
             if in_directive:
                 stack = macro
             else:
@@ -142,52 +152,47 @@ def lex(text: str) -> Lexed:
                 if macro:  # code punctuation ends every search from inside a directive
                     macro.clear()
                     balanced = False
-            if value in _OPENERS:
+            if other in _OPENERS:
                 stack.append(len(tokens))
-            elif value in _CLOSERS:
-                if stack and tokens[stack[-1]].text == _CLOSERS[value]:
+            elif other in _CLOSERS:
+                if stack and tokens[stack[-1]].text == _CLOSERS[other]:
                     brackets[stack.pop()] = len(tokens)
                 else:
                     stack.clear()
                     balanced = False
-            append(new(Token, (punct, value, end - 1, end, in_directive)))
+            append(new(Token, (punct, other, pos, end, in_directive)))
             at_line_start = False
-        elif group == _PUNCT:
-            value = m[group]
-            end = m.end()
-            start = end - len(value)
-            if at_line_start and (value == "#" or value == "%:"):  # %: is a digraph of #
-                in_directive = True
-                directives.append(len(tokens))
-                append(new(Token, (Kind.DIRECTIVE, value, start, end, True)))
-            else:
-                operators.setdefault(value, []).append(len(tokens))
-                if macro and not in_directive:
-                    macro.clear()
-                    balanced = False
-                append(new(Token, (punct, value, start, end, in_directive)))
-            at_line_start = False
-        elif group == _NL:
+        elif what == _NL:
             at_line_start = True
             in_directive = False
-        elif group == _END or group is None:
-            break
-        elif group in _COMMENTS:
+        elif what == _SLASH and other[1:2] in _COMMENT_SECOND:
             # a comment is white space to the preprocessor: it neither starts nor ends a line
-            comments.append(_literal(m, group, Kind.COMMENT, in_directive))
-        else:
-            kind = _KIND_OF_GROUP[group]
-            if kind is not Kind.NUMBER:
-                literals.append(len(tokens))
-            append(_literal(m, _RAW if group == _DELIM else group, kind, in_directive))
+            comments.append(new(Token, (Kind.COMMENT, other, pos, end, in_directive)))
+        elif what == _DIGIT or (what == _DOT and other[1:2] in _DIGITS):
+            append(new(Token, (Kind.NUMBER, other, pos, end, in_directive)))
             at_line_start = False
+        elif what == _QUOTE or (what == _LETTER and len(other) > 1):
+            kind = Kind.CHAR if other.lstrip(_PREFIXES)[0] == "'" else Kind.STRING
+            literals.append(len(tokens))
+            append(new(Token, (kind, other, pos, end, in_directive)))
+            at_line_start = False
+        elif at_line_start and (other == "#" or other == "%:"):  # %: is a digraph of #
+            in_directive = True
+            directives.append(len(tokens))
+            append(new(Token, (Kind.DIRECTIVE, other, pos, end, True)))
+            at_line_start = False
+        else:
+            operators.setdefault(other, []).append(len(tokens))
+            if macro and not in_directive:
+                macro.clear()
+                balanced = False
+            append(new(Token, (punct, other, pos, end, in_directive)))
+            at_line_start = False
+        pos = end
     return out._replace(balanced=balanced and not code and not macro)
 
 
-def _literal(m: re.Match[str], group: int, kind: Kind, in_directive: bool) -> Token:
-    start, end = m.span(group)
-    return Token(kind, m[group], start, end, in_directive)
-
-
+_COMMENT_SECOND = frozenset("/*")
+_DIGITS = frozenset("0123456789")
 _OPENERS = frozenset("([{")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}  # closer -> the opener it pairs with
