@@ -145,6 +145,26 @@ def test_write_file_replaces_atomically_and_keeps_modes(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["f"]
 
 
+def test_a_new_file_takes_the_umask_and_a_stale_temporary_name_is_stepped_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temporary file is created as the output itself would be (0o666 less the umask), not
+    0o600; a name left by a killed run with the same process id is not opened, nor removed."""
+    from hipify_py.output import files
+
+    monkeypatch.setattr(files, "_temp_serial", iter(range(3)))
+    stale = tmp_path / f".f.{os.getpid()}-0.tmp"
+    stale.write_bytes(b"left by a killed run")
+    old = os.umask(0o027)
+    try:
+        write_file(tmp_path / "f", b"new", root=tmp_path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "f").stat().st_mode) == 0o640
+    assert stale.read_bytes() == b"left by a killed run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [stale.name, "f"]
+
+
 # ----------------------------------------------------------------------------- --in-place
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from ..untrusted import UntrustedInputError, is_under, read_regular
@@ -54,7 +54,7 @@ def write_file(
     except FileNotFoundError:
         info = None
     if info is None or stat.S_ISREG(info.st_mode):
-        _replace(path, data, mode, durable=durable or info is not None)
+        _replace(path, data, mode, info, durable=durable or info is not None)
         return
     if root is not None:
         kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
@@ -81,27 +81,45 @@ def _prepare_under(path: Path, root: Path) -> None:
             raise WriteError(f"refusing to write {path}: it leads outside {root}")
 
 
-def _replace(path: Path, data: bytes, mode: int | None, *, durable: bool) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def _replace(
+    path: Path, data: bytes, mode: int | None, old: os.stat_result | None, *, durable: bool
+) -> None:
+    """Replace ``path`` (``old`` is its lstat, None when it is new) through a temporary file
+    renamed over it.  The file keeps ``old``'s permission bits, or takes ``mode``; a new file
+    without ``mode`` is created as any new file is, 0o666 less the umask."""
+    fd, tmp = _temporary(path)
     try:
         try:
             _write_all(fd, data)
+            if mode is None and old is not None:
+                mode = stat.S_IMODE(old.st_mode)
+            if mode is not None:
+                os.fchmod(fd, mode)
             if durable:
                 os.fsync(fd)
         finally:
             os.close(fd)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        elif path.exists():
-            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_temp_serial = itertools.count()
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """Open a new file beside ``path`` that no one else has opened (``O_EXCL``); its name
+    starts with a dot and ends in ``.tmp``, and the process id keeps parallel workers apart."""
+    for _ in range(100):
+        name = f".{path.name}.{os.getpid()}-{next(_temp_serial)}.tmp"
+        tmp = os.path.join(os.path.dirname(path), name)
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise WriteError(f"cannot write {path}: no free temporary name beside it")
 
 
 def _write_through(path: Path, data: bytes) -> None:
