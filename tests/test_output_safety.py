@@ -145,6 +145,21 @@ def test_write_file_replaces_atomically_and_keeps_modes(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["f"]
 
 
+def test_an_output_root_swapped_for_a_symlink_during_a_run_is_not_followed(
+    tmp_path: Path,
+) -> None:
+    root, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    root.mkdir()
+    write_file(root / "sub" / "one.hip", b"1", root=root)
+    root.rename(tmp_path / "moved")
+    (elsewhere / "sub").mkdir(parents=True)
+    root.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(WriteError, match="outside"):
+        write_file(root / "sub" / "two.hip", b"2", root=root)
+    assert list(elsewhere.rglob("*.hip")) == []
+    assert (tmp_path / "moved" / "sub" / "one.hip").read_bytes() == b"1"
+
+
 def test_a_new_file_takes_the_umask_and_a_stale_temporary_name_is_stepped_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import itertools
 import os
@@ -64,7 +65,7 @@ def write_file(
 
 def _prepare_under(path: Path, root: Path) -> None:
     """Create ``path``'s directories, refusing any step that leads out of ``root``."""
-    real_root = os.path.realpath(root)
+    real_root = _real_root(os.path.abspath(root))
     missing = []
     parent = os.path.dirname(path)
     while not os.path.exists(parent) and parent != os.path.dirname(parent):
@@ -79,6 +80,14 @@ def _prepare_under(path: Path, root: Path) -> None:
             pass
         if not is_under(os.path.realpath(directory), real_root):
             raise WriteError(f"refusing to write {path}: it leads outside {root}")
+
+
+@functools.lru_cache(maxsize=16)
+def _real_root(root: str) -> str:
+    """``root``'s real path, resolved once per process: the directory a run chose stays the one
+    it writes into.  Should a symlink replace that path during the run, the real paths of the
+    directories written into no longer lie under it, and the writes are refused."""
+    return os.path.realpath(root)
 
 
 def _replace(
