@@ -11,14 +11,17 @@ each `-j` value, the `hipify-py` command line converts the whole tree, each time
 
 - cold: an empty cache directory (`XDG_CACHE_HOME`): the mapping index is built from YAML, no
   per-file cache exists, the output directory is new;
+- first: the first conversion of this tree where hipify-py ran before: the mapping index cached
+  (by converting a one-file tree into the emptied cache directory first), no per-file records for
+  the tree, a new output directory;
 - warm: the caches the cold run left, a new output directory (every file is written);
 - no-change: the caches and the output of the warm run, nothing changed in the tree;
 - one edited: the same, after one source file was changed (only it is converted again);
 - no cache: `--no-cache`, the mapping index cache warm, the output of the runs before.
 
-Cold, warm and no-change run `--repeat` times each (default 3; the cold runs each start from an
-empty cache again) and the run of median CPU time is reported: this VM's hiccups move a single
-0.3 s run by up to 20%.
+Cold, first, warm and no-change run `--repeat` times each (default 3; the cold and first runs
+each start from an empty cache again) and the run of median CPU time is reported: this VM's
+hiccups move a single 0.3 s run by up to 20%.
 
 `--generate N` converts N files made by `bench_convert.py` instead of copied projects.  The
 package's bytecode is compiled beforehand (into a prefix in the scratch directory), as
@@ -104,18 +107,21 @@ def median(runs: Sequence[Run]) -> Run:
 
 
 def hipify_py_runs(tree: Path, work: Path, jobs: int, repeat: int) -> dict[str, Run]:
-    """Cold, warm, no-change, one-edited and no-cache conversions of tree with -j jobs, each
-    a fresh process; the first three ``repeat`` times each (the median is kept)."""
-    cache = work / f"cache-j{jobs}"  # emptied before each cold run
+    """Cold, first, warm, no-change, one-edited and no-cache conversions of tree with -j jobs,
+    each a fresh process; the first four ``repeat`` times each (the median is kept)."""
+    cache = work / f"cache-j{jobs}"  # emptied before each cold and first run
     env = dict(python_env(work), XDG_CACHE_HOME=str(cache))
+    primer = work / "primer"  # a one-file tree whose conversion leaves the mapping index cached
+    primer.mkdir(exist_ok=True)
+    (primer / "primer.cu").write_text("__global__ void k() {}\n")
 
-    def convert(out: Path, *extra: str) -> Run:
+    def convert(out: Path, *extra: str, source: Path = tree) -> Run:
         cmd = [
             sys.executable,
             "-m",
             "hipify_py",
             "convert",
-            str(tree),
+            str(source),
             "--out-dir",
             str(out),
             "-q",
@@ -127,12 +133,15 @@ def hipify_py_runs(tree: Path, work: Path, jobs: int, repeat: int) -> dict[str, 
 
     runs = {}
     out = work / f"out-j{jobs}"
-    for name, fresh_output in (("cold", True), ("warm", True), ("no-change", False)):
+    for name in ("cold", "first", "warm", "no-change"):
         tries = []
         for _ in range(repeat):
-            if name == "cold":
+            if name in ("cold", "first"):
                 shutil.rmtree(cache, ignore_errors=True)
-            if fresh_output:
+            if name == "first":
+                shutil.rmtree(work / "primer-out", ignore_errors=True)
+                convert(work / "primer-out", source=primer)
+            if name != "no-change":
                 shutil.rmtree(out, ignore_errors=True)
             tries.append(convert(out))
         runs[name] = median(tries)
@@ -274,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(row(f"hipify-perl, {name}", run, len(files), lines, note), flush=True)
             one = perl["one process"]
             for jobs, runs in by_jobs.items():
-                for name in ("cold", "warm", "no cache"):
+                for name in ("cold", "first", "warm", "no cache"):
                     run = runs[name]
                     ratios.append(
                         f"-j {jobs}: hipify-py {name} is {one.seconds / run.seconds:.1f}x faster "
