@@ -289,7 +289,7 @@ def test_the_cache_stays_in_its_directory_and_is_bounded(tree, converted, monkey
     (tree / "cache").mkdir()
     (tree / "cache" / "files").mkdir()
     (tree / "cache" / "files" / "mine.txt").write_text("not ours")
-    left = tree / "cache" / "files" / ".tmp-killed.json"  # a run killed while saving
+    left = tree / "cache" / "files" / f".{'0' * 32}.json.1-0.tmp"  # a run killed while saving
     left.write_text("{")
     os.utime(left, (0, 0))
     for version in ("6.4", "7.0", "7.1", "7.2"):

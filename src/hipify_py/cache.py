@@ -31,7 +31,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 import time
 import zlib
 from collections import Counter
@@ -45,7 +44,7 @@ from .discover import Candidate
 from .edits import Edit
 from .findings import Finding, Fix, Severity
 from .mappings.load import RulesText, cache_dir, cache_enabled, tables_fingerprint
-from .output.files import file_stamp
+from .output.files import TEMPORARY_NAME, file_stamp, replace_cache_file
 from .output.manifest import options_record
 from .result import FileResult
 
@@ -58,7 +57,6 @@ MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
 EDITS_LIMIT = 1 << 28  # bytes of one record's edits unpacked (a 16 MiB source's are far fewer)
 _NAME = re.compile(r"[0-9a-f]{32}\.json")
-_TEMP = re.compile(r"\.tmp-\w+\.json")  # tempfile.mkstemp(prefix=".tmp-", suffix=".json")
 CACHED_STATUSES = ("converted", "unchanged", "copied")
 
 
@@ -211,7 +209,8 @@ class FileCache:
             if len(merged) > MAX_RECORDS:
                 merged = dict(list(merged.items())[-MAX_RECORDS:])
             doc = {"format": FORMAT, "key": self.key, "files": merged}
-            _atomic_write(self.path, json.dumps(doc, separators=(",", ":")).encode("ascii"))
+            data = json.dumps(doc, separators=(",", ":")).encode("ascii")
+            replace_cache_file(self.path, data, mode=0o600)  # others' paths and findings
             _prune(directory)
             self._dirty = False
         except OSError:
@@ -446,15 +445,9 @@ def _load(path: Path, key: str) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in doc["files"].items() if isinstance(v, dict)}
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _is_our_temporary(name: str) -> bool:
+    temporary = TEMPORARY_NAME.fullmatch(name)
+    return temporary is not None and _NAME.fullmatch(temporary["name"]) is not None
 
 
 def _prune(directory: Path) -> None:
@@ -468,7 +461,7 @@ def _prune(directory: Path) -> None:
         mtime = entry.stat(follow_symlinks=False).st_mtime_ns
         if _NAME.fullmatch(entry.name):
             ours.append((mtime, entry.path))
-        elif _TEMP.fullmatch(entry.name) and mtime < stale:
+        elif mtime < stale and _is_our_temporary(entry.name):
             Path(entry.path).unlink(missing_ok=True)
     for _, old in sorted(ours, reverse=True)[MAX_CACHE_FILES:]:
         Path(old).unlink(missing_ok=True)

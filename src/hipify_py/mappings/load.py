@@ -242,10 +242,10 @@ def _load_shipped(use_cache: bool = True) -> MappingIndex:
     rows, compiled = _rank([_parse(p, b, user=False) for p, b in zip(paths, blobs, strict=True)])
     if use_cache:
         try:
+            from ..output.files import replace_cache_file  # noqa: PLC0415 - a cold start only
+
             cache_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache_file.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_bytes(marshal.dumps((rows, compiled)))
-            os.replace(tmp, cache_file)
+            replace_cache_file(cache_file, marshal.dumps((rows, compiled)))
         except (OSError, ValueError):
             pass
     return _materialize(rows, compiled)

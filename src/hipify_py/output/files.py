@@ -11,6 +11,8 @@
   inside an output tree (``root``) such a target is refused instead.
 * With ``root``, the target and every directory created for it must stay under ``root`` once
   symlinks are resolved.
+* The caches (the per-file records, the mapping index) are replaced the same way, without the
+  flush: a lost cache write only makes the next run rebuild it (``replace_cache_file``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import functools
 import hashlib
 import itertools
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -90,6 +93,12 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
+def replace_cache_file(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Replace a cache file atomically, unflushed; it takes ``mode`` (set before any byte is
+    written), else a new file's permissions, never the old file's."""
+    _replace(path, data, mode, None, durable=False)
+
+
 def _replace(
     path: Path, data: bytes, mode: int | None, old: os.stat_result | None, *, durable: bool
 ) -> None:
@@ -99,11 +108,11 @@ def _replace(
     fd, tmp = _temporary(path)
     try:
         try:
-            _write_all(fd, data)
             if mode is None and old is not None:
                 mode = stat.S_IMODE(old.st_mode)
             if mode is not None:
                 os.fchmod(fd, mode)
+            _write_all(fd, data)
             if durable:
                 os.fsync(fd)
         finally:
@@ -116,6 +125,8 @@ def _replace(
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _temp_serial = itertools.count()
+# what ``_temporary`` names a temporary file for a file named ``name``
+TEMPORARY_NAME = re.compile(r"\.(?P<name>.+)\.[0-9]+-[0-9]+\.tmp")
 
 
 def _temporary(path: Path) -> tuple[int, str]:
