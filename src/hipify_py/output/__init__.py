@@ -170,7 +170,7 @@ class Writer:
             return None
         cand = outcome.candidate
         path = Path(os.path.realpath(cand.path))
-        root = Path(os.path.realpath(cand.root if cand.root.is_dir() else cand.path.parent))
+        root = _input_root(cand)
         current = _read(path, root)
         if sha256(current) != outcome.digest:
             raise WriteError(f"{cand.path} changed while it was converted; not rewritten")
@@ -248,10 +248,15 @@ def _bytes_of(outcome: Outcome) -> bytes:
     if outcome.result is not None and outcome.status != "failed":
         return outcome.result.data
     cand = outcome.candidate
-    root = cand.within
-    if root is None and cand.root.is_dir():
-        root = Path(os.path.realpath(cand.root))
-    return _read(cand.path, root)
+    return _read(cand.path, _input_root(cand))
+
+
+def _input_root(cand: Candidate) -> Path:
+    """The real path of the directory an input is read (and rewritten in place) under: the
+    walked root discovery resolved once, or the directory of a file named alone."""
+    if cand.within is not None:
+        return cand.within
+    return Path(os.path.realpath(cand.root if cand.root.is_dir() else cand.path.parent))
 
 
 def _mode_of(outcome: Outcome) -> int | None:
