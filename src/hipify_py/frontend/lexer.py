@@ -81,6 +81,7 @@ _TOKEN_RE = re.compile(
 # identifier pattern refused, an operator.  A dot starts a number only before a digit, a slash
 # a comment only before / or *.  Anything else is an operator.
 _NL, _SINGLE, _SLASH, _QUOTE, _LETTER, _DIGIT, _DOT = range(1, 8)
+_DIGITS = frozenset("0123456789")
 _FIRST: dict[str, int] = {
     **dict.fromkeys("\r\n", _NL),
     **dict.fromkeys("(){};,[]?~", _SINGLE),
@@ -88,7 +89,7 @@ _FIRST: dict[str, int] = {
     '"': _QUOTE,
     "'": _QUOTE,
     **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$", _LETTER),
-    **dict.fromkeys("0123456789", _DIGIT),
+    **dict.fromkeys(_DIGITS, _DIGIT),
     ".": _DOT,
 }
 _PREFIXES = "u8ULR"  # the characters a literal's encoding and raw prefixes are made of
@@ -113,6 +114,7 @@ class Lexed(NamedTuple):
 def lex(text: str) -> Lexed:
     """Split ``text`` into tokens in one pass (whitespace dropped, comments kept apart), and
     index identifiers, directives, literals and operators and pair brackets on the way.
+
     The ``#`` that starts a preprocessor line is a DIRECTIVE token, and every token to the end
     of the logical line has ``in_directive=True``: rules tell a macro body from code."""
     out = Lexed([], [], {}, [], [], {}, {}, True)
@@ -145,13 +147,10 @@ def lex(text: str) -> Lexed:
         end = pos + len(other)
         what = first(other[0])
         if what == _SINGLE:
-            if in_directive:
-                stack = macro
-            else:
-                stack = code
-                if macro:  # code punctuation ends every search from inside a directive
-                    macro.clear()
-                    balanced = False
+            stack = macro if in_directive else code
+            if macro and not in_directive:  # code punctuation ends every search in a directive
+                macro.clear()
+                balanced = False
             if other in _OPENERS:
                 stack.append(len(tokens))
             elif other in _CLOSERS:
@@ -193,6 +192,5 @@ def lex(text: str) -> Lexed:
 
 
 _COMMENT_SECOND = frozenset("/*")
-_DIGITS = frozenset("0123456789")
 _OPENERS = frozenset("([{")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}  # closer -> the opener it pairs with
