@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         default=3,
         metavar="N",
-        help="run cold, warm and no-change N times each and keep the median (default 3)",
+        help="run cold, first, warm and no-change N times each and keep the median (default 3)",
     )
     args = parser.parse_args(argv)
     if not args.dirs and not args.generate:
