@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .edits import Applied, Edit
 from .findings import Finding
+from .rules import TALLIES
 
 
 @dataclass
@@ -45,18 +46,16 @@ class FileResult:
 
 
 def conversions_of(edits: Iterable[Edit]) -> Counter:
-    """What a file's edits did, by rule (``rename/<family>@<origin>``, ``header``, ``mask64``,
-    ``build/...``), except that ``launch`` counts launches (the one ``hipLaunchKernelGGL(``
-    insertion each has) and ``symbol`` counts ``HIP_SYMBOL(...)`` wraps, not edits.  Fix edits
+    """What a file's edits did, by tag (``rename/<family>@<origin>``, ``header``, ``launch``,
+    ``build/...``, any tag a pass uses), each edit counted once unless its pass's ``Tally``
+    says which edits count (a launch is counted at its ``hipLaunchKernelGGL(``).  Fix edits
     (``fix:...``) are the hazard rules' and are counted with their findings.  Kept with a
     cached result, so a run served from the cache can report them without its edits."""
     counts: Counter = Counter()
     for edit in edits:
         rule = edit.rule
-        if rule == "launch":
-            counts[rule] += edit.text.startswith("hipLaunchKernelGGL(")
-        elif rule == "symbol":
-            counts[rule] += edit.text == "HIP_SYMBOL("
-        elif not rule.startswith("fix:"):
-            counts[rule] += 1
+        if rule.startswith("fix:"):
+            continue
+        tally = TALLIES.get(rule)
+        counts[rule] += 1 if tally is None or tally.counts is None else tally.counts(edit)
     return +counts  # without the zero counts

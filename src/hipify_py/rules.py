@@ -82,8 +82,26 @@ class Pass:
     order: int
 
 
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """A count a pass adds to the run summary, declared beside the pass so that the summary,
+    ``--json`` and the README name every kind of edit without a list of their own: the edits
+    tagged ``tag`` (every tag under it when ``tag`` ends in ``/``), shown as ``label`` and
+    named ``key`` in ``--json``.  ``counts`` says which edits count when one conversion is
+    several edits (a launch is counted at its one ``hipLaunchKernelGGL(`` insertion)."""
+
+    tag: str
+    key: str
+    label: str
+    counts: Callable[[Edit], bool] | None = None
+
+    def matches(self, tag: str) -> bool:
+        return tag == self.tag or (self.tag.endswith("/") and tag.startswith(self.tag))
+
+
 RULES: dict[str, RuleInfo] = {}
 PASSES: list[Pass] = []
+TALLIES: dict[str, Tally] = {}  # by tag, in the order the passes declared them
 
 
 def declare_rule(id: str, name: str, severity: Severity, summary: str, doc: str) -> RuleInfo:
@@ -119,18 +137,28 @@ def hazard_rule(
     return register
 
 
-def rewrite_pass(name: str, order: int = 50) -> Callable[[Check], Check]:
-    """Register a pass that proposes edits (and may report findings about what it saw)."""
-    return _pass(name, "rewrite", order)
+def rewrite_pass(
+    name: str, order: int = 50, tallies: Iterable[Tally] = ()
+) -> Callable[[Check], Check]:
+    """Register a pass that proposes edits (and may report findings about what it saw);
+    ``tallies`` are the counts its edits add to the run summary."""
+    return _pass(name, "rewrite", order, tallies)
 
 
-def build_pass(kind: str, name: str, order: int = 50) -> Callable[[Check], Check]:
+def build_pass(
+    kind: str, name: str, order: int = 50, tallies: Iterable[Tally] = ()
+) -> Callable[[Check], Check]:
     """Register a pass over build files of one kind (``cmake``, ``make``, ``setuptools``)."""
-    return _pass(name, f"build:{kind}", order)
+    return _pass(name, f"build:{kind}", order, tallies)
 
 
-def _pass(name: str, phase: str, order: int) -> Callable[[Check], Check]:
+def _pass(
+    name: str, phase: str, order: int, tallies: Iterable[Tally] = ()
+) -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
+        for tally in tallies:  # several passes may share one (the build systems' edits)
+            if TALLIES.setdefault(tally.tag, tally) != tally:
+                raise ValueError(f"edit tag {tally.tag} tallied twice")
         PASSES.append(Pass(name, phase, check, order))
         PASSES.sort(key=lambda p: (p.phase, p.order, p.name))
         return check
@@ -152,6 +180,12 @@ def load_rules() -> None:
             if not mod.name.startswith("_"):
                 importlib.import_module(f"{package}.{mod.name}")
     _loaded = True
+
+
+def tallies() -> list[Tally]:
+    """Every count the passes declared, in declaration order."""
+    load_rules()
+    return list(TALLIES.values())
 
 
 def passes(phase: str) -> list[Pass]:

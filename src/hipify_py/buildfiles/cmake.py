@@ -20,7 +20,7 @@ from ..rules import build_pass, declare_rule
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits, renamed
 from .nvcc_flags import RELOCATABLE_CODE, Word, convert_flags
-from .unit import BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
+from .unit import BUILD_EDITS, BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
 
 RULE = "build/cmake"
 
@@ -224,7 +224,7 @@ def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
     return args, n
 
 
-@build_pass("cmake", "cmake")
+@build_pass("cmake", "cmake", tallies=(BUILD_EDITS,))
 def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
     cmds = commands(unit)
     flags = [p for cmd in cmds if cmd.name not in _LEGACY_COMMANDS for p in _flags(unit, cmd, ctx)]

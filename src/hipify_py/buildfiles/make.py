@@ -13,7 +13,7 @@ from ..rules import build_pass
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import CUDA_ARCH_VALUE, Word, convert_flags
-from .unit import BuildFile, cut_span, outside, tidy_cuts
+from .unit import BUILD_EDITS, BuildFile, cut_span, outside, tidy_cuts
 
 RULE = "build/make"
 
@@ -48,7 +48,7 @@ def _lines(unit: BuildFile) -> Iterator[tuple[int, int]]:
         yield start, n
 
 
-@build_pass("make", "make")
+@build_pass("make", "make", tallies=(BUILD_EDITS,))
 def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
     flags = list(_flags(unit, ctx))
     yield from flags

@@ -21,13 +21,13 @@ from ..rules import build_pass
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import Word, convert_flags
-from .unit import BuildFile, outside, tidy_cuts
+from .unit import BUILD_EDITS, BuildFile, outside, tidy_cuts
 
 RULE = "build/setup.py"
 _STRING = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)", re.S)
 
 
-@build_pass("setuptools", "setuptools")
+@build_pass("setuptools", "setuptools", tallies=(BUILD_EDITS,))
 def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(unit.text).readline))

@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..edits import Edit, LineIndex
+from ..rules import Tally
+
+# every build system's edits are counted together (their tags are ``build/<file kind>``)
+BUILD_EDITS = Tally("build/", "build_file_edits", "build-file edits (CMake, Make, setup.py)")
 
 
 class Span(NamedTuple):

@@ -14,7 +14,7 @@ from ..edits import Edit
 from ..frontend.lexer import Token
 from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 from ._macro_definitions import definition_roles
 
 RULE = "arguments"
@@ -86,7 +86,9 @@ def _has_type(tokens: Sequence[Token], arg, type_name: str) -> bool:
 _SHAPED = frozenset(APPEND_ARGUMENT) | frozenset(VOID_POINTER_ARGUMENT) | frozenset(DROP_ARGUMENT)
 
 
-@rewrite_pass("arguments", order=25)
+@rewrite_pass(
+    "arguments", order=25, tallies=(Tally(RULE, "arguments_adapted", "call arguments adapted"),)
+)
 def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
     tokens = unit.tokens
     present = unit.identifiers & _SHAPED

@@ -16,7 +16,7 @@ from ..frontend.directives import lines as directive_lines
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import Arg, match_angle_backward, match_backward, match_forward, split_args
 from ..frontend.unit import Unit
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 
 RULE = "launch"
 
@@ -241,7 +241,16 @@ def _separator(between: str) -> str:
     return ", "
 
 
-@rewrite_pass("launches", order=30)
+# a launch is several edits over its punctuation: counted once, at its hipLaunchKernelGGL(
+LAUNCHES = Tally(
+    RULE,
+    "launches_rewritten",
+    "kernel launches rewritten",
+    counts=lambda edit: edit.text.startswith("hipLaunchKernelGGL("),
+)
+
+
+@rewrite_pass("launches", order=30, tallies=(LAUNCHES,))
 def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if ctx.options.launch_syntax != "hip" or "<<<" not in unit.text:
         return

@@ -23,7 +23,7 @@ from ..edits import Edit
 from ..frontend.cuda_release import REFERENCE_CUDA, VERSION_MACROS
 from ..frontend.directives import defined_names
 from ..frontend.unit import Unit
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 
 # HZ503, HZ300 and the identifiers pass read the macros and the release from here
 __all__ = ["REFERENCE_CUDA", "VERSION_MACROS", "gate_edits"]
@@ -80,6 +80,10 @@ def _defined_span(toks, i: int) -> tuple[int, int] | None:
     return None
 
 
-@rewrite_pass("version-gates", order=8)
+@rewrite_pass(
+    "version-gates",
+    order=8,
+    tallies=(Tally(RULE, "version_tests_rewritten", "CUDA version tests given a value"),),
+)
 def version_gates(unit: Unit, ctx: Context) -> Iterator[Edit]:
     yield from gate_edits(unit)

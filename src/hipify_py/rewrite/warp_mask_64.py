@@ -29,7 +29,7 @@ from ..frontend.unit import Unit
 from ..hazards._calls import MASKED_SYNC
 from ..hazards._cursor import cursor_at
 from ..hazards._values import int_value
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 from .warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
 
 RULE = "mask64"
@@ -417,7 +417,9 @@ def _other_uses(unit: Unit, ident: str, k: int, where: int, mask_tokens: set[int
     return other
 
 
-@rewrite_pass("warp-mask-64", order=45)
+@rewrite_pass(
+    "warp-mask-64", order=45, tallies=(Tally(RULE, "warp_masks_widened", "warp masks made 64-bit"),)
+)
 def widen_masks(unit: Unit, ctx: Context) -> Iterator[Edit]:
     for site in mask_sites(unit, ctx):
         if site.default:
