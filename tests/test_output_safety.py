@@ -249,3 +249,63 @@ def test_in_place_does_not_rewrite_a_file_changed_while_it_was_converted(tmp_pat
     assert not (tmp_path / f"k.cu{BACKUP_SUFFIX}").exists()
     outcome = process(cand, ctx())
     assert writer.emit(outcome) == k and "hipLaunchKernelGGL" in k.read_text()
+
+
+CUDA_CPP = "#include <cuda_runtime.h>\nint main() { return cudaFree(0); }\n"
+
+
+@pytest.mark.parametrize(
+    ("inputs", "out_dir", "extra"),
+    [
+        (["src/b.cpp"], "src", []),  # a .cpp keeps its name: its output is the input
+        (["src/a.cu"], "src", ["--keep-names"]),
+        (["x", "y"], ".", []),  # several inputs keep their folder names under the output
+        (["src/b.cpp", "src/a.cu"], "x/../src", []),  # the same directory, spelled otherwise
+    ],
+)
+def test_an_output_tree_holding_the_inputs_never_replaces_them(
+    tmp_path: Path, inputs: list[str], out_dir: str, extra: list[str]
+) -> None:
+    for folder in ("src", "x", "y"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "a.cu").write_text(KERNEL)
+        (tmp_path / folder / "b.cpp").write_text(CUDA_CPP)
+    args = [str(tmp_path / i) for i in inputs]
+    proc = cli("convert", *args, "--out-dir", str(tmp_path / out_dir), *extra, "-q")
+    assert "would replace the input" in _one_line_error(proc, 2)
+    for folder in ("src", "x", "y"):  # every source byte for byte, and nothing written
+        assert (tmp_path / folder / "a.cu").read_text() == KERNEL
+        assert (tmp_path / folder / "b.cpp").read_text() == CUDA_CPP
+        assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["a.cu", "b.cpp"]
+
+
+def test_a_first_run_into_a_directory_never_replaces_files_it_did_not_write(
+    tmp_path: Path,
+) -> None:
+    """No manifest yet: a file there that differs from what convert would write is the user's."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "k.cu").write_text(KERNEL)
+    (src / "README").write_text("new readme\n")
+    out.mkdir()
+    (out / "k.hip").write_text("// my own port\n")
+    (out / "README").write_text("my notes\n")
+    proc = cli("convert", str(src), "--out-dir", str(out), "-q")
+    assert proc.returncode == 1 and "--force overwrites it" in proc.stderr
+    assert (out / "k.hip").read_text() == "// my own port\n"
+    assert (out / "README").read_text() == "my notes\n"
+    proc = cli("convert", str(src), "--out-dir", str(out), "-q", "--force")
+    assert proc.returncode == 0, proc.stderr
+    assert "hipLaunchKernelGGL" in (out / "k.hip").read_text()
+    assert (out / "README").read_text() == "new readme\n"
+
+
+def test_a_first_run_keeps_files_that_already_hold_the_output(tmp_path: Path) -> None:
+    """The same bytes are not a conflict: a tree converted before, its manifest lost."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(KERNEL)
+    assert cli("convert", str(src), "--out-dir", str(tmp_path / "out"), "-q").returncode == 0
+    (tmp_path / "out" / MANIFEST_NAME).unlink()
+    proc = cli("convert", str(src), "--out-dir", str(tmp_path / "out"), "-q")
+    assert proc.returncode == 0, proc.stderr

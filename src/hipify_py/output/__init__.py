@@ -224,9 +224,9 @@ class Writer:
             raise WriteError(str(exc)) from None
         if current == data:
             return True
-        if self.dest.force or self.previous is None:
+        if self.dest.force:
             return False
-        entry = self.previous.files.get(rel.as_posix())
+        entry = self.previous.files.get(rel.as_posix()) if self.previous else None
         if entry is None:
             raise WriteError(
                 f"{target} exists and was not written by hipify-py convert; --force overwrites it"
@@ -290,6 +290,21 @@ def plan(
     return _plan_tree(paths, dest, options, include, exclude)
 
 
+def _refuse_replacing_inputs(items: list[Candidate], out_root: Path, keep_names: bool) -> None:
+    """An output tree that holds the inputs must not take their place: converting
+    ``src/b.cpp`` into ``--out-dir src`` would write over the CUDA source it reads."""
+    inputs = {str(c.real_path()): c for c in items}
+    for cand in items:
+        # a converted file takes its output name, a copied one keeps its own
+        for rel in {cand.rel, output_name(cand.rel, keep_names)}:
+            replaced = inputs.get(str(out_root / rel))
+            if replaced is not None:
+                raise UsageError(
+                    f"the output for {cand.path} would replace the input {replaced.path}; "
+                    "choose an --out-dir outside the inputs, or --in-place to rewrite sources"
+                )
+
+
 def _plan_tree(
     paths: Sequence[Path],
     dest: Destination,
@@ -315,6 +330,7 @@ def _plan_tree(
     found = walk(paths, include, exclude, skip=[out_root])
     # an input that is itself an output tree: its manifest describes it, not the new tree
     items = mirror_layout([c for c in found if c.path.name != MANIFEST_NAME], paths)
+    _refuse_replacing_inputs(items, out_root, dest.keep_names)
     out_root.mkdir(parents=True, exist_ok=True)
     try:
         previous = Manifest.load(out_root)

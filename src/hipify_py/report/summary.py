@@ -168,7 +168,7 @@ class Summary:
             ("unchanged", self.unchanged),
             ("failed", self.failed),
             ("copied (not CUDA)", self.copied),
-            *((label, count) for _, label, count in self.tallied()),
+            *((label, count) for _, label, count in self.tallied() if count),
         ):
             files.add_row(label, str(value))
         console.print(files)
