@@ -17,7 +17,7 @@ from hipify_py.discover import Candidate
 from hipify_py.edits import Edit
 from hipify_py.frontend.unit import Unit
 from hipify_py.report.summary import Summary
-from hipify_py.runner import Outcome
+from hipify_py.result import FileStatus, Outcome
 
 SRC = "__global__ void k() { __nanosleep(100); }\n"
 
@@ -41,7 +41,9 @@ def probe_pass(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def _summary_of(src: str) -> Summary:
     summary = Summary()
     converted = result(src)
-    summary.add(Outcome(Candidate(Path("t.cu"), Path("t.cu"), Path(".")), "converted", converted))
+    summary.add(
+        Outcome(Candidate(Path("t.cu"), Path("t.cu"), Path(".")), FileStatus.CONVERTED, converted)
+    )
     summary.finish()
     return summary
 

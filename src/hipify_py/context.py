@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from .mappings import MappingIndex
+    from .mappings.index import MappingIndex
 
 
 def parse_version(text: str) -> tuple[int, ...]:

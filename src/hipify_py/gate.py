@@ -22,7 +22,8 @@ from .output.files import holds
 from .output.manifest import Manifest
 from .pipeline import FileResult
 from .report.findings_common import CheckReport, stale_finding
-from .runner import Outcome, load_texts, run
+from .result import FileStatus, Outcome, RunMode
+from .runner import load_texts, run
 from .shard import select
 from .untrusted import UntrustedInputError, read_regular
 
@@ -64,7 +65,7 @@ def run_check(
     skip = [hip_dir] if hip_dir is not None else []
     cands = mirror_layout(list(walk(paths, include, exclude, skip)), paths)
     cands = select(cands, shard, lambda c: c.rel)
-    mode = "convert" if hip_dir is not None else "check"
+    mode = RunMode.CONVERT if hip_dir is not None else RunMode.CHECK
     cache = open_cache(ctx, mode, mapping_files, enabled=use_cache)
     report = CheckReport(findings=[], tool_version=__version__)
     layout = Layout(hip_dir, manifest, ctx.options.keep_names) if hip_dir is not None else None
@@ -105,11 +106,11 @@ def _in_sync(layout: Layout | None, outcome: Outcome) -> bool:
 def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
     """Add one file's findings (or failure) to the report; the result when it has one."""
     shown = display(outcome.candidate.path)
-    if outcome.status == "copied":
+    if outcome.status is FileStatus.COPIED:
         return None
     result = outcome.result
     if result is None:
-        if outcome.status == "failed":
+        if outcome.status is FileStatus.FAILED:
             report.failures.append((shown, outcome.message))
         return None
     report.files_checked += 1
@@ -117,7 +118,7 @@ def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
     report.add_source(shown, result.printable_original, shown_findings)
     for f in shown_findings:
         (report.fixed if f.fixed else report.findings).append(f)
-    if outcome.status == "failed" or result.rule_errors:
+    if outcome.status is FileStatus.FAILED or result.rule_errors:
         report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
         return None
     return result

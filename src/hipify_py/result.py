@@ -6,13 +6,36 @@ never imports the converter.
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .edits import Applied, Edit
 from .findings import Finding
 from .rules import TALLIES
+
+if TYPE_CHECKING:
+    from .discover import Candidate
+
+
+class FileStatus(str, enum.Enum):
+    """What became of one file (a ``str``: the cache records it as its value)."""
+
+    CONVERTED = "converted"  # the output differs from the input
+    UNCHANGED = "unchanged"  # a CUDA or build file whose output is the input
+    COPIED = "copied"  # not CUDA: copied (or, checked, passed over) as it is
+    FAILED = "failed"  # not read or not converted: never reported clean
+    CACHED = "cached"  # its bytes are those the per-file cache holds a record of
+
+
+class RunMode(str, enum.Enum):
+    """How much of the pipeline a run asks for."""
+
+    CONVERT = "convert"  # rewrite passes and hazard rules
+    REWRITE = "rewrite"  # rewrite passes only (--no-hazards)
+    CHECK = "check"  # hazard rules only: nothing is written
 
 
 @dataclass
@@ -59,3 +82,19 @@ def conversions_of(edits: Iterable[Edit]) -> Counter:
         tally = TALLIES.get(rule)
         counts[rule] += 1 if tally is None or tally.counts is None else tally.counts(edit)
     return +counts  # without the zero counts
+
+
+@dataclass
+class Outcome:
+    """One file's outcome, as the runner yields it and the cache records it."""
+
+    candidate: Candidate
+    status: FileStatus
+    result: FileResult | None = None
+    message: str = ""
+    digest: str = ""  # sha256 of the bytes the worker read (--in-place rewrites only those)
+    kind: str | None = None  # the build system of a build file (None: a CUDA source)
+    # from the per-file cache (``cache.py``): ``result`` holds no texts until ``load_texts``
+    cached: bool = False
+    out_digest: str = ""  # with ``cached``: sha256 of the output the record says it makes
+    out_stamp: list[int] | None = None  # with ``cached``: that output's ``file_stamp`` then

@@ -21,7 +21,8 @@ from ..context import Context, Options, parse_version
 from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
 from ..report.summary import Summary
-from ..runner import Outcome, load_texts, run
+from ..result import Outcome, RunMode
+from ..runner import load_texts, run
 from ..shard import select
 from .common import (
     build_options_context,
@@ -136,7 +137,7 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
         raise click.UsageError(str(exc)) from None
     ctx = replace(ctx, renames=renames_of(writer.items, paths))  # the whole tree's, sharded too
     items = select(writer.items, kw["shard"], lambda c: c.rel)
-    mode = "rewrite" if kw["no_hazards"] else "convert"
+    mode = RunMode.REWRITE if kw["no_hazards"] else RunMode.CONVERT
     cache = open_cache(ctx, mode, rules, enabled=not kw["no_cache"])
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     summary = Summary()

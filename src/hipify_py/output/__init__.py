@@ -26,7 +26,7 @@ from ..discover import (
     single_file_output,
     walk,
 )
-from ..runner import Outcome
+from ..result import FileStatus, Outcome
 from ..untrusted import UntrustedInputError, read_regular
 from .files import (
     BACKUP_SUFFIX,
@@ -117,7 +117,7 @@ class Writer:
         recorded them), so the input need not even be read.  False: ``emit`` it as usual."""
         mode = self.dest.mode
         if mode in (WriteBack.DIFF, WriteBack.IN_PLACE):
-            return outcome.status != "converted"
+            return outcome.status is not FileStatus.CONVERTED
         if mode is not WriteBack.TREE or self.previous is None:
             return False
         assert self.out_root is not None and self.manifest is not None
@@ -154,7 +154,7 @@ class Writer:
 
     def _diff(self, outcome: Outcome) -> None:
         result = outcome.result
-        if outcome.status != "converted" or result is None:
+        if outcome.status is not FileStatus.CONVERTED or result is None:
             return
         from ..report.diff import unified_diff  # --dry-run only
 
@@ -166,7 +166,7 @@ class Writer:
 
     def _in_place(self, outcome: Outcome) -> Path | None:
         result = outcome.result
-        if outcome.status != "converted" or result is None:
+        if outcome.status is not FileStatus.CONVERTED or result is None:
             return None
         cand = outcome.candidate
         path = Path(os.path.realpath(cand.path))
@@ -245,7 +245,7 @@ def _read(path: Path, root: Path | None = None) -> bytes:
 
 def _bytes_of(outcome: Outcome) -> bytes:
     """What to write for an outcome: the converted text, else the input's bytes unchanged."""
-    if outcome.result is not None and outcome.status != "failed":
+    if outcome.result is not None and outcome.status is not FileStatus.FAILED:
         return outcome.result.data
     cand = outcome.candidate
     return _read(cand.path, _input_root(cand))

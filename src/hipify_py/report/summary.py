@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..findings import Severity
+from ..result import FileStatus, Outcome
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -41,16 +42,16 @@ class Summary:
     # the first findings at warning level or above, one line each (the rest are only counted)
     notable: list[tuple[str, int, int, str, str, str]] = field(default_factory=list)
 
-    def add(self, outcome) -> None:  # noqa: ANN001 - runner.Outcome, imported lazily
+    def add(self, outcome: Outcome) -> None:
         status = outcome.status
-        if status == "copied":
+        if status is FileStatus.COPIED:
             self.copied += 1
             return
         self.scanned += 1
-        if status == "failed":
+        if status is FileStatus.FAILED:
             self.failed += 1
             self.failures.append((str(outcome.candidate.path), outcome.message))
-        elif status == "converted":
+        elif status is FileStatus.CONVERTED:
             self.converted += 1
         else:
             self.unchanged += 1
