@@ -27,6 +27,7 @@ from .compile import (
 )
 from .discovery import discover
 from .includes import ProjectIncludes, missing_header_kind, missing_headers
+from .libclang_check import check_file
 from .mapback import SourceMap, find_cuda_source, rebuild
 from .toolchain import Toolchain, ToolchainError
 
@@ -351,7 +352,10 @@ def verify_paths(
         file_tc, why = fallback.choose(hip_text)
         if why:
             notes.append(why)
-        result = compile_file(file_tc, str(hip_file), flags, options.mode, options.timeout)
+        if file_tc.kind == "libclang":
+            result = check_file(file_tc, str(hip_file), flags)
+        else:
+            result = compile_file(file_tc, str(hip_file), flags, options.mode, options.timeout)
         if cuda_root and cuda_file is None and result.errors:
             notes.append(f"no CUDA source found under {cuda_root}; errors not mapped back")
         smap = None
