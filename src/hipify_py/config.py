@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .findings import Finding
+from .policy import matches_rule
 from .untrusted import CONFIG_LIMIT, UntrustedInputError, load_toml, load_yaml, read_regular
 
 CONFIG_NAME = ".hipify-py.yaml"
@@ -37,11 +37,6 @@ def split_ids(values: Iterable[str]) -> tuple[str, ...]:
     for value in values:
         out += [v.strip().upper() for v in value.split(",") if v.strip()]
     return tuple(out)
-
-
-def matches_rule(rule: str, patterns: Sequence[str]) -> bool:
-    """``HZ1`` matches every HZ1xx rule; ``HZ101`` matches only itself; ``ALL`` everything."""
-    return any(p == "ALL" or rule.upper().startswith(p) for p in patterns)
 
 
 def unknown_pattern(patterns: Sequence[str]) -> str | None:
@@ -88,9 +83,6 @@ class Config:
         if not isinstance(doc, dict):
             raise ConfigFileError(f"{where}: expected a mapping at the top level")
         return _parse(path, where, doc)
-
-    def ignored(self, finding: Finding) -> bool:
-        return self.ignores_rule(finding.rule, finding.path)
 
     def ignores_rule(self, rule: str, path: str, *, exact: bool = False) -> bool:
         """Whether ``rule`` is ignored for the file at (display) ``path``; ``exact``: only by

@@ -21,9 +21,9 @@ from .frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN
 from .frontend.directives import lines as directive_lines
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
+from .policy import kept_in_file
 from .result import FileResult, conversions_of
 from .rules import passes
-from .suppress import is_suppressed
 
 _T = TypeVar("_T")
 
@@ -36,18 +36,17 @@ def _locate(finding: Finding, unit: Unit | BuildFile) -> Finding:
 def run_rules(
     unit: Unit, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
-    """Every pass's proposals, without findings in code the HIP build never compiles."""
+    """Every pass's proposals, with the findings the file reports (``policy.kept_in_file``:
+    not suppressed, not ignored by the project, not in code the HIP build never compiles)."""
     edits, findings, problems = proposals_of(unit, ctx, phases)
-    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
-    inactive = inactive_in(unit)
-    return edits, [f for f in findings if f.start not in inactive], problems
+    return edits, kept_in_file(findings, unit, ctx.ignores, inactive_in(unit)), problems
 
 
 def proposals_of(
     unit: Unit | BuildFile, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
-    """Every pass's proposals, suppressed findings left out; a pass that crashes is reported
-    and skipped, never fatal."""
+    """Every pass's proposals, findings located and in file order (none dropped yet: that is
+    ``policy.kept_in_file``'s); a pass that crashes is reported and skipped, never fatal."""
     edits: list[Edit] = []
     findings: list[Finding] = []
     problems: list[str] = []
@@ -63,13 +62,6 @@ def proposals_of(
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
-    ignores = ctx.ignores
-    findings = [
-        f
-        for f in findings
-        if not is_suppressed(f, unit)  # type: ignore[arg-type]
-        and not (ignores is not None and ignores.ignores_rule(f.rule, unit.path))
-    ]
     findings.sort(key=lambda f: (f.start, f.rule))
     return edits, findings, problems
 
@@ -225,6 +217,7 @@ def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileRes
     passes: the same Edit/Finding flow as a source, so diffs and the summary show it too."""
     unit = BuildFile(path, text, kind)
     edits, findings, problems = proposals_of(unit, ctx, (f"build:{kind}",))
+    findings = kept_in_file(findings, unit, ctx.ignores)
     result = FileResult(path=path, original=text, text=text, findings=findings)
     result.rule_errors = problems
     result.parse_problems = list(problems)

@@ -15,13 +15,13 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
-from ..config import CONFIG_NAME, matches_rule, split_ids, unknown_pattern
+from ..config import CONFIG_NAME, split_ids, unknown_pattern
 from ..discover import UsageError
 from ..findings import Severity
 from ..gate import run_check
 from ..output.manifest import MANIFEST_NAME, Manifest, ManifestError, options_from_record
+from ..policy import RunPolicy
 from ..report import findings_baseline
-from ..report.findings_common import STALE_RULE
 from ..report.formats import Style, load_formats, render
 from ..rules import load_rules
 from .common import (
@@ -155,19 +155,18 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
         )
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
-    _filter(report, config, select_ids, ignore_ids)
-    if kw["write_baseline"]:
-        _write_baseline(report, kw["write_baseline"])
+    baseline = None
     if kw["baseline"]:
         try:
-            known = findings_baseline.load(kw["baseline"])
+            baseline = (findings_baseline.load(kw["baseline"]), kw["baseline"])
         except findings_baseline.BaselineError as exc:
             raise click.UsageError(str(exc)) from None
-        findings_baseline.apply(report, known, kw["baseline"])
+    policy = RunPolicy(config, select_ids, ignore_ids, Severity(kw["fail_on"]), baseline)
+    failed = policy.apply(report)
+    if kw["write_baseline"]:
+        _write_baseline(report, kw["write_baseline"])
     _emit(report, kw["fmt"], kw["output"], kw["quiet"])
-    threshold = Severity(kw["fail_on"]).rank
-    failed = any(f.severity.rank >= threshold for f in report.findings)
-    sys.exit(1 if failed or report.failures else 0)
+    sys.exit(1 if failed else 0)
 
 
 def _check_in_sync_flags(kw: dict[str, Any], hip_dir: Path | None) -> None:
@@ -239,28 +238,6 @@ def _conversion_options(kw: dict[str, Any], manifest: Manifest | None) -> dict[s
             for name in fields:
                 recorded.pop(name, None)
     return {"overrides": recorded, **flags}
-
-
-def _filter(report, config, select_ids, ignore_ids) -> None:  # noqa: ANN001
-    """--select/--ignore and the project config decide which findings are reported."""
-
-    def wanted(f) -> bool:  # noqa: ANN001 - a Finding
-        if f.rule == STALE_RULE:
-            # Stale HIP output was asked for with --in-sync: neither --select nor a prefix such
-            # as `--ignore HZ` hides it, only naming HZ001 in --ignore, `ignore:` or the CUDA
-            # source's `per-file-ignores:`.
-            source = f.extra["source"]
-            return STALE_RULE not in ignore_ids and not config.ignores_rule(
-                STALE_RULE, source, exact=True
-            )
-        return (
-            (not select_ids or matches_rule(f.rule, select_ids))
-            and not matches_rule(f.rule, ignore_ids)
-            and not config.ignored(f)
-        )
-
-    report.findings = [f for f in report.findings if wanted(f)]
-    report.fixed = [f for f in report.fixed if wanted(f)]
 
 
 def _write_baseline(report, path: Path) -> None:  # noqa: ANN001
