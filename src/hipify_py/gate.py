@@ -68,7 +68,7 @@ def run_check(
     mode = RunMode.CONVERT if hip_dir is not None else RunMode.CHECK
     cache = open_cache(ctx, mode, mapping_files, enabled=use_cache)
     report = CheckReport(findings=[], tool_version=__version__)
-    layout = Layout(hip_dir, manifest, ctx.options.keep_names) if hip_dir is not None else None
+    layout = Layout(hip_dir, ctx.options.keep_names) if hip_dir is not None else None
     outcomes = run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, cache=cache)
     with closing(outcomes):  # the workers stop with the loop, also on Ctrl-C
         for outcome in outcomes:
@@ -125,13 +125,14 @@ def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
 
 
 class Layout:
-    """Where ``convert`` put the HIP file of a CUDA file: by the HIP tree's manifest when it has
-    one, else by the mirrored layout (a file argument is placed relative to the input root
-    ``DIR`` of a ``DIR-hip`` tree)."""
+    """Where ``convert`` puts the HIP file of a CUDA file, derived from the options and the
+    inputs as ``convert`` derives it: the mirrored layout of the inputs given to ``check``,
+    and a file argument placed relative to the input root ``DIR`` of a ``DIR-hip`` tree.
+    Never read from the tree's manifest: a pull request can edit that file, and a manifest
+    that mapped ``a.cu`` to a fresh decoy would let a stale ``a.hip`` pass."""
 
-    def __init__(self, hip_dir: Path, manifest: Manifest | None, keep_names: bool) -> None:
+    def __init__(self, hip_dir: Path, keep_names: bool) -> None:
         self.hip_dir = hip_dir
-        self.manifest = manifest
         self.keep_names = keep_names
         name = hip_dir.resolve().name
         self.guessed_root = (
@@ -141,17 +142,12 @@ class Layout:
         )
 
     def target(self, cand: Candidate) -> Path:
-        rel: Path | None = None
-        if self.manifest is not None:
-            recorded = self.manifest.output_for(cand.path)
-            if recorded is not None:
-                return self.hip_dir / recorded
-            rel = self.manifest.rel_in_roots(cand.path)
-        elif cand.within is None and self.guessed_root is not None:
+        rel = cand.rel
+        if cand.within is None and self.guessed_root is not None:
             real = cand.path.resolve()
             if real.is_relative_to(self.guessed_root):
                 rel = real.relative_to(self.guessed_root)
-        return self.hip_dir / output_name(rel if rel is not None else cand.rel, self.keep_names)
+        return self.hip_dir / output_name(rel, self.keep_names)
 
 
 def _compare(report: CheckReport, layout: Layout, cand: Candidate, expected: str) -> None:

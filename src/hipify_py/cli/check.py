@@ -139,7 +139,7 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
     _check_in_sync_flags(kw, hip_dir)
     config = load_config(paths, config_path=kw["config_path"], no_config=kw["no_config"])
     manifest = _manifest(hip_dir)
-    ctx, rules = build_options_context(kw, config, **_conversion_options(kw, manifest))
+    ctx, rules = build_options_context(kw, config, **_conversion_options(kw, manifest, paths))
     try:
         report = run_check(
             paths,
@@ -219,7 +219,9 @@ _OPTION_FIELDS = {
 }
 
 
-def _conversion_options(kw: dict[str, Any], manifest: Manifest | None) -> dict[str, Any]:
+def _conversion_options(
+    kw: dict[str, Any], manifest: Manifest | None, paths: Sequence[Path]
+) -> dict[str, Any]:
     """The Options ``convert`` used: recorded in the HIP tree's manifest, except where an
     option is given on this command line; without a manifest, this command line's flags."""
     flags = conversion_flags(
@@ -231,7 +233,13 @@ def _conversion_options(kw: dict[str, Any], manifest: Manifest | None) -> dict[s
     )
     if manifest is None:
         return flags
-    recorded = options_from_record(manifest.options, manifest.out_root / MANIFEST_NAME)
+    # the folders checked (and the working directory) are the project the recorded include
+    # directories must stay in
+    project = [Path.cwd(), *(p if p.is_dir() else p.parent for p in paths)]
+    try:
+        recorded = options_from_record(manifest.options, manifest.out_root / MANIFEST_NAME, project)
+    except ManifestError as exc:
+        raise click.UsageError(str(exc)) from None
     ctx = click.get_current_context()
     for param, fields in _OPTION_FIELDS.items():
         if ctx.get_parameter_source(param) is ParameterSource.COMMANDLINE:
