@@ -503,7 +503,7 @@ def test_config_ignores_decide_for_convert_fix_and_annotate_too(tmp_path, monkey
     assert "HZ101" not in checked.output and "HZ105" not in checked.output
 
 
-# ------------------------------------------------------- a committed manifest is untrusted (issue 24)
+# --------------------------------------------------- a committed manifest is untrusted (issue 24)
 
 
 def _edit_manifest(hip: Path, **changes) -> None:
