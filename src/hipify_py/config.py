@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from .policy import matches_rule
-from .untrusted import CONFIG_LIMIT, UntrustedInputError, load_toml, load_yaml, read_regular
+from .untrusted import (
+    CONFIG_LIMIT,
+    UntrustedInputError,
+    is_under,
+    load_toml,
+    load_yaml,
+    read_regular,
+)
 
 CONFIG_NAME = ".hipify-py.yaml"
 PYPROJECT = "pyproject.toml"
@@ -186,7 +193,16 @@ def _mappings(
     if not isinstance(value, list) or len(value) > MAX_ITEMS:
         raise ConfigFileError(f"{where}: `mappings` must be a list of entries or of paths")
     if all(isinstance(v, str) for v in value):
-        return tuple((path.parent / v).resolve() for v in value), ()
+        # a pull request can edit the config: its files stay inside the project (the config's
+        # folder), so it cannot have /proc/self/environ or /etc/passwd read and parsed
+        project = os.path.realpath(path.parent)
+        files = tuple((path.parent / v).resolve() for v in value)
+        outside = next((f for f in files if not is_under(str(f), project)), None)
+        if outside is not None:
+            raise ConfigFileError(
+                f"{where}: `mappings`: {outside} is outside the project folder {project}"
+            )
+        return files, ()
     if all(isinstance(v, dict) for v in value):
         return (), tuple(value)
     raise ConfigFileError(f"{where}: `mappings`: mix of paths and entries; use one or the other")
