@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import threading
 from pathlib import Path
 
@@ -309,3 +310,63 @@ def test_a_first_run_keeps_files_that_already_hold_the_output(tmp_path: Path) ->
     (tmp_path / "out" / MANIFEST_NAME).unlink()
     proc = cli("convert", str(src), "--out-dir", str(tmp_path / "out"), "-q")
     assert proc.returncode == 0, proc.stderr
+
+
+# ------------------------------------------ a file system that refuses: one line, never a traceback
+
+
+@pytest.fixture
+def small_fs(tmp_path: Path):
+    """A 64 KiB tmpfs (root can mount one; CI runs as root): a disk that fills up, then is made
+    read-only, for real ENOSPC and EROFS errors."""
+    from conftest import missing
+
+    mount = tmp_path / "fs"
+    mount.mkdir()
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
+    )
+    if proc.returncode != 0:
+        missing(f"cannot mount a tmpfs: {proc.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _big_tree(src: Path, files: int = 30) -> None:
+    src.mkdir(parents=True)
+    for n in range(files):  # ~3 KB each: 30 of them do not fit in 64 KiB with the manifest
+        (src / f"k{n}.cu").write_text(KERNEL.replace("add", f"add{n}") + "//" + "x" * 3000 + "\n")
+
+
+def _refused(proc) -> str:
+    assert proc.returncode != 0, proc.stderr
+    assert "Traceback" not in proc.stderr and ".tmp" not in proc.stderr, proc.stderr
+    return proc.stderr
+
+
+def test_a_full_disk_is_one_line_per_file_and_for_the_manifest(tmp_path: Path, small_fs: Path):
+    _big_tree(tmp_path / "src")
+    err = _refused(cli("convert", str(tmp_path / "src"), "--out-dir", str(small_fs / "out"), "-q"))
+    assert "No space left on device" in err
+    assert f"cannot write {small_fs / 'out' / MANIFEST_NAME}" in err
+    assert not list(small_fs.rglob("*.tmp"))  # no temporary file left behind
+
+
+def test_a_read_only_output_and_a_read_only_default_parent(tmp_path: Path, small_fs: Path):
+    _big_tree(small_fs / "src", files=2)
+    subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
+    err = _refused(cli("convert", str(small_fs / "src"), "-q"))  # default: a sibling src-hip
+    assert "cannot create the output directory" in err and "Read-only file system" in err
+    err = _refused(cli("convert", str(small_fs / "src"), "--out-dir", str(small_fs), "-q"))
+    assert "Read-only file system" in err
+
+
+def test_an_output_directory_below_a_file_and_an_empty_output_name(tmp_path: Path) -> None:
+    _big_tree(tmp_path / "src", files=1)
+    (tmp_path / "file").write_text("a file\n")
+    proc = cli("convert", str(tmp_path / "src"), "--out-dir", str(tmp_path / "file" / "sub"))
+    assert "Not a directory" in _one_line_error(proc, 2)
+    proc = cli("convert", str(tmp_path / "src" / "k0.cu"), "-o", "")
+    assert "an empty path" in _one_line_error(proc, 2)

@@ -25,6 +25,7 @@ from ..report import findings_baseline
 from ..report.formats import Style, load_formats, render
 from ..rules import load_rules
 from .common import (
+    PathArg,
     build_options_context,
     common_options,
     conversion_flags,
@@ -50,7 +51,7 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 
 
 @click.command("check")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -63,7 +64,7 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
     "--output",
     "-o",
     "output",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="Write the report to FILE instead of standard output.",
 )
 @click.option(
@@ -89,19 +90,19 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 )
 @click.option(
     "--baseline",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="Hide findings recorded in this baseline file (only new ones fail).",
 )
 @click.option(
     "--write-baseline",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="Record today's findings in FILE and exit 0.",
 )
 @click.option(
     "--in-sync",
     "--out-dir",
     "hip_dir",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="Also fail when the committed HIP tree in DIR is missing, stale or orphaned files "
     "(options come from the manifest convert wrote there).",
 )
@@ -109,7 +110,7 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help=f"Project config (default: the nearest {CONFIG_NAME}).",
 )
 @click.option(

@@ -19,6 +19,16 @@ from ..mappings.user import user_rules
 from ..output.files import WriteError, write_file
 
 
+class PathArg(click.Path):
+    """``click.Path`` that refuses an empty path: ``-o ''`` would name the working directory
+    (``Path('')`` is ``.``), which is a usage error, not a failed write."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | bytes) and not value:
+            self.fail("an empty path", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class ConfigError(click.ClickException):
     """Bad mapping rules or project configuration: one line, exit code 2 like a usage error."""
 
@@ -75,20 +85,20 @@ def common_options(func: Callable) -> Callable:
         ),
         click.option(
             "--cuda-path",
-            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            type=PathArg(path_type=Path, file_okay=False, exists=True),
             help="A CUDA installation to parse against.",
         ),
         click.option(
             "-p",
             "build_dir",
-            type=click.Path(path_type=Path),
+            type=PathArg(path_type=Path),
             help="Directory with compile_commands.json: parse with its flags.",
         ),
         click.option(
             "--mapping",
             "mapping_files",
             multiple=True,
-            type=click.Path(path_type=Path, dir_okay=False),
+            type=PathArg(path_type=Path, dir_okay=False),
             help="Extra mapping rules (YAML, same schema; they win).",
         ),
         click.option(

@@ -19,12 +19,13 @@ from rich.console import Console
 from ..cache import open_cache
 from ..context import Context, Options, parse_version
 from ..discover import UsageError, renames_of
-from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
+from ..output import BACKUP_SUFFIX, Destination, WriteBack, WriteError, Writer, plan
 from ..report.summary import Summary
 from ..result import Outcome, RunMode
 from ..runner import load_texts, run
 from ..shard import select
 from .common import (
+    PathArg,
     build_options_context,
     check_arch,
     common_options,
@@ -38,17 +39,17 @@ from .progress import progress
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
 @click.option(
     "--out-dir",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="Write the converted tree here (default: a sibling DIR-hip/).",
 )
 @click.option(
     "-o",
     "--output",
     "output_file",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="Write the single converted input to FILE.",
 )
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print the single converted input.")
@@ -66,7 +67,7 @@ from .progress import progress
 @click.option("--dry-run", is_flag=True, help="Write nothing; print a unified diff.")
 @click.option(
     "--diff-file",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="With --dry-run: save the diff to FILE instead of printing it.",
 )
 @selection_options
@@ -83,7 +84,7 @@ from .progress import progress
 @click.option(
     "--json",
     "json_file",
-    type=click.Path(path_type=Path, allow_dash=True),
+    type=PathArg(path_type=Path, allow_dash=True),
     help="Write the summary as JSON to FILE ('-' for stdout).",
 )
 @click.option(
@@ -165,9 +166,22 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
                         cache.stamp_output(outcome, *settled)
                     bar.advance(outcome.candidate, written)
         finally:
-            writer.close()
+            unsaved = _close(writer)
     summary.finish()
-    sys.exit(_finish(writer, summary, ctx, paths, kw, err))
+    code = _finish(writer, summary, ctx, paths, kw, err)
+    if unsaved is not None:  # the files are whole, but the tree does not say what it holds
+        err.print(f"hipify-py: error: {unsaved}", markup=False)
+        code = max(code, 1)
+    sys.exit(code)
+
+
+def _close(writer: Writer) -> str | None:
+    """Save the output tree's manifest (also after Ctrl-C); why it could not be, or None."""
+    try:
+        writer.close()
+    except WriteError as exc:
+        return str(exc)
+    return None
 
 
 def _destination(paths: tuple[Path, ...], kw: dict[str, Any]) -> Destination:
@@ -212,7 +226,9 @@ def _emit(writer: Writer, outcome: Outcome, summary: Summary) -> Path | None:
         written = writer.emit(outcome)
     except (OSError, UsageError) as exc:
         summary.failed += 1
-        summary.failures.append((str(outcome.candidate.path), f"cannot write: {exc}"))
+        # a WriteError names the file and the cause already
+        message = str(exc) if isinstance(exc, WriteError) else f"cannot write: {exc}"
+        summary.failures.append((str(outcome.candidate.path), message))
         written = None
     if written is not None:
         summary.written.append(str(written))

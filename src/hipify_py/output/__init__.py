@@ -331,7 +331,10 @@ def _plan_tree(
     # an input that is itself an output tree: its manifest describes it, not the new tree
     items = mirror_layout([c for c in found if c.path.name != MANIFEST_NAME], paths)
     _refuse_replacing_inputs(items, out_root, dest.keep_names)
-    out_root.mkdir(parents=True, exist_ok=True)
+    try:  # nothing can be written where the output root cannot exist
+        out_root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the output directory {out_dir}: {exc.strerror}") from None
     try:
         previous = Manifest.load(out_root)
     except ManifestError as exc:

@@ -81,6 +81,8 @@ def _prepare_under(path: Path, root: Path) -> None:
             os.mkdir(directory)
         except FileExistsError:
             pass
+        except OSError as exc:  # no permission, a full disk, a file where a folder must be
+            raise WriteError(f"cannot create {directory}: {exc.strerror}") from None
         if not is_under(os.path.realpath(directory), real_root):
             raise WriteError(f"refusing to write {path}: it leads outside {root}")
 
@@ -105,7 +107,12 @@ def _replace(
     """Replace ``path`` (``old`` is its lstat, None when it is new) through a temporary file
     renamed over it.  The file keeps ``old``'s permission bits, or takes ``mode``; a new file
     without ``mode`` is created as any new file is, 0o666 less the umask."""
-    fd, tmp = _temporary(path)
+    try:
+        fd, tmp = _temporary(path)
+    except WriteError:
+        raise
+    except OSError as exc:  # a read-only or vanished directory
+        raise WriteError(f"cannot write {path}: {exc.strerror}") from None
     try:
         try:
             if mode is None and old is not None:
@@ -118,8 +125,11 @@ def _replace(
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
+            # a full disk, a quota: named by the file the user asked for, not the temporary one
+            raise WriteError(f"cannot write {path}: {exc.strerror}") from None
         raise
 
 
