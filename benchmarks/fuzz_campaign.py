@@ -38,6 +38,7 @@ from hipify_py.context import Context, Options  # noqa: E402
 from hipify_py.discover import Candidate  # noqa: E402
 from hipify_py.mappings import load_index  # noqa: E402
 from hipify_py.pipeline import convert_text  # noqa: E402
+from hipify_py.result import RunMode  # noqa: E402
 from hipify_py.runner import process  # noqa: E402
 
 PROBLEMS = ("traceback", "death", "conflict", "rule_error", "slow", "not_idempotent")
@@ -49,7 +50,7 @@ def examine(data: bytes, work: Path, ctx: Context) -> list[str]:
     path.write_bytes(data)
     cand = Candidate(path, Path("m.cu"), work)
     found: list[str] = []
-    for mode in ("convert", "check"):
+    for mode in (RunMode.CONVERT, RunMode.CHECK):
         out = process(cand, ctx, mode)
         result = out.result
         if out.status == "failed" and "conflict" in out.message:
@@ -58,7 +59,7 @@ def examine(data: bytes, work: Path, ctx: Context) -> list[str]:
             found.append("rule_error")
         if result is not None and getattr(result, "rule_errors", None):
             found.append("rule_error")
-        if mode == "convert" and result is not None and result.changed and not result.error:
+        if mode is RunMode.CONVERT and result is not None and result.changed and not result.error:
             again = convert_text(result.text, str(path), ctx)
             if again.text != result.text:
                 found.append("not_idempotent")

@@ -6,7 +6,7 @@ search is bounded and returns None instead of raising when brackets do not balan
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
@@ -292,3 +292,33 @@ def call_args(tokens: Sequence[Token], i: int) -> list[Arg] | None:
     if close is None:
         return None
     return split_args(tokens, i + 2, close)
+
+
+def launch_config_end(
+    tokens: Sequence[Token], chevron: int, inner: Mapping[int, int | None]
+) -> int | None:
+    """Index of the ``>>>`` that closes the launch configuration opened by the ``<<<`` at
+    ``chevron``, skipping bracketed groups, and the launches nested in it by ``inner`` (the
+    ends of every later ``<<<``); None where a statement, a block or the directive ends
+    first (``Unit.launch_config_ends`` keeps the answers)."""
+    j = chevron + 1
+    directive = tokens[chevron].in_directive
+    while j < len(tokens):
+        tok = tokens[j]
+        text = tok.text
+        if tok.in_directive != directive or text in (";", "}"):
+            return None
+        if text == ">>>":
+            return j
+        if text == "<<<":  # a launch inside the configuration (rewritten on its own)
+            end = inner.get(j)
+            if end is None:
+                return None
+            j = end
+        elif tok.kind is Kind.PUNCT and text in ("(", "[", "{"):
+            k = match_forward(tokens, j)
+            if k is None:
+                return None
+            j = k
+        j += 1
+    return None

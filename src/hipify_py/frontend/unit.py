@@ -14,7 +14,7 @@ from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
 from .directives import forget_lines, lines
 from .lexer import Kind, Lexed, Token, lex
-from .syntax import forget_brackets, know_brackets, token_text
+from .syntax import forget_brackets, know_brackets, launch_config_end, token_text
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
 
@@ -114,6 +114,17 @@ class Unit:
                     out.append(k)
             at = text.find("<<<", at + 1)
         return out
+
+    @cached_property
+    def launch_config_ends(self) -> dict[int, int | None]:
+        """For each ``<<<`` of ``launch_openers``, the index of the ``>>>`` that closes its
+        launch configuration (None: not a launch).  Found last opener first, so a scan that
+        meets a nested launch jumps over it, or gives up with it: linear in the tokens, also
+        for thousands of unclosed ``<<<``."""
+        ends: dict[int, int | None] = {}
+        for chevron in reversed(self.launch_openers):
+            ends[chevron] = launch_config_end(self.tokens, chevron, ends)
+        return ends
 
     @property
     def identifier_positions(self) -> dict[str, list[int]]:

@@ -209,14 +209,15 @@ def check(unit, ctx, report):
                 f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU",
             )
     # dynamic sizes at launches
+    ends = unit.launch_config_ends  # found once per file, in linear time
     for i in unit.launch_openers:
+        stop = ends.get(i)
+        if stop is None or i == 0:
+            continue
         k = i + 1
         depth, args, start = 0, [], k
-        stop = min(len(toks), i + 512)  # a launch configuration is short: bounded scan
-        while k < stop and not (depth == 0 and toks[k].text == ">>>"):
+        while k < stop:
             x = toks[k].text
-            if x == ";" or depth < 0:
-                break
             if x in ("(", "[", "{"):
                 depth += 1
             elif x in (")", "]", "}"):
@@ -224,9 +225,9 @@ def check(unit, ctx, report):
             elif x == "," and depth == 0:
                 args.append((start, k))
                 start = k + 1
+            elif x == "<<<":  # a nested launch: its commas are its own
+                k = ends.get(k) or k
             k += 1
-        if k >= stop or toks[k].text != ">>>" or i == 0:
-            continue
         args.append((start, k))
         if len(args) >= 3:
             kernel = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else ""

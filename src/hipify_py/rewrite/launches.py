@@ -100,30 +100,6 @@ def _is_dim3(arg: Arg, tokens: Sequence[Token]) -> bool:
     return match_forward(tokens, opener) == arg.last
 
 
-def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
-    """Index of the ``>>>`` closing the launch configuration, skipping bracketed groups."""
-    j = chevron + 1
-    nested = 0
-    directive = tokens[chevron].in_directive
-    while j < len(tokens):
-        tok = tokens[j]
-        if tok.in_directive != directive or tok.text in (";", "}"):
-            return None
-        if tok.text == ">>>":
-            if nested == 0:
-                return j
-            nested -= 1
-        if tok.text == "<<<":
-            nested += 1  # a launch inside the configuration (rewritten on its own)
-        if tok.kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
-            k = match_forward(tokens, j)
-            if k is None:
-                return None
-            j = k
-        j += 1
-    return None
-
-
 def template_kernels(unit: Unit) -> frozenset[str]:
     """Names of kernels this file declares as templates (``template <...> __global__ ... k(``).
 
@@ -180,7 +156,7 @@ def rewrite_launch(
         return None
     name_first, templated = head
     templated = templated or tokens[chevron - 1].text in templates
-    close = _find_config_end(tokens, chevron)
+    close = unit.launch_config_ends.get(chevron)
     if close is None or tokens[close].text != ">>>":
         return None
     config = split_args(tokens, chevron + 1, close)
