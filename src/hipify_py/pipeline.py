@@ -39,6 +39,11 @@ def run_rules(
     """Every pass's proposals, with the findings the file reports (``policy.kept_in_file``:
     not suppressed, not ignored by the project, not in code the HIP build never compiles)."""
     edits, findings, problems = proposals_of(unit, ctx, phases)
+    if "ast" in unit.__dict__ and unit.ast is None:  # a rule asked, and got no answer
+        problems.append(
+            f"not analysed: libclang could not parse the file ({unit._ast_error}), so the "
+            "rules that need its syntax tree did not run"
+        )
     return edits, kept_in_file(findings, unit, ctx.ignores, inactive_in(unit)), problems
 
 

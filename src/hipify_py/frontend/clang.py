@@ -13,6 +13,8 @@ from __future__ import annotations
 import ctypes
 import faulthandler
 import os
+import re
+import resource
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from .lexer import Lexed
 from .stub import stub_for
 
 STUB_NAME = "/__hipify_py__/stub.h"
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")  # what surrogateescape made of undecodable bytes
 _index: ci.Index | None = None
 
 
@@ -116,39 +119,63 @@ class Ast:
         return out
 
 
-def crash_of(attempt: Callable[[], Ast]) -> str | None:
+def crash_of(attempt: Callable[[], Ast], size: int) -> str | None:
     """Parse (and walk) in a forked child first: why libclang died there, or None if it lived.
 
     libclang crashes on some broken inputs (SIGSEGV, or a stack overflow its crash recovery
     cannot catch), and a crash in our process would end the whole run.  The child does what
     the rules will do (diagnostics, every cursor's kind and extent) and exits; only a file
-    that survives is parsed in this process.  Without ``fork`` the parse is not isolated.
+    that survives is parsed in this process.  The child may take PARSE_SECONDS of CPU and
+    wall time and ``parse_memory(size)`` more bytes than the parent holds (a file of ``size``
+    characters).  Without ``fork`` the parse is not isolated.
     """
     if not hasattr(os, "fork"):
         return None
+    extra = parse_memory(size)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         code = 0
         faulthandler.disable()  # the parent reports the crash; no dump on its stderr
         try:
             signal.alarm(PARSE_SECONDS)  # a hang ends the child, not the run
+            _limit_child(extra)
             ast = attempt()
             ast.diagnostics  # noqa: B018 - evaluated for its side effect on libclang
             for node in ast.walk():
                 node.kind, node.extent  # noqa: B018
+        except MemoryError:
+            code = _OUT_OF_MEMORY
         except BaseException:
             code = 1
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        if sig == signal.SIGALRM:
+        if sig in (signal.SIGALRM, signal.SIGXCPU):
             return f"libclang took over {PARSE_SECONDS} s"
         return f"libclang crashed ({signal.Signals(sig).name})"
+    if os.WEXITSTATUS(status) == _OUT_OF_MEMORY:
+        return f"libclang needed over {extra >> 20:,} MiB"
     return None
 
 
 PARSE_SECONDS = 60
+_OUT_OF_MEMORY = 3  # the child's exit code when its parse ran out of its memory limit
+
+
+def parse_memory(size: int) -> int:
+    """Bytes a parse of a ``size``-character file may add to the process: 1 GiB, plus 64 per
+    character of a large file."""
+    return (1 << 30) + 64 * size
+
+
+def _limit_child(extra: int) -> None:  # pragma: no cover - runs in the child
+    """Cap the child's address space at what it holds now plus ``extra`` bytes, and its CPU
+    time at PARSE_SECONDS: a parse over either ends the child, not the machine."""
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        held = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (held + extra, held + extra))
+    resource.setrlimit(resource.RLIMIT_CPU, (PARSE_SECONDS, PARSE_SECONDS + 5))
 
 
 class _RangeList(ctypes.Structure):
@@ -185,6 +212,9 @@ def parse(
     lexed: Lexed | None = None,
 ) -> Ast:
     """Parse ``text`` as CUDA; raises only if libclang itself cannot load or parse."""
+    # bytes that were not UTF-8 (a Latin-1 comment) are lone surrogates here: libclang gets a
+    # '?' for each, so offsets stay those of the text and the file is still analysed
+    text = _NOT_UTF8.sub("?", text)
     if hermetic:
         source = blank_file_access(text, lexed)
     else:

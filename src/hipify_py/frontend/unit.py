@@ -14,6 +14,7 @@ from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
 from .directives import forget_lines, lines
 from .lexer import Kind, Lexed, Token, lex
+from .macros import expansion_estimate
 from .syntax import forget_brackets, know_brackets, launch_config_end, token_text
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
@@ -178,9 +179,13 @@ class Unit:
             args=self.clang_args,
             lexed=self.lexed,
         )
+        expanded = expansion_estimate(self.tokens, self.directives, self.parse_budget)
+        if expanded > self.parse_budget:
+            self._ast_error = f"its macros expand to over {self.parse_budget:,} tokens; not parsed"
+            return None
         try:
             if self.risky:
-                crash = crash_of(attempt)
+                crash = crash_of(attempt, len(self.text))
                 if crash is not None:
                     self._ast_error = crash
                     return None
@@ -188,6 +193,12 @@ class Unit:
         except Exception as exc:  # libclang load or parse failure: degrade to tokens only
             self._ast_error = f"{type(exc).__name__}: {exc}"
             return None
+
+    @property
+    def parse_budget(self) -> int:
+        """Tokens a parse may expand to: ample for real code (a 16 MiB file is about 4 million
+        tokens), far below what a macro bomb makes."""
+        return 2_000_000 + 4 * len(self.tokens)
 
     @cached_property
     def looks_broken(self) -> bool:
@@ -219,8 +230,8 @@ class Unit:
     def risky(self) -> bool:
         """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes): its
         parse is tried in a child process first.  Other text is not: UTF-8 (a comment in
-        another language) is ordinary source, and bytes that are not UTF-8 never reach
-        libclang (``parse`` refuses them, so the file is converted from tokens)."""
+        another language) is ordinary source, and bytes that are not UTF-8 reach libclang as
+        '?' (``parse``)."""
         if self.looks_broken or "\0" in self.text:
             return True
         depth = deepest = 0
