@@ -21,11 +21,15 @@ from .edits import Edit
 from .findings import Finding, Fix, Severity
 
 if TYPE_CHECKING:
+    from .buildfiles.unit import BuildFile
     from .context import Context
+    from .frontend.unit import Unit
 
 Proposal = Edit | Finding
 # a pass sees a source ``Unit`` (phases rewrite, hazard) or a ``BuildFile`` (build:<kind>)
 Check = Callable[[Any, "Context"], Iterable[Proposal]]
+SourceCheck = Callable[["Unit", "Context"], Iterable[Proposal]]
+BuildCheck = Callable[["BuildFile", "Context"], Iterable[Proposal]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +75,7 @@ class Report:
 
 
 # a hazard rule's check: a pass that also gets the ``report`` of the rule it implements
-RuleCheck = Callable[[Any, "Context", Report], Iterable[Proposal]]
+RuleCheck = Callable[["Unit", "Context", Report], Iterable[Proposal]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +132,7 @@ def hazard_rule(
         doc = sys.modules[check.__module__].__doc__ or ""
         report = declare_rule(id, name, severity, summary, doc).report
 
-        def run(unit: Any, ctx: Context) -> Iterable[Proposal]:
+        def run(unit: Unit, ctx: Context) -> Iterable[Proposal]:
             return check(unit, ctx, report)
 
         _pass(id, "hazard", 50)(run)
@@ -139,7 +143,7 @@ def hazard_rule(
 
 def rewrite_pass(
     name: str, order: int = 50, tallies: Iterable[Tally] = ()
-) -> Callable[[Check], Check]:
+) -> Callable[[SourceCheck], SourceCheck]:
     """Register a pass that proposes edits (and may report findings about what it saw);
     ``tallies`` are the counts its edits add to the run summary."""
     return _pass(name, "rewrite", order, tallies)
@@ -147,7 +151,7 @@ def rewrite_pass(
 
 def build_pass(
     kind: str, name: str, order: int = 50, tallies: Iterable[Tally] = ()
-) -> Callable[[Check], Check]:
+) -> Callable[[BuildCheck], BuildCheck]:
     """Register a pass over build files of one kind (``cmake``, ``make``, ``setuptools``)."""
     return _pass(name, f"build:{kind}", order, tallies)
 

@@ -27,9 +27,13 @@ or query `hipDeviceProp_t::sharedMemPerBlock` at run time and pick a kernel vari
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._cursor import cursor_at
 from ._functions import function_at
@@ -189,7 +193,7 @@ def _template_params(toks, index: int) -> set[str]:
     Severity.ERROR,
     "static + dynamic shared memory above the 64 KiB LDS of MI300X",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     text = unit.text
     if (
         "__shared__" not in text
