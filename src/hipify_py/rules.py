@@ -21,15 +21,14 @@ from .edits import Edit
 from .findings import Finding, Fix, Severity
 
 if TYPE_CHECKING:
-    from .buildfiles.unit import BuildFile
     from .context import Context
     from .frontend.unit import Unit
 
 Proposal = Edit | Finding
-# a pass sees a source ``Unit`` (phases rewrite, hazard) or a ``BuildFile`` (build:<kind>)
+# a pass sees a source ``Unit`` (phases rewrite, hazard) or a ``BuildFile`` (build:<kind>;
+# buildfiles/ imports this module, so build passes are not typed more narrowly here)
 Check = Callable[[Any, "Context"], Iterable[Proposal]]
 SourceCheck = Callable[["Unit", "Context"], Iterable[Proposal]]
-BuildCheck = Callable[["BuildFile", "Context"], Iterable[Proposal]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +150,7 @@ def rewrite_pass(
 
 def build_pass(
     kind: str, name: str, order: int = 50, tallies: Iterable[Tally] = ()
-) -> Callable[[BuildCheck], BuildCheck]:
+) -> Callable[[Check], Check]:
     """Register a pass over build files of one kind (``cmake``, ``make``, ``setuptools``)."""
     return _pass(name, f"build:{kind}", order, tallies)
 
