@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import threading
@@ -370,3 +371,25 @@ def test_an_output_directory_below_a_file_and_an_empty_output_name(tmp_path: Pat
     assert "Not a directory" in _one_line_error(proc, 2)
     proc = cli("convert", str(tmp_path / "src" / "k0.cu"), "-o", "")
     assert "an empty path" in _one_line_error(proc, 2)
+
+
+def test_ctrl_c_during_a_write_lands_once_the_file_is_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interrupt is held while a temporary file exists beside the one it replaces: it
+    left an empty `.k.cu.PID-N.tmp` in the source tree of an --in-place run."""
+    from hipify_py.output import files
+
+    target = tmp_path / "k.cu"
+    target.write_bytes(b"old")
+    write_all = files._write_all
+
+    def interrupted(fd: int, data: bytes) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        write_all(fd, data)
+
+    monkeypatch.setattr(files, "_write_all", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_file(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]

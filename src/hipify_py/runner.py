@@ -14,10 +14,12 @@ import os
 import signal
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import interrupts
 from .buildfiles import build_kind
 from .context import Context, Options, Renames, RuleFilter
 from .discover import Candidate, is_cuda_source
@@ -182,7 +184,25 @@ def run(
 
     A caller that may stop early (an error, Ctrl-C while it handles an outcome) closes the
     iterator: that stops the workers then, not whenever the generator is collected (a Ctrl-C
-    that left it alive hung the interpreter's exit on the pool's result thread)."""
+    that left it alive hung the interpreter's exit on the pool's result thread).  A Ctrl-C
+    that something swallowed still stops the run at the next file (``interrupts``)."""
+    outcomes = _outcomes(candidates, ctx, jobs, mode, mapping_files, on_slow, cache)
+    with closing(outcomes):
+        for outcome in outcomes:
+            if interrupts.requested():
+                raise KeyboardInterrupt
+            yield outcome
+
+
+def _outcomes(
+    candidates: Iterable[Candidate],
+    ctx: Context,
+    jobs: int,
+    mode: RunMode,
+    mapping_files: Sequence[RulesText],
+    on_slow: Callable[[Candidate], None] | None,
+    cache: FileCache | None,
+) -> Generator[Outcome, None, None]:
     items = list(candidates)
     jobs = jobs or os.cpu_count() or 1
     todo: list[tuple[Candidate, str | None]] = []

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from .. import __version__
+from .. import __version__, interrupts
 
 # command name -> (module in this package, attribute)
 COMMANDS = {
@@ -69,8 +69,16 @@ def main() -> None:
     argv = sys.argv[1:]
     if argv and argv[0] == "convert":
         argv = ["convert", *normalize_argv(argv[1:])]
+    interrupts.watch()
     try:
         code = root.main(argv, prog_name="hipify-py", standalone_mode=False)
+        if interrupts.requested():  # a Ctrl-C that something swallowed: never a clean exit
+            raise KeyboardInterrupt
+    except SystemExit:
+        if interrupts.requested():
+            click.echo("hipify-py: interrupted", err=True)
+            sys.exit(130)
+        raise
     except KeyboardInterrupt:
         click.echo("hipify-py: interrupted", err=True)
         sys.exit(130)
