@@ -7,6 +7,7 @@ import os
 import signal
 import stat
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -393,3 +394,23 @@ def test_ctrl_c_during_a_write_lands_once_the_file_is_whole(
         write_file(target, b"new")
     assert target.read_bytes() == b"new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]
+
+
+def test_a_file_that_vanishes_during_the_run_is_reported_once(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text(KERNEL)
+    (src / "b.cu").write_text(KERNEL)
+    vanish = (  # b.cu is found, then deleted before it is read
+        "import os, sys\nimport hipify_py.output as output\nfrom hipify_py.cli import main\n"
+        "walk = output.walk\n"
+        "def vanishing(*a, **k):\n    found = list(walk(*a, **k))\n"
+        f"    os.unlink({str(src / 'b.cu')!r})\n    return found\n"
+        "output.walk = vanishing\nsys.argv = ['hipify-py', *sys.argv[1:]]\nmain()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", vanish, "convert", str(src), "-q"], capture_output=True, text=True
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("b.cu") == 1, proc.stderr
+    assert (tmp_path / "src-hip" / "a.hip").is_file()

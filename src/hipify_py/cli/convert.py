@@ -21,7 +21,7 @@ from ..context import Context, Options, parse_version
 from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, WriteError, Writer, plan
 from ..report.summary import Summary
-from ..result import Outcome, RunMode
+from ..result import FileStatus, Outcome, RunMode
 from ..runner import load_texts, run
 from ..shard import select
 from .common import (
@@ -225,6 +225,8 @@ def _emit(writer: Writer, outcome: Outcome, summary: Summary) -> Path | None:
     try:
         written = writer.emit(outcome)
     except (OSError, UsageError) as exc:
+        if outcome.status is FileStatus.FAILED:  # counted and said once already (a file
+            return None  # that vanished cannot be copied either)
         summary.failed += 1
         # a WriteError names the file and the cause already
         message = str(exc) if isinstance(exc, WriteError) else f"cannot write: {exc}"
