@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Token
-from ..frontend.syntax import call_args
+from ..frontend.syntax import Arg, call_args
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 from ._macro_definitions import definition_roles
@@ -69,7 +69,7 @@ def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
     return None
 
 
-def _has_type(tokens: Sequence[Token], arg, type_name: str) -> bool:
+def _has_type(tokens: Sequence[Token], arg: Arg, type_name: str) -> bool:
     """Token-level: the argument is ``type_name{...}``/``{...}``, or a variable the file
     declares as ``type_name var``."""
     first = tokens[arg.first]

@@ -16,12 +16,13 @@ project provides its value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
 from ..frontend.cuda_release import REFERENCE_CUDA, VERSION_MACROS
 from ..frontend.directives import defined_names
+from ..frontend.lexer import Token
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 
@@ -65,7 +66,7 @@ def _defined_here(unit: Unit) -> set[str]:
     return defined_names(unit.tokens, unit.directives) & VERSION_MACROS.keys()
 
 
-def _defined_span(toks, i: int) -> tuple[int, int] | None:
+def _defined_span(toks: Sequence[Token], i: int) -> tuple[int, int] | None:
     """Byte span of ``defined NAME`` / ``defined ( NAME )`` around token i, if it is one."""
     if i >= 1 and toks[i - 1].text == "defined":
         return toks[i - 1].start, toks[i].end

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
 from ..rules import Tally, declare_rule, rewrite_pass
@@ -148,5 +148,5 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         )
 
 
-def _report(tok, message: str) -> Finding:  # noqa: ANN001 - a lexer Token
+def _report(tok: Token, message: str) -> Finding:
     return LEGACY.report(tok.start, tok.end, message)
