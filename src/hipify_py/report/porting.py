@@ -151,7 +151,8 @@ class PortReport:
             n = verdicts["not-checkable"]
             items.append(("warning", "not-checkable", "files verify could not check", n, n))
         rank = {s: i for i, s in enumerate(SEVERITIES)}
-        return sorted(items, key=lambda i: (rank[i[0]], -i[3], i[1]))
+        blocking = ("failed", "verify-failed")  # no working output yet: before any finding
+        return sorted(items, key=lambda i: (rank[i[0]], i[1] not in blocking, -i[3], i[1]))
 
 
 # ------------------------------------------------------------------------------ building

@@ -356,7 +356,7 @@ function apply(){const sev=fSev.value,rule=fRule.value,q=fQ.value.toLowerCase();
  for(const det of files){const s=det.dataset.sev;
   const ok=(!sev||(s&&RANK[s]>=RANK[sev]))&&(!rule||det.dataset.keys.split(' ').includes(rule))
    &&(!q||det.dataset.path.toLowerCase().includes(q));
-  det.hidden=!ok;n+=ok;}
+  det.hidden=!ok;if(ok)n++;}
  count.textContent=n+' of '+files.length+' files shown';document.body.dataset.shown=n;}
 function setOption(sel,value){if(!value)return;
  if(!Array.from(sel.options).some(o=>o.value===value))sel.append(new Option(value,value));
