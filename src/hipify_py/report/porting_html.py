@@ -73,6 +73,11 @@ def _file_data(entry: FileEntry) -> dict:
     return data
 
 
+def _data_element(i: int, entry: FileEntry) -> str:
+    """One file's data in its own element: the page parses it only when the file opens."""
+    return f'<script type="application/json" id="data-{i}">{_json(_file_data(entry))}</script>'
+
+
 def _keys(entry: FileEntry) -> list[str]:
     """The filter keys a file answers to: its rules, and the needs-a-human kinds it has."""
     keys = {f.rule for f in entry.findings}
@@ -218,7 +223,7 @@ def _filters(report: PortReport, keys: list[str]) -> str:
         f"{sev}</select></label> "
         f'<label>rule <select id="f-rule"><option value="">any</option>{rules}</select></label> '
         '<label>path <input id="f-q" type="search" placeholder="substring"></label> '
-        '<button id="f-open" type="button">open shown</button> '
+        '<button id="f-open" type="button" title="the first 100 files shown">open shown</button> '
         '<button id="f-close" type="button">close all</button> '
         '<span id="f-count"></span></div>'
     )
@@ -266,7 +271,7 @@ def render(report: PortReport) -> str:
 <div id="files">{"".join(_file_row(i, e) for i, e in enumerate(shown))}</div>
 {_quiet_files(quiet)}</section>
 {_rules(report)}
-<script type="application/json" id="report-data">{_json([_file_data(e) for e in shown])}</script>
+{"".join(_data_element(i, e) for i, e in enumerate(shown))}
 <script nonce="{nonce}">{_JS}</script></body></html>
 """
     return page.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -304,8 +309,8 @@ details.rule>summary{cursor:pointer}.ok{color:#1a7f37}
 # The script builds nodes with textContent only: nothing from the data is parsed as HTML.
 _JS = r"""
 (function(){
-const DATA=JSON.parse(document.getElementById('report-data').textContent);
 const RANK={info:0,warning:1,error:2};
+const OPEN_MAX=100;  // 'open shown' draws at most this many diffs at once
 const files=Array.from(document.querySelectorAll('details.file'));
 function el(tag,cls,text){const e=document.createElement(tag);if(cls)e.className=cls;
  if(text!==undefined)e.textContent=String(text);return e;}
@@ -322,7 +327,8 @@ function compilerRow(d){const [line,col,msg,cuda]=d;
  return noteRow('cc',[el('span','b error','compiler'),' HIP line '+line+':'+col+
   (cuda?' (CUDA line '+cuda+')':'')+' ',msg]);}
 function draw(det){const body=det.querySelector('.body');if(body.dataset.done)return;
- body.dataset.done='1';const d=DATA[+det.dataset.i];
+ body.dataset.done='1';
+ const d=JSON.parse(document.getElementById('data-'+det.dataset.i).textContent);
  const byOld=new Map(),byNew=new Map(),loose=[];
  for(const f of d.f){(f[0]>0?(byOld.get(f[0])||byOld.set(f[0],[]).get(f[0])):loose).push(f);}
  const v=d.v;if(v){for(const e of v.errors){
@@ -372,10 +378,11 @@ function toHash(){const p=new URLSearchParams();if(fSev.value)p.set('sev',fSev.v
  if(fRule.value)p.set('rule',fRule.value);if(fQ.value)p.set('q',fQ.value);
  history.replaceState(null,'','#'+p.toString());apply();}
 fSev.onchange=toHash;fRule.onchange=toHash;fQ.oninput=toHash;
-document.getElementById('f-open').onclick=()=>{
- for(const det of files)if(!det.hidden)det.open=true;};
+document.getElementById('f-open').onclick=()=>{let n=0;
+ for(const det of files)if(!det.hidden&&n++<OPEN_MAX)det.open=true;};
 document.getElementById('f-close').onclick=()=>{for(const det of files)det.open=false;};
 window.addEventListener('hashchange',fromLocation);
-fromLocation();document.body.dataset.ready='1';
+fromLocation();
+document.body.dataset.ready=Math.round(performance.now());  // ms since navigation: load time
 })();
 """
