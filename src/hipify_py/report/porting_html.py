@@ -296,8 +296,8 @@ border-radius:6px;z-index:1}
 details.file{border:1px solid #d0d7de;border-radius:6px;margin:4px 0}
 details.file>summary{padding:4px 8px;cursor:pointer;background:#f6f8fa}
 .arrow{color:#57606a}table.diff{border-collapse:collapse;width:100%;table-layout:fixed}
-table.diff td{padding:0 6px;vertical-align:top}td.ln{width:44px;color:#8c959f;text-align:right;
-user-select:none}td.t{width:12px}td.code{white-space:pre-wrap;word-break:break-all}
+table.diff td{padding:0 6px;vertical-align:top}col.c-ln{width:52px}col.c-t{width:16px}
+td.ln{color:#8c959f;text-align:right;user-select:none}td.code{white-space:pre-wrap;word-break:break-all}
 tr.dm{background:#ffebe9}tr.dp{background:#dafbe1}tr.skip td{color:#57606a;background:#f6f8fa}
 tr.find td{background:#fff8c5;white-space:normal;font-family:system-ui,sans-serif}
 tr.find.error td{background:#ffebe9}tr.find.fixed td{background:#eef9f0}
@@ -314,6 +314,8 @@ const OPEN_MAX=100;  // 'open shown' draws at most this many diffs at once
 const files=Array.from(document.querySelectorAll('details.file'));
 function el(tag,cls,text){const e=document.createElement(tag);if(cls)e.className=cls;
  if(text!==undefined)e.textContent=String(text);return e;}
+function diffTable(){const t=el('table','diff'),cols=el('colgroup');
+ for(const c of ['ln','ln','t','code'])cols.append(el('col','c-'+c));t.append(cols);return t;}
 function ruleLink(rule){const a=el('a','rule-link',rule);a.href='#rule-'+rule;return a;}
 function noteRow(cls,parts){const tr=el('tr',cls);const td=el('td','msg');td.colSpan=4;
  for(const p of parts){td.append(typeof p==='string'?document.createTextNode(p):p);}
@@ -337,7 +339,7 @@ function draw(det){const body=det.querySelector('.body');if(body.dataset.done)re
  if(v){const p=el('p','msg','verify: '+v.status);
   for(const n of v.notes.concat(v.missing.map(m=>'missing header '+m)))p.append(el('div','d',n));
   body.append(p);}
- const t=el('table','diff');const tb=el('tbody');t.append(tb);
+ const t=diffTable();const tb=el('tbody');t.append(tb);
  const placed=new Set();
  for(const r of d.r){const tag=r[0];
   if(tag==='~'){const tr=noteRow('skip',['… '+r[3]+' unchanged lines']);tb.append(tr);continue;}
@@ -350,7 +352,7 @@ function draw(det){const body=det.querySelector('.body');if(body.dataset.done)re
    for(const e of byNew.get(r[2]))tb.append(compilerRow(e));}}
  for(const [k,fs] of byOld)if(!placed.has('o'+k))loose.push(...fs);
  for(const [k,es] of byNew)if(!placed.has('n'+k))loose.push(...es);
- if(loose.length){const lt=el('table','diff');body.append(lt);
+ if(loose.length){const lt=diffTable();body.append(lt);
   for(const x of loose)lt.append(x.length===7?findingRow(x):compilerRow(x));}
  if(d.r.length)body.append(t);else if(!loose.length&&!d.m)body.append(el('p','msg','no changes'));
  if(d.cut)body.append(el('p','msg','… '+d.cut+
