@@ -195,3 +195,21 @@ def test_the_markdown_comment_is_capped_and_lists_the_worst_files_first() -> Non
     files = re.findall(r"<summary><code>([^<]+)</code>", md)
     assert files[0] == "src/broken.cu" and 100 < len(files) < 3000
     assert "| 🔴 error | `failed` files not converted | 1 | 1 |" in md
+
+
+def test_a_binary_source_and_a_name_that_is_not_utf8_give_a_valid_report(tmp_path: Path) -> None:
+    src = tmp_path / "odd"
+    src.mkdir()
+    (src / "bin.cu").write_bytes(b"\x00\x01binary")
+    name = b"caf\xe9.cu".decode("utf-8", "surrogateescape")
+    (src / name).write_bytes(b"__global__ void k(int* o) { o[threadIdx.x & 31] = 0; } // \xe9\n")
+    out = tmp_path / "r.html"
+    assert report(str(src), "-o", str(out)).exit_code == 0
+    page = out.read_bytes().decode("utf-8")  # valid UTF-8 throughout
+    assert "caf\ufffd.cu" in page
+    human = page[page.index('id="human"') : page.index('id="verify"')]
+    assert re.findall(r'href="#rule=([\w-]+)"', human) == ["failed", "HZ101"]
+    md = tmp_path / "r.md"
+    assert report(str(src), "--format", "markdown", "-o", str(md)).exit_code == 0
+    assert "<code>" + str(src / "caf\ufffd.cu") + "</code> — 1 error" in md.read_bytes().decode()
+    assert "not converted: binary file" in md.read_text()

@@ -158,6 +158,12 @@ class PortReport:
 # ------------------------------------------------------------------------------ building
 
 
+def printable(text: str) -> str:
+    """``text`` as valid UTF-8: bytes of the tree that were not (kept as surrogates in names
+    and code) become U+FFFD, so a report is never an invalid page or comment."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def diff_rows(
     original: str, converted: str, marks_old: set[int], marks_new: set[int]
 ) -> tuple[list[Row], int, int]:
@@ -227,7 +233,7 @@ def entry_of(outcome, keep_names: bool, verify: VerifyIndex | None = None) -> Fi
     entry.findings = sorted(result.findings, key=lambda f: (f.line, f.column, f.rule))
     if outcome.status == "failed" and result.error:
         entry.message = entry.message or result.error
-    converted = result.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    converted = printable(result.text)
     errors = (entry.verify or {}).get("errors") or []
     marks_new = {d["anchor"][0] for d in errors if isinstance(d, dict) and d.get("anchor")}
     rows, entry.added, entry.removed = diff_rows(

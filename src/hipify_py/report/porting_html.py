@@ -16,7 +16,7 @@ import secrets
 from collections import Counter
 from pathlib import PurePath, PurePosixPath
 
-from .porting import SEVERITIES, FileEntry, PortReport, register_port_format
+from .porting import SEVERITIES, FileEntry, PortReport, printable, register_port_format
 
 MAX_RISKY_ROWS = 200  # risky flag changes listed in the summary (all are counted)
 
@@ -274,7 +274,7 @@ def render(report: PortReport) -> str:
 {"".join(_data_element(i, e) for i, e in enumerate(shown))}
 <script nonce="{nonce}">{_JS}</script></body></html>
 """
-    return page.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return printable(page)
 
 
 # nothing is fetched; only the report's own script (its nonce) runs
@@ -383,7 +383,8 @@ fSev.onchange=toHash;fRule.onchange=toHash;fQ.oninput=toHash;
 document.getElementById('f-open').onclick=()=>{let n=0;
  for(const det of files)if(!det.hidden&&n++<OPEN_MAX)det.open=true;};
 document.getElementById('f-close').onclick=()=>{for(const det of files)det.open=false;};
-window.addEventListener('hashchange',fromLocation);
+window.addEventListener('hashchange',()=>{fromLocation();
+ if(location.hash.includes('='))document.getElementById('files-section').scrollIntoView();});
 fromLocation();
 document.body.dataset.ready=Math.round(performance.now());  // ms since navigation: load time
 })();

@@ -8,7 +8,7 @@ import html
 import re
 from collections import Counter
 
-from .porting import SEVERITIES, FileEntry, PortReport, register_port_format
+from .porting import SEVERITIES, FileEntry, PortReport, printable, register_port_format
 
 MAX_CHARS = 60_000  # the comment, footer included
 MAX_RISKY = 20
@@ -121,4 +121,4 @@ def render(report: PortReport) -> str:
             break
         out += block
         size += cost
-    return "\n".join(out + footer) + "\n"
+    return printable("\n".join(out + footer) + "\n")
