@@ -25,6 +25,7 @@ from ..rules import load_rules
 from ..runner import load_texts, run
 from ..shard import select
 from .common import (
+    PathArg,
     build_options_context,
     common_options,
     conversion_flags,
@@ -40,7 +41,7 @@ _NOT_CONVERSION = {"fmt", "output", "verify_json", "title", "jobs", "no_cache", 
 
 
 @click.command("report")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -52,13 +53,13 @@ _NOT_CONVERSION = {"fmt", "output", "verify_json", "title", "jobs", "no_cache", 
 @click.option(
     "-o",
     "--output",
-    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+    type=PathArg(path_type=Path, dir_okay=False, allow_dash=True),
     help="Write the report to FILE ('-' for stdout; default: hipify-report.html for html, "
     "stdout for markdown).",
 )
 @click.option(
     "--verify-json",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    type=PathArg(path_type=Path, dir_okay=False, exists=True),
     help="Show each translation unit's result from `hipify-py verify --format json` output.",
 )
 @click.option("--title", help="The report's title (default: names the PATHS).")
