@@ -1,8 +1,14 @@
 """Shared by the porting-report tests: a tree whose file names and code try to inject markup,
-and a parse of a page's DOM into elements that know the report file they sit in."""
+a parse of a page's DOM into elements that know the report file they sit in, and a browser
+driven over the DevTools protocol."""
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
+import subprocess
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -79,3 +85,93 @@ class Dom(HTMLParser):
 
     def text_of(self, owner: str) -> str:
         return "".join(t for t, o in self.texts if o == owner)
+
+
+class DevTools:
+    """A headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-
+    pipe``: JSON messages ending in NUL, the browser reading fd 3 and writing fd 4), stdlib
+    only.  ``evaluate`` runs JavaScript in the opened page and returns its value."""
+
+    def __init__(self, chromium: str, profile: Path, url: str) -> None:
+        ends = os.pipe() + os.pipe()  # (browser reads, we write), (we read, browser writes)
+        # close-on-exec copies above 2: the browser gets only the two dup2'ed onto 3 and 4
+        self._fds = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in ends]
+        for fd in ends:
+            os.close(fd)
+        theirs_in, self._out, self._in, theirs_out = self._fds
+
+        def onto_3_and_4() -> None:
+            os.dup2(theirs_in, 3)
+            os.dup2(theirs_out, 4)
+
+        self.proc = subprocess.Popen(  # noqa: S603 - a fixed command line
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                "--remote-debugging-pipe",
+                "about:blank",
+            ],
+            preexec_fn=onto_3_and_4,  # noqa: PLW1509 - only dup2, no locks
+            close_fds=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(theirs_in)
+        os.close(theirs_out)
+        self._buffer = b""
+        self._id = 0
+        target = self.send("Target.createTarget", {"url": url})["targetId"]
+        attached = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})
+        self._session = attached["sessionId"]
+        self._wait_for(url)
+
+    def _wait_for(self, url: str) -> None:
+        """Until ``url`` has loaded (the first document of a new tab is about:blank)."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if self.evaluate("location.href + ' ' + document.readyState") == f"{url} complete":
+                    return
+            except RuntimeError:  # the context of the blank page went away: navigation
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"{url} did not load")
+
+    def send(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self._out, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self._buffer:
+                chunk = os.read(self._in, 1 << 16)
+                if not chunk:
+                    raise RuntimeError(f"the browser closed the pipe (during {method})")
+                self._buffer += chunk
+            raw, _, self._buffer = self._buffer.partition(b"\0")
+            reply = json.loads(raw)
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    def evaluate(self, expression: str) -> object:
+        """The value of ``expression`` (a promise is awaited) in the page."""
+        params = {"expression": expression, "returnByValue": True, "awaitPromise": True}
+        result = self.send("Runtime.evaluate", params, self._session)
+        if "exceptionDetails" in result:
+            raise RuntimeError(result["exceptionDetails"])
+        return result["result"].get("value")
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close")
+        finally:
+            self.proc.wait(timeout=30)
+            os.close(self._out)
+            os.close(self._in)

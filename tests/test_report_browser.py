@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from _report import INJECTED, Dom, hostile_tree, report
+from _report import INJECTED, DevTools, Dom, hostile_tree, report
 from conftest import require_tool
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -137,3 +137,48 @@ def test_a_hostile_tree_runs_no_script_in_the_browser(tmp_path: Path) -> None:
     assert "</script><script>alert(1)</script>" in shown  # the code, drawn as text
     assert '"</script><script>alert(4)</script>"' in shown
     assert all(a in shown for a in INJECTED if a != "alert(3)")
+
+
+# a promise of ``value()`` once ``ready()`` holds (polled: the toggle event comes in a later task)
+UNTIL = (
+    "const until = (ready, value) => new Promise((done, fail) => { const end = Date.now() + 10000;"
+    " const poll = () => ready() ? done(value()) : Date.now() > end ? fail('timeout')"
+    " : setTimeout(poll, 10); poll(); });"
+)
+
+
+def test_the_controls_filter_open_files_and_rule_pages(examples_page: Path, tmp_path: Path) -> None:
+    """Driven as a person would: pick a rule in the list, click a file, click a rule link."""
+    chromium = require_tool("chromium", "/usr/bin/chromium")
+    browser = DevTools(chromium, tmp_path, examples_page.as_uri())
+    try:
+        ready = browser.evaluate(
+            f"(() => {{ {UNTIL} return until(() => document.body.dataset.ready,"
+            " () => +document.body.dataset.ready); })()"
+        )
+        assert isinstance(ready, int) and ready > 0
+        picked = browser.evaluate(
+            "(() => { const s = document.getElementById('f-rule'); s.value = 'HZ105';"
+            " s.dispatchEvent(new Event('change'));"
+            " return [document.getElementById('f-count').textContent, location.hash,"
+            " [...document.querySelectorAll('details.file:not([hidden])')]"
+            ".map(d => d.dataset.path)]; })()"
+        )
+        assert picked[:2] == ["1 of 18 files shown", "#rule=HZ105"]
+        assert [Path(p).name for p in picked[2]] == ["warp_reduce.cu"]
+        drawn = browser.evaluate(
+            f"(() => {{ {UNTIL} const d = document.querySelector('details.file:not([hidden])');"
+            " const before = d.querySelectorAll('tr').length; d.querySelector('summary').click();"
+            " return until(() => d.querySelector('.body').dataset.done,"
+            " () => [before, d.querySelectorAll('tr.find').length]); })()"
+        )
+        assert drawn == [0, 12]  # nothing before the click; 9 open + 3 fixed findings after
+        opened = browser.evaluate(
+            f"(() => {{ {UNTIL} document.querySelector('a.rule-link[href=\"#rule-HZ105\"]')"
+            ".click(); const page = document.getElementById('rule-HZ105');"
+            " return until(() => page.open, () => [location.hash,"
+            " document.getElementById('f-count').textContent]); })()"
+        )
+        assert opened == ["#rule-HZ105", "1 of 18 files shown"]  # the filter stays
+    finally:
+        browser.close()
