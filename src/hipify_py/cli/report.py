@@ -21,6 +21,7 @@ from .. import __version__
 from ..cache import open_cache
 from ..discover import UsageError, renames_of, walk
 from ..report.porting import PortReport, VerifyIndex, entry_of, load_port_formats
+from ..result import RunMode
 from ..rules import load_rules
 from ..runner import load_texts, run
 from ..shard import select
@@ -94,18 +95,18 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
     ctx = replace(ctx, renames=renames_of(items, paths))
     title = kw["title"] or f"hipify-py porting report: {', '.join(map(str, paths))}"
     port = PortReport(title, __version__, _conversion_options())
-    cache = open_cache(ctx, "convert", rules, enabled=not kw["no_cache"])
+    cache = open_cache(ctx, RunMode.CONVERT, rules, enabled=not kw["no_cache"])
     outcomes = run(
         select(items, kw["shard"], lambda c: c.rel),
         ctx,
         jobs=kw["jobs"],
         mapping_files=rules,
-        mode="convert",
+        mode=RunMode.CONVERT,
         cache=cache,
     )
     with closing(outcomes):
         for outcome in outcomes:
-            loaded = load_texts(outcome, ctx, "convert")
+            loaded = load_texts(outcome, ctx, RunMode.CONVERT)
             port.files.append(entry_of(loaded, kw["keep_names"], verify))
     port.files.sort(key=lambda e: e.path)
     if verify is not None:

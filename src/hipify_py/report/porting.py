@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..discover import output_name
 from ..findings import Finding
+from ..result import Outcome
 from ..rules import RULES
 
 CONTEXT = 3  # unchanged lines shown around a change, a finding or a compiler error
@@ -213,7 +214,7 @@ def risky_changes(path: str, rows: list[Row]) -> list[RiskyChange]:
     return out
 
 
-def entry_of(outcome, keep_names: bool, verify: VerifyIndex | None = None) -> FileEntry:  # noqa: ANN001
+def entry_of(outcome: Outcome, keep_names: bool, verify: VerifyIndex | None = None) -> FileEntry:
     """The report's view of one conversion outcome (with its texts loaded), with its entry of
     the ``verify`` report if there is one (the lines of its errors are shown in the diff)."""
     cand = outcome.candidate
