@@ -213,3 +213,38 @@ def test_a_binary_source_and_a_name_that_is_not_utf8_give_a_valid_report(tmp_pat
     assert report(str(src), "--format", "markdown", "-o", str(md)).exit_code == 0
     assert "<code>" + str(src / "caf\ufffd.cu") + "</code> — 1 error" in md.read_bytes().decode()
     assert "not converted: binary file" in md.read_text()
+
+
+BROKEN = """#include <cuda_runtime.h>
+__global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }
+"""
+# an error far from every line the conversion changes: the diff must show it anyway
+BROKEN_TAIL = (
+    "".join(f"int filler_{i} = {i};\n" for i in range(20)) + "int broken = missing_name;\n"
+)
+
+
+def test_verify_compiles_the_conversion_in_a_temporary_tree(
+    tmp_path: Path, rocm7: Path, clang19: str
+) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "good.cu").write_text(BROKEN)
+    (src / "bad.cu").write_text(BROKEN + BROKEN_TAIL)
+    out = tmp_path / "r.html"
+    result = report(str(src), "--verify", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert "From <code>this run</code>" in page and "hipify-report-" not in page
+    human = page[page.index('id="human"') : page.index('id="verify"')]
+    assert re.findall(r'href="#rule=([\w-]+)"', human)[0] == "verify-failed"
+    rows = re.findall(r'<details class="file"[^>]*data-path="([^"]+)"', page)
+    data = dict(zip(rows, _data(page), strict=True))
+    bad, good = data[str(src / "bad.cu")], data[str(src / "good.cu")]
+    assert good["v"]["status"] == "passed" and bad["v"]["status"] == "failed"
+    (line, _, message, cuda_line), *_ = bad["v"]["errors"]
+    assert "missing_name" in message and cuda_line == 23
+    shown = {r[2]: r[3] for r in bad["r"] if r[0] in (" ", "+")}
+    assert shown[line] == "int broken = missing_name;"
+    both = report(str(src), "--verify", "--verify-json", str(out), "-o", str(out))
+    assert both.exit_code == 2 and "cannot be combined" in both.output

@@ -3,13 +3,14 @@ pull-request comment (Markdown).
 
 The conversion is done in memory with convert's options (nothing is written but the report),
 so the report shows exactly what ``convert`` with the same options writes.  A compile check
-is not run here: ``--verify-json`` takes the result of ``hipify-py verify --format json``.
+is run with ``--verify`` (on a temporary copy of the converted tree), or read from
+``hipify-py verify --format json`` output with ``--verify-json``.
 """
 
 from __future__ import annotations
 
 import json
-from contextlib import closing
+from contextlib import closing, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,15 +20,27 @@ from click.core import ParameterSource
 
 from .. import __version__
 from ..cache import open_cache
+from ..context import Context
 from ..discover import UsageError, renames_of, walk
-from ..report.porting import PortReport, VerifyIndex, entry_of, load_port_formats
+from ..report.port_verify import VerifyTree
+from ..report.porting import (
+    PortReport,
+    VerifyIndex,
+    entry_of,
+    hidden_error_lines,
+    load_port_formats,
+    printable,
+    show_diff,
+)
 from ..result import RunMode
 from ..rules import load_rules
 from ..runner import load_texts, run
 from ..shard import select
+from ..verify.discovery import KINDS
 from .common import (
     PathArg,
     build_options_context,
+    check_arch,
     common_options,
     conversion_flags,
     conversion_options,
@@ -38,7 +51,18 @@ from .common import (
 
 DEFAULT_OUTPUT = {"html": "hipify-report.html", "markdown": "-"}
 # options that say where the report goes, not how the code was converted
-_NOT_CONVERSION = {"fmt", "output", "verify_json", "title", "jobs", "no_cache", "shard"}
+_NOT_CONVERSION = {
+    "fmt",
+    "output",
+    "verify_json",
+    "verify_run",
+    "arch",
+    "toolchain",
+    "title",
+    "jobs",
+    "no_cache",
+    "shard",
+}
 
 
 @click.command("report")
@@ -63,6 +87,26 @@ _NOT_CONVERSION = {"fmt", "output", "verify_json", "title", "jobs", "no_cache", 
     type=PathArg(path_type=Path, dir_okay=False, exists=True),
     help="Show each translation unit's result from `hipify-py verify --format json` output.",
 )
+@click.option(
+    "--verify",
+    "verify_run",
+    is_flag=True,
+    help="Also compile-check the conversion (in a temporary tree) and show each file's result.",
+)
+@click.option(
+    "--arch",
+    default="gfx942",
+    show_default=True,
+    callback=check_arch,
+    help="With --verify: the AMD GPU to check for.",
+)
+@click.option(
+    "--toolchain",
+    type=click.Choice(KINDS),
+    default="auto",
+    show_default=True,
+    help="With --verify: which compiler to use.",
+)
 @click.option("--title", help="The report's title (default: names the PATHS).")
 @conversion_options
 @selection_options
@@ -75,6 +119,8 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
     Exit status: 0 written, 1 nothing to report or the report could not be written, 2 usage.
     """
     load_rules()  # names and pages of the rules (they run in the worker processes)
+    if kw["verify_run"] and kw["verify_json"]:
+        raise click.UsageError("--verify and --verify-json cannot be combined")
     verify = _verify_index(kw["verify_json"])
     flags = conversion_flags(
         launch_syntax=kw["launch_syntax"],
@@ -104,19 +150,51 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
         mode=RunMode.CONVERT,
         cache=cache,
     )
-    with closing(outcomes):
+    with VerifyTree() if kw["verify_run"] else nullcontext() as tree, closing(outcomes):
         for outcome in outcomes:
             loaded = load_texts(outcome, ctx, RunMode.CONVERT)
-            port.files.append(entry_of(loaded, kw["keep_names"], verify))
+            entry = entry_of(loaded, kw["keep_names"], verify)
+            if tree is not None:
+                tree.add(loaded, entry.out)
+            port.files.append(entry)
+        if tree is not None:
+            verify = VerifyIndex(_verify(tree, ctx, paths[0], kw))
+            _attach(port, verify, tree.root)
     port.files.sort(key=lambda e: e.path)
     if verify is not None:
-        port.verify, port.verify_source = verify.run, str(kw["verify_json"])
+        port.verify, port.verify_source = verify.run, str(kw["verify_json"] or "this run")
         port.unmatched_verify = verify.unmatched()
     text = load_port_formats()[kw["fmt"]](port)
     target = kw["output"] or Path(DEFAULT_OUTPUT[kw["fmt"]])
     write_or_fail(target, text)
     if str(target) != "-":
         click.echo(f"hipify-py: report written to {target}", err=True)
+
+
+def _verify(tree: VerifyTree, ctx: Context, source: Path, kw: dict[str, Any]) -> dict:
+    from ..verify.compdb import CompileDatabaseError  # noqa: PLC0415 - only with --verify
+    from ..verify.toolchain import ToolchainError  # noqa: PLC0415
+
+    click.echo(f"hipify-py: compile-checking the conversion for {kw['arch']}", err=True)
+    try:
+        return tree.verify(ctx, source, kw["arch"], kw["toolchain"])
+    except (ToolchainError, CompileDatabaseError) as exc:
+        raise click.ClickException(f"--verify: {exc}") from None
+
+
+def _attach(port: PortReport, verify: VerifyIndex, root: Path) -> None:
+    """Give each file its compile result; a file whose errors point at lines the diff does
+    not show gets its diff again, with those lines."""
+    for entry in port.files:
+        entry.verify = verify.find(entry.path, entry.out)
+        if entry.verify is None or not hidden_error_lines(entry):
+            continue
+        try:
+            hip, cuda = (root / entry.out).read_bytes(), Path(entry.path).read_bytes()
+        except OSError:
+            continue
+        text = [printable(data.decode("utf-8", "surrogateescape")) for data in (cuda, hip)]
+        show_diff(entry, *text)
 
 
 def _verify_index(path: Path | None) -> VerifyIndex | None:

@@ -234,16 +234,30 @@ def entry_of(outcome: Outcome, keep_names: bool, verify: VerifyIndex | None = No
     entry.findings = sorted(result.findings, key=lambda f: (f.line, f.column, f.rule))
     if outcome.status == "failed" and result.error:
         entry.message = entry.message or result.error
-    converted = printable(result.text)
-    errors = (entry.verify or {}).get("errors") or []
-    marks_new = {d["anchor"][0] for d in errors if isinstance(d, dict) and d.get("anchor")}
-    rows, entry.added, entry.removed = diff_rows(
-        result.printable_original, converted, {f.line for f in entry.findings}, marks_new
-    )
-    entry.rows, entry.cut = rows[:MAX_ROWS], max(0, len(rows) - MAX_ROWS)
+    show_diff(entry, result.printable_original, printable(result.text))
     if entry.kind is not None:
         entry.risky = risky_changes(entry.path, entry.rows)
     return entry
+
+
+def show_diff(entry: FileEntry, original: str, converted: str) -> None:
+    """Set the rows of ``entry``'s diff: the changes, and the lines its findings and its
+    compiler errors (``entry.verify``) point at."""
+    rows, entry.added, entry.removed = diff_rows(
+        original, converted, {f.line for f in entry.findings}, _error_lines(entry)
+    )
+    entry.rows, entry.cut = rows[:MAX_ROWS], max(0, len(rows) - MAX_ROWS)
+
+
+def hidden_error_lines(entry: FileEntry) -> bool:
+    """Whether a compiler error of ``entry`` points at an output line its rows do not show."""
+    return not _error_lines(entry) <= {r.new for r in entry.rows if r.tag != "~"}
+
+
+def _error_lines(entry: FileEntry) -> set[int]:
+    """The output lines ``entry``'s compiler errors point at."""
+    errors = (entry.verify or {}).get("errors") or []
+    return {d["anchor"][0] for d in errors if isinstance(d, dict) and d.get("anchor")}
 
 
 class VerifyIndex:
