@@ -190,10 +190,11 @@ def _risky(report: PortReport) -> str:
 def _verify(report: PortReport) -> str:
     if report.verify is None:
         return (
-            '<section id="verify"><h2>Compile check</h2><p>No verify result in this report. '
-            "Run <code>hipify-py verify OUT_DIR --from SRC_DIR --format json &gt; verify.json"
-            "</code> and pass <code>--verify-json verify.json</code> to show each translation "
-            "unit's result here.</p></section>"
+            '<section id="verify"><h2>Compile check</h2><p>No verify result in this report: '
+            "run <code>hipify-py report --verify</code>, or pass the output of "
+            "<code>hipify-py verify OUT_DIR --from SRC_DIR --format json</code> with "
+            "<code>--verify-json FILE</code>, to show each translation unit's result here."
+            "</p></section>"
         )
     run = report.verify
     tc = run.get("toolchain") or {}
