@@ -248,3 +248,13 @@ def test_verify_compiles_the_conversion_in_a_temporary_tree(
     assert shown[line] == "int broken = missing_name;"
     both = report(str(src), "--verify", "--verify-json", str(out), "-o", str(out))
     assert both.exit_code == 2 and "cannot be combined" in both.output
+
+
+def test_offload_arch_reaches_the_build_files_and_the_header(tmp_path: Path) -> None:
+    out = tmp_path / "r.md"
+    args = ["--offload-arch", "gfx90a", "--offload-arch", "gfx942", "--format", "markdown"]
+    assert report(str(EXAMPLES / "cmake_project"), *args, "-o", str(out)).exit_code == 0
+    assert "`+ set(CMAKE_HIP_ARCHITECTURES gfx90a;gfx942)`" in out.read_text()
+    page = tmp_path / "r.html"
+    assert report(str(EXAMPLES / "cmake_project"), *args[:4], "-o", str(page)).exit_code == 0
+    assert "options: <code>--offload-arch gfx90a --offload-arch gfx942</code>" in page.read_text()

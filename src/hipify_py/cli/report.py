@@ -45,6 +45,7 @@ from .common import (
     conversion_flags,
     conversion_options,
     load_config,
+    offload_arch_option,
     selection_options,
     write_or_fail,
 )
@@ -109,6 +110,7 @@ _NOT_CONVERSION = {
 )
 @click.option("--title", help="The report's title (default: names the PATHS).")
 @conversion_options
+@offload_arch_option
 @selection_options
 @common_options
 def report(paths: tuple[Path, ...], **kw: Any) -> None:
@@ -129,6 +131,8 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
         annotate=kw["annotate"],
         keep_names=kw["keep_names"],
     )
+    if kw["offload_arch"]:
+        flags["offload_arch"] = kw["offload_arch"]
     ctx, rules = build_options_context(kw, load_config(paths), **flags)
     try:
         items = list(walk(paths, kw["include"], kw["exclude"]))
