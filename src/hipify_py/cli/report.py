@@ -116,7 +116,8 @@ _NOT_CONVERSION = {
 def report(paths: tuple[Path, ...], **kw: Any) -> None:
     """Write one porting report for PATHS: a summary of what needs a human (most severe
     first), then each changed file's diff with its findings at their lines, the build-flag
-    changes to review, the rule pages, and the compile check of each file (--verify-json).
+    changes to review, the rule pages, and the compile check of each file (--verify, or
+    --verify-json with the output of `hipify-py verify --format json`).
 
     Exit status: 0 written, 1 nothing to report or the report could not be written, 2 usage.
     """
