@@ -149,6 +149,12 @@ def test_verify_results_are_shown_per_translation_unit(tmp_path: Path) -> None:
     assert 14 in {r[2] for r in warp["r"] if r[0] in (" ", "+")}  # the error's HIP line shown
     main = _data(page)[rows.index(next(r for r in rows if r.endswith("src/main.cu")))]
     assert main["v"]["status"] == "passed"
+    md = report(str(EXAMPLES), "--format", "markdown", "--verify-json", str(vfile)).output
+    assert "verify: 1 passed, 1 failed, 0 not checkable" in md
+    assert (
+        "- 🔴 compiler, HIP line 14: no matching function for call to '\\_\\_shfl\\_up\\_sync'"
+        in md
+    )
 
 
 def test_a_bad_verify_file_or_an_empty_tree_is_a_one_line_error(tmp_path: Path) -> None:

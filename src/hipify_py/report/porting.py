@@ -273,20 +273,18 @@ class VerifyIndex:
             for n, i in enumerate(self.items)
             if i.get("cuda_path")
         }
+        self.by_name: dict[str, list[tuple[str, int]]] = {}  # file name -> ("/" + path, index)
+        for n, i in enumerate(self.items):
+            hip = "/" + str(i.get("path", "")).replace(os.sep, "/")
+            self.by_name.setdefault(hip.rpartition("/")[2], []).append((hip, n))
         self.used: set[int] = set()
 
     def find(self, path: str, out: str) -> dict | None:
         n = self.by_cuda.get(os.path.realpath(path))
         if n is None:
             tail = "/" + out
-            n = next(
-                (
-                    k
-                    for k, i in enumerate(self.items)
-                    if ("/" + str(i.get("path", "")).replace(os.sep, "/")).endswith(tail)
-                ),
-                None,
-            )
+            candidates = self.by_name.get(tail.rpartition("/")[2], [])
+            n = next((k for hip, k in candidates if hip.endswith(tail)), None)
         if n is None:
             return None
         self.used.add(n)

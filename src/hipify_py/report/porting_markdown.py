@@ -66,11 +66,22 @@ def _file_block(entry: FileEntry) -> list[str]:
         what = f"not converted: {_text(entry.message)}"
     path = html.escape(" ".join(entry.path.split()))  # an HTML block: no Markdown in it
     out = ["<details>", f"<summary><code>{path}</code> — {what}</summary>", ""]
+    errors = [d for d in (entry.verify or {}).get("errors") or [] if isinstance(d, dict)]
+    for d in errors[:MAX_PER_FILE]:
+        line = (d.get("anchor") or ["?"])[0]
+        out.append(f"- 🔴 compiler, HIP line {line}: {_text(d.get('message', ''))}")
     for f in found[:MAX_PER_FILE]:
         out.append(f"- {_ICON[f.severity.value]} `{f.rule}` line {f.line}: {_text(f.message)}")
-    if len(found) > MAX_PER_FILE:
-        out.append(f"- … {len(found) - MAX_PER_FILE} more")
+    hidden = max(0, len(found) - MAX_PER_FILE) + max(0, len(errors) - MAX_PER_FILE)
+    if hidden:
+        out.append(f"- … {hidden} more")
     return [*out, "", "</details>"]
+
+
+def _blocked(entry: FileEntry) -> bool:
+    """Not converted, or converted into code that does not compile."""
+    failed = entry.verify is not None and entry.verify.get("status") == "failed"
+    return failed or entry.status in ("failed", "binary")
 
 
 @register_port_format("markdown")
@@ -106,8 +117,8 @@ def render(report: PortReport) -> str:
         out.append("")
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     worst_first = sorted(
-        (e for e in report.files if e.open_findings or e.status in ("failed", "binary")),
-        key=lambda e: (e.status not in ("failed", "binary"), rank.get(e.worst or "info"), e.path),
+        (e for e in report.files if e.open_findings or _blocked(e)),
+        key=lambda e: (not _blocked(e), rank.get(e.worst or "info"), e.path),
     )
     if worst_first:
         out += ["### Files", ""]
