@@ -269,6 +269,8 @@ def render(report: PortReport) -> str:
 <p>hipify-py {_e(report.tool_version)} · options: <code>{_e(options)}</code></p></header>
 {_summary(report)}{_needs_human(report)}{_risky(report)}{_verify(report)}
 <section id="files-section"><h2>Files to review ({len(shown)})</h2>{_filters(report, keys)}
+<noscript><p>The diffs and the filters need JavaScript (the page's own script; nothing is
+fetched).</p></noscript>
 <div id="files">{"".join(_file_row(i, e) for i, e in enumerate(shown))}</div>
 {_quiet_files(quiet)}</section>
 {_rules(report)}
