@@ -43,6 +43,14 @@ class RuleInfo:
     def report(self) -> Report:
         return Report(self)
 
+    @property
+    def page(self) -> str:
+        """The rule page as Markdown, as ``hipify-py explain`` and the porting report show it:
+        a title line with ID, name and severity, the summary, then ``doc`` without its title."""
+        title, _, rest = self.doc.partition("\n")
+        header = f"# {self.id} {self.name} ({self.severity.value})\n\n{self.summary}\n"
+        return header + (rest if title.strip().startswith(self.id) else self.doc)
+
 
 @dataclass(frozen=True, slots=True)
 class Report:

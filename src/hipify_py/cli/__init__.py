@@ -23,6 +23,7 @@ COMMANDS = {
     "rules": ("rules", "rules"),
     "explain": ("rules", "explain"),
     "merge-reports": ("merge", "merge_reports"),
+    "report": ("report", "report"),
 }
 _SUMMARIES = {
     "convert": "Convert CUDA sources to HIP.",
@@ -32,6 +33,7 @@ _SUMMARIES = {
     "rules": "List the hazard rules.",
     "explain": "Print the page of one rule.",
     "merge-reports": "Merge the JSON/SARIF reports of --shard runs.",
+    "report": "One porting report to review: HTML page or PR comment.",
 }
 
 

@@ -225,6 +225,18 @@ def write_or_fail(path: Path, text: str) -> None:
         raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def offload_arch_option(func: Callable) -> Callable:
+    """--offload-arch: the AMD GPUs converted build files compile for (convert, report)."""
+    return click.option(
+        "--offload-arch",
+        "offload_arch",
+        multiple=True,
+        callback=lambda ctx, param, values: tuple(check_arch(ctx, param, v) for v in values),
+        metavar="GFX",
+        help="AMD GPU the converted build files compile for (repeatable; default gfx942).",
+    )(func)
+
+
 def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """click callback: ``--arch`` must look like an AMD GPU name (gfx942, gfx90a:xnack+).
     The default needs no check (and no import of the verifier)."""

@@ -32,6 +32,7 @@ from .common import (
     conversion_flags,
     conversion_options,
     load_config,
+    offload_arch_option,
     selection_options,
     write_or_fail,
 )
@@ -72,14 +73,7 @@ from .progress import progress
 )
 @selection_options
 @conversion_options
-@click.option(
-    "--offload-arch",
-    "offload_arch",
-    multiple=True,
-    callback=lambda ctx, param, values: tuple(check_arch(ctx, param, v) for v in values),
-    metavar="GFX",
-    help="AMD GPU the converted build files compile for (repeatable; default gfx942).",
-)
+@offload_arch_option
 @click.option("--no-hazards", is_flag=True, help="Convert only; skip the hazard rules.")
 @click.option(
     "--json",
