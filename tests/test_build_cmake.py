@@ -55,7 +55,8 @@ def test_project_converts_to_the_hip_language():
         ),
         (
             "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math>)",
-            "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-ffast-math>)",
+            "target_compile_options(k PRIVATE "
+            "$<$<COMPILE_LANGUAGE:HIP>:-ffast-math;-fno-finite-math-only>)",
         ),
         (
             'set(CMAKE_CUDA_FLAGS "-Xcompiler=-fPIC,-Wall --expt-relaxed-constexpr -lineinfo")',

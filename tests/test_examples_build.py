@@ -182,7 +182,7 @@ def test_masked_add_setup_py_matches_the_converted_tree(rocm7, clang19, tmp_path
     assert all((src / s).is_file() for s in sources)
     # PyTorch's own hipify runs over these on ROCm: nothing CUDA-only may be left for it
     assert all("<<<" not in (src / s).read_text() for s in sources)
-    assert _nvcc_args(src / "setup.py") == ["-O3", "-ffast-math"]
+    assert _nvcc_args(src / "setup.py") == ["-O3", "-ffast-math", "-fno-finite-math-only"]
     obj = tmp_path / "kernel.o"
     run([clang19, "-x", "hip", "--offload-arch=gfx942", "-std=c++17", "-O2", "-c",
          f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),

@@ -407,11 +407,12 @@ def _flags(unit: BuildFile, cmd: Command, ctx: Context) -> Iterator[Edit | Findi
         for m in _FLAG_WORD.finditer(arg.text):
             text = m.group()
             offset = arg.start + m.start()
+            sep = " "
             if ":-" in text:  # inside a generator expression: $<...:-flag
                 cut = text.rindex(":-") + 1
-                text, offset = text[cut:], offset + cut
+                text, offset, sep = text[cut:], offset + cut, ";"
             end = offset + len(text)
-            words.append(Word(text, offset, end, *cut_span(unit.text, offset, end)))
+            words.append(Word(text, offset, end, *cut_span(unit.text, offset, end), sep=sep))
     yield from tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE)), RULE)
 
 
