@@ -61,6 +61,13 @@ def test_continued_lines_are_one_command():
     assert rules("make", text) == [("HB105", 2), ("HB105", 3), ("HB106", 3)]
 
 
+def test_bare_suffixes_follow_a_tree_with_renamed_files(tmp_path):
+    """``-include $(SRC:.cu=.d)`` left as is would include the renamed source as a Makefile."""
+    text = "SRC = main.cu\nOBJ = $(SRC:.cu=.o)\n-include $(SRC:.cu=.d)\n"
+    out = converted("make", text, root=tmp_path, renamed=["main.cu"])
+    assert out == "SRC = main.hip\nOBJ = $(SRC:.hip=.o)\n-include $(SRC:.hip=.d)\n"
+
+
 def test_names_follow_the_renames(tmp_path):
     text = "SRC = main.cu lib/k.cu vendor/v.cu\n"
     out = converted("make", text, root=tmp_path, renamed=["main.cu", "lib/k.cu"])
@@ -129,6 +136,13 @@ def test_an_emptied_middle_line_goes_and_the_rest_stays_continued(tmp_path):
     out = converted("make", text)
     assert out == "F = -O3 \\\n\t-DX=1\nall:\n\t@echo $(F)\n"
     assert make_prints(out, tmp_path) == "-O3 -DX=1"
+
+
+def test_a_backslash_against_a_flag_stays(tmp_path):
+    text = "F := -O3 -arch=$(ARCH)\\\n  -I../inc\nall:\n\t@echo $(F)\n"
+    out = converted("make", text)
+    assert out == "F := -O3 --offload-arch=$(ARCH)\\\n  -I../inc\nall:\n\t@echo $(F)\n"
+    assert make_prints(out, tmp_path, "ARCH=gfx942") == "-O3 --offload-arch=gfx942 -I../inc"
 
 
 def test_fast_math_keeps_infinity_checks():

@@ -78,7 +78,7 @@ def _flags(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
 
 def _words(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Blank-separated words of a logical line, each cut before a ``)``/``}`` that closes a
-    reference opened before it, and without the continuation backslashes."""
+    reference opened before it, and without the continuation backslash."""
     for m in _WORD.finditer(text, start, end):
         stack: list[str] = []
         stop = m.end()
@@ -92,7 +92,9 @@ def _words(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
                     break
                 if stack[-1] == c:
                     stack.pop()
-        if stop > m.start() and text[m.start() : stop] != "\\":
+        if stop == m.end() and text[stop - 1] == "\\" and text.startswith("\n", stop):
+            stop -= 1  # the continuation backslash written against the word: `-arch=sm_80\`
+        if stop > m.start():
             yield m.start(), stop
 
 
