@@ -6,6 +6,12 @@ import pytest
 
 from _build import build_result, converted, rules
 
+ROCM_FIRST = (  # after find_package(hip): ROCm's headers before /usr/include's for HIP sources
+    'if(hip_INCLUDE_DIRS AND NOT hip_INCLUDE_DIRS STREQUAL "/usr/include")\n'
+    '  string(APPEND CMAKE_HIP_FLAGS " -isystem ${hip_INCLUDE_DIRS}")\n'
+    "endif()"
+)
+
 PROJECT = """\
 cmake_minimum_required(VERSION 3.21)
 project(saxpy LANGUAGES CXX CUDA)
@@ -25,7 +31,7 @@ def test_project_converts_to_the_hip_language():
         "set(CMAKE_HIP_ARCHITECTURES gfx942)\n"
         "add_library(k STATIC src/k.hip)\n"
         "find_package(hip REQUIRED)\n"
-        "include_directories(BEFORE SYSTEM ${hip_INCLUDE_DIRS})\n"
+        f"{ROCM_FIRST}\n"
         "target_link_libraries(k PRIVATE hip::host)\n"
     )
 
@@ -94,7 +100,7 @@ def test_library_targets_bring_their_packages():
     )
     assert converted("cmake", text) == (
         "find_package(hip REQUIRED)\n"
-        "include_directories(BEFORE SYSTEM ${hip_INCLUDE_DIRS})\n"
+        f"{ROCM_FIRST}\n"
         "find_package(hipblas REQUIRED)\n"
         "find_package(hiprand REQUIRED)\n"
         "find_package(hipsparse REQUIRED)\n"
@@ -105,7 +111,7 @@ def test_library_targets_bring_their_packages():
 def test_roc_option_links_the_roc_libraries():
     text = "find_package(CUDAToolkit)\ntarget_link_libraries(a CUDA::cublas)\n"
     assert converted("cmake", text, roc=True) == (
-        "find_package(hip)\ninclude_directories(BEFORE SYSTEM ${hip_INCLUDE_DIRS})\n"
+        f"find_package(hip)\n{ROCM_FIRST}\n"
         "find_package(rocblas REQUIRED)\ntarget_link_libraries(a roc::rocblas)\n"
     )
 
@@ -198,7 +204,7 @@ def test_cpp_sources_beside_kernels_get_the_hip_runtime():
     text = "add_executable(app main.cpp k.cu)\nadd_executable(tool tool.cpp)\n"
     assert converted("cmake", text) == (
         "find_package(hip REQUIRED)\n"
-        "include_directories(BEFORE SYSTEM ${hip_INCLUDE_DIRS})\n"
+        f"{ROCM_FIRST}\n"
         "add_executable(app main.cpp k.hip)\n"
         "target_link_libraries(app PRIVATE hip::host)\n"
         "add_executable(tool tool.cpp)\n"  # neither kernels nor CUDA in tool.cpp (absent)

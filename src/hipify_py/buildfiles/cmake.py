@@ -426,7 +426,7 @@ def _find_packages_after(unit: BuildFile, cmd: Command, packages: list[str]) -> 
     first, then the ROCm packages the file's targets need."""
     indent = _indent(unit, cmd.start)
     nl = "\r\n" if "\r\n" in unit.text else "\n"
-    lines = [ROCM_INCLUDES_FIRST, *(f"find_package({p} REQUIRED)" for p in packages)]
+    lines = [*ROCM_INCLUDES_FIRST, *(f"find_package({p} REQUIRED)" for p in packages)]
     yield Edit(cmd.close + 1, cmd.close + 1, "".join(f"{nl}{indent}{x}" for x in lines), RULE)
 
 
@@ -434,5 +434,5 @@ def _find_packages_before(unit: BuildFile, offset: int, packages: list[str]) -> 
     indent = _indent(unit, offset)
     nl = "\r\n" if "\r\n" in unit.text else "\n"
     lines = [f"find_package({p} REQUIRED)" for p in packages]
-    lines += [ROCM_INCLUDES_FIRST] if "hip" in packages else []
+    lines += ROCM_INCLUDES_FIRST if "hip" in packages else ()
     yield Edit(offset, offset, "".join(f"{x}{nl}{indent}" for x in lines), RULE)

@@ -9,7 +9,7 @@
   needs C or CXX, so CXX (and C, where the file names C sources) joins HIP.
 - Clang as the HIP compiler searches the ROCm root's ``include/`` after the system dirs, so an
   older HIP in ``/usr/include/hip`` would win silently: the converted file puts
-  ``hip_INCLUDE_DIRS`` first (CMake drops it where it is a system dir already).
+  ``hip_INCLUDE_DIRS`` first for HIP sources.
 """
 
 from __future__ import annotations
@@ -23,7 +23,15 @@ from .unit import BuildFile
 if TYPE_CHECKING:
     from .cmake import Command
 
-ROCM_INCLUDES_FIRST = "include_directories(BEFORE SYSTEM ${hip_INCLUDE_DIRS})"
+# CMake drops include_directories() entries it takes for the compiler's own (it lists ROCm's
+# include dir among clang's, though clang reads it last), so the flag goes in CMAKE_HIP_FLAGS,
+# whose final value applies to every target of the directory; never -isystem /usr/include,
+# which would break libstdc++'s #include_next
+ROCM_INCLUDES_FIRST = (
+    'if(hip_INCLUDE_DIRS AND NOT hip_INCLUDE_DIRS STREQUAL "/usr/include")',
+    '  string(APPEND CMAKE_HIP_FLAGS " -isystem ${hip_INCLUDE_DIRS}")',
+    "endif()",
+)
 _PROJECT_KEYWORDS = frozenset({"VERSION", "DESCRIPTION", "HOMEPAGE_URL", "LANGUAGES"})
 _TARGET_KEYWORDS = frozenset(
     {"STATIC", "SHARED", "MODULE", "OBJECT", "EXCLUDE_FROM_ALL", "WIN32", "MACOSX_BUNDLE"}
