@@ -15,9 +15,16 @@ from .clang import Ast, crash_of, parse
 from .directives import forget_lines, lines
 from .lexer import Kind, Lexed, Token, lex
 from .macros import expansion_estimate
-from .syntax import forget_brackets, know_brackets, launch_config_end, token_text
+from .syntax import (
+    forget_brackets,
+    know_brackets,
+    launch_config_end,
+    opener_width,
+    token_text,
+)
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
+_SPACED_LAUNCH = re.compile(r"<<\s+<")
 
 # literal-first patterns: a leading \b would make the search visit every byte of a long file
 _HIP_CALL = re.compile(r"hip[A-Z]\w*\s*\(")
@@ -117,13 +124,22 @@ class Unit:
         return out
 
     @cached_property
+    def spaced_launch_openers(self) -> list[int]:
+        """Indices of the ``<<`` of each ``<< <``: a launch as clang-format may leave it
+        (``k << <grid, block >> > (x)``)."""
+        if not _SPACED_LAUNCH.search(self.text):
+            return []
+        tokens = self.tokens
+        return [i for i in self.operators_spelled(["<<"]) if opener_width(tokens, i) == 2]
+
+    @cached_property
     def launch_config_ends(self) -> dict[int, int | None]:
-        """For each ``<<<`` of ``launch_openers``, the index of the ``>>>`` that closes its
-        launch configuration (None: not a launch).  Found last opener first, so a scan that
-        meets a nested launch jumps over it, or gives up with it: linear in the tokens, also
-        for thousands of unclosed ``<<<``."""
+        """For each launch opener (``launch_openers`` and ``spaced_launch_openers``), the
+        index of the last token of the ``>>>`` that closes its configuration (None: not a
+        launch).  Found last opener first, so a scan that meets a nested launch jumps over it,
+        or gives up with it: linear in the tokens, also for thousands of unclosed ``<<<``."""
         ends: dict[int, int | None] = {}
-        for chevron in reversed(self.launch_openers):
+        for chevron in sorted(self.launch_openers + self.spaced_launch_openers, reverse=True):
             ends[chevron] = launch_config_end(self.tokens, chevron, ends)
         return ends
 

@@ -8,13 +8,21 @@ original line layout of a multi-line launch is kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import bisect
+from collections.abc import Callable, Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import lines as directive_lines
 from ..frontend.lexer import Kind, Token
-from ..frontend.syntax import Arg, match_angle_backward, match_backward, match_forward, split_args
+from ..frontend.syntax import (
+    Arg,
+    match_angle_backward,
+    match_backward,
+    match_forward,
+    opener_width,
+    split_args,
+)
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 
@@ -149,20 +157,22 @@ _SPECIFIERS = frozenset({"static", "inline", "extern", "__forceinline__", "__noi
 def rewrite_launch(
     unit: Unit, chevron: int, templates: frozenset[str] = frozenset()
 ) -> list[Edit] | None:
-    """The edits for one launch whose ``<<<`` is tokens[chevron]; None if it is not a launch."""
+    """The edits for one launch whose ``<<<`` (or ``<< <``) is tokens[chevron]; None if it is
+    not a launch."""
     tokens = unit.tokens
     head = kernel_name_start(tokens, chevron)
     if head is None:
         return None
     name_first, templated = head
     templated = templated or tokens[chevron - 1].text in templates
-    close = unit.launch_config_ends.get(chevron)
-    if close is None or tokens[close].text != ">>>":
+    last = unit.launch_config_ends.get(chevron)
+    if last is None:
         return None
-    config = split_args(tokens, chevron + 1, close)
+    close = last if tokens[last].text == ">>>" else last - 1  # the closer's first token
+    config = split_args(tokens, chevron + opener_width(tokens, chevron), close)
     if config is None or not 2 <= len(config) <= 4:
         return None
-    paren = close + 1
+    paren = last + 1
     if paren >= len(tokens) or tokens[paren].text != "(":
         return None
     paren_close = match_forward(tokens, paren)
@@ -228,13 +238,31 @@ LAUNCHES = Tally(
 
 @rewrite_pass("launches", order=30, tallies=(LAUNCHES,))
 def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    if ctx.options.launch_syntax != "hip" or "<<<" not in unit.text:
+    if ctx.options.launch_syntax != "hip" or "<<" not in unit.text:
         return
     templates = template_kernels(unit)
     tokens = unit.tokens
-    for i in unit.launch_openers:
-        if tokens[i].in_directive and unit.directive_word(i) in ("include", "include_next"):
+    in_include = _include_lines(unit)
+    for i in sorted(unit.launch_openers + unit.spaced_launch_openers):
+        if tokens[i].in_directive and in_include(i):
             continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
         edits = rewrite_launch(unit, i, templates)
         if edits:
             yield from edits
+
+
+def _include_lines(unit: Unit) -> Callable[[int], bool]:
+    """Whether a token lies on an ``#include``/``#include_next`` line (one pass over the
+    directive lines, not a walk back to the ``#`` for each ``<<<``)."""
+    spans = [
+        (line.at, line.after)
+        for line in directive_lines(unit.tokens, unit.directives)
+        if line.word in ("include", "include_next")
+    ]
+    starts = [at for at, _ in spans]
+
+    def inside(i: int) -> bool:
+        k = bisect.bisect_right(starts, i) - 1
+        return k >= 0 and i < spans[k][1]
+
+    return inside
