@@ -110,18 +110,9 @@ class Unit:
 
     @cached_property
     def launch_openers(self) -> list[int]:
-        """Indices in ``tokens`` of every `<<<` (code or macro body), found from the text: a
-        `<<<` token is its own text, so ``str.find`` visits only the candidates."""
-        text, tokens = self.text, self.tokens
-        out = []
-        at = text.find("<<<")
-        while at >= 0:
-            k = self.first_token_from(at)
-            if k < len(tokens) and tokens[k].start == at and tokens[k].kind is Kind.PUNCT:
-                if tokens[k].text == "<<<":
-                    out.append(k)
-            at = text.find("<<<", at + 1)
-        return out
+        """Indices in ``tokens`` of every `<<<` (code or macro body), from the lexer's operator
+        index (a search of the text for each one cost a bisection per `<<<`)."""
+        return self.operators_spelled(["<<<"])
 
     @cached_property
     def spaced_launch_openers(self) -> list[int]:
