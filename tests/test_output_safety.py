@@ -372,6 +372,12 @@ def test_an_output_directory_below_a_file_and_an_empty_output_name(tmp_path: Pat
     assert "Not a directory" in _one_line_error(proc, 2)
     proc = cli("convert", str(tmp_path / "src" / "k0.cu"), "-o", "")
     assert "an empty path" in _one_line_error(proc, 2)
+    # a directory named as the file to write is a usage error before the run, not a failed
+    # write after it (exit 1)
+    for option in ("-o", "--json", "--diff-file"):
+        extra = ["--dry-run"] if option == "--diff-file" else []
+        proc = cli("convert", str(tmp_path / "src" / "k0.cu"), option, str(tmp_path), *extra)
+        assert "is a directory" in _one_line_error(proc, 2), option
 
 
 def test_ctrl_c_during_a_write_lands_once_the_file_is_whole(

@@ -205,6 +205,9 @@ def test_read_regular_reads_up_to_its_limit_and_refuses_a_byte_more(tmp_path: Pa
         ("::std::system", "type", "qualified name"),
         ("hip::new", "type", "keyword 'new'"),
         ("hip::Stream", "macro", "qualified name"),
+        ("_Pragma", "function", "keyword '_Pragma'"),
+        ("__extension__", "function", "keyword '__extension__'"),
+        ("hip::__typeof__", "type", "keyword '__typeof__'"),
     ],
 )
 def test_mapping_values_are_names_not_code(project: Path, hip: str, kind: str, problem: str):

@@ -50,7 +50,7 @@ from .progress import progress
     "-o",
     "--output",
     "output_file",
-    type=PathArg(path_type=Path),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="Write the single converted input to FILE.",
 )
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print the single converted input.")
@@ -68,7 +68,7 @@ from .progress import progress
 @click.option("--dry-run", is_flag=True, help="Write nothing; print a unified diff.")
 @click.option(
     "--diff-file",
-    type=PathArg(path_type=Path),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="With --dry-run: save the diff to FILE instead of printing it.",
 )
 @selection_options
@@ -78,7 +78,7 @@ from .progress import progress
 @click.option(
     "--json",
     "json_file",
-    type=PathArg(path_type=Path, allow_dash=True),
+    type=PathArg(path_type=Path, dir_okay=False, allow_dash=True),
     help="Write the summary as JSON to FILE ('-' for stdout).",
 )
 @click.option(

@@ -22,8 +22,9 @@ RULES_LIMIT = 16 * 1024 * 1024  # bytes in one user mapping file
 EMITTED_KEYS = ("hip", "roc")
 
 
-# C and C++ keywords (and the compilers' spellings of asm): a rule that emits one puts code,
-# not a name, into the output (``hip: delete``, ``hip: __asm__``)
+# C and C++ keywords and operators (and the compilers' spellings of asm, attributes, typeof
+# and _Pragma): a rule that emits one puts code, not a name, into the output (``hip: delete``,
+# ``hip: __asm__``, ``hip: _Pragma``)
 KEYWORDS = frozenset(
     "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t "
     "char16_t char32_t class co_await co_return co_yield compl concept const consteval "
@@ -34,7 +35,9 @@ KEYWORDS = frozenset(
     "static_cast struct switch template this thread_local throw true try typedef typeid "
     "typename union unsigned using virtual void volatile wchar_t while xor xor_eq restrict "
     "_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert "
-    "_Thread_local __asm __asm__ __attribute__ __declspec __builtin_asm".split()
+    "_Thread_local __asm __asm__ __attribute__ __declspec __builtin_asm _Pragma __attribute "
+    "__extension__ typeof __typeof __typeof__ __volatile__ __restrict __restrict__ __inline "
+    "__inline__".split()
 )
 # kinds whose HIP name may be namespace-qualified (``hipcub::BlockReduce``, ``at::hip::...``);
 # never into the C++ standard library, which is no HIP API (``hip: std::system``)
