@@ -25,9 +25,12 @@ _FILE_QUERIES = frozenset({"__has_include", "__has_include_next", "__has_embed"}
 
 # A directive the lexer did not see as one (a NUL byte or a Unicode space before the '#'):
 # found again at each line start, with no backtracking across lines, and blanked as well.
+# A line that a backslash-newline continues is no line start: otherwise each line of a run of
+# them would scan the rest of the run again (quadratic).
 _GAP = r"(?:[^\S\r\n]|\x00|\\(?:\r\n?|\n)|/\*[^\r\n]*?\*/)*" + POSSESSIVE
+_LINE_START = r"(?:^|(?<=[\r\n]))(?<!\\\n)(?<!\\\r)(?<!\\\r\n)"
 _LEFTOVER = re.compile(
-    rf"(?:^|(?<=[\r\n])){_GAP}(?P<hash>\#|%:){_GAP}"
+    rf"{_LINE_START}{_GAP}(?P<hash>\#|%:){_GAP}"
     r"(?:include|import|embed|__include|pragma[^\r\n]*dependency)"
     r"(?:[^\r\n\\]|\\(?:\r\n?|\n|.))*" + POSSESSIVE,
     re.M | re.DOTALL,

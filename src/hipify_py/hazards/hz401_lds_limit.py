@@ -215,8 +215,8 @@ def check(unit, ctx, report):
         stop = min(len(toks), i + 512)  # a launch configuration is short: bounded scan
         while k < stop and not (depth == 0 and toks[k].text == ">>>"):
             x = toks[k].text
-            if x == ";" or depth < 0:
-                break
+            if x in (";", "<<<") or depth < 0:  # `<<<` again: no size to read (and a run
+                break  # of unclosed `<<<` costs one step each, not 512)
             if x in ("(", "[", "{"):
                 depth += 1
             elif x in (")", "]", "}"):

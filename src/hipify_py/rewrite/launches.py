@@ -8,7 +8,8 @@ original line layout of a multi-line launch is kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import bisect
+from collections.abc import Callable, Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
@@ -100,8 +101,14 @@ def _is_dim3(arg: Arg, tokens: Sequence[Token]) -> bool:
     return match_forward(tokens, opener) == arg.last
 
 
-def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
-    """Index of the ``>>>`` closing the launch configuration, skipping bracketed groups."""
+def _find_config_end(
+    tokens: Sequence[Token], chevron: int, ends: dict[int, int | None] | None = None
+) -> int | None:
+    """Index of the ``>>>`` closing the launch configuration, skipping bracketed groups.
+
+    ``ends`` holds the answers for later ``<<<`` (asked last to first): a launch nested in the
+    configuration is stepped over at once, so a file of unclosed ``<<<`` is scanned in linear
+    time, not once per ``<<<`` to the end of the statement."""
     j = chevron + 1
     nested = 0
     directive = tokens[chevron].in_directive
@@ -114,7 +121,13 @@ def _find_config_end(tokens: Sequence[Token], chevron: int) -> int | None:
                 return j
             nested -= 1
         if tok.text == "<<<":
-            nested += 1  # a launch inside the configuration (rewritten on its own)
+            if ends is not None and j in ends:  # a launch inside the configuration
+                inner = ends[j]
+                if inner is None:
+                    return None
+                j = inner + 1
+                continue
+            nested += 1  # (rewritten on its own)
         if tok.kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
             k = match_forward(tokens, j)
             if k is None:
@@ -171,7 +184,10 @@ _SPECIFIERS = frozenset({"static", "inline", "extern", "__forceinline__", "__noi
 
 
 def rewrite_launch(
-    unit: Unit, chevron: int, templates: frozenset[str] = frozenset()
+    unit: Unit,
+    chevron: int,
+    templates: frozenset[str] = frozenset(),
+    ends: dict[int, int | None] | None = None,
 ) -> list[Edit] | None:
     """The edits for one launch whose ``<<<`` is tokens[chevron]; None if it is not a launch."""
     tokens = unit.tokens
@@ -180,7 +196,7 @@ def rewrite_launch(
         return None
     name_first, templated = head
     templated = templated or tokens[chevron - 1].text in templates
-    close = _find_config_end(tokens, chevron)
+    close = ends[chevron] if ends is not None else _find_config_end(tokens, chevron)
     if close is None or tokens[close].text != ">>>":
         return None
     config = split_args(tokens, chevron + 1, close)
@@ -241,15 +257,36 @@ def _separator(between: str) -> str:
     return ", "
 
 
+def _include_lines(unit: Unit) -> Callable[[int], bool]:
+    """Whether a token lies on an ``#include``/``#include_next`` line (one pass over the
+    directive lines, not a walk back to the ``#`` for each ``<<<``)."""
+    spans = [
+        (line.at, line.after)
+        for line in directive_lines(unit.tokens, unit.directives)
+        if line.word in ("include", "include_next")
+    ]
+    starts = [at for at, _ in spans]
+
+    def inside(i: int) -> bool:
+        k = bisect.bisect_right(starts, i) - 1
+        return k >= 0 and i < spans[k][1]
+
+    return inside
+
+
 @rewrite_pass("launches", order=30)
 def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if ctx.options.launch_syntax != "hip" or "<<<" not in unit.text:
         return
     templates = template_kernels(unit)
     tokens = unit.tokens
+    ends: dict[int, int | None] = {}
+    for i in reversed(unit.launch_openers):
+        ends[i] = _find_config_end(tokens, i, ends)
+    in_include = _include_lines(unit)
     for i in unit.launch_openers:
-        if tokens[i].in_directive and unit.directive_word(i) in ("include", "include_next"):
+        if tokens[i].in_directive and in_include(i):
             continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
-        edits = rewrite_launch(unit, i, templates)
+        edits = rewrite_launch(unit, i, templates, ends)
         if edits:
             yield from edits
