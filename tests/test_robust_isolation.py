@@ -53,11 +53,17 @@ def test_a_hanging_parse_is_cut_off(monkeypatch):
         ("int x = f(1);\n", False),
     ],
 )
-def test_risky_input_is_parsed_in_a_child_first(monkeypatch, src, risky):
-    """Broken, deeply nested or NUL-holding input is probed; the probe's verdict is the AST's."""
-    calls = []
+def test_risky_input_is_walked_in_the_child_too(monkeypatch, src, risky):
+    """Every parse is tried in a child first; broken, deeply nested or NUL-holding input is
+    also walked there.  The child's verdict is the AST's."""
+    walks = []
     real = clang.crash_of
-    monkeypatch.setattr("hipify_py.frontend.unit.crash_of", lambda *a: calls.append(1) or real(*a))
+
+    def probe(attempt, size, *, walk):
+        walks.append(walk)
+        return real(attempt, size, walk=walk)
+
+    monkeypatch.setattr("hipify_py.frontend.unit.crash_of", probe)
     unit = Unit("t.cu", src, ctx().mappings)
     assert unit.ast is not None
-    assert bool(calls) is risky
+    assert walks == [risky]

@@ -40,6 +40,8 @@ def run_rules(
     edits, findings, problems = proposals_of(unit, ctx, phases)
     # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
     inactive = inactive_in(unit)
+    if "ast" in unit.__dict__ and unit.ast is None:  # a rule asked for the AST and got none
+        problems.append(_not_analysed(unit))
     return edits, [f for f in findings if f.start not in inactive], problems
 
 
@@ -85,7 +87,7 @@ def _parse_problems(unit: Unit) -> list[str]:
         return []
     ast = unit.ast
     if ast is None:
-        return [f"libclang could not parse the file ({unit._ast_error}); converted from tokens"]
+        return [_not_analysed(unit)]
     problems = []
     for diag in ast.diagnostics:
         if unit.hermetic and _is_hermetic_noise(diag.message):
@@ -93,6 +95,15 @@ def _parse_problems(unit: Unit) -> list[str]:
         where = f"line {unit.lines.position(diag.offset)[0]}: " if diag.offset >= 0 else ""
         problems.append(f"{where}{diag.message}")
     return problems
+
+
+def _not_analysed(unit: Unit) -> str:
+    """Why the file has no AST: a rule error when a rule needed it (its findings are missing,
+    so ``check`` fails), else a parse problem the report lists."""
+    return (
+        f"not analysed: libclang could not parse the file ({unit._ast_error}); "
+        "converted from tokens, findings that need the AST are missing"
+    )
 
 
 _NOISE = (
@@ -179,7 +190,6 @@ def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
     edits, findings, problems = run_rules(unit, ctx, phases)
     result = FileResult(path=path, original=text, text=text)
     result.rule_errors = problems
-    result.parse_problems = problems + _parse_problems(unit)
     for finding in findings:
         fix = finding.fix
         if fix and ctx.options.fix and (fix.safe or ctx.options.unsafe_fixes):
@@ -192,6 +202,8 @@ def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
         made = {(e.start, e.end, e.text) for e in edits}
         open_ = [f for f in findings if not _holds_fix(f, made)]
         edits.extend(_annotations(open_, unit, edits))
+    # after --skip-inactive, which may be what parsed the file
+    result.parse_problems = problems + [p for p in _parse_problems(unit) if p not in problems]
     try:
         applied = apply_edits(text, edits)
     except EditConflict as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import faulthandler
 import os
+import resource
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -116,39 +117,77 @@ class Ast:
         return out
 
 
-def crash_of(attempt: Callable[[], Ast]) -> str | None:
-    """Parse (and walk) in a forked child first: why libclang died there, or None if it lived.
+def crash_of(attempt: Callable[[], Ast], size: int, *, walk: bool = True) -> str | None:
+    """Parse (and with ``walk`` visit) in a forked child first, under a time and memory limit:
+    why libclang died or was stopped there, or None if it lived.
 
     libclang crashes on some broken inputs (SIGSEGV, or a stack overflow its crash recovery
-    cannot catch), and a crash in our process would end the whole run.  The child does what
-    the rules will do (diagnostics, every cursor's kind and extent) and exits; only a file
-    that survives is parsed in this process.  Without ``fork`` the parse is not isolated.
+    cannot catch), and a few hundred bytes of nested macros can make it expand for minutes
+    into gigabytes; neither can be stopped inside our process.  The child gets
+    ``PARSE_SECONDS`` of CPU and wall time and ``PARSE_MEMORY`` bytes of address space beyond
+    what it inherited (plus 20 times the file's size), does what the rules will do
+    (diagnostics; with ``walk`` every cursor's kind and extent) and exits; only a file that
+    lived is parsed in this process.  Without ``fork`` the parse is not isolated.
     """
     if not hasattr(os, "fork"):
         return None
+    budget = PARSE_MEMORY + 20 * size
+    _clang_index()  # libclang loaded here: the child's memory cap is for the parse alone
+    read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
+        os.close(read_end)
         code = 0
         faulthandler.disable()  # the parent reports the crash; no dump on its stderr
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)  # nor libclang's own crash report
         try:
-            signal.alarm(PARSE_SECONDS)  # a hang ends the child, not the run
+            _limit_child(budget)
             ast = attempt()
             ast.diagnostics  # noqa: B018 - evaluated for its side effect on libclang
-            for node in ast.walk():
-                node.kind, node.extent  # noqa: B018
-        except BaseException:
+            if walk:
+                for node in ast.walk():
+                    node.kind, node.extent  # noqa: B018
+        except MemoryError:
+            code = _OUT_OF_MEMORY
+        except BaseException as exc:  # what the parse here would raise, or a limit's effect
+            os.write(write_end, f"{type(exc).__name__}: {exc}".encode()[:500])
             code = 1
         os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        if sig == signal.SIGALRM:
-            return f"libclang took over {PARSE_SECONDS} s"
-        return f"libclang crashed ({signal.Signals(sig).name})"
-    return None
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        raised = pipe.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(pid, 0)
+    memory = f"libclang ran out of its {budget >> 20} MiB memory limit"
+    if os.WIFEXITED(status):
+        code = os.WEXITSTATUS(status)
+        if code == _OUT_OF_MEMORY or (code and usage.ru_maxrss * 1024 >= budget // 2):
+            return memory  # libclang's crash recovery turned a failed allocation into an error
+        return None if code == 0 else raised or f"the parse child exited with status {code}"
+    sig = os.WTERMSIG(status)
+    if sig in (signal.SIGALRM, signal.SIGXCPU, signal.SIGKILL):
+        return f"libclang took over {PARSE_SECONDS} s (the limit)"
+    if usage.ru_maxrss * 1024 >= budget // 2:  # allocation failed near the cap: abort/crash
+        return memory
+    return f"libclang crashed ({signal.Signals(sig).name})"
 
 
-PARSE_SECONDS = 60
+def _limit_child(budget: int) -> None:
+    """In the parse child: a wall-clock alarm, a CPU limit, and an address-space cap of
+    ``budget`` bytes above what the child inherited (its Python and libclang mappings)."""
+    signal.alarm(PARSE_SECONDS)  # a hang ends the child, not the run
+    resource.setrlimit(resource.RLIMIT_CPU, (PARSE_SECONDS, PARSE_SECONDS + 1))
+    try:
+        with open("/proc/self/statm") as statm:
+            mapped = int(statm.read().split()[0]) * resource.getpagesize()
+    except OSError:
+        return  # no way to know what is mapped: time limits only
+    resource.setrlimit(resource.RLIMIT_AS, (mapped + budget, mapped + budget))
+
+
+PARSE_SECONDS = 8
+PARSE_MEMORY = 1 << 30
+_OUT_OF_MEMORY = 3
 
 
 class _RangeList(ctypes.Structure):

@@ -168,11 +168,12 @@ class Unit:
             lexed=self.lexed,
         )
         try:
-            if self.risky:
-                crash = crash_of(attempt)
-                if crash is not None:
-                    self._ast_error = crash
-                    return None
+            # every parse is tried under limits first; input libclang has crashed on is
+            # walked there too
+            crash = crash_of(attempt, len(self.text), walk=self.risky)
+            if crash is not None:
+                self._ast_error = crash
+                return None
             return attempt()
         except Exception as exc:  # libclang load or parse failure: degrade to tokens only
             self._ast_error = f"{type(exc).__name__}: {exc}"
@@ -206,10 +207,10 @@ class Unit:
 
     @cached_property
     def risky(self) -> bool:
-        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes): its
-        parse is tried in a child process first.  Other text is not: UTF-8 (a comment in
-        another language) is ordinary source, and bytes that are not UTF-8 never reach
-        libclang (``parse`` refuses them, so the file is converted from tokens)."""
+        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes): the
+        child that tries its parse first also walks the whole AST.  Other text is not: UTF-8
+        (a comment in another language) is ordinary source, and bytes that are not UTF-8 never
+        reach libclang (``parse`` refuses them, so the file is converted from tokens)."""
         if self.looks_broken or "\0" in self.text:
             return True
         depth = deepest = 0
