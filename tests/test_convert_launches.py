@@ -1,5 +1,8 @@
 """Kernel launches: every form in which CUDA code writes them."""
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from _convert import body, hip
@@ -149,3 +152,65 @@ def test_skip_inactive_drops_fixes_in_skipped_branches_too() -> None:
     out = body(src, skip_inactive=True, fix=True, unsafe_fixes=True)
     assert dead in out
     assert "unsigned long long n = __ballot_sync(0xffffffffffffffffULL, v > 0);" in out
+
+
+# Launches as clang-format leaves them in some projects (issue 23): nvcc accepts `<< <` and
+# `>> >`; shifts and a template's `>> >` around them stay as they are.
+SPACED = """#include <cstdio>
+#include <utility>
+#include <vector>
+template <typename T> __global__ void k(T* x) { x[threadIdx.x] = T(1); }
+__global__ void g(int* x, int n) { x[threadIdx.x] = n; }
+int main() {
+  int* x = nullptr;
+  dim3 grid(1), block(64);
+  std::vector<std::vector<std::pair<int, int>> > v;
+  int a = 1 << 3, b = a >> 1;
+  g << <grid, block >> > (x, a << 2);
+  k<int> << <grid, block, 0 >> > (x);
+  g << <(a >> 1) > 0 ? 1 : 2, block >> > (x, b >> 1);
+  printf("%d %zu\\n", a << b, v.size());
+  return 0;
+}
+"""
+
+
+def test_spaced_launches_convert_like_unspaced_ones(
+    nvcc: str, clang19: str, rocm7: Path, tmp_path: Path
+) -> None:
+    cuda = tmp_path / "spaced.cu"
+    cuda.write_text(SPACED)
+    real = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(cuda), "-o", str(tmp_path / "spaced.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert real.returncode == 0, real.stderr[-2000:]
+    out = body(SPACED)
+    assert "hipLaunchKernelGGL(g, dim3(grid), dim3(block), 0, 0, x, a << 2);" in out
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<int>), dim3(grid), dim3(block), 0, 0, x);" in out
+    assert "hipLaunchKernelGGL(g, dim3((a >> 1) > 0 ? 1 : 2), dim3(block), 0, 0, x, b >> 1);" in out
+    assert "std::vector<std::vector<std::pair<int, int>> > v;" in out
+    assert "int a = 1 << 3, b = a >> 1;" in out and 'printf("%d %zu\\n", a << b' in out
+    hip_file = tmp_path / "spaced.hip"
+    hip_file.write_text("#include <hip/hip_runtime.h>\n" + out)
+    check = subprocess.run(
+        [
+            clang19,
+            "-x",
+            "hip",
+            "--offload-arch=gfx942",
+            "-nogpulib",
+            "-fsyntax-only",
+            "-std=c++17",
+            f"--rocm-path={rocm7}",
+            "-isystem",
+            str(rocm7 / "include"),
+            str(hip_file),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert check.returncode == 0, check.stderr[-2000:]

@@ -9,6 +9,7 @@ original line layout of a multi-line launch is kept.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Iterator, Sequence
 
 from ..context import Context
@@ -20,6 +21,8 @@ from ..frontend.unit import Unit
 from ..rules import rewrite_pass
 
 RULE = "launch"
+_SPACED = re.compile(r"<<\s+<")  # `k << <grid, block >> > (x)`, as clang-format may leave it
+_SPACED_OR_NOT = re.compile(r"<<\s*<")
 
 
 def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool] | None:
@@ -109,18 +112,21 @@ def _find_config_end(
     ``ends`` holds the answers for later ``<<<`` (asked last to first): a launch nested in the
     configuration is stepped over at once, so a file of unclosed ``<<<`` is scanned in linear
     time, not once per ``<<<`` to the end of the statement."""
-    j = chevron + 1
+    j = chevron + opener_width(tokens, chevron)
     nested = 0
     directive = tokens[chevron].in_directive
     while j < len(tokens):
         tok = tokens[j]
         if tok.in_directive != directive or tok.text in (";", "}"):
             return None
-        if tok.text == ">>>":
+        width = _closer_width(tokens, j)
+        if width:
             if nested == 0:
-                return j
+                return j + width - 1
             nested -= 1
-        if tok.text == "<<<":
+            j += width
+            continue
+        if opener_width(tokens, j):
             if ends is not None and j in ends:  # a launch inside the configuration
                 inner = ends[j]
                 if inner is None:
@@ -135,6 +141,32 @@ def _find_config_end(
             j = k
         j += 1
     return None
+
+
+def opener_width(tokens: Sequence[Token], i: int) -> int:
+    """1 for a ``<<<`` at tokens[i], 2 for ``<< <`` (a launch as clang-format may leave it:
+    ``<<`` then ``<`` is no C++ expression, so it opens a launch), else 0."""
+    text = tokens[i].text
+    if text == "<<<":
+        return 1
+    nxt = i + 1 < len(tokens) and tokens[i + 1]
+    return 2 if text == "<<" and nxt and nxt.text == "<" and nxt.kind is Kind.PUNCT else 0
+
+
+def _closer_width(tokens: Sequence[Token], i: int) -> int:
+    """1 for ``>>>`` at tokens[i], 2 for ``>> >`` or ``> >>`` (the spaced forms), else 0."""
+    text = tokens[i].text
+    if text == ">>>":
+        return 1
+    if text not in (">>", ">") or i + 1 >= len(tokens):
+        return 0
+    return 2 if tokens[i + 1].text == {">>": ">", ">": ">>"}[text] else 0
+
+
+def spaced_openers(unit: Unit) -> list[int]:
+    """Indices of the ``<<`` of each ``<< <`` (read from the lexer's operator index)."""
+    tokens = unit.tokens
+    return [i for i in unit.operators_spelled(["<<"]) if opener_width(tokens, i) == 2]
 
 
 def template_kernels(unit: Unit) -> frozenset[str]:
@@ -196,13 +228,14 @@ def rewrite_launch(
         return None
     name_first, templated = head
     templated = templated or tokens[chevron - 1].text in templates
-    close = ends[chevron] if ends is not None else _find_config_end(tokens, chevron)
-    if close is None or tokens[close].text != ">>>":
+    last = ends[chevron] if ends is not None else _find_config_end(tokens, chevron)
+    if last is None:
         return None
-    config = split_args(tokens, chevron + 1, close)
+    close = last if tokens[last].text == ">>>" else last - 1  # the closer's first token
+    config = split_args(tokens, chevron + opener_width(tokens, chevron), close)
     if config is None or not 2 <= len(config) <= 4:
         return None
-    paren = close + 1
+    paren = last + 1
     if paren >= len(tokens) or tokens[paren].text != "(":
         return None
     paren_close = match_forward(tokens, paren)
@@ -276,15 +309,18 @@ def _include_lines(unit: Unit) -> Callable[[int], bool]:
 
 @rewrite_pass("launches", order=30)
 def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    if ctx.options.launch_syntax != "hip" or "<<<" not in unit.text:
+    if ctx.options.launch_syntax != "hip" or not _SPACED_OR_NOT.search(unit.text):
         return
     templates = template_kernels(unit)
     tokens = unit.tokens
+    openers = unit.launch_openers
+    if _SPACED.search(unit.text):
+        openers = sorted(openers + spaced_openers(unit))
     ends: dict[int, int | None] = {}
-    for i in reversed(unit.launch_openers):
+    for i in reversed(openers):
         ends[i] = _find_config_end(tokens, i, ends)
     in_include = _include_lines(unit)
-    for i in unit.launch_openers:
+    for i in openers:
         if tokens[i].in_directive and in_include(i):
             continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
         edits = rewrite_launch(unit, i, templates, ends)
