@@ -2,16 +2,26 @@
 process that may die, and count what went wrong.
 
 Usage: python benchmarks/fuzz_campaign.py [--inputs 100000] [--start 0] [--jobs 2]
-                                          [--save DIR] [--slow 10]
+                                          [--save DIR] [--slow 10] [--adversarial 10]
+                                          [--max-bytes 1048576] [--log FILE]
 (SIGTERM or Ctrl-C: finish the inputs in flight and print the summary so far.)
 
 Input number N is ``tests/_mutations.py:mutate(N)`` (a seed from tests/ and examples/ plus one to
-five mutations), so any failure is reproduced from its number.  For each input a worker runs the
-file through ``runner.process`` as ``convert`` and as ``check`` would, then converts the output
-again.  Counted per input: a traceback (any exception), a worker death (the process was killed,
-e.g. by SIGSEGV, or hung past 6x the slow limit in wall time), an edit conflict, a rule error
-(a rule pass that raised), a slow input (over ``--slow`` CPU seconds for convert + check +
-reconvert) and a non-idempotent conversion.  Failing
+five mutations), or, for every ``--adversarial``-th number, ``adversarial.py:generate(N)`` (macro
+bombs, unclosed ``<<<``, backslash-newline runs, one-line files up to ``--max-bytes``, spaced
+launches), so any failure is reproduced from its number.  Odd numbers run with
+``--skip-inactive`` (which parses every file with libclang), even ones without.  For each input
+a worker runs the file through ``runner.process`` as ``convert`` and as ``check`` would, then
+converts the output again.  Counted per input: a traceback (any exception), a worker death (the
+process was killed, e.g. by SIGSEGV, or hung past 6x the slow limit in wall time), an edit
+conflict, a rule error (a rule pass that raised), a slow input (over ``--slow`` CPU seconds for
+convert + check + reconvert), a non-idempotent conversion, a silent analysis failure (libclang
+was stopped or died on the file and the conversion or the check does not say "not analysed";
+one that says so is counted apart, as reported) and an input whose peak memory grew by more
+than 20 times its size (at least 64 MiB allowed: the interpreter's own heap moves that much).
+``--log`` writes one line per input: number,
+kind (for inputs with a problem or a parse verdict), bytes, CPU seconds, peak memory growth
+(MiB; this worker's VmHWM is reset before each input), problems, parse verdict.  Failing
 inputs are written to ``--save`` with their number and mutations in the name.  This is the
 long run behind ``tests/test_fuzz.py`` (which CI runs with a small fixed budget).
 """
@@ -33,6 +43,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from adversarial import generate  # noqa: E402
+
+import hipify_py.frontend.unit as unit_module  # noqa: E402
 from _mutations import mutate  # noqa: E402
 from hipify_py.context import Context, Options  # noqa: E402
 from hipify_py.discover import Candidate  # noqa: E402
@@ -40,24 +55,47 @@ from hipify_py.mappings import load_index  # noqa: E402
 from hipify_py.pipeline import convert_text  # noqa: E402
 from hipify_py.runner import process  # noqa: E402
 
-PROBLEMS = ("traceback", "death", "conflict", "rule_error", "slow", "not_idempotent")
+PROBLEMS = (
+    "traceback",
+    "death",
+    "conflict",
+    "rule_error",
+    "slow",
+    "not_idempotent",
+    "silent",
+    "over_memory",
+)
+MEMORY_FLOOR = 64 << 20
 
 
-def examine(data: bytes, work: Path, ctx: Context) -> list[str]:
-    """The problems one input shows (empty when it went through cleanly)."""
+def make_input(number: int, adversarial: int, max_bytes: int) -> tuple[bytes, str]:
+    """Input ``number``: adversarial every ``adversarial``-th number, else a mutation."""
+    if adversarial and number % adversarial == 0:
+        return generate(number, max_bytes)
+    return mutate(number)
+
+
+def examine(data: bytes, work: Path, ctx: Context, stopped: list[str]) -> list[str]:
+    """The problems one input shows (empty when it went through cleanly); ``stopped`` collects
+    why libclang's parse child failed on it, if it did."""
     path = work / "m.cu"
     path.write_bytes(data)
     cand = Candidate(path, Path("m.cu"), work)
     found: list[str] = []
     for mode in ("convert", "check"):
+        stopped.clear()
         out = process(cand, ctx, mode)
         result = out.result
         if out.status == "failed" and "conflict" in out.message:
             found.append("conflict")
         if result is not None and any("internal error" in p for p in result.parse_problems):
             found.append("rule_error")
-        if result is not None and getattr(result, "rule_errors", None):
+        errors = [e for e in getattr(result, "rule_errors", ()) if "not analysed" not in e]
+        if errors:
             found.append("rule_error")
+        if stopped and result is not None:
+            told = [*result.parse_problems, *result.rule_errors]
+            found.append("not_analysed" if any("not analysed" in p for p in told) else "silent")
         if mode == "convert" and result is not None and result.changed and not result.error:
             again = convert_text(result.text, str(path), ctx)
             if again.text != result.text:
@@ -65,8 +103,40 @@ def examine(data: bytes, work: Path, ctx: Context) -> list[str]:
     return sorted(set(found))
 
 
-def _worker(conn: Connection) -> None:
-    ctx = Context(Options(), load_index())
+def _watch_parses(stopped: list[str]) -> None:
+    """Record each verdict of the parse child that is not 'lived'."""
+    real = unit_module.crash_of
+
+    def watched(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        verdict = real(*args, **kwargs)
+        if verdict is not None:
+            stopped.append(verdict)
+        return verdict
+
+    unit_module.crash_of = watched  # type: ignore[assignment]
+
+
+def _peak_reset() -> int:
+    """Reset this process's peak RSS (Linux clear_refs 5); its RSS now, in bytes."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+    return _status("VmRSS")
+
+
+def _status(key: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def _worker(conn: Connection, adversarial: int, max_bytes: int) -> None:
+    index = load_index()
+    contexts = [Context(Options(), index), Context(Options(skip_inactive=True), index)]
+    stopped: list[str] = []
+    _watch_parses(stopped)
     with tempfile.TemporaryDirectory(prefix="hipify-fuzz-") as tmp:
         work = Path(tmp)
         parent = os.getppid()
@@ -77,14 +147,21 @@ def _worker(conn: Connection) -> None:
             number = conn.recv()
             if number is None:
                 return
-            data, _ = mutate(number)
+            data, _ = make_input(number, adversarial, max_bytes)
+            stopped.clear()
+            base = _peak_reset()
             t0 = _cpu_seconds()
             try:
-                found = examine(data, work, ctx)
+                found = examine(data, work, contexts[number % 2], stopped)
                 detail = ""
             except Exception:
                 found, detail = ["traceback"], traceback.format_exc()
-            conn.send((number, found, _cpu_seconds() - t0, detail))
+            seconds = _cpu_seconds() - t0
+            grew = max(0, _status("VmHWM") - base)
+            if grew > max(20 * len(data), MEMORY_FLOOR):
+                found.append("over_memory")
+            info = (len(data), grew, "; ".join(stopped))
+            conn.send((number, found, seconds, detail, info))
 
 
 def _cpu_seconds() -> float:
@@ -96,9 +173,10 @@ def _cpu_seconds() -> float:
 
 
 class Worker:
-    def __init__(self) -> None:
+    def __init__(self, adversarial: int, max_bytes: int) -> None:
+        self.setup = (adversarial, max_bytes)
         self.conn, child = mp.Pipe()
-        self.proc = mp.Process(target=_worker, args=(child,), daemon=True)
+        self.proc = mp.Process(target=_worker, args=(child, *self.setup), daemon=True)
         self.proc.start()
         child.close()
         self.number: int | None = None
@@ -121,26 +199,44 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--slow", type=float, default=10.0)
     ap.add_argument("--save", type=Path, default=Path("fuzz-failures"))
+    ap.add_argument("--adversarial", type=int, default=10, help="every N-th input (0: none)")
+    ap.add_argument("--max-bytes", type=int, default=1 << 20)
+    ap.add_argument("--log", type=Path, help="one line per input (tab-separated)")
     args = ap.parse_args()
+    log = args.log.open("w") if args.log else None
+    if log:
+        print("number\tkind\tbytes\tcpu_s\tpeak_mib\tproblems\tparse", file=log, flush=True)
+    heaviest = (0.0, -1)
     args.save.mkdir(parents=True, exist_ok=True)
     todo = iter(range(args.start, args.start + args.inputs))
     counts: Counter = Counter()
     kinds: Counter = Counter()
+    notes: Counter = Counter()
     slowest = (0.0, -1)
     done = 0
     t_start = time.perf_counter()
-    workers = [Worker() for _ in range(args.jobs)]
+    setup = (args.adversarial, args.max_bytes)
+    workers = [Worker(*setup) for _ in range(args.jobs)]
 
-    def record(number: int, found: list[str], seconds: float, detail: str) -> None:
-        nonlocal done, slowest
+    def record(
+        number: int, found: list[str], seconds: float, detail: str, info: tuple = (0, 0, "")
+    ) -> None:
+        nonlocal done, slowest, heaviest
         done += 1
         slowest = max(slowest, (seconds, number))
+        heaviest = max(heaviest, (info[1] / max(1, info[0]), number))
+        if log:
+            kind = make_input(number, *setup)[1] if found or info[2] else ""
+            fields = (number, kind, info[0], f"{seconds:.3f}", f"{info[1] / 2**20:.1f}")
+            print(*fields, ",".join(found), info[2], sep="\t", file=log, flush=True)
         if seconds > args.slow:
             found = [*found, "slow"]
+        notes.update(p for p in found if p not in PROBLEMS)  # reported as it should be
+        found = [p for p in found if p in PROBLEMS]
         for problem in found:
             counts[problem] += 1
         if found:
-            data, how = mutate(number)
+            data, how = make_input(number, *setup)
             kinds.update(f"{p}:{how}" for p in found)
             name = f"{number}-{'-'.join(found)}-{how}.cu"
             (args.save / name).write_bytes(data)
@@ -167,17 +263,16 @@ def main() -> int:
                 continue
             if w.conn.poll(0.05):
                 try:
-                    number, found, seconds, detail = w.conn.recv()
+                    record(*w.conn.recv())
                 except EOFError:
-                    number, found, seconds, detail = w.number, ["death"], 0.0, "worker died"
+                    record(w.number, ["death"], 0.0, "worker died")
                     w.stop()
-                    workers[i] = w = Worker()
-                record(number, found, seconds, detail)
+                    workers[i] = w = Worker(*setup)
             elif not w.proc.is_alive() or time.perf_counter() - w.since > 6 * args.slow:
                 died = f"exit code {w.proc.exitcode}" if not w.proc.is_alive() else "hung"
                 record(w.number, ["death"], time.perf_counter() - w.since, died)
                 w.stop()
-                workers[i] = w = Worker()
+                workers[i] = w = Worker(*setup)
             else:
                 continue
             nxt = next(todo, None)
@@ -190,9 +285,11 @@ def main() -> int:
         w.stop()
     elapsed = time.perf_counter() - t_start
     print(f"\n{done} inputs in {elapsed:.0f} s", end="; ")
-    print(f"slowest {slowest[0]:.2f} CPU s (input {slowest[1]})")
+    print(f"slowest {slowest[0]:.2f} CPU s (input {slowest[1]})", end="; ")
+    print(f"largest peak growth {heaviest[0]:.1f}x the input's size (input {heaviest[1]})")
     for problem in PROBLEMS:
         print(f"  {problem:15} {counts[problem]}")
+    print(f"  reported 'not analysed' (not a problem): {notes['not_analysed']} runs")
     for kind, n in kinds.most_common(20):
         print(f"    {n:6} {kind}")
     return 1 if counts else 0

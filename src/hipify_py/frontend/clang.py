@@ -185,8 +185,8 @@ def _limit_child(budget: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (mapped + budget, mapped + budget))
 
 
-PARSE_SECONDS = 8
-PARSE_MEMORY = 1 << 30
+PARSE_SECONDS = 4
+PARSE_MEMORY = 512 << 20
 _OUT_OF_MEMORY = 3
 
 
