@@ -224,7 +224,7 @@ def main() -> int:
         nonlocal done, slowest, heaviest
         done += 1
         slowest = max(slowest, (seconds, number))
-        heaviest = max(heaviest, (info[1] / max(1, info[0]), number))
+        heaviest = max(heaviest, (info[1] / max(info[0], MEMORY_FLOOR // 20), number))
         if log:
             kind = make_input(number, *setup)[1] if found or info[2] else ""
             fields = (number, kind, info[0], f"{seconds:.3f}", f"{info[1] / 2**20:.1f}")
@@ -286,7 +286,8 @@ def main() -> int:
     elapsed = time.perf_counter() - t_start
     print(f"\n{done} inputs in {elapsed:.0f} s", end="; ")
     print(f"slowest {slowest[0]:.2f} CPU s (input {slowest[1]})", end="; ")
-    print(f"largest peak growth {heaviest[0]:.1f}x the input's size (input {heaviest[1]})")
+    growth, worst = heaviest  # sizes under the floor's twentieth count as that much
+    print(f"largest peak growth {growth:.1f}x the input size (input {worst})")
     for problem in PROBLEMS:
         print(f"  {problem:15} {counts[problem]}")
     print(f"  reported 'not analysed' (not a problem): {notes['not_analysed']} runs")
