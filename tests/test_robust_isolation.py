@@ -38,6 +38,7 @@ def test_a_crashing_parse_falls_back_to_tokens_and_is_reported(monkeypatch):
 def test_a_hanging_parse_is_cut_off(monkeypatch):
     monkeypatch.setattr("hipify_py.frontend.unit.parse", _hang)
     monkeypatch.setattr(clang, "PARSE_SECONDS", 1)
+    monkeypatch.setattr(clang, "WALL_FACTOR", 1)
     t0 = time.monotonic()
     out = result(BROKEN)
     assert time.monotonic() - t0 < 20
