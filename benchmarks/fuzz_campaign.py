@@ -53,6 +53,7 @@ from hipify_py.context import Context, Options  # noqa: E402
 from hipify_py.discover import Candidate  # noqa: E402
 from hipify_py.mappings import load_index  # noqa: E402
 from hipify_py.pipeline import convert_text  # noqa: E402
+from hipify_py.result import RunMode  # noqa: E402
 from hipify_py.runner import process  # noqa: E402
 
 PROBLEMS = (
@@ -82,7 +83,7 @@ def examine(data: bytes, work: Path, ctx: Context, stopped: list[str]) -> list[s
     path.write_bytes(data)
     cand = Candidate(path, Path("m.cu"), work)
     found: list[str] = []
-    for mode in ("convert", "check"):
+    for mode in (RunMode.CONVERT, RunMode.CHECK):
         stopped.clear()
         out = process(cand, ctx, mode)
         result = out.result
@@ -96,7 +97,7 @@ def examine(data: bytes, work: Path, ctx: Context, stopped: list[str]) -> list[s
         if stopped and result is not None:
             told = [*result.parse_problems, *result.rule_errors]
             found.append("not_analysed" if any("not analysed" in p for p in told) else "silent")
-        if mode == "convert" and result is not None and result.changed and not result.error:
+        if mode is RunMode.CONVERT and result is not None and result.changed and not result.error:
             again = convert_text(result.text, str(path), ctx)
             if again.text != result.text:
                 found.append("not_idempotent")
@@ -224,7 +225,7 @@ def main() -> int:
         nonlocal done, slowest, heaviest
         done += 1
         slowest = max(slowest, (seconds, number))
-        heaviest = max(heaviest, (info[1] / max(info[0], MEMORY_FLOOR // 20), number))
+        heaviest = max(heaviest, (info[1] / max(1, info[0]), number))
         if log:
             kind = make_input(number, *setup)[1] if found or info[2] else ""
             fields = (number, kind, info[0], f"{seconds:.3f}", f"{info[1] / 2**20:.1f}")
@@ -286,8 +287,7 @@ def main() -> int:
     elapsed = time.perf_counter() - t_start
     print(f"\n{done} inputs in {elapsed:.0f} s", end="; ")
     print(f"slowest {slowest[0]:.2f} CPU s (input {slowest[1]})", end="; ")
-    growth, worst = heaviest  # sizes under the floor's twentieth count as that much
-    print(f"largest peak growth {growth:.1f}x the input size (input {worst})")
+    print(f"largest peak growth {heaviest[0]:.1f}x the input's size (input {heaviest[1]})")
     for problem in PROBLEMS:
         print(f"  {problem:15} {counts[problem]}")
     print(f"  reported 'not analysed' (not a problem): {notes['not_analysed']} runs")

@@ -55,7 +55,7 @@ def test_convert_rewrites_the_build_file_with_the_runs_renames(project, tmp_path
     assert (out / "src" / "k.hip").is_file()
     assert (out / "README.md").read_text() == (project / "README.md").read_text()
     data = json.loads(summary.read_text())
-    assert data["build_file_edits"] == 5
+    assert data["conversions"]["build_file_edits"] == 5
     assert data["files"]["converted"] == 2 and data["files"]["copied"] == 1
     assert data["findings_by_rule"] == {"HB101": 1}
     # converting the converted tree again changes nothing

@@ -6,6 +6,12 @@ import pytest
 
 from _build import build_result, converted, rules
 
+ROCM_FIRST = (  # after find_package(hip): ROCm's headers before /usr/include's for HIP sources
+    'if(hip_INCLUDE_DIRS AND NOT hip_INCLUDE_DIRS STREQUAL "/usr/include")\n'
+    '  string(APPEND CMAKE_HIP_FLAGS " -isystem ${hip_INCLUDE_DIRS}")\n'
+    "endif()"
+)
+
 PROJECT = """\
 cmake_minimum_required(VERSION 3.21)
 project(saxpy LANGUAGES CXX CUDA)
@@ -25,6 +31,7 @@ def test_project_converts_to_the_hip_language():
         "set(CMAKE_HIP_ARCHITECTURES gfx942)\n"
         "add_library(k STATIC src/k.hip)\n"
         "find_package(hip REQUIRED)\n"
+        f"{ROCM_FIRST}\n"
         "target_link_libraries(k PRIVATE hip::host)\n"
     )
 
@@ -55,7 +62,8 @@ def test_project_converts_to_the_hip_language():
         ),
         (
             "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math>)",
-            "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-ffast-math>)",
+            "target_compile_options(k PRIVATE "
+            "$<$<COMPILE_LANGUAGE:HIP>:-ffast-math;-fno-finite-math-only>)",
         ),
         (
             'set(CMAKE_CUDA_FLAGS "-Xcompiler=-fPIC,-Wall --expt-relaxed-constexpr -lineinfo")',
@@ -92,6 +100,7 @@ def test_library_targets_bring_their_packages():
     )
     assert converted("cmake", text) == (
         "find_package(hip REQUIRED)\n"
+        f"{ROCM_FIRST}\n"
         "find_package(hipblas REQUIRED)\n"
         "find_package(hiprand REQUIRED)\n"
         "find_package(hipsparse REQUIRED)\n"
@@ -102,7 +111,8 @@ def test_library_targets_bring_their_packages():
 def test_roc_option_links_the_roc_libraries():
     text = "find_package(CUDAToolkit)\ntarget_link_libraries(a CUDA::cublas)\n"
     assert converted("cmake", text, roc=True) == (
-        "find_package(hip)\nfind_package(rocblas REQUIRED)\ntarget_link_libraries(a roc::rocblas)\n"
+        f"find_package(hip)\n{ROCM_FIRST}\n"
+        "find_package(rocblas REQUIRED)\ntarget_link_libraries(a roc::rocblas)\n"
     )
 
 
@@ -136,9 +146,9 @@ def test_names_follow_only_the_files_the_run_renames(tmp_path):
 
 def test_kept_cu_names_are_compiled_as_hip(tmp_path):
     """--keep-names / --in-place / an excluded file: CMake compiles a .cu as HIP only if told."""
-    text = "add_library(k STATIC src/k.cu a.cpp)\n  set(S x.cu)\n"
+    text = "add_library(k STATIC src/k.cu)\n  set(S x.cu)\n"
     assert converted("cmake", text, keep_names=True) == (
-        "add_library(k STATIC src/k.cu a.cpp)\n"
+        "add_library(k STATIC src/k.cu)\n"
         "set_source_files_properties(src/k.cu PROPERTIES LANGUAGE HIP)\n"
         "  set(S x.cu)\n"
         "  set_source_files_properties(x.cu PROPERTIES LANGUAGE HIP)\n"
@@ -184,3 +194,50 @@ def test_suppression_comment_silences_a_build_finding():
 def test_bracket_arguments_and_comments_are_not_commands():
     text = "#[[ project(x CUDA) ]]\nmessage([=[ enable_language(CUDA) ]=])\n"
     assert build_result("cmake", text).text == text
+
+
+# ---------------------------------------------------------------------------------------------
+# what CUDA gave implicitly: the runtime for .cpp sources, C++ for find_package(hip)
+
+
+def test_cpp_sources_beside_kernels_get_the_hip_runtime():
+    text = "add_executable(app main.cpp k.cu)\nadd_executable(tool tool.cpp)\n"
+    assert converted("cmake", text) == (
+        "find_package(hip REQUIRED)\n"
+        f"{ROCM_FIRST}\n"
+        "add_executable(app main.cpp k.hip)\n"
+        "target_link_libraries(app PRIVATE hip::host)\n"
+        "add_executable(tool tool.cpp)\n"  # neither kernels nor CUDA in tool.cpp (absent)
+    )
+
+
+def test_a_cpp_only_target_that_uses_the_runtime_gets_it(tmp_path):
+    (tmp_path / "host.cpp").write_text("#include <cuda_runtime.h>\nint main() {}\n")
+    (tmp_path / "plain.cpp").write_text("int main() {}\n")
+    text = (
+        "add_executable(host host.cpp)\ntarget_link_libraries(host m)\n"
+        "add_executable(plain plain.cpp)\nset(X k.cu)\n"
+    )
+    out = converted("cmake", text, root=tmp_path)
+    assert "add_executable(host host.cpp)\ntarget_link_libraries(host hip::host)\n" in out
+    assert "add_executable(plain plain.cpp)\nset(X k.hip)\n" in out
+
+
+def test_a_target_that_links_the_runtime_already_is_left():
+    text = "add_library(k a.cpp k.cu)\ntarget_link_libraries(k PUBLIC CUDA::cudart)\n"
+    assert converted("cmake", text).count("hip::host") == 1
+
+
+@pytest.mark.parametrize(
+    ("cuda", "hip"),
+    [
+        ("project(p LANGUAGES CUDA)", "project(p LANGUAGES CXX HIP)"),
+        ("project(p LANGUAGES CUDA VERSION 1.0)", "project(p LANGUAGES CXX HIP VERSION 1.0)"),
+        ("project(p CUDA)", "project(p CXX HIP)"),
+        ("project(p LANGUAGES CUDA)\nadd_executable(a m.c)", "project(p LANGUAGES C CXX HIP)"),
+        ("project(p LANGUAGES C CUDA)", "project(p LANGUAGES C CXX HIP)"),
+        ("project(p LANGUAGES CXX CUDA) # x.c", "project(p LANGUAGES CXX HIP) # x.c"),
+    ],
+)
+def test_project_keeps_a_cxx_language_for_find_package_hip(cuda, hip):
+    assert converted("cmake", cuda + "\n").startswith(hip)

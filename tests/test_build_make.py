@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from _build import converted, rules
+from conftest import require_tool
 
 
 @pytest.mark.parametrize(
@@ -24,7 +27,10 @@ from _build import converted, rules
             "F = -gencode arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90",
             "F = --offload-arch=gfx942",
         ),
-        ("F = --use_fast_math -use_fast_math", "F = -ffast-math -ffast-math"),
+        (
+            "F = --use_fast_math -use_fast_math",
+            "F = -ffast-math -fno-finite-math-only -ffast-math -fno-finite-math-only",
+        ),
         ("F = -O3 --expt-relaxed-constexpr --extended-lambda", "F = -O3"),
         ("F = -Xcompiler -fopenmp -Xcompiler=-fPIC,-Wall", "F = -fopenmp -fPIC -Wall"),
         ("F = --default-stream per-thread", "F = -fgpu-default-stream=per-thread"),
@@ -50,8 +56,16 @@ def test_offload_arch_option():
 
 def test_continued_lines_are_one_command():
     text = "F = -O3 \\\n\t-Xptxas -v \\\n\t-maxrregcount 64 --use_fast_math\n"
-    assert converted("make", text) == "F = -O3 \\\n\t\\\n\t-ffast-math\n"
-    assert rules("make", text) == [("HB105", 2), ("HB105", 3)]
+    out = "F = -O3 \\\n\t-ffast-math -fno-finite-math-only\n"  # the emptied line goes
+    assert converted("make", text) == out
+    assert rules("make", text) == [("HB105", 2), ("HB105", 3), ("HB106", 3)]
+
+
+def test_bare_suffixes_follow_a_tree_with_renamed_files(tmp_path):
+    """``-include $(SRC:.cu=.d)`` left as is would include the renamed source as a Makefile."""
+    text = "SRC = main.cu\nOBJ = $(SRC:.cu=.o)\n-include $(SRC:.cu=.d)\n"
+    out = converted("make", text, root=tmp_path, renamed=["main.cu"])
+    assert out == "SRC = main.hip\nOBJ = $(SRC:.hip=.o)\n-include $(SRC:.hip=.d)\n"
 
 
 def test_names_follow_the_renames(tmp_path):
@@ -65,3 +79,73 @@ def test_unconvertible_libraries_and_separable_compilation_are_reported():
     text = "LIBS = -lcupti -lnvjpeg\nF = -rdc=true\n\tnvcc -dlink a.o -o link.o\n"
     assert rules("make", text) == [("HB104", 1), ("HB104", 1), ("HB102", 2), ("HB102", 3)]
     assert "F = -fgpu-rdc\n" in converted("make", text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Make's structure survives: each case parses with GNU make before and after conversion
+
+SAMPLES_GENCODE = """\
+SMS ?= 50 60 70
+ifeq ($(GENCODE_FLAGS),)
+$(foreach sm,$(SMS),$(eval GENCODE_FLAGS += -gencode arch=compute_$(sm),code=sm_$(sm)))
+HIGHEST_SM := $(lastword $(sort $(SMS)))
+GENCODE_FLAGS += -gencode arch=compute_${HIGHEST_SM},code=compute_${HIGHEST_SM}
+endif
+all:
+\t@echo $(GENCODE_FLAGS)
+"""
+CONTINUED_GENCODE = """\
+ifeq ($(ARCH),big)
+GEN = -gencode arch=compute_70,code=sm_70 \\
+      -gencode arch=compute_80,code=sm_80 \\
+      -gencode arch=compute_90,code=sm_90
+else ifeq ($(ARCH),small)
+GEN = -arch=sm_70
+endif
+all:
+\t@echo "$(GEN)"
+"""
+
+
+def make_prints(text: str, tmp_path, *args: str) -> str:
+    """What ``make`` prints for the Makefile ``text`` (its parse errors fail the test)."""
+    make = require_tool("make")
+    (tmp_path / "Makefile").write_text(text)
+    proc = subprocess.run([make, "-s", *args], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_a_flag_inside_eval_keeps_the_closing_parentheses(tmp_path):
+    assert "arch=compute_70,code=compute_70" in make_prints(SAMPLES_GENCODE, tmp_path)
+    out = converted("make", SAMPLES_GENCODE)
+    assert "$(eval GENCODE_FLAGS += --offload-arch=gfx942))\n" in out
+    assert set(make_prints(out, tmp_path).split()) == {"--offload-arch=gfx942"}
+
+
+def test_removed_continuation_lines_do_not_swallow_else(tmp_path):
+    assert make_prints(CONTINUED_GENCODE, tmp_path, "ARCH=small") == "-arch=sm_70"
+    out = converted("make", CONTINUED_GENCODE)
+    assert "GEN = --offload-arch=gfx942\nelse ifeq ($(ARCH),small)\n" in out
+    assert make_prints(out, tmp_path, "ARCH=big") == "--offload-arch=gfx942"
+    assert make_prints(out, tmp_path, "ARCH=small") == "--offload-arch=gfx942"
+
+
+def test_an_emptied_middle_line_goes_and_the_rest_stays_continued(tmp_path):
+    text = "F = -O3 \\\n\t-Xptxas -v \\\n\t-DX=1\nall:\n\t@echo $(F)\n"
+    out = converted("make", text)
+    assert out == "F = -O3 \\\n\t-DX=1\nall:\n\t@echo $(F)\n"
+    assert make_prints(out, tmp_path) == "-O3 -DX=1"
+
+
+def test_a_backslash_against_a_flag_stays(tmp_path):
+    text = "F := -O3 -arch=$(ARCH)\\\n  -I../inc\nall:\n\t@echo $(F)\n"
+    out = converted("make", text)
+    assert out == "F := -O3 --offload-arch=$(ARCH)\\\n  -I../inc\nall:\n\t@echo $(F)\n"
+    assert make_prints(out, tmp_path, "ARCH=gfx942") == "-O3 --offload-arch=gfx942 -I../inc"
+
+
+def test_fast_math_keeps_infinity_checks():
+    text = "F = -O3 --use_fast_math\n"
+    assert converted("make", text) == "F = -O3 -ffast-math -fno-finite-math-only\n"
+    assert rules("make", text) == [("HB106", 1)]

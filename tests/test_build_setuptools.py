@@ -33,13 +33,21 @@ def test_cuda_extension_follows_the_conversion():
     assert "CUDAExtension, ROCM_HOME\n" in out
     assert '["ops.cpp", "kernels/ops_kernel.hip"],  # ops_kernel.cu: the kernels' in out
     assert 'libraries=["hipblas"],' in out
-    nvcc = '"nvcc": ["-O3", "-ffast-math", "--offload-arch=gfx942",\n                         ],'
+    nvcc = '"nvcc": ["-O3", "-ffast-math", "-fno-finite-math-only",\n                         ],'
     assert nvcc in out
     assert len(out.splitlines()) == len(SETUP.splitlines()) - 1  # the emptied line is gone
 
 
-def test_the_dropped_ptxas_flag_is_reported():
-    assert rules("setuptools", SETUP) == [("HB105", 15)]
+def test_dropped_flags_are_reported():
+    assert rules("setuptools", SETUP) == [("HB106", 13), ("HB107", 13), ("HB105", 15)]
+
+
+def test_arch_flags_are_left_to_pytorch():
+    """PyTorch's _get_rocm_arch_flags ignores PYTORCH_ROCM_ARCH once any --offload-arch is in
+    the arguments: the converted extension carries none."""
+    text = 'args = {"nvcc": ["-O3", "-arch=sm_90", "-gencode", "arch=compute_80,code=sm_80"]}\n'
+    assert converted("setuptools", text) == 'args = {"nvcc": ["-O3"]}\n'
+    assert rules("setuptools", text) == [("HB107", 1)]
 
 
 def test_only_plain_strings_in_lists_are_rewritten(tmp_path):

@@ -501,3 +501,64 @@ def test_config_ignores_decide_for_convert_fix_and_annotate_too(tmp_path, monkey
     assert "unsigned n = " in out  # HZ105's fix (unsigned long long) not applied
     checked = CliRunner().invoke(check, ["src"])
     assert "HZ101" not in checked.output and "HZ105" not in checked.output
+
+
+# --------------------------------------------------- a committed manifest is untrusted (issue 24)
+
+
+def _edit_manifest(hip: Path, **changes) -> None:
+    path = hip / MANIFEST_NAME
+    doc = json.loads(path.read_text())
+    for key, value in changes.items():
+        doc[key] = {**doc[key], **value}
+    path.write_text(json.dumps(doc))
+
+
+def test_a_manifest_that_maps_a_source_to_a_decoy_does_not_pass_stale_output(tree):
+    _convert("src", "--out-dir", "hip")
+    (tree / "src" / "scale.cu").write_text(CLEAN.replace("*= a", "*= a + 1"))
+    # the pull request regenerates a decoy and points the manifest at it; hip/scale.hip, the
+    # file the build compiles, is stale
+    _convert("src", "--out-dir", "fresh")
+    (tree / "hip" / "decoy.hip").write_text((tree / "fresh" / "scale.hip").read_text())
+    doc = json.loads((tree / "hip" / MANIFEST_NAME).read_text())
+    entry = doc["files"].pop("scale.hip")
+    doc["files"]["decoy.hip"] = entry
+    (tree / "hip" / MANIFEST_NAME).write_text(json.dumps(doc))
+    code, data = as_json("src", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 1
+    assert ("hip/scale.hip", "stale") in {(s["path"], s["data"]["status"]) for s in _stale(data)}
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("extra_clang_args", ["-include", "PIPE"]),
+        ("extra_clang_args", ["-Xclang", "-load"]),
+        ("include_dirs", ["/etc"]),
+        ("extra_clang_args", ["-I/etc"]),
+        ("defines", ["X\nY"]),
+        ("launch_syntax", "rm -rf"),
+        ("fix", "yes"),
+        ("target_rocm", "7.2; x"),
+    ],
+)
+def test_manifest_options_outside_what_convert_writes_are_refused(tree, option, value):
+    _convert("src", "--out-dir", "hip")
+    fifo = tree / "pipe"
+    os.mkfifo(fifo)  # libclang would wait on it forever
+    value = [str(fifo) if v == "PIPE" else v for v in value] if isinstance(value, list) else value
+    _edit_manifest(tree / "hip", options={option: value})
+    code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 2 and f"option {option!r}" in out and "Traceback" not in out
+
+
+def test_manifest_options_convert_writes_are_taken(tree):
+    (tree / "inc").mkdir()
+    _convert("src", "--out-dir", "hip")
+    _edit_manifest(
+        tree / "hip",
+        options={"defines": ["N=4"], "extra_clang_args": ["-DM", "-Iinc", "-std=c++17"]},
+    )
+    code, out = invoke("src", "--in-sync", "hip", "--ignore", "HZ")
+    assert code == 0, out

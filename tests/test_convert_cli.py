@@ -92,7 +92,7 @@ def test_out_dir_keep_names_and_json_summary(tree: Path, tmp_path: Path) -> None
     summary = json.loads(proc.stdout)
     assert summary["files"]["converted"] == 3  # kern.cu, helpers.cuh, latin1.cu
     assert summary["files"]["unchanged"] == 1  # main.cpp: its include keeps the .cu name
-    assert summary["launches_rewritten"] == 1
+    assert summary["conversions"]["launches_rewritten"] == 1
     assert summary["conversions_by_family"]["runtime"] >= 1
 
 

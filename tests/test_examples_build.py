@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -101,12 +102,40 @@ def cmake_hip(rocm7, rocm7_runtime, clang19, tmp_path_factory) -> list[str]:
         f"-DCMAKE_PREFIX_PATH={usr};{usr / MULTIARCH / 'cmake'}",
         f"-DCMAKE_HIP_FLAGS=--rocm-path={usr} --rocm-device-lib-path={device_libs(usr)}",
         "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld",  # lld: no need for rocBLAS behind hipBLAS
+        "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",  # for assert_rocm7_headers
     ]
 
 
 def cmake_build(cmake_hip: list[str], source: Path, build: Path) -> str:
     run([*cmake_hip, "-S", str(source), "-B", str(build)])
-    return run([cmake_hip[0], "--build", str(build), "--", "VERBOSE=1"])
+    log = run([cmake_hip[0], "--build", str(build), "--", "VERBOSE=1"])
+    assert_rocm7_headers(build)
+    return log
+
+
+def assert_rocm7_headers(build: Path) -> None:
+    """Every HIP header the build's compile commands read is a ROCm 7 one: were clang to search
+    its ROCm include dir after /usr/include, Debian's HIP 5.2 there would win silently. The
+    commands of compile_commands.json are re-run with -M (CMake's own dependency scan leaves
+    system headers out)."""
+    used: set[Path] = set()
+    for entry in json.loads((build / "compile_commands.json").read_text()):
+        args = shlex.split(entry["command"])
+        if "-o" in args:
+            del args[args.index("-o") : args.index("-o") + 2]
+        host_only = ["--cuda-host-only"] if entry["file"].endswith((".hip", ".cu")) else []
+        deps = run([*args, "-M", *host_only], cwd=Path(entry["directory"]))
+        words = deps.replace("\\\n", " ").split()
+        used |= {Path(w) for w in words if "/hip/" in w and w.endswith(".h")}
+    assert used, "no HIP header in the compile commands' dependencies"
+    versions = {p.resolve().parent / "hip_version.h" for p in used if p.parent.name == "hip"}
+    majors = {
+        line.split()[2]
+        for v in versions
+        for line in v.read_text().splitlines()
+        if line.startswith("#define HIP_VERSION_MAJOR ")
+    }
+    assert majors == {"7"}, f"HIP headers of version {majors} used: {sorted(versions)}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,6 +159,58 @@ def test_multi_directory_cublas_project_builds_and_links_hipblas(cmake_hip, tmp_
     assert "libhipblas.so" in log  # roc::hipblas reached the link line
     assert (tmp_path / "build" / "app" / "gemm_demo").is_file()
     assert code_object_archs(tmp_path / "build" / "blas" / "libblas_ops.a") == {"gfx942"}
+
+
+KERNEL = """\
+#include <cuda_runtime.h>
+__global__ void fill(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = 1.0f;
+}
+void launch(float* x, int n) { fill<<<(n + 255) / 256, 256>>>(x, n); }
+"""
+HOST = """\
+#include <cuda_runtime.h>
+void launch(float* x, int n);
+int main() {
+  float* x = nullptr;
+  if (cudaMalloc(&x, 256 * sizeof(float)) != cudaSuccess) return 1;
+  launch(x, 256);
+  return cudaDeviceSynchronize() == cudaSuccess ? cudaFree(x) : 1;
+}
+"""
+
+
+def test_a_cuda_only_project_configures_with_find_package_hip(cmake_hip, tmp_path):
+    """project(p LANGUAGES CUDA) enables no C++; find_package(hip) needs it (FindThreads)."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CUDA)\n"
+        "set(CMAKE_CUDA_ARCHITECTURES 90)\n"
+        "find_package(CUDAToolkit REQUIRED)\nadd_library(k STATIC k.cu)\n"
+    )
+    (tmp_path / "p" / "k.cu").write_text(KERNEL)
+    run([sys.executable, "-m", "hipify_py", "convert", str(tmp_path / "p"), "-q"])
+    cmake_build(cmake_hip, tmp_path / "p-hip", tmp_path / "build")
+    assert code_object_archs(tmp_path / "build" / "libk.a") == {"gfx942"}
+
+
+def test_cpp_sources_beside_kernels_compile_with_the_hip_runtime(cmake_hip, tmp_path):
+    """nvcc linked the runtime into the target and the .cpp found cuda_runtime.h; converted,
+    the .cpp includes hip_runtime.h and needs hip::host (else `#error Must define exactly one
+    of __HIP_PLATFORM_AMD__...`)."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX CUDA)\n"
+        "find_package(CUDAToolkit REQUIRED)\nadd_executable(app main.cpp k.cu)\n"
+        "target_include_directories(app PRIVATE ${CUDAToolkit_INCLUDE_DIRS})\n"
+    )
+    (tmp_path / "p" / "k.cu").write_text(KERNEL)
+    (tmp_path / "p" / "main.cpp").write_text(HOST)
+    run([sys.executable, "-m", "hipify_py", "convert", str(tmp_path / "p"), "-q"])
+    log = cmake_build(cmake_hip, tmp_path / "p-hip", tmp_path / "build")
+    assert "-D__HIP_PLATFORM_AMD__" in log or "__HIP_PLATFORM_AMD__=1" in log
+    assert (tmp_path / "build" / "app").is_file()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,7 +263,7 @@ def test_masked_add_setup_py_matches_the_converted_tree(rocm7, clang19, tmp_path
     assert all((src / s).is_file() for s in sources)
     # PyTorch's own hipify runs over these on ROCm: nothing CUDA-only may be left for it
     assert all("<<<" not in (src / s).read_text() for s in sources)
-    assert _nvcc_args(src / "setup.py") == ["-O3", "-ffast-math"]
+    assert _nvcc_args(src / "setup.py") == ["-O3", "-ffast-math", "-fno-finite-math-only"]
     obj = tmp_path / "kernel.o"
     run([clang19, "-x", "hip", "--offload-arch=gfx942", "-std=c++17", "-O2", "-c",
          f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -249,3 +252,165 @@ def test_in_place_does_not_rewrite_a_file_changed_while_it_was_converted(tmp_pat
     assert not (tmp_path / f"k.cu{BACKUP_SUFFIX}").exists()
     outcome = process(cand, ctx())
     assert writer.emit(outcome) == k and "hipLaunchKernelGGL" in k.read_text()
+
+
+CUDA_CPP = "#include <cuda_runtime.h>\nint main() { return cudaFree(0); }\n"
+
+
+@pytest.mark.parametrize(
+    ("inputs", "out_dir", "extra"),
+    [
+        (["src/b.cpp"], "src", []),  # a .cpp keeps its name: its output is the input
+        (["src/a.cu"], "src", ["--keep-names"]),
+        (["x", "y"], ".", []),  # several inputs keep their folder names under the output
+        (["src/b.cpp", "src/a.cu"], "x/../src", []),  # the same directory, spelled otherwise
+    ],
+)
+def test_an_output_tree_holding_the_inputs_never_replaces_them(
+    tmp_path: Path, inputs: list[str], out_dir: str, extra: list[str]
+) -> None:
+    for folder in ("src", "x", "y"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "a.cu").write_text(KERNEL)
+        (tmp_path / folder / "b.cpp").write_text(CUDA_CPP)
+    args = [str(tmp_path / i) for i in inputs]
+    proc = cli("convert", *args, "--out-dir", str(tmp_path / out_dir), *extra, "-q")
+    assert "would replace the input" in _one_line_error(proc, 2)
+    for folder in ("src", "x", "y"):  # every source byte for byte, and nothing written
+        assert (tmp_path / folder / "a.cu").read_text() == KERNEL
+        assert (tmp_path / folder / "b.cpp").read_text() == CUDA_CPP
+        assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["a.cu", "b.cpp"]
+
+
+def test_a_first_run_into_a_directory_never_replaces_files_it_did_not_write(
+    tmp_path: Path,
+) -> None:
+    """No manifest yet: a file there that differs from what convert would write is the user's."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "k.cu").write_text(KERNEL)
+    (src / "README").write_text("new readme\n")
+    out.mkdir()
+    (out / "k.hip").write_text("// my own port\n")
+    (out / "README").write_text("my notes\n")
+    proc = cli("convert", str(src), "--out-dir", str(out), "-q")
+    assert proc.returncode == 1 and "--force overwrites it" in proc.stderr
+    assert (out / "k.hip").read_text() == "// my own port\n"
+    assert (out / "README").read_text() == "my notes\n"
+    proc = cli("convert", str(src), "--out-dir", str(out), "-q", "--force")
+    assert proc.returncode == 0, proc.stderr
+    assert "hipLaunchKernelGGL" in (out / "k.hip").read_text()
+    assert (out / "README").read_text() == "new readme\n"
+
+
+def test_a_first_run_keeps_files_that_already_hold_the_output(tmp_path: Path) -> None:
+    """The same bytes are not a conflict: a tree converted before, its manifest lost."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(KERNEL)
+    assert cli("convert", str(src), "--out-dir", str(tmp_path / "out"), "-q").returncode == 0
+    (tmp_path / "out" / MANIFEST_NAME).unlink()
+    proc = cli("convert", str(src), "--out-dir", str(tmp_path / "out"), "-q")
+    assert proc.returncode == 0, proc.stderr
+
+
+# ------------------------------------------ a file system that refuses: one line, never a traceback
+
+
+@pytest.fixture
+def small_fs(tmp_path: Path):
+    """A 64 KiB tmpfs (root can mount one; CI runs as root): a disk that fills up, then is made
+    read-only, for real ENOSPC and EROFS errors."""
+    from conftest import missing
+
+    mount = tmp_path / "fs"
+    mount.mkdir()
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
+    )
+    if proc.returncode != 0:
+        missing(f"cannot mount a tmpfs: {proc.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _big_tree(src: Path, files: int = 30) -> None:
+    src.mkdir(parents=True)
+    for n in range(files):  # ~3 KB each: 30 of them do not fit in 64 KiB with the manifest
+        (src / f"k{n}.cu").write_text(KERNEL.replace("add", f"add{n}") + "//" + "x" * 3000 + "\n")
+
+
+def _refused(proc) -> str:
+    assert proc.returncode != 0, proc.stderr
+    assert "Traceback" not in proc.stderr and ".tmp" not in proc.stderr, proc.stderr
+    return proc.stderr
+
+
+def test_a_full_disk_is_one_line_per_file_and_for_the_manifest(tmp_path: Path, small_fs: Path):
+    _big_tree(tmp_path / "src")
+    err = _refused(cli("convert", str(tmp_path / "src"), "--out-dir", str(small_fs / "out"), "-q"))
+    assert "No space left on device" in err
+    assert f"cannot write {small_fs / 'out' / MANIFEST_NAME}" in err
+    assert not list(small_fs.rglob("*.tmp"))  # no temporary file left behind
+
+
+def test_a_read_only_output_and_a_read_only_default_parent(tmp_path: Path, small_fs: Path):
+    _big_tree(small_fs / "src", files=2)
+    subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
+    err = _refused(cli("convert", str(small_fs / "src"), "-q"))  # default: a sibling src-hip
+    assert "cannot create the output directory" in err and "Read-only file system" in err
+    err = _refused(cli("convert", str(small_fs / "src"), "--out-dir", str(small_fs), "-q"))
+    assert "Read-only file system" in err
+
+
+def test_an_output_directory_below_a_file_and_an_empty_output_name(tmp_path: Path) -> None:
+    _big_tree(tmp_path / "src", files=1)
+    (tmp_path / "file").write_text("a file\n")
+    proc = cli("convert", str(tmp_path / "src"), "--out-dir", str(tmp_path / "file" / "sub"))
+    assert "Not a directory" in _one_line_error(proc, 2)
+    proc = cli("convert", str(tmp_path / "src" / "k0.cu"), "-o", "")
+    assert "an empty path" in _one_line_error(proc, 2)
+
+
+def test_ctrl_c_during_a_write_lands_once_the_file_is_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interrupt is held while a temporary file exists beside the one it replaces: it
+    left an empty `.k.cu.PID-N.tmp` in the source tree of an --in-place run."""
+    from hipify_py.output import files
+
+    target = tmp_path / "k.cu"
+    target.write_bytes(b"old")
+    write_all = files._write_all
+
+    def interrupted(fd: int, data: bytes) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        write_all(fd, data)
+
+    monkeypatch.setattr(files, "_write_all", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_file(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]
+
+
+def test_a_file_that_vanishes_during_the_run_is_reported_once(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text(KERNEL)
+    (src / "b.cu").write_text(KERNEL)
+    vanish = (  # b.cu is found, then deleted before it is read
+        "import os, sys\nimport hipify_py.output as output\nfrom hipify_py.cli import main\n"
+        "walk = output.walk\n"
+        "def vanishing(*a, **k):\n    found = list(walk(*a, **k))\n"
+        f"    os.unlink({str(src / 'b.cu')!r})\n    return found\n"
+        "output.walk = vanishing\nsys.argv = ['hipify-py', *sys.argv[1:]]\nmain()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", vanish, "convert", str(src), "-q"], capture_output=True, text=True
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("b.cu") == 1, proc.stderr
+    assert (tmp_path / "src-hip" / "a.hip").is_file()

@@ -11,6 +11,7 @@ import pytest
 from _convert import ctx, hip, result
 from hipify_py.discover import Candidate
 from hipify_py.frontend.lexer import Kind, lex
+from hipify_py.result import RunMode
 from hipify_py.runner import process
 
 KERNEL = (
@@ -20,7 +21,7 @@ KERNEL = (
 )
 
 
-def _process(tmp_path: Path, data: bytes, mode: str = "convert"):
+def _process(tmp_path: Path, data: bytes, mode: RunMode = RunMode.CONVERT):
     path = tmp_path / "k.cu"
     path.write_bytes(data)
     return process(Candidate(path, Path("k.cu"), tmp_path), ctx(), mode)
@@ -33,7 +34,7 @@ def test_latin1_source_is_converted_byte_for_byte_and_checked(tmp_path):
     assert b"// caf\xe9 au lait\n" in out.result.data  # the Latin-1 byte, unchanged
     assert b"hipDeviceSynchronize();" in out.result.data
     assert [f.rule for f in out.result.findings] == ["HZ402"]
-    checked = _process(tmp_path, data, "check")
+    checked = _process(tmp_path, data, RunMode.CHECK)
     assert [f.rule for f in checked.result.findings] == ["HZ402"]
 
 

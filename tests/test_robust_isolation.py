@@ -38,7 +38,6 @@ def test_a_crashing_parse_falls_back_to_tokens_and_is_reported(monkeypatch):
 def test_a_hanging_parse_is_cut_off(monkeypatch):
     monkeypatch.setattr("hipify_py.frontend.unit.parse", _hang)
     monkeypatch.setattr(clang, "PARSE_SECONDS", 1)
-    monkeypatch.setattr(clang, "WALL_FACTOR", 1)
     t0 = time.monotonic()
     out = result(BROKEN)
     assert time.monotonic() - t0 < 20
@@ -54,17 +53,11 @@ def test_a_hanging_parse_is_cut_off(monkeypatch):
         ("int x = f(1);\n", False),
     ],
 )
-def test_risky_input_is_walked_in_the_child_too(monkeypatch, src, risky):
-    """Every parse is tried in a child first; broken, deeply nested or NUL-holding input is
-    also walked there.  The child's verdict is the AST's."""
-    walks = []
+def test_risky_input_is_parsed_in_a_child_first(monkeypatch, src, risky):
+    """Broken, deeply nested or NUL-holding input is probed; the probe's verdict is the AST's."""
+    calls = []
     real = clang.crash_of
-
-    def probe(attempt, size, *, walk):
-        walks.append(walk)
-        return real(attempt, size, walk=walk)
-
-    monkeypatch.setattr("hipify_py.frontend.unit.crash_of", probe)
+    monkeypatch.setattr("hipify_py.frontend.unit.crash_of", lambda *a: calls.append(1) or real(*a))
     unit = Unit("t.cu", src, ctx().mappings)
     assert unit.ast is not None
-    assert walks == [risky]
+    assert bool(calls) is risky

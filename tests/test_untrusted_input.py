@@ -194,3 +194,40 @@ def test_read_regular_reads_up_to_its_limit_and_refuses_a_byte_more(tmp_path: Pa
         assert read_regular(status, 1 << 20).startswith(b"Name:")
         with pytest.raises(TooLarge):
             read_regular(status, 10)
+
+
+@pytest.mark.parametrize(
+    ("hip", "kind", "problem"),
+    [
+        ("__asm__", "function", "keyword '__asm__'"),
+        ("delete", "function", "keyword 'delete'"),
+        ("std::system", "function", "qualified name"),
+        ("::std::system", "type", "qualified name"),
+        ("hip::new", "type", "keyword 'new'"),
+        ("hip::Stream", "macro", "qualified name"),
+    ],
+)
+def test_mapping_values_are_names_not_code(project: Path, hip: str, kind: str, problem: str):
+    (project / ".hipify-py.yaml").write_text(
+        f"mappings:\n- {{cuda: cudaDeviceSynchronize, hip: '{hip}', kind: {kind}, "
+        "status: supported}\n"
+    )
+    proc = cli("convert", str(project / "src"))
+    assert problem in one_line(proc)
+    assert not (project / "src-hip").exists()
+
+
+def test_a_qualified_hip_type_is_still_accepted(project: Path) -> None:
+    (project / ".hipify-py.yaml").write_text(
+        "mappings:\n- {cuda: cudaX, hip: 'hipcub::X', kind: type, status: supported}\n"
+    )
+    assert cli("convert", str(project / "src"), "-q").returncode == 0
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/proc/self/environ", "../outside.yaml"])
+def test_config_mapping_files_stay_inside_the_project(project: Path, target: str) -> None:
+    (project.parent / "outside.yaml").write_text("family: user\nentries: []\n")
+    (project / ".hipify-py.yaml").write_text(f"mappings: ['{target}']\n")
+    proc = cli("convert", str(project / "src"))
+    assert "is outside the project folder" in one_line(proc)
+    assert not (project / "src-hip").exists()

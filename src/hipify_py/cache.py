@@ -46,7 +46,7 @@ from .findings import Finding, Fix, Severity
 from .mappings.load import RulesText, cache_dir, cache_enabled, tables_fingerprint
 from .output.files import TEMPORARY_NAME, file_stamp, replace_cache_file
 from .output.manifest import options_record
-from .result import FileResult
+from .result import FileResult, FileStatus, Outcome, RunMode
 
 # 2: conversions count launches and HIP_SYMBOL wraps (result.conversions_of); 3: a record's
 # edits are one JSON text, parsed only when an output is written (a no-change run skips them);
@@ -57,7 +57,7 @@ MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
 EDITS_LIMIT = 1 << 28  # bytes of one record's edits unpacked (a 16 MiB source's are far fewer)
 _NAME = re.compile(r"[0-9a-f]{32}\.json")
-CACHED_STATUSES = ("converted", "unchanged", "copied")
+CACHED_STATUSES = (FileStatus.CONVERTED, FileStatus.UNCHANGED, FileStatus.COPIED)
 
 
 class FileCache:
@@ -76,7 +76,7 @@ class FileCache:
 
     # ------------------------------------------------------------------ look-up
 
-    def lookup(self, cand: Candidate) -> tuple[Any, str | None]:
+    def lookup(self, cand: Candidate) -> tuple[Outcome | None, str | None]:
         """Before ``cand`` is read: ``(outcome, None)`` for a hit by stat; ``(None, sha256)``
         when the file's stat changed but its recorded hash may still match (the reader decides);
         ``(None, None)`` for a miss."""
@@ -109,14 +109,12 @@ class FileCache:
             and record.get("status") in CACHED_STATUSES
         )
 
-    def outcome(self, cand: Candidate, record: dict[str, Any]) -> Any:
+    def outcome(self, cand: Candidate, record: dict[str, Any]) -> Outcome | None:
         """The Outcome a record stands for (texts not loaded: see ``runner.load_texts``);
         None when the record is malformed."""
-        from .runner import Outcome
-
         try:
-            status = record["status"]
-            result = None if status == "copied" else _result(record)
+            status = FileStatus(record["status"])
+            result = None if status is FileStatus.COPIED else _result(record)
             return Outcome(
                 cand,
                 status,
@@ -130,7 +128,7 @@ class FileCache:
         except (KeyError, TypeError, ValueError, IndexError):
             return None
 
-    def revalidated(self, cand: Candidate, digest: str) -> Any:
+    def revalidated(self, cand: Candidate, digest: str) -> Outcome | None:
         """A file whose stat changed but whose bytes hash to its record: the record's outcome,
         with the new stat remembered."""
         where = os.path.abspath(cand.path)
@@ -145,7 +143,7 @@ class FileCache:
 
     # ------------------------------------------------------------------ recording
 
-    def remember(self, outcome: Any) -> None:
+    def remember(self, outcome: Outcome) -> None:
         """Record a freshly processed file (failures and crashed rules are not recorded)."""
         where = os.path.abspath(outcome.candidate.path)
         before = self._stats.get(where)
@@ -172,7 +170,7 @@ class FileCache:
         self.records[where] = record
         self._dirty = True
 
-    def stamp_output(self, outcome: Any, target: Path, digest: str) -> None:
+    def stamp_output(self, outcome: Outcome, target: Path, digest: str) -> None:
         """Remember the ``file_stamp`` of ``target``, which holds bytes hashing to ``digest``,
         as the output of ``outcome``'s input, so the next run can trust it without reading it;
         only when the record names exactly that input and that output."""
@@ -218,7 +216,7 @@ class FileCache:
 
 
 def open_cache(
-    ctx: Context, mode: str, rules: Sequence[RulesText], *, enabled: bool = True
+    ctx: Context, mode: RunMode, rules: Sequence[RulesText], *, enabled: bool = True
 ) -> FileCache | None:
     """The cache for a run with ``ctx`` in ``mode``; None when it is off (``--no-cache``,
     ``HIPIFY_PY_NO_CACHE=1``) or cannot apply (a parse that reads headers from disk)."""
@@ -231,7 +229,7 @@ def open_cache(
     return FileCache(cache_dir() / "files" / f"{key[:32]}.json", key, ctx.renames)
 
 
-def run_key(ctx: Context, mode: str, rules: Sequence[RulesText]) -> str:
+def run_key(ctx: Context, mode: RunMode, rules: Sequence[RulesText]) -> str:
     """Everything besides a file's bytes that shapes its result, hashed."""
     ignores = ctx.ignores
     parts = {

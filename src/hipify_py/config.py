@@ -19,8 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .findings import Finding
-from .untrusted import CONFIG_LIMIT, UntrustedInputError, load_toml, load_yaml, read_regular
+from .policy import matches_rule
+from .untrusted import (
+    CONFIG_LIMIT,
+    UntrustedInputError,
+    is_under,
+    load_toml,
+    load_yaml,
+    read_regular,
+)
 
 CONFIG_NAME = ".hipify-py.yaml"
 PYPROJECT = "pyproject.toml"
@@ -37,11 +44,6 @@ def split_ids(values: Iterable[str]) -> tuple[str, ...]:
     for value in values:
         out += [v.strip().upper() for v in value.split(",") if v.strip()]
     return tuple(out)
-
-
-def matches_rule(rule: str, patterns: Sequence[str]) -> bool:
-    """``HZ1`` matches every HZ1xx rule; ``HZ101`` matches only itself; ``ALL`` everything."""
-    return any(p == "ALL" or rule.upper().startswith(p) for p in patterns)
 
 
 def unknown_pattern(patterns: Sequence[str]) -> str | None:
@@ -88,9 +90,6 @@ class Config:
         if not isinstance(doc, dict):
             raise ConfigFileError(f"{where}: expected a mapping at the top level")
         return _parse(path, where, doc)
-
-    def ignored(self, finding: Finding) -> bool:
-        return self.ignores_rule(finding.rule, finding.path)
 
     def ignores_rule(self, rule: str, path: str, *, exact: bool = False) -> bool:
         """Whether ``rule`` is ignored for the file at (display) ``path``; ``exact``: only by
@@ -194,7 +193,16 @@ def _mappings(
     if not isinstance(value, list) or len(value) > MAX_ITEMS:
         raise ConfigFileError(f"{where}: `mappings` must be a list of entries or of paths")
     if all(isinstance(v, str) for v in value):
-        return tuple((path.parent / v).resolve() for v in value), ()
+        # a pull request can edit the config: its files stay inside the project (the config's
+        # folder), so it cannot have /proc/self/environ or /etc/passwd read and parsed
+        project = os.path.realpath(path.parent)
+        files = tuple((path.parent / v).resolve() for v in value)
+        outside = next((f for f in files if not is_under(str(f), project)), None)
+        if outside is not None:
+            raise ConfigFileError(
+                f"{where}: `mappings`: {outside} is outside the project folder {project}"
+            )
+        return files, ()
     if all(isinstance(v, dict) for v in value):
         return (), tuple(value)
     raise ConfigFileError(f"{where}: `mappings`: mix of paths and entries; use one or the other")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from .mappings import MappingIndex
+    from .mappings.index import MappingIndex
 
 
 def parse_version(text: str) -> tuple[int, ...]:
@@ -55,7 +55,7 @@ class Renames:
 class RuleFilter(Protocol):
     """The project config's ignores (``config.Config``): whether a rule is off for a file."""
 
-    def ignores_rule(self, rule: str, path: str) -> bool: ...
+    def ignores_rule(self, rule: str, path: str, *, exact: bool = False) -> bool: ...
 
 
 @dataclass(frozen=True)

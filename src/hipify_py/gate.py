@@ -22,7 +22,8 @@ from .output.files import holds
 from .output.manifest import Manifest
 from .pipeline import FileResult
 from .report.findings_common import CheckReport, stale_finding
-from .runner import Outcome, load_texts, run
+from .result import FileStatus, Outcome, RunMode
+from .runner import load_texts, run
 from .shard import select
 from .untrusted import UntrustedInputError, read_regular
 
@@ -64,10 +65,10 @@ def run_check(
     skip = [hip_dir] if hip_dir is not None else []
     cands = mirror_layout(list(walk(paths, include, exclude, skip)), paths)
     cands = select(cands, shard, lambda c: c.rel)
-    mode = "convert" if hip_dir is not None else "check"
+    mode = RunMode.CONVERT if hip_dir is not None else RunMode.CHECK
     cache = open_cache(ctx, mode, mapping_files, enabled=use_cache)
     report = CheckReport(findings=[], tool_version=__version__)
-    layout = Layout(hip_dir, manifest, ctx.options.keep_names) if hip_dir is not None else None
+    layout = Layout(hip_dir, ctx.options.keep_names) if hip_dir is not None else None
     outcomes = run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, cache=cache)
     with closing(outcomes):  # the workers stop with the loop, also on Ctrl-C
         for outcome in outcomes:
@@ -105,11 +106,11 @@ def _in_sync(layout: Layout | None, outcome: Outcome) -> bool:
 def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
     """Add one file's findings (or failure) to the report; the result when it has one."""
     shown = display(outcome.candidate.path)
-    if outcome.status == "copied":
+    if outcome.status is FileStatus.COPIED:
         return None
     result = outcome.result
     if result is None:
-        if outcome.status == "failed":
+        if outcome.status is FileStatus.FAILED:
             report.failures.append((shown, outcome.message))
         return None
     report.files_checked += 1
@@ -117,20 +118,21 @@ def _record(report: CheckReport, outcome: Outcome) -> FileResult | None:
     report.add_source(shown, result.printable_original, shown_findings)
     for f in shown_findings:
         (report.fixed if f.fixed else report.findings).append(f)
-    if outcome.status == "failed" or result.rule_errors:
+    if outcome.status is FileStatus.FAILED or result.rule_errors:
         report.failures.append((shown, outcome.message or "; ".join(result.rule_errors)))
         return None
     return result
 
 
 class Layout:
-    """Where ``convert`` put the HIP file of a CUDA file: by the HIP tree's manifest when it has
-    one, else by the mirrored layout (a file argument is placed relative to the input root
-    ``DIR`` of a ``DIR-hip`` tree)."""
+    """Where ``convert`` puts the HIP file of a CUDA file, derived from the options and the
+    inputs as ``convert`` derives it: the mirrored layout of the inputs given to ``check``,
+    and a file argument placed relative to the input root ``DIR`` of a ``DIR-hip`` tree.
+    Never read from the tree's manifest: a pull request can edit that file, and a manifest
+    that mapped ``a.cu`` to a fresh decoy would let a stale ``a.hip`` pass."""
 
-    def __init__(self, hip_dir: Path, manifest: Manifest | None, keep_names: bool) -> None:
+    def __init__(self, hip_dir: Path, keep_names: bool) -> None:
         self.hip_dir = hip_dir
-        self.manifest = manifest
         self.keep_names = keep_names
         name = hip_dir.resolve().name
         self.guessed_root = (
@@ -140,17 +142,12 @@ class Layout:
         )
 
     def target(self, cand: Candidate) -> Path:
-        rel: Path | None = None
-        if self.manifest is not None:
-            recorded = self.manifest.output_for(cand.path)
-            if recorded is not None:
-                return self.hip_dir / recorded
-            rel = self.manifest.rel_in_roots(cand.path)
-        elif cand.within is None and self.guessed_root is not None:
+        rel = cand.rel
+        if cand.within is None and self.guessed_root is not None:
             real = cand.path.resolve()
             if real.is_relative_to(self.guessed_root):
                 rel = real.relative_to(self.guessed_root)
-        return self.hip_dir / output_name(rel if rel is not None else cand.rel, self.keep_names)
+        return self.hip_dir / output_name(rel, self.keep_names)
 
 
 def _compare(report: CheckReport, layout: Layout, cand: Candidate, expected: str) -> None:

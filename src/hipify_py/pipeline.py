@@ -21,9 +21,9 @@ from .frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN
 from .frontend.directives import lines as directive_lines
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
+from .policy import kept_in_file
 from .result import FileResult, conversions_of
 from .rules import passes
-from .suppress import is_suppressed
 
 _T = TypeVar("_T")
 
@@ -36,20 +36,22 @@ def _locate(finding: Finding, unit: Unit | BuildFile) -> Finding:
 def run_rules(
     unit: Unit, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
-    """Every pass's proposals, without findings in code the HIP build never compiles."""
+    """Every pass's proposals, with the findings the file reports (``policy.kept_in_file``:
+    not suppressed, not ignored by the project, not in code the HIP build never compiles)."""
     edits, findings, problems = proposals_of(unit, ctx, phases)
-    # code the HIP/AMD build never compiles (#ifndef USE_ROCM, ...) has no hazards of the port
-    inactive = inactive_in(unit)
-    if "ast" in unit.__dict__ and unit.ast is None:  # a rule asked for the AST and got none
-        problems.append(_not_analysed(unit))
-    return edits, [f for f in findings if f.start not in inactive], problems
+    if "ast" in unit.__dict__ and unit.ast is None:  # a rule asked, and got no answer
+        problems.append(
+            f"not analysed: libclang could not parse the file ({unit._ast_error}), so the "
+            "rules that need its syntax tree did not run"
+        )
+    return edits, kept_in_file(findings, unit, ctx.ignores, inactive_in(unit)), problems
 
 
 def proposals_of(
     unit: Unit | BuildFile, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
-    """Every pass's proposals, suppressed findings left out; a pass that crashes is reported
-    and skipped, never fatal."""
+    """Every pass's proposals, findings located and in file order (none dropped yet: that is
+    ``policy.kept_in_file``'s); a pass that crashes is reported and skipped, never fatal."""
     edits: list[Edit] = []
     findings: list[Finding] = []
     problems: list[str] = []
@@ -65,13 +67,6 @@ def proposals_of(
                     edits.append(proposal)
                 else:
                     findings.append(_locate(proposal, unit))
-    ignores = ctx.ignores
-    findings = [
-        f
-        for f in findings
-        if not is_suppressed(f, unit)  # type: ignore[arg-type]
-        and not (ignores is not None and ignores.ignores_rule(f.rule, unit.path))
-    ]
     findings.sort(key=lambda f: (f.start, f.rule))
     return edits, findings, problems
 
@@ -87,7 +82,7 @@ def _parse_problems(unit: Unit) -> list[str]:
         return []
     ast = unit.ast
     if ast is None:
-        return [_not_analysed(unit)]
+        return [f"libclang could not parse the file ({unit._ast_error}); converted from tokens"]
     problems = []
     for diag in ast.diagnostics:
         if unit.hermetic and _is_hermetic_noise(diag.message):
@@ -95,15 +90,6 @@ def _parse_problems(unit: Unit) -> list[str]:
         where = f"line {unit.lines.position(diag.offset)[0]}: " if diag.offset >= 0 else ""
         problems.append(f"{where}{diag.message}")
     return problems
-
-
-def _not_analysed(unit: Unit) -> str:
-    """Why the file has no AST: a rule error when a rule needed it (its findings are missing,
-    so ``check`` fails), else a parse problem the report lists."""
-    return (
-        f"not analysed: libclang could not parse the file ({unit._ast_error}); "
-        "converted from tokens, findings that need the AST are missing"
-    )
 
 
 _NOISE = (
@@ -190,6 +176,7 @@ def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
     edits, findings, problems = run_rules(unit, ctx, phases)
     result = FileResult(path=path, original=text, text=text)
     result.rule_errors = problems
+    result.parse_problems = problems + _parse_problems(unit)
     for finding in findings:
         fix = finding.fix
         if fix and ctx.options.fix and (fix.safe or ctx.options.unsafe_fixes):
@@ -202,8 +189,6 @@ def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
         made = {(e.start, e.end, e.text) for e in edits}
         open_ = [f for f in findings if not _holds_fix(f, made)]
         edits.extend(_annotations(open_, unit, edits))
-    # after --skip-inactive, which may be what parsed the file
-    result.parse_problems = problems + [p for p in _parse_problems(unit) if p not in problems]
     try:
         applied = apply_edits(text, edits)
     except EditConflict as exc:
@@ -237,6 +222,7 @@ def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileRes
     passes: the same Edit/Finding flow as a source, so diffs and the summary show it too."""
     unit = BuildFile(path, text, kind)
     edits, findings, problems = proposals_of(unit, ctx, (f"build:{kind}",))
+    findings = kept_in_file(findings, unit, ctx.ignores)
     result = FileResult(path=path, original=text, text=text, findings=findings)
     result.rule_errors = problems
     result.parse_problems = list(problems)

@@ -6,12 +6,36 @@ never imports the converter.
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .edits import Applied, Edit
 from .findings import Finding
+from .rules import TALLIES
+
+if TYPE_CHECKING:
+    from .discover import Candidate
+
+
+class FileStatus(str, enum.Enum):
+    """What became of one file (a ``str``: the cache records it as its value)."""
+
+    CONVERTED = "converted"  # the output differs from the input
+    UNCHANGED = "unchanged"  # a CUDA or build file whose output is the input
+    COPIED = "copied"  # not CUDA: copied (or, checked, passed over) as it is
+    FAILED = "failed"  # not read or not converted: never reported clean
+    CACHED = "cached"  # its bytes are those the per-file cache holds a record of
+
+
+class RunMode(str, enum.Enum):
+    """How much of the pipeline a run asks for."""
+
+    CONVERT = "convert"  # rewrite passes and hazard rules
+    REWRITE = "rewrite"  # rewrite passes only (--no-hazards)
+    CHECK = "check"  # hazard rules only: nothing is written
 
 
 @dataclass
@@ -45,18 +69,32 @@ class FileResult:
 
 
 def conversions_of(edits: Iterable[Edit]) -> Counter:
-    """What a file's edits did, by rule (``rename/<family>@<origin>``, ``header``, ``mask64``,
-    ``build/...``), except that ``launch`` counts launches (the one ``hipLaunchKernelGGL(``
-    insertion each has) and ``symbol`` counts ``HIP_SYMBOL(...)`` wraps, not edits.  Fix edits
+    """What a file's edits did, by tag (``rename/<family>@<origin>``, ``header``, ``launch``,
+    ``build/...``, any tag a pass uses), each edit counted once unless its pass's ``Tally``
+    says which edits count (a launch is counted at its ``hipLaunchKernelGGL(``).  Fix edits
     (``fix:...``) are the hazard rules' and are counted with their findings.  Kept with a
     cached result, so a run served from the cache can report them without its edits."""
     counts: Counter = Counter()
     for edit in edits:
         rule = edit.rule
-        if rule == "launch":
-            counts[rule] += edit.text.startswith("hipLaunchKernelGGL(")
-        elif rule == "symbol":
-            counts[rule] += edit.text == "HIP_SYMBOL("
-        elif not rule.startswith("fix:"):
-            counts[rule] += 1
+        if rule.startswith("fix:"):
+            continue
+        tally = TALLIES.get(rule)
+        counts[rule] += 1 if tally is None or tally.counts is None else tally.counts(edit)
     return +counts  # without the zero counts
+
+
+@dataclass
+class Outcome:
+    """One file's outcome, as the runner yields it and the cache records it."""
+
+    candidate: Candidate
+    status: FileStatus
+    result: FileResult | None = None
+    message: str = ""
+    digest: str = ""  # sha256 of the bytes the worker read (--in-place rewrites only those)
+    kind: str | None = None  # the build system of a build file (None: a CUDA source)
+    # from the per-file cache (``cache.py``): ``result`` holds no texts until ``load_texts``
+    cached: bool = False
+    out_digest: str = ""  # with ``cached``: sha256 of the output the record says it makes
+    out_stamp: list[int] | None = None  # with ``cached``: that output's ``file_stamp`` then

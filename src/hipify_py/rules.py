@@ -22,10 +22,13 @@ from .findings import Finding, Fix, Severity
 
 if TYPE_CHECKING:
     from .context import Context
+    from .frontend.unit import Unit
 
 Proposal = Edit | Finding
-# a pass sees a source ``Unit`` (phases rewrite, hazard) or a ``BuildFile`` (build:<kind>)
+# a pass sees a source ``Unit`` (phases rewrite, hazard) or a ``BuildFile`` (build:<kind>;
+# buildfiles/ imports this module, so build passes are not typed more narrowly here)
 Check = Callable[[Any, "Context"], Iterable[Proposal]]
+SourceCheck = Callable[["Unit", "Context"], Iterable[Proposal]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,14 @@ class RuleInfo:
     @property
     def report(self) -> Report:
         return Report(self)
+
+    @property
+    def page(self) -> str:
+        """The rule page as Markdown, as ``hipify-py explain`` and the porting report show it:
+        a title line with ID, name and severity, the summary, then ``doc`` without its title."""
+        title, _, rest = self.doc.partition("\n")
+        header = f"# {self.id} {self.name} ({self.severity.value})\n\n{self.summary}\n"
+        return header + (rest if title.strip().startswith(self.id) else self.doc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +82,7 @@ class Report:
 
 
 # a hazard rule's check: a pass that also gets the ``report`` of the rule it implements
-RuleCheck = Callable[[Any, "Context", Report], Iterable[Proposal]]
+RuleCheck = Callable[["Unit", "Context", Report], Iterable[Proposal]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +93,26 @@ class Pass:
     order: int
 
 
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """A count a pass adds to the run summary, declared beside the pass so that the summary,
+    ``--json`` and the README name every kind of edit without a list of their own: the edits
+    tagged ``tag`` (every tag under it when ``tag`` ends in ``/``), shown as ``label`` and
+    named ``key`` in ``--json``.  ``counts`` says which edits count when one conversion is
+    several edits (a launch is counted at its one ``hipLaunchKernelGGL(`` insertion)."""
+
+    tag: str
+    key: str
+    label: str
+    counts: Callable[[Edit], bool] | None = None
+
+    def matches(self, tag: str) -> bool:
+        return tag == self.tag or (self.tag.endswith("/") and tag.startswith(self.tag))
+
+
 RULES: dict[str, RuleInfo] = {}
 PASSES: list[Pass] = []
+TALLIES: dict[str, Tally] = {}  # by tag, in the order the passes declared them
 
 
 def declare_rule(id: str, name: str, severity: Severity, summary: str, doc: str) -> RuleInfo:
@@ -110,7 +139,7 @@ def hazard_rule(
         doc = sys.modules[check.__module__].__doc__ or ""
         report = declare_rule(id, name, severity, summary, doc).report
 
-        def run(unit: Any, ctx: Context) -> Iterable[Proposal]:
+        def run(unit: Unit, ctx: Context) -> Iterable[Proposal]:
             return check(unit, ctx, report)
 
         _pass(id, "hazard", 50)(run)
@@ -119,18 +148,28 @@ def hazard_rule(
     return register
 
 
-def rewrite_pass(name: str, order: int = 50) -> Callable[[Check], Check]:
-    """Register a pass that proposes edits (and may report findings about what it saw)."""
-    return _pass(name, "rewrite", order)
+def rewrite_pass(
+    name: str, order: int = 50, tallies: Iterable[Tally] = ()
+) -> Callable[[SourceCheck], SourceCheck]:
+    """Register a pass that proposes edits (and may report findings about what it saw);
+    ``tallies`` are the counts its edits add to the run summary."""
+    return _pass(name, "rewrite", order, tallies)
 
 
-def build_pass(kind: str, name: str, order: int = 50) -> Callable[[Check], Check]:
+def build_pass(
+    kind: str, name: str, order: int = 50, tallies: Iterable[Tally] = ()
+) -> Callable[[Check], Check]:
     """Register a pass over build files of one kind (``cmake``, ``make``, ``setuptools``)."""
-    return _pass(name, f"build:{kind}", order)
+    return _pass(name, f"build:{kind}", order, tallies)
 
 
-def _pass(name: str, phase: str, order: int) -> Callable[[Check], Check]:
+def _pass(
+    name: str, phase: str, order: int, tallies: Iterable[Tally] = ()
+) -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
+        for tally in tallies:  # several passes may share one (the build systems' edits)
+            if TALLIES.setdefault(tally.tag, tally) != tally:
+                raise ValueError(f"edit tag {tally.tag} tallied twice")
         PASSES.append(Pass(name, phase, check, order))
         PASSES.sort(key=lambda p: (p.phase, p.order, p.name))
         return check
@@ -152,6 +191,12 @@ def load_rules() -> None:
             if not mod.name.startswith("_"):
                 importlib.import_module(f"{package}.{mod.name}")
     _loaded = True
+
+
+def tallies() -> list[Tally]:
+    """Every count the passes declared, in declaration order."""
+    load_rules()
+    return list(TALLIES.values())
 
 
 def passes(phase: str) -> list[Pass]:

@@ -14,16 +14,18 @@ import os
 import signal
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import interrupts
 from .buildfiles import build_kind
 from .context import Context, Options, Renames, RuleFilter
 from .discover import Candidate, is_cuda_source
 from .edits import apply_edits
 from .mappings.load import RulesText
-from .result import FileResult
+from .result import FileStatus, Outcome, RunMode
 from .untrusted import TooLarge, UntrustedInputError, read_regular
 
 if TYPE_CHECKING:
@@ -34,21 +36,6 @@ if TYPE_CHECKING:
 MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not parsed
 SLOW_SECONDS = 2.0  # after this long without a finished file, report the file in progress
 PR_SET_PDEATHSIG = 1
-
-
-@dataclass
-class Outcome:
-    candidate: Candidate
-    status: str  # "converted", "unchanged", "copied" (not CUDA), "binary", "failed"
-    # mode: "convert" (rewrite + hazards), "rewrite" (no hazard rules) or "check" (no output)
-    result: FileResult | None = None
-    message: str = ""
-    digest: str = ""  # sha256 of the bytes the worker read (--in-place rewrites only those)
-    kind: str | None = None  # the build system of a build file (None: a CUDA source)
-    # from the per-file cache (``cache.py``): ``result`` holds no texts until ``load_texts``
-    cached: bool = False
-    out_digest: str = ""  # with ``cached``: sha256 of the output the record says it makes
-    out_stamp: list[int] | None = None  # with ``cached``: that output's ``file_stamp`` then
 
 
 _worker_ctx: Context | None = None
@@ -81,7 +68,7 @@ def _die_with(parent: int) -> None:
 
 
 def process(
-    candidate: Candidate, ctx: Context, mode: str = "convert", known: str | None = None
+    candidate: Candidate, ctx: Context, mode: RunMode = RunMode.CONVERT, known: str | None = None
 ) -> Outcome:
     """Read one file and convert (or only check) it; never raises for a bad file.  When its
     bytes hash to ``known`` (the cache's record of it), the status is "cached" and nothing is
@@ -92,18 +79,20 @@ def process(
     except TooLarge:
         head = _head(candidate.path)
         if build_kind(candidate.path, head) is None and not is_cuda_source(candidate.path, head):
-            return Outcome(candidate, "copied")
+            return Outcome(candidate, FileStatus.COPIED)
         limit = MAX_BYTES // (1024 * 1024)
-        return Outcome(candidate, "failed", message=f"too large to convert (limit {limit} MiB)")
+        return Outcome(
+            candidate, FileStatus.FAILED, message=f"too large to convert (limit {limit} MiB)"
+        )
     except UntrustedInputError as exc:
         message = str(exc).removeprefix(f"cannot read {candidate.path}: ")
-        return Outcome(candidate, "failed", message=f"cannot read: {message}")
+        return Outcome(candidate, FileStatus.FAILED, message=f"cannot read: {message}")
     digest = hashlib.sha256(data).hexdigest()
     if known is not None and digest == known:
-        return Outcome(candidate, "cached", digest=digest)
+        return Outcome(candidate, FileStatus.CACHED, digest=digest)
     kind = build_kind(candidate.path, data[:65536])
     if kind is None and not is_cuda_source(candidate.path, data[:65536]):
-        return Outcome(candidate, "copied", digest=digest)
+        return Outcome(candidate, FileStatus.COPIED, digest=digest)
     outcome = _convert(candidate, data, ctx, mode, kind)
     outcome.digest = digest
     outcome.kind = kind
@@ -111,29 +100,33 @@ def process(
 
 
 def _convert(
-    candidate: Candidate, data: bytes, ctx: Context, mode: str, kind: str | None
+    candidate: Candidate, data: bytes, ctx: Context, mode: RunMode, kind: str | None
 ) -> Outcome:
     """The pipeline on a CUDA file's (or a build file's, of ``kind``) bytes."""
     from .pipeline import check_result, convert_build_text, convert_text  # not for cache hits
 
     if b"\0" in data[:8192]:
         # a CUDA source that is binary (or UTF-16) cannot be converted: a failure, not a copy
-        return Outcome(candidate, "failed", message="binary file (NUL bytes); cannot be converted")
+        return Outcome(
+            candidate, FileStatus.FAILED, message="binary file (NUL bytes); cannot be converted"
+        )
     # bytes that are not UTF-8 (a Latin-1 comment) pass through unchanged as lone surrogates
     text = data.decode("utf-8", "surrogateescape")
     path = str(candidate.path)
     if kind is not None:  # a build file: its build system's passes (findings in every mode)
         result = convert_build_text(text, path, ctx, kind)
-        if mode == "check":  # nothing is written: the result carries findings only
+        if mode is RunMode.CHECK:  # nothing is written: the result carries findings only
             result = replace(result, text=text, edits=(), applied=None)
-            return Outcome(candidate, "unchanged", result)
-    elif mode == "check":
-        return Outcome(candidate, "unchanged", check_result(text, path, ctx))
+            return Outcome(candidate, FileStatus.UNCHANGED, result)
+    elif mode is RunMode.CHECK:
+        return Outcome(candidate, FileStatus.UNCHANGED, check_result(text, path, ctx))
     else:
-        result = convert_text(text, path, ctx, with_hazards=mode != "rewrite")
+        result = convert_text(text, path, ctx, with_hazards=mode is not RunMode.REWRITE)
     if result.error:
-        return Outcome(candidate, "failed", result, result.error)
-    return Outcome(candidate, "converted" if result.changed else "unchanged", result)
+        return Outcome(candidate, FileStatus.FAILED, result, result.error)
+    return Outcome(
+        candidate, FileStatus.CONVERTED if result.changed else FileStatus.UNCHANGED, result
+    )
 
 
 def _head(path: Path) -> bytes:
@@ -141,12 +134,12 @@ def _head(path: Path) -> bytes:
         return fh.read(65536)
 
 
-def _work(args: tuple[Candidate, str, str | None]) -> Outcome:
+def _work(args: tuple[Candidate, RunMode, str | None]) -> Outcome:
     assert _worker_ctx is not None
     return process(args[0], _worker_ctx, args[1], args[2])
 
 
-def load_texts(outcome: Outcome, ctx: Context, mode: str = "convert") -> Outcome:
+def load_texts(outcome: Outcome, ctx: Context, mode: RunMode = RunMode.CONVERT) -> Outcome:
     """A cached outcome with its texts: the input read once and the recorded edits applied to
     it.  If the input changed since it was looked up, or the edits do not make the output the
     record names, it is converted afresh."""
@@ -177,7 +170,7 @@ def run(
     ctx: Context,
     *,
     jobs: int = 0,
-    mode: str = "convert",
+    mode: RunMode = RunMode.CONVERT,
     mapping_files: Sequence[RulesText] = (),
     on_slow: Callable[[Candidate], None] | None = None,
     cache: FileCache | None = None,
@@ -191,7 +184,25 @@ def run(
 
     A caller that may stop early (an error, Ctrl-C while it handles an outcome) closes the
     iterator: that stops the workers then, not whenever the generator is collected (a Ctrl-C
-    that left it alive hung the interpreter's exit on the pool's result thread)."""
+    that left it alive hung the interpreter's exit on the pool's result thread).  A Ctrl-C
+    that something swallowed still stops the run at the next file (``interrupts``)."""
+    outcomes = _outcomes(candidates, ctx, jobs, mode, mapping_files, on_slow, cache)
+    with closing(outcomes):
+        for outcome in outcomes:
+            if interrupts.requested():
+                raise KeyboardInterrupt
+            yield outcome
+
+
+def _outcomes(
+    candidates: Iterable[Candidate],
+    ctx: Context,
+    jobs: int,
+    mode: RunMode,
+    mapping_files: Sequence[RulesText],
+    on_slow: Callable[[Candidate], None] | None,
+    cache: FileCache | None,
+) -> Generator[Outcome, None, None]:
     items = list(candidates)
     jobs = jobs or os.cpu_count() or 1
     todo: list[tuple[Candidate, str | None]] = []
@@ -219,12 +230,12 @@ def run(
             cache.save()
 
 
-def _checked(outcome: Outcome, cache: FileCache | None, ctx: Context, mode: str) -> Outcome:
+def _checked(outcome: Outcome, cache: FileCache | None, ctx: Context, mode: RunMode) -> Outcome:
     """A processed file's outcome, recorded in the cache; a "cached" status (the bytes were
     those recorded) becomes the record's outcome."""
     if cache is None:
         return outcome
-    if outcome.status == "cached":
+    if outcome.status is FileStatus.CACHED:
         hit = cache.revalidated(outcome.candidate, outcome.digest)
         if hit is not None:
             return hit
@@ -237,7 +248,7 @@ def _parallel(
     todo: list[tuple[Candidate, str | None]],
     ctx: Context,
     jobs: int,
-    mode: str,
+    mode: RunMode,
     mapping_files: Sequence[RulesText],
     on_slow: Callable[[Candidate], None] | None,
 ) -> Iterator[Outcome]:
@@ -269,7 +280,7 @@ class _Pool:
             max_workers=workers, initializer=_init_worker, initargs=self.initargs
         )
 
-    def submit(self, cand: Candidate, mode: str, known: str | None) -> Future[Outcome]:
+    def submit(self, cand: Candidate, mode: RunMode, known: str | None) -> Future[Outcome]:
         return self.executor.submit(_work, (cand, mode, known))
 
     def kill(self) -> None:
@@ -292,7 +303,7 @@ class _Pool:
         self.kill()
         self.executor = self._new(self.workers)
 
-    def alone(self, cand: Candidate, mode: str) -> Outcome:
+    def alone(self, cand: Candidate, mode: RunMode) -> Outcome:
         """``cand`` in a worker of its own: which of the files in flight killed the worker."""
         from concurrent.futures.process import BrokenProcessPool
 
@@ -302,7 +313,7 @@ class _Pool:
         except BrokenProcessPool:
             code = [p.exitcode for p in getattr(solo, "_processes", {}).values()]
             why = f" (exit {code[0]})" if code and code[0] is not None else ""
-            return Outcome(cand, "failed", message=f"the worker converting it died{why}")
+            return Outcome(cand, FileStatus.FAILED, message=f"the worker converting it died{why}")
         finally:
             solo.shutdown(wait=False, cancel_futures=True)
 
@@ -310,7 +321,7 @@ class _Pool:
 def _stream(
     pool: _Pool,
     items: list[tuple[Candidate, str | None]],
-    mode: str,
+    mode: RunMode,
     jobs: int,
     on_slow: Callable[[Candidate], None] | None,
 ) -> Iterator[Outcome]:

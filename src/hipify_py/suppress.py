@@ -2,7 +2,7 @@
 
 A bare ``// hipify-py: ignore`` silences every rule on that line.  IDs match like ``check
 --ignore``: case-insensitively and by prefix (``ignore[hz1]`` silences every HZ1xx rule, ``ALL``
-every rule).
+every rule); ``policy.kept_in_file`` applies them.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .findings import Finding
+    from .buildfiles.unit import BuildFile
     from .frontend.unit import Unit
 
 _IGNORE = re.compile(r"hipify-py:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
 
 
-def suppressed_rules(unit: Unit) -> dict[int, set[str] | None]:
+def suppressed_rules(unit: Unit | BuildFile) -> dict[int, set[str] | None]:
     """Line -> rule IDs silenced on that line (None = all), from comments on it or above it."""
     out: dict[int, set[str] | None] = {}
     for comment in unit.comments:
@@ -40,18 +40,3 @@ def suppressed_rules(unit: Unit) -> dict[int, set[str] | None]:
             else:
                 out[line] = (out.get(line) or set()) | (ids or set()) if ids is not None else None
     return out
-
-
-def is_suppressed(finding: Finding, unit: Unit) -> bool:
-    table = unit.__dict__.get("_suppressions")
-    if table is None:
-        table = suppressed_rules(unit)
-        unit.__dict__["_suppressions"] = table
-    line = unit.lines.position(finding.start)[0]
-    if line not in table:
-        return False
-    ids = table[line]
-    if ids is None:
-        return True
-    rule = finding.rule.upper()
-    return any(p == "ALL" or rule.startswith(p) for p in ids)

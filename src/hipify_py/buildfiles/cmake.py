@@ -17,10 +17,11 @@ from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
 from ..rules import build_pass, declare_rule
+from .cmake_targets import ROCM_INCLUDES_FIRST, host_link, project_languages
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits, renamed
 from .nvcc_flags import RELOCATABLE_CODE, Word, convert_flags
-from .unit import BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
+from .unit import BUILD_EDITS, BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
 
 RULE = "build/cmake"
 
@@ -224,7 +225,7 @@ def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
     return args, n
 
 
-@build_pass("cmake", "cmake")
+@build_pass("cmake", "cmake", tallies=(BUILD_EDITS,))
 def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
     cmds = commands(unit)
     flags = [p for cmd in cmds if cmd.name not in _LEGACY_COMMANDS for p in _flags(unit, cmd, ctx)]
@@ -252,7 +253,8 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
                 or k
                 and cmd.args[k - 1].text in ("LANGUAGE", "LINKER_LANGUAGE")
             ):
-                yield Edit(arg.start, arg.end, "HIP", RULE)
+                hip = project_languages(unit, cmd) if cmd.name == "project" else "HIP"
+                yield Edit(arg.start, arg.end, hip, RULE)
         if cmd.name == "find_package" and cmd.args and cmd.args[0].text in ("CUDAToolkit", "CUDA"):
             first = cmd.args[0]
             yield Edit(first.start, first.end, "hip", RULE)
@@ -262,7 +264,13 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
         for k, arg in enumerate(cmd.args):
             yield from _arg_words(unit, ctx, cmd, k, arg, packages)
         yield from _arch_values(cmd, ctx)
-        yield from _kept_cu_sources(unit, ctx, cmd, with_language)
+        added = [_kept_cu_sources(unit, ctx, cmd, with_language), host_link(unit, cmd, cmds)]
+        if any(added):
+            nl = "\r\n" if "\r\n" in unit.text else "\n"
+            text = "".join(f"{nl}{_indent(unit, cmd.start)}{line}" for line in added if line)
+            yield Edit(cmd.close + 1, cmd.close + 1, text, RULE)
+            if added[1]:
+                packages.setdefault("hip", cmd.start)
     yield from rename_edits(unit, ctx, RULE)
     needed = [p for p in packages if p not in found]
     if cuda_finds:
@@ -281,13 +289,11 @@ def _sources_with_language(cmds: list[Command]) -> set[str]:
     return out
 
 
-def _kept_cu_sources(
-    unit: BuildFile, ctx: Context, cmd: Command, with_language: set[str]
-) -> Iterator[Edit]:
+def _kept_cu_sources(unit: BuildFile, ctx: Context, cmd: Command, with_language: set[str]) -> str:
     """``.cu`` sources that keep their name (``--keep-names``, ``--in-place``, excluded files)
     are not HIP sources to CMake by extension: they get ``LANGUAGE HIP`` where they are listed."""
     if cmd.name in ("set_source_files_properties", "file", "set_property", "message"):
-        return
+        return ""
     kept = [
         a.text
         for a in cmd.args
@@ -296,10 +302,9 @@ def _kept_cu_sources(
         and a.text not in with_language
         and not renamed(a.text[:-3], unit, ctx)
     ]
-    if kept:
-        nl = "\r\n" if "\r\n" in unit.text else "\n"
-        line = f"{nl}{_indent(unit, cmd.start)}set_source_files_properties({' '.join(kept)} "
-        yield Edit(cmd.close + 1, cmd.close + 1, f"{line}PROPERTIES LANGUAGE HIP)", RULE)
+    if not kept:
+        return ""
+    return f"set_source_files_properties({' '.join(kept)} PROPERTIES LANGUAGE HIP)"
 
 
 def _indent(unit: BuildFile, offset: int) -> str:
@@ -407,31 +412,27 @@ def _flags(unit: BuildFile, cmd: Command, ctx: Context) -> Iterator[Edit | Findi
         for m in _FLAG_WORD.finditer(arg.text):
             text = m.group()
             offset = arg.start + m.start()
+            sep = " "
             if ":-" in text:  # inside a generator expression: $<...:-flag
                 cut = text.rindex(":-") + 1
-                text, offset = text[cut:], offset + cut
+                text, offset, sep = text[cut:], offset + cut, ";"
             end = offset + len(text)
-            words.append(Word(text, offset, end, *cut_span(unit.text, offset, end)))
+            words.append(Word(text, offset, end, *cut_span(unit.text, offset, end), sep=sep))
     yield from tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE)), RULE)
 
 
 def _find_packages_after(unit: BuildFile, cmd: Command, packages: list[str]) -> Iterator[Edit]:
-    if not packages:
-        return
-    line, _ = unit.lines.position(cmd.start)
-    start, _ = unit.lines.line_span(line)
-    indent = unit.text[start : cmd.start]
-    indent = indent if not indent.strip() else ""
+    """After the find_package(CUDAToolkit) that became find_package(hip): ROCm's headers
+    first, then the ROCm packages the file's targets need."""
+    indent = _indent(unit, cmd.start)
     nl = "\r\n" if "\r\n" in unit.text else "\n"
-    text = "".join(f"{nl}{indent}find_package({p} REQUIRED)" for p in packages)
-    yield Edit(cmd.close + 1, cmd.close + 1, text, RULE)
+    lines = [*ROCM_INCLUDES_FIRST, *(f"find_package({p} REQUIRED)" for p in packages)]
+    yield Edit(cmd.close + 1, cmd.close + 1, "".join(f"{nl}{indent}{x}" for x in lines), RULE)
 
 
 def _find_packages_before(unit: BuildFile, offset: int, packages: list[str]) -> Iterator[Edit]:
-    line, _ = unit.lines.position(offset)
-    start, _ = unit.lines.line_span(line)
-    indent = unit.text[start:offset]
-    indent = indent if not indent.strip() else ""
+    indent = _indent(unit, offset)
     nl = "\r\n" if "\r\n" in unit.text else "\n"
-    text = "".join(f"find_package({p} REQUIRED){nl}{indent}" for p in packages)
-    yield Edit(offset, offset, text, RULE)
+    lines = [f"find_package({p} REQUIRED)" for p in packages]
+    lines += ROCM_INCLUDES_FIRST if "hip" in packages else ()
+    yield Edit(offset, offset, "".join(f"{x}{nl}{indent}" for x in lines), RULE)

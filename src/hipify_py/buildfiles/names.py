@@ -34,7 +34,7 @@ def renamed(name: str, unit: BuildFile, ctx: Context) -> bool:
     if not files:
         return False
     if not name or _PATTERN.search(name):
-        pattern = name.replace("%", "*").rsplit("/", 1)[-1] + ".cu"
+        pattern = (name.replace("%", "*").rsplit("/", 1)[-1] or "*") + ".cu"  # ".cu": any
         return any(fnmatch.fnmatch(os.path.basename(f), pattern) for f in files)
     tail = _VARIABLE.sub("", name, count=1) if "$" in name else name
     if "$" not in name and not os.path.isabs(name):

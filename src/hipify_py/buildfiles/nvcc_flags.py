@@ -67,11 +67,64 @@ NVCC_ONLY_FLAG = declare_rule(
     with `-Rpass-analysis=kernel-resource-usage`; for device debug info use `-ggdb -O0`.
     """,
 )
+FAST_MATH = declare_rule(
+    "HB106",
+    "fast-math-flag",
+    Severity.INFO,
+    "nvcc --use_fast_math became -ffast-math -fno-finite-math-only",
+    """
+    ## What it detects
+    nvcc's `--use_fast_math` (`-use_fast_math`), converted to clang's fast-math flags.
+
+    ## Why it breaks on AMD
+    nvcc's flag approximates division, square root and the `sin`/`exp` family and flushes
+    denormals, but keeps infinities and NaNs. Clang's `-ffast-math` also implies
+    `-ffinite-math-only`: the compiler may assume no value is ever infinite or NaN and
+    deletes guards such as `x == -INFINITY` or `x != x` (seen on gfx942 at -O3). hipify-py
+    therefore writes `-ffast-math -fno-finite-math-only`, which keeps those guards.
+
+    ## Example
+    ```make
+    NVCCFLAGS = -O3 --use_fast_math    # -> -O3 -ffast-math -fno-finite-math-only (HB106)
+    ```
+
+    ## How to fix
+    Nothing to do unless the code never sees infinities or NaNs and you want the last bit of
+    speed: then drop `-fno-finite-math-only`. Clang's `-ffast-math` also reassociates
+    floating-point sums, which nvcc does not; use `-fno-associative-math` where results must
+    match bit for bit.
+    """,
+)
+TORCH_ARCH = declare_rule(
+    "HB107",
+    "torch-extension-arch",
+    Severity.INFO,
+    "GPU architecture flags of a PyTorch extension are left to PYTORCH_ROCM_ARCH",
+    """
+    ## What it detects
+    `-arch`/`-gencode` flags in the `nvcc` arguments of a PyTorch `CUDAExtension`.
+
+    ## Why it breaks on AMD
+    On a ROCm build of PyTorch, `torch.utils.cpp_extension` picks the AMD targets from
+    `PYTORCH_ROCM_ARCH` (or the GPUs it sees), but only when the arguments carry no
+    `--offload-arch` of their own: one hard-coded `--offload-arch=gfx942` silently drops every
+    other target the user asked for. hipify-py therefore removes the flags instead of
+    translating them.
+
+    ## Example
+    ```python
+    extra_compile_args={"nvcc": ["-O3", "-arch=sm_90"]}   # -> ["-O3"] (HB107)
+    ```
+
+    ## How to fix
+    Build with `PYTORCH_ROCM_ARCH=gfx942` (several targets separated by `;`).
+    """,
+)
+# what nvcc's --use_fast_math keeps meaning on clang: -ffast-math without finite-math-only
+_FAST_MATH = ("-ffast-math", "-fno-finite-math-only")
 
 # flag -> replacement ("" = remove, the flag has no effect for clang)
 _SIMPLE = {
-    "--use_fast_math": "-ffast-math",
-    "-use_fast_math": "-ffast-math",
     "-lineinfo": "-gline-tables-only",
     "--generate-line-info": "-gline-tables-only",
     "--keep": "-save-temps",
@@ -125,16 +178,20 @@ class Word:
     cut_start: int
     cut_end: int
     quote: str = ""  # for words that are Python string literals: their quote character
+    sep: str = " "  # between flags put in the word's place (";" in a CMake generator expression)
 
 
 def _join(parts: Sequence[str], word: Word) -> str:
     """Several flags in the place of one word: space-separated, or separate list items."""
-    sep = f"{word.quote}, {word.quote}" if word.quote else " "
+    sep = f"{word.quote}, {word.quote}" if word.quote else word.sep
     return sep.join(parts)
 
 
-def convert_flags(words: Sequence[Word], ctx: Context, rule: str) -> Iterator[Edit | Finding]:
-    """Edits (and findings) for the nvcc flags among ``words``, in order of appearance."""
+def convert_flags(
+    words: Sequence[Word], ctx: Context, rule: str, *, arch: bool = True
+) -> Iterator[Edit | Finding]:
+    """Edits (and findings) for the nvcc flags among ``words``, in order of appearance;
+    ``arch=False``: architecture flags are removed (the build tool chooses the targets)."""
     arch_done = False
     i = 0
     while i < len(words):
@@ -147,7 +204,15 @@ def convert_flags(words: Sequence[Word], ctx: Context, rule: str) -> Iterator[Ed
             if i + 1 < len(words):
                 value, consumed = words[i + 1].text, 2
         gone = words[i : i + consumed]
-        if flag in _SIMPLE:
+        if flag in ("--use_fast_math", "-use_fast_math"):
+            yield Edit(w.start, w.end, _join(_FAST_MATH, w), rule)
+            yield _finding(
+                w,
+                FAST_MATH,
+                f"{flag} -> {' '.join(_FAST_MATH)}: clang's -ffast-math alone assumes no "
+                "infinities or NaNs and deletes checks for them; nvcc's flag does not",
+            )
+        elif flag in _SIMPLE:
             yield from _replace_or_cut([w], _SIMPLE[flag], rule)
         elif flag in _RDC:
             yield Edit(w.start, w.end, "-fgpu-rdc", rule)
@@ -167,7 +232,10 @@ def convert_flags(words: Sequence[Word], ctx: Context, rule: str) -> Iterator[Ed
         elif flag in _ARCH and value is not None:
             # -arch=$(ARCH) keeps its variable (whose sm_XX value a build pass converts)
             archs = [value] if VARIABLE_REF.fullmatch(value) else ctx.options.offload_arch
-            text = "" if arch_done else _join([f"--offload-arch={a}" for a in archs], w)
+            text = "" if arch_done or not arch else _join([f"--offload-arch={a}" for a in archs], w)
+            if not arch and not arch_done:
+                message = f"{w.text}: PyTorch chooses the AMD targets; set PYTORCH_ROCM_ARCH"
+                yield _finding(w, TORCH_ARCH, message)
             arch_done = True
             yield from _replace_or_cut(gone, text, rule)
         elif flag in _HOST and value is not None:

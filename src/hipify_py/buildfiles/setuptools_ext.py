@@ -5,6 +5,8 @@ The extension stays a ``CUDAExtension``: on a ROCm build of PyTorch that class b
 extensions with hipcc and passes ``extra_compile_args["nvcc"]`` to hipcc. It also runs
 PyTorch's own hipify over the sources; on hipify-py's output (already HIP, launches written as
 ``hipLaunchKernelGGL``) that pass finds nothing to rewrite and the files compile as written.
+Architecture flags are removed, not translated: PyTorch honours ``PYTORCH_ROCM_ARCH`` only
+when the arguments carry no ``--offload-arch``.
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ from ..rules import build_pass
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import Word, convert_flags
-from .unit import BuildFile, outside, tidy_cuts
+from .unit import BUILD_EDITS, BuildFile, outside, tidy_cuts
 
 RULE = "build/setup.py"
 _STRING = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)", re.S)
 
 
-@build_pass("setuptools", "setuptools")
+@build_pass("setuptools", "setuptools", tallies=(BUILD_EDITS,))
 def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(unit.text).readline))
@@ -55,10 +57,19 @@ def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
                 if in_libraries and is_cuda_library(word.text):
                     yield from _library(word, ctx)
         prev.append(tok.string)
-    flags = tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE)), RULE)
+    flags = tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE, arch=False)), RULE)
+    flags = [_with_comma(unit.text, p) for p in flags]
     yield from flags
     for word in strings:
         yield from outside(flags, rename_edits(unit, ctx, RULE, word.start, word.end))
+
+
+def _with_comma(text: str, p: Edit | Finding) -> Edit | Finding:
+    """A removal that ends a list (``["-O3", "-arch=sm_90"]``) also takes the comma before it."""
+    if not isinstance(p, Edit) or p.text or not text[p.end :].lstrip(" \t").startswith(("]", ")")):
+        return p
+    start = len(text[: p.start].rstrip(" \t"))
+    return Edit(start - 1, p.end, "", RULE) if text[start - 1 : start] == "," else p
 
 
 def _word(unit: BuildFile, tokens: list[tokenize.TokenInfo], i: int) -> Word | None:

@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..edits import Edit, LineIndex
+from ..rules import Tally
+
+# every build system's edits are counted together (their tags are ``build/<file kind>``)
+BUILD_EDITS = Tally("build/", "build_file_edits", "build-file edits (CMake, Make, setup.py)")
 
 
 class Span(NamedTuple):
@@ -144,6 +148,11 @@ def tidy_cuts(text: str, proposals: list, rule: str) -> list:
         rest = text[line_start : cut.start] + text[cut.end : max(line_end, cut.end)]
         if line_end >= 0 and not rest.strip():
             cut = Edit(line_start, line_end + 1, "", rule)
+        elif line_end >= 0 and not text[cut.end : line_end].strip():  # last: the blanks before
+            start = cut.start
+            while start > line_start and text[start - 1] in " \t":
+                start -= 1
+            cut = Edit(start, line_end, "", rule)
         elif not text[line_start : cut.start].strip():  # first on its line: take the blanks after
             end = cut.end
             while end < len(text) and text[end] in " \t":

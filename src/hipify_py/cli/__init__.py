@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from .. import __version__
+from .. import __version__, interrupts
 
 # command name -> (module in this package, attribute)
 COMMANDS = {
@@ -23,6 +23,7 @@ COMMANDS = {
     "rules": ("rules", "rules"),
     "explain": ("rules", "explain"),
     "merge-reports": ("merge", "merge_reports"),
+    "report": ("report", "report"),
 }
 _SUMMARIES = {
     "convert": "Convert CUDA sources to HIP.",
@@ -32,6 +33,7 @@ _SUMMARIES = {
     "rules": "List the hazard rules.",
     "explain": "Print the page of one rule.",
     "merge-reports": "Merge the JSON/SARIF reports of --shard runs.",
+    "report": "One porting report to review: HTML page or PR comment.",
 }
 
 
@@ -69,8 +71,16 @@ def main() -> None:
     argv = sys.argv[1:]
     if argv and argv[0] == "convert":
         argv = ["convert", *normalize_argv(argv[1:])]
+    interrupts.watch()
     try:
         code = root.main(argv, prog_name="hipify-py", standalone_mode=False)
+        if interrupts.requested():  # a Ctrl-C that something swallowed: never a clean exit
+            raise KeyboardInterrupt
+    except SystemExit:
+        if interrupts.requested():
+            click.echo("hipify-py: interrupted", err=True)
+            sys.exit(130)
+        raise
     except KeyboardInterrupt:
         click.echo("hipify-py: interrupted", err=True)
         sys.exit(130)

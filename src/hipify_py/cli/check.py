@@ -15,16 +15,17 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
-from ..config import CONFIG_NAME, matches_rule, split_ids, unknown_pattern
+from ..config import CONFIG_NAME, split_ids, unknown_pattern
 from ..discover import UsageError
 from ..findings import Severity
 from ..gate import run_check
 from ..output.manifest import MANIFEST_NAME, Manifest, ManifestError, options_from_record
+from ..policy import RunPolicy
 from ..report import findings_baseline
-from ..report.findings_common import STALE_RULE
 from ..report.formats import Style, load_formats, render
 from ..rules import load_rules
 from .common import (
+    PathArg,
     build_options_context,
     common_options,
     conversion_flags,
@@ -50,7 +51,7 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 
 
 @click.command("check")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -63,7 +64,7 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
     "--output",
     "-o",
     "output",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="Write the report to FILE instead of standard output.",
 )
 @click.option(
@@ -89,19 +90,19 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 )
 @click.option(
     "--baseline",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="Hide findings recorded in this baseline file (only new ones fail).",
 )
 @click.option(
     "--write-baseline",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="Record today's findings in FILE and exit 0.",
 )
 @click.option(
     "--in-sync",
     "--out-dir",
     "hip_dir",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="Also fail when the committed HIP tree in DIR is missing, stale or orphaned files "
     "(options come from the manifest convert wrote there).",
 )
@@ -109,7 +110,7 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help=f"Project config (default: the nearest {CONFIG_NAME}).",
 )
 @click.option(
@@ -139,7 +140,7 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
     _check_in_sync_flags(kw, hip_dir)
     config = load_config(paths, config_path=kw["config_path"], no_config=kw["no_config"])
     manifest = _manifest(hip_dir)
-    ctx, rules = build_options_context(kw, config, **_conversion_options(kw, manifest))
+    ctx, rules = build_options_context(kw, config, **_conversion_options(kw, manifest, paths))
     try:
         report = run_check(
             paths,
@@ -155,19 +156,18 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
         )
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
-    _filter(report, config, select_ids, ignore_ids)
-    if kw["write_baseline"]:
-        _write_baseline(report, kw["write_baseline"])
+    baseline = None
     if kw["baseline"]:
         try:
-            known = findings_baseline.load(kw["baseline"])
+            baseline = (findings_baseline.load(kw["baseline"]), kw["baseline"])
         except findings_baseline.BaselineError as exc:
             raise click.UsageError(str(exc)) from None
-        findings_baseline.apply(report, known, kw["baseline"])
+    policy = RunPolicy(config, select_ids, ignore_ids, Severity(kw["fail_on"]), baseline)
+    failed = policy.apply(report)
+    if kw["write_baseline"]:
+        _write_baseline(report, kw["write_baseline"])
     _emit(report, kw["fmt"], kw["output"], kw["quiet"])
-    threshold = Severity(kw["fail_on"]).rank
-    failed = any(f.severity.rank >= threshold for f in report.findings)
-    sys.exit(1 if failed or report.failures else 0)
+    sys.exit(1 if failed else 0)
 
 
 def _check_in_sync_flags(kw: dict[str, Any], hip_dir: Path | None) -> None:
@@ -220,7 +220,9 @@ _OPTION_FIELDS = {
 }
 
 
-def _conversion_options(kw: dict[str, Any], manifest: Manifest | None) -> dict[str, Any]:
+def _conversion_options(
+    kw: dict[str, Any], manifest: Manifest | None, paths: Sequence[Path]
+) -> dict[str, Any]:
     """The Options ``convert`` used: recorded in the HIP tree's manifest, except where an
     option is given on this command line; without a manifest, this command line's flags."""
     flags = conversion_flags(
@@ -232,35 +234,19 @@ def _conversion_options(kw: dict[str, Any], manifest: Manifest | None) -> dict[s
     )
     if manifest is None:
         return flags
-    recorded = options_from_record(manifest.options, manifest.out_root / MANIFEST_NAME)
+    # the folders checked (and the working directory) are the project the recorded include
+    # directories must stay in
+    project = [Path.cwd(), *(p if p.is_dir() else p.parent for p in paths)]
+    try:
+        recorded = options_from_record(manifest.options, manifest.out_root / MANIFEST_NAME, project)
+    except ManifestError as exc:
+        raise click.UsageError(str(exc)) from None
     ctx = click.get_current_context()
     for param, fields in _OPTION_FIELDS.items():
         if ctx.get_parameter_source(param) is ParameterSource.COMMANDLINE:
             for name in fields:
                 recorded.pop(name, None)
     return {"overrides": recorded, **flags}
-
-
-def _filter(report, config, select_ids, ignore_ids) -> None:  # noqa: ANN001
-    """--select/--ignore and the project config decide which findings are reported."""
-
-    def wanted(f) -> bool:  # noqa: ANN001 - a Finding
-        if f.rule == STALE_RULE:
-            # Stale HIP output was asked for with --in-sync: neither --select nor a prefix such
-            # as `--ignore HZ` hides it, only naming HZ001 in --ignore, `ignore:` or the CUDA
-            # source's `per-file-ignores:`.
-            source = f.extra["source"]
-            return STALE_RULE not in ignore_ids and not config.ignores_rule(
-                STALE_RULE, source, exact=True
-            )
-        return (
-            (not select_ids or matches_rule(f.rule, select_ids))
-            and not matches_rule(f.rule, ignore_ids)
-            and not config.ignored(f)
-        )
-
-    report.findings = [f for f in report.findings if wanted(f)]
-    report.fixed = [f for f in report.fixed if wanted(f)]
 
 
 def _write_baseline(report, path: Path) -> None:  # noqa: ANN001

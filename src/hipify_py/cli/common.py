@@ -19,6 +19,16 @@ from ..mappings.user import user_rules
 from ..output.files import WriteError, write_file
 
 
+class PathArg(click.Path):
+    """``click.Path`` that refuses an empty path: ``-o ''`` would name the working directory
+    (``Path('')`` is ``.``), which is a usage error, not a failed write."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | bytes) and not value:
+            self.fail("an empty path", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class ConfigError(click.ClickException):
     """Bad mapping rules or project configuration: one line, exit code 2 like a usage error."""
 
@@ -75,20 +85,20 @@ def common_options(func: Callable) -> Callable:
         ),
         click.option(
             "--cuda-path",
-            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            type=PathArg(path_type=Path, file_okay=False, exists=True),
             help="A CUDA installation to parse against.",
         ),
         click.option(
             "-p",
             "build_dir",
-            type=click.Path(path_type=Path),
+            type=PathArg(path_type=Path),
             help="Directory with compile_commands.json: parse with its flags.",
         ),
         click.option(
             "--mapping",
             "mapping_files",
             multiple=True,
-            type=click.Path(path_type=Path, dir_okay=False),
+            type=PathArg(path_type=Path, dir_okay=False),
             help="Extra mapping rules (YAML, same schema; they win).",
         ),
         click.option(
@@ -213,6 +223,18 @@ def write_or_fail(path: Path, text: str) -> None:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def offload_arch_option(func: Callable) -> Callable:
+    """--offload-arch: the AMD GPUs converted build files compile for (convert, report)."""
+    return click.option(
+        "--offload-arch",
+        "offload_arch",
+        multiple=True,
+        callback=lambda ctx, param, values: tuple(check_arch(ctx, param, v) for v in values),
+        metavar="GFX",
+        help="AMD GPU the converted build files compile for (repeatable; default gfx942).",
+    )(func)
 
 
 def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:

@@ -19,17 +19,20 @@ from rich.console import Console
 from ..cache import open_cache
 from ..context import Context, Options, parse_version
 from ..discover import UsageError, renames_of
-from ..output import BACKUP_SUFFIX, Destination, WriteBack, Writer, plan
+from ..output import BACKUP_SUFFIX, Destination, WriteBack, WriteError, Writer, plan
 from ..report.summary import Summary
-from ..runner import Outcome, load_texts, run
+from ..result import FileStatus, Outcome, RunMode
+from ..runner import load_texts, run
 from ..shard import select
 from .common import (
+    PathArg,
     build_options_context,
     check_arch,
     common_options,
     conversion_flags,
     conversion_options,
     load_config,
+    offload_arch_option,
     selection_options,
     write_or_fail,
 )
@@ -37,17 +40,17 @@ from .progress import progress
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
 @click.option(
     "--out-dir",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="Write the converted tree here (default: a sibling DIR-hip/).",
 )
 @click.option(
     "-o",
     "--output",
     "output_file",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="Write the single converted input to FILE.",
 )
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print the single converted input.")
@@ -65,24 +68,17 @@ from .progress import progress
 @click.option("--dry-run", is_flag=True, help="Write nothing; print a unified diff.")
 @click.option(
     "--diff-file",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="With --dry-run: save the diff to FILE instead of printing it.",
 )
 @selection_options
 @conversion_options
-@click.option(
-    "--offload-arch",
-    "offload_arch",
-    multiple=True,
-    callback=lambda ctx, param, values: tuple(check_arch(ctx, param, v) for v in values),
-    metavar="GFX",
-    help="AMD GPU the converted build files compile for (repeatable; default gfx942).",
-)
+@offload_arch_option
 @click.option("--no-hazards", is_flag=True, help="Convert only; skip the hazard rules.")
 @click.option(
     "--json",
     "json_file",
-    type=click.Path(path_type=Path, allow_dash=True),
+    type=PathArg(path_type=Path, allow_dash=True),
     help="Write the summary as JSON to FILE ('-' for stdout).",
 )
 @click.option(
@@ -136,7 +132,7 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
         raise click.UsageError(str(exc)) from None
     ctx = replace(ctx, renames=renames_of(writer.items, paths))  # the whole tree's, sharded too
     items = select(writer.items, kw["shard"], lambda c: c.rel)
-    mode = "rewrite" if kw["no_hazards"] else "convert"
+    mode = RunMode.REWRITE if kw["no_hazards"] else RunMode.CONVERT
     cache = open_cache(ctx, mode, rules, enabled=not kw["no_cache"])
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     summary = Summary()
@@ -164,9 +160,22 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
                         cache.stamp_output(outcome, *settled)
                     bar.advance(outcome.candidate, written)
         finally:
-            writer.close()
+            unsaved = _close(writer)
     summary.finish()
-    sys.exit(_finish(writer, summary, ctx, paths, kw, err))
+    code = _finish(writer, summary, ctx, paths, kw, err)
+    if unsaved is not None:  # the files are whole, but the tree does not say what it holds
+        err.print(f"hipify-py: error: {unsaved}", markup=False)
+        code = max(code, 1)
+    sys.exit(code)
+
+
+def _close(writer: Writer) -> str | None:
+    """Save the output tree's manifest (also after Ctrl-C); why it could not be, or None."""
+    try:
+        writer.close()
+    except WriteError as exc:
+        return str(exc)
+    return None
 
 
 def _destination(paths: tuple[Path, ...], kw: dict[str, Any]) -> Destination:
@@ -210,8 +219,12 @@ def _emit(writer: Writer, outcome: Outcome, summary: Summary) -> Path | None:
     try:
         written = writer.emit(outcome)
     except (OSError, UsageError) as exc:
+        if outcome.status is FileStatus.FAILED:  # counted and said once already (a file
+            return None  # that vanished cannot be copied either)
         summary.failed += 1
-        summary.failures.append((str(outcome.candidate.path), f"cannot write: {exc}"))
+        # a WriteError names the file and the cause already
+        message = str(exc) if isinstance(exc, WriteError) else f"cannot write: {exc}"
+        summary.failures.append((str(outcome.candidate.path), message))
         written = None
     if written is not None:
         summary.written.append(str(written))

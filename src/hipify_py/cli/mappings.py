@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ..mappings import KINDS, STATUSES, Entry, MappingError, load_index
+from .common import PathArg
 
 
 def _index(all_families: bool = True):
@@ -177,7 +178,7 @@ def stats(as_json: bool) -> None:
 @mappings.command("audit")
 @click.option(
     "--rocm-path",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathArg(file_okay=False, path_type=Path),
     envvar="ROCM_PATH",
     default="/opt/rocm",
     show_default=True,

@@ -9,17 +9,17 @@ import click
 
 from ..merge import MergeError, merge
 from ..untrusted import UntrustedInputError, decode_utf8, read_regular
-from .common import write_or_fail
+from .common import PathArg, write_or_fail
 
 REPORT_LIMIT = 1 << 30  # bytes of one report
 
 
 @click.command("merge-reports")
-@click.argument("reports", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("reports", nargs=-1, required=True, type=PathArg(path_type=Path, dir_okay=False))
 @click.option(
     "-o",
     "--output",
-    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+    type=PathArg(path_type=Path, dir_okay=False, allow_dash=True),
     default="-",
     help="Write the merged report to FILE (default: standard output).",
 )

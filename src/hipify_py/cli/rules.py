@@ -53,8 +53,4 @@ def explain(rule_id: str) -> None:
     if info is None:
         click.echo(f"hipify-py: unknown rule {rule_id!r} (see `hipify-py rules`)", err=True)
         sys.exit(2)
-    text = info.doc
-    title, _, rest = text.partition("\n")
-    header = f"# {info.id} {info.name} ({info.severity.value})\n\n{info.summary}\n"
-    body = rest if title.strip().startswith(info.id) else text
-    Console().print(Markdown(header + body))
+    Console().print(Markdown(info.page))

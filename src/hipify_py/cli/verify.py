@@ -14,12 +14,12 @@ from ..verify.compdb import CompileDatabaseError
 from ..verify.compile import is_translation_unit
 from ..verify.discovery import KINDS
 from ..verify.toolchain import ToolchainError
-from .common import check_arch
+from .common import PathArg, check_arch
 
 
 @click.command("verify")
 @click.argument(
-    "paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=True, dir_okay=True)
+    "paths", nargs=-1, required=True, type=PathArg(exists=True, file_okay=True, dir_okay=True)
 )
 @click.option(
     "--arch",
@@ -54,13 +54,13 @@ from .common import check_arch
 )
 @click.option(
     "--rocm-path",
-    type=click.Path(file_okay=False),
+    type=PathArg(file_okay=False),
     help="ROCm install or header set (bin/hipcc, include/hip, llvm/bin/clang, device "
     "libraries; also a get-hip-headers.sh DEST).",
 )
 @click.option(
     "--hip-include",
-    type=click.Path(file_okay=False),
+    type=PathArg(file_okay=False),
     help="Directory containing hip/hip_runtime.h for clang [env HIPIFY_PY_HIP_INCLUDE].",
 )
 @click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
@@ -69,7 +69,7 @@ from .common import check_arch
 @click.option(
     "-p",
     "--build-path",
-    type=click.Path(exists=True),
+    type=PathArg(exists=True),
     help="Directory with compile_commands.json; each file gets its entry's -I/-D.",
 )
 @click.option(
@@ -83,7 +83,7 @@ from .common import check_arch
     "--cuda-root",
     "--from",
     "cuda_root",
-    type=click.Path(exists=True, file_okay=False),
+    type=PathArg(exists=True, file_okay=False),
     help="The CUDA tree these files were converted from: errors are also shown at "
     "the CUDA line (the conversion is redone in memory to map them).",
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import faulthandler
 import os
+import re
 import resource
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +27,7 @@ from .lexer import Lexed
 from .stub import stub_for
 
 STUB_NAME = "/__hipify_py__/stub.h"
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")  # what surrogateescape made of undecodable bytes
 _index: ci.Index | None = None
 
 
@@ -117,82 +119,63 @@ class Ast:
         return out
 
 
-def crash_of(attempt: Callable[[], Ast], size: int, *, walk: bool = True) -> str | None:
-    """Parse (and with ``walk`` visit) in a forked child first, under a time and memory limit:
-    why libclang died or was stopped there, or None if it lived.
+def crash_of(attempt: Callable[[], Ast], size: int) -> str | None:
+    """Parse (and walk) in a forked child first: why libclang died there, or None if it lived.
 
     libclang crashes on some broken inputs (SIGSEGV, or a stack overflow its crash recovery
-    cannot catch), and a few hundred bytes of nested macros can make it expand for minutes
-    into gigabytes; neither can be stopped inside our process.  The child gets
-    ``PARSE_SECONDS`` of CPU time (``WALL_FACTOR`` times that of wall time) and
-    ``PARSE_MEMORY`` bytes of address space beyond what it inherited (plus 20 times the file's
-    size), does what the rules will do
-    (diagnostics; with ``walk`` every cursor's kind and extent) and exits; only a file that
-    lived is parsed in this process.  Without ``fork`` the parse is not isolated.
+    cannot catch), and a crash in our process would end the whole run.  The child does what
+    the rules will do (diagnostics, every cursor's kind and extent) and exits; only a file
+    that survives is parsed in this process.  The child may take PARSE_SECONDS of CPU and
+    wall time and ``parse_memory(size)`` more bytes than the parent holds (a file of ``size``
+    characters).  Without ``fork`` the parse is not isolated.
     """
     if not hasattr(os, "fork"):
         return None
-    budget = PARSE_MEMORY + 20 * size
-    _clang_index()  # libclang loaded here: the child's memory cap is for the parse alone
-    read_end, write_end = os.pipe()
+    extra = parse_memory(size)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
-        os.close(read_end)
         code = 0
         faulthandler.disable()  # the parent reports the crash; no dump on its stderr
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)  # nor libclang's own crash report
         try:
-            _limit_child(budget)
+            signal.alarm(PARSE_SECONDS)  # a hang ends the child, not the run
+            _limit_child(extra)
             ast = attempt()
             ast.diagnostics  # noqa: B018 - evaluated for its side effect on libclang
-            if walk:
-                for node in ast.walk():
-                    node.kind, node.extent  # noqa: B018
+            for node in ast.walk():
+                node.kind, node.extent  # noqa: B018
         except MemoryError:
             code = _OUT_OF_MEMORY
-        except BaseException as exc:  # what the parse here would raise, or a limit's effect
-            os.write(write_end, f"{type(exc).__name__}: {exc}".encode()[:500])
+        except BaseException:
             code = 1
         os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        raised = pipe.read().decode("utf-8", "replace")
-    _, status, usage = os.wait4(pid, 0)
-    memory = f"libclang ran out of its {budget >> 20} MiB memory limit"
-    if os.WIFEXITED(status):
-        code = os.WEXITSTATUS(status)
-        if code == _OUT_OF_MEMORY or (code and usage.ru_maxrss * 1024 >= budget // 2):
-            return memory  # libclang's crash recovery turned a failed allocation into an error
-        return None if code == 0 else raised or f"the parse child exited with status {code}"
-    sig = os.WTERMSIG(status)
-    if sig == signal.SIGALRM:
-        return f"libclang took over {WALL_FACTOR * PARSE_SECONDS} s of wall time (the limit)"
-    if sig in (signal.SIGXCPU, signal.SIGKILL):
-        return f"libclang took over {PARSE_SECONDS} s (the limit)"
-    if usage.ru_maxrss * 1024 >= budget // 2:  # allocation failed near the cap: abort/crash
-        return memory
-    return f"libclang crashed ({signal.Signals(sig).name})"
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig in (signal.SIGALRM, signal.SIGXCPU):
+            return f"libclang took over {PARSE_SECONDS} s"
+        return f"libclang crashed ({signal.Signals(sig).name})"
+    if os.WEXITSTATUS(status) == _OUT_OF_MEMORY:
+        return f"libclang needed over {extra >> 20:,} MiB"
+    return None
 
 
-def _limit_child(budget: int) -> None:
-    """In the parse child: a wall-clock alarm, a CPU limit, and an address-space cap of
-    ``budget`` bytes above what the child inherited (its Python and libclang mappings)."""
-    signal.alarm(WALL_FACTOR * PARSE_SECONDS)  # a hang ends the child, not the run
-    resource.setrlimit(resource.RLIMIT_CPU, (PARSE_SECONDS, PARSE_SECONDS + 1))
-    try:
-        with open("/proc/self/statm") as statm:
-            mapped = int(statm.read().split()[0]) * resource.getpagesize()
-    except OSError:
-        return  # no way to know what is mapped: time limits only
-    resource.setrlimit(resource.RLIMIT_AS, (mapped + budget, mapped + budget))
+PARSE_SECONDS = 60
+_OUT_OF_MEMORY = 3  # the child's exit code when its parse ran out of its memory limit
 
 
-PARSE_SECONDS = 4  # of CPU time
-# wall time allowed, in CPU limits: a busy CI machine must not make a good file "not analysed"
-WALL_FACTOR = 3
-PARSE_MEMORY = 512 << 20
-_OUT_OF_MEMORY = 3
+def parse_memory(size: int) -> int:
+    """Bytes a parse of a ``size``-character file may add to the process: 1 GiB, plus 64 per
+    character of a large file."""
+    return (1 << 30) + 64 * size
+
+
+def _limit_child(extra: int) -> None:  # pragma: no cover - runs in the child
+    """Cap the child's address space at what it holds now plus ``extra`` bytes, and its CPU
+    time at PARSE_SECONDS: a parse over either ends the child, not the machine."""
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        held = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (held + extra, held + extra))
+    resource.setrlimit(resource.RLIMIT_CPU, (PARSE_SECONDS, PARSE_SECONDS + 5))
 
 
 class _RangeList(ctypes.Structure):
@@ -229,6 +212,9 @@ def parse(
     lexed: Lexed | None = None,
 ) -> Ast:
     """Parse ``text`` as CUDA; raises only if libclang itself cannot load or parse."""
+    # bytes that were not UTF-8 (a Latin-1 comment) are lone surrogates here: libclang gets a
+    # '?' for each, so offsets stay those of the text and the file is still analysed
+    text = _NOT_UTF8.sub("?", text)
     if hermetic:
         source = blank_file_access(text, lexed)
     else:

@@ -24,11 +24,11 @@ _FILE_DIRECTIVES = frozenset({"include", "include_next", "import", "embed", "__i
 _FILE_QUERIES = frozenset({"__has_include", "__has_include_next", "__has_embed"})
 
 # A directive the lexer did not see as one (a NUL byte or a Unicode space before the '#'):
-# found again at each line start, with no backtracking across lines, and blanked as well.
-# A line that a backslash-newline continues is no line start: otherwise each line of a run of
-# them would scan the rest of the run again (quadratic).
+# found again at each logical line start, with no backtracking across lines, and blanked as
+# well.  A physical line that a backslash continues is no line start: a run of N continued
+# lines is then read once, not N times (it was quadratic: 40,000 of them took 87 s).
 _GAP = r"(?:[^\S\r\n]|\x00|\\(?:\r\n?|\n)|/\*[^\r\n]*?\*/)*" + POSSESSIVE
-_LINE_START = r"(?:^|(?<=[\r\n]))(?<!\\\n)(?<!\\\r)(?<!\\\r\n)"
+_LINE_START = r"(?:^|(?<=[\r\n]))(?<!\\\n)(?<!\\\r\n)(?<!\\\r)"
 _LEFTOVER = re.compile(
     rf"{_LINE_START}{_GAP}(?P<hash>\#|%:){_GAP}"
     r"(?:include|import|embed|__include|pragma[^\r\n]*dependency)"

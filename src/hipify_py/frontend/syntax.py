@@ -6,7 +6,7 @@ search is bounded and returns None instead of raising when brackets do not balan
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
@@ -292,3 +292,56 @@ def call_args(tokens: Sequence[Token], i: int) -> list[Arg] | None:
     if close is None:
         return None
     return split_args(tokens, i + 2, close)
+
+
+def opener_width(tokens: Sequence[Token], i: int) -> int:
+    """1 for a ``<<<`` at tokens[i], 2 for ``<< <`` (a launch as clang-format may leave it:
+    ``<<`` then ``<`` is no C++ expression, so it opens a launch), else 0."""
+    text = tokens[i].text
+    if text == "<<<":
+        return 1
+    if text != "<<" or i + 1 >= len(tokens):
+        return 0
+    nxt = tokens[i + 1]
+    return 2 if nxt.text == "<" and nxt.kind is Kind.PUNCT else 0
+
+
+def closer_width(tokens: Sequence[Token], i: int) -> int:
+    """1 for ``>>>`` at tokens[i], 2 for ``>> >`` or ``> >>`` (the spaced forms), else 0."""
+    text = tokens[i].text
+    if text == ">>>":
+        return 1
+    if text not in (">>", ">") or i + 1 >= len(tokens):
+        return 0
+    return 2 if tokens[i + 1].text == {">>": ">", ">": ">>"}[text] else 0
+
+
+def launch_config_end(
+    tokens: Sequence[Token], chevron: int, inner: Mapping[int, int | None]
+) -> int | None:
+    """Index of the last token of the ``>>>`` (or ``>> >``) that closes the launch
+    configuration opened at ``chevron``, skipping bracketed groups, and the launches nested in
+    it by ``inner`` (the ends of every later opener); None where a statement, a block or the
+    directive ends first (``Unit.launch_config_ends`` keeps the answers)."""
+    j = chevron + opener_width(tokens, chevron)
+    directive = tokens[chevron].in_directive
+    while j < len(tokens):
+        tok = tokens[j]
+        text = tok.text
+        if tok.in_directive != directive or text in (";", "}"):
+            return None
+        width = closer_width(tokens, j)
+        if width:
+            return j + width - 1
+        if opener_width(tokens, j):  # a launch inside the configuration (rewritten on its own)
+            end = inner.get(j)
+            if end is None:
+                return None
+            j = end
+        elif tok.kind is Kind.PUNCT and text in ("(", "[", "{"):
+            k = match_forward(tokens, j)
+            if k is None:
+                return None
+            j = k
+        j += 1
+    return None

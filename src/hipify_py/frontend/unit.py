@@ -14,9 +14,17 @@ from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
 from .directives import forget_lines, lines
 from .lexer import Kind, Lexed, Token, lex
-from .syntax import forget_brackets, know_brackets, token_text
+from .macros import expansion_estimate
+from .syntax import (
+    forget_brackets,
+    know_brackets,
+    launch_config_end,
+    opener_width,
+    token_text,
+)
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
+_SPACED_LAUNCH = re.compile(r"<<\s+<")
 
 # literal-first patterns: a leading \b would make the search visit every byte of a long file
 _HIP_CALL = re.compile(r"hip[A-Z]\w*\s*\(")
@@ -102,18 +110,29 @@ class Unit:
 
     @cached_property
     def launch_openers(self) -> list[int]:
-        """Indices in ``tokens`` of every `<<<` (code or macro body), found from the text: a
-        `<<<` token is its own text, so ``str.find`` visits only the candidates."""
-        text, tokens = self.text, self.tokens
-        out = []
-        at = text.find("<<<")
-        while at >= 0:
-            k = self.first_token_from(at)
-            if k < len(tokens) and tokens[k].start == at and tokens[k].kind is Kind.PUNCT:
-                if tokens[k].text == "<<<":
-                    out.append(k)
-            at = text.find("<<<", at + 1)
-        return out
+        """Indices in ``tokens`` of every `<<<` (code or macro body), from the lexer's operator
+        index (a search of the text for each one cost a bisection per `<<<`)."""
+        return self.operators_spelled(["<<<"])
+
+    @cached_property
+    def spaced_launch_openers(self) -> list[int]:
+        """Indices of the ``<<`` of each ``<< <``: a launch as clang-format may leave it
+        (``k << <grid, block >> > (x)``)."""
+        if not _SPACED_LAUNCH.search(self.text):
+            return []
+        tokens = self.tokens
+        return [i for i in self.operators_spelled(["<<"]) if opener_width(tokens, i) == 2]
+
+    @cached_property
+    def launch_config_ends(self) -> dict[int, int | None]:
+        """For each launch opener (``launch_openers`` and ``spaced_launch_openers``), the
+        index of the last token of the ``>>>`` that closes its configuration (None: not a
+        launch).  Found last opener first, so a scan that meets a nested launch jumps over it,
+        or gives up with it: linear in the tokens, also for thousands of unclosed ``<<<``."""
+        ends: dict[int, int | None] = {}
+        for chevron in sorted(self.launch_openers + self.spaced_launch_openers, reverse=True):
+            ends[chevron] = launch_config_end(self.tokens, chevron, ends)
+        return ends
 
     @property
     def identifier_positions(self) -> dict[str, list[int]]:
@@ -167,17 +186,26 @@ class Unit:
             args=self.clang_args,
             lexed=self.lexed,
         )
+        expanded = expansion_estimate(self.tokens, self.directives, self.parse_budget)
+        if expanded > self.parse_budget:
+            self._ast_error = f"its macros expand to over {self.parse_budget:,} tokens; not parsed"
+            return None
         try:
-            # every parse is tried under limits first; input libclang has crashed on is
-            # walked there too
-            crash = crash_of(attempt, len(self.text), walk=self.risky)
-            if crash is not None:
-                self._ast_error = crash
-                return None
+            if self.risky:
+                crash = crash_of(attempt, len(self.text))
+                if crash is not None:
+                    self._ast_error = crash
+                    return None
             return attempt()
         except Exception as exc:  # libclang load or parse failure: degrade to tokens only
             self._ast_error = f"{type(exc).__name__}: {exc}"
             return None
+
+    @property
+    def parse_budget(self) -> int:
+        """Tokens a parse may expand to: ample for real code (a 16 MiB file is about 4 million
+        tokens), far below what a macro bomb makes."""
+        return 2_000_000 + 4 * len(self.tokens)
 
     @cached_property
     def looks_broken(self) -> bool:
@@ -207,10 +235,10 @@ class Unit:
 
     @cached_property
     def risky(self) -> bool:
-        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes): the
-        child that tries its parse first also walks the whole AST.  Other text is not: UTF-8
-        (a comment in another language) is ordinary source, and bytes that are not UTF-8 never
-        reach libclang (``parse`` refuses them, so the file is converted from tokens)."""
+        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes): its
+        parse is tried in a child process first.  Other text is not: UTF-8 (a comment in
+        another language) is ordinary source, and bytes that are not UTF-8 reach libclang as
+        '?' (``parse``)."""
         if self.looks_broken or "\0" in self.text:
             return True
         depth = deepest = 0

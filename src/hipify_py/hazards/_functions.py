@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ._tokens import CONTROL, cached, match, match_back
-
-if TYPE_CHECKING:
-    from ._taint import Taint
-
 
 _AFTER_PARAMS = frozenset(
     {"const", "noexcept", "override", "final", "mutable", "volatile", "&", "&&", "throw"}
@@ -33,7 +28,6 @@ class Func:
     close: int  # token index of the body's '}'
     specifiers: frozenset[str]  # __global__, __device__, __host__, template, static, ...
     params: tuple[int, int] = (0, 0)  # token indexes of '(' and ')' of the parameter list
-    _taint: Taint | None = field(default=None, repr=False)
 
     @property
     def is_device(self) -> bool:

@@ -182,7 +182,9 @@ class Taint:
 
 
 def thread_taint(unit: Unit, func: Func) -> Taint:
-    """The (cached) thread-index data flow of ``func``."""
-    if func._taint is None:
-        func._taint = Taint(unit, func)
-    return func._taint
+    """The thread-index data flow of ``func``, computed once per unit (several rules ask)."""
+    flows: dict[int, Taint] = cached(unit, "_thread_taint", dict)
+    taint = flows.get(func.open)
+    if taint is None:
+        taint = flows[func.open] = Taint(unit, func)
+    return taint

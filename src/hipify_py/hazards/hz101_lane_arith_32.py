@@ -36,10 +36,13 @@ rewritten automatically.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import enclosing_conditions, function_at
 from ._taint import LANE_LIKE, thread_taint
 from ._tokens import one_per_line, operand_before, text_of
@@ -409,7 +412,7 @@ def _flat_tile_column(toks, first, end):
     Severity.ERROR,
     "lane/warp index arithmetic that assumes 32-lane warps",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     yield from one_per_line((_report(report, toks, *site) for site in sites(unit)), unit)
 

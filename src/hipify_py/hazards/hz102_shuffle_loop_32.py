@@ -27,10 +27,13 @@ combine the two halves afterwards. Not rewritten automatically.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterator
 
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import SHUFFLES, calls
 from ._tokens import match, text_of
 from ._values import evaluate, int_value
@@ -108,7 +111,7 @@ def body_end(toks, close):
     Severity.ERROR,
     "shuffle reduction/scan loop that covers only 32 lanes",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     seen: set[int] = set()
     for i, close, call in loop_sites(unit):

@@ -26,9 +26,13 @@ arithmetic for `warpSize` lanes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import SHUFFLES, calls
 from ._functions import function_at
 from ._tokens import cached
@@ -49,7 +53,7 @@ def _has_width(call):
     Severity.WARNING,
     "shuffle without width in code written for 32-lane sub-warps",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for c in calls(unit, SHUFFLES):
         if _has_width(c):

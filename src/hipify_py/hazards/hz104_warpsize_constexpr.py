@@ -27,9 +27,13 @@ run-time lane math. PyTorch extensions can use `C10_WARP_SIZE`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import function_at
 from ._tokens import match, match_back, occurrences
 
@@ -179,7 +183,7 @@ _TYPE_WORDS = frozenset(
     Severity.ERROR,
     "warpSize used as a compile-time constant (not constexpr since HIP 7.0)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_NAMES & unit.identifiers):
         return
     toks = unit.tokens

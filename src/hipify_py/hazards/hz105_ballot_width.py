@@ -25,10 +25,13 @@ it is unsafe because later code (`1 << lane`, `%x` printing) may still assume 32
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import BALLOTS, calls
 from ._cursor import cursor_at
 from ._values import type_size
@@ -85,7 +88,7 @@ def _rhs_is_call(toks, eq, call, end):
     Severity.ERROR,
     "64-bit ballot/activemask result truncated to 32 bits",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ballots = list(calls(unit, BALLOTS))
     if not ballots:
         return

@@ -34,9 +34,13 @@ arithmetic (an unsafe fix widens them at their definition).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Finding, Fix, Severity
+from ..frontend.unit import Unit
 from ..rewrite.warp_mask_64 import FULL64, MaskSite, mask_sites
-from ..rules import Report, hazard_rule
+from ..rules import Proposal, Report, hazard_rule
 from ._values import int_value
 
 
@@ -120,6 +124,6 @@ def _finding(site: MaskSite, report: Report) -> Finding:
     Severity.ERROR,
     "32-bit lane mask passed to a _sync warp intrinsic (HIP needs 64-bit)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for site in mask_sites(unit, ctx):
         yield _finding(site, report)

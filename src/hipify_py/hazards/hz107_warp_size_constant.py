@@ -34,11 +34,14 @@ or use `warpSize` (a run-time value since HIP 7.0) where no compile-time constan
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from ..context import Context
 from ..findings import Severity
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._values import int_value
 
 WARP_NAME = re.compile(
@@ -123,7 +126,7 @@ def reported_names(unit) -> frozenset[str]:
     Severity.ERROR,
     "named warp-size constant defined as 32 (wavefronts are 64 wide on MI300X)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for name, i, value in definitions(unit):
         yield report(

@@ -28,10 +28,13 @@ if the code also builds for CUDA.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import functions
 from ._tokens import match, one_per_line
 from ._values import int_value
@@ -154,7 +157,7 @@ def _helpers(unit):
     Severity.ERROR,
     "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not _LANE.search(unit.identifier_lines):
         return
     toks = unit.tokens

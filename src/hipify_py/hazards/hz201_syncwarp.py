@@ -24,15 +24,19 @@ For ROCm < 7.0, replace it with `__syncthreads()` or a wave barrier
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 
 
 @hazard_rule(
     "HZ201", "syncwarp-its", Severity.INFO, "__syncwarp: HIP has no independent thread scheduling"
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for c in calls(unit, {"__syncwarp"}):
         yield report(

@@ -26,8 +26,12 @@ atomics without a lock.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import function_at
 from ._tokens import has_ident, match, occurrences, text_of
 
@@ -49,7 +53,7 @@ _ATOMICS = frozenset(
     Severity.WARNING,
     "per-thread spin lock on an atomic: hangs without independent thread scheduling",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_ATOMICS & unit.identifiers):
         return
     toks = unit.tokens

@@ -29,9 +29,13 @@ and make loop trip counts block-uniform (loop to a rounded-up bound and guard th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import enclosing_conditions, function_at
 from ._taint import thread_taint
 from ._tokens import occurrences, statement_end, text_of
@@ -54,7 +58,7 @@ _WHAT = {
     Severity.ERROR,
     "__syncthreads() in control flow that depends on the thread index",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_BARRIERS & unit.identifiers):
         return
     toks = unit.tokens

@@ -26,9 +26,13 @@ converted number.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._tokens import text_of
 from ._values import int_value
@@ -40,7 +44,7 @@ from ._values import int_value
     Severity.WARNING,
     "__launch_bounds__ second argument means min warps per EU in HIP",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for c in calls(unit, {"__launch_bounds__"}):
         if len(c.args) < 2 or toks[c.index].in_directive:

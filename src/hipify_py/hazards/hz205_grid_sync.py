@@ -28,9 +28,13 @@ in another file.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 
 _COOP = frozenset(
     {
@@ -52,7 +56,7 @@ _COOP = frozenset(
     Severity.WARNING,
     "grid-wide cooperative-groups sync: needs a cooperative launch sized for the device",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
     if "this_grid" not in ids and "grid_group" not in ids:
         return

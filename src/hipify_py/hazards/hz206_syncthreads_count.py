@@ -23,8 +23,12 @@ Suppress with `// hipify-py: ignore[HZ206]` once verified.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 
 _VOTES = frozenset({"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
@@ -36,7 +40,7 @@ _VOTES = frozenset({"__syncthreads_count", "__syncthreads_and", "__syncthreads_o
     Severity.WARNING,
     "__syncthreads_count/_and/_or: listed as under development in HIP, verify on the target",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for c in calls(unit, _VOTES):
         yield report(

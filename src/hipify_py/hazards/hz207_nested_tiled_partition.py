@@ -23,9 +23,13 @@ Target ROCm 7.1 or later for nested partitions, or partition the thread block di
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import match
 
 
@@ -58,7 +62,7 @@ def _partitions(unit):
     Severity.WARNING,
     "tiled_partition of a tile: nested partitions need HIP 7.1",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "tiled_partition" not in unit.identifiers:
         return
     toks = unit.tokens

@@ -25,11 +25,15 @@ it out of the ROCm build, or add a user mapping rule if your project provides an
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
 from ..mappings import is_convertible, no_hip_library
 from ..rewrite.version_gates import VERSION_MACROS
-from ..rules import hazard_rule
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import cached
 
 # reported by their own rule with a better message (HZ501, HZ503)
@@ -78,7 +82,7 @@ def _api_uses(unit):
     Severity.ERROR,
     "CUDA API with no HIP equivalent (from the mapping tables)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for t, e in api_uses(unit):
         if t.text in DEDICATED:
             continue

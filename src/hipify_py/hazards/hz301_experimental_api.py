@@ -21,8 +21,12 @@ avoid the API.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from .hz300_unsupported_api import api_uses
 
 
@@ -32,7 +36,7 @@ from .hz300_unsupported_api import api_uses
     Severity.INFO,
     "HIP equivalent is experimental: not converted without --experimental",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if ctx.options.experimental:
         return
     for t, e in api_uses(unit):

@@ -23,10 +23,14 @@ Raise `--target-rocm` if you can require that release, or guard the code with
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
+from ..frontend.unit import Unit
 from ..mappings import needs_newer_hip
 from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
-from ..rules import hazard_rule
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import occurrences
 
 
@@ -45,9 +49,9 @@ def _added_for(mappings, hip_name):
     Severity.WARNING,
     "HIP equivalent needs a newer ROCm than --target-rocm (left unconverted)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     entries = dict(unit.mapped)
-    unmapped = unit.identifiers - entries.keys()
+    unmapped: set[str] = set(unit.identifiers - entries.keys())
     if not unit.is_hip:
         unmapped = {name for name in unmapped if name.startswith(("hip", "__"))}
     for name in unmapped:

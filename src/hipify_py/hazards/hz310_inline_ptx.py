@@ -25,10 +25,13 @@ Replace the instruction with the HIP intrinsic that does the same (`__lane_id()`
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import match
 
 _ASM = frozenset({"asm", "__asm__", "__asm"})
@@ -43,7 +46,7 @@ _GCN = re.compile(r"\b[sv]_[a-z0-9_]+|\bds_[a-z]|\bbuffer_|\bglobal_load|\bflat_
 @hazard_rule(
     "HZ310", "inline-ptx", Severity.ERROR, "inline PTX assembly (HIP accepts only AMDGPU ISA)"
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_ASM & unit.identifiers):
         return
     toks = unit.tokens

@@ -25,9 +25,13 @@ Use texture objects: create a `hipResourceDesc` + `hipTextureDesc`, call
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 
 _APIS = frozenset(
     pre + name
@@ -50,7 +54,7 @@ _APIS = frozenset(
     Severity.ERROR,
     "texture reference API (removed in CUDA 12, deprecated in HIP)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
     if "texture" not in ids and not (_APIS & ids):
         return

@@ -24,9 +24,13 @@ it into the parent kernel, or restructure as a persistent kernel with a device-s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import functions
 from ._tokens import inside, occurrences
 
@@ -57,7 +61,7 @@ _SYNC = frozenset(
     Severity.ERROR,
     "kernel launch or runtime sync from device code (no dynamic parallelism in HIP)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     if "<<<" not in unit.text and not ((_LAUNCH | _SYNC) & unit.identifiers):
         return

@@ -28,9 +28,13 @@ fragment shapes supported on gfx942, or call a GEMM library.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import occurrences
 
 _FUNCS = frozenset(
@@ -41,7 +45,7 @@ _FUNCS = frozenset(
 @hazard_rule(
     "HZ313", "wmma", Severity.ERROR, "nvcuda::wmma warp-matrix API (not in HIP; use rocWMMA)"
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
     if "wmma" not in ids and "nvcuda" not in ids and "mma" not in ids:
         return

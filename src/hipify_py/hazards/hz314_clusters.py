@@ -24,9 +24,13 @@ block does the work of the cluster); replace `map_shared_rank` accesses accordin
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import one_per_line
 
 _NAMES = frozenset(
@@ -56,7 +60,7 @@ _NAMES = frozenset(
     Severity.ERROR,
     "thread-block clusters / distributed shared memory (not in HIP)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     hits = _NAMES & unit.identifiers
     if not hits:
         return

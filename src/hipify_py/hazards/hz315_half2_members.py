@@ -26,9 +26,13 @@ or `reinterpret_cast<__half&>(h.x)`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import scope_of
 
 _TYPES = frozenset({"half2", "__half2", "__nv_bfloat162", "__hip_bfloat162", "nv_bfloat162"})
@@ -40,7 +44,7 @@ _TYPES = frozenset({"half2", "__half2", "__nv_bfloat162", "__hip_bfloat162", "nv
     Severity.WARNING,
     "half2 .x/.y members are raw unsigned short bits in HIP",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if ctx.options.target_rocm >= (7, 0) or not (_TYPES & unit.identifiers):
         return
     toks = unit.tokens

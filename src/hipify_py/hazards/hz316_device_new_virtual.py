@@ -26,9 +26,13 @@ throwing. Suppress with `// hipify-py: ignore[HZ316]` once verified on the targe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import function_at, functions
 
 _DEVICE_ONLY = frozenset({"new", "delete", "try", "throw", "__prof_trigger"})
@@ -40,7 +44,7 @@ _DEVICE_ONLY = frozenset({"new", "delete", "try", "throw", "__prof_trigger"})
     Severity.WARNING,
     "new/delete, virtual functions or try/catch in device code (unsupported per the HIP FAQ)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
     if not (ids & (_DEVICE_ONLY | {"virtual"})):
         return

@@ -23,9 +23,13 @@ Cast to the intended type: `__ffsll((unsigned long long)mask)`, or declare the m
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._functions import function_at
 
@@ -65,7 +69,7 @@ def _is_long(words: list[str]) -> bool:
     Severity.ERROR,
     "__ffsll/__ffs on a uint64_t/long argument is ambiguous on HIP",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for c in calls(unit, {"__ffsll", "__ffs"}):
         if len(c.args) != 1:

@@ -24,9 +24,13 @@ a name of its own (`atomicMinFloat`) and call that.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._functions import functions
 
 _ATOMICS = frozenset({"atomicAdd", "atomicSub", "atomicMin", "atomicMax", "atomicExch"})
@@ -39,7 +43,7 @@ _FLOATING = frozenset({"float", "double"})
     Severity.ERROR,
     "user-defined device atomic that HIP already provides (redefinition error)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not unit.identifiers & _ATOMICS:
         return
     toks = unit.tokens

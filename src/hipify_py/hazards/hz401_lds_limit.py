@@ -27,9 +27,13 @@ or query `hipDeviceProp_t::sharedMemPerBlock` at run time and pick a kernel vari
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._cursor import cursor_at
 from ._functions import function_at
@@ -189,7 +193,7 @@ def _template_params(toks, index: int) -> set[str]:
     Severity.ERROR,
     "static + dynamic shared memory above the 64 KiB LDS of MI300X",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     text = unit.text
     if (
         "__shared__" not in text
@@ -209,14 +213,15 @@ def check(unit, ctx, report):
                 f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU",
             )
     # dynamic sizes at launches
+    ends = unit.launch_config_ends  # found once per file, in linear time
     for i in unit.launch_openers:
+        stop = ends.get(i)
+        if stop is None or i == 0:
+            continue
         k = i + 1
         depth, args, start = 0, [], k
-        stop = min(len(toks), i + 512)  # a launch configuration is short: bounded scan
-        while k < stop and not (depth == 0 and toks[k].text == ">>>"):
+        while k < stop:
             x = toks[k].text
-            if x in (";", "<<<") or depth < 0:  # `<<<` again: no size to read (and a run
-                break  # of unclosed `<<<` costs one step each, not 512)
             if x in ("(", "[", "{"):
                 depth += 1
             elif x in (")", "]", "}"):
@@ -224,9 +229,9 @@ def check(unit, ctx, report):
             elif x == "," and depth == 0:
                 args.append((start, k))
                 start = k + 1
+            elif x == "<<<":  # a nested launch: its commas are its own
+                k = ends.get(k) or k
             k += 1
-        if k >= stop or toks[k].text != ">>>" or i == 0:
-            continue
         args.append((start, k))
         if len(args) >= 3:
             kernel = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else ""

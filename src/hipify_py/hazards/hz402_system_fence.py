@@ -30,9 +30,13 @@ Allocate the shared flag/buffer with `hipHostMalloc` (fine-grained, coherent) or
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._functions import function_at
 from ._tokens import match, occurrences, text_of
@@ -44,7 +48,7 @@ from ._tokens import match, occurrences, text_of
     Severity.WARNING,
     "__threadfence_system / host polling need fine-grained memory on AMD",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for c in calls(unit, {"__threadfence_system"}):
         yield report(

@@ -24,8 +24,12 @@ target.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import occurrences
 
 _NAMES = frozenset(
@@ -49,7 +53,7 @@ _NAMES = frozenset(
     Severity.WARNING,
     "managed memory: needs HSA_XNACK=1 + HMM on AMD, else slow zero-copy",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     # and every other API that converts to one of them (the driver's cuMemAllocManaged), so
     # a second run over the HIP output finds what the first found: --annotate is idempotent
     hits = _NAMES & unit.identifiers

@@ -31,10 +31,13 @@ or allocate through the framework's allocator (`at::empty`, `c10::hip::HIPCachin
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._functions import enclosing_conditions, function_at
 from ._tokens import inside, match_back, occurrences
@@ -105,7 +108,7 @@ def _declared_local(toks, f, name, before):
     Severity.WARNING,
     "device allocation not freed on every path of the function",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     allocs = list(calls(unit, ALLOCS))
     if not allocs:

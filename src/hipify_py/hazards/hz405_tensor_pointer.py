@@ -31,9 +31,13 @@ xc.data_ptr<float>();`), never free tensor memory by hand, and return tensors, n
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._functions import function_at
 from ._tokens import match_back, text_of
@@ -80,7 +84,7 @@ def _accessor(toks, i):
     Severity.ERROR,
     "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_DATA & unit.identifiers):
         return
     toks = unit.tokens

@@ -26,8 +26,12 @@ Free stream-ordered memory with `hipFreeAsync(buf, stream)`, or synchronise the 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._functions import function_at
 from .hz404_device_alloc_leak import pointer_target
@@ -56,7 +60,7 @@ _WAITS = frozenset(
     Severity.WARNING,
     "stream-ordered allocation freed with a synchronous free (HIP 7 no longer waits)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_ASYNC & unit.identifiers and _SYNC_FREE & unit.identifiers):
         return
     toks = unit.tokens

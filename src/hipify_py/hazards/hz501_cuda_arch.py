@@ -28,8 +28,12 @@ capability checks use the feature macros (`__HIP_ARCH_HAS_*`), the per-target ma
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import occurrences, one_per_line
 
 
@@ -39,7 +43,7 @@ from ._tokens import occurrences, one_per_line
     Severity.WARNING,
     "__CUDA_ARCH__ gate: undefined on HIP, the branch is dropped",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, report), unit)
 
 

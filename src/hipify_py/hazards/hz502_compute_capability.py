@@ -25,9 +25,13 @@ capability check under `#ifdef __HIP_PLATFORM_NVIDIA__`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._tokens import one_per_line
 
 _PROP_TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
@@ -51,7 +55,7 @@ _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
     Severity.WARNING,
     "prop.major/minor compute-capability checks (GFXIP version on AMD)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, ctx, report), unit)
 
 

@@ -35,9 +35,13 @@ gate with a feature test or an explicit `#if defined(__HIP_PLATFORM_AMD__)` bran
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
+from ..frontend.unit import Unit
 from ..rewrite.version_gates import REFERENCE_CUDA, gate_edits
-from ..rules import hazard_rule
+from ..rules import Proposal, Report, hazard_rule
 
 
 @hazard_rule(
@@ -46,7 +50,7 @@ from ..rules import hazard_rule
     Severity.WARNING,
     f"CUDA toolkit version macro: evaluated as on CUDA {REFERENCE_CUDA}",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     edits = gate_edits(unit)
     if not edits:
         return

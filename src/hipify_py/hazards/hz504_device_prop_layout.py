@@ -28,9 +28,13 @@ Compare or serialise the fields you need (`name`, `gcnArchName`, `totalGlobalMem
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
 from ._functions import scope_of
 from ._tokens import one_per_line
@@ -70,7 +74,7 @@ def _prop_variables(unit) -> set[tuple[int, str]]:
     Severity.WARNING,
     "code that depends on the byte layout of cudaDeviceProp / hipDeviceProp_t",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
     if not (ids & (_TYPES | _OLD)):
         return

@@ -32,7 +32,7 @@ from pathlib import Path
 import yaml
 
 from ..frontend.directives import macro_numbers
-from . import Entry, MappingIndex
+from .index import Entry, MappingIndex
 from .load import hip_name, is_convertible, load_index
 
 # Headers included by the probe, when present under DIR/include (clang's HIP wrapper headers come

@@ -17,13 +17,11 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import Entry, LazyEntries, MappingIndex, RowStore, _merge
+from ..context import Options
+from .index import Entry, LazyEntries, MappingIndex, RowStore, _merge
 from .schema import SCHEMA_VERSION, MappingError, validate_file
-
-if TYPE_CHECKING:
-    from ..context import Options
 
 __all__ = [
     "MappingError",
@@ -416,8 +414,6 @@ def needs_newer_hip(entry: Entry, options: Options | None = None) -> bool:
 
 def _target(options: Options | None) -> tuple[int, ...]:
     if options is None:
-        from ..context import Options
-
         options = Options()
     return _version_of(options.target_rocm)
 

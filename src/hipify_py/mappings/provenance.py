@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import Entry
+from .index import Entry
 from .load import hip_name, is_convertible, needs_newer_hip, no_hip_library
 
 if TYPE_CHECKING:

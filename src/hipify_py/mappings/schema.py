@@ -21,6 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .index import KINDS, STATUSES
+
 SCHEMA_VERSION = 1
 
 FILE_KEYS = frozenset({"family", "title", "source", "enabled", "priority", "generated", "entries"})
@@ -76,8 +78,6 @@ def _where(path: str, index: int | None = None, cuda: Any = None, key: str | Non
 
 def validate_file(doc: Any, path: str) -> None:
     """Raise MappingError for the first problem in a parsed mapping file."""
-    from . import KINDS, STATUSES
-
     if not isinstance(doc, Mapping):
         raise MappingError(f"{path}: top level must be a mapping with 'family' and 'entries'")
     for key in doc:

@@ -22,22 +22,50 @@ RULES_LIMIT = 16 * 1024 * 1024  # bytes in one user mapping file
 EMITTED_KEYS = ("hip", "roc")
 
 
+# C and C++ keywords (and the compilers' spellings of asm): a rule that emits one puts code,
+# not a name, into the output (``hip: delete``, ``hip: __asm__``)
+KEYWORDS = frozenset(
+    "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t "
+    "char16_t char32_t class co_await co_return co_yield compl concept const consteval "
+    "constexpr constinit const_cast continue decltype default delete do double dynamic_cast "
+    "else enum explicit export extern false float for friend goto if inline int long mutable "
+    "namespace new noexcept not not_eq nullptr operator or or_eq private protected public "
+    "register reinterpret_cast requires return short signed sizeof static static_assert "
+    "static_cast struct switch template this thread_local throw true try typedef typeid "
+    "typename union unsigned using virtual void volatile wchar_t while xor xor_eq restrict "
+    "_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert "
+    "_Thread_local __asm __asm__ __attribute__ __declspec __builtin_asm".split()
+)
+# kinds whose HIP name may be namespace-qualified (``hipcub::BlockReduce``, ``at::hip::...``);
+# never into the C++ standard library, which is no HIP API (``hip: std::system``)
+SCOPED_KINDS = frozenset(("type", "function", "namespace"))
+
+
+def emitted_name_problem(kind: str | None, value: str) -> str | None:
+    """Why ``value`` may not be what a rule of ``kind`` writes into the output, or None."""
+    if kind == "header":
+        if not HEADER_PATH_RE.fullmatch(value) or ".." in value.split("/"):
+            return "is not a header path"
+        return None
+    if not CUDA_NAME_RE.fullmatch(value):
+        return "is not a C/C++ identifier"
+    parts = value.removeprefix("::").split("::")
+    if len(parts) > 1 and (kind not in SCOPED_KINDS or parts[0] == "std"):
+        return f"is a qualified name, allowed only for {', '.join(sorted(SCOPED_KINDS))} kinds"
+    keyword = next((p for p in parts if p in KEYWORDS), None)
+    return f"is (or holds) the keyword {keyword!r}" if keyword else None
+
+
 def check_emitted_names(doc: dict[str, Any], label: str) -> None:
-    """Every ``hip:``/``roc:`` value is an identifier (a header path for headers)."""
+    """Every ``hip:``/``roc:`` value is an identifier that is not a keyword (a header path for
+    headers; a qualified name only for kinds that have them)."""
     for i, entry in enumerate(doc.get("entries") or []):
-        pattern = HEADER_PATH_RE if entry.get("kind") == "header" else CUDA_NAME_RE
         for key in EMITTED_KEYS:
             value = entry.get(key)
-            if value is None:
-                continue
-            bad = not pattern.fullmatch(value) or (
-                entry.get("kind") == "header" and ".." in value.split("/")
-            )
-            if bad:
-                what = "a header path" if entry.get("kind") == "header" else "a C/C++ identifier"
+            problem = None if value is None else emitted_name_problem(entry.get("kind"), value)
+            if problem:
                 raise MappingError(
-                    f"{label}: entry {i} ({entry.get('cuda')}): field '{key}': "
-                    f"{value!r} is not {what}"
+                    f"{label}: entry {i} ({entry.get('cuda')}): field '{key}': {value!r} {problem}"
                 )
 
 

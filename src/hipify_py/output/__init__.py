@@ -26,7 +26,7 @@ from ..discover import (
     single_file_output,
     walk,
 )
-from ..runner import Outcome
+from ..result import FileStatus, Outcome
 from ..untrusted import UntrustedInputError, read_regular
 from .files import (
     BACKUP_SUFFIX,
@@ -117,7 +117,7 @@ class Writer:
         recorded them), so the input need not even be read.  False: ``emit`` it as usual."""
         mode = self.dest.mode
         if mode in (WriteBack.DIFF, WriteBack.IN_PLACE):
-            return outcome.status != "converted"
+            return outcome.status is not FileStatus.CONVERTED
         if mode is not WriteBack.TREE or self.previous is None:
             return False
         assert self.out_root is not None and self.manifest is not None
@@ -154,7 +154,7 @@ class Writer:
 
     def _diff(self, outcome: Outcome) -> None:
         result = outcome.result
-        if outcome.status != "converted" or result is None:
+        if outcome.status is not FileStatus.CONVERTED or result is None:
             return
         from ..report.diff import unified_diff  # --dry-run only
 
@@ -166,7 +166,7 @@ class Writer:
 
     def _in_place(self, outcome: Outcome) -> Path | None:
         result = outcome.result
-        if outcome.status != "converted" or result is None:
+        if outcome.status is not FileStatus.CONVERTED or result is None:
             return None
         cand = outcome.candidate
         path = Path(os.path.realpath(cand.path))
@@ -224,9 +224,9 @@ class Writer:
             raise WriteError(str(exc)) from None
         if current == data:
             return True
-        if self.dest.force or self.previous is None:
+        if self.dest.force:
             return False
-        entry = self.previous.files.get(rel.as_posix())
+        entry = self.previous.files.get(rel.as_posix()) if self.previous else None
         if entry is None:
             raise WriteError(
                 f"{target} exists and was not written by hipify-py convert; --force overwrites it"
@@ -245,7 +245,7 @@ def _read(path: Path, root: Path | None = None) -> bytes:
 
 def _bytes_of(outcome: Outcome) -> bytes:
     """What to write for an outcome: the converted text, else the input's bytes unchanged."""
-    if outcome.result is not None and outcome.status != "failed":
+    if outcome.result is not None and outcome.status is not FileStatus.FAILED:
         return outcome.result.data
     cand = outcome.candidate
     return _read(cand.path, _input_root(cand))
@@ -290,6 +290,21 @@ def plan(
     return _plan_tree(paths, dest, options, include, exclude)
 
 
+def _refuse_replacing_inputs(items: list[Candidate], out_root: Path, keep_names: bool) -> None:
+    """An output tree that holds the inputs must not take their place: converting
+    ``src/b.cpp`` into ``--out-dir src`` would write over the CUDA source it reads."""
+    inputs = {str(c.real_path()): c for c in items}
+    for cand in items:
+        # a converted file takes its output name, a copied one keeps its own
+        for rel in {cand.rel, output_name(cand.rel, keep_names)}:
+            replaced = inputs.get(str(out_root / rel))
+            if replaced is not None:
+                raise UsageError(
+                    f"the output for {cand.path} would replace the input {replaced.path}; "
+                    "choose an --out-dir outside the inputs, or --in-place to rewrite sources"
+                )
+
+
 def _plan_tree(
     paths: Sequence[Path],
     dest: Destination,
@@ -315,7 +330,11 @@ def _plan_tree(
     found = walk(paths, include, exclude, skip=[out_root])
     # an input that is itself an output tree: its manifest describes it, not the new tree
     items = mirror_layout([c for c in found if c.path.name != MANIFEST_NAME], paths)
-    out_root.mkdir(parents=True, exist_ok=True)
+    _refuse_replacing_inputs(items, out_root, dest.keep_names)
+    try:  # nothing can be written where the output root cannot exist
+        out_root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the output directory {out_dir}: {exc.strerror}") from None
     try:
         previous = Manifest.load(out_root)
     except ManifestError as exc:

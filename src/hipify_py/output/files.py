@@ -17,13 +17,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import hashlib
 import itertools
 import os
 import re
+import signal
 import stat
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..untrusted import UntrustedInputError, is_under, read_regular
@@ -81,6 +85,8 @@ def _prepare_under(path: Path, root: Path) -> None:
             os.mkdir(directory)
         except FileExistsError:
             pass
+        except OSError as exc:  # no permission, a full disk, a file where a folder must be
+            raise WriteError(f"cannot create {directory}: {exc.strerror}") from None
         if not is_under(os.path.realpath(directory), real_root):
             raise WriteError(f"refusing to write {path}: it leads outside {root}")
 
@@ -105,7 +111,35 @@ def _replace(
     """Replace ``path`` (``old`` is its lstat, None when it is new) through a temporary file
     renamed over it.  The file keeps ``old``'s permission bits, or takes ``mode``; a new file
     without ``mode`` is created as any new file is, 0o666 less the umask."""
-    fd, tmp = _temporary(path)
+    with _interrupts_held():  # Ctrl-C lands after the temporary file is renamed or removed
+        _replace_now(path, data, mode, old, durable=durable)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM (in the main thread) while a temporary file exists beside the
+    file it replaces: an interrupt taken in between left an empty ``.NAME.PID-N.tmp`` in the
+    source tree of an ``--in-place`` run.  Writing a regular file does not block, so the wait
+    is short; a FIFO (written through) is never written with them held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _replace_now(
+    path: Path, data: bytes, mode: int | None, old: os.stat_result | None, *, durable: bool
+) -> None:
+    try:
+        fd, tmp = _temporary(path)
+    except WriteError:
+        raise
+    except OSError as exc:  # a read-only or vanished directory
+        raise WriteError(f"cannot write {path}: {exc.strerror}") from None
     try:
         try:
             if mode is None and old is not None:
@@ -118,8 +152,11 @@ def _replace(
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
+            # a full disk, a quota: named by the file the user asked for, not the temporary one
+            raise WriteError(f"cannot write {path}: {exc.strerror}") from None
         raise
 
 

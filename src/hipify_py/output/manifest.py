@@ -2,9 +2,10 @@
 
 ``.hipify-py-manifest.json`` records the input roots (relative to the output tree), the
 conversion options, and for every generated file its source and the sha256 of the bytes
-written.  It lets ``check --in-sync DIR`` reproduce the conversion with no repeated flags, map
-each CUDA file to its HIP file the way ``convert`` did, find HIP files whose source is gone,
-and lets a re-run of ``convert`` refuse to overwrite a generated file edited by hand.
+written.  It lets ``check --in-sync DIR`` reproduce the conversion with no repeated flags
+(each recorded option checked: the file is committed, so untrusted) and find HIP files whose
+source is gone, and lets a re-run of ``convert`` refuse to overwrite a generated file edited
+by hand.  Which HIP file a CUDA file must match is never read from it (``gate.Layout``).
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import dataclasses
 import functools
 import json
 import os
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..context import Options
-from ..untrusted import UntrustedInputError, decode_utf8, read_regular
+from ..untrusted import UntrustedInputError, decode_utf8, is_under, read_regular
 from .files import write_file
 
 MANIFEST_NAME = ".hipify-py-manifest.json"
@@ -40,7 +43,6 @@ class Manifest:
     # sees that without encoding the document again
     on_disk: tuple[dict[str, Any], bytes] | None = field(default=None, repr=False)
     _recorded: set[str] = field(default_factory=set, repr=False)  # files this run put in place
-    _by_source: dict[Path, str] | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, out_root: Path) -> Manifest | None:
@@ -104,21 +106,6 @@ class Manifest:
     def source_of(self, rel: str) -> Path:
         return Path(os.path.normpath(self.out_root / self.files[rel]["source"]))
 
-    def output_for(self, source: Path) -> str | None:
-        """The output path (relative to the tree) ``convert`` gave ``source``, if it did."""
-        if self._by_source is None:
-            self._by_source = {self.source_of(rel): rel for rel in self.files}
-        return self._by_source.get(source.resolve())
-
-    def rel_in_roots(self, source: Path) -> Path | None:
-        """``source``'s path in the mirrored layout of the recorded input roots."""
-        wanted = source.resolve()
-        for root in self.roots:
-            base = Path(os.path.normpath(self.out_root / root["path"]))
-            if wanted.is_relative_to(base):
-                return Path(root["prefix"]) / wanted.relative_to(base)
-        return None
-
     def orphans(self) -> list[tuple[str, Path]]:
         """Generated files whose source no longer exists: (out rel, source)."""
         return [
@@ -133,19 +120,84 @@ def options_record(options: Options) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in record.items()}
 
 
-def options_from_record(record: dict[str, Any], path: Path) -> dict[str, Any]:
-    """Options keyword arguments from a manifest's record (unknown names are refused)."""
+def options_from_record(
+    record: dict[str, Any], path: Path, project: Sequence[Path]
+) -> dict[str, Any]:
+    """Options keyword arguments from a manifest's record.  A manifest is committed, so a pull
+    request can edit it: each value is checked against its option's type, unknown names are
+    refused, include directories must lie inside ``project`` (the folders being checked),
+    and compiler arguments are limited to ``-D``, ``-U``, ``-I`` (inside ``project``) and
+    ``-std=`` (``-include <fifo>`` would hang libclang).  ManifestError (one line) otherwise."""
     known = {f.name: f for f in dataclasses.fields(Options)}
+    if len(record) > len(known):
+        raise ManifestError(f"{path}: too many options")
     out: dict[str, Any] = {}
     for key, value in record.items():
         if key not in known:
             raise ManifestError(f"{path}: unknown option {key!r} (written by a newer hipify-py?)")
-        if key == "target_rocm":
-            value = tuple(int(p) for p in str(value).split(".") if p.isdigit())
-        elif isinstance(value, list):
-            value = tuple(str(v) for v in value)
-        out[key] = value
+        try:
+            out[key] = _option_value(key, value, project)
+        except ValueError as exc:
+            raise ManifestError(f"{path}: option {key!r}: {exc}") from None
     return out
+
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_DEFINE = re.compile(rf"{_NAME}(?:=[^\0\n\r]{{0,1024}})?")
+_ARCH = re.compile(r"gfx[0-9a-f]{2,4}[a-z0-9:+-]{0,32}")
+_STD = re.compile(r"-std=(?:c|gnu)\+\+(?:11|14|17|20|23|2a|2b|2c)")
+_LIST_LIMIT = 256
+_FLAGS = frozenset(
+    ("roc", "miopen", "experimental", "hip_data_types", "skip_inactive", "keep_names", "fix")
+) | {"unsafe_fixes", "annotate"}
+
+
+def _option_value(key: str, value: Any, project: Sequence[Path]) -> Any:
+    """One recorded option, checked; ValueError says what is wrong with it."""
+    if key in _FLAGS or key == "pytorch":
+        if not isinstance(value, bool) and not (key == "pytorch" and value is None):
+            raise ValueError("expected true or false")
+        return value
+    if key == "launch_syntax":
+        if value not in ("hip", "cuda"):
+            raise ValueError("expected 'hip' or 'cuda'")
+        return value
+    if key == "target_rocm":
+        if not isinstance(value, str) or not re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){0,2}", value):
+            raise ValueError("expected a version such as 7.2")
+        return tuple(int(p) for p in value.split("."))
+    if not isinstance(value, list) or len(value) > _LIST_LIMIT:
+        raise ValueError(f"expected a list of at most {_LIST_LIMIT} strings")
+    if not all(isinstance(v, str) and len(v) <= 4096 for v in value):
+        raise ValueError("expected strings")
+    checks: dict[str, Callable[[str], object]] = {
+        "include_dirs": functools.partial(_inside, project=project),
+        "defines": _DEFINE.fullmatch,
+        "offload_arch": _ARCH.fullmatch,
+        "extra_clang_args": functools.partial(_clang_arg, project=project),
+    }
+    bad = next((v for v in value if not checks[key](v)), None)
+    if bad is not None:
+        raise ValueError(f"{bad!r} is not allowed")
+    return tuple(value)
+
+
+def _clang_arg(arg: str, project: Sequence[Path]) -> bool:
+    if arg.startswith(("-D", "-U")):
+        return bool(_DEFINE.fullmatch(arg[2:]))
+    if arg.startswith("-I"):
+        return _inside(arg[2:], project)
+    return bool(_STD.fullmatch(arg))
+
+
+def _inside(directory: str, project: Sequence[Path]) -> bool:
+    """An existing directory (not a FIFO or a device) under one of the ``project`` folders."""
+    if not directory or "\0" in directory:
+        return False
+    real = os.path.realpath(directory)
+    if not os.path.isdir(real):
+        return False
+    return any(is_under(real, os.path.realpath(p)) for p in project)
 
 
 def _rel(path: Path, out_root: Path) -> str:

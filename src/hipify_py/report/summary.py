@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..findings import Severity
+from ..result import FileStatus, Outcome
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -27,38 +28,30 @@ class Summary:
     unchanged: int = 0
     copied: int = 0
     failed: int = 0
-    skipped: int = 0  # binary / non-UTF-8 files left as they are
     by_family: Counter = field(default_factory=Counter)
     by_origin: Counter = field(default_factory=Counter)  # where the renames' mappings came from
+    # every edit tag's count (``result.conversions_of``): named by the passes' ``Tally``s
+    by_tag: Counter = field(default_factory=Counter)
     unsupported: Counter = field(default_factory=Counter)  # API name -> uses
     findings: Counter = field(default_factory=Counter)  # rule ID -> open findings
     fixed: Counter = field(default_factory=Counter)  # rule ID -> findings the output fixes
-    masks_widened: int = 0  # warp masks made 64-bit so the code compiles (rule mask64)
-    launches: int = 0
     errors: int = 0  # findings of severity error
-    headers: int = 0
-    symbols: int = 0
-    build_edits: int = 0  # rewrites in CMake/Makefile/setup.py files
     degraded: list[tuple[str, str]] = field(default_factory=list)  # (path, first problem)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     written: list[str] = field(default_factory=list)
     # the first findings at warning level or above, one line each (the rest are only counted)
     notable: list[tuple[str, int, int, str, str, str]] = field(default_factory=list)
 
-    def add(self, outcome) -> None:  # noqa: ANN001 - runner.Outcome, imported lazily
+    def add(self, outcome: Outcome) -> None:
         status = outcome.status
-        if status == "copied":
+        if status is FileStatus.COPIED:
             self.copied += 1
             return
         self.scanned += 1
-        if status == "binary":
-            self.skipped += 1
-            self.failures.append((str(outcome.candidate.path), outcome.message))
-            return
-        if status == "failed":
+        if status is FileStatus.FAILED:
             self.failed += 1
             self.failures.append((str(outcome.candidate.path), outcome.message))
-        elif status == "converted":
+        elif status is FileStatus.CONVERTED:
             self.converted += 1
         else:
             self.unchanged += 1
@@ -66,17 +59,11 @@ class Summary:
         if result is None:
             return
         for rule, count in result.conversions.items():
+            self.by_tag[rule] += count
             if rule.startswith("rename/"):
                 family, _, origin = rule.split("/", 1)[1].partition("@")
                 self.by_family[family] += count
                 self.by_origin[origin or "AMD table"] += count
-            elif rule.startswith("build/"):
-                self.build_edits += count
-        conversions = result.conversions
-        self.launches += conversions["launch"]
-        self.headers += conversions["header"]
-        self.symbols += conversions["symbol"]
-        self.masks_widened += conversions["mask64"]
         for f in result.findings:
             if f.fixed:
                 self.fixed[f.rule] += 1
@@ -105,6 +92,23 @@ class Summary:
         self.failures.sort()
         self.degraded.sort()
 
+    def tallied(self) -> list[tuple[str, str, int]]:
+        """(key, label, count) of every count the passes declare, then one per edit tag no
+        pass declares (a new pass is counted before anyone names its edits)."""
+        from ..rules import tallies  # noqa: PLC0415 - the registry only to name counts
+
+        declared = tallies()
+        rows = [
+            (t.key, t.label, sum(n for tag, n in self.by_tag.items() if t.matches(tag)))
+            for t in declared
+        ]
+        rows += [
+            (tag, f"edits tagged {tag}", n)
+            for tag, n in sorted(self.by_tag.items())
+            if not any(t.matches(tag) for t in declared)
+        ]
+        return rows
+
     def to_json(self) -> dict:
         return {
             "files": {
@@ -112,16 +116,11 @@ class Summary:
                 "converted": self.converted,
                 "unchanged": self.unchanged,
                 "failed": self.failed,
-                "skipped": self.skipped,
                 "copied": self.copied,
             },
             "conversions_by_family": dict(self.by_family.most_common()),
             "conversions_by_origin": dict(self.by_origin.most_common()),
-            "launches_rewritten": self.launches,
-            "headers_rewritten": self.headers,
-            "symbols_wrapped": self.symbols,
-            "warp_masks_widened": self.masks_widened,
-            "build_file_edits": self.build_edits,
+            "conversions": {key: count for key, _, count in self.tallied()},
             "unsupported_apis": dict(self.unsupported.most_common()),
             "findings_by_rule": dict(sorted(self.findings.items())),
             "fixed_by_rule": dict(sorted(self.fixed.items())),
@@ -169,13 +168,8 @@ class Summary:
             ("converted", self.converted),
             ("unchanged", self.unchanged),
             ("failed", self.failed),
-            ("left as is (binary/non-UTF-8)", self.skipped),
             ("copied (not CUDA)", self.copied),
-            ("kernel launches rewritten", self.launches),
-            ("#include lines rewritten", self.headers),
-            ("HIP_SYMBOL wraps", self.symbols),
-            ("warp masks made 64-bit", self.masks_widened),
-            ("build-file edits (CMake, Make, setup.py)", self.build_edits),
+            *((label, count) for _, label, count in self.tallied() if count),
         ):
             files.add_row(label, str(value))
         console.print(files)

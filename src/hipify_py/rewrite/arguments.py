@@ -12,9 +12,9 @@ from collections.abc import Iterator, Sequence
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Token
-from ..frontend.syntax import call_args
+from ..frontend.syntax import Arg, call_args
 from ..frontend.unit import Unit
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 from ._macro_definitions import definition_roles
 
 RULE = "arguments"
@@ -69,7 +69,7 @@ def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
     return None
 
 
-def _has_type(tokens: Sequence[Token], arg, type_name: str) -> bool:
+def _has_type(tokens: Sequence[Token], arg: Arg, type_name: str) -> bool:
     """Token-level: the argument is ``type_name{...}``/``{...}``, or a variable the file
     declares as ``type_name var``."""
     first = tokens[arg.first]
@@ -86,7 +86,9 @@ def _has_type(tokens: Sequence[Token], arg, type_name: str) -> bool:
 _SHAPED = frozenset(APPEND_ARGUMENT) | frozenset(VOID_POINTER_ARGUMENT) | frozenset(DROP_ARGUMENT)
 
 
-@rewrite_pass("arguments", order=25)
+@rewrite_pass(
+    "arguments", order=25, tallies=(Tally(RULE, "arguments_adapted", "call arguments adapted"),)
+)
 def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
     tokens = unit.tokens
     present = unit.identifiers & _SHAPED

@@ -17,7 +17,7 @@ from ..frontend.directives import includes as directive_includes
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import Entry, MappingIndex, hip_name, is_convertible, no_hip_library
-from ..rules import declare_rule, rewrite_pass
+from ..rules import Tally, declare_rule, rewrite_pass
 from .implicit_includes import implicit_headers
 
 RUNTIME_HEADER = "hip/hip_runtime.h"
@@ -151,7 +151,9 @@ def _insertion_point(unit: Unit, found: list[Include]) -> int:
     return top if spliced else max(line, top)
 
 
-@rewrite_pass("headers", order=5)
+@rewrite_pass(
+    "headers", order=5, tallies=(Tally("header", "headers_rewritten", "#include lines rewritten"),)
+)
 def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     found = includes(unit)
     emitted: list[tuple[str, tuple[int, ...]]] = []

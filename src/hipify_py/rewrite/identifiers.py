@@ -19,13 +19,17 @@ from ..edits import Edit
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
 from ..mappings.provenance import AMD_TABLE, origin_tag
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 from ._macro_definitions import definition_roles
 from .arguments import renamed_for_arity
 from .version_gates import VERSION_MACROS
 
 
-@rewrite_pass("identifiers", order=10)
+@rewrite_pass(
+    "identifiers",
+    order=10,
+    tallies=(Tally("rename/", "identifiers_renamed", "identifiers renamed"),),
+)
 def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     tokens = unit.tokens
     wanted = {

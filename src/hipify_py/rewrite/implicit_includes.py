@@ -11,7 +11,9 @@ HIP runtime header of files that are CUDA code.
 
 from __future__ import annotations
 
-from ..frontend.lexer import Kind
+from collections.abc import Sequence
+
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 
 # header -> unqualified calls that need it; headers that already provide them
@@ -63,7 +65,7 @@ def implicit_headers(unit: Unit, included: set[str]) -> list[str]:
     return out
 
 
-def _is_plain_call(toks, i: int) -> bool:  # noqa: ANN001 - lexer tokens
+def _is_plain_call(toks: Sequence[Token], i: int) -> bool:
     """``memset(...)`` as a call: not a member, not qualified, not a declaration's name."""
     if toks[i].in_directive or i + 1 >= len(toks) or toks[i + 1].text != "(":
         return False

@@ -9,20 +9,24 @@ original line layout of a multi-line launch is kept.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable, Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import lines as directive_lines
 from ..frontend.lexer import Kind, Token
-from ..frontend.syntax import Arg, match_angle_backward, match_backward, match_forward, split_args
+from ..frontend.syntax import (
+    Arg,
+    match_angle_backward,
+    match_backward,
+    match_forward,
+    opener_width,
+    split_args,
+)
 from ..frontend.unit import Unit
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 
 RULE = "launch"
-_SPACED = re.compile(r"<<\s+<")  # `k << <grid, block >> > (x)`, as clang-format may leave it
-_SPACED_OR_NOT = re.compile(r"<<\s*<")
 
 
 def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool] | None:
@@ -104,71 +108,6 @@ def _is_dim3(arg: Arg, tokens: Sequence[Token]) -> bool:
     return match_forward(tokens, opener) == arg.last
 
 
-def _find_config_end(
-    tokens: Sequence[Token], chevron: int, ends: dict[int, int | None] | None = None
-) -> int | None:
-    """Index of the ``>>>`` closing the launch configuration, skipping bracketed groups.
-
-    ``ends`` holds the answers for later ``<<<`` (asked last to first): a launch nested in the
-    configuration is stepped over at once, so a file of unclosed ``<<<`` is scanned in linear
-    time, not once per ``<<<`` to the end of the statement."""
-    j = chevron + opener_width(tokens, chevron)
-    nested = 0
-    directive = tokens[chevron].in_directive
-    while j < len(tokens):
-        tok = tokens[j]
-        if tok.in_directive != directive or tok.text in (";", "}"):
-            return None
-        width = _closer_width(tokens, j)
-        if width:
-            if nested == 0:
-                return j + width - 1
-            nested -= 1
-            j += width
-            continue
-        if opener_width(tokens, j):
-            if ends is not None and j in ends:  # a launch inside the configuration
-                inner = ends[j]
-                if inner is None:
-                    return None
-                j = inner + 1
-                continue
-            nested += 1  # (rewritten on its own)
-        if tok.kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
-            k = match_forward(tokens, j)
-            if k is None:
-                return None
-            j = k
-        j += 1
-    return None
-
-
-def opener_width(tokens: Sequence[Token], i: int) -> int:
-    """1 for a ``<<<`` at tokens[i], 2 for ``<< <`` (a launch as clang-format may leave it:
-    ``<<`` then ``<`` is no C++ expression, so it opens a launch), else 0."""
-    text = tokens[i].text
-    if text == "<<<":
-        return 1
-    nxt = i + 1 < len(tokens) and tokens[i + 1]
-    return 2 if text == "<<" and nxt and nxt.text == "<" and nxt.kind is Kind.PUNCT else 0
-
-
-def _closer_width(tokens: Sequence[Token], i: int) -> int:
-    """1 for ``>>>`` at tokens[i], 2 for ``>> >`` or ``> >>`` (the spaced forms), else 0."""
-    text = tokens[i].text
-    if text == ">>>":
-        return 1
-    if text not in (">>", ">") or i + 1 >= len(tokens):
-        return 0
-    return 2 if tokens[i + 1].text == {">>": ">", ">": ">>"}[text] else 0
-
-
-def spaced_openers(unit: Unit) -> list[int]:
-    """Indices of the ``<<`` of each ``<< <`` (read from the lexer's operator index)."""
-    tokens = unit.tokens
-    return [i for i in unit.operators_spelled(["<<"]) if opener_width(tokens, i) == 2]
-
-
 def template_kernels(unit: Unit) -> frozenset[str]:
     """Names of kernels this file declares as templates (``template <...> __global__ ... k(``).
 
@@ -216,19 +155,17 @@ _SPECIFIERS = frozenset({"static", "inline", "extern", "__forceinline__", "__noi
 
 
 def rewrite_launch(
-    unit: Unit,
-    chevron: int,
-    templates: frozenset[str] = frozenset(),
-    ends: dict[int, int | None] | None = None,
+    unit: Unit, chevron: int, templates: frozenset[str] = frozenset()
 ) -> list[Edit] | None:
-    """The edits for one launch whose ``<<<`` is tokens[chevron]; None if it is not a launch."""
+    """The edits for one launch whose ``<<<`` (or ``<< <``) is tokens[chevron]; None if it is
+    not a launch."""
     tokens = unit.tokens
     head = kernel_name_start(tokens, chevron)
     if head is None:
         return None
     name_first, templated = head
     templated = templated or tokens[chevron - 1].text in templates
-    last = ends[chevron] if ends is not None else _find_config_end(tokens, chevron)
+    last = unit.launch_config_ends.get(chevron)
     if last is None:
         return None
     close = last if tokens[last].text == ">>>" else last - 1  # the closer's first token
@@ -290,6 +227,30 @@ def _separator(between: str) -> str:
     return ", "
 
 
+# a launch is several edits over its punctuation: counted once, at its hipLaunchKernelGGL(
+LAUNCHES = Tally(
+    RULE,
+    "launches_rewritten",
+    "kernel launches rewritten",
+    counts=lambda edit: edit.text.startswith("hipLaunchKernelGGL("),
+)
+
+
+@rewrite_pass("launches", order=30, tallies=(LAUNCHES,))
+def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
+    if ctx.options.launch_syntax != "hip" or "<<" not in unit.text:
+        return
+    templates = template_kernels(unit)
+    tokens = unit.tokens
+    in_include = _include_lines(unit)
+    for i in sorted(unit.launch_openers + unit.spaced_launch_openers):
+        if tokens[i].in_directive and in_include(i):
+            continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
+        edits = rewrite_launch(unit, i, templates)
+        if edits:
+            yield from edits
+
+
 def _include_lines(unit: Unit) -> Callable[[int], bool]:
     """Whether a token lies on an ``#include``/``#include_next`` line (one pass over the
     directive lines, not a walk back to the ``#`` for each ``<<<``)."""
@@ -305,24 +266,3 @@ def _include_lines(unit: Unit) -> Callable[[int], bool]:
         return k >= 0 and i < spans[k][1]
 
     return inside
-
-
-@rewrite_pass("launches", order=30)
-def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    if ctx.options.launch_syntax != "hip" or not _SPACED_OR_NOT.search(unit.text):
-        return
-    templates = template_kernels(unit)
-    tokens = unit.tokens
-    openers = unit.launch_openers
-    if _SPACED.search(unit.text):
-        openers = sorted(openers + spaced_openers(unit))
-    ends: dict[int, int | None] = {}
-    for i in reversed(openers):
-        ends[i] = _find_config_end(tokens, i, ends)
-    in_include = _include_lines(unit)
-    for i in openers:
-        if tokens[i].in_directive and in_include(i):
-            continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
-        edits = rewrite_launch(unit, i, templates, ends)
-        if edits:
-            yield from edits

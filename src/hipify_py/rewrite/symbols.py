@@ -13,7 +13,7 @@ from ..edits import Edit
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import Arg, call_args
 from ..frontend.unit import Unit
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 
 # API -> index of its symbol argument
 SYMBOL_ARGUMENT = {
@@ -32,7 +32,11 @@ SYMBOL_ARGUMENT = {
 }
 
 
-@rewrite_pass("symbols", order=20)
+# a wrap is two edits, counted once, at its HIP_SYMBOL(
+WRAPS = Tally("symbol", "symbols_wrapped", "HIP_SYMBOL wraps", lambda e: e.text == "HIP_SYMBOL(")
+
+
+@rewrite_pass("symbols", order=20, tallies=(WRAPS,))
 def symbols(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if "Symbol" not in unit.text:
         return

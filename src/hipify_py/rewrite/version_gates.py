@@ -16,14 +16,15 @@ project provides its value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
 from ..frontend.cuda_release import REFERENCE_CUDA, VERSION_MACROS
 from ..frontend.directives import defined_names
+from ..frontend.lexer import Token
 from ..frontend.unit import Unit
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 
 # HZ503, HZ300 and the identifiers pass read the macros and the release from here
 __all__ = ["REFERENCE_CUDA", "VERSION_MACROS", "gate_edits"]
@@ -65,7 +66,7 @@ def _defined_here(unit: Unit) -> set[str]:
     return defined_names(unit.tokens, unit.directives) & VERSION_MACROS.keys()
 
 
-def _defined_span(toks, i: int) -> tuple[int, int] | None:
+def _defined_span(toks: Sequence[Token], i: int) -> tuple[int, int] | None:
     """Byte span of ``defined NAME`` / ``defined ( NAME )`` around token i, if it is one."""
     if i >= 1 and toks[i - 1].text == "defined":
         return toks[i - 1].start, toks[i].end
@@ -80,6 +81,10 @@ def _defined_span(toks, i: int) -> tuple[int, int] | None:
     return None
 
 
-@rewrite_pass("version-gates", order=8)
+@rewrite_pass(
+    "version-gates",
+    order=8,
+    tallies=(Tally(RULE, "version_tests_rewritten", "CUDA version tests given a value"),),
+)
 def version_gates(unit: Unit, ctx: Context) -> Iterator[Edit]:
     yield from gate_edits(unit)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..context import Context
 from ..edits import Edit
@@ -29,10 +30,15 @@ from ..frontend.unit import Unit
 from ..hazards._calls import MASKED_SYNC
 from ..hazards._cursor import cursor_at
 from ..hazards._values import int_value
-from ..rules import rewrite_pass
+from ..rules import Tally, rewrite_pass
 from .warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
 
+if TYPE_CHECKING:
+    import clang.cindex as ci
+
 RULE = "mask64"
+# the calls a mask variable or macro is passed to: (intrinsic name, the argument's token)
+Uses = list[tuple[str, Token]]
 FULL64 = "0xffffffffffffffffULL"
 FULL32 = 0xFFFFFFFF
 
@@ -214,7 +220,7 @@ def _directive_keyword(toks: list[Token], i: int) -> str:
 
 
 def _macro_site(
-    unit: Unit, ident: str, values: list[Token], uses, mask_tokens: set[int]
+    unit: Unit, ident: str, values: list[Token], uses: Uses, mask_tokens: set[int]
 ) -> MaskSite | None:
     """``#define FULL_MASK 0xffffffff``: reported and fixed at the definition, once."""
     if any(is_wide(v.text) for v in values):
@@ -255,7 +261,7 @@ def _macro_site(
     )
 
 
-def _variable_sites(unit: Unit, uses, mask_tokens: set[int]) -> list[MaskSite]:
+def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskSite]:
     """Masks held in variables: one site per declaration of a 32-bit type."""
     ast = unit.ast
     if ast is None:
@@ -301,7 +307,12 @@ def _variable_sites(unit: Unit, uses, mask_tokens: set[int]) -> list[MaskSite]:
 
 
 def _declaration_site(
-    unit: Unit, ident: str, where: int, decl, names: tuple[str, ...], mask_tokens: set[int]
+    unit: Unit,
+    ident: str,
+    where: int,
+    decl: ci.Cursor,
+    names: tuple[str, ...],
+    mask_tokens: set[int],
 ) -> MaskSite | None:
     import clang.cindex as ci
 
@@ -417,13 +428,15 @@ def _other_uses(unit: Unit, ident: str, k: int, where: int, mask_tokens: set[int
     return other
 
 
-@rewrite_pass("warp-mask-64", order=45)
+@rewrite_pass(
+    "warp-mask-64", order=45, tallies=(Tally(RULE, "warp_masks_widened", "warp masks made 64-bit"),)
+)
 def widen_masks(unit: Unit, ctx: Context) -> Iterator[Edit]:
     for site in mask_sites(unit, ctx):
         if site.default:
             yield from site.edits
 
 
-def _elsewhere(tok, name: str, detail: str) -> MaskSite:  # noqa: ANN001 - a lexer token
+def _elsewhere(tok: Token, name: str, detail: str) -> MaskSite:
     """A mask whose 32-bit definition is not in this file: reported at the use, not fixed."""
     return MaskSite("elsewhere", tok.start, tok.end, tok.text, (name,), detail=detail)

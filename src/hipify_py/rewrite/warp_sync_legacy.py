@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import call_args
 from ..frontend.unit import Unit
-from ..rules import declare_rule, rewrite_pass
+from ..rules import Tally, declare_rule, rewrite_pass
 
 RULE = "warp-sync-legacy"
 FIRST_WITH_SYNC_BUILTINS = (6, 2)
@@ -89,7 +89,11 @@ ENABLE_FLAG = declare_rule(
 )
 
 
-@rewrite_pass("warp-sync-legacy", order=40)
+@rewrite_pass(
+    "warp-sync-legacy",
+    order=40,
+    tallies=(Tally(RULE, "legacy_warp_calls_rewritten", "warp calls made maskless (old ROCm)"),),
+)
 def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     target = ctx.options.target_rocm
     if target >= DEFAULT_ON or not (unit.identifiers & HANDLED):
@@ -144,5 +148,5 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         )
 
 
-def _report(tok, message: str) -> Finding:  # noqa: ANN001 - a lexer Token
+def _report(tok: Token, message: str) -> Finding:
     return LEGACY.report(tok.start, tok.end, message)

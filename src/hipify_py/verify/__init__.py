@@ -27,6 +27,7 @@ from .compile import (
 )
 from .discovery import discover
 from .includes import ProjectIncludes, missing_header_kind, missing_headers
+from .libclang_check import check_file
 from .mapback import SourceMap, find_cuda_source, rebuild
 from .toolchain import Toolchain, ToolchainError
 
@@ -351,7 +352,7 @@ def verify_paths(
         file_tc, why = fallback.choose(hip_text)
         if why:
             notes.append(why)
-        result = compile_file(file_tc, str(hip_file), flags, options.mode, options.timeout)
+        result = _compile(file_tc, hip_file, flags, options)
         if cuda_root and cuda_file is None and result.errors:
             notes.append(f"no CUDA source found under {cuda_root}; errors not mapped back")
         smap = None
@@ -375,3 +376,10 @@ def verify_paths(
         report.warnings.append("no translation units (" + ", ".join(TU_SUFFIXES) + ") found")
     report.seconds = time.monotonic() - start
     return report
+
+
+def _compile(tc: Toolchain, hip_file: Path, flags: Flags, options: VerifyOptions) -> CompileResult:
+    """One translation unit through ``tc``: a compiler, or libclang's own checks."""
+    if tc.kind == "libclang":
+        return check_file(tc, str(hip_file), flags)
+    return compile_file(tc, str(hip_file), flags, options.mode, options.timeout)

@@ -207,11 +207,8 @@ def build_commands(
 def compile_file(
     tc: Toolchain, source: str, flags: Flags, mode: str = "syntax", timeout: float = 600
 ) -> CompileResult:
-    """Compile-check one translation unit with a real compiler (hipcc or clang)."""
-    if tc.kind == "libclang":
-        from .libclang_check import check_file
-
-        return check_file(tc, source, flags)
+    """Compile-check one translation unit with a real compiler (hipcc or clang); the
+    libclang toolchain's checks are ``libclang_check.check_file``."""
     start = time.monotonic()
     outputs: list[str] = []
     rc = 0

@@ -1,0 +1,237 @@
+"""``hipify-py report PATHS``: the whole port in one file a person reviews (HTML) or a
+pull-request comment (Markdown).
+
+The conversion is done in memory with convert's options (nothing is written but the report),
+so the report shows exactly what ``convert`` with the same options writes.  A compile check
+is run with ``--verify`` (on a temporary copy of the converted tree), or read from
+``hipify-py verify --format json`` output with ``--verify-json``.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import closing, nullcontext
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from .. import __version__
+from ..cache import open_cache
+from ..context import Context
+from ..discover import UsageError, renames_of, walk
+from ..report.port_verify import VerifyTree
+from ..report.porting import (
+    PortReport,
+    VerifyIndex,
+    entry_of,
+    hidden_error_lines,
+    load_port_formats,
+    printable,
+    show_diff,
+)
+from ..result import RunMode
+from ..rules import load_rules
+from ..runner import load_texts, run
+from ..shard import select
+from ..verify.discovery import KINDS
+from .common import (
+    PathArg,
+    build_options_context,
+    check_arch,
+    common_options,
+    conversion_flags,
+    conversion_options,
+    load_config,
+    offload_arch_option,
+    selection_options,
+    write_or_fail,
+)
+
+DEFAULT_OUTPUT = {"html": "hipify-report.html", "markdown": "-"}
+# options that say where the report goes, not how the code was converted
+_NOT_CONVERSION = {
+    "fmt",
+    "output",
+    "verify_json",
+    "verify_run",
+    "arch",
+    "toolchain",
+    "title",
+    "jobs",
+    "no_cache",
+    "shard",
+}
+
+
+@click.command("report")
+@click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(load_port_formats())),
+    default="html",
+    show_default=True,
+    help="html: one self-contained page; markdown: a short pull-request comment.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=PathArg(path_type=Path, dir_okay=False, allow_dash=True),
+    help="Write the report to FILE ('-' for stdout; default: hipify-report.html for html, "
+    "stdout for markdown).",
+)
+@click.option(
+    "--verify-json",
+    type=PathArg(path_type=Path, dir_okay=False, exists=True),
+    help="Show each translation unit's result from `hipify-py verify --format json` output.",
+)
+@click.option(
+    "--verify",
+    "verify_run",
+    is_flag=True,
+    help="Also compile-check the conversion (in a temporary tree) and show each file's result.",
+)
+@click.option(
+    "--arch",
+    default="gfx942",
+    show_default=True,
+    callback=check_arch,
+    help="With --verify: the AMD GPU to check for.",
+)
+@click.option(
+    "--toolchain",
+    type=click.Choice(KINDS),
+    default="auto",
+    show_default=True,
+    help="With --verify: which compiler to use.",
+)
+@click.option("--title", help="The report's title (default: names the PATHS).")
+@conversion_options
+@offload_arch_option
+@selection_options
+@common_options
+def report(paths: tuple[Path, ...], **kw: Any) -> None:
+    """Write one porting report for PATHS: a summary of what needs a human (most severe
+    first), then each changed file's diff with its findings at their lines, the build-flag
+    changes to review, the rule pages, and the compile check of each file (--verify, or
+    --verify-json with the output of `hipify-py verify --format json`).
+
+    Exit status: 0 written, 1 nothing to report or the report could not be written, 2 usage.
+    """
+    load_rules()  # names and pages of the rules (they run in the worker processes)
+    if kw["verify_run"] and kw["verify_json"]:
+        raise click.UsageError("--verify and --verify-json cannot be combined")
+    verify = _verify_index(kw["verify_json"])
+    flags = conversion_flags(
+        launch_syntax=kw["launch_syntax"],
+        fix=kw["fix"],
+        unsafe_fixes=kw["unsafe_fixes"],
+        annotate=kw["annotate"],
+        keep_names=kw["keep_names"],
+    )
+    if kw["offload_arch"]:
+        flags["offload_arch"] = kw["offload_arch"]
+    ctx, rules = build_options_context(kw, load_config(paths), **flags)
+    try:
+        items = list(walk(paths, kw["include"], kw["exclude"]))
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    if not items:
+        raise click.ClickException(
+            f"nothing to report: no files under {', '.join(map(str, paths))}"
+        )
+    ctx = replace(ctx, renames=renames_of(items, paths))
+    title = kw["title"] or f"hipify-py porting report: {', '.join(map(str, paths))}"
+    port = PortReport(title, __version__, _conversion_options())
+    cache = open_cache(ctx, RunMode.CONVERT, rules, enabled=not kw["no_cache"])
+    outcomes = run(
+        select(items, kw["shard"], lambda c: c.rel),
+        ctx,
+        jobs=kw["jobs"],
+        mapping_files=rules,
+        mode=RunMode.CONVERT,
+        cache=cache,
+    )
+    with VerifyTree() if kw["verify_run"] else nullcontext() as tree, closing(outcomes):
+        for outcome in outcomes:
+            loaded = load_texts(outcome, ctx, RunMode.CONVERT)
+            entry = entry_of(loaded, kw["keep_names"], verify)
+            if tree is not None:
+                tree.add(loaded, entry.out)
+            port.files.append(entry)
+        if tree is not None:
+            verify = VerifyIndex(_verify(tree, ctx, paths[0], kw))
+            _attach(port, verify, tree.root)
+    port.files.sort(key=lambda e: e.path)
+    if verify is not None:
+        port.verify, port.verify_source = verify.run, str(kw["verify_json"] or "this run")
+        port.unmatched_verify = verify.unmatched()
+    text = load_port_formats()[kw["fmt"]](port)
+    target = kw["output"] or Path(DEFAULT_OUTPUT[kw["fmt"]])
+    write_or_fail(target, text)
+    if str(target) != "-":
+        click.echo(f"hipify-py: report written to {target}", err=True)
+
+
+def _verify(tree: VerifyTree, ctx: Context, source: Path, kw: dict[str, Any]) -> dict:
+    from ..verify.compdb import CompileDatabaseError  # noqa: PLC0415 - only with --verify
+    from ..verify.toolchain import ToolchainError  # noqa: PLC0415
+
+    click.echo(f"hipify-py: compile-checking the conversion for {kw['arch']}", err=True)
+    try:
+        return tree.verify(ctx, source, kw["arch"], kw["toolchain"])
+    except (ToolchainError, CompileDatabaseError) as exc:
+        raise click.ClickException(f"--verify: {exc}") from None
+
+
+def _attach(port: PortReport, verify: VerifyIndex, root: Path) -> None:
+    """Give each file its compile result; a file whose errors point at lines the diff does
+    not show gets its diff again, with those lines."""
+    for entry in port.files:
+        entry.verify = verify.find(entry.path, entry.out)
+        if entry.verify is None or not hidden_error_lines(entry):
+            continue
+        try:
+            hip, cuda = (root / entry.out).read_bytes(), Path(entry.path).read_bytes()
+        except OSError:
+            continue
+        text = [printable(data.decode("utf-8", "surrogateescape")) for data in (cuda, hip)]
+        show_diff(entry, *text)
+
+
+def _verify_index(path: Path | None) -> VerifyIndex | None:
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--verify-json") from None
+    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+        raise click.BadParameter(
+            f"{path} is not the output of `hipify-py verify --format json`",
+            param_hint="--verify-json",
+        )
+    return VerifyIndex(data)
+
+
+def _conversion_options() -> list[str]:
+    """The conversion options given on the command line, as the report's header names them."""
+    ctx = click.get_current_context()
+    out = []
+    for param in ctx.command.params:
+        name = param.name or ""
+        if name in _NOT_CONVERSION or not isinstance(param, click.Option):
+            continue
+        if ctx.get_parameter_source(name) is not ParameterSource.COMMANDLINE:
+            continue
+        value = ctx.params[name]
+        flag = param.opts[-1] if param.opts[-1].startswith("--") else param.opts[0]
+        if param.is_flag:
+            out.append(flag)
+        else:
+            values = value if isinstance(value, tuple) else (value,)
+            out += [f"{flag} {v}" for v in values]
+    return out

@@ -1,0 +1,103 @@
+"""Which findings a run reports: decided here, in one ordered place, for convert, check and every
+report format (as flake8's style guide decides for every plugin).
+
+1. Per file, where the file is analysed (a worker; the per-file cache keeps the answer), so a
+   finding turned off is neither reported, nor fixed, nor annotated, by convert and check alike:
+   a. an inline ``// hipify-py: ignore[ID]`` on its line or the line before;
+   b. the project config's ``ignore:`` and ``per-file-ignores:``;
+   c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port).
+2. Per run, over a check's report:
+   d. ``--select`` / ``--ignore``;
+   e. the baseline: findings it knows are hidden, and counted.
+3. ``--fail-on``: which of the findings left fail the run.
+
+Stale HIP output (HZ001) is found per run, not per file: only its full ID in ``--ignore``,
+``ignore:`` or the CUDA source's ``per-file-ignores:`` hides it (a prefix such as ``--ignore HZ``
+does not undo ``--in-sync``), and no baseline records it.
+
+Patterns match rule IDs case-insensitively and by prefix (``HZ1`` is every HZ1xx rule) or
+``ALL``, in suppressions, the config and the command line alike.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Container, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .findings import Finding, Severity
+from .report.findings_common import STALE_RULE
+
+if TYPE_CHECKING:
+    from .buildfiles.unit import BuildFile
+    from .context import RuleFilter
+    from .frontend.unit import Unit
+    from .report.findings_common import CheckReport
+
+
+def matches_rule(rule: str, patterns: Sequence[str] | Collection[str]) -> bool:
+    """``HZ1`` matches every HZ1xx rule; ``HZ101`` only itself; ``ALL`` everything."""
+    rule = rule.upper()
+    return any(p == "ALL" or rule.startswith(p) for p in patterns)
+
+
+def kept_in_file(
+    findings: list[Finding],
+    unit: Unit | BuildFile,
+    ignores: RuleFilter | None,
+    inactive: Container[int] = (),
+) -> list[Finding]:
+    """Steps a-c: the findings of one file that its suppressions, the project config and its
+    inactive branches (offsets of code the HIP build skips) leave."""
+    from .suppress import suppressed_rules  # noqa: PLC0415 - only files with findings need it
+
+    if not findings:
+        return findings
+    table = suppressed_rules(unit)
+    kept = []
+    for f in findings:
+        if f.start in inactive or (ignores is not None and ignores.ignores_rule(f.rule, unit.path)):
+            continue
+        line = unit.lines.position(f.start)[0]
+        if line in table and (table[line] is None or matches_rule(f.rule, table[line] or ())):
+            continue
+        kept.append(f)
+    return kept
+
+
+@dataclass(frozen=True)
+class RunPolicy:
+    """Steps d-f for one ``check`` run."""
+
+    config: RuleFilter
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    fail_on: Severity = Severity.WARNING
+    # the baseline file's known findings, and its path (its paths are relative to its folder)
+    baseline: tuple[Counter, Path] | None = None
+
+    def wanted(self, f: Finding) -> bool:
+        """Step d (and b again for stale output, which is not found per file)."""
+        if f.rule == STALE_RULE:
+            source = f.extra["source"]
+            return STALE_RULE not in self.ignore and not self.config.ignores_rule(
+                STALE_RULE, source, exact=True
+            )
+        return (not self.select or matches_rule(f.rule, self.select)) and not matches_rule(
+            f.rule, self.ignore
+        )
+
+    def apply(self, report: CheckReport) -> bool:
+        """Leave in ``report`` the findings the run reports; True when the run fails (a
+        finding at or above ``fail_on``, or a file that could not be checked)."""
+        from .report import findings_baseline  # noqa: PLC0415 - only with --baseline
+
+        report.findings = [f for f in report.findings if self.wanted(f)]
+        report.fixed = [f for f in report.fixed if self.wanted(f)]
+        if self.baseline is not None:
+            known, base = self.baseline
+            findings_baseline.apply(report, known, base)
+        threshold = self.fail_on.rank
+        return bool(report.failures) or any(f.severity.rank >= threshold for f in report.findings)

@@ -1,0 +1,59 @@
+"""One module decides which findings are reported (issue 27): every way of turning a finding off,
+met in one run, in the order ``policy`` documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hipify_py.policy import matches_rule
+from test_check_cli import HAZARDS, as_json, invoke, tree  # noqa: F401 - tree is a fixture
+
+# one kernel per way of turning a finding off; each draws HZ101 (`threadIdx.x & 31`)
+LANES = "__global__ void {name}(int* o) {{ o[threadIdx.x & 31] = 0; }}{tail}\n"
+
+
+def _kernels(root: Path) -> None:
+    (root / "src" / "lanes.cu").write_text(
+        LANES.format(name="suppressed", tail="  // hipify-py: ignore[hz1]")
+        + "#ifndef __HIP_PLATFORM_AMD__\n"
+        + LANES.format(name="cuda_only", tail="")
+        + "#endif\n"
+        + LANES.format(name="reported", tail="")
+    )
+    (root / "src" / "vendor.cu").write_text(LANES.format(name="vendored", tail=""))
+    (root / "src" / "reduce.cu").write_text(HAZARDS)
+    (root / ".hipify-py.yaml").write_text("per-file-ignores:\n  'src/vendor.cu': [ALL]\n")
+
+
+def _found(data: dict) -> set[tuple[str, int, str]]:
+    return {(Path(f["path"]).name, f["line"], f["rule"]) for f in data["findings"]}
+
+
+def test_each_step_in_one_run(tree: Path) -> None:  # noqa: F811 - the fixture
+    _kernels(tree)
+    # suppression, the inactive branch and per-file-ignores act in the worker: never reported
+    _, data = as_json("src", "--fail-on", "info")
+    lanes = {f for f in _found(data) if f[0] == "lanes.cu"}
+    assert lanes == {("lanes.cu", 5, "HZ101")}
+    assert not any(f[0] == "vendor.cu" for f in _found(data))
+    reduce_rules = {r for n, _, r in _found(data) if n == "reduce.cu"}
+    assert {"HZ101", "HZ102"} <= reduce_rules
+    # --select / --ignore over what the files left
+    _, data = as_json("src", "--select", "HZ10", "--ignore", "HZ102,hz106", "--fail-on", "info")
+    assert {r for _, _, r in _found(data)} == {"HZ101"}
+    # the baseline hides what it knows; a new finding still fails the run
+    assert invoke("src", "--write-baseline", "base.json")[0] == 0
+    assert invoke("src", "--baseline", "base.json")[0] == 0
+    (tree / "src" / "new.cu").write_text(LANES.format(name="added", tail=""))
+    code, data = as_json("src", "--baseline", "base.json")
+    assert code == 1 and _found(data) == {("new.cu", 1, "HZ101")}
+    # --fail-on decides which of the findings left fail: the fence warning alone does not
+    for name in ("lanes.cu", "reduce.cu", "new.cu", "vendor.cu"):
+        (tree / "src" / name).unlink()
+    assert invoke("src")[0] == 0
+    assert invoke("src", "--fail-on", "warning")[0] == 1
+
+
+def test_patterns_match_by_prefix_case_and_all() -> None:
+    assert matches_rule("hz101", ("HZ1",)) and matches_rule("HZ101", ("ALL",))
+    assert not matches_rule("HZ201", ("HZ1",)) and not matches_rule("HZ101", ())
