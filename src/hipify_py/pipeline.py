@@ -176,7 +176,6 @@ def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
     edits, findings, problems = run_rules(unit, ctx, phases)
     result = FileResult(path=path, original=text, text=text)
     result.rule_errors = problems
-    result.parse_problems = problems + _parse_problems(unit)
     for finding in findings:
         fix = finding.fix
         if fix and ctx.options.fix and (fix.safe or ctx.options.unsafe_fixes):
@@ -185,6 +184,8 @@ def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
                 edits.extend(fix.edits)
     if ctx.options.skip_inactive:  # fixes included: nothing in a skipped branch changes
         edits = _outside_skipped(edits, unit)
+    # after --skip-inactive, which may be what parsed the file
+    result.parse_problems = problems + [p for p in _parse_problems(unit) if p not in problems]
     if ctx.options.annotate:
         made = {(e.start, e.end, e.text) for e in edits}
         open_ = [f for f in findings if not _holds_fix(f, made)]
