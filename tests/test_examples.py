@@ -335,11 +335,15 @@ def test_auto_checks_library_users_with_hipcc(ctx, tmp_path, clang19, hip7_inclu
     bare.mkdir(parents=True)
     os.symlink(Path(hip7_include) / "hip", bare / "hip")
     env = {**os.environ, "HIPIFY_PY_HIP_INCLUDE": str(bare)}
-    report = verify_paths([tmp_path], VerifyOptions(env=env))
+    report = verify_paths([tmp_path], VerifyOptions(env=env, arch="gfx90a"))
     assert report.toolchain.kind == "clang"
     (f,) = report.files
     assert f.status == "passed", report.to_json()
     assert f.toolchain and f.toolchain.startswith("hipcc")
     assert any("hipsparse/hipsparse.h" in n for n in f.notes)
+    # for gfx942 hipcc 5.2 would check another GPU (gfx940): clang stays, and the note says
+    # where the library headers came from
+    (f,) = verify_paths([tmp_path], VerifyOptions(env=env)).files
+    assert f.toolchain is None and any("mixed HIP versions" in n for n in f.notes), f.to_json()
     forced = verify_paths([tmp_path], VerifyOptions(env=env, toolchain="clang"))
     assert any("mixed HIP versions" in n for n in forced.files[0].notes)

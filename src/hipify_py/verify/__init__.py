@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..output.manifest import Manifest
 from .compdb import CompileDatabase
 from .compile import (
     TU_SUFFIXES,
@@ -30,6 +31,7 @@ from .includes import ProjectIncludes, missing_header_kind, missing_headers
 from .libclang_check import check_file
 from .mapback import SourceMap, find_cuda_source, rebuild
 from .toolchain import Toolchain, ToolchainError
+from .tree import manifest_options, manifest_source, tree_manifest
 
 _CONVERT_LOCK = threading.Lock()
 
@@ -56,6 +58,8 @@ class VerifyOptions:
     build_path: str | None = None  # directory with compile_commands.json
     jobs: int = 0  # 0: one per core
     cuda_root: str | None = None
+    # the ROCm the tree targets: a toolchain with older HIP headers cannot judge it
+    target_rocm: tuple[int, ...] | None = None
     timeout: float = 600
     env: Mapping[str, str] | None = None  # for discovery (tests); None: os.environ
 
@@ -112,8 +116,14 @@ class VerifyReport:
         return all(f.status != "failed" for f in self.files)
 
     @property
+    def checked_nothing(self) -> bool:
+        """No file passed or failed (all not checkable or skipped): the run judged nothing, so
+        it must not pass."""
+        return bool(self.files) and not any(f.status in ("passed", "failed") for f in self.files)
+
+    @property
     def exit_code(self) -> int:
-        return 0 if self.ok else 1
+        return 0 if self.ok and not self.checked_nothing else 1
 
     def counts(self) -> dict[str, int]:
         out = {"passed": 0, "failed": 0, "not-checkable": 0, "skipped": 0}
@@ -127,7 +137,7 @@ class VerifyReport:
         return {
             "toolchain": self.toolchain.to_json(),
             "mode": self.mode,
-            "ok": self.ok,
+            "ok": self.ok and not self.checked_nothing,
             "summary": self.counts(),
             "seconds": round(self.seconds, 3),
             "warnings": list(self.toolchain.warnings) + self.warnings,
@@ -192,6 +202,7 @@ class _LibraryFallback:
                         "hipcc",
                         env=self.options.env,
                         rocm_path=self.options.rocm_path,
+                        min_hip=self.options.target_rocm,
                     )
                 except ToolchainError:
                     self._alt = None
@@ -295,6 +306,7 @@ def _discover(options: VerifyOptions) -> Toolchain:
         env=options.env,
         rocm_path=options.rocm_path,
         hip_include=options.hip_include,
+        min_hip=options.target_rocm,
     )
 
 
@@ -320,7 +332,7 @@ def verify_paths(
         defines=tuple(options.defines),
         std=options.std,
     )
-    ctx_holder: dict = {}
+    ctx_holder: dict[object, object] = {}
     fallback = _LibraryFallback(tc, options)
     projects: dict[Path, ProjectIncludes] = {}
     projects_lock = threading.Lock()
@@ -331,10 +343,21 @@ def verify_paths(
                 projects[root] = ProjectIncludes(root)
             return projects[root]
 
+    manifests: dict[Path, Manifest | None] = {}
+
+    def manifest_of(root: Path) -> Manifest | None:
+        with projects_lock:
+            if root not in manifests:
+                manifests[root] = tree_manifest(root)
+            return manifests[root]
+
     def one(item: tuple[Path, Path]) -> FileReport:
         hip_file, root = item
         notes: list[str] = []
         cuda_file = find_cuda_source(hip_file, root, cuda_root) if cuda_root else None
+        manifest = manifest_of(root) if cuda_root is None else None
+        if manifest is not None:  # convert's manifest records where each file came from
+            cuda_file = manifest_source(manifest, hip_file)
         flags = base
         if cdb is None:
             extra, found = project(root).flags_for(hip_file)
@@ -357,10 +380,14 @@ def verify_paths(
             notes.append(f"no CUDA source found under {cuda_root}; errors not mapped back")
         smap = None
         if cuda_file is not None and result.diagnostics:
-            if "ctx" not in ctx_holder:
-                ctx_holder["ctx"] = _convert_context(convert_options)
             with _CONVERT_LOCK:  # libclang's shared index is not thread-safe
-                smap = rebuild(str(hip_file), hip_text, str(cuda_file), ctx_holder["ctx"])
+                key = root if manifest is not None and convert_options is None else "ctx"
+                if key not in ctx_holder:
+                    ctx_holder[key] = _convert_context(
+                        manifest_options(manifest) if manifest and key == root else convert_options
+                    )
+                ctx = ctx_holder[key]
+                smap = rebuild(str(hip_file), hip_text, str(cuda_file), ctx)
         report_ = _finish(result, hip_text, smap, notes, file_tc)
         if cuda_file is not None:
             report_.cuda_path = str(cuda_file)
