@@ -84,7 +84,7 @@ def test_clang19_rocm7_gfx942_pass_and_fail(tmp_path, clang19, rocm7):
 
 
 def test_rocm_path_accepts_the_get_hip_headers_dest(tmp_path, clang19, rocm7):
-    """`--rocm-path DEST` (what get-hip-headers.sh was given) finds DEST/usr/include."""
+    """`--rocm-path DEST` (what `toolchain fetch --dest` was given) finds DEST/usr/include."""
     tc = discovery.discover("gfx942", "clang", env=dict(os.environ), rocm_path=str(rocm7.parent))
     assert tc.hip_include == str(rocm7 / "include") and tc.hip_version >= (7, 2)
 

@@ -24,6 +24,7 @@ COMMANDS = {
     "explain": ("rules", "explain"),
     "merge-reports": ("merge", "merge_reports"),
     "report": ("report", "report"),
+    "toolchain": ("toolchain", "toolchain"),
 }
 _SUMMARIES = {
     "convert": "Convert CUDA sources to HIP.",
@@ -34,6 +35,7 @@ _SUMMARIES = {
     "explain": "Print the page of one rule.",
     "merge-reports": "Merge the JSON/SARIF reports of --shard runs.",
     "report": "One porting report to review: HTML page or PR comment.",
+    "toolchain": "Fetch the ROCm 7 headers verify checks gfx942 with.",
 }
 
 

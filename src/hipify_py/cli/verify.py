@@ -58,7 +58,7 @@ from .common import PathArg, check_arch
     "--rocm-path",
     type=PathArg(file_okay=False),
     help="ROCm install or header set (bin/hipcc, include/hip, llvm/bin/clang, device "
-    "libraries; also a get-hip-headers.sh DEST).",
+    "libraries; also a `hipify-py toolchain fetch --dest` directory).",
 )
 @click.option(
     "--hip-include",
