@@ -152,7 +152,12 @@ def test_third_party_header_is_not_checkable_and_cuda_header_fails(tmp_path, cla
     (f,) = report.files
     assert f.status == "not-checkable" and f.missing == ["torch/extension.h"]
     assert any("-I DIR" in n and "torch" in n for n in f.notes)
-    assert report.ok and report.exit_code == 0 and report.counts()["not-checkable"] == 1
+    # nothing failed, but nothing was checked either: that run does not pass (issue 25)
+    assert report.ok and report.checked_nothing and report.exit_code == 1
+    _tree(tmp_path, {"ok.hip": "#include <hip/hip_runtime.h>\n__global__ void k() {}\n"})
+    report = verify_paths([tmp_path], opts)
+    assert report.exit_code == 0 and report.counts()["not-checkable"] == 1
+    (tmp_path / "ok.hip").unlink()
     _tree(tmp_path, {"left.hip": LEFT_CUDA})
     report = verify_paths([tmp_path], opts)
     status = {Path(f.path).name: f.status for f in report.files}

@@ -99,7 +99,13 @@ def walk(
     skip: Sequence[Path] = (),
 ) -> Iterator[Candidate]:
     """Every regular file under ``paths`` (symlinked directories are not followed; a link to
-    a file is followed only when the file is inside the tree)."""
+    a file is followed only when the file is inside the tree).
+
+    The one walk of every command: ``convert`` writes, ``check`` checks and ``verify``
+    compiles exactly these files.  It skips version-control and tool directories
+    (``SKIP_DIRS``) and CMake build trees (a directory holding ``CMakeCache.txt``: generated
+    files such as ``CMakeCUDACompilerId.cu``), and walks every other directory, hidden ones too.
+    """
     skip_real = {_real(p) for p in skip}
     for root in paths:
         if not os.path.lexists(root):
@@ -117,6 +123,7 @@ def walk(
                 for d in dirnames
                 if d not in SKIP_DIRS
                 and not (here / d).is_symlink()
+                and not (here / d / "CMakeCache.txt").exists()  # a CMake build tree
                 and _real(here / d) not in skip_real
             )
             # per directory, not per file: its path in the tree, and its real path (the
