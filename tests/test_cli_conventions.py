@@ -86,3 +86,40 @@ def test_unknown_rule_is_an_error_line():
     result = _run("explain", "HZ999")
     assert result.exit_code == 2
     assert result.stderr.startswith("hipify-py: error: unknown rule 'HZ999'")
+
+
+@pytest.fixture
+def clean_color_env(monkeypatch):
+    """NO_COLOR/FORCE_COLOR unset, and put back as they were whatever --color sets."""
+    for name in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.setenv(name, "x")
+        monkeypatch.delenv(name)
+
+
+RED = "\x1b[1;31m"
+
+
+def test_color_follows_force_color_no_color_and_the_flag(here, clean_color_env, monkeypatch):
+    (here / "src").mkdir()
+    (here / "src" / "k.cu").write_text(
+        "__global__ void k(int* o) { o[threadIdx.x] = threadIdx.x & 31; }\n"
+    )
+    plain = _run("check", "src")
+    assert "HZ101" in plain.stdout and "\x1b[" not in plain.stdout  # piped: plain
+    assert RED in _run("--color", "always", "check", "src").stdout
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert RED in _run("check", "src").stdout
+    assert RED not in _run("--color", "never", "check", "src").stdout
+
+
+def test_no_color_is_honoured_on_a_terminal(clean_color_env, monkeypatch):
+    from hipify_py.findings import Finding, Severity
+    from hipify_py.report.findings_common import CheckReport
+    from hipify_py.report.formats import Style, render
+
+    finding = Finding("HZ101", Severity.ERROR, 0, 1, "m", path="k.cu", line=1, column=1)
+    report = CheckReport(findings=[finding])
+    assert RED in render(report, "text", Style(terminal=True, quiet=True))
+    monkeypatch.setenv("NO_COLOR", "1")
+    shown = render(report, "text", Style(terminal=True, quiet=True))
+    assert "HZ101" in shown and RED not in shown

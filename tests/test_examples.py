@@ -148,9 +148,10 @@ def _opts(example: str, out: Path, **kw) -> VerifyOptions:
     )
 
 
-def _kernels_only(example: str, out: Path) -> list[Path]:
-    # the torch binding needs torch headers: verify it only when torch is installed
-    if example == "masked_add" and not _torch_available():
+def _kernels_only(example: str, out: Path, binding: bool = True) -> list[Path]:
+    # the torch binding needs torch headers: verify it only when torch is installed (and with
+    # a HIP that PyTorch 2.13 supports: not hipcc 5.2)
+    if example == "masked_add" and not (binding and _torch_available()):
         return [out / "masked_add_kernel.hip"]
     return [out]
 
@@ -170,7 +171,7 @@ def test_verify_gfx942_clang_hip7(example, ctx, tmp_path, clang19, hip7_include)
 def test_verify_gfx90a_hipcc52(example, ctx, tmp_path, hipcc):
     convert_tree(example, tmp_path, ctx)
     report = verify_paths(
-        _kernels_only(example, tmp_path),
+        _kernels_only(example, tmp_path, binding=False),
         _opts(example, tmp_path, toolchain="hipcc", arch="gfx90a", mode="codegen"),
     )
     assert report.toolchain.arch == "gfx90a"

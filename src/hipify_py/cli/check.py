@@ -265,4 +265,4 @@ def _emit(report, fmt: str, output: Path | None, quiet: bool) -> None:  # noqa: 
     if output is not None:
         write_or_fail(output, text)
     else:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=True if terminal else None)  # FORCE_COLOR in a pipe

@@ -31,6 +31,8 @@ from .includes import ProjectIncludes, missing_header_kind, missing_headers
 from .libclang_check import check_file
 from .mapback import SourceMap, find_cuda_source, rebuild
 from .toolchain import Toolchain, ToolchainError
+from .torch_ext import ROCM_DEFINES as TORCH_ROCM_DEFINES
+from .torch_ext import extension_names, find_torch, torch_header_note, uses_torch
 from .tree import manifest_options, manifest_source, tree_manifest
 
 _CONVERT_LOCK = threading.Lock()
@@ -283,20 +285,14 @@ def _not_checkable(
                 f"{name} is not in the HIP header set used ({where}): give --rocm-path "
                 f"with a ROCm install that has this library"
             )
+        elif name.split("/", 1)[0] in ("torch", "ATen", "c10"):
+            notes.append(torch_header_note(name))
         else:
-            hint = _THIRD_PARTY_HINTS.get(name.split("/", 1)[0], "")
             notes.append(
                 f"{name} not found: a third-party header outside this tree, so the file "
-                f"cannot be checked; pass its directory with -I DIR{hint}"
+                f"cannot be checked; pass its directory with -I DIR"
             )
     return missing, notes
-
-
-_TORCH_HINT = (
-    " (PyTorch: -I$(python -c 'import torch.utils.cpp_extension as c; "
-    'print(" -I".join(c.include_paths()))\'))'
-)
-_THIRD_PARTY_HINTS = {"torch": _TORCH_HINT, "ATen": _TORCH_HINT, "c10": _TORCH_HINT}
 
 
 def _discover(options: VerifyOptions) -> Toolchain:
@@ -344,6 +340,13 @@ def verify_paths(
             return projects[root]
 
     manifests: dict[Path, Manifest | None] = {}
+    extension_lists: dict[Path, dict[Path, str]] = {}
+
+    def extensions(root: Path) -> dict[Path, str]:
+        with projects_lock:
+            if root not in extension_lists:
+                extension_lists[root] = extension_names(root)
+            return extension_lists[root]
 
     def manifest_of(root: Path) -> Manifest | None:
         with projects_lock:
@@ -359,6 +362,7 @@ def verify_paths(
         if manifest is not None:  # convert's manifest records where each file came from
             cuda_file = manifest_source(manifest, hip_file)
         flags = base
+        hip_text = hip_file.read_text(errors="surrogateescape")
         if cdb is None:
             extra, found = project(root).flags_for(hip_file)
             flags = base.merged(extra)
@@ -371,7 +375,18 @@ def verify_paths(
                 notes.append(f"{hip_file.name} is not in {cdb.path}")
             else:
                 flags = base.merged(listed)
-        hip_text = hip_file.read_text(errors="surrogateescape")
+        if uses_torch(hip_text) and (torch := find_torch()) is not None:
+            name = extensions(root).get(hip_file.resolve(), hip_file.stem)
+            torch_flags = Flags(
+                system_dirs=torch.include_dirs,
+                defines=(*TORCH_ROCM_DEFINES, f"TORCH_EXTENSION_NAME={name}"),
+            )
+            flags = flags.merged(torch_flags)
+            notes.append(
+                f"{torch.describe()}: its include directories and the defines a ROCm "
+                f"CUDAExtension build adds (-DUSE_ROCM=1 -D__HIP_PLATFORM_AMD__=1 ..., "
+                f"TORCH_EXTENSION_NAME={name})"
+            )
         file_tc, why = fallback.choose(hip_text)
         if why:
             notes.append(why)
