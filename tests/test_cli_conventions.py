@@ -123,3 +123,26 @@ def test_no_color_is_honoured_on_a_terminal(clean_color_env, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     shown = render(report, "text", Style(terminal=True, quiet=True))
     assert "HZ101" in shown and RED not in shown
+
+
+@pytest.mark.parametrize(
+    ("name", "keep", "alone", "in_tree"),
+    [
+        ("k.cu", False, "k.hip", "k.hip"),
+        ("k.cuh", False, "k_hip.cuh", "k.cuh"),
+        ("k.cpp", False, "k_hip.cpp", "k.cpp"),
+        ("k.cu", True, "k_hip.cu", "k.cu"),
+    ],
+)
+def test_single_file_takes_its_tree_name_unless_that_is_itself(here, name, keep, alone, in_tree):
+    """One naming rule: a file converted alone gets the name a tree gives it, with `_hip`
+    before the suffix only when that name is the input's own (documented in the README)."""
+    (here / "src").mkdir()
+    (here / "src" / name).write_text("#include <cuda_runtime.h>\n" + KERNEL)
+    flags = ["--keep-names"] if keep else []
+    assert _run("convert", "src", "-q", *flags).exit_code == 0
+    assert (here / "src-hip" / in_tree).is_file()
+    assert _run("convert", f"src/{name}", "-q", *flags).exit_code == 0
+    assert (here / "src" / alone).is_file() and (here / "src" / name).read_text().startswith(
+        "#include <cuda_runtime.h>"
+    )

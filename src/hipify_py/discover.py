@@ -188,7 +188,8 @@ def default_out_root(root: Path) -> Path:
 
 
 def single_file_output(path: Path, keep_names: bool) -> Path:
-    """Where ``convert file.cu`` writes when no output is named: ``file.hip`` beside it."""
-    if path.suffix == ".cu" and not keep_names:
-        return path.with_suffix(".hip")
-    return path.with_name(f"{path.stem}_hip{path.suffix}")
+    """Where ``convert FILE`` writes when no output is named: beside it, under the name a tree
+    gives it (``k.cu`` -> ``k.hip``), and when that is its own name (``k.cuh``, any file with
+    ``--keep-names``), with ``_hip`` before the suffix (``k_hip.cuh``): never the input."""
+    named = path.with_name(output_name(Path(path.name), keep_names).name)
+    return named if named != path else path.with_name(f"{path.stem}_hip{path.suffix}")

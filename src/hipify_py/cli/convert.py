@@ -113,7 +113,8 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     """Convert CUDA sources under PATHS to HIP.
 
     By default the inputs are never modified: a directory DIR is mirrored to DIR-hip/ (or
-    --out-dir), a single file f.cu is written to f.hip beside it.
+    --out-dir), a single file f.cu is written to f.hip beside it (k.cuh, whose tree name is
+    its own, to k_hip.cuh).
     """
     dest = _destination(paths, kw)
     flags = conversion_flags(
