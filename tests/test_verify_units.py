@@ -193,13 +193,14 @@ def test_flags_args():
     assert f.args() == ["-I/i", "-DA=1", "-include", "pre.h"]
 
 
-def test_collect_sources_skips_headers_and_build_dirs(tmp_path):
-    for name in ("a.hip", "b.cpp", "c.cu", "d.cc", "e.h", "f.cuh", "build/g.hip", "n.txt"):
+def test_collect_sources_skips_headers_and_build_trees(tmp_path):
+    names = ("a.hip", "b.cpp", "c.cu", "d.cc", "e.h", "f.cuh", "build/g.hip", "n.txt")
+    for name in (*names, "build/CMakeCache.txt"):
         p = tmp_path / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("")
     found = sorted(p.name for p, _ in collect_sources([tmp_path]))
-    assert found == ["a.hip", "b.cpp", "c.cu", "d.cc"]
+    assert found == ["a.hip", "b.cpp", "c.cu", "d.cc"]  # build/ is a CMake build tree
 
 
 def test_find_cuda_source_renamed_and_same_name(tmp_path):
