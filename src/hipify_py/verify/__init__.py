@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..output.manifest import Manifest
 from .compdb import CompileDatabase
 from .compile import (
     TU_SUFFIXES,
@@ -306,6 +306,36 @@ def _discover(options: VerifyOptions) -> Toolchain:
     )
 
 
+class _Trees:
+    """What the threads share per input root, computed once: its include index, its manifest,
+    its setup.py extensions."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._memo: dict[tuple[str, Path], Any] = {}
+
+    def get(self, what: str, root: Path, make: Callable[[Path], Any]) -> Any:
+        with self._lock:
+            if (what, root) not in self._memo:
+                self._memo[what, root] = make(root)
+            return self._memo[what, root]
+
+
+def _torch_flags(name: str, notes: list[str]) -> Flags:
+    """A PyTorch extension source: torch's headers and a ROCm CUDAExtension's defines."""
+    torch = find_torch()
+    if torch is None:
+        return Flags()  # the missing header's note says what to do
+    notes.append(
+        f"{torch.describe()}: its include directories and the defines a ROCm CUDAExtension "
+        f"build adds (-DUSE_ROCM=1 -D__HIP_PLATFORM_AMD__=1 ..., TORCH_EXTENSION_NAME={name})"
+    )
+    return Flags(
+        system_dirs=torch.include_dirs,
+        defines=(*TORCH_ROCM_DEFINES, f"TORCH_EXTENSION_NAME={name}"),
+    )
+
+
 def verify_paths(
     paths: Sequence[str | os.PathLike],
     options: VerifyOptions,
@@ -330,41 +360,19 @@ def verify_paths(
     )
     ctx_holder: dict[object, object] = {}
     fallback = _LibraryFallback(tc, options)
-    projects: dict[Path, ProjectIncludes] = {}
-    projects_lock = threading.Lock()
-
-    def project(root: Path) -> ProjectIncludes:
-        with projects_lock:
-            if root not in projects:
-                projects[root] = ProjectIncludes(root)
-            return projects[root]
-
-    manifests: dict[Path, Manifest | None] = {}
-    extension_lists: dict[Path, dict[Path, str]] = {}
-
-    def extensions(root: Path) -> dict[Path, str]:
-        with projects_lock:
-            if root not in extension_lists:
-                extension_lists[root] = extension_names(root)
-            return extension_lists[root]
-
-    def manifest_of(root: Path) -> Manifest | None:
-        with projects_lock:
-            if root not in manifests:
-                manifests[root] = tree_manifest(root)
-            return manifests[root]
+    trees = _Trees()
 
     def one(item: tuple[Path, Path]) -> FileReport:
         hip_file, root = item
         notes: list[str] = []
         cuda_file = find_cuda_source(hip_file, root, cuda_root) if cuda_root else None
-        manifest = manifest_of(root) if cuda_root is None else None
+        manifest = trees.get("manifest", root, tree_manifest) if cuda_root is None else None
         if manifest is not None:  # convert's manifest records where each file came from
             cuda_file = manifest_source(manifest, hip_file)
         flags = base
         hip_text = hip_file.read_text(errors="surrogateescape")
         if cdb is None:
-            extra, found = project(root).flags_for(hip_file)
+            extra, found = trees.get("project", root, ProjectIncludes).flags_for(hip_file)
             flags = base.merged(extra)
             notes += found
         else:
@@ -375,18 +383,9 @@ def verify_paths(
                 notes.append(f"{hip_file.name} is not in {cdb.path}")
             else:
                 flags = base.merged(listed)
-        if uses_torch(hip_text) and (torch := find_torch()) is not None:
-            name = extensions(root).get(hip_file.resolve(), hip_file.stem)
-            torch_flags = Flags(
-                system_dirs=torch.include_dirs,
-                defines=(*TORCH_ROCM_DEFINES, f"TORCH_EXTENSION_NAME={name}"),
-            )
-            flags = flags.merged(torch_flags)
-            notes.append(
-                f"{torch.describe()}: its include directories and the defines a ROCm "
-                f"CUDAExtension build adds (-DUSE_ROCM=1 -D__HIP_PLATFORM_AMD__=1 ..., "
-                f"TORCH_EXTENSION_NAME={name})"
-            )
+        if uses_torch(hip_text):
+            names = trees.get("extensions", root, extension_names)
+            flags = flags.merged(_torch_flags(names.get(hip_file.resolve(), hip_file.stem), notes))
         file_tc, why = fallback.choose(hip_text)
         if why:
             notes.append(why)
@@ -404,8 +403,7 @@ def verify_paths(
                 ctx = ctx_holder[key]
                 smap = rebuild(str(hip_file), hip_text, str(cuda_file), ctx)
         report_ = _finish(result, hip_text, smap, notes, file_tc)
-        if cuda_file is not None:
-            report_.cuda_path = str(cuda_file)
+        report_.cuda_path = str(cuda_file) if cuda_file is not None else report_.cuda_path
         if file_tc is not tc:
             report_.toolchain = file_tc.describe()
         return report_

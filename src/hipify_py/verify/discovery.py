@@ -27,16 +27,11 @@ def discover(
     hip_include: str | None = None,
     min_hip: tuple[int, ...] | None = None,
 ) -> Toolchain:
-    """Pick the toolchain to verify with.
-
-    ``auto`` prefers a toolchain that knows ``arch`` natively and, among those, the newest HIP
-    headers (so gfx942 goes to clang + HIP 7 headers over an old hipcc).  A toolchain that would
-    check for another arch, or with HIP headers older than ``min_hip`` (the ROCm the tree
-    targets), cannot judge the tree: it is never chosen, and when no other one exists that is a
-    ``ToolchainError`` saying why (a quiet fallback would report errors the target does not
-    have, or miss ones it has).  Without any AMD compiler ``auto`` is an error too: a
-    syntax-only libclang check must be asked for (``kind="libclang"``).
-    """
+    """Pick the toolchain to verify with: ``auto`` takes the newest HIP headers among those
+    that can judge the tree.  One that would check for another arch, or with HIP older than
+    ``min_hip`` (the ROCm the tree targets), is never chosen: with no other, that is a
+    ``ToolchainError`` saying why, as is no AMD compiler at all (``kind="libclang"`` asks for
+    a syntax-only check)."""
     env = dict(os.environ if env is None else env)
     if kind not in KINDS:
         raise ToolchainError(f"unknown toolchain {kind!r} (choose from {', '.join(KINDS)})")
