@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..context import Options
-from ..output.manifest import Manifest, ManifestError, options_from_record
+from ..output.manifest import MANIFEST_NAME, Manifest, ManifestError, options_from_record
 
 
 def tree_manifest(path: str | os.PathLike) -> Manifest | None:
@@ -29,7 +29,10 @@ def tree_manifest(path: str | os.PathLike) -> Manifest | None:
 def manifest_options(manifest: Manifest) -> Options | None:
     """The conversion options the manifest records (None when they cannot be rebuilt)."""
     try:
-        return Options(**options_from_record(manifest.options, manifest.out_root))
+        # include directories may lie in the converted tree or the CUDA trees it records
+        project = [manifest.out_root, *(manifest.out_root / r["path"] for r in manifest.roots)]
+        record = options_from_record(manifest.options, manifest.out_root / MANIFEST_NAME, project)
+        return Options(**record)
     except (ManifestError, TypeError, ValueError):
         return None
 
