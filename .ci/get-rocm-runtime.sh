@@ -1,7 +1,7 @@
 #!/bin/bash
 # Unpack the ROCm 7.2.4 runtime libraries that linking a HIP program needs (libamdhip64.so.7,
 # libhsa-runtime64, libamd_comgr, libhipblas) from Debian experimental into DEST, next to the
-# -dev packages of ../shared/tools/get-hip-headers.sh. Nothing is installed: apt-get download
+# -dev packages of `hipify-py toolchain fetch`. Nothing is installed: apt-get download
 # through a private apt configuration (the archive is read from the machine's own apt sources),
 # then dpkg -x. About 23 MB. The tests link the converted CMake examples against these.
 #   usage: get-rocm-runtime.sh DEST        -> DEST/usr/lib/x86_64-linux-gnu/libamdhip64.so.7...

@@ -12,25 +12,27 @@ from pathlib import Path
 
 import pytest
 
+from hipify_py.verify.fetch import cache_root, default_dest
+
 IN_CI = os.environ.get("CI", "").lower() == "true"
-# ROCm 7.2.4 headers + libraries + device libs (get-hip-headers.sh DEST unpacks them to DEST/usr):
-# the gfx942 toolchain of the tests, with clang-19
+# ROCm 7.2.4 headers + libraries + device libs, the gfx942 toolchain of the tests with clang-19:
+# `hipify-py toolchain fetch` unpacks them into the cache verify reads (the env var overrides)
 ROCM7_CANDIDATES = (
     os.environ.get("HIPIFY_PY_ROCM7", ""),
-    str(Path.home() / ".cache" / "hipify-py" / "rocm-7.2.4" / "usr"),
+    str(default_dest() / "usr"),
 )
 # a HIP 7 include directory: the ROCm 7.2.4 set's, else the HIP 7.1 runtime headers of the
 # triton wheel if a machine still has them (no longer fetched by .ci/run)
 HIP7_CANDIDATES = (
     os.environ.get("HIPIFY_PY_HIP7_INCLUDE", ""),
     *(str(Path(c) / "include") for c in ROCM7_CANDIDATES if c),
-    str(Path.home() / ".cache" / "hipify-py" / "hip-7.1" / "include"),
+    str(cache_root() / "hip-7.1" / "include"),
 )
 # the read-only shared/ folder laid beside the repository (reference tables, tools, bench)
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 NVIDIA_ROOTS = (
     os.environ.get("HIPIFY_PY_NVIDIA_ROOT", ""),  # holds <lib>/include or nvidia/<lib>/include
-    str(Path.home() / ".cache" / "hipify-py" / "nvidia"),
+    str(cache_root() / "nvidia"),
 )
 
 
@@ -59,7 +61,7 @@ def hip7_include() -> str:
     for cand in HIP7_CANDIDATES:
         if cand and (Path(cand) / "hip" / "hip_runtime.h").is_file():
             return cand
-    missing("HIP 7 headers not found (set HIPIFY_PY_ROCM7 or run .ci/run)")
+    missing("HIP 7 headers not found (run `hipify-py toolchain fetch`)")
     raise AssertionError("unreachable")
 
 
@@ -69,7 +71,7 @@ def rocm7() -> Path:
     for cand in ROCM7_CANDIDATES:
         if cand and (Path(cand) / "include" / "hip" / "hip_runtime.h").is_file():
             return Path(cand)
-    missing("ROCm 7.2.4 headers not found (set HIPIFY_PY_ROCM7 or run .ci/run)")
+    missing("ROCm 7.2.4 headers not found (run `hipify-py toolchain fetch`)")
     raise AssertionError("unreachable")
 
 

@@ -14,19 +14,32 @@ from hipify_py.verify.includes import ProjectIncludes
 
 
 def _tree(root: Path) -> Path:
-    for rel in ("src/k.cu", "venv/lib/site.cu", ".venv/x.cu", "build/CMakeFiles/id.cu"):
+    for rel in (
+        "src/k.cu",
+        "venv/lib/site.cu",
+        ".venv/x.cu",
+        "build/CMakeFiles/id.cu",
+        "out/CMakeFiles/id.cu",
+        ".hidden/h.cu",
+    ):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("__global__ void k() {}\n")
+    (root / "out" / "CMakeCache.txt").write_text("# a CMake build tree\n")
     return root
 
 
-def test_convert_and_verify_skip_the_same_directories(tmp_path):
+def test_convert_and_verify_walk_the_same_files(tmp_path):
+    """One walk (issue 25: verify skipped hidden directories, convert did not, so `convert
+    --verify` never checked some outputs): tool directories and CMake build trees (a
+    CMakeCache.txt) are skipped by every command; a hidden directory or one merely named
+    build/ is walked by every command."""
     root = _tree(tmp_path)
     walked = sorted(c.rel.as_posix() for c in walk([root], (), ()))
-    # convert keeps build/ (a project may name a source directory so); verify skips it, since a
-    # converted tree's CMake build directory holds generated compiler-id sources
-    assert walked == ["build/CMakeFiles/id.cu", "src/k.cu"]
-    assert [p.relative_to(root).as_posix() for p, _ in collect_sources([root])] == ["src/k.cu"]
+    assert walked == [".hidden/h.cu", "build/CMakeFiles/id.cu", "src/k.cu"]
+    verified = sorted(p.relative_to(root).as_posix() for p, _ in collect_sources([root]))
+    assert verified == walked
+    indexed = ProjectIncludes(root)._by_name["h.cu"]
+    assert [p.relative_to(root).as_posix() for p in indexed] == [".hidden/h.cu"]
 
 
 def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):

@@ -21,15 +21,16 @@ from pathlib import Path
 import pytest
 
 from conftest import missing, require_tool
+from hipify_py.verify.fetch import cache_root
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 ROCM7_RUNTIME_CANDIDATES = (
     os.environ.get("HIPIFY_PY_ROCM7_RUNTIME", ""),
-    str(Path.home() / ".cache" / "hipify-py" / "rocm-7.2.4-runtime" / "usr"),
+    str(cache_root() / "rocm-7.2.4-runtime" / "usr"),
 )
 TORCH_HIPIFY_CANDIDATES = (  # a directory holding torch/utils/hipify as the package `hipify`
     os.environ.get("HIPIFY_PY_TORCH_HIPIFY", ""),
-    str(Path.home() / ".cache" / "hipify-py" / "torch-hipify"),
+    str(cache_root() / "torch-hipify"),
 )
 MULTIARCH = "lib/x86_64-linux-gnu"
 
@@ -61,7 +62,10 @@ def rocm7_runtime() -> Path:
     for cand in ROCM7_RUNTIME_CANDIDATES:
         if cand and (Path(cand) / MULTIARCH / "libamdhip64.so.7").exists():
             return Path(cand)
-    missing("ROCm 7.2.4 runtime libraries not found (run .ci/get-rocm-runtime.sh DEST)")
+    missing(
+        "ROCm 7.2.4 runtime libraries not found "
+        "(run .ci/get-rocm-runtime.sh ~/.cache/hipify-py/rocm-7.2.4-runtime)"
+    )
     raise AssertionError("unreachable")
 
 

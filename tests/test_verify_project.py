@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hipify_py.verify import VerifyOptions, verify_paths
+from conftest import missing
+from hipify_py.verify import VerifyOptions, torch_ext, verify_paths
 from hipify_py.verify.includes import ProjectIncludes, missing_header_kind
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -145,14 +146,26 @@ __global__ void k(float* x) { x[0] = 1.0f; }
 """
 
 
-def test_third_party_header_is_not_checkable_and_cuda_header_fails(tmp_path, clang19, rocm7):
+def test_third_party_header_is_not_checkable_and_cuda_header_fails(
+    tmp_path, clang19, rocm7, monkeypatch
+):
+    from hipify_py import verify as verify_pkg
+    from hipify_py.verify import torch_ext
+
+    for module in (verify_pkg, torch_ext):  # a Python without PyTorch
+        monkeypatch.setattr(module, "find_torch", lambda: None)
     _tree(tmp_path, {"bind.cpp": BINDING})
     opts = VerifyOptions(toolchain="clang", rocm_path=str(rocm7))
     report = verify_paths([tmp_path], opts)
     (f,) = report.files
     assert f.status == "not-checkable" and f.missing == ["torch/extension.h"]
-    assert any("-I DIR" in n and "torch" in n for n in f.notes)
-    assert report.ok and report.exit_code == 0 and report.counts()["not-checkable"] == 1
+    assert any("has no PyTorch" in n and "-D USE_ROCM=1" in n for n in f.notes), f.notes
+    # nothing failed, but nothing was checked either: that run does not pass (issue 25)
+    assert report.ok and report.checked_nothing and report.exit_code == 1
+    _tree(tmp_path, {"ok.hip": "#include <hip/hip_runtime.h>\n__global__ void k() {}\n"})
+    report = verify_paths([tmp_path], opts)
+    assert report.exit_code == 0 and report.counts()["not-checkable"] == 1
+    (tmp_path / "ok.hip").unlink()
     _tree(tmp_path, {"left.hip": LEFT_CUDA})
     report = verify_paths([tmp_path], opts)
     status = {Path(f.path).name: f.status for f in report.files}
@@ -201,3 +214,56 @@ def test_converted_examples_verify_for_gfx942_with_only_the_hip_headers_named(
     cuda_kernels = [p for p in EXAMPLES.rglob("*.cu") if "__global__" in p.read_text()]
     assert len(kernels) == len(cuda_kernels) >= 3
     assert data["summary"]["failed"] == 0
+
+
+SETUP_PY = """from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+setup(name="pkg", ext_modules=[
+    CUDAExtension(name="pkg.fused_ops", sources=["ops.hip", "bind.cpp"]),
+    CUDAExtension("other", sources=['x.hip'])], cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_extension_names_come_from_setup_py(tmp_path):
+    _tree(tmp_path, {"setup.py": SETUP_PY})
+    names = torch_ext.extension_names(tmp_path)
+    assert names == {
+        (tmp_path / "ops.hip").resolve(): "fused_ops",
+        (tmp_path / "bind.cpp").resolve(): "fused_ops",
+        (tmp_path / "x.hip").resolve(): "other",
+    }
+    assert torch_ext.uses_torch("#include <ATen/ATen.h>\n")
+    assert torch_ext.uses_torch('  # include "c10/util/Half.h"\n')
+    assert not torch_ext.uses_torch('#include "mytorch/x.h"\n// #include <torch/x.h>\n')
+
+
+TORCH_KERNEL = """#include <hip/hip_runtime.h>
+#include <c10/util/Half.h>
+#if !defined(USE_ROCM) || !defined(TORCH_EXTENSION_NAME)
+#error "not compiled as a ROCm CUDAExtension"
+#endif
+#define STR2(x) #x
+#define STR(x) STR2(x)
+static_assert(sizeof(STR(TORCH_EXTENSION_NAME)) == sizeof("fused_ops"), "extension name");
+__global__ void k(c10::Half* x) { x[threadIdx.x] = c10::Half(1.0f); }
+"""
+
+
+def test_torch_extension_sources_get_torch_and_its_rocm_defines(tmp_path, clang19, rocm7):
+    """A file of a CUDAExtension is compiled as PyTorch's ROCm build compiles it: torch's
+    include directories, -DUSE_ROCM=1 and the rest, the extension's name from setup.py; a
+    header only a ROCm build of PyTorch has is named as such (issue 25)."""
+    torch = torch_ext.find_torch()
+    if torch is None:
+        missing("PyTorch not installed in this Python (pip install torch==2.13.0)")
+    _tree(tmp_path, {"setup.py": SETUP_PY, "ops.hip": TORCH_KERNEL})
+    opts = VerifyOptions(toolchain="clang", rocm_path=str(rocm7), jobs=1)
+    (f,) = verify_paths([tmp_path / "ops.hip"], opts).files
+    assert f.status == "passed", f.to_json()
+    assert "-DUSE_ROCM=1" in f.command and "-DTORCH_EXTENSION_NAME=fused_ops" in f.command
+    assert torch.include_dirs[0] in f.command
+    if torch.hip is None:  # a CPU build: ATen/hip is not there, and the note says why
+        _tree(tmp_path, {"ops.hip": "#include <ATen/hip/HIPContext.h>\n"})
+        (f,) = verify_paths([tmp_path / "ops.hip"], opts).files
+        assert f.status == "not-checkable" and f.missing == ["ATen/hip/HIPContext.h"]
+        assert any("a ROCm build of PyTorch is needed" in n for n in f.notes), f.notes

@@ -84,7 +84,7 @@ def test_clang19_rocm7_gfx942_pass_and_fail(tmp_path, clang19, rocm7):
 
 
 def test_rocm_path_accepts_the_get_hip_headers_dest(tmp_path, clang19, rocm7):
-    """`--rocm-path DEST` (what get-hip-headers.sh was given) finds DEST/usr/include."""
+    """`--rocm-path DEST` (what `toolchain fetch --dest` was given) finds DEST/usr/include."""
     tc = discovery.discover("gfx942", "clang", env=dict(os.environ), rocm_path=str(rocm7.parent))
     assert tc.hip_include == str(rocm7 / "include") and tc.hip_version >= (7, 2)
 
@@ -161,14 +161,20 @@ def test_codegen_without_device_libraries_stops_at_isa(tmp_path, clang19, rocm7)
     assert "--cuda-device-only" in report.files[0].command and not report.files[0].code_object
 
 
-def test_hipcc_falls_back_from_gfx942(tmp_path, hipcc):
-    _write(tmp_path, "good.hip", GOOD)
-    code, data = _run_cli([str(tmp_path), "--toolchain", "hipcc"])
-    assert code == 0
-    tc = data["toolchain"]
-    assert tc["kind"] == "hipcc" and tc["hip_version"] == "5.2"
-    assert tc["arch_requested"] == "gfx942" and tc["arch"] == "gfx940"
-    assert any("does not know gfx942" in w for w in data["warnings"])
+def test_hipcc_52_cannot_check_a_gfx942_rocm7_tree(tmp_path, hipcc):
+    """Debian's hipcc 5.2 knows gfx940, not gfx942, and predates ROCm 7: verify says so and
+    exits 2 instead of checking for another GPU with other headers (issue 25)."""
+    _write(tmp_path, "mask32.hip", MASK32)
+    result = CliRunner().invoke(verify, [str(tmp_path), "--toolchain", "hipcc"])
+    assert result.exit_code == 2, result.output
+    assert "hipcc (HIP 5.2) does not know gfx942" in result.stderr
+    assert "older than the ROCm 7.1 the tree targets" in result.stderr
+    assert "hipify-py toolchain fetch" in result.stderr and "FAIL" not in result.output
+    # what it can check, asked for explicitly: gfx90a for a tree converted for ROCm 5.2
+    _write(tmp_path, "mask32.hip", GOOD)
+    code, data = _run_cli([str(tmp_path), "--toolchain", "hipcc", "--arch", "gfx90a",
+                           "--target-rocm", "5.2"])  # fmt: skip
+    assert code == 0 and data["toolchain"]["arch"] == "gfx90a" and data["summary"]["passed"] == 1
 
 
 def test_hipcc_gfx90a_codegen_and_sync_intrinsics_missing(tmp_path, hipcc):
@@ -205,7 +211,8 @@ def test_no_hipcc_on_path_uses_clang(tmp_path, clang19, rocm7):
 
 
 def test_no_amd_toolchain_at_all_cli_subprocess(tmp_path):
-    """A machine without hipcc or clang: the CLI warns and does a libclang syntax check."""
+    """A machine without hipcc or clang: the CLI says how to get a toolchain (exit 2); a
+    libclang syntax check runs only when asked for."""
     _write(tmp_path, "good.hip", GOOD)
     _write(tmp_path, "broken.hip", GOOD.replace("x[i] *= SCALE;", "x[i] *= SCALE"))
     env = {
@@ -223,8 +230,12 @@ def test_no_amd_toolchain_at_all_cli_subprocess(tmp_path):
         "-DSCALE=2",
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 2, proc.stdout + proc.stderr  # no quiet syntax-only fallback
+    assert "no AMD toolchain found" in proc.stderr and "toolchain fetch" in proc.stderr
+    proc = subprocess.run(
+        [*cmd, "--toolchain", "libclang"], capture_output=True, text=True, env=env, timeout=300
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "no AMD toolchain found; libclang syntax check only" in proc.stdout
     assert "PASS" in proc.stdout and "FAIL" in proc.stdout
     assert "broken.hip:5:" in proc.stdout  # "expected ';'" at the statement
 
@@ -254,3 +265,47 @@ def test_compile_commands_defines_are_used(tmp_path, clang19, rocm7):
     assert verify_paths([tmp_path], VerifyOptions(**opts)).ok
     (build / "compile_commands.json").unlink()
     assert not verify_paths([tmp_path], VerifyOptions(**opts)).ok
+
+
+MASK_PARAM = """\
+#include <cuda_runtime.h>
+__device__ float red(float v, unsigned mask) {
+  for (int o = 16; o > 0; o /= 2)
+    v += __shfl_down_sync(mask, v, o);
+  return v;
+}
+"""
+
+
+def test_errors_map_to_the_cuda_line_through_the_manifest(tmp_path, clang19, rocm7, monkeypatch):
+    """Without --from: the manifest convert wrote says where each file came from, so errors
+    print as CUDA `path:line:col:` in text, GitHub and SARIF form (issue 25)."""
+    from hipify_py.cli import root
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "reduce.cu").write_text(MASK_PARAM)
+    assert CliRunner().invoke(root, ["convert", "demo", "-q"]).exit_code == 0
+    text = CliRunner().invoke(root, ["verify", "demo-hip", "-j", "1"])
+    assert text.exit_code == 1
+    assert "demo/reduce.cu:4:10: error: static assertion failed" in text.stdout
+    assert "converted to demo-hip/reduce.hip:4:10" in text.stdout
+    gh = CliRunner().invoke(root, ["verify", "demo-hip", "-j", "1", "--format", "github"])
+    assert gh.exit_code == 1
+    assert gh.stdout.startswith("::error file=demo/reduce.cu,line=4,col=10,")
+    sarif = CliRunner().invoke(root, ["verify", "demo-hip", "-j", "1", "--format", "sarif"])
+    (result,) = json.loads(sarif.stdout)["runs"][0]["results"]
+    loc = result["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "demo/reduce.cu"
+    assert loc["region"] == {"startLine": 4, "startColumn": 10}
+
+
+def test_a_run_that_checked_nothing_does_not_pass(tmp_path, clang19, rocm7):
+    """Every file not checkable (a third-party header missing): exit 1, said in words."""
+    _write(tmp_path, "ext.hip", "#include <hip/hip_runtime.h>\n#include <pybind_only.h>\n")
+    result = CliRunner().invoke(verify, [str(tmp_path), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    assert "0 passed, 0 failed, 1 not checkable" in result.stdout
+    assert "nothing was checked" in result.stdout
+    code, data = _run_cli([str(tmp_path), "-j", "1"])
+    assert code == 1 and data["ok"] is False

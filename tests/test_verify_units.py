@@ -55,16 +55,52 @@ def test_read_hip_version(tmp_path):
     assert toolchain.read_hip_version(tmp_path / "nope") is None
 
 
-def test_discover_without_any_toolchain_falls_back_to_libclang(tmp_path):
+def test_discover_without_any_toolchain_is_an_error_naming_the_fetch_command(tmp_path):
+    """No AMD compiler: auto does not quietly drop to a syntax-only check (issue 25); it says
+    how to get a toolchain, and libclang is there only when asked for."""
     env = {
         "PATH": str(tmp_path),
         "ROCM_PATH": str(tmp_path),
         "HIP_PATH": str(tmp_path),
         "HOME": str(tmp_path),
     }
-    tc = discovery.discover("gfx942", env=env)
+    with pytest.raises(toolchain.ToolchainError) as err:
+        discovery.discover("gfx942", env=env)
+    assert "no AMD toolchain found" in str(err.value)
+    assert "hipify-py toolchain fetch" in str(err.value) and "--toolchain libclang" in str(
+        err.value
+    )
+    tc = discovery.discover("gfx942", "libclang", env=env)
     assert tc.kind == "libclang"
-    assert any("no AMD toolchain found; libclang syntax check only" in w for w in tc.warnings)
+
+
+def _fake(kind: str, arch: str, hip: tuple[int, int]) -> toolchain.Toolchain:
+    return toolchain.Toolchain(kind, compiler=f"/x/{kind}", hip_version=hip, arch=arch)
+
+
+def test_a_toolchain_that_cannot_judge_the_tree_is_never_chosen(monkeypatch):
+    """An arch substitution or HIP headers older than the target ROCm make a toolchain unfit:
+    discovery refuses it with the reason instead of checking for something else (issue 25:
+    hipcc 5.2 for gfx940 FAILed __shfl_down_sync in a tree that targets ROCm 7)."""
+    old_hipcc = _fake("hipcc", "gfx940", (5, 2))
+    monkeypatch.setattr(discovery, "find_hipcc", lambda env, rocm=None: "/x/hipcc")
+    monkeypatch.setattr(discovery, "hipcc_toolchain", lambda hipcc, arch, env: old_hipcc)
+    monkeypatch.setattr(
+        discovery, "clang_toolchain", lambda *a, **k: _fake("clang", "gfx942", (6, 1))
+    )
+    with pytest.raises(toolchain.ToolchainError) as err:
+        discovery.discover("gfx942", env={}, min_hip=(7, 1))
+    msg = str(err.value)
+    assert "hipcc (HIP 5.2) does not know gfx942" in msg and "--arch gfx940" in msg
+    assert "clang (HIP 6.1) is older than the ROCm 7.1 the tree targets" in msg
+    # the same clang is fine for a tree converted for ROCm 6.1, and chosen over the hipcc
+    assert discovery.discover("gfx942", env={}, min_hip=(6, 1)).kind == "clang"
+    # asking for the arch the old hipcc knows, for a ROCm 5.2 tree, is allowed: nothing hidden
+    old_hipcc.arch = "gfx90a"
+    monkeypatch.setattr(
+        discovery, "clang_toolchain", lambda *a, **k: _fake("clang", "gfx942", (7, 2))
+    )
+    assert discovery.discover("gfx90a", "hipcc", env={}, min_hip=(5, 2)) is old_hipcc
 
 
 CLANG_OUTPUT = """\
@@ -157,13 +193,14 @@ def test_flags_args():
     assert f.args() == ["-I/i", "-DA=1", "-include", "pre.h"]
 
 
-def test_collect_sources_skips_headers_and_build_dirs(tmp_path):
-    for name in ("a.hip", "b.cpp", "c.cu", "d.cc", "e.h", "f.cuh", "build/g.hip", "n.txt"):
+def test_collect_sources_skips_headers_and_build_trees(tmp_path):
+    names = ("a.hip", "b.cpp", "c.cu", "d.cc", "e.h", "f.cuh", "build/g.hip", "n.txt")
+    for name in (*names, "build/CMakeCache.txt"):
         p = tmp_path / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("")
     found = sorted(p.name for p, _ in collect_sources([tmp_path]))
-    assert found == ["a.hip", "b.cpp", "c.cu", "d.cc"]
+    assert found == ["a.hip", "b.cpp", "c.cu", "d.cc"]  # build/ is a CMake build tree
 
 
 def test_find_cuda_source_renamed_and_same_name(tmp_path):
@@ -222,7 +259,7 @@ def test_libclang_syntax_only_without_headers(tmp_path):
     bad = tmp_path / "bad.hip"
     bad.write_text("#include <hip/hip_runtime.h>\n__global__ void k(float* x) {\n  x[0] = 1\n}\n")
     env = {"PATH": str(tmp_path), "HOME": str(tmp_path), "ROCM_PATH": str(tmp_path)}
-    report = verify_paths([tmp_path], VerifyOptions(env=env, jobs=1))
+    report = verify_paths([tmp_path], VerifyOptions(toolchain="libclang", env=env, jobs=1))
     assert report.toolchain.kind == "libclang"
     status = {Path(f.path).name: f.status for f in report.files}
     assert status == {"bad.hip": "failed", "good.hip": "passed"}

@@ -99,7 +99,13 @@ def walk(
     skip: Sequence[Path] = (),
 ) -> Iterator[Candidate]:
     """Every regular file under ``paths`` (symlinked directories are not followed; a link to
-    a file is followed only when the file is inside the tree)."""
+    a file is followed only when the file is inside the tree).
+
+    The one walk of every command: ``convert`` writes, ``check`` checks and ``verify``
+    compiles exactly these files.  It skips version-control and tool directories
+    (``SKIP_DIRS``) and CMake build trees (a directory holding ``CMakeCache.txt``: generated
+    files such as ``CMakeCUDACompilerId.cu``), and walks every other directory, hidden ones too.
+    """
     skip_real = {_real(p) for p in skip}
     for root in paths:
         if not os.path.lexists(root):
@@ -117,6 +123,7 @@ def walk(
                 for d in dirnames
                 if d not in SKIP_DIRS
                 and not (here / d).is_symlink()
+                and not (here / d / "CMakeCache.txt").exists()  # a CMake build tree
                 and _real(here / d) not in skip_real
             )
             # per directory, not per file: its path in the tree, and its real path (the
@@ -181,7 +188,8 @@ def default_out_root(root: Path) -> Path:
 
 
 def single_file_output(path: Path, keep_names: bool) -> Path:
-    """Where ``convert file.cu`` writes when no output is named: ``file.hip`` beside it."""
-    if path.suffix == ".cu" and not keep_names:
-        return path.with_suffix(".hip")
-    return path.with_name(f"{path.stem}_hip{path.suffix}")
+    """Where ``convert FILE`` writes when no output is named: beside it, under the name a tree
+    gives it (``k.cu`` -> ``k.hip``), and when that is its own name (``k.cuh``, any file with
+    ``--keep-names``), with ``_hip`` before the suffix (``k_hip.cuh``): never the input."""
+    named = path.with_name(output_name(Path(path.name), keep_names).name)
+    return named if named != path else path.with_name(f"{path.stem}_hip{path.suffix}")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from . import interrupts
 from .buildfiles import build_kind
 from .context import Context, Options, Renames, RuleFilter
-from .discover import Candidate, is_cuda_source
+from .discover import CUDA_SUFFIXES, Candidate, is_cuda_source
 from .edits import apply_edits
 from .mappings.load import RulesText
 from .result import FileStatus, Outcome, RunMode
@@ -132,6 +132,23 @@ def _convert(
 def _head(path: Path) -> bytes:
     with open(path, "rb") as fh:
         return fh.read(65536)
+
+
+def has_work(items: Sequence[Candidate]) -> bool:
+    """Whether any of ``items`` is a CUDA source or a build file that mentions CUDA: a run with
+    none has nothing to convert or check, which is surely a mistake (a wrong path).  By name
+    first (no read), then by each file's head; an unreadable file counts as work (the run
+    reports it)."""
+    if any(c.path.suffix.lower() in CUDA_SUFFIXES for c in items):
+        return True
+    for c in items:
+        try:
+            head = _head(c.path)
+        except OSError:
+            return True
+        if build_kind(c.path, head) is not None or is_cuda_source(c.path, head):
+            return True
+    return False
 
 
 def _work(args: tuple[Candidate, RunMode, str | None]) -> Outcome:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 
 import click
@@ -24,6 +25,7 @@ COMMANDS = {
     "explain": ("rules", "explain"),
     "merge-reports": ("merge", "merge_reports"),
     "report": ("report", "report"),
+    "toolchain": ("toolchain", "toolchain"),
 }
 _SUMMARIES = {
     "convert": "Convert CUDA sources to HIP.",
@@ -34,6 +36,7 @@ _SUMMARIES = {
     "explain": "Print the page of one rule.",
     "merge-reports": "Merge the JSON/SARIF reports of --shard runs.",
     "report": "One porting report to review: HTML page or PR comment.",
+    "toolchain": "Fetch the ROCm 7 headers verify checks gfx942 with.",
 }
 
 
@@ -52,8 +55,32 @@ class LazyGroup(click.Group):
             formatter.write_dl([(name, _SUMMARIES[name]) for name in COMMANDS])
 
 
+def _color(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``--color`` as the environment every console reads: NO_COLOR / FORCE_COLOR (the
+    conventions of no-color.org and force-color.org, which rich and our terminal checks honour
+    when the flag is ``auto``)."""
+    if value == "never":
+        os.environ.pop("FORCE_COLOR", None)
+        os.environ["NO_COLOR"] = "1"
+    elif value == "always":
+        os.environ.pop("NO_COLOR", None)
+        os.environ["FORCE_COLOR"] = "1"
+    return value
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hipify-py")
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_color,
+    help="Colour output: auto (on a terminal, unless NO_COLOR; FORCE_COLOR forces it), "
+    "always or never. Goes before the command: hipify-py --color never check src/.",
+)
 def root() -> None:
     """Port CUDA sources to HIP for AMD GPUs, and report what needs a human."""
 

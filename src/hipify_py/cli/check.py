@@ -34,6 +34,7 @@ from .common import (
     selection_options,
     write_or_fail,
 )
+from .nothing import refuse_when_nothing_checked
 
 
 def _check_patterns(patterns: Sequence[str], option: str) -> None:
@@ -167,6 +168,8 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
     if kw["write_baseline"]:
         _write_baseline(report, kw["write_baseline"])
     _emit(report, kw["fmt"], kw["output"], kw["quiet"])
+    if report.files_checked == 0 and not report.failures and kw["shard"] is None:
+        refuse_when_nothing_checked(paths)  # a shard may hold no file of a small tree
     sys.exit(1 if failed else 0)
 
 
@@ -262,4 +265,4 @@ def _emit(report, fmt: str, output: Path | None, quiet: bool) -> None:  # noqa: 
     if output is not None:
         write_or_fail(output, text)
     else:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=True if terminal else None)  # FORCE_COLOR in a pipe

@@ -36,6 +36,7 @@ from .common import (
     selection_options,
     write_or_fail,
 )
+from .nothing import refuse_when_nothing_to_convert
 from .progress import progress
 
 
@@ -112,7 +113,8 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     """Convert CUDA sources under PATHS to HIP.
 
     By default the inputs are never modified: a directory DIR is mirrored to DIR-hip/ (or
-    --out-dir), a single file f.cu is written to f.hip beside it.
+    --out-dir), a single file f.cu is written to f.hip beside it (k.cuh, whose tree name is
+    its own, to k_hip.cuh).
     """
     dest = _destination(paths, kw)
     flags = conversion_flags(
@@ -127,6 +129,7 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     config = load_config(paths)
     ctx, rules = build_options_context(kw, config, **flags)
     try:
+        refuse_when_nothing_to_convert(paths, kw["include"], kw["exclude"])
         writer = plan(paths, dest, ctx.options, kw["include"], kw["exclude"])
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
@@ -199,6 +202,12 @@ def _destination(paths: tuple[Path, ...], kw: dict[str, Any]) -> Destination:
             raise click.UsageError("-o/--stdout take exactly one input file")
     if kw["diff_file"] and not kw["dry_run"]:
         raise click.UsageError("--diff-file goes with --dry-run")
+    if str(kw["json_file"]) == "-" and (kw["to_stdout"] or (kw["dry_run"] and not kw["diff_file"])):
+        taken = "--stdout writes the file" if kw["to_stdout"] else "--dry-run prints the diff"
+        raise click.UsageError(
+            f"--json - and {taken} on stdout, which would mix them: give --json a FILE"
+            + ("" if kw["to_stdout"] else " or the diff --diff-file FILE")
+        )
     if chosen:
         mode = chosen[0][1]
     else:

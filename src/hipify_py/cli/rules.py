@@ -51,6 +51,6 @@ def explain(rule_id: str) -> None:
         by_name = {r.name: r for r in RULES.values()}
         info = by_name.get(rule_id.strip().lower())
     if info is None:
-        click.echo(f"hipify-py: unknown rule {rule_id!r} (see `hipify-py rules`)", err=True)
+        click.echo(f"hipify-py: error: unknown rule {rule_id!r} (see `hipify-py rules`)", err=True)
         sys.exit(2)
     Console().print(Markdown(info.page))

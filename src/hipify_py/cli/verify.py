@@ -13,7 +13,9 @@ from ..verify.arch import UnknownArchFamilyError
 from ..verify.compdb import CompileDatabaseError
 from ..verify.compile import is_translation_unit
 from ..verify.discovery import KINDS
+from ..verify.formats import FORMATS, emit
 from ..verify.toolchain import ToolchainError
+from ..verify.tree import target_rocm as tree_target
 from .common import PathArg, check_arch
 
 
@@ -56,7 +58,7 @@ from .common import PathArg, check_arch
     "--rocm-path",
     type=PathArg(file_okay=False),
     help="ROCm install or header set (bin/hipcc, include/hip, llvm/bin/clang, device "
-    "libraries; also a get-hip-headers.sh DEST).",
+    "libraries; also a `hipify-py toolchain fetch --dest` directory).",
 )
 @click.option(
     "--hip-include",
@@ -93,7 +95,12 @@ from .common import PathArg, check_arch
     help="ROCm version the tree was converted for (to reproduce the conversion).",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text: path:line:col: lines; github: workflow annotations; sarif; json.",
 )
 @click.option("--warnings", "show_warnings", is_flag=True, help="Also list compiler warnings.")
 def verify(
@@ -131,13 +138,16 @@ def verify(
         )
     paths = _hip_sources(paths)
     convert_options = None
+    explicit_target = None
     if target_rocm:
         from ..context import Options, parse_version
 
         try:
-            convert_options = Options(target_rocm=parse_version(target_rocm))
+            explicit_target = parse_version(target_rocm)
+            convert_options = Options(target_rocm=explicit_target)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--target-rocm") from None
+    target, target_from = tree_target(paths, explicit_target)
     options = VerifyOptions(
         arch=arch,
         toolchain=toolchain,
@@ -150,20 +160,20 @@ def verify(
         build_path=build_path,
         jobs=jobs,
         cuda_root=cuda_root,
+        target_rocm=target,
     )
     try:
         report = verify_paths(paths, options, convert_options=convert_options)
     except UnknownArchFamilyError as exc:
         raise click.BadParameter(str(exc), param_hint="--arch") from None
-    except (ToolchainError, CompileDatabaseError) as exc:
-        click.echo(f"hipify-py verify: {exc}", err=True)
+    except ToolchainError as exc:
+        where = ".".join(map(str, target[:2]))
+        click.echo(f"hipify-py: error: {exc} (target ROCm {where}, from {target_from})", err=True)
         sys.exit(2)
-    if fmt == "json":
-        click.echo(json.dumps(report.to_json(), indent=2))
-    else:
-        from ..verify.report import render
-
-        render(report, show_warnings=show_warnings)
+    except CompileDatabaseError as exc:
+        click.echo(f"hipify-py: error: {exc}", err=True)
+        sys.exit(2)
+    emit(report, fmt, show_warnings)
     if not report.files:
         sys.exit(2)
     sys.exit(report.exit_code)
@@ -210,11 +220,12 @@ def verify_tree(
         include_dirs=tuple(ctx.options.include_dirs),
         defines=tuple(ctx.options.defines),
         cuda_root=str(root if root.is_dir() else root.parent),
+        target_rocm=ctx.options.target_rocm,
     )
     try:
         report = verify_paths([out_root], options, convert_options=ctx)
     except (ToolchainError, CompileDatabaseError) as exc:
-        click.echo(f"hipify-py verify: {exc}", err=True)
+        click.echo(f"hipify-py: error: {exc}", err=True)
         return 2
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2))

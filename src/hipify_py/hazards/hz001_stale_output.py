@@ -17,8 +17,8 @@ out of sync: src-hip/reduce.hip is stale (first difference at line 42)
 ```
 
 ## How to fix
-Regenerate the HIP tree with the same options (`hipify-py convert src/ -o src-hip/`) and commit
-it, like `black` after `black --check` fails. This finding cannot be suppressed inline.
+Regenerate the HIP tree with the same options (`hipify-py convert src/ --out-dir src-hip/`)
+and commit it, like `black` after `black --check` fails. This finding cannot be suppressed inline.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def render(report: CheckReport, style: Style) -> str:
     console = Console(
         file=buffer,
         force_terminal=style.terminal,
-        no_color=not style.terminal,
+        no_color=True if not style.terminal else None,  # None: rich honours NO_COLOR
         highlight=False,
         soft_wrap=True,
     )

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .compdb import CompileDatabase
 from .compile import (
@@ -30,6 +31,9 @@ from .includes import ProjectIncludes, missing_header_kind, missing_headers
 from .libclang_check import check_file
 from .mapback import SourceMap, find_cuda_source, rebuild
 from .toolchain import Toolchain, ToolchainError
+from .torch_ext import ROCM_DEFINES as TORCH_ROCM_DEFINES
+from .torch_ext import extension_names, find_torch, torch_header_note, uses_torch
+from .tree import manifest_options, manifest_source, tree_manifest
 
 _CONVERT_LOCK = threading.Lock()
 
@@ -56,6 +60,8 @@ class VerifyOptions:
     build_path: str | None = None  # directory with compile_commands.json
     jobs: int = 0  # 0: one per core
     cuda_root: str | None = None
+    # the ROCm the tree targets: a toolchain with older HIP headers cannot judge it
+    target_rocm: tuple[int, ...] | None = None
     timeout: float = 600
     env: Mapping[str, str] | None = None  # for discovery (tests); None: os.environ
 
@@ -112,8 +118,14 @@ class VerifyReport:
         return all(f.status != "failed" for f in self.files)
 
     @property
+    def checked_nothing(self) -> bool:
+        """No file passed or failed (all not checkable or skipped): the run judged nothing, so
+        it must not pass."""
+        return bool(self.files) and not any(f.status in ("passed", "failed") for f in self.files)
+
+    @property
     def exit_code(self) -> int:
-        return 0 if self.ok else 1
+        return 0 if self.ok and not self.checked_nothing else 1
 
     def counts(self) -> dict[str, int]:
         out = {"passed": 0, "failed": 0, "not-checkable": 0, "skipped": 0}
@@ -127,7 +139,7 @@ class VerifyReport:
         return {
             "toolchain": self.toolchain.to_json(),
             "mode": self.mode,
-            "ok": self.ok,
+            "ok": self.ok and not self.checked_nothing,
             "summary": self.counts(),
             "seconds": round(self.seconds, 3),
             "warnings": list(self.toolchain.warnings) + self.warnings,
@@ -192,6 +204,7 @@ class _LibraryFallback:
                         "hipcc",
                         env=self.options.env,
                         rocm_path=self.options.rocm_path,
+                        min_hip=self.options.target_rocm,
                     )
                 except ToolchainError:
                     self._alt = None
@@ -272,20 +285,14 @@ def _not_checkable(
                 f"{name} is not in the HIP header set used ({where}): give --rocm-path "
                 f"with a ROCm install that has this library"
             )
+        elif name.split("/", 1)[0] in ("torch", "ATen", "c10"):
+            notes.append(torch_header_note(name))
         else:
-            hint = _THIRD_PARTY_HINTS.get(name.split("/", 1)[0], "")
             notes.append(
                 f"{name} not found: a third-party header outside this tree, so the file "
-                f"cannot be checked; pass its directory with -I DIR{hint}"
+                f"cannot be checked; pass its directory with -I DIR"
             )
     return missing, notes
-
-
-_TORCH_HINT = (
-    " (PyTorch: -I$(python -c 'import torch.utils.cpp_extension as c; "
-    'print(" -I".join(c.include_paths()))\'))'
-)
-_THIRD_PARTY_HINTS = {"torch": _TORCH_HINT, "ATen": _TORCH_HINT, "c10": _TORCH_HINT}
 
 
 def _discover(options: VerifyOptions) -> Toolchain:
@@ -295,6 +302,37 @@ def _discover(options: VerifyOptions) -> Toolchain:
         env=options.env,
         rocm_path=options.rocm_path,
         hip_include=options.hip_include,
+        min_hip=options.target_rocm,
+    )
+
+
+class _Trees:
+    """What the threads share per input root, computed once: its include index, its manifest,
+    its setup.py extensions."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._memo: dict[tuple[str, Path], Any] = {}
+
+    def get(self, what: str, root: Path, make: Callable[[Path], Any]) -> Any:
+        with self._lock:
+            if (what, root) not in self._memo:
+                self._memo[what, root] = make(root)
+            return self._memo[what, root]
+
+
+def _torch_flags(name: str, notes: list[str]) -> Flags:
+    """A PyTorch extension source: torch's headers and a ROCm CUDAExtension's defines."""
+    torch = find_torch()
+    if torch is None:
+        return Flags()  # the missing header's note says what to do
+    notes.append(
+        f"{torch.describe()}: its include directories and the defines a ROCm CUDAExtension "
+        f"build adds (-DUSE_ROCM=1 -D__HIP_PLATFORM_AMD__=1 ..., TORCH_EXTENSION_NAME={name})"
+    )
+    return Flags(
+        system_dirs=torch.include_dirs,
+        defines=(*TORCH_ROCM_DEFINES, f"TORCH_EXTENSION_NAME={name}"),
     )
 
 
@@ -320,24 +358,21 @@ def verify_paths(
         defines=tuple(options.defines),
         std=options.std,
     )
-    ctx_holder: dict = {}
+    ctx_holder: dict[object, object] = {}
     fallback = _LibraryFallback(tc, options)
-    projects: dict[Path, ProjectIncludes] = {}
-    projects_lock = threading.Lock()
-
-    def project(root: Path) -> ProjectIncludes:
-        with projects_lock:
-            if root not in projects:
-                projects[root] = ProjectIncludes(root)
-            return projects[root]
+    trees = _Trees()
 
     def one(item: tuple[Path, Path]) -> FileReport:
         hip_file, root = item
         notes: list[str] = []
         cuda_file = find_cuda_source(hip_file, root, cuda_root) if cuda_root else None
+        manifest = trees.get("manifest", root, tree_manifest) if cuda_root is None else None
+        if manifest is not None:  # convert's manifest records where each file came from
+            cuda_file = manifest_source(manifest, hip_file)
         flags = base
+        hip_text = hip_file.read_text(errors="surrogateescape")
         if cdb is None:
-            extra, found = project(root).flags_for(hip_file)
+            extra, found = trees.get("project", root, ProjectIncludes).flags_for(hip_file)
             flags = base.merged(extra)
             notes += found
         else:
@@ -348,7 +383,9 @@ def verify_paths(
                 notes.append(f"{hip_file.name} is not in {cdb.path}")
             else:
                 flags = base.merged(listed)
-        hip_text = hip_file.read_text(errors="surrogateescape")
+        if uses_torch(hip_text):
+            names = trees.get("extensions", root, extension_names)
+            flags = flags.merged(_torch_flags(names.get(hip_file.resolve(), hip_file.stem), notes))
         file_tc, why = fallback.choose(hip_text)
         if why:
             notes.append(why)
@@ -357,13 +394,16 @@ def verify_paths(
             notes.append(f"no CUDA source found under {cuda_root}; errors not mapped back")
         smap = None
         if cuda_file is not None and result.diagnostics:
-            if "ctx" not in ctx_holder:
-                ctx_holder["ctx"] = _convert_context(convert_options)
             with _CONVERT_LOCK:  # libclang's shared index is not thread-safe
-                smap = rebuild(str(hip_file), hip_text, str(cuda_file), ctx_holder["ctx"])
+                key = root if manifest is not None and convert_options is None else "ctx"
+                if key not in ctx_holder:
+                    ctx_holder[key] = _convert_context(
+                        manifest_options(manifest) if manifest and key == root else convert_options
+                    )
+                ctx = ctx_holder[key]
+                smap = rebuild(str(hip_file), hip_text, str(cuda_file), ctx)
         report_ = _finish(result, hip_text, smap, notes, file_tc)
-        if cuda_file is not None:
-            report_.cuda_path = str(cuda_file)
+        report_.cuda_path = str(cuda_file) if cuda_file is not None else report_.cuda_path
         if file_tc is not tc:
             report_.toolchain = file_tc.describe()
         return report_

@@ -3,7 +3,7 @@ HIP headers as a toolchain.
 
 The headers come from ``--hip-include``, ``--rocm-path``/include, ``$HIPIFY_PY_HIP_INCLUDE``,
 ``$ROCM_PATH/include``, ``$HIP_PATH/include``, ``/opt/rocm/include`` or, newest first, a set in
-the download cache: ``~/.cache/hipify-py/rocm-*/usr`` as unpacked by ``get-hip-headers.sh``,
+the download cache: ``~/.cache/hipify-py/rocm-*/usr`` as unpacked by ``hipify-py toolchain fetch``,
 ``~/.cache/hipify-py/hip-*/include``.  When that directory belongs to a ROCm prefix, the compile
 also gets ``--rocm-path`` and, if the prefix has device libraries this clang can read,
 ``--rocm-device-lib-path`` for real code objects.
@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from .arch import arch_family, base_arch, choose_fallback
+from .fetch import cache_root
 from .toolchain import (
     Toolchain,
     ToolchainError,
@@ -30,7 +31,8 @@ CLANG_NAMES = tuple(f"clang-{v}" for v in range(22, 16, -1)) + ("clang", "amdcla
 
 
 def _prefix_include(root: str | os.PathLike) -> Path | None:
-    """``root``/include, or ``root``/usr/include for a set unpacked by get-hip-headers.sh."""
+    """``root``/include, or ``root``/usr/include for a set ``hipify-py toolchain fetch``
+    unpacked."""
     for inc in (Path(root) / "include", Path(root) / "usr" / "include"):
         if has_hip_headers(inc):
             return inc
@@ -53,9 +55,8 @@ def find_hip_include(
         inc = _prefix_include(root) if root else None
         if inc is not None:
             return str(inc)
-    home = env.get("HOME")
-    if home:
-        cache = Path(home) / ".cache" / "hipify-py"
+    if env.get("HOME") or env.get("XDG_CACHE_HOME"):  # `hipify-py toolchain fetch` puts one here
+        cache = cache_root(env)
         sets = [_prefix_include(p) for p in cache.glob("rocm-*")]
         sets += [p / "include" for p in cache.glob("hip-*") if has_hip_headers(p / "include")]
         found = sorted(

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import discover
+from ..discover import walk
 from .hipcc import hipcc_env
 from .toolchain import Toolchain
 
 TU_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".c++")
 # a converted tree's CMake build directory holds generated sources (CMakeCUDACompilerId.cu)
-SKIP_DIRS = discover.SKIP_DIRS | {"build"}
 
 _DIAG = re.compile(
     r"^(?P<file>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): "
@@ -127,25 +126,18 @@ def is_translation_unit(path: Path) -> bool:
 def collect_sources(paths: Sequence[str | os.PathLike]) -> list[tuple[Path, Path]]:
     """(file, root it was found under) for every translation unit in files or directories.
 
+    Directories are walked by ``discover.walk``, the walk ``convert`` writes its output tree
+    from, so ``convert --verify`` checks every file it wrote (hidden directories included).
     A named file that is not a translation unit by extension (README.md) is skipped too.
     """
     out: list[tuple[Path, Path]] = []
     seen: set[Path] = set()
     for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            for dirpath, dirnames, filenames in os.walk(p):
-                dirnames[:] = sorted(
-                    d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")
-                )
-                for name in sorted(filenames):
-                    f = Path(dirpath) / name
-                    if is_translation_unit(f) and f.resolve() not in seen:
-                        seen.add(f.resolve())
-                        out.append((f, p))
-        elif p.is_file() and is_translation_unit(p) and p.resolve() not in seen:
-            seen.add(p.resolve())
-            out.append((p, p.parent))
+        for c in walk([Path(raw)]):
+            real = c.real_path()
+            if is_translation_unit(c.path) and real not in seen:
+                seen.add(real)
+                out.append((c.path, c.root))
     return out
 
 

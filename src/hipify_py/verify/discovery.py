@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .arch import UnknownArchFamilyError
+from .arch import UnknownArchFamilyError, arch_family
 from .clang_hip import clang_toolchain, find_hip_include
 from .hipcc import find_hipcc, hipcc_prefix_include, hipcc_toolchain
 from .toolchain import Toolchain, ToolchainError, read_hip_version
@@ -25,12 +25,13 @@ def discover(
     env: Mapping[str, str] | None = None,
     rocm_path: str | None = None,
     hip_include: str | None = None,
+    min_hip: tuple[int, ...] | None = None,
 ) -> Toolchain:
-    """Pick the toolchain to verify with.
-
-    ``auto`` prefers a toolchain that knows ``arch`` natively and, among those, the newest HIP
-    headers (so gfx942 goes to clang + HIP 7 headers over an old hipcc); failing both, libclang.
-    """
+    """Pick the toolchain to verify with: ``auto`` takes the newest HIP headers among those
+    that can judge the tree.  One that would check for another arch, or with HIP older than
+    ``min_hip`` (the ROCm the tree targets), is never chosen: with no other, that is a
+    ``ToolchainError`` saying why, as is no AMD compiler at all (``kind="libclang"`` asks for
+    a syntax-only check)."""
     env = dict(os.environ if env is None else env)
     if kind not in KINDS:
         raise ToolchainError(f"unknown toolchain {kind!r} (choose from {', '.join(KINDS)})")
@@ -50,7 +51,7 @@ def discover(
             errors.append(f"clang: {exc}")
     if kind in ("auto", "hipcc"):
         hipcc = find_hipcc(env, rocm_path)
-        if kind == "auto" and hipcc and candidates and candidates[0].arch == arch:
+        if kind == "auto" and hipcc and candidates and not _unfit(candidates[0], arch, min_hip):
             include = hipcc_prefix_include(hipcc)
             older = read_hip_version(include) if include else None
             if older and candidates[0].hip_version and older <= candidates[0].hip_version:
@@ -66,18 +67,19 @@ def discover(
                 family_errors.append(exc)
             except ToolchainError as exc:
                 errors.append(f"hipcc: {exc}")
-    if candidates:
+    usable = [tc for tc in candidates if not _unfit(tc, arch, min_hip)]
+    if usable:
 
         def rank(tc: Toolchain) -> tuple:
-            return (tc.arch == arch, tc.hip_version or (0, 0), tc.kind == "hipcc")
+            return (tc.hip_version or (0, 0), tc.kind == "hipcc")
 
-        chosen = max(candidates, key=rank)
-        if chosen.arch != arch and any(e.startswith("clang: no HIP headers") for e in errors):
-            chosen.warnings.append(
-                "a clang that may know " + arch + " exists, but no HIP headers "
-                "were found for it: give --hip-include or --rocm-path"
-            )
-        return chosen
+        return max(usable, key=rank)
+    if candidates:
+        raise ToolchainError(
+            "no toolchain here can check this tree: "
+            + "; ".join([*(_unfit(tc, arch, min_hip) for tc in candidates), *errors])
+            + f". {FETCH_HINT}"
+        )
     if family_errors:
         # The compilers exist but none knows the family: a usage error, not a reason to
         # quietly fall back to a syntax-only check.
@@ -90,13 +92,34 @@ def discover(
         )
     if kind != "auto":
         raise ToolchainError("; ".join(errors))
-    return _libclang(
-        env,
-        arch,
-        hip_include,
-        rocm_path,
-        reason="no AMD toolchain found; libclang syntax check only (" + "; ".join(errors) + ")",
+    raise ToolchainError(
+        "no AMD toolchain found (" + "; ".join(errors) + f"). {FETCH_HINT}; or ask for a "
+        "syntax-only check that cannot see HIP API errors with --toolchain libclang"
     )
+
+
+FETCH_HINT = (
+    "To check for gfx942 without a ROCm install: `apt-get install clang-19 lld-19` and "
+    "`hipify-py toolchain fetch` (ROCm 7.2.4 headers into the cache verify reads)"
+)
+
+
+def _unfit(tc: Toolchain, arch: str, min_hip: tuple[int, ...] | None) -> str:
+    """Why ``tc`` cannot judge a tree for ``arch`` targeting ROCm ``min_hip`` ("" if it can)."""
+    why = []
+    if tc.arch != arch:
+        why.append(
+            f"does not know {arch} (the newest {arch_family(arch)} arch it knows is {tc.arch}: "
+            f"--arch {tc.arch} checks for that GPU instead)"
+        )
+    if min_hip and (tc.hip_version is None or tuple(tc.hip_version) < tuple(min_hip[:2])):
+        target = ".".join(map(str, min_hip[:2]))
+        why.append(
+            f"is older than the ROCm {target} the tree targets (--target-rocm "
+            f"{tc.hip_version_text} if it was converted for that ROCm)"
+        )
+    name = f"{Path(tc.compiler or tc.kind).name} (HIP {tc.hip_version_text})"
+    return f"{name} " + " and ".join(why) if why else ""
 
 
 def _libclang(

@@ -21,12 +21,12 @@ from pathlib import Path
 
 from ..buildfiles.include_dirs import cmake_include_dirs, make_include_dirs
 from ..buildfiles.unit import BuildFile
-from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES
+from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES, walk
 from ..frontend.directives import include_targets
 from ..mappings.load import load_index
 from ..rewrite.headers import is_cuda_header
 from .compdb import CompileDatabase
-from .compile import SKIP_DIRS, Flags
+from .compile import Flags
 
 _INCLUDABLE = CUDA_SUFFIXES | C_LIKE_SUFFIXES  # the files of the tree an #include may name
 _MAX_HEADERS = 400  # per translation unit: enough for real trees, bounded for pathological ones
@@ -53,19 +53,15 @@ class ProjectIncludes:
             self._scan(root)
 
     def _scan(self, root: Path) -> None:
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            here = Path(dirpath)
-            if here.name in SKIP_DIRS:
-                continue
-            for name in filenames:
-                path = here / name
-                if name == "CMakeLists.txt":
-                    self._add_build_dirs(here, _build_dirs(path, "cmake"))
-                elif name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
-                    self._add_build_dirs(here, _build_dirs(path, "make"))
-                if path.suffix.lower() in _INCLUDABLE:
-                    self._by_name.setdefault(name, []).append(path)
+        for candidate in walk([root]):  # the files convert and verify see, no others
+            path = candidate.path
+            here, name = path.parent, path.name
+            if name == "CMakeLists.txt":
+                self._add_build_dirs(here, _build_dirs(path, "cmake"))
+            elif name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
+                self._add_build_dirs(here, _build_dirs(path, "make"))
+            if path.suffix.lower() in _INCLUDABLE:
+                self._by_name.setdefault(name, []).append(path)
 
     def _add_build_dirs(self, scope: Path, dirs: list[Path]) -> None:
         found = tuple(str(d) for d in dirs if d.is_dir())

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import FileReport, VerifyReport
+from .formats import location
 
 
 def _rel(path: str | None) -> str:
@@ -37,7 +38,7 @@ def render(
     for f in report.files:
         _render_file(console, f, show_warnings)
     c = report.counts()
-    colour = "green" if report.ok else "red"
+    colour = "green" if report.exit_code == 0 else "red"
     console.print(
         f"[bold {colour}]{c['passed']} passed, {c['failed']} failed[/]"
         + (f", {c['not-checkable']} not checkable" if c["not-checkable"] else "")
@@ -45,6 +46,11 @@ def render(
         + f" ({c['errors']} errors, {c['warnings']} warnings) in {report.seconds:.1f}s"
         + f" for {tc.arch}"
     )
+    if report.checked_nothing:
+        console.print(
+            "[bold red]error:[/] nothing was checked: no file could be judged with this "
+            "toolchain and these include directories (see the notes above)"
+        )
 
 
 def _render_file(console: Console, f: FileReport, show_warnings: bool) -> None:
@@ -67,21 +73,18 @@ def _render_file(console: Console, f: FileReport, show_warnings: bool) -> None:
     shown = errors + (f.warnings if show_warnings else [])
     for d in shown:
         colour = "red" if d.severity == "error" else "yellow"
-        if d.anchor:
-            where = f"{_rel(f.path)}:{d.anchor[0]}:{d.anchor[1]}"
-        elif d.file:
-            where = f"{_rel(d.file)}:{d.line}:{d.column}"
-        else:
-            where = _rel(f.path)
-        console.print(f"  [{colour}]{d.severity}[/] {escape(where)}: {escape(d.message)}")
+        path, line, col = location(f, d)
+        console.print(
+            f"{escape(path)}:{line}:{col}: [{colour}]{d.severity}:[/] {escape(d.message)}"
+        )
+        if d.cuda and d.anchor:  # shown at the CUDA line: say where it is in the HIP file
+            how = "" if d.cuda.get("exact") else " (mapped by line)"
+            console.print(
+                f"     [dim]converted to {escape(_rel(f.path))}:{d.anchor[0]}:{d.anchor[1]}{how}[/]"
+            )
         if d.anchor and d.file and os.path.realpath(d.file) != os.path.realpath(f.path):
             console.print(f"     [dim]reported in {escape(_rel(d.file))}:{d.line}:{d.column}[/]")
         if d.hip_source is not None:
             console.print(f"     hip  | {escape(d.hip_source.strip())}")
         if d.cuda:
-            how = "" if d.cuda.get("exact") else " (by line)"
-            col = f":{d.cuda['column']}" if d.cuda.get("column") else ""
             console.print(f"     cuda | {escape(d.cuda['source'].strip())}")
-            console.print(
-                f"     [cyan]from {escape(_rel(d.cuda['path']))}:{d.cuda['line']}{col}{how}[/]"
-            )
