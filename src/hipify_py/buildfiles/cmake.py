@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
 from ..rules import build_pass, declare_rule
+from .cmake_commands import Arg, Command, commands
 from .cmake_targets import ROCM_INCLUDES_FIRST, host_link, project_languages
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits, renamed
 from .nvcc_flags import RELOCATABLE_CODE, Word, convert_flags
-from .unit import BUILD_EDITS, BuildFile, _bracket_end, _bracket_open, cut_span, outside, tidy_cuts
+from .unit import BUILD_EDITS, BuildFile, cut_span, outside, tidy_cuts
 
 RULE = "build/cmake"
 
@@ -139,90 +139,6 @@ _CU_SOURCE = re.compile(r"[\w./${}-]+\.cu")
 _VERSION = re.compile(r"\d+(?:\.\d+)*")
 _FLAG_WORD = re.compile(r"[^\s;\"<>]+")
 _LIB_FLAG = re.compile(r"-l(?P<lib>[\w-]+)")
-
-
-@dataclass
-class Arg:
-    text: str  # the argument's content (without quotes)
-    start: int
-    end: int
-    quoted: bool
-
-
-@dataclass
-class Command:
-    name: str
-    start: int  # offset of the name
-    open: int  # offset of "("
-    close: int  # offset of ")"
-    args: list[Arg]
-
-
-def commands(unit: BuildFile) -> list[Command]:
-    """The file's command invocations with their arguments (comments skipped)."""
-    text, n = unit.text, len(unit.text)
-    out: list[Command] = []
-    ident = re.compile(r"[A-Za-z_]\w*")
-    i = 0
-    while i < n:
-        c = text[i]
-        if c == "#":
-            i = next((cm.end for cm in unit.comments if cm.start == i), text.find("\n", i))
-            i = n if i < 0 else i
-            continue
-        m = ident.match(text, i)
-        if not m:
-            i += 1
-            continue
-        j = m.end()
-        while j < n and text[j] in " \t":
-            j += 1
-        if j >= n or text[j] != "(":
-            i = m.end()
-            continue
-        args, close = _arguments(unit, j)
-        out.append(Command(m.group().lower(), i, j, close, args))
-        i = close + 1
-    return out
-
-
-def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
-    text, n = unit.text, len(unit.text)
-    args: list[Arg] = []
-    depth = 0
-    i = open_ + 1
-    while i < n:
-        c = text[i]
-        if c in " \t\r\n":
-            i += 1
-        elif c == "#":
-            i = next((cm.end for cm in unit.comments if cm.start == i), text.find("\n", i))
-            i = n if i < 0 else i
-        elif c == "(":
-            depth += 1
-            i += 1
-        elif c == ")":
-            if depth == 0:
-                return args, i
-            depth -= 1
-            i += 1
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            args.append(Arg(text[i + 1 : j], i + 1, j, True))
-            i = j + 1
-        elif c == "[" and _bracket_open(text, i):
-            end = _bracket_end(text, i)
-            args.append(Arg(text[i:end], i, end, True))
-            i = end
-        else:
-            j = i
-            while j < n and text[j] not in ' \t\r\n()#"':
-                j += 2 if text[j] == "\\" else 1
-            args.append(Arg(text[i:j], i, j, False))
-            i = j
-    return args, n
 
 
 @build_pass("cmake", "cmake", tallies=(BUILD_EDITS,))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .unit import BuildFile
 
 if TYPE_CHECKING:
-    from .cmake import Command
+    from .cmake_commands import Command
 
 # CMake drops include_directories() entries it takes for the compiler's own (it lists ROCm's
 # include dir among clang's, though clang reads it last), so the flag goes in CMAKE_HIP_FLAGS,

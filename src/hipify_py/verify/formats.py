@@ -6,7 +6,6 @@ line."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 
 import click
@@ -16,16 +15,9 @@ from ..report.findings_github import _data, _prop
 from ..report.findings_sarif import SCHEMA
 from . import FileReport, VerifyReport
 from .compile import Diagnostic
+from .locations import location, shown_path
 
 FORMATS = ("text", "github", "sarif", "json")
-
-
-def _rel(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("../../") else rel
 
 
 def _shown(f: FileReport, show_warnings: bool) -> Iterator[Diagnostic]:
@@ -33,17 +25,6 @@ def _shown(f: FileReport, show_warnings: bool) -> Iterator[Diagnostic]:
         yield from f.errors
     if show_warnings:
         yield from f.warnings
-
-
-def location(f: FileReport, d: Diagnostic) -> tuple[str, int, int]:
-    """Where a person fixes ``d``: its CUDA position when mapped, else the HIP one."""
-    if d.cuda and d.cuda.get("path"):
-        return _rel(d.cuda["path"]), int(d.cuda["line"]), max(1, int(d.cuda.get("column") or 1))
-    if d.anchor:
-        return _rel(f.path), d.anchor[0], d.anchor[1]
-    if d.file and d.line:
-        return _rel(d.file), d.line, max(1, d.column or 1)
-    return _rel(f.path), 1, 1
 
 
 def _github(report: VerifyReport, show_warnings: bool) -> str:
@@ -57,7 +38,7 @@ def _github(report: VerifyReport, show_warnings: bool) -> str:
             lines.append(f"::{cmd} {where}::{_data(d.message)}")
         if f.status == "not-checkable":
             lines.append(
-                f"::warning file={_prop(_rel(f.path))},title=not checkable::"
+                f"::warning file={_prop(shown_path(f.path))},title=not checkable::"
                 + _data("; ".join(f.notes))
             )
     return "\n".join(lines) + ("\n" if lines else "")

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import FileReport, VerifyReport
-from .formats import location
+from .locations import location
 
 
 def _rel(path: str | None) -> str:
