@@ -32,6 +32,14 @@ RENAME_BY_ARITY: dict[str, tuple[int, str]] = {
 RENAME_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, str]] = {
     "cudaMemAdvise": (3, "cudaMemLocation", "hipMemAdvise_v2"),
     "cuMemAdvise": (3, "CUmemLocation", "hipMemAdvise_v2"),
+    # CUDA 13 (ptr, count, location, flags) with the stream defaulted: _v2 needs it spelled
+    "cudaMemPrefetchAsync": (2, "cudaMemLocation", "hipMemPrefetchAsync_v2"),
+    "cuMemPrefetchAsync": (2, "CUmemLocation", "hipMemPrefetchAsync_v2"),
+}
+# CUDA API whose argument N has this type, called with M arguments -> text appended (the
+# argument CUDA defaults and the renamed HIP function does not)
+APPEND_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, int, str]] = {
+    "cudaMemPrefetchAsync": (2, "cudaMemLocation", 4, "0"),
 }
 # CUDA API called with N arguments -> text appended as the last argument
 APPEND_ARGUMENT: dict[str, tuple[int, str]] = {
@@ -59,7 +67,8 @@ def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
     rule = RENAME_BY_ARITY.get(name)
     if rule is not None:
         args = call_args(tokens, i)
-        return rule[1] if args is not None and len(args) == rule[0] else None
+        if args is not None and len(args) == rule[0]:
+            return rule[1]
     typed = RENAME_BY_ARGUMENT_TYPE.get(name)
     if typed is not None:
         index, type_name, hip = typed
@@ -83,7 +92,12 @@ def _has_type(tokens: Sequence[Token], arg: Arg, type_name: str) -> bool:
     )
 
 
-_SHAPED = frozenset(APPEND_ARGUMENT) | frozenset(VOID_POINTER_ARGUMENT) | frozenset(DROP_ARGUMENT)
+_SHAPED = (
+    frozenset(APPEND_ARGUMENT)
+    | frozenset(APPEND_BY_ARGUMENT_TYPE)
+    | frozenset(VOID_POINTER_ARGUMENT)
+    | frozenset(DROP_ARGUMENT)
+)
 
 
 @rewrite_pass(
@@ -104,6 +118,16 @@ def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
             arity, extra = APPEND_ARGUMENT[name]
             args = call_args(tokens, i)
             if args is not None and len(args) == arity:
+                end = args[-1].span(tokens)[1]
+                yield Edit(end, end, f", {extra}", RULE)
+        elif name in APPEND_BY_ARGUMENT_TYPE:
+            index, type_name, arity, extra = APPEND_BY_ARGUMENT_TYPE[name]
+            args = call_args(tokens, i)
+            if (
+                args is not None
+                and len(args) == arity
+                and _has_type(tokens, args[index], type_name)
+            ):
                 end = args[-1].span(tokens)[1]
                 yield Edit(end, end, f", {extra}", RULE)
         elif name in VOID_POINTER_ARGUMENT:
