@@ -108,3 +108,50 @@ def test_cusparselt_converts_for_rocm_7_2():
     out = hip("#include <cusparseLt.h>\nvoid f() { cusparseLtHandle_t h; cusparseLtInit(&h); }\n")
     assert "#include <hipsparselt/hipsparselt.h>" in out
     assert "hipsparseLtHandle_t h; hipsparseLtInit(&h);" in out
+
+
+def test_folded_version_gate_leaves_valid_elif(clang19, rocm7, tmp_path):
+    src = (
+        "#if CUDA_VERSION >= 12080\n#define API 1\n#elif __HIPCC__\n#define API 2\n"
+        "#elif __HIP_PLATFORM_AMD__ && defined(__HIPCC__)\n#define API 3\n#else\n#define API 0\n"
+        "#endif\nint api = API;\n"
+    )
+    out = hip(src)
+    assert "#elif defined(__HIPCC__)\n" in out
+    assert "#elif defined(__HIP_PLATFORM_AMD__) && defined(__HIPCC__)\n" in out
+    # hip_common.h defines __HIPCC__ with no value on NVIDIA: the folded file must still parse
+    f = tmp_path / "gate.hip"
+    f.write_text("#define __HIPCC__\n#define __HIP_PLATFORM_AMD__\n" + out)
+    proc = subprocess.run(
+        [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
+        + ["-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(f)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_headers_with_only_type_signs_and_late_cuda_calls_convert(tmp_path):
+    tree = tmp_path / "src"
+    tree.mkdir()
+    (tree / "types.h").write_text(
+        "#pragma once\n#include <vector_types.h>\nstruct S { float4 a; };\n"
+    )
+    (tree / "bf.h").write_text("#pragma once\ninline float cvt(__nv_bfloat16 x);\n")
+    comment = "/*" + "licence text\n" * 6000 + "*/\n"  # 78 KB before the first CUDA call
+    (tree / "late.cpp").write_text(
+        comment + "#include <cuda_runtime.h>\nvoid f(void* p) { cudaFree(p); }\n"
+    )
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "hipify_py", "convert", str(tree), "--out-dir", str(out)]
+        + ["--no-cache", "-j1", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "#include <hip/hip_vector_types.h>" in (out / "types.h").read_text()
+    assert "__hip_bfloat16 x" in (out / "bf.h").read_text()
+    assert "hipFree(p);" in (out / "late.cpp").read_text()
