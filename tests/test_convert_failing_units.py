@@ -21,19 +21,13 @@ UNITS = Path(__file__).parent / "fixtures" / "units"
 SOURCES = sorted(p.name for p in UNITS.glob("*.cu"))
 
 
-def test_fixtures_are_cuda(nvcc, tmp_path):
-    assert len(SOURCES) >= 6
+def test_fixtures_are_cuda(nvcc, nvidia_include, tmp_path):
+    assert len(SOURCES) >= 7
+    cublas = nvidia_include("cublas")
     for name in SOURCES:
         proc = subprocess.run(
-            [
-                nvcc,
-                "-arch=sm_90",
-                "-std=c++17",
-                "-c",
-                str(UNITS / name),
-                "-o",
-                str(tmp_path / "a.o"),
-            ],
+            [nvcc, "-arch=sm_90", "-std=c++17", "-I", cublas, "-c", str(UNITS / name)]
+            + ["-o", str(tmp_path / "a.o")],
             capture_output=True,
             text=True,
             timeout=300,
@@ -93,6 +87,13 @@ def test_prefetch_with_a_location_and_no_stream_gets_v2_and_stream():
         "  cudaMemPrefetchAsync(p, n, dev, s);\n}\n"
     )
     assert "hipMemPrefetchAsync(p, n, dev, s);" in legacy
+
+
+def test_cublas_half_and_legacy_compute_type():
+    out = hip((UNITS / "hgemm.cu").read_text())
+    assert out.index("#define HIPBLAS_USE_HIP_HALF") < out.index("#include <hipblas/hipblas.h>")
+    assert "n, HIPBLAS_COMPUTE_32F, HIPBLAS_GEMM_DEFAULT);" in out
+    assert "c, HIP_R_16F, n, HIPBLAS_COMPUTE_32F" in out  # data types stay data types
 
 
 def test_qualifiers_register_and_thrust_backend():

@@ -61,9 +61,46 @@ DROP_ARGUMENT: dict[str, tuple[int, int]] = {  # name -> (arity, index)
 }
 
 
+# cuBLAS's C++ overloads of the GEMM-Ex calls accept a cudaDataType as the compute type (the
+# CUDA 10 signature); hipblasGemmEx has only the hipblasComputeType_t form (ROCm 7.2.4), so the
+# argument (second to last) becomes the compute type of the same precision.
+GEMM_EX = frozenset({"cublasGemmEx", "cublasGemmBatchedEx", "cublasGemmStridedBatchedEx"})
+COMPUTE_FOR_DATA_TYPE = {
+    "CUDA_R_16F": "HIPBLAS_COMPUTE_16F",
+    "CUDA_R_32F": "HIPBLAS_COMPUTE_32F",
+    "CUDA_C_32F": "HIPBLAS_COMPUTE_32F",
+    "CUDA_R_64F": "HIPBLAS_COMPUTE_64F",
+    "CUDA_C_64F": "HIPBLAS_COMPUTE_64F",
+    "CUDA_R_32I": "HIPBLAS_COMPUTE_32I",
+}
+
+
+def _compute_type(tokens: Sequence[Token], i: int) -> str | None:
+    """HIPBLAS_COMPUTE_* when token ``i`` is a data type passed as a GEMM-Ex compute type."""
+    if not (0 < i < len(tokens) - 1 and tokens[i - 1].text == "," and tokens[i + 1].text == ","):
+        return None
+    depth = 0
+    for j in range(i - 1, max(i - 400, 0), -1):
+        text = tokens[j].text
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            if depth == 0:
+                if text != "(" or tokens[j - 1].text not in GEMM_EX:
+                    return None
+                args = call_args(tokens, j - 1)
+                if args is not None and len(args) >= 2 and args[-2].first == args[-2].last == i:
+                    return COMPUTE_FOR_DATA_TYPE[tokens[i].text]
+                return None
+            depth -= 1
+    return None
+
+
 def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
     """The HIP name for a call whose shape selects another HIP function (used by renames)."""
     name = tokens[i].text
+    if name in COMPUTE_FOR_DATA_TYPE:
+        return _compute_type(tokens, i)
     rule = RENAME_BY_ARITY.get(name)
     if rule is not None:
         args = call_args(tokens, i)
