@@ -33,7 +33,10 @@ template <class T> __device__ inline T __ldcs(const T* p) { return *p; }
 template <class T> __device__ inline T __ldcg(const T* p) { return *p; }
 template <class T> __device__ inline T __ldca(const T* p) { return *p; }
 template <class T> __device__ inline T __ldlu(const T* p) { return *p; }
-template <class T> __device__ inline T __ldcv(const volatile T* p) { return *p; }
+template <class T> __device__ inline T __ldcv(const T* p) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);  // read again, not a value the compiler kept
+  return *p;
+}
 template <class T> __device__ inline void __stcs(T* p, hipify_py_t<T> v) { *p = v; }
 template <class T> __device__ inline void __stcg(T* p, hipify_py_t<T> v) { *p = v; }
 template <class T> __device__ inline void __stwb(T* p, hipify_py_t<T> v) { *p = v; }
