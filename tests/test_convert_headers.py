@@ -9,7 +9,9 @@ def test_headers_map_to_rocm_include_paths() -> None:
         "#include <cusparse.h>\n#include <cuda_fp16.h>\n"
     )
     assert hip(src) == (
-        "#include <hip/hip_runtime.h>\n#include <hipblas/hipblas.h>\n"
+        "#include <hip/hip_runtime.h>\n"
+        "#ifndef HIPBLAS_USE_HIP_HALF\n#define HIPBLAS_USE_HIP_HALF\n#endif\n"
+        "#include <hipblas/hipblas.h>\n"
         "#include <hiprand/hiprand_kernel.h>\n#include <hipsparse/hipsparse.h>\n"
         "#include <hip/hip_fp16.h>\n"
     )
@@ -90,7 +92,9 @@ def test_header_in_comment_is_untouched() -> None:
 def test_rocm_before_5_2_uses_top_level_library_headers() -> None:
     src = "#include <cublas_v2.h>\n#include <cusparse.h>\n#include <curand.h>\n"
     assert hip(src, target_rocm=(5, 1)) == (
-        "#include <hip/hip_runtime.h>\n#include <hipblas.h>\n#include <hipsparse.h>\n"
+        "#include <hip/hip_runtime.h>\n"
+        "#ifndef HIPBLAS_USE_HIP_HALF\n#define HIPBLAS_USE_HIP_HALF\n#endif\n"
+        "#include <hipblas.h>\n#include <hipsparse.h>\n"
         "#include <hiprand/hiprand.h>\n"
     )
     assert "#include <rocblas/rocblas.h>" in hip(src, roc=True)

@@ -76,6 +76,12 @@ def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):
         (b'#include "kernels.cu"', True),
         (b'#include "kernels.cuh"', False),
         (b"#include <vector>", False),
+        (b"#include <vector_types.h>", True),
+        (b"inline float f(__nv_bfloat16 x);", True),
+        (b"nv_bfloat162 pair;", True),
+        (b"__half h;", True),
+        (b"__halfway h;", False),
+        (b"int m = __NV_SATFINITE;", True),
     ],
 )
 def test_what_makes_a_cpp_file_cuda(head: bytes, cuda: bool):

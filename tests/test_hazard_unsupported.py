@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+
+from _convert import hip
 from hipify_py.pipeline import check_text
 from test_hazard_common import ctx, fixed, only, rules_of
 
@@ -150,3 +153,29 @@ __device__ int f() {
 }"""
     assert "not before HIP 7.1" in only("HZ207", src, target_rocm=(6, 4))[0].message
     assert "from HIP 7.1" in only("HZ207", src)[0].message
+
+
+def test_hz330_vector_operators_that_hip_defines(clang19, rocm7, tmp_path):
+    src = (
+        "inline __host__ __device__ float2 operator/(float2 a, float b)"
+        " { return make_float2(a.x / b, a.y / b); }\n"
+        "inline __host__ __device__ void operator+=(float2 &a, float2 b)"
+        " { a.x += b.x; a.y += b.y; }\n"
+        "struct V { int x; V operator+(const V& o) const { return {x + o.x}; } };\n"
+        "float2 operator*(float2 a, float b);\n"  # a declaration: the definition is reported
+        "__global__ void k(float2* p, const float2* q) { p[0] += q[0]; }\n"
+    )
+    found = only("HZ330", src)
+    assert [(f.line, f.severity.value) for f in found] == [(1, "error"), (2, "error")]
+    assert "always ambiguous" in found[1].message and "float2::operator+=" in found[1].message
+    # the cause is real: the converted code does not compile for gfx942 because of it
+    f = tmp_path / "t.hip"
+    f.write_text(hip(src))
+    proc = subprocess.run(
+        [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
+        + ["-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(f)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "use of overloaded operator '+=' is ambiguous" in proc.stderr

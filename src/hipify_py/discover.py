@@ -48,9 +48,12 @@ _CUDA_USES = tuple(
         rb"threadIdx(?<=\bthreadIdx)\b",
         rb"blockIdx(?<=\bblockIdx)\b",
         rb"CUDA_(?<=\bCUDA_)[A-Z_]+\b",
+        # CUDA's half/bf16 types and __NV_ macros: headers that use nothing else (issue 23)
+        rb"__(?<=\b__)(?:nv_bfloat16\w*|NV_[A-Z0-9_]+|half2?)\b",
+        rb"nv_(?<=\bnv_)bfloat16\w*\b",
         rb"<<<",
         rb"#\s*include\s*(?:[<\"](?:cuda|cu[a-z]+[._]|cublas|curand|cusparse|cufft|cusolver|cudnn"
-        rb"|nccl|ATen/cuda|c10/cuda|thrust|cub/)"
+        rb"|nccl|ATen/cuda|c10/cuda|thrust|cub/|vector_types\.h|vector_functions\.h)"
         rb'|"[^"\n]*\.cu")',  # includes a .cu file, whose name changes
     )
 )

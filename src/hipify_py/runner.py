@@ -91,7 +91,8 @@ def process(
     if known is not None and digest == known:
         return Outcome(candidate, FileStatus.CACHED, digest=digest)
     kind = build_kind(candidate.path, data[:65536])
-    if kind is None and not is_cuda_source(candidate.path, data[:65536]):
+    # the whole text: a long licence or comment can hide the first CUDA call past any prefix
+    if kind is None and not is_cuda_source(candidate.path, data):
         return Outcome(candidate, FileStatus.COPIED, digest=digest)
     outcome = _convert(candidate, data, ctx, mode, kind)
     outcome.digest = digest

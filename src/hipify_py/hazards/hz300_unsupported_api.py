@@ -32,12 +32,13 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import is_convertible, no_hip_library
+from ..rewrite.shims import SHIMMED
 from ..rewrite.version_gates import VERSION_MACROS
 from ..rules import Proposal, Report, hazard_rule
 from ._tokens import cached
 
-# reported by their own rule with a better message (HZ501, HZ503)
-DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS})
+# reported by their own rule with a better message (HZ501, HZ503), or defined by a shim
+DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS, *SHIMMED})
 
 
 def api_uses(unit):

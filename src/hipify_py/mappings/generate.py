@@ -58,6 +58,12 @@ FAMILIES: dict[str, tuple[str, str | None, str]] = {
     "file": ("cuFile_API_supported_by_HIP.md", None, "cuFile"),
 }
 
+# AMD's cuSPARSELt table dates every hipSPARSELt row "7.10.0", later than ROCm 7.2.4, which
+# ships hipSPARSELt 0.2.6 with all 66 of those names (hipsparselt/hipsparselt.h, checked): read
+# as a ROCm version it would keep cuSPARSELt from converting at all.  hipSPARSELt 0.2.x ships
+# with ROCm 7.0 and later, which is the floor the rows get.
+HIP_ADDED_FIXES: dict[str, dict[str, str]] = {"sparselt": {"7.10.0": "7.0.0"}}
+
 DEFAULT_HIPIFY_SRC = Path("/work/.mirror/ROCm+HIPIFY/repo")
 SECTION_RE = re.compile(r"^##\s+\*\*\s*\d+\.\s*(.+?)\s*\*\*\s*$")
 ROW_RE = re.compile(r"^\|`([^`]+)`\|")
@@ -240,7 +246,7 @@ def build_family(
             "cuda_added": c("cuda_A"),
             "cuda_deprecated": c("cuda_D"),
             "cuda_removed": c("cuda_R"),
-            "hip_added": c("hip_A"),
+            "hip_added": HIP_ADDED_FIXES.get(family, {}).get(c("hip_A") or "", c("hip_A")),
             "hip_deprecated": c("hip_D"),
             "hip_removed": c("hip_R"),
             "cuda_changed": c("cuda_C"),

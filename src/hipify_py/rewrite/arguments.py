@@ -32,6 +32,14 @@ RENAME_BY_ARITY: dict[str, tuple[int, str]] = {
 RENAME_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, str]] = {
     "cudaMemAdvise": (3, "cudaMemLocation", "hipMemAdvise_v2"),
     "cuMemAdvise": (3, "CUmemLocation", "hipMemAdvise_v2"),
+    # CUDA 13 (ptr, count, location, flags) with the stream defaulted: _v2 needs it spelled
+    "cudaMemPrefetchAsync": (2, "cudaMemLocation", "hipMemPrefetchAsync_v2"),
+    "cuMemPrefetchAsync": (2, "CUmemLocation", "hipMemPrefetchAsync_v2"),
+}
+# CUDA API whose argument N has this type, called with M arguments -> text appended (the
+# argument CUDA defaults and the renamed HIP function does not)
+APPEND_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, int, str]] = {
+    "cudaMemPrefetchAsync": (2, "cudaMemLocation", 4, "0"),
 }
 # CUDA API called with N arguments -> text appended as the last argument
 APPEND_ARGUMENT: dict[str, tuple[int, str]] = {
@@ -53,13 +61,51 @@ DROP_ARGUMENT: dict[str, tuple[int, int]] = {  # name -> (arity, index)
 }
 
 
+# cuBLAS's C++ overloads of the GEMM-Ex calls accept a cudaDataType as the compute type (the
+# CUDA 10 signature); hipblasGemmEx has only the hipblasComputeType_t form (ROCm 7.2.4), so the
+# argument (second to last) becomes the compute type of the same precision.
+GEMM_EX = frozenset({"cublasGemmEx", "cublasGemmBatchedEx", "cublasGemmStridedBatchedEx"})
+COMPUTE_FOR_DATA_TYPE = {
+    "CUDA_R_16F": "HIPBLAS_COMPUTE_16F",
+    "CUDA_R_32F": "HIPBLAS_COMPUTE_32F",
+    "CUDA_C_32F": "HIPBLAS_COMPUTE_32F",
+    "CUDA_R_64F": "HIPBLAS_COMPUTE_64F",
+    "CUDA_C_64F": "HIPBLAS_COMPUTE_64F",
+    "CUDA_R_32I": "HIPBLAS_COMPUTE_32I",
+}
+
+
+def _compute_type(tokens: Sequence[Token], i: int) -> str | None:
+    """HIPBLAS_COMPUTE_* when token ``i`` is a data type passed as a GEMM-Ex compute type."""
+    if not (0 < i < len(tokens) - 1 and tokens[i - 1].text == "," and tokens[i + 1].text == ","):
+        return None
+    depth = 0
+    for j in range(i - 1, max(i - 400, 0), -1):
+        text = tokens[j].text
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            if depth == 0:
+                if text != "(" or tokens[j - 1].text not in GEMM_EX:
+                    return None
+                args = call_args(tokens, j - 1)
+                if args is not None and len(args) >= 2 and args[-2].first == args[-2].last == i:
+                    return COMPUTE_FOR_DATA_TYPE[tokens[i].text]
+                return None
+            depth -= 1
+    return None
+
+
 def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
     """The HIP name for a call whose shape selects another HIP function (used by renames)."""
     name = tokens[i].text
+    if name in COMPUTE_FOR_DATA_TYPE:
+        return _compute_type(tokens, i)
     rule = RENAME_BY_ARITY.get(name)
     if rule is not None:
         args = call_args(tokens, i)
-        return rule[1] if args is not None and len(args) == rule[0] else None
+        if args is not None and len(args) == rule[0]:
+            return rule[1]
     typed = RENAME_BY_ARGUMENT_TYPE.get(name)
     if typed is not None:
         index, type_name, hip = typed
@@ -83,7 +129,12 @@ def _has_type(tokens: Sequence[Token], arg: Arg, type_name: str) -> bool:
     )
 
 
-_SHAPED = frozenset(APPEND_ARGUMENT) | frozenset(VOID_POINTER_ARGUMENT) | frozenset(DROP_ARGUMENT)
+_SHAPED = (
+    frozenset(APPEND_ARGUMENT)
+    | frozenset(APPEND_BY_ARGUMENT_TYPE)
+    | frozenset(VOID_POINTER_ARGUMENT)
+    | frozenset(DROP_ARGUMENT)
+)
 
 
 @rewrite_pass(
@@ -104,6 +155,16 @@ def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
             arity, extra = APPEND_ARGUMENT[name]
             args = call_args(tokens, i)
             if args is not None and len(args) == arity:
+                end = args[-1].span(tokens)[1]
+                yield Edit(end, end, f", {extra}", RULE)
+        elif name in APPEND_BY_ARGUMENT_TYPE:
+            index, type_name, arity, extra = APPEND_BY_ARGUMENT_TYPE[name]
+            args = call_args(tokens, i)
+            if (
+                args is not None
+                and len(args) == arity
+                and _has_type(tokens, args[index], type_name)
+            ):
                 end = args[-1].span(tokens)[1]
                 yield Edit(end, end, f", {extra}", RULE)
         elif name in VOID_POINTER_ARGUMENT:

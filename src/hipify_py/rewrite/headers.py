@@ -47,6 +47,11 @@ _CUDA_SDK_HEADER = re.compile(
     r"device_\w+|mma|texture_\w+|surface_\w+|vector_\w+)\.h|"
     r"(cub|cuda|cooperative_groups|crt|nvtx3|cuda/std)/.+"
 )
+# cuBLAS takes __half for its half-precision calls (cublasHgemm...); hipblas.h of ROCm 7.2.4
+# makes hipblasHalf a uint16_t unless HIPBLAS_USE_HIP_HALF is defined before it, so converted
+# calls would find no matching hipblasHgemm.  The library's symbols are extern "C": the same.
+HIPBLAS_HEADER = "hipblas.h"
+HIP_HALF = "#ifndef HIPBLAS_USE_HIP_HALF\n#define HIPBLAS_USE_HIP_HALF\n#endif\n"
 UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library's umbrella
 
 UNSUPPORTED_HEADER = declare_rule(
@@ -193,6 +198,10 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
             has_runtime = has_runtime or target == RUNTIME_HEADER
         if target != inc.path:
             spelled = f"<{target}>" if inc.angled else f'"{target}"'
+            if entry is not None and target.endswith(HIPBLAS_HEADER):
+                half = HIP_HALF.replace("\n", unit.newline)
+                yield Edit(inc.start, inc.path_end, f"{half}#include {spelled}", "header")
+                continue
             yield Edit(inc.path_start, inc.path_end, spelled, "header")
     inserted = ""
     if not has_runtime and _needs_runtime(unit, ctx, has_runtime_api):

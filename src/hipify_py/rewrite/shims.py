@@ -1,0 +1,230 @@
+"""Definitions for CUDA device functions that ROCm 7.2.4 lacks, inserted into the file using them.
+
+Real projects failed for want of a handful of small CUDA functions HIP does not declare
+(issue 23): the cache-hinted loads/stores on vector types, the bf16 constructors
+``__float2bfloat162_rn``/``__floats2bfloat162_rn``, ``__double2half``, the directed-rounding
+``__fadd_rd``-style arithmetic, the SIMD byte intrinsics ``__dp4a``/``__vmaxs4``,
+``CubDebugExit`` and ``cg::reduce``.  Each has an exact HIP expression, so the port writes it
+once, under the CUDA name, next to the file's includes, instead of leaving a compile error.
+The shim keeps the CUDA name (the code reads as before) and sits behind an ``#ifndef`` guard,
+so a header and its includer can both carry it.  What the shim drops is said in its comment
+(cache hints are performance hints; AMD's plain load/store is the same value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import Context
+from ..edits import Edit
+from ..frontend.directives import includes as directive_includes
+from ..frontend.directives import next_line
+from ..frontend.unit import Unit
+from ..rules import rewrite_pass
+
+RULE = "shims"
+
+_LOAD_STORE = """\
+// hipify-py shim: CUDA's cache-hinted loads/stores for every type (HIP 7.2 has them for
+// __half only); the hint is dropped, the value is the same
+template <class T> struct hipify_py_same { using type = T; };
+template <class T> using hipify_py_t = typename hipify_py_same<T>::type;
+template <class T> __device__ inline T __ldcs(const T* p) { return *p; }
+template <class T> __device__ inline T __ldcg(const T* p) { return *p; }
+template <class T> __device__ inline T __ldca(const T* p) { return *p; }
+template <class T> __device__ inline T __ldlu(const T* p) { return *p; }
+template <class T> __device__ inline T __ldcv(const T* p) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);  // read again, not a value the compiler kept
+  return *p;
+}
+template <class T> __device__ inline void __stcs(T* p, hipify_py_t<T> v) { *p = v; }
+template <class T> __device__ inline void __stcg(T* p, hipify_py_t<T> v) { *p = v; }
+template <class T> __device__ inline void __stwb(T* p, hipify_py_t<T> v) { *p = v; }
+template <class T> __device__ inline void __stwt(T* p, hipify_py_t<T> v) { *p = v; }
+"""
+
+_BF16 = """\
+// hipify-py shim: CUDA bf16 constructors HIP 7.2's hip_bf16.h spells differently
+#include <hip/hip_bf16.h>
+static __host__ __device__ inline __hip_bfloat162 __float2bfloat162_rn(float a) {
+  return __bfloat162bfloat162(__float2bfloat16(a));
+}
+static __host__ __device__ inline __hip_bfloat162 __floats2bfloat162_rn(float a, float b) {
+  return __halves2bfloat162(__float2bfloat16(a), __float2bfloat16(b));
+}
+"""
+
+_DOUBLE2HALF = """\
+// hipify-py shim: one rounding from double to half (to nearest even), as CUDA's
+#include <hip/hip_fp16.h>
+static __host__ __device__ inline __half __double2half(double a) {
+  __half_raw r;
+  r.data = static_cast<_Float16>(a);
+  return r;
+}
+"""
+
+_ROUNDED = """\
+// hipify-py shim: CUDA's directed-rounding float arithmetic on the device library's own
+__device__ inline float __fadd_rd(float a, float b) { return __ocml_add_rtn_f32(a, b); }
+__device__ inline float __fadd_ru(float a, float b) { return __ocml_add_rtp_f32(a, b); }
+__device__ inline float __fadd_rz(float a, float b) { return __ocml_add_rtz_f32(a, b); }
+__device__ inline float __fsub_rd(float a, float b) { return __ocml_sub_rtn_f32(a, b); }
+__device__ inline float __fsub_ru(float a, float b) { return __ocml_sub_rtp_f32(a, b); }
+__device__ inline float __fsub_rz(float a, float b) { return __ocml_sub_rtz_f32(a, b); }
+__device__ inline float __fmul_rd(float a, float b) { return __ocml_mul_rtn_f32(a, b); }
+__device__ inline float __fmul_ru(float a, float b) { return __ocml_mul_rtp_f32(a, b); }
+__device__ inline float __fmul_rz(float a, float b) { return __ocml_mul_rtz_f32(a, b); }
+"""
+
+_BYTES = """\
+// hipify-py shim: CUDA's 4-byte SIMD intrinsics, byte by byte
+__host__ __device__ inline int __dp4a(int a, int b, int c) {
+  for (int i = 0; i < 32; i += 8) c += (signed char)(a >> i) * (signed char)(b >> i);
+  return c;
+}
+__host__ __device__ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xffu) * ((b >> i) & 0xffu);
+  return c;
+}
+__host__ __device__ inline unsigned __vmaxs4(unsigned a, unsigned b) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; i += 8) {
+    signed char x = (signed char)(a >> i), y = (signed char)(b >> i);
+    r |= (unsigned)(unsigned char)(x > y ? x : y) << i;
+  }
+  return r;
+}
+"""
+
+_CUB_DEBUG = """\
+// hipify-py shim: CUB's CubDebugExit (prints the error, exits), which hipCUB lacks
+#include <cstdio>
+#include <cstdlib>
+#define CubDebugExit(e)                                                              \\
+  do {                                                                               \\
+    hipError_t hipify_py_e = (e);                                                    \\
+    if (hipify_py_e != hipSuccess) {                                                 \\
+      std::fprintf(stderr, "%s(%d): %s\\n", __FILE__, __LINE__,                        \\
+                   hipGetErrorString(hipify_py_e));                                  \\
+      std::exit(1);                                                                  \\
+    }                                                                                \\
+  } while (0)
+"""
+
+_CG_REDUCE = """\
+// hipify-py shim: cooperative_groups/reduce.h (not in HIP 7.2): cg::reduce over a
+// power-of-two tile by butterfly shuffles, every lane gets the result as in CUDA
+#include <hip/hip_cooperative_groups.h>
+namespace cooperative_groups {
+template <class T> struct plus { __device__ T operator()(T a, T b) const { return a + b; } };
+template <class T> struct less {
+  __device__ T operator()(T a, T b) const { return b < a ? b : a; }
+};
+template <class T> struct greater {
+  __device__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+template <class T> struct bit_and { __device__ T operator()(T a, T b) const { return a & b; } };
+template <class T> struct bit_or { __device__ T operator()(T a, T b) const { return a | b; } };
+template <class T> struct bit_xor { __device__ T operator()(T a, T b) const { return a ^ b; } };
+template <class Group, class T, class Op>
+__device__ inline T reduce(const Group& g, T v, Op op) {
+  for (unsigned m = g.size() / 2; m > 0; m /= 2) v = op(v, g.shfl_xor(v, m));
+  return v;
+}
+}  // namespace cooperative_groups
+"""
+
+_QUALIFIERS = """\
+// hipify-py shim: CUDA qualifiers HIP does not spell (kernel parameters are constant on AMD
+// already; CUDART_CB is a calling convention only on Windows)
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
+#ifndef CUDART_CB
+#define CUDART_CB
+#endif
+"""
+
+# shim -> (guard macro, text, names whose use needs it)
+SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
+    "load_store": (
+        "HIPIFY_PY_SHIM_LOAD_STORE",
+        _LOAD_STORE,
+        frozenset({"__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"})
+        | frozenset({"__stcs", "__stcg", "__stwb", "__stwt"}),
+    ),
+    "bf16": (
+        "HIPIFY_PY_SHIM_BF16",
+        _BF16,
+        frozenset({"__float2bfloat162_rn", "__floats2bfloat162_rn"}),
+    ),
+    "double2half": ("HIPIFY_PY_SHIM_DOUBLE2HALF", _DOUBLE2HALF, frozenset({"__double2half"})),
+    "rounded": (
+        "HIPIFY_PY_SHIM_ROUNDED",
+        _ROUNDED,
+        frozenset(f"__f{op}_r{r}" for op in ("add", "sub", "mul") for r in "duz"),
+    ),
+    "bytes": ("HIPIFY_PY_SHIM_BYTES", _BYTES, frozenset({"__dp4a", "__vmaxs4"})),
+    "cub_debug": ("HIPIFY_PY_SHIM_CUB_DEBUG", _CUB_DEBUG, frozenset({"CubDebugExit"})),
+    "qualifiers": (
+        "HIPIFY_PY_SHIM_QUALIFIERS",
+        _QUALIFIERS,
+        frozenset({"__grid_constant__", "CUDART_CB"}),
+    ),
+    "cg_reduce": ("HIPIFY_PY_SHIM_CG_REDUCE", _CG_REDUCE, frozenset({"reduce"})),
+}
+# every name a shim defines: HZ300 does not report them
+SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - {"reduce"}
+CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
+OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB"})  # used without a call
+
+
+def _uses(unit: Unit, names: frozenset[str]) -> list[int]:
+    """Token indices of calls to ``names`` (``cg::reduce`` only when qualified by a cg name)."""
+    toks = unit.tokens
+    found = []
+    for name in names & unit.identifiers:
+        for i in unit.identifier_positions[name]:
+            if toks[i].in_directive and name != "CubDebugExit":
+                continue
+            if name == "reduce" and not (
+                i >= 2 and toks[i - 1].text == "::" and toks[i - 2].text in CG_NAMESPACES
+            ):
+                continue
+            if name in OBJECT_LIKE or (i + 1 < len(toks) and toks[i + 1].text in ("(", "<")):
+                found.append(i)
+    return found
+
+
+def _defines(unit: Unit, guard: str, names: frozenset[str]) -> bool:
+    """The file already carries the shim (converted before) or defines the names itself."""
+    return guard in unit.identifiers or any(
+        i > 0 and unit.tokens[i - 1].text == "define"
+        for n in names & unit.identifiers
+        for i in unit.identifier_positions[n]
+    )
+
+
+@rewrite_pass("shims", order=50)
+def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
+    pending = []
+    for guard, text, names in SHIMS.values():
+        uses = _uses(unit, names)
+        if uses and not _defines(unit, guard, names):
+            pending.append((unit.tokens[min(uses)].start, guard, text))
+    if not pending:
+        return
+    nl = unit.newline
+    found = directive_includes(unit.text, unit.tokens, unit.directives)
+    at_offset: dict[int, str] = {}
+    for first_use, guard, text in sorted(pending):
+        before = [inc for inc in found if inc.line_end <= first_use and not inc.branch]
+        at = before[-1].line_end if before else 0
+        if at and not unit.text[:at].endswith(("\n", "\r")):
+            at = next_line(unit.text, at)
+        body = text.replace("\n", nl)
+        block = f"#ifndef {guard}{nl}#define {guard}{nl}{body}#endif{nl}"
+        at_offset[at] = at_offset.get(at, "") + block
+    for at, block in at_offset.items():
+        yield Edit(at, at, block, RULE)
