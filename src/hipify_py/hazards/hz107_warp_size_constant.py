@@ -11,7 +11,11 @@ compiles (the `#else` of an `__HIP_PLATFORM_AMD__` test) is not reported either.
 MI300X (gfx942, CDNA3) wavefronts have **64** lanes and CDNA cannot run wave32. Every use of the
 constant (lane ids, warp counts, per-warp strides, shared-memory slots per warp) then describes
 half a wavefront: reductions drop lanes 32-63 and per-warp slots collide. The definition is the
-one place to fix, so the uses are not reported again by HZ101.
+one place to fix, so the uses are not reported again by HZ101 or HZ102 (shuffle loops bounded by
+the constant): the finding lists them as dependent lines (notes in text output, related
+locations in SARIF). A constant used only in functions that work in consistent 32-lane groups
+(lane and group ids both derived from it, shuffles of width 32) is not reported: such code
+computes the same on a 64-lane wavefront, which simply holds two groups.
 
 ## Example
 ```cuda
@@ -39,7 +43,9 @@ from ..findings import Severity
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..rules import hazard_rule
+from ._functions import function_at
 from ._values import int_value
+from ._warp_model import GROUP32, model_at, related
 
 WARP_NAME = re.compile(
     r"^(?:k_?|c_?|g_?|)(?:warp_?size|warp_?sz|warp_?width|warp_?len(?:gth)?|warp_?lanes|"
@@ -126,9 +132,16 @@ def reported_names(unit) -> frozenset[str]:
 def check(unit, ctx, report):
     toks = unit.tokens
     for name, i, value in definitions(unit):
+        uses = [k for k in unit.identifier_positions[name] if k != i]
+        models = {model_at(unit, k) for k in uses if function_at(unit, k) is not None}
+        if models == {GROUP32}:
+            continue  # every kernel using it works in consistent 32-lane groups
+        more = related(unit, uses, i)
         yield report(
             toks[i].start,
             toks[value].end,
             f"`{name}` is defined as 32 lanes: MI300X (gfx942) wavefronts have 64; define it "
-            f"per platform (64 on AMD CDNA) or use warpSize at run time",
+            f"per platform (64 on AMD CDNA) or use warpSize at run time, which also fixes "
+            f"the lines that use it{more.note}",
+            extra=more.extra,
         )
