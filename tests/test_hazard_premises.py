@@ -91,3 +91,28 @@ def test_ballot_widening_fix_changes_every_use_and_compiles(tmp_path, rocm7, cla
     body = out.replace("#include <hip/hip_runtime.h>\n", "")
     proc = _compile(body, tmp_path, rocm7, clang19)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+CAST_MASKS = """#include <cuda_runtime.h>
+#include <cstdint>
+__global__ void broadcast(float* v) {
+  float x = __shfl_sync(uint32_t(-1), v[threadIdx.x], 0);
+  float y = __shfl_sync(static_cast<uint32_t>(-1), v[threadIdx.x], 0);
+  float z = __shfl_sync((unsigned)~0u, v[threadIdx.x], 0);
+  v[threadIdx.x] = x + y + z;
+}
+"""
+
+
+def test_full_masks_written_as_casts_are_widened_and_compile(tmp_path, rocm7, clang19, nvcc):
+    cu = tmp_path / "cast.cu"
+    cu.write_text(CAST_MASKS)
+    cuda = [nvcc, "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "cast.o")]
+    assert subprocess.run(cuda, capture_output=True, timeout=300).returncode == 0
+    out = fixed(CAST_MASKS)
+    assert out.count("0xffffffffffffffffULL") == 3 and "uint32_t(-1)" not in out
+    found = only("HZ106", CAST_MASKS)  # counted as fixed: the default conversion holds the fix
+    assert [f.line for f in found] == [4, 5, 6] and all(f.fixed for f in found)
+    body = out.replace("#include <hip/hip_runtime.h>\n", "")
+    proc = _compile(body, tmp_path, rocm7, clang19)
+    assert proc.returncode == 0, proc.stderr[-3000:]
