@@ -33,6 +33,7 @@ from ._values import constant_at, evaluate, int_value
 
 GROUP32 = "group32"
 HARDWARE = "hardware"
+LANE32 = "lane32"  # a 32-lane lane id without a matching group id: reductions stay in the group
 
 # operator -> what the right operand is worth when it splits thread ids into 32-lane groups
 _GROUPING = {"&": 31, "%": 32, ">>": 5, "/": 32}
@@ -104,13 +105,14 @@ def _decide(unit: Unit) -> dict[int, str]:
         m = _own_model(unit, f)
         if m is not None:
             out[f.open] = m
-    # helpers without evidence take their callers' model (twice: a helper of a helper)
+    # helpers without evidence, or with only a lane id, take their callers' model (twice: a
+    # helper of a helper)
     for _ in range(2):
         for f in funcs:
-            if f.open in out:
+            if out.get(f.open) not in (None, LANE32):
                 continue
             callers = {out.get(g.open) for g in _callers(unit, f, funcs) if g.open != f.open}
-            if len(callers) == 1 and None not in callers:
+            if len(callers) == 1 and None not in callers and LANE32 not in callers:
                 out[f.open] = callers.pop()  # type: ignore[assignment]
     return out
 
@@ -165,7 +167,9 @@ def _own_model(unit: Unit, f: Func) -> str | None:
             seen.add("lane" if t.text in ("&", "%") else "group")
     # a lane id alone may still be meant as the hardware lane; with a matching group id the
     # function splits the block into 32-thread groups on purpose
-    return GROUP32 if seen == {"lane", "group"} else None
+    if seen == {"lane", "group"}:
+        return GROUP32
+    return LANE32 if seen == {"lane"} else None
 
 
 @dataclass(frozen=True)

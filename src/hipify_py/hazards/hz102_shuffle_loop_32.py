@@ -34,7 +34,7 @@ from ..rules import hazard_rule
 from ._calls import SHUFFLES, calls
 from ._tokens import match, text_of
 from ._values import evaluate, int_value
-from ._warp_model import GROUP32, model_at
+from ._warp_model import GROUP32, LANE32, model_at
 from .hz107_warp_size_constant import reported_names
 
 
@@ -95,8 +95,13 @@ def loop_sites(unit):
 
 def _agrees(unit, call) -> bool:
     """The shuffle sits in a function of consistent 32-lane groups and stays inside its group
-    on a 64-lane wavefront (HZ103 reports the ones that cross)."""
-    return model_at(unit, call.index) == GROUP32
+    on a 64-lane wavefront (HZ103 reports the ones that cross); or it is a butterfly or
+    reduction step in a function that numbers lanes within 32 (`lane = tid & 31`), where an
+    xor/down by less than 32 stays inside the group too."""
+    model = model_at(unit, call.index)
+    if model == GROUP32:
+        return True
+    return model == LANE32 and call.name.startswith(("__shfl_xor", "__shfl_down"))
 
 
 def _via_constant(unit, i, close) -> bool:
