@@ -131,3 +131,17 @@ def test_hardware_and_32_lane_ids_mixed_in_one_function_are_one_finding():
     found = only("HZ101", src)
     assert [f.line for f in found] == [2]
     assert "dependent lines: 3" in found[0].message and "hardware warp" in found[0].message
+
+
+def test_a_short_constant_its_comment_calls_the_warp_size():
+    src = """static const int WS = 32; // warp size
+#define TW 32  // tile width
+__global__ void k(float* o) {
+  float v = o[threadIdx.x];
+  for (int d = WS / 2; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+  if (threadIdx.x % warpSize == 0) o[threadIdx.x / warpSize] = v + TW;
+}
+"""
+    found = [f for f in findings(src) if f.rule in WAVE_RULES]
+    assert [(f.rule, f.line) for f in found] == [("HZ107", 1)]  # the loop is its dependent line
+    assert found[0].extra["related_lines"] == "5"

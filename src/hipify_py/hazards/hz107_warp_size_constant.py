@@ -3,8 +3,9 @@
 ## What it detects
 A named constant that states the warp size as 32: `#define WARP_SIZE 32`,
 `constexpr int kWarpSize = 32;`, `static const int THREADS_PER_WARP = 32;`,
-`enum { kWarpLanes = 32 };`. The name must say it is a warp size (warp/lanes per warp), so
-tile sizes and block sizes of 32 are not reported. A definition in a branch the HIP build never
+`enum { kWarpLanes = 32 };`. The name must say it is a warp size (warp/lanes per warp), or its
+line comment must (`static const int WS = 32; // warp size`), so tile sizes and block sizes of
+32 are not reported. A definition in a branch the HIP build never
 compiles (the `#else` of an `__HIP_PLATFORM_AMD__` test) is not reported either.
 
 ## Why it breaks on AMD
@@ -56,6 +57,12 @@ WARP_NAME = re.compile(
 )
 
 
+# `static const int WS = 32; // warp size`: a short name its comment says is the warp size
+_COMMENTED = re.compile(
+    r"\b(\w+)\s*(?:=\s*)?\(?\s*32[uU]?\s*\)?\s*;?[ \t]*//[^\n]*\bwarp[ _-]?size\b", re.I
+)
+
+
 def definitions(unit) -> list[tuple[str, int, int]]:
     """(name, first token, value token) of every warp-size-named constant defined as 32."""
     cached = unit.__dict__.get("_hz107_defs")
@@ -66,7 +73,8 @@ def definitions(unit) -> list[tuple[str, int, int]]:
     out = []
     n = len(toks)
     positions = unit.identifier_positions
-    names = WARP_NAME.findall(unit.identifier_lines)
+    names = set(WARP_NAME.findall(unit.identifier_lines))
+    names.update(n for n in _COMMENTED.findall(unit.text) if n in positions)
     named = sorted(i for name in names for i in positions[name])
     for i in named:
         t = toks[i]
