@@ -20,7 +20,8 @@ def test_ignore_on_the_same_line():
 def test_ignore_on_the_line_before():
     src = (
         "__global__ void k(int* o) {\n  // hipify-py: ignore[HZ101]\n"
-        "  o[threadIdx.x & 31] = 0;\n  o[threadIdx.x & 31] = 1;\n}\n"
+        "  o[threadIdx.x & 31] = 0;\n}\n__global__ void k2(int* o) {\n"
+        "  o[threadIdx.x & 31] = 1;\n}\n"
     )
     assert [f for f in rules_of(src)] == ["HZ101"]  # only the second line still reports
 
@@ -80,6 +81,7 @@ def test_trailing_ignore_comment_covers_only_its_own_line():
     src = (
         "__global__ void k(int* o) {\n"
         "  o[threadIdx.x & 31] = 0;  // hipify-py: ignore[HZ101]\n"
+        "}\n__global__ void k2(int* o) {\n"
         "  o[threadIdx.x & 31] = 1;\n}\n"
     )
     assert rules_of(src) == ["HZ101"]

@@ -16,19 +16,23 @@ def test_hz101_lane_and_warp_ids_from_thread_index():
   int w2 = threadIdx.x / 32;
   int l2 = (threadIdx.x + 1) % 0x20;
   int nwarps = blockDim.x / 32;
-  o[lane + warp + w2 + l2 + nwarps] = 0;
+  o[lane + warp + w2 + l2 + nwarps] = __shfl_down_sync(~0ull, o[tid], 1, warpSize);
 }"""
+    # the function also works in hardware warps (width warpSize): one diagnosis, at the first
+    # 32-lane assumption, listing the others as dependent lines
     found = only("HZ101", src)
-    assert len(found) == 5
+    assert len(found) == 1 and found[0].line == 3
+    assert found[0].extra["related_lines"] == "4,5,6,7"
+    assert "dependent lines: 4, 5, 6, 7" in found[0].message
     assert "`tid & 31`" in found[0].message and "64 lanes" in found[0].message
 
 
 def test_hz101_data_flow_through_variables_and_lane_named_parameters():
-    src = """__device__ int f(int laneId, int width) { return (laneId % 32) + width % 32; }
+    src = """__device__ int f(int laneId, int width) { return (laneId % 32) + width % warpSize; }
 __global__ void k(int* o) {
   int gid = blockIdx.x * blockDim.x + threadIdx.x;
   int base = gid;
-  o[base & 31] = f(0, 7);
+  o[base & 31] = f(0, 7) * warpSize;
 }"""
     texts = [f.message for f in only("HZ101", src)]
     assert len(texts) == 2
@@ -38,7 +42,7 @@ __global__ void k(int* o) {
 def test_hz101_macro_and_constexpr_widths():
     src = """#define GROUP 32
 constexpr int kQuad = 32;
-__global__ void k(int* o) { o[threadIdx.x % GROUP] = threadIdx.x / kQuad; }"""
+__global__ void k(int* o) { o[threadIdx.x % GROUP] = threadIdx.x / kQuad + warpSize; }"""
     assert len(only("HZ101", src)) == 1  # one finding per line
 
 
@@ -50,7 +54,7 @@ enum { kWarpLanes = 32, kTile = 32 };
 #define TILE_DIM 32
 const int warp_size = 64;
 __global__ void k(int* o) {
-  o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp + THREADS_PER_WARP;
+  o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp + THREADS_PER_WARP + warpSize;
 }"""
     assert [f.line for f in only("HZ107", src)] == [1, 2, 3, 4]
     assert only("HZ101", src) == []  # the uses follow the one definition to fix
@@ -95,13 +99,13 @@ def test_hz101_lists_functions_only_around_a_candidate():
     its functions; one with a candidate does, and is reported."""
     plain = "__global__ void k(float* o) { int i = threadIdx.x * 4 + 1; o[i] = i / 8; }\n"
     assert "_hz_functions" not in run_pass("HZ101", plain).__dict__
-    lane = "__global__ void k(float* o) { int lane = threadIdx.x & 31; o[lane] = 0; }\n"
+    lane = "__global__ void k(float* o) { int lane = threadIdx.x & 31; o[lane] = warpSize; }\n"
     assert "_hz_functions" in run_pass("HZ101", lane).__dict__
     assert [f.line for f in only("HZ101", lane)] == [1]
 
 
 def test_hz101_is_never_fixed():
-    src = "__global__ void k(int* o) { o[threadIdx.x & 31] = 1; }\n"
+    src = "__global__ void k(int* o) { o[threadIdx.x & 31] = warpSize; }\n"
     assert only("HZ101", src)[0].fix is None
     assert "threadIdx.x & 31" in fixed(src, unsafe_fixes=True)
 
@@ -148,7 +152,9 @@ def test_hz103_shuffle_without_width_in_sub_warp_code():
   return a + b + c + d;
 }"""
     found = only("HZ103", src)
-    assert [f.line for f in found] == [2, 3]
+    # `lane` is group-relative here (the function works in 32-lane groups): `lane + 1` without
+    # width reads the lower group's lanes from the upper one as well
+    assert [f.line for f in found] == [2, 3, 5]
     assert "width" in found[0].message
 
 

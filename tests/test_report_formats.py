@@ -129,7 +129,7 @@ def test_github_workflow_commands():
         "::error file=src/a%2Cb%3Ac.cu,line=2,col=14,endLine=2,endColumn=30,"
         "title=HZ101 warp-lane-arith-32::`threadIdx.x & 31` assumes 32-lane "
         "warps; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or "
-        "__lane_id())"
+        "__lane_id() here and at the dependent lines, or 32-lane groups throughout)"
     )
     notice = next(line for line in out if line.startswith("::notice"))
     assert "100%25 of a%0Asecond line" in notice

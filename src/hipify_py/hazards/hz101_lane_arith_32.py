@@ -47,6 +47,7 @@ from ._functions import enclosing_conditions, function_at
 from ._taint import LANE_LIKE, thread_taint
 from ._tokens import one_per_line, operand_before, text_of
 from ._values import constant_at, int_value
+from ._warp_model import GROUP32, HARDWARE, model_at, model_of, related
 from .hz107_warp_size_constant import reported_names
 
 # operator -> the literal that assumes 32 lanes
@@ -414,13 +415,26 @@ def _flat_tile_column(toks, first, end):
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
-    yield from one_per_line((_report(report, toks, *site) for site in sites(unit)), unit)
-
-
-def _report(report, toks, first, end, text):
-    return report(
-        toks[first].start,
-        toks[end - 1].end,
-        f"`{text}` assumes 32-lane warps; MI300X (gfx942) wavefronts have 64 lanes "
-        f"(use warpSize or __lane_id())",
-    )
+    by_func: dict[int, list[tuple]] = {}
+    for site in sites(unit):
+        func = function_at(unit, site[0])
+        if func is None or model_of(unit, func) == GROUP32:
+            continue  # consistent 32-lane groups are correct on a 64-lane wavefront too
+        by_func.setdefault(func.open, []).append(site)
+    found = []
+    for group in by_func.values():
+        first, end, text = group[0]
+        more = related(unit, [s[0] for s in group[1:]], first)
+        mixed = model_at(unit, first) == HARDWARE
+        found.append(
+            report(
+                toks[first].start,
+                toks[end - 1].end,
+                f"`{text}` assumes 32-lane warps"
+                + (" while this function also uses the hardware warp" if mixed else "")
+                + "; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or __lane_id() "
+                f"here and at the dependent lines, or 32-lane groups throughout){more.note}",
+                extra=more.extra,
+            )
+        )
+    yield from one_per_line(found, unit)

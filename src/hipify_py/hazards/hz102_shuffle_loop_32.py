@@ -37,6 +37,8 @@ from ..rules import Proposal, Report, hazard_rule
 from ._calls import SHUFFLES, calls
 from ._tokens import match, text_of
 from ._values import evaluate, int_value
+from ._warp_model import GROUP32, LANE32, model_at
+from .hz107_warp_size_constant import reported_names
 
 
 def _full_width(unit, call):
@@ -94,6 +96,23 @@ def loop_sites(unit):
     return out
 
 
+def _agrees(unit, call) -> bool:
+    """The shuffle sits in a function of consistent 32-lane groups and stays inside its group
+    on a 64-lane wavefront (HZ103 reports the ones that cross); or it is a butterfly or
+    reduction step in a function that numbers lanes within 32 (`lane = tid & 31`), where an
+    xor/down by less than 32 stays inside the group too."""
+    model = model_at(unit, call.index)
+    if model == GROUP32:
+        return True
+    return model == LANE32 and call.name.startswith(("__shfl_xor", "__shfl_down"))
+
+
+def _via_constant(unit, i, close) -> bool:
+    """The loop header uses a warp-size constant HZ107 reports: its fix is that one."""
+    names = reported_names(unit)
+    return any(t.text in names for t in unit.tokens[i:close])
+
+
 def body_end(toks, close):
     j = close + 1
     if j < len(toks) and toks[j].text == "{":
@@ -116,6 +135,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     seen: set[int] = set()
     for i, close, call in loop_sites(unit):
         seen.update(range(i, body_end(toks, close) + 1))
+        if _agrees(unit, call) or _via_constant(unit, i, close):
+            continue
         yield report(
             toks[i].start,
             toks[close].end,
@@ -127,6 +148,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             call.index in seen
             or call.name in ("__shfl", "__shfl_sync")
             or not _full_width(unit, call)
+            or _agrees(unit, call)
         ):
             continue
         off = 1 if call.name.endswith("_sync") else 0

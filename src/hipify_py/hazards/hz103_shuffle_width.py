@@ -2,11 +2,16 @@
 
 ## What it detects
 A `__shfl`, `__shfl_up`, `__shfl_down` or `__shfl_xor` (or `_sync` form) call without the
-`width` argument in code written for sub-warps: its lane/offset argument uses 32-lane
-arithmetic (`(lane + 1) % 32`, `& 31`, `% 16`, or the literal source lane 31); or a
-`__shfl_up`/`__shfl_down` without width in a function organised in 32-thread groups (it
-computes lane or warp ids with a literal 32, as HZ101 reports), unless the shuffle
-sits in a 32-lane shuffle loop that HZ102 reports.
+`width` argument in code written for 32-lane sub-warps:
+- in a function whose warp model is *consistent 32-lane groups* (it derives lane/group ids
+  with 32, `lane = tid & 31` / `warp = tid >> 5`, or gives other shuffles width 32; a helper
+  called only from such functions counts too), a shuffle that crosses the group boundary on
+  a 64-lane wavefront: `__shfl_sync(m, v, src)` with an absolute or group-relative source lane
+  (`0`, `lane ^ 1`, `(lane + 1) & 31`) and every `__shfl_up*`. `__shfl_down*` and
+  `__shfl_xor*` by less than 32 stay inside the group for the lanes that read the result, so
+  they are not reported there, nor is any lane arithmetic of such a function (HZ101/HZ102);
+- elsewhere, a shuffle whose source lane or offset uses 32-lane arithmetic (`% 32`, `& 31`,
+  `% 16`) or is the literal lane 31.
 
 ## Why it breaks on AMD
 `width` defaults to `warpSize`, which is 64 on MI300X (gfx942). On a 32-wide NVIDIA warp the
@@ -34,11 +39,8 @@ from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 from ._calls import SHUFFLES, calls
-from ._functions import function_at
-from ._tokens import cached
 from ._values import int_value
-from .hz101_lane_arith_32 import sites as lane_sites
-from .hz102_shuffle_loop_32 import body_end, loop_sites
+from ._warp_model import GROUP32, crosses_groups, model_at
 
 _SUB = {"&": (31, 15, 7), "%": (32, 16, 8)}
 
@@ -58,48 +60,40 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for c in calls(unit, SHUFFLES):
         if _has_width(c):
             continue
-        lane_arg = SHUFFLES[c.name] - 1
-        if len(c.args) <= lane_arg:
-            continue
-        a, b = c.args[lane_arg]
-        arg = toks[a:b]
-        sub = any(
-            t.text in _SUB
-            and k + 1 < len(arg)
-            and arg[k + 1].kind is Kind.NUMBER
-            and int_value(arg[k + 1].text) in _SUB[t.text]
-            for k, t in enumerate(arg)
-        )
-        sub = sub or (
-            len(arg) == 1
-            and arg[0].kind is Kind.NUMBER
-            and int_value(arg[0].text) == 31
-            and c.name in ("__shfl", "__shfl_sync")
-        )
-        if not sub and c.name.startswith(("__shfl_up", "__shfl_down")):
-            sub = _in_group32_code(unit, c)
-        if sub:
+        if model_at(unit, c.index) == GROUP32:
+            hit = crosses_groups(unit, c)
+        else:
+            hit = _sub_warp_lane(unit, c)
+        if hit:
             yield report(
                 toks[c.index].start,
                 toks[c.close].end,
                 f"`{c.name}` without a width argument in 32-lane sub-warp code: the "
-                f"default width is warpSize (64 on MI300X); pass width 32 explicitly",
+                f"default width is warpSize (64 on MI300X), so lanes 32-63 read the other "
+                f"32-lane group; pass width 32 explicitly",
             )
 
 
-def _in_group32_code(unit, call) -> bool:
-    """The function around ``call`` works in groups of 32 threads, and no HZ102 loop (whose
-    fix also fixes this shuffle) surrounds the call."""
-    func = function_at(unit, call.index)
-    if func is None:
-        return False
+def _sub_warp_lane(unit, c) -> bool:
+    """The source lane or offset is computed with 32-lane arithmetic (`% 32`, `& 31`), or
+    is the literal lane 31."""
     toks = unit.tokens
-    loops = cached(
-        unit,
-        "_hz103_loops",
-        lambda: [(i, body_end(toks, close)) for i, close, _ in loop_sites(unit)],
-    )
-    if any(a < call.index <= b for a, b in loops):
+    lane_arg = SHUFFLES[c.name] - 1
+    if len(c.args) <= lane_arg:
         return False
-    marks = cached(unit, "_hz103_marks", lambda: [first for first, _, _ in lane_sites(unit)])
-    return any(func.open < m < func.close for m in marks)
+    a, b = c.args[lane_arg]
+    arg = toks[a:b]
+    if any(
+        t.text in _SUB
+        and k + 1 < len(arg)
+        and arg[k + 1].kind is Kind.NUMBER
+        and int_value(arg[k + 1].text) in _SUB[t.text]
+        for k, t in enumerate(arg)
+    ):
+        return True
+    return (
+        len(arg) == 1
+        and arg[0].kind is Kind.NUMBER
+        and int_value(arg[0].text) == 31
+        and c.name in ("__shfl", "__shfl_sync")
+    )

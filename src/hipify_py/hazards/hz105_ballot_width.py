@@ -18,8 +18,10 @@ int voters = __popc(__ballot(pred));            // HZ105: use __popcll
 
 ## How to fix
 Store masks in `unsigned long long` (or `uint64_t`, or a per-backend `lane_mask_t`), and use
-`__popcll`, `__ffsll`, `__clzll`, `__brevll` on them. The offered fix widens the declared type;
-it is unsafe because later code (`1 << lane`, `%x` printing) may still assume 32 bits.
+`__popcll`, `__ffsll`, `__clzll`, `__brevll` on them. The offered fix widens the declared type
+and turns every `__popc`/`__ffs`/`__clz`/`__brev` the variable reaches later in the function into
+its 64-bit form (on an `unsigned long long`, HIP's 32-bit overloads are an ambiguous call); it is
+unsafe because later code (`1 << lane`, `%x` printing) may still assume 32 bits.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 from ._calls import BALLOTS, calls
 from ._cursor import cursor_at
+from ._functions import function_at
 from ._values import type_size
 
 _BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
@@ -74,6 +77,19 @@ def _size_of_name(unit, tok):
     return (size if size > 0 else None), cur.type.spelling
 
 
+def _bit_uses(unit, name, after, bit_calls):
+    """The 32-bit bit intrinsics after token ``after``, in the same function, whose arguments
+    name ``name``."""
+    func = function_at(unit, after)
+    end = func.close if func is not None else len(unit.tokens)
+    toks = unit.tokens
+    return [
+        b
+        for b in bit_calls.values()
+        if after < b.index < end and any(toks[k].text == name for k in range(b.open, b.close))
+    ]
+
+
 def _rhs_is_call(toks, eq, call, end):
     """tokens (eq, end) are only parentheses/casts around the call."""
     for k in range(eq + 1, call.index):
@@ -111,7 +127,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if store is None:
             continue
         mask_vars.add(toks[store[0] - 1].text)
-        finding = _truncating_store(unit, report, c, *store)
+        finding = _truncating_store(unit, report, c, store[0], store[1], bit_calls)
         if finding is not None:
             yield finding
     # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask)
@@ -156,8 +172,10 @@ def _assignment(toks, c):
     return eq, stmt_end
 
 
-def _truncating_store(unit, report, c, eq, stmt_end):
-    """The finding for a ballot stored in a variable narrower than 64 bits, or None."""
+def _truncating_store(unit, report, c, eq, stmt_end, bit_calls):
+    """The finding for a ballot stored in a variable narrower than 64 bits, or None.  Its fix
+    widens the declaration and every 32-bit bit intrinsic the variable later reaches in the
+    same function (`__ffs(mask)` on a 64-bit value is an ambiguous call in HIP)."""
     toks = unit.tokens
     name = toks[eq - 1]
     first = eq - 1
@@ -183,9 +201,17 @@ def _truncating_store(unit, report, c, eq, stmt_end):
     m = _NARROW_TYPE.match(head)
     if m:
         base = toks[first].start
+        uses = _bit_uses(unit, name.text, stmt_end, bit_calls)
         fix = Fix(
-            (report.edit(base + m.start(1), base + m.end(1), "unsigned long long"),),
-            "declare the mask as unsigned long long",
+            (
+                report.edit(base + m.start(1), base + m.end(1), "unsigned long long"),
+                *(
+                    report.edit(toks[u.index].start, toks[u.index].end, _BIT32[u.name])
+                    for u in uses
+                ),
+            ),
+            "declare the mask as unsigned long long"
+            + (" and use the 64-bit bit intrinsics on it" if uses else ""),
             safe=False,
         )
     what = "stored in" if head.strip() else "assigned to"

@@ -3,15 +3,20 @@
 ## What it detects
 A named constant that states the warp size as 32: `#define WARP_SIZE 32`,
 `constexpr int kWarpSize = 32;`, `static const int THREADS_PER_WARP = 32;`,
-`enum { kWarpLanes = 32 };`. The name must say it is a warp size (warp/lanes per warp), so
-tile sizes and block sizes of 32 are not reported. A definition in a branch the HIP build never
+`enum { kWarpLanes = 32 };`. The name must say it is a warp size (warp/lanes per warp), or its
+line comment must (`static const int WS = 32; // warp size`), so tile sizes and block sizes of
+32 are not reported. A definition in a branch the HIP build never
 compiles (the `#else` of an `__HIP_PLATFORM_AMD__` test) is not reported either.
 
 ## Why it breaks on AMD
 MI300X (gfx942, CDNA3) wavefronts have **64** lanes and CDNA cannot run wave32. Every use of the
 constant (lane ids, warp counts, per-warp strides, shared-memory slots per warp) then describes
 half a wavefront: reductions drop lanes 32-63 and per-warp slots collide. The definition is the
-one place to fix, so the uses are not reported again by HZ101.
+one place to fix, so the uses are not reported again by HZ101 or HZ102 (shuffle loops bounded by
+the constant): the finding lists them as dependent lines (notes in text output, related
+locations in SARIF). A constant used only in functions that work in consistent 32-lane groups
+(lane and group ids both derived from it, shuffles of width 32) is not reported: such code
+computes the same on a 64-lane wavefront, which simply holds two groups.
 
 ## Example
 ```cuda
@@ -42,7 +47,9 @@ from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
+from ._functions import function_at
 from ._values import int_value
+from ._warp_model import GROUP32, model_at, related
 
 WARP_NAME = re.compile(
     r"^(?:k_?|c_?|g_?|)(?:warp_?size|warp_?sz|warp_?width|warp_?len(?:gth)?|warp_?lanes|"
@@ -50,6 +57,12 @@ WARP_NAME = re.compile(
     r"num_?threads_?per_?warp|threads_?in_?warp|wave_?size|wavefront_?size|simd_?width|"
     r"cuda_?warp_?size|warp_?size_?static)$",
     re.I | re.M,
+)
+
+
+# `static const int WS = 32; // warp size`: a short name its comment says is the warp size
+_COMMENTED = re.compile(
+    r"\b(\w+)\s*(?:=\s*)?\(?\s*32[uU]?\s*\)?\s*;?[ \t]*//[^\n]*\bwarp[ _-]?size\b", re.I
 )
 
 
@@ -63,7 +76,8 @@ def definitions(unit) -> list[tuple[str, int, int]]:
     out = []
     n = len(toks)
     positions = unit.identifier_positions
-    names = WARP_NAME.findall(unit.identifier_lines)
+    names = set(WARP_NAME.findall(unit.identifier_lines))
+    names.update(n for n in _COMMENTED.findall(unit.text) if n in positions)
     named = sorted(i for name in names for i in positions[name])
     for i in named:
         t = toks[i]
@@ -129,9 +143,16 @@ def reported_names(unit) -> frozenset[str]:
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for name, i, value in definitions(unit):
+        uses = [k for k in unit.identifier_positions[name] if k != i]
+        models = {model_at(unit, k) for k in uses if function_at(unit, k) is not None}
+        if models == {GROUP32}:
+            continue  # every kernel using it works in consistent 32-lane groups
+        more = related(unit, uses, i)
         yield report(
             toks[i].start,
             toks[value].end,
             f"`{name}` is defined as 32 lanes: MI300X (gfx942) wavefronts have 64; define it "
-            f"per platform (64 on AMD CDNA) or use warpSize at run time",
+            f"per platform (64 on AMD CDNA) or use warpSize at run time, which also fixes "
+            f"the lines that use it{more.note}",
+            extra=more.extra,
         )

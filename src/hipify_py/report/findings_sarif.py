@@ -75,6 +75,23 @@ def _fix(report: CheckReport, f: Finding) -> list[dict]:
     ]
 
 
+def _related(f: Finding) -> list[dict]:
+    """The dependent lines of a diagnosis that lists them (``extra["related_lines"]``)."""
+    lines = str(f.extra.get("related_lines") or "")
+    return [
+        {
+            "id": n,
+            "physicalLocation": {
+                "artifactLocation": _uri(f.path),
+                "region": {"startLine": int(line)},
+            },
+            "message": {"text": "depends on the same warp-size assumption"},
+        }
+        for n, line in enumerate(lines.split(","))
+        if line
+    ]
+
+
 @register_format("sarif")
 def render(report: CheckReport, style: Style) -> str:
     # every registered rule is described, so code scanning can show pages for closed alerts too
@@ -102,6 +119,9 @@ def render(report: CheckReport, style: Style) -> str:
         fixes = _fix(report, f)
         if fixes:
             result["fixes"] = fixes
+        related = _related(f)
+        if related:
+            result["relatedLocations"] = related
         results.append(result)
     run = {
         "tool": {

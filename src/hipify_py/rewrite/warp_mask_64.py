@@ -161,7 +161,8 @@ def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
 
 
 def _literal_site(arg: list[Token], name: str) -> MaskSite | None:
-    """A mask written in the call: ``0xffffffff``, ``~0u``, ``-1``, ``0xffff``."""
+    """A mask written in the call: ``0xffffffff``, ``~0u``, ``-1``, ``0xffff``, or all ones
+    cast to a 32-bit type (``uint32_t(-1)``)."""
     texts = [t.text for t in arg]
     if len(arg) == 1 and arg[0].kind is Kind.NUMBER:
         tok = arg[0]
@@ -187,11 +188,36 @@ def _literal_site(arg: list[Token], name: str) -> MaskSite | None:
             or (texts[0] == "-" and int_value(arg[1].text) == 1)
         )
     )
-    if full:
-        edit = Edit(arg[0].start, arg[1].end, FULL64, RULE)
+    if full or _cast_of_all_ones(texts):
+        edit = Edit(arg[0].start, arg[-1].end, FULL64, RULE)
         text = "".join(texts)
-        return MaskSite("full", arg[0].start, arg[1].end, text, (name,), (edit,), True, False)
+        return MaskSite("full", arg[0].start, arg[-1].end, text, (name,), (edit,), True, False)
     return None
+
+
+_TYPE32 = frozenset({"uint32_t", "unsigned", "uint", "int32_t", "int", "unsigned int"})
+_ALL_ONES32 = (["-", "1"], ["~", "0"], ["~", "0u"], ["~", "0U"], ["0xffffffff"], ["0xffffffffu"])
+
+
+def _cast_of_all_ones(texts: list[str]) -> bool:
+    """`uint32_t(-1)`, `static_cast<unsigned>(~0)`, `(unsigned)-1`: every bit of a 32-bit
+    type, CUDA's full mask written as a cast."""
+    inner: list[str] | None = None
+    if len(texts) >= 4 and texts[0] == "static_cast" and texts[1] == "<" and ">" in texts:
+        close = texts.index(">")
+        if " ".join(texts[2:close]) in _TYPE32 and texts[close + 1] == "(" and texts[-1] == ")":
+            inner = texts[close + 2 : -1]
+    elif texts and texts[0] == "(" and ")" in texts:
+        close = texts.index(")")
+        if " ".join(texts[1:close]) in _TYPE32:
+            inner = texts[close + 1 :]
+    elif "(" in texts and texts[-1] == ")":
+        open_ = texts.index("(")
+        if " ".join(texts[:open_]) in _TYPE32:
+            inner = texts[open_ + 1 : -1]
+    while inner and inner[0] == "(" and inner[-1] == ")":
+        inner = inner[1:-1]
+    return inner is not None and inner in [list(x) for x in _ALL_ONES32]
 
 
 def _defines(unit: Unit) -> dict[str, list[Token]]:

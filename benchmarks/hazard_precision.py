@@ -1,0 +1,103 @@
+"""Per-rule finding counts of `check` on a held-out CUDA corpus, a reproducible sample to judge
+by hand, and precision per rule from the judgements.
+
+Usage:
+  python benchmarks/hazard_precision.py count CORPUS [--rules HZ1]      # counts, worst files
+  python benchmarks/hazard_precision.py sample CORPUS OUT.jsonl [--per-rule 8] [--seed 1]
+  python benchmarks/hazard_precision.py score JUDGED.jsonl              # precision per rule
+
+The corpus stays outside the repo (e.g. HeCBench's `src/*-cuda` under /work/ext-hazards-hecbench);
+none of it was used to develop the rules.  `sample` writes one JSON line per finding (rule, file,
+line, message, the source line); a person adds `"verdict": "true"|"false"` and a short `"why"`,
+and `score` counts them.  Only wave-size and API rules with findings are sampled, `--per-rule`
+at most each, so rare rules are all judged and frequent ones are not judged alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _findings(corpus: Path, rules: str | None) -> list[dict]:
+    cmd = [sys.executable, "-m", "hipify_py", "check", str(corpus), "--format", "json"]
+    if rules:
+        cmd += ["--select", rules]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if not proc.stdout.strip():
+        raise SystemExit(f"check gave no report: {proc.stderr.strip()[-400:]}")
+    return json.loads(proc.stdout)["findings"]
+
+
+def count(args: argparse.Namespace) -> None:
+    found = _findings(args.corpus, args.rules)
+    by_rule = collections.Counter(f["rule"] for f in found)
+    per_file = collections.Counter((f["rule"], f["path"]) for f in found)
+    files = len({f["path"] for f in found})
+    print(f"{len(found)} findings in {files} files")
+    print("rule   findings  files  max-in-one-file")
+    for rule, n in sorted(by_rule.items()):
+        worst = max(v for (r, _), v in per_file.items() if r == rule)
+        nfiles = sum(1 for (r, _) in per_file if r == rule)
+        print(f"{rule}  {n:8d}  {nfiles:5d}  {worst:15d}")
+
+
+def sample(args: argparse.Namespace) -> None:
+    found = _findings(args.corpus, args.rules)
+    rng = random.Random(args.seed)
+    by_rule: dict[str, list[dict]] = collections.defaultdict(list)
+    for f in found:
+        by_rule[f["rule"]].append(f)
+    with open(args.out, "w") as out:
+        for rule in sorted(by_rule):
+            items = sorted(by_rule[rule], key=lambda f: (f["path"], f["line"]))
+            for f in rng.sample(items, min(args.per_rule, len(items))):
+                lines = Path(f["path"]).read_text(errors="replace").splitlines()
+                src = lines[f["line"] - 1].strip() if 0 < f["line"] <= len(lines) else ""
+                row = {k: f[k] for k in ("rule", "path", "line", "message")} | {"source": src}
+                out.write(json.dumps(row) + "\n")
+
+
+def score(args: argparse.Namespace) -> None:
+    tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for line in Path(args.judged).read_text().splitlines():
+        row = json.loads(line)
+        if row.get("verdict") in ("true", "false"):
+            tally[row["rule"]][row["verdict"]] += 1
+    total = collections.Counter()
+    print("rule   judged  true  precision")
+    for rule in sorted(tally):
+        t = tally[rule]
+        total.update(t)
+        n = t["true"] + t["false"]
+        print(f"{rule}  {n:6d}  {t['true']:4d}  {t['true'] / n:9.2f}")
+    n = total["true"] + total["false"]
+    if n:
+        print(f"all    {n:6d}  {total['true']:4d}  {total['true'] / n:9.2f}")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("count")
+    c.add_argument("corpus", type=Path)
+    c.add_argument("--rules")
+    s = sub.add_parser("sample")
+    s.add_argument("corpus", type=Path)
+    s.add_argument("out", type=Path)
+    s.add_argument("--rules")
+    s.add_argument("--per-rule", type=int, default=8)
+    s.add_argument("--seed", type=int, default=1)
+    j = sub.add_parser("score")
+    j.add_argument("judged", type=Path)
+    args = p.parse_args()
+    {"count": count, "sample": sample, "score": score}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""The warp model of each function: does it work in hardware warps or in 32-lane groups?
+
+The wave-size rules (HZ101, HZ102, HZ103, HZ107) used to judge every `& 31` or offset-16 loop on
+its own.  Much real CUDA is written for *consistent 32-lane groups* instead: `lane = tid & 31`
+with a matching `warp = tid >> 5`, shuffles of `width` 32, lane 0 of each group storing the
+group's sum.  On a 64-lane wavefront such code still computes the same result (each wavefront
+holds two groups), so reporting it is wrong and its advice ("use warpSize") would break it.
+
+A function is in the ``GROUP32`` model when it derives both a lane and a group index from the
+thread index with 32 (`& 31` or `% 32`, and `/ 32` or `>> 5`, with literals or constants worth
+that) or gives its shuffles a width of at most 32, and
+says nothing about the hardware warp (`warpSize`, `__lane_id()`, a width of 64, a match or
+lane mask whose bits are hardware lanes).  A helper
+without evidence of its own (a `warp_reduce(v)` called by kernels) takes the model of its
+callers in the file when they all agree.  In a ``GROUP32`` function only what crosses the group
+boundary on a 64-lane wavefront is a hazard: a shuffle without width that reads an absolute or
+group-relative source lane (`__shfl_sync(m, v, 0)`, `__shfl_up_sync(m, v, 1)`).  A
+`__shfl_down`/`__shfl_xor` by less than 32 stays inside the group for the lanes that use it
+(lane 0 of a reduction, every lane of a butterfly), so it agrees with the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from ._calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
+from ._functions import Func, function_at, functions
+from ._taint import thread_taint
+from ._tokens import cached, operand_before
+from ._values import constant_at, evaluate, int_value
+
+GROUP32 = "group32"
+HARDWARE = "hardware"
+LANE32 = "lane32"  # a 32-lane lane id without a matching group id: reductions stay in the group
+
+# operator -> what the right operand is worth when it splits thread ids into 32-lane groups
+_GROUPING = {"&": 31, "%": 32, ">>": 5, "/": 32}
+# names that speak of the hardware wavefront
+_HARDWARE_NAMES = frozenset({"warpSize", "__lane_id", "C10_WARP_SIZE", "__AMDGCN_WAVEFRONT_SIZE"})
+
+
+def model_of(unit: Unit, func: Func | None) -> str | None:
+    """``GROUP32``, ``HARDWARE`` or None (no evidence) for the function ``func``."""
+    if func is None:
+        return None
+    return _models(unit).get(func.open)
+
+
+def model_at(unit: Unit, index: int) -> str | None:
+    """The model of the function around token ``index``."""
+    return model_of(unit, function_at(unit, index))
+
+
+def crosses_groups(unit: Unit, call: Call) -> bool:
+    """A shuffle without a sub-warp width that reads across a 32-lane group boundary on a
+    64-lane wavefront: `__shfl*` with an absolute or group-relative source lane, `__shfl_up*`
+    (lane 32 reads lane 31).  A source lane computed from `threadIdx` itself is a hardware
+    lane and does not cross."""
+    width = _width(unit, call)
+    if width is not None and width <= 32:
+        return False
+    if call.name.startswith("__shfl_up"):
+        return True
+    if call.name not in ("__shfl", "__shfl_sync"):
+        return False
+    src = SHUFFLES[call.name] - 1
+    if len(call.args) <= src:
+        return False
+    a, b = call.args[src]
+    return not any(t.text == "threadIdx" for t in unit.tokens[a:b])
+
+
+# votes are often only counted (`__popc(__ballot(p))`): HZ105 judges those on their own
+_VOTES = frozenset({"__ballot", "__ballot_sync", "__ballot64", "__activemask"})
+
+
+def _lane_bits(toks, k: int) -> bool:
+    """A match or lane mask whose bits name hardware lanes (a leader lane, lanes below me),
+    not one passed as the mask argument of a `_sync` intrinsic."""
+    if toks[k].text not in BALLOTS or toks[k].text in _VOTES:
+        return False
+    return not (k >= 2 and toks[k - 1].text == "(" and toks[k - 2].text in MASKED_SYNC)
+
+
+def _width(unit: Unit, call: Call) -> int | None:
+    w = SHUFFLES[call.name]
+    if len(call.args) <= w:
+        return None
+    a, b = call.args[w]
+    if any(t.text in _HARDWARE_NAMES for t in unit.tokens[a:b]):
+        return 64
+    return evaluate(unit, a, b)
+
+
+def _models(unit: Unit) -> dict[int, str]:
+    return cached(unit, "_hz_warp_models", lambda: _decide(unit))
+
+
+def _decide(unit: Unit) -> dict[int, str]:
+    funcs = [f for f in functions(unit) if f.is_device]
+    out: dict[int, str] = {}
+    for f in funcs:
+        m = _own_model(unit, f)
+        if m is not None:
+            out[f.open] = m
+    # helpers without evidence, or with only a lane id, take their callers' model (twice: a
+    # helper of a helper)
+    for _ in range(2):
+        for f in funcs:
+            if out.get(f.open) not in (None, LANE32):
+                continue
+            callers = {out.get(g.open) for g in _callers(unit, f, funcs) if g.open != f.open}
+            if len(callers) == 1 and None not in callers and LANE32 not in callers:
+                out[f.open] = callers.pop()  # type: ignore[assignment]
+    return out
+
+
+def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
+    toks = unit.tokens
+    found = []
+    for k in unit.identifier_positions.get(f.name, ()):
+        if k == f.name_index or k + 1 >= len(toks) or toks[k + 1].text not in ("(", "<"):
+            continue
+        g = next((g for g in funcs if g.open < k < g.close), None)
+        if g is not None:
+            found.append(g)
+    return found
+
+
+def _own_model(unit: Unit, f: Func) -> str | None:
+    toks = unit.tokens
+    body = range(f.params[0], f.close)
+    if any(toks[k].text in _HARDWARE_NAMES or _lane_bits(toks, k) for k in body):
+        return HARDWARE
+    group = False
+    for c in calls(unit, SHUFFLES):
+        if f.open < c.index < f.close:
+            w = _width(unit, c)
+            if w is not None and w >= 64:
+                return HARDWARE
+            if w is not None and w <= 32:
+                group = True
+    if group:
+        return GROUP32
+    taint = None
+    seen: set[str] = set()  # "lane" (`& 31`, `% 32`) and "group" (`/ 32`, `>> 5`) ids
+    for k in range(f.open + 1, f.close - 1):
+        t = toks[k]
+        if t.kind is not Kind.PUNCT or t.text not in _GROUPING:
+            continue
+        nxt = toks[k + 1]
+        if nxt.kind is Kind.NUMBER:
+            value = int_value(nxt.text)
+        elif nxt.kind is Kind.IDENT:
+            value = constant_at(unit, nxt.text, k + 1)
+        else:
+            continue
+        if value != _GROUPING[t.text]:
+            continue
+        rng = operand_before(toks, k)
+        if rng is None:
+            continue
+        taint = taint or thread_taint(unit, f)
+        if taint.any(*rng) is not None:
+            seen.add("lane" if t.text in ("&", "%") else "group")
+    # a lane id alone may still be meant as the hardware lane; with a matching group id the
+    # function splits the block into 32-thread groups on purpose
+    if seen == {"lane", "group"}:
+        return GROUP32
+    return LANE32 if seen == {"lane"} else None
+
+
+@dataclass(frozen=True)
+class Related:
+    """The dependent lines of one diagnosis: a note for the message, and the line numbers as
+    ``extra["related_lines"]`` (comma-separated; SARIF lists them as related locations)."""
+
+    lines: tuple[int, ...]
+
+    @property
+    def note(self) -> str:
+        if not self.lines:
+            return ""
+        return "; dependent lines: " + ", ".join(map(str, self.lines))
+
+    @property
+    def extra(self) -> dict | None:
+        return {"related_lines": ",".join(map(str, self.lines))} if self.lines else None
+
+
+def related(unit: Unit, token_indexes: list[int], at: int) -> Related:
+    """The distinct source lines of ``token_indexes``, in order, but the line of token ``at``
+    (where the finding itself is)."""
+    toks = unit.tokens
+
+    def line(k: int) -> int:
+        return unit.lines.position(toks[k].start)[0]
+
+    return Related(tuple(sorted({line(k) for k in token_indexes} - {line(at)})))

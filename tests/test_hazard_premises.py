@@ -1,0 +1,118 @@
+"""Rule premises checked against the target headers: ROCm 7.2.4 with clang-19 for gfx942.
+
+Each rule page states why code breaks on AMD; where that is a fact about the HIP headers, it is
+compiled here, both ways: what a rule reports must fail (or differ), what it stopped reporting
+must compile.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from test_hazard_common import fixed, only
+
+
+def _compile(text: str, tmp_path: Path, rocm7: Path, clang19: str) -> subprocess.CompletedProcess:
+    src = tmp_path / "premise.hip"
+    src.write_text("#include <hip/hip_runtime.h>\n#include <hip/hip_fp16.h>\n" + text)
+    cmd = [
+        clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+        "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(src),
+    ]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+# facts the rules rely on, or stopped reporting because of: all must compile for gfx942
+HOLDS = """
+#include <type_traits>
+__global__ void premises(__half2* h2, __half* h, unsigned long long* o) {
+  // HZ315: ROCm 7 declares `__half x, y` in __half2, as CUDA does (silent for ROCm >= 7)
+  static_assert(std::is_same<decltype(h2[0].x), __half>::value, "half2 members are __half");
+  __half lo = h2[0].x;
+  // HZ313: __shfl* overloads for __half/__half2 exist, so half shuffles are not reported
+  h[threadIdx.x] = __shfl_xor(lo, 1) + __shfl_xor_sync(~0ull, h[0], 1);
+  h2[threadIdx.x] = __shfl_down_sync(~0ull, h2[0], 1);
+  // HZ105: ballots are 64-bit
+  static_assert(sizeof(__ballot_sync(~0ull, 1)) == 8, "ballot is 64-bit");
+  static_assert(sizeof(__activemask()) == 8, "activemask is 64-bit");
+  o[0] = __ffsll(__ballot_sync(~0ull, lo > __half(0))) + __popcll(__activemask());
+}
+"""
+
+# each must be rejected: the rule's premise that the CUDA spelling breaks on gfx942
+BREAKS = {
+    "HZ106 32-bit mask": (
+        "__global__ void k(float* v) { v[0] = __shfl_sync(0xffffffffu, v[0], 0); }"
+    ),
+    "HZ104 warpSize is not constexpr": (
+        "__global__ void k(int* o) { constexpr int w = warpSize; o[0] = w; }"
+    ),
+    "HZ105 __ffs on a 64-bit ballot": (
+        "__global__ void k(int* o) { unsigned long long b = __ballot_sync(~0ull, o[0] > 0);"
+        " o[0] = __ffs(b); }"
+    ),
+}  # fmt: skip
+
+
+def test_premises_that_hold_compile(tmp_path, rocm7, clang19):
+    proc = _compile(HOLDS, tmp_path, rocm7, clang19)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_premises_of_reported_hazards_fail_to_compile(name, tmp_path, rocm7, clang19):
+    assert _compile(BREAKS[name], tmp_path, rocm7, clang19).returncode != 0, name
+
+
+def test_half2_members_reported_only_for_old_targets():
+    src = (
+        "__global__ void k(__half2* h, float* o) {\n"
+        "  __half2 v = h[0];\n  o[0] = __half2float(v.x);\n}\n"
+    )
+    assert only("HZ315", src) == []
+    assert len(only("HZ315", src, target_rocm=(6, 4))) == 1
+
+
+BALLOT_USES = """#include <cuda_runtime.h>
+__global__ void first_positive(const int* in, int* out) {
+  int bal = __ballot_sync(0xffffffffu, in[threadIdx.x] > 0);
+  if (threadIdx.x == 0) out[blockIdx.x] = __ffs(bal) - 1 + 100 * __popc(bal & 0xffff);
+}
+"""
+
+
+def test_ballot_widening_fix_changes_every_use_and_compiles(tmp_path, rocm7, clang19):
+    out = fixed(BALLOT_USES, unsafe_fixes=True)
+    assert "unsigned long long bal" in out
+    assert "__ffsll(bal)" in out and "__popcll(bal & 0xffff)" in out
+    body = out.replace("#include <hip/hip_runtime.h>\n", "")
+    proc = _compile(body, tmp_path, rocm7, clang19)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+CAST_MASKS = """#include <cuda_runtime.h>
+#include <cstdint>
+__global__ void broadcast(float* v) {
+  float x = __shfl_sync(uint32_t(-1), v[threadIdx.x], 0);
+  float y = __shfl_sync(static_cast<uint32_t>(-1), v[threadIdx.x], 0);
+  float z = __shfl_sync((unsigned)~0u, v[threadIdx.x], 0);
+  v[threadIdx.x] = x + y + z;
+}
+"""
+
+
+def test_full_masks_written_as_casts_are_widened_and_compile(tmp_path, rocm7, clang19, nvcc):
+    cu = tmp_path / "cast.cu"
+    cu.write_text(CAST_MASKS)
+    cuda = [nvcc, "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "cast.o")]
+    assert subprocess.run(cuda, capture_output=True, timeout=300).returncode == 0
+    out = fixed(CAST_MASKS)
+    assert out.count("0xffffffffffffffffULL") == 3 and "uint32_t(-1)" not in out
+    found = only("HZ106", CAST_MASKS)  # counted as fixed: the default conversion holds the fix
+    assert [f.line for f in found] == [4, 5, 6] and all(f.fixed for f in found)
+    body = out.replace("#include <hip/hip_runtime.h>\n", "")
+    proc = _compile(body, tmp_path, rocm7, clang19)
+    assert proc.returncode == 0, proc.stderr[-3000:]

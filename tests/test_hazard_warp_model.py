@@ -1,0 +1,147 @@
+"""The per-function warp model: code written for consistent 32-lane groups is right on a
+64-lane wavefront (it holds two groups) and draws no wave-size finding; only what crosses a
+group boundary is reported, and a 32-lane warp-size constant is one diagnosis listing its uses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from hipify_py.report.findings_sarif import _related
+from test_hazard_common import findings, only
+
+WAVE_RULES = {"HZ101", "HZ102", "HZ103", "HZ107"}
+
+# per-row softmax statistics, one 32-thread group per row; group sums by xor butterflies
+GROUP_ROWS = """#define GROUP_THREADS 32
+__device__ float group_max(float v) {
+  for (int o = GROUP_THREADS / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ float group_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+__global__ void row_stats(const float* x, float* mx, float* sm, int rows, int cols) {
+  int lane = threadIdx.x % GROUP_THREADS;
+  int row = blockIdx.x * (blockDim.x / GROUP_THREADS) + threadIdx.x / GROUP_THREADS;
+  if (row >= rows) return;
+  float m = -1e30f, s = 0.f;
+  for (int c = lane; c < cols; c += GROUP_THREADS) m = fmaxf(m, x[row * cols + c]);
+  m = group_max(m);
+  for (int c = lane; c < cols; c += GROUP_THREADS) s += __expf(x[row * cols + c] - m);
+  s = group_sum(s);
+  if (lane == 0) { mx[row] = m; sm[row] = s; }
+}
+"""
+
+# tile-local prefix: width 32 everywhere, so the group model is explicit
+GROUP_SCAN = """__global__ void tile_prefix(const int* in, int* out) {
+  int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x & 31;
+  int v = in[tid];
+  for (int d = 1; d < 32; d <<= 1) {
+    int up = __shfl_up_sync(0xffffffffu, v, d, 32);
+    if (lane >= d) v += up;
+  }
+  out[tid] = v;
+}
+"""
+
+# a broadcast from "lane 0" in group code: lanes 32-63 read the lower group's lane 0
+BROADCAST = """__global__ void normalize(float* x, const float* scale) {
+  int lane = threadIdx.x & 31;
+  int group = threadIdx.x >> 5;
+  float s = lane == 0 ? scale[blockIdx.x * 8 + group] : 0.f;
+  s = __shfl_sync(0xffffffffu, s, 0);
+  float t = __shfl_sync(0xffffffffu, s, 0, 32);
+  x[blockIdx.x * blockDim.x + threadIdx.x] *= s + t;
+}
+"""
+
+# hardware warps: lane 0 of the wavefront stores one sum per warpSize threads, but the constant
+# bounds the loop at 32 lanes
+HW_REDUCE = """#define WARP_SIZE 32
+__global__ void warp_sums(const float* in, float* out) {
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  if (threadIdx.x % warpSize == 0) out[threadIdx.x / warpSize] = v;
+  for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  out[0] += v;
+}
+"""
+
+
+def test_real_cuda(nvcc, tmp_path):
+    for n, src in enumerate((GROUP_ROWS, GROUP_SCAN, BROADCAST, HW_REDUCE)):
+        f = tmp_path / f"m{n}.cu"
+        f.write_text(src)
+        proc = subprocess.run(
+            [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / f"m{n}.o")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_consistent_32_lane_groups_draw_no_wave_size_finding():
+    for src in (GROUP_ROWS, GROUP_SCAN):
+        assert not {f.rule for f in findings(src)} & WAVE_RULES, src
+
+
+def test_helpers_take_the_model_of_their_callers():
+    # alone, the offset-16 loops of helpers nobody calls here stay reported
+    helper = GROUP_ROWS.split("__global__")[0]
+    assert [f.line for f in only("HZ102", helper)] == [3, 7]
+
+
+def test_a_shuffle_that_crosses_the_group_is_reported_where_the_width_goes():
+    found = only("HZ103", BROADCAST)
+    assert [f.line for f in found] == [5]
+    assert "pass width 32" in found[0].message
+    assert not {f.rule for f in findings(BROADCAST)} & {"HZ101", "HZ102", "HZ107"}
+
+
+def test_an_unbounded_scan_in_group_code_is_reported_at_the_shuffle():
+    src = GROUP_SCAN.replace(", d, 32)", ", d)")
+    src = src.replace("int lane", "int g = tid >> 5;\n  int lane")
+    found = {(f.rule, f.line) for f in findings(src) if f.rule in WAVE_RULES}
+    assert found == {("HZ103", 7)}
+
+
+def test_warp_size_constant_is_one_diagnosis_with_its_dependent_lines():
+    found = [f for f in findings(HW_REDUCE) if f.rule in WAVE_RULES]
+    assert [(f.rule, f.line) for f in found] == [("HZ107", 1)]
+    assert found[0].extra["related_lines"] == "4,6"
+    assert "dependent lines: 4, 6" in found[0].message
+    related = _related(found[0])
+    assert [r["physicalLocation"]["region"]["startLine"] for r in related] == [4, 6]
+    json.dumps(related)
+
+
+def test_hardware_and_32_lane_ids_mixed_in_one_function_are_one_finding():
+    src = """__global__ void k(const float* in, float* out) {
+  int lane = threadIdx.x & 31;
+  int warp = threadIdx.x >> 5;
+  float v = __shfl_down_sync(~0ull, in[threadIdx.x], 1, warpSize);
+  if (lane == 0) out[warp] = v;
+}
+"""
+    found = only("HZ101", src)
+    assert [f.line for f in found] == [2]
+    assert "dependent lines: 3" in found[0].message and "hardware warp" in found[0].message
+
+
+def test_a_short_constant_its_comment_calls_the_warp_size():
+    src = """static const int WS = 32; // warp size
+#define TW 32  // tile width
+__global__ void k(float* o) {
+  float v = o[threadIdx.x];
+  for (int d = WS / 2; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+  if (threadIdx.x % warpSize == 0) o[threadIdx.x / warpSize] = v + TW;
+}
+"""
+    found = [f for f in findings(src) if f.rule in WAVE_RULES]
+    assert [(f.rule, f.line) for f in found] == [("HZ107", 1)]  # the loop is its dependent line
+    assert found[0].extra["related_lines"] == "5"
