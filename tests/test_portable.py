@@ -109,3 +109,17 @@ def test_check_reads_the_amd_branch_only(tmp_path: Path) -> None:
     assert "HZ106" not in portable.output
     counts = [r.output.splitlines()[-1].split(" in 1 file")[0] for r in (original, portable)]
     assert counts[0] == counts[1] == "9 errors, 0 warnings, 0 infos"
+
+
+def test_version_gate_picks_per_vendor(tmp_path: Path, nvcc: str) -> None:
+    src = tmp_path / "in" / "gate.cu"
+    src.parent.mkdir()
+    src.write_text(
+        "#include <cuda_runtime.h>\n#if CUDART_VERSION < 9000\n#error too old\n#endif\n"
+        "__global__ void k(int* a) { a[0] = 1; }\n"
+    )
+    _convert([str(src.parent), "--out-dir", str(tmp_path / "out")])
+    text = (tmp_path / "out" / "gate.cu").read_text()
+    assert "(!defined(__HIP_PLATFORM_AMD__) && (CUDART_VERSION < 9000))" in text
+    _compile([nvcc, "-arch=sm_90", "-c", str(tmp_path / "out" / "gate.cu"), "-o",
+              str(tmp_path / "g.o")])  # fmt: skip

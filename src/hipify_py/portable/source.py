@@ -43,14 +43,14 @@ def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
     has_compat = any(inc.path == NAME for inc in _includes(unit))
     out: list[Edit] = []
     guarded: dict[tuple[int, int], list[Edit]] = {}
-    conditions: dict[Line, list[Edit]] = {}
+    conditions: dict[int, tuple[Line, list[Edit]]] = {}
     headers = [e for e in wanted if e.rule == "header"]
     for e in wanted:
         if e.rule == "header":
             continue
         line = _directive_at(dlines, e.start)
         if line is not None and (line.word in CONDITIONAL_OPEN or line.word == "elif"):
-            conditions.setdefault(line, []).append(e)
+            conditions.setdefault(line.start, (line, []))[1].append(e)
         elif line is not None:  # a #define or #pragma: the whole logical line is guarded
             guarded.setdefault(_line_span(text, line.start, line.end), []).append(e)
         else:
@@ -63,7 +63,7 @@ def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
         amd = _applied(text, start, end, group)
         block = f"{_GUARD}{nl}{amd}#else{nl}{text[start:end]}#endif{nl}"
         out.append(Edit(start, end, block, "portable"))
-    for line, group in conditions.items():
+    for line, group in conditions.values():
         body_start = line.body[0].start if line.body else line.end
         old = text[body_start : line.end]
         new = _applied(text, body_start, line.end, group)
