@@ -36,6 +36,7 @@ class Options:
     defines: tuple[str, ...] = ()
     extra_clang_args: tuple[str, ...] = field(default=())
     offload_arch: tuple[str, ...] = ("gfx942",)  # AMD targets build files compile for
+    portable: bool = False  # one source for nvcc and HIP (portable/), not a forked HIP tree
 
 
 @dataclass(frozen=True)

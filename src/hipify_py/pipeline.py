@@ -22,6 +22,7 @@ from .frontend.directives import lines as directive_lines
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
 from .policy import kept_in_file
+from .portable.source import portable_edits
 from .result import FileResult, conversions_of
 from .rules import passes
 
@@ -186,6 +187,8 @@ def _converted(unit: Unit, ctx: Context, with_hazards: bool) -> FileResult:
         edits = _outside_skipped(edits, unit)
     # after --skip-inactive, which may be what parsed the file
     result.parse_problems = problems + [p for p in _parse_problems(unit) if p not in problems]
+    if ctx.options.portable:  # the edits folded back onto the CUDA text, guarded
+        edits = portable_edits(unit, edits)
     if ctx.options.annotate:
         made = {(e.start, e.end, e.text) for e in edits}
         open_ = [f for f in findings if not _holds_fix(f, made)]
@@ -222,7 +225,8 @@ def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileRes
     """Rewrite one build file (``kind``: cmake, make, setuptools) with its build system's
     passes: the same Edit/Finding flow as a source, so diffs and the summary show it too."""
     unit = BuildFile(path, text, kind)
-    edits, findings, problems = proposals_of(unit, ctx, (f"build:{kind}",))
+    phase = f"build:portable-{kind}" if ctx.options.portable else f"build:{kind}"
+    edits, findings, problems = proposals_of(unit, ctx, (phase,))
     findings = kept_in_file(findings, unit, ctx.ignores)
     result = FileResult(path=path, original=text, text=text, findings=findings)
     result.rule_errors = problems

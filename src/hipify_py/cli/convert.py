@@ -20,6 +20,7 @@ from ..cache import open_cache
 from ..context import Context, Options, parse_version
 from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, WriteError, Writer, plan
+from ..portable.tree import write_compat_headers
 from ..report.summary import Summary
 from ..result import FileStatus, Outcome, RunMode
 from ..runner import load_texts, run
@@ -75,6 +76,11 @@ from .progress import progress
 @selection_options
 @conversion_options
 @offload_arch_option
+@click.option(
+    "--portable",
+    is_flag=True,
+    help="Keep one CUDA source that also builds for HIP: hip_compat.h + guarded AMD fixes.",
+)
 @click.option("--no-hazards", is_flag=True, help="Convert only; skip the hazard rules.")
 @click.option(
     "--json",
@@ -116,6 +122,8 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     --out-dir), a single file f.cu is written to f.hip beside it (k.cuh, whose tree name is
     its own, to k_hip.cuh).
     """
+    if kw["portable"]:  # the sources keep their names and their <<<>>> launches
+        kw["keep_names"], kw["launch_syntax"] = True, "cuda"
     dest = _destination(paths, kw)
     flags = conversion_flags(
         launch_syntax=kw["launch_syntax"],
@@ -126,6 +134,8 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     )
     if kw["offload_arch"]:
         flags["offload_arch"] = kw["offload_arch"]
+    if kw["portable"]:
+        flags["portable"] = True
     config = load_config(paths)
     ctx, rules = build_options_context(kw, config, **flags)
     try:
@@ -164,6 +174,10 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
                     bar.advance(outcome.candidate, written)
         finally:
             unsaved = _close(writer)
+    if kw["portable"] and dest.mode in (WriteBack.TREE, WriteBack.IN_PLACE, WriteBack.FILE):
+        roots = [writer.out_root] if writer.out_root is not None else list(paths)
+        for path in write_compat_headers(roots, ctx):
+            summary.written.append(str(path))
     summary.finish()
     code = _finish(writer, summary, ctx, paths, kw, err)
     if unsaved is not None:  # the files are whole, but the tree does not say what it holds

@@ -149,7 +149,7 @@ _STD = re.compile(r"-std=(?:c|gnu)\+\+(?:11|14|17|20|23|2a|2b|2c)")
 _LIST_LIMIT = 256
 _FLAGS = frozenset(
     ("roc", "miopen", "experimental", "hip_data_types", "skip_inactive", "keep_names", "fix")
-) | {"unsafe_fixes", "annotate"}
+) | {"unsafe_fixes", "annotate", "portable"}
 
 
 def _option_value(key: str, value: Any, project: Sequence[Path]) -> Any:

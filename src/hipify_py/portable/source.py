@@ -1,0 +1,157 @@
+"""Fold a conversion's edits back onto the CUDA text, so one file builds for both vendors.
+
+Each edit the conversion proposed becomes one of:
+
+- a rename (``rename/*``): dropped; ``hip_compat.h`` maps the name under HIP;
+- a header edit: ``#include "hip_compat.h"``, plus a ``#if HIP_COMPAT_HIP`` choice between the
+  HIP and the CUDA library header when the header is not the runtime's;
+- anything else (64-bit masks, ``HIP_SYMBOL``, shims, fixes): the lines it touches are written
+  twice, ``#if defined(__HIP_PLATFORM_AMD__)`` with the edit, ``#else`` as they were, so the
+  CUDA build compiles the original text.  An edit on an ``#if``/``#elif`` line (a version gate)
+  becomes one condition that picks the AMD or the original expression.
+
+Code already inside a branch on ``__HIP_PLATFORM_AMD__``/``HIP_COMPAT_HIP``, or one the HIP
+build never compiles, is left alone: that is what makes a second run change nothing.
+"""
+
+from __future__ import annotations
+
+from ..edits import Edit, apply_edits
+from ..frontend.conditions import inactive_in
+from ..frontend.directives import CONDITIONAL_OPEN, Line
+from ..frontend.directives import includes as directive_includes
+from ..frontend.directives import lines as directive_lines
+from ..frontend.unit import Unit
+from .compat_header import HIP_SWITCH, NAME
+
+AMD = "__HIP_PLATFORM_AMD__"
+RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
+_GUARD = f"#if defined({AMD})  // hipify-py --portable"
+_INCLUDE = f'#include "{NAME}"'
+
+
+def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
+    """The edits that make ``unit`` portable, from the ones that would fork it to HIP."""
+    text, nl = unit.text, unit.newline
+    dlines = directive_lines(unit.tokens, unit.directives)
+    settled = _settled_ranges(dlines, unit)
+    wanted = [
+        e
+        for e in edits
+        if not e.rule.startswith("rename/") and not any(s <= e.start < t for s, t in settled)
+    ]
+    has_compat = any(inc.path == NAME for inc in _includes(unit))
+    out: list[Edit] = []
+    guarded: dict[tuple[int, int], list[Edit]] = {}
+    conditions: dict[int, tuple[Line, list[Edit]]] = {}
+    headers = [e for e in wanted if e.rule == "header"]
+    for e in wanted:
+        if e.rule == "header":
+            continue
+        line = _directive_at(dlines, e.start)
+        if line is not None and (line.word in CONDITIONAL_OPEN or line.word == "elif"):
+            conditions.setdefault(line.start, (line, []))[1].append(e)
+        elif line is not None:  # a #define or #pragma: the whole logical line is guarded
+            guarded.setdefault(_line_span(text, line.start, line.end), []).append(e)
+        else:
+            guarded.setdefault(_line_span(text, e.start, e.end), []).append(e)
+    out += _header_edits(unit, headers, has_compat, nl)
+    if (guarded or conditions) and not has_compat and not out:
+        at = _first_include(unit)
+        out.append(Edit(at, at, _INCLUDE + nl, "portable"))
+    for (start, end), group in _merge(guarded).items():
+        amd = _applied(text, start, end, group)
+        block = f"{_GUARD}{nl}{amd}#else{nl}{text[start:end]}#endif{nl}"
+        out.append(Edit(start, end, block, "portable"))
+    for line, group in conditions.values():
+        body_start = line.body[0].start if line.body else line.end
+        old = text[body_start : line.end]
+        new = _applied(text, body_start, line.end, group)
+        cond = f"(defined({AMD}) && ({new})) || (!defined({AMD}) && ({old}))"
+        out.append(Edit(body_start, line.end, cond, "portable"))
+    return out
+
+
+def _includes(unit: Unit):  # noqa: ANN202 - list[Include]
+    return directive_includes(unit.text, unit.tokens, unit.directives)
+
+
+def _first_include(unit: Unit) -> int:
+    incs = _includes(unit)
+    return incs[0].start if incs else 0
+
+
+def _header_edits(unit: Unit, headers: list[Edit], has_compat: bool, nl: str) -> list[Edit]:
+    """Includes of CUDA headers -> the compat header (+ the library header per vendor)."""
+    out: list[Edit] = []
+    compat = has_compat
+    by_start = {inc.path_start: inc for inc in _includes(unit)}
+    for e in sorted(headers, key=lambda e: e.start):
+        inc = by_start.get(e.start)
+        if inc is None:  # an inserted hip_runtime.h, or a duplicate include's removal
+            if e.start == e.end and not compat:
+                out.append(Edit(e.start, e.end, _INCLUDE + nl, "portable"))
+                compat = True
+            continue
+        hip = e.text[1:-1]
+        block = "" if compat else _INCLUDE + nl
+        compat = True
+        if hip not in RUNTIME_HEADERS:
+            original = unit.text[inc.start : inc.line_end].rstrip("\r\n")
+            block += f"#if {HIP_SWITCH}{nl}#include {e.text}{nl}#else{nl}{original}{nl}#endif{nl}"
+        end = inc.line_end
+        out.append(Edit(inc.start, end, block if block else "", "portable"))
+    return out
+
+
+def _settled_ranges(dlines: list[Line], unit: Unit) -> list[tuple[int, int]]:
+    """Blocks that already choose a vendor (their #if names AMD's macro or the compat switch),
+    and text the HIP build never compiles."""
+    ranges: list[tuple[int, int]] = []
+    stack: list[tuple[int, bool]] = []
+    for line in dlines:
+        if line.word in CONDITIONAL_OPEN:
+            names = {t.text for t in line.body}
+            stack.append((line.start, bool(names & {AMD, HIP_SWITCH, "USE_ROCM"})))
+        elif line.word == "endif" and stack:
+            start, vendor = stack.pop()
+            if vendor:
+                ranges.append((start, line.end))
+    inactive = inactive_in(unit)
+    ranges += list(inactive.ranges)
+    return ranges
+
+
+def _directive_at(dlines: list[Line], offset: int) -> Line | None:
+    for line in dlines:
+        if line.start <= offset < line.end or (line.start <= offset == line.end):
+            return line
+    return None
+
+
+def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Whole lines around [start, end), the last line's break included."""
+    first = max(text.rfind("\n", 0, start), -1) + 1
+    last = text.find("\n", max(end - 1, start))
+    return first, (len(text) if last < 0 else last + 1)
+
+
+def _merge(spans: dict[tuple[int, int], list[Edit]]) -> dict[tuple[int, int], list[Edit]]:
+    """Overlapping line spans joined, so each line is guarded once."""
+    merged: dict[tuple[int, int], list[Edit]] = {}
+    cur: tuple[int, int] | None = None
+    for span in sorted(spans):
+        if cur is not None and span[0] < cur[1]:
+            group = merged.pop(cur) + spans[span]
+            cur = (cur[0], max(cur[1], span[1]))
+            merged[cur] = group
+        else:
+            cur = span
+            merged[cur] = list(spans[span])
+    return merged
+
+
+def _applied(text: str, start: int, end: int, edits: list[Edit]) -> str:
+    """text[start:end] with ``edits`` (offsets in ``text``) applied."""
+    shifted = [Edit(e.start - start, e.end - start, e.text, e.rule) for e in edits]
+    return apply_edits(text[start:end], shifted).text
