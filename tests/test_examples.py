@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,7 @@ def test_torch_binding_compiles_with_nvcc_when_torch_is_installed(nvcc, tmp_path
         nvcc,
         "-std=c++17",
         *(f"-I{p}" for p in include_paths()),
+        f"-I{sysconfig.get_paths()['include']}",  # Python.h, as CUDAExtension passes it
         "-c",
         str(EXAMPLES / "masked_add" / "masked_add.cpp"),
         "-o",
