@@ -60,6 +60,7 @@ class VerifyTree:
             include_dirs=tuple(ctx.options.include_dirs),
             defines=tuple(ctx.options.defines),
             cuda_root=str(source_root if source_root.is_dir() else source_root.parent),
+            target_rocm=ctx.options.target_rocm,  # never a toolchain older than the target
         )
         text = json.dumps(verify_paths([self.root], options, convert_options=ctx).to_json())
         # verify names files absolute or relative to the working directory: neither is a
