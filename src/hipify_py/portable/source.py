@@ -85,20 +85,25 @@ def _header_edits(unit: Unit, headers: list[Edit], has_compat: bool, nl: str) ->
     """Includes of CUDA headers -> the compat header (+ the library header per vendor)."""
     out: list[Edit] = []
     compat = has_compat
-    by_start = {inc.path_start: inc for inc in _includes(unit)}
+    includes = _includes(unit)
+    by_path = {inc.path_start: inc for inc in includes}
+    by_line = {inc.start: inc for inc in includes}  # a line rewritten whole (hipblas.h's define)
     for e in sorted(headers, key=lambda e: e.start):
-        inc = by_start.get(e.start)
+        inc = by_path.get(e.start) or (by_line.get(e.start) if e.start != e.end else None)
         if inc is None:  # an inserted hip_runtime.h, or a duplicate include's removal
             if e.start == e.end and not compat:
                 out.append(Edit(e.start, e.end, _INCLUDE + nl, "portable"))
                 compat = True
             continue
-        hip = e.text[1:-1]
+        whole = e.start == inc.start
+        spelled = e.text.rpartition("#include ")[2] if whole else e.text
+        hip = spelled[1:-1]
         block = "" if compat else _INCLUDE + nl
         compat = True
         if hip not in RUNTIME_HEADERS:
             original = unit.text[inc.start : inc.line_end].rstrip("\r\n")
-            block += f"#if {HIP_SWITCH}{nl}#include {e.text}{nl}#else{nl}{original}{nl}#endif{nl}"
+            amd = e.text if whole else f"#include {e.text}"
+            block += f"#if {HIP_SWITCH}{nl}{amd}{nl}#else{nl}{original}{nl}#endif{nl}"
         end = inc.line_end
         out.append(Edit(inc.start, end, block if block else "", "portable"))
     return out
