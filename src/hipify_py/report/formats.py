@@ -7,13 +7,11 @@ names, so adding a format is adding that module (and its test).
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from .findings_common import CheckReport
+from .registry import Registry
 
 
 @dataclass(frozen=True)
@@ -28,31 +26,10 @@ class Style:
 Render = Callable[[CheckReport, Style], str]
 
 
-FORMATS: dict[str, Render] = {}  # format name -> its renderer
-_loaded = False
-
-
-def register_format(name: str) -> Callable[[Render], Render]:
-    """Register the decorated ``render(report, style) -> str`` as the format ``name``."""
-
-    def register(render: Render) -> Render:
-        if name in FORMATS:
-            raise ValueError(f"report format {name!r} is registered twice")
-        FORMATS[name] = render
-        return render
-
-    return register
-
-
-def load_formats() -> dict[str, Render]:
-    """Import every ``findings_*`` module once so that each format registers itself."""
-    global _loaded
-    if not _loaded:
-        for mod in pkgutil.iter_modules([str(Path(__file__).parent)]):
-            if mod.name.startswith("findings_"):
-                importlib.import_module(f"{__name__.rpartition('.')[0]}.{mod.name}")
-        _loaded = True
-    return FORMATS
+_REGISTRY: Registry[Render] = Registry("findings_", "report format")
+FORMATS = _REGISTRY.by_name  # format name -> its renderer
+register_format = _REGISTRY.register
+load_formats = _REGISTRY.load
 
 
 def render(report: CheckReport, name: str, style: Style = Style()) -> str:

@@ -10,19 +10,17 @@ pure functions from a ``PortReport`` to text, like the ``check`` formats in ``fo
 from __future__ import annotations
 
 import difflib
-import importlib
 import os
-import pkgutil
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..discover import output_name
 from ..findings import Finding
 from ..result import Outcome
 from ..rules import RULES
+from .registry import Registry
 
 CONTEXT = 3  # unchanged lines shown around a change, a finding or a compiler error
 MAX_ROWS = 4000  # diff rows kept per file; a larger diff is cut (``FileEntry.cut``)
@@ -297,24 +295,6 @@ class VerifyIndex:
 # ------------------------------------------------------------------------------ formats
 
 PortRender = Callable[[PortReport], str]
-PORT_FORMATS: dict[str, PortRender] = {}
-
-
-def register_port_format(name: str) -> Callable[[PortRender], PortRender]:
-    """Register the decorated ``render(report) -> str`` as the porting-report format ``name``."""
-
-    def register(render: PortRender) -> PortRender:
-        if name in PORT_FORMATS:
-            raise ValueError(f"porting report format {name!r} is registered twice")
-        PORT_FORMATS[name] = render
-        return render
-
-    return register
-
-
-def load_port_formats() -> dict[str, PortRender]:
-    """Import every ``porting_*`` module so that each format registers itself."""
-    for mod in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        if mod.name.startswith("porting_"):
-            importlib.import_module(f"{__name__.rpartition('.')[0]}.{mod.name}")
-    return PORT_FORMATS
+_PORT_REGISTRY: Registry[PortRender] = Registry("porting_", "porting report format")
+register_port_format = _PORT_REGISTRY.register
+load_port_formats = _PORT_REGISTRY.load
