@@ -213,15 +213,7 @@ def verify_tree(
 
     from ..verify.report import render
 
-    root = Path(cuda_root)
-    options = VerifyOptions(
-        arch=arch,
-        toolchain=toolchain,
-        include_dirs=tuple(ctx.options.include_dirs),
-        defines=tuple(ctx.options.defines),
-        cuda_root=str(root if root.is_dir() else root.parent),
-        target_rocm=ctx.options.target_rocm,
-    )
+    options = VerifyOptions.of_conversion(ctx, Path(cuda_root), arch, toolchain)
     try:
         report = verify_paths([out_root], options, convert_options=ctx)
     except (ToolchainError, CompileDatabaseError) as exc:

@@ -54,14 +54,7 @@ class VerifyTree:
         (and CompileDatabaseError) as ``verify`` does."""
         from ..verify import VerifyOptions, verify_paths  # noqa: PLC0415 - only with --verify
 
-        options = VerifyOptions(
-            arch=arch,
-            toolchain=toolchain,
-            include_dirs=tuple(ctx.options.include_dirs),
-            defines=tuple(ctx.options.defines),
-            cuda_root=str(source_root if source_root.is_dir() else source_root.parent),
-            target_rocm=ctx.options.target_rocm,  # never a toolchain older than the target
-        )
+        options = VerifyOptions.of_conversion(ctx, source_root, arch, toolchain)
         text = json.dumps(verify_paths([self.root], options, convert_options=ctx).to_json())
         # verify names files absolute or relative to the working directory: neither is a
         # place the user knows, the path inside the output tree is

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .compdb import CompileDatabase
 from .compile import (
@@ -34,6 +34,9 @@ from .toolchain import Toolchain, ToolchainError
 from .torch_ext import ROCM_DEFINES as TORCH_ROCM_DEFINES
 from .torch_ext import extension_names, find_torch, torch_header_note, uses_torch
 from .tree import manifest_options, manifest_source, tree_manifest
+
+if TYPE_CHECKING:
+    from ..context import Context
 
 _CONVERT_LOCK = threading.Lock()
 
@@ -64,6 +67,21 @@ class VerifyOptions:
     target_rocm: tuple[int, ...] | None = None
     timeout: float = 600
     env: Mapping[str, str] | None = None  # for discovery (tests); None: os.environ
+
+    @classmethod
+    def of_conversion(
+        cls, ctx: Context, cuda_root: Path, arch: str, toolchain: str
+    ) -> VerifyOptions:
+        """The options that check a tree a conversion with ``ctx`` just made from
+        ``cuda_root`` (its flags, its target ROCm; errors mapped back to ``cuda_root``)."""
+        return cls(
+            arch=arch,
+            toolchain=toolchain,
+            include_dirs=tuple(ctx.options.include_dirs),
+            defines=tuple(ctx.options.defines),
+            cuda_root=str(cuda_root if cuda_root.is_dir() else cuda_root.parent),
+            target_rocm=ctx.options.target_rocm,
+        )
 
 
 @dataclass
