@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .findings import Finding, Severity
-from .report.findings_common import STALE_RULE
 
 if TYPE_CHECKING:
     from .buildfiles.unit import BuildFile
@@ -80,6 +79,10 @@ class RunPolicy:
 
     def wanted(self, f: Finding) -> bool:
         """Step d (and b again for stale output, which is not found per file)."""
+        # imported here: the project config imports this module at every start-up, and the
+        # report package (with the rule registry) is only needed once findings are judged
+        from .report.findings_common import STALE_RULE  # noqa: PLC0415
+
         if f.rule == STALE_RULE:
             source = f.extra["source"]
             return STALE_RULE not in self.ignore and not self.config.ignores_rule(
