@@ -202,6 +202,24 @@ def test_file_that_does_not_parse_is_still_translated(tmp_path: Path) -> None:
     assert "parse problem" in proc.stderr
 
 
+BRANCH_BRACES = Path(__file__).parent / "fixtures" / "parse" / "branch_braces.cu"
+
+
+def test_branch_braces_fixture_is_real_cuda(nvcc: str, tmp_path: Path) -> None:
+    cmd = [nvcc, "-arch=sm_90", "-c", str(BRANCH_BRACES), "-o", str(tmp_path / "k.o")]
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("options", [(), ("--skip-inactive",)])
+def test_well_formed_file_reports_no_parse_problem(options: tuple[str, ...]) -> None:
+    """A block opened in both arms of `#ifdef` / `#else` and types from a header the hermetic
+    parse does not open: nvcc compiles it, so a "parse problem" would be noise."""
+    proc = cli("convert", str(BRANCH_BRACES), "--stdout", *options)
+    assert proc.returncode == 0, proc.stderr
+    assert "hipLaunchKernelGGL(blur" in proc.stdout
+    assert "parse problem" not in proc.stderr
+
+
 def test_strict_fails_on_unsupported_apis(tmp_path: Path) -> None:
     f = tmp_path / "u.cu"
     f.write_text("void f() { cudaDeviceGetNvSciSyncAttributes(0, 0, 0); }\n")

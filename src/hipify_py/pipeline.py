@@ -73,17 +73,23 @@ def proposals_of(
 
 
 def _parse_problems(unit: Unit) -> list[str]:
-    """Syntax errors the user should know about.
+    """Syntax errors the user should know about: only those that say something of the file.
 
     libclang parses a file only when something needs it (a semantic hazard rule, or
     --skip-inactive), because a parse costs more than the whole token-based translation.
     When nothing did, a token-level structure check decides whether to parse just to report.
+    A hermetic parse (no project headers) of a well-formed file fails on every type its
+    headers declare; those errors change neither the token-based conversion nor anything a
+    user can act on, so only a file that looks broken, or that could not be parsed at all,
+    gets its parse problems reported.
     """
     if "ast" not in unit.__dict__ and not unit.looks_broken:
         return []
     ast = unit.ast
     if ast is None:
         return [f"libclang could not parse the file ({unit._ast_error}); converted from tokens"]
+    if unit.hermetic and not unit.looks_broken:
+        return []
     problems = []
     for diag in ast.diagnostics:
         if unit.hermetic and _is_hermetic_noise(diag.message):
@@ -129,6 +135,7 @@ _NOISE = (
     "unknown",
     "expected namespace name",
     "called object type",
+    "__hipify_",  # a stub declaration of the hermetic parse met the file's own
 )
 
 

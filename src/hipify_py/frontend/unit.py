@@ -12,7 +12,7 @@ from itertools import chain
 from ..edits import LineIndex
 from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
-from .directives import forget_lines, lines
+from .directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, forget_lines, lines
 from .lexer import Kind, Lexed, Token, lex
 from .macros import expansion_estimate
 from .syntax import (
@@ -228,10 +228,43 @@ class Unit:
             not_code += map(token_text, tokens[line.at : line.after])
         not_code += map(token_text, self.comments)
         skipped = "".join(not_code)
-        return any(
-            text.count(o) - skipped.count(o) != text.count(c) - skipped.count(c)
-            for o, c in ("()", "[]", "{}")
+        return (
+            any(
+                text.count(o) - skipped.count(o) != text.count(c) - skipped.count(c)
+                for o, c in ("()", "[]", "{}")
+            )
+            and not self._balanced_in_first_branches()
         )
+
+    def _balanced_in_first_branches(self) -> bool:
+        """Brackets balance when each ``#if`` group gives only its first branch.
+
+        ``#ifdef DUMP`` / ``for (...) {`` / ``#else`` / ``for (...) {`` / ``#endif`` opens one
+        block for the compiler but two for a count over every branch; calling that broken
+        would report the parse errors of a file nvcc compiles."""
+        tokens = self.tokens
+        opens = dict.fromkeys("([{", 0)
+        closing = {")": "(", "]": "[", "}": "{"}
+        branch: list[int] = []  # per open conditional: which of its branches we are in
+        start = 0
+        for line in [*lines(tokens, self.directives), None]:
+            if not any(branch):
+                for tok in tokens[start : line.at if line else len(tokens)]:
+                    if tok.kind is Kind.PUNCT and not tok.in_directive:
+                        if tok.text in opens:
+                            opens[tok.text] += 1
+                        elif tok.text in closing:
+                            opens[closing[tok.text]] -= 1
+            if line is None:
+                break
+            start = line.after
+            if line.word in CONDITIONAL_OPEN:
+                branch.append(0)
+            elif line.word in CONDITIONAL_NEXT and branch:
+                branch[-1] += 1
+            elif line.word == "endif" and branch:
+                branch.pop()
+        return not any(opens.values())
 
     @cached_property
     def risky(self) -> bool:
