@@ -82,6 +82,13 @@ def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):
         (b"__half h;", True),
         (b"__halfway h;", False),
         (b"int m = __NV_SATFINITE;", True),
+        # a header of inline-PTX macros has no other CUDA sign; x86 inline assembly is not PTX
+        (b'#define LD(R, a) asm volatile("ldmatrix.sync.aligned.x1.m8n8.shared.b16 {%0}"', True),
+        (b'#define WAIT() asm volatile("cp.async.wait_all;\\n" ::)', True),
+        (b'asm("{ .reg .pred p; setp.ne.b32 p, %1, 0; }" : "=r"(x) : "r"(y));', True),
+        (b'__asm__ __volatile__("mov.u32 %0, %%laneid;" : "=r"(l));', True),
+        (b'asm volatile("rdtsc" : "=a"(lo), "=d"(hi));', False),
+        (b'__asm__("movl %%eax, %%ebx" ::: "ebx");', False),
     ],
 )
 def test_what_makes_a_cpp_file_cuda(head: bytes, cuda: bool):

@@ -69,6 +69,13 @@ __device__ void amd() { asm volatile("s_waitcnt vmcnt(0)" ::: "memory"); }"""
     assert "mov.u32" in found[0].message
 
 
+def test_hz310_quotes_the_template_not_the_operands():
+    src = """#define WAIT_GROUP(N) asm volatile("cp.async.wait_group %0;\\n" ::"n"(N))
+__device__ void k() { WAIT_GROUP(1); }"""
+    [found] = only("HZ310", src)
+    assert "`cp.async.wait_group %0;`" in found.message
+
+
 def test_hz311_texture_references():
     src = """texture<float, 1, cudaReadModeElementType> tex;
 __global__ void k(float* o) { o[0] = tex1Dfetch(tex, 0); }

@@ -52,6 +52,10 @@ _CUDA_USES = tuple(
         rb"__(?<=\b__)(?:nv_bfloat16\w*|NV_[A-Z0-9_]+|half2?)\b",
         rb"nv_(?<=\bnv_)bfloat16\w*\b",
         rb"<<<",
+        # inline PTX: a header of asm macros (ldmatrix, mma.sync, cp.async) has no other sign
+        # (PTX mnemonics carry dotted suffixes, `mov.u32`, `cp.async.wait_all`; x86's do not)
+        rb"asm(?:(?<=\basm)|(?<=\b__asm)__)(?:\s+(?:volatile|__volatile__))?\s*\(\s*\"\s*\{?\s*"
+        rb"(?:[a-z][a-z0-9_]*\.[a-z0-9_]|\.reg\b|[^\"\n]*?%(?:laneid|warpid|n?smid|clock|globaltimer))",
         rb"#\s*include\s*(?:[<\"](?:cuda|cu[a-z]+[._]|cublas|curand|cusparse|cufft|cusolver|cudnn"
         rb"|nccl|ATen/cuda|c10/cuda|thrust|cub/|vector_types\.h|vector_functions\.h)"
         rb'|"[^"\n]*\.cu")',  # includes a .cu file, whose name changes

@@ -65,12 +65,13 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         for k in range(j + 1, close):
             if toks[k].kind is Kind.STRING:
                 template += toks[k].text
-            elif toks[k].text == ":":
+            elif toks[k].text in (":", "::"):  # `::"n"(N)`: no outputs, then the inputs
                 break
         m = _PTX.search(template)
         if not m or _GCN.search(template):
             continue
-        snippet = " ".join(template.replace('"', "").split())[:40]
+        text = template.replace('"', "").replace("\\n", " ").replace("\\t", " ")
+        snippet = " ".join(text.split())[:40]
         yield report(
             t.start,
             toks[close].end,
