@@ -106,8 +106,23 @@ __global__ void __cluster_dims__(2, 1, 1) k(half* a, float* c) {
   wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
   wmma::load_matrix_sync(fa, a, 16);
 }"""
-    assert [f.line for f in only("HZ313", src)] == [1, 2, 4, 5]
+    [wmma] = only("HZ313", src)  # one diagnosis for the file, at its first construct
+    assert wmma.line == 1 and wmma.extra["related_lines"] == "2,4,5"
+    assert "3 more in this file" in wmma.message and "`wmma::load_matrix_sync`" in wmma.message
     assert [f.line for f in only("HZ314", src)] == [3]
+
+
+def test_hz313_reports_the_first_use_the_hip_build_compiles():
+    src = """#ifndef USE_ROCM
+#include <mma.h>
+using namespace nvcuda;
+#endif
+__global__ void k(half* a) {
+  nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> f;
+  nvcuda::wmma::load_matrix_sync(f, a, 16);
+}"""
+    [wmma] = only("HZ313", src)
+    assert wmma.line == 6 and wmma.extra["related_lines"] == "7"
 
 
 def test_hz313_rocwmma_is_fine():

@@ -21,6 +21,10 @@ wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;   // HZ313
 wmma::mma_sync(acc, a, b, acc);                                          // HZ313
 ```
 
+One diagnosis per file: the first warp-matrix construct the HIP build compiles is reported,
+with every other use in the file as a dependent line (SARIF related locations), because the
+fix is one port of the file's matrix code, not an edit per call.
+
 ## How to fix
 Port to rocWMMA (`#include <rocwmma/rocwmma.hpp>`, `rocwmma::fragment`, ...) and check the
 fragment shapes supported on gfx942, or call a GEMM library.
@@ -29,13 +33,16 @@ fragment shapes supported on gfx942, or call a GEMM library.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ..context import Context
 from ..findings import Severity
+from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 from ._tokens import occurrences
+from ._warp_model import related
 
 _FUNCS = frozenset(
     {"load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment", "fragment", "bmma_sync"}
@@ -49,17 +56,41 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
     if "wmma" not in ids and "nvcuda" not in ids and "mma" not in ids:
         return
+    inactive = inactive_in(unit)
+    sites = [s for s in _sites(unit) if unit.tokens[s.index].start not in inactive]
+    if not sites:
+        return
+    first = sites[0]
+    uses = sorted({s.construct for s in sites[1:]} - {first.construct})
+    more = related(unit, [s.index for s in sites[1:]], first.index)
+    also = f"; {len(sites) - 1} more in this file ({', '.join(uses)})" if len(sites) > 1 else ""
+    yield report(
+        first.start,
+        first.end,
+        f"{first.message}{also}: port the file's warp-matrix code to rocWMMA{more.note}",
+        extra=more.extra,
+    )
+
+
+@dataclass(frozen=True)
+class _Site:
+    index: int  # token index, for the line
+    start: int
+    end: int
+    construct: str  # what a reader recognises: `#include <mma.h>`, `wmma::mma_sync`
+    message: str
+
+
+def _sites(unit: Unit) -> Iterator[_Site]:
+    """Every warp-matrix construct of the file, in order."""
     toks = unit.tokens
     for i in sorted((*unit.directives, *occurrences(unit, ("nvcuda", "wmma")))):
         t = toks[i]
         if t.kind is Kind.DIRECTIVE and i + 2 < len(toks) and toks[i + 1].text == "include":
             rest = unit.text[toks[i + 2].start : toks[i + 2].end + 8]
             if rest.startswith(("<mma.h>", '"mma.h"')):
-                yield report(
-                    t.start,
-                    toks[i + 2].end + 6,
-                    "`#include <mma.h>` (nvcuda::wmma): HIP has no WMMA; use rocWMMA",
-                )
+                what = "`#include <mma.h>`"
+                yield _Site(i, t.start, toks[i + 2].end + 6, what, f"{what}: HIP has no WMMA")
             continue
         if t.kind is not Kind.IDENT:
             continue
@@ -70,18 +101,12 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             and i + 1 < len(toks)
             and toks[i + 1].text == ";"
         ):
-            yield report(
-                toks[max(i - 2, 0)].start,
-                t.end,
-                "`using namespace nvcuda` brings in nvcuda::wmma, which HIP does "
-                "not support; port to rocWMMA",
-            )
+            what = "`using namespace nvcuda`"
+            message = f"{what} brings in nvcuda::wmma, which HIP does not support"
+            yield _Site(i, toks[max(i - 2, 0)].start, t.end, what, message)
         elif t.text == "nvcuda" and i + 2 < len(toks) and toks[i + 2].text == "wmma":
-            yield report(
-                t.start,
-                toks[i + 2].end,
-                "`nvcuda::wmma` is not supported by HIP; port to rocWMMA",
-            )
+            what = "`nvcuda::wmma`"
+            yield _Site(i, t.start, toks[i + 2].end, what, f"{what} is not supported by HIP")
         elif (
             t.text == "wmma"
             and i + 2 < len(toks)
@@ -89,9 +114,6 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             and toks[i + 2].text in _FUNCS
             and not (i > 0 and toks[i - 1].text == "::")
         ):
-            yield report(
-                t.start,
-                toks[i + 2].end,
-                f"`wmma::{toks[i + 2].text}` is not supported by HIP; port to "
-                f"rocWMMA (`rocwmma::{toks[i + 2].text}`)",
-            )
+            what = f"`wmma::{toks[i + 2].text}`"
+            message = f"{what} is not supported by HIP (rocWMMA: `rocwmma::{toks[i + 2].text}`)"
+            yield _Site(i, t.start, toks[i + 2].end, what, message)
