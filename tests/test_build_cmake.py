@@ -164,7 +164,7 @@ def test_what_cannot_be_converted_is_reported_with_its_line():
         "set_target_properties(k PROPERTIES CUDA_SEPARABLE_COMPILATION ON)\n"
         "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas -v>)\n"
         "target_link_libraries(k CUDA::cupti)\n"
-        "cuda_add_executable(old main.cu)\n"
+        "cuda_add_executable(old main.cu OPTIONS -G)\n"
         "target_compile_options(k PRIVATE -rdc=true)\n"
     )
     assert rules("cmake", text) == [
@@ -241,3 +241,44 @@ def test_a_target_that_links_the_runtime_already_is_left():
 )
 def test_project_keeps_a_cxx_language_for_find_package_hip(cuda, hip):
     assert converted("cmake", cuda + "\n").startswith(hip)
+
+
+FINDCUDA = """\
+cmake_minimum_required(VERSION 3.21)
+project(legacy CXX)
+find_package(CUDA REQUIRED)
+set(CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} -O2 --use_fast_math")
+list(APPEND CUDA_NVCC_FLAGS -DSCALE=2 -lineinfo)
+cuda_include_directories(include)
+cuda_add_executable(app main.cu)
+cuda_add_library(k STATIC k.cu)
+"""
+
+
+def test_findcuda_projects_are_ported_to_the_hip_language():
+    out = converted("cmake", FINDCUDA)
+    assert (
+        "if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n  set(CMAKE_HIP_ARCHITECTURES gfx942)\nendif()\n"
+        "enable_language(HIP)\nfind_package(hip REQUIRED)"
+    ) in out
+    assert 'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -O2 -ffast-math -fno-finite-math-only")' in out
+    assert 'string(APPEND CMAKE_HIP_FLAGS " -DSCALE=2 -gline-tables-only")' in out
+    assert "include_directories(include)" in out
+    assert "add_executable(app main.hip)" in out and "add_library(k STATIC k.hip)" in out
+    assert "cuda_" not in out and "CUDA_NVCC_FLAGS" not in out
+    assert [r for r in rules("cmake", FINDCUDA) if r[0] == "HB103"] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("cuda_add_executable(app main.cu OPTIONS -G)", "per-target nvcc options"),
+        ("cuda_compile(objs k.cu)", "no HIP-language command"),
+        ('set(CUDA_NVCC_FLAGS "-O2;-G")', "a list, not a flags string"),
+        ("list(APPEND CUDA_NVCC_FLAGS\n  -O2)", "a multi-line list"),
+        ('list(APPEND CUDA_NVCC_FLAGS "-Xcompiler -fPIC")', "a quoted item"),
+    ],
+)
+def test_findcuda_forms_without_a_hip_spelling_stay_reported(line: str, why: str):
+    text = f"project(p CXX)\nfind_package(CUDA REQUIRED)\n{line}\n"
+    assert ("HB103", 3) in rules("cmake", text), why

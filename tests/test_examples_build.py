@@ -199,6 +199,24 @@ def test_a_cuda_only_project_configures_with_find_package_hip(cmake_hip, tmp_pat
     assert code_object_archs(tmp_path / "build" / "libk.a") == {"gfx942"}
 
 
+def test_a_findcuda_project_builds_with_the_hip_language(cmake_hip, tmp_path):
+    """find_package(CUDA) + cuda_add_executable + a CUDA_NVCC_FLAGS string (CMake's deprecated
+    FindCUDA): converted to enable_language(HIP), add_executable and CMAKE_HIP_FLAGS."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p CXX)\nfind_package(CUDA REQUIRED)\n"
+        'set(CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} -O2")\n'
+        "list(APPEND CUDA_NVCC_FLAGS -DFILL_VALUE=1)\n"
+        "cuda_add_executable(app main.cu k.cu)\n"
+    )
+    (tmp_path / "p" / "k.cu").write_text(KERNEL)
+    (tmp_path / "p" / "main.cu").write_text(HOST)
+    run([sys.executable, "-m", "hipify_py", "convert", str(tmp_path / "p"), "-q"])
+    log = cmake_build(cmake_hip, tmp_path / "p-hip", tmp_path / "build")
+    assert "-O2" in log and "-DFILL_VALUE=1" in log
+    assert code_object_archs(tmp_path / "build" / "app") == {"gfx942"}
+
+
 def test_cpp_sources_beside_kernels_compile_with_the_hip_runtime(cmake_hip, tmp_path):
     """nvcc linked the runtime into the target and the .cpp found cuda_runtime.h; converted,
     the .cpp includes hip_runtime.h and needs hip::host (else `#error Must define exactly one

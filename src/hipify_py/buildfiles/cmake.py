@@ -17,6 +17,13 @@ from ..edits import Edit
 from ..findings import Finding, Severity
 from ..rules import build_pass, declare_rule
 from .cmake_commands import Arg, Command, commands
+from .cmake_findcuda import (
+    LEGACY_COMMANDS,
+    enable_hip_language,
+    flags_variable,
+    legacy_command,
+    needs_hip_language,
+)
 from .cmake_targets import ROCM_INCLUDES_FIRST, host_link, project_languages
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits, renamed
@@ -52,32 +59,6 @@ CUDA_ONLY_SETTING = declare_rule(
     `CMAKE_HIP_COMPILER`).
     """,
 )
-LEGACY_FINDCUDA = declare_rule(
-    "HB103",
-    "legacy-findcuda",
-    Severity.WARNING,
-    "legacy FindCUDA command: port to the HIP language by hand",
-    """
-    ## What it detects
-    Commands and variables of CMake's deprecated FindCUDA module: `cuda_add_executable`,
-    `cuda_add_library`, `cuda_compile`, `CUDA_NVCC_FLAGS`, ...
-
-    ## Why it breaks on AMD
-    They drive nvcc directly. ROCm's old FindHIP module offers `hip_add_executable`, but the
-    supported way is CMake's HIP language, which needs the project restructured the modern way.
-
-    ## Example
-    ```cmake
-    find_package(CUDA REQUIRED)
-    cuda_add_executable(app main.cu)   # HB103
-    ```
-
-    ## How to fix
-    Declare `project(app LANGUAGES CXX HIP)`, use `add_executable(app main.hip)` and put the
-    flags in `target_compile_options`; then run `convert` again on the result.
-    """,
-)
-
 # CMAKE_CUDA_<X> / CUDA_<X> property suffixes that HIP has under the same name
 _SAME_IN_HIP = frozenset(
     {
@@ -112,20 +93,6 @@ _VARIABLES = {
     "CUDA_TOOLKIT_ROOT_DIR": "ROCM_PATH",
     "CUDAToolkit_ROOT": "ROCM_PATH",
 }
-_LEGACY_COMMANDS = frozenset(
-    {
-        "cuda_add_executable",
-        "cuda_add_library",
-        "cuda_compile",
-        "cuda_compile_ptx",
-        "cuda_wrap_srcs",
-        "cuda_include_directories",
-        "cuda_add_cublas_to_target",
-        "cuda_add_cufft_to_target",
-        "cuda_select_nvcc_arch_flags",
-        "cuda_build_clean_target",
-    }
-)
 _LANGUAGE_COMMANDS = frozenset({"project", "enable_language", "check_language"})
 _WORD = re.compile(
     r"\bCMAKE_CUDA_(?P<cm>\w+)|(?<![\w:])CUDA::(?P<target>[\w-]+)"
@@ -144,7 +111,7 @@ _LIB_FLAG = re.compile(r"-l(?P<lib>[\w-]+)")
 @build_pass("cmake", "cmake", tallies=(BUILD_EDITS,))
 def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
     cmds = commands(unit)
-    flags = [p for cmd in cmds if cmd.name not in _LEGACY_COMMANDS for p in _flags(unit, cmd, ctx)]
+    flags = [p for cmd in cmds if cmd.name not in LEGACY_COMMANDS for p in _flags(unit, cmd, ctx)]
     yield from flags
     rest = list(_settings(unit, ctx, cmds))
     yield from (p for p in rest if isinstance(p, Finding))
@@ -157,11 +124,12 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
     cuda_finds: list[Command] = []
     with_language = _sources_with_language(cmds)
     for cmd in cmds:
-        if cmd.name in _LEGACY_COMMANDS:
-            yield LEGACY_FINDCUDA.report(
-                cmd.start, cmd.open, f"{cmd.name}() is FindCUDA's: port to HIP"
-            )
-            continue
+        if cmd.name in LEGACY_COMMANDS:
+            ported, proposals = legacy_command(cmd)
+            yield from proposals
+            if ported is None:
+                continue
+            cmd = ported  # noqa: PLW2901 - from here on it is the HIP-language command
         for k, arg in enumerate(cmd.args):
             # project(... CUDA), enable_language(CUDA), PROPERTIES [LINKER_]LANGUAGE CUDA
             if arg.text == "CUDA" and (
@@ -173,6 +141,11 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
                 yield Edit(arg.start, arg.end, hip, RULE)
         if cmd.name == "find_package" and cmd.args and cmd.args[0].text in ("CUDAToolkit", "CUDA"):
             first = cmd.args[0]
+            if first.text == "CUDA" and needs_hip_language(cmds):
+                nl = "\r\n" if "\r\n" in unit.text else "\n"
+                indent = _indent(unit, cmd.start)
+                lines = enable_hip_language(";".join(ctx.options.offload_arch))
+                yield Edit(cmd.start, cmd.start, "".join(f"{x}{nl}{indent}" for x in lines), RULE)
             yield Edit(first.start, first.end, "hip", RULE)
             cuda_finds.append(cmd)
             if len(cmd.args) > 1 and _VERSION.fullmatch(cmd.args[1].text):  # CUDA's version
@@ -265,7 +238,7 @@ def _arg_words(
             if m.group("prop") in _VARIABLES:
                 yield Edit(m.start(), m.end(), _VARIABLES[m.group("prop")], RULE)
             elif m.group("prop") == "CUDA_NVCC_FLAGS":
-                yield LEGACY_FINDCUDA.report(m.start(), m.end(), "CUDA_NVCC_FLAGS is FindCUDA's")
+                yield from flags_variable(unit, cmd, m.start(), m.end())
             else:
                 yield from _cuda_setting(m, cmd, k, "psuffix", "HIP_")
         elif m.group("var") is not None:
