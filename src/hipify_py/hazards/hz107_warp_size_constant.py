@@ -39,12 +39,12 @@ or use `warpSize` (a run-time value since HIP 7.0) where no compile-time constan
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..findings import Severity
 from ..frontend.conditions import inactive_in
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 from ._functions import function_at
@@ -66,14 +66,14 @@ _COMMENTED = re.compile(
 )
 
 
-def definitions(unit) -> list[tuple[str, int, int]]:
+def definitions(unit: Unit) -> list[tuple[str, int, int]]:
     """(name, first token, value token) of every warp-size-named constant defined as 32."""
     cached = unit.__dict__.get("_hz107_defs")
     if cached is not None:
         return cached
     toks = unit.tokens
     inactive = inactive_in(unit)
-    out = []
+    out: list[tuple[str, int, int]] = []
     n = len(toks)
     positions = unit.identifier_positions
     names = set(WARP_NAME.findall(unit.identifier_lines))
@@ -110,11 +110,11 @@ def definitions(unit) -> list[tuple[str, int, int]]:
     return out
 
 
-def _more_in_directive(toks, j) -> bool:
+def _more_in_directive(toks: Sequence[Token], j: int) -> bool:
     return j < len(toks) and toks[j].in_directive and toks[j].kind is not Kind.DIRECTIVE
 
 
-def _declares(toks, i) -> bool:
+def _declares(toks: Sequence[Token], i: int) -> bool:
     """`const`/`constexpr` declaration, or an enumerator, of the name at token i."""
     k = i - 1
     while k >= 0 and toks[k].kind is Kind.IDENT and toks[k].text not in ("return",):
@@ -129,7 +129,7 @@ def _declares(toks, i) -> bool:
     return False
 
 
-def reported_names(unit) -> frozenset[str]:
+def reported_names(unit: Unit) -> frozenset[str]:
     """Names whose definition HZ107 reports (their uses are not reported again)."""
     return frozenset(name for name, _, _ in definitions(unit))
 

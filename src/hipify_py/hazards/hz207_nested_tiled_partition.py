@@ -33,7 +33,7 @@ from ..rules import Proposal, Report, hazard_rule
 from ._tokens import match
 
 
-def _partitions(unit):
+def _partitions(unit: Unit) -> Iterator[tuple[int, tuple[int, int], str]]:
     """(name index, argument token range, variable name or '') of each tiled_partition call"""
     toks = unit.tokens
     for i in unit.identifier_positions.get("tiled_partition", ()):

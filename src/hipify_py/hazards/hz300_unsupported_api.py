@@ -29,9 +29,9 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..mappings import is_convertible, no_hip_library
+from ..mappings import Entry, is_convertible, no_hip_library
 from ..rewrite.shims import SHIMMED
 from ..rewrite.version_gates import VERSION_MACROS
 from ..rules import Proposal, Report, hazard_rule
@@ -41,7 +41,7 @@ from ._tokens import cached
 DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS, *SHIMMED})
 
 
-def api_uses(unit):
+def api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
     """(token, entry) for every identifier token that names a mapped CUDA API (computed once
     per file: several rules ask)."""
     return cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
@@ -50,7 +50,7 @@ def api_uses(unit):
 _NOT_CODE_DIRECTIVES = frozenset({"include", "include_next", "pragma", "error", "warning", "line"})
 
 
-def _api_uses(unit):
+def _api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
     toks = unit.tokens
     mapped = unit.mapped
     names = mapped.keys()
@@ -62,7 +62,7 @@ def _api_uses(unit):
         for i in positions.get("define", ())
         if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)
     }
-    out = []
+    out: list[tuple[Token, Entry]] = []
     for i in sorted(i for n in names - defined for i in positions[n]):
         t = toks[i]
         if i > 0 and toks[i - 1].text in (".", "->"):

@@ -23,11 +23,11 @@ Cast to the intended type: `__ffsll((unsigned long long)mask)`, or declare the m
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..findings import Fix, Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 from ._calls import calls
@@ -38,7 +38,7 @@ _LONG = frozenset(
 )
 
 
-def _declared_type(toks, name: str, lo: int, hi: int) -> list[str] | None:
+def _declared_type(toks: Sequence[Token], name: str, lo: int, hi: int) -> list[str] | None:
     """Type words of the last declaration of ``name`` in tokens[lo:hi]."""
     found = None
     for k in range(lo, hi):

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
@@ -59,7 +59,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, ctx, report), unit)
 
 
-def _findings(unit, ctx, report):
+def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
     ids = unit.identifiers
     has_props = bool((_PROP_TYPES | _PROP_CALLS) & ids)
     attrs = _ATTRS & ids

@@ -297,7 +297,7 @@ def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskS
     for name, tok in uses:
         cur = cursor_at(unit, tok.start)
         decl = cur.referenced if cur is not None else None
-        if decl is None:
+        if cur is None or decl is None:
             # neither declared nor defined in this file: a header's macro or variable
             elsewhere.append(
                 _elsewhere(
