@@ -38,17 +38,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from ..analysis.functions import Func, enclosing_conditions, function_at
+from ..analysis.taint import LANE_LIKE, thread_taint
+from ..analysis.tokens import one_per_line, operand_before, text_of
+from ..analysis.values import constant_at, int_value
+from ..analysis.warp_constants import reported_names
+from ..analysis.warp_model import GROUP32, HARDWARE, model_at, model_of, related
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import Func, enclosing_conditions, function_at
-from ._taint import LANE_LIKE, thread_taint
-from ._tokens import one_per_line, operand_before, text_of
-from ._values import constant_at, int_value
-from ._warp_model import GROUP32, HARDWARE, model_at, model_of, related
-from .hz107_warp_size_constant import reported_names
 
 # operator -> the literal that assumes 32 lanes
 _PATTERNS = {

@@ -29,16 +29,16 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import SHUFFLES, Call, calls
+from ..analysis.tokens import match, text_of
+from ..analysis.values import evaluate, int_value
+from ..analysis.warp_constants import reported_names
+from ..analysis.warp_model import GROUP32, LANE32, model_at
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import SHUFFLES, Call, calls
-from ._tokens import match, text_of
-from ._values import evaluate, int_value
-from ._warp_model import GROUP32, LANE32, model_at
-from .hz107_warp_size_constant import reported_names
 
 
 def _full_width(unit: Unit, call: Call) -> bool:

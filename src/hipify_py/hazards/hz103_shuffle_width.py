@@ -33,14 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.calls import SHUFFLES, Call, calls
+from ..analysis.values import int_value
+from ..analysis.warp_model import GROUP32, crosses_groups, model_at
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import SHUFFLES, Call, calls
-from ._values import int_value
-from ._warp_model import GROUP32, crosses_groups, model_at
 
 _SUB = {"&": (31, 15, 7), "%": (32, 16, 8)}
 

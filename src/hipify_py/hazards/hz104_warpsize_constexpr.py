@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import function_at
+from ..analysis.tokens import match, match_back, occurrences
 from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import function_at
-from ._tokens import match, match_back, occurrences
 
 _NAMES = frozenset(
     {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "C10_WARP_SIZE"}

@@ -29,15 +29,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import BALLOTS, Call, calls
+from ..analysis.cursor import cursor_at
+from ..analysis.functions import function_at
+from ..analysis.values import type_size
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import BALLOTS, Call, calls
-from ._cursor import cursor_at
-from ._functions import function_at
-from ._values import type_size
 
 _BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
 _NARROW_TYPE = re.compile(

@@ -30,14 +30,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import Func, functions
+from ..analysis.tokens import match, one_per_line
+from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import Func, functions
-from ._tokens import match, one_per_line
-from ._values import int_value
 
 _LANE = re.compile(r"lane", re.I)
 _HELPER = re.compile(r"lane_?mask", re.I)

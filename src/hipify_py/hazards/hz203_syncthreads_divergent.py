@@ -31,14 +31,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import enclosing_conditions, function_at
+from ..analysis.taint import Taint, thread_taint
+from ..analysis.tokens import occurrences, statement_end, text_of
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import enclosing_conditions, function_at
-from ._taint import Taint, thread_taint
-from ._tokens import occurrences, statement_end, text_of
 
 _BARRIERS = frozenset(
     {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}

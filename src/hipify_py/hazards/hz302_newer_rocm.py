@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..mappings import Entry, MappingIndex, needs_newer_hip
 from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import occurrences
 
 
 def _added_for(mappings: MappingIndex, hip_name: str) -> Entry | None:

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from ..analysis.tokens import one_per_line
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import Entry
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import one_per_line
 
 _NAMES = frozenset(
     {

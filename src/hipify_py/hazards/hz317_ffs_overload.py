@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import calls
+from ..analysis.functions import function_at
 from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import function_at
 
 _LONG = frozenset(
     {"uint64_t", "int64_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t"}

@@ -29,16 +29,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import calls
+from ..analysis.cursor import cursor_at
+from ..analysis.functions import function_at
+from ..analysis.tokens import match, statement_bounds
+from ..analysis.values import SIZEOF, evaluate
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._cursor import cursor_at
-from ._functions import function_at
-from ._tokens import match, statement_bounds
-from ._values import SIZEOF, evaluate
 
 LDS_BYTES = 64 * 1024
 

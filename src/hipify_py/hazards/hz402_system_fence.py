@@ -32,14 +32,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import calls
+from ..analysis.functions import Func, function_at
+from ..analysis.tokens import match, occurrences, text_of
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import Func, function_at
-from ._tokens import match, occurrences, text_of
 
 
 @hazard_rule(

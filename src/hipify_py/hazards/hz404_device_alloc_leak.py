@@ -33,61 +33,17 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 
+from ..analysis.allocations import ALLOCS, FREES, pointer_target
+from ..analysis.calls import Call, calls
+from ..analysis.functions import Func, enclosing_conditions, function_at
+from ..analysis.tokens import inside, match_back, occurrences
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import Call, calls
-from ._functions import Func, enclosing_conditions, function_at
-from ._tokens import inside, match_back, occurrences
 
-ALLOCS = frozenset(
-    {
-        "cudaMalloc",
-        "hipMalloc",
-        "cudaMallocAsync",
-        "hipMallocAsync",
-        "cudaMallocHost",
-        "hipHostMalloc",
-        "hipMallocHost",
-        "cudaHostAlloc",
-        "cudaMallocPitch",
-        "hipMallocPitch",
-        "cudaMallocManaged",
-        "hipMallocManaged",
-        "cudaMallocFromPoolAsync",
-        "hipMallocFromPoolAsync",
-        "hipExtMallocWithFlags",
-    }
-)
-FREES = frozenset(
-    {
-        "cudaFree",
-        "hipFree",
-        "cudaFreeAsync",
-        "hipFreeAsync",
-        "cudaFreeHost",
-        "hipHostFree",
-        "hipFreeHost",
-    }
-)
 _EXITS = frozenset({"return", "throw", "TORCH_CHECK", "AT_ERROR", "TORCH_CHECK_VALUE"})
-
-
-def pointer_target(toks: Sequence[Token], call: Call) -> str | None:
-    """Name of the local pointer in `&p` / `(void**)&p` / `reinterpret_cast<void**>(&p)`."""
-    a, b = call.args[0]
-    arg = toks[a:b]
-    for k, t in enumerate(arg):
-        if t.text == "&" and k + 1 < len(arg) and arg[k + 1].kind is Kind.IDENT:
-            rest = arg[k + 2 :]
-            if rest and rest[0].text in (".", "->", "["):
-                return None  # member or element: owned elsewhere
-            if k > 0 and arg[k - 1].text in (".", "->"):
-                return None
-            return arg[k + 1].text
-    return None
 
 
 def _declared_local(toks: Sequence[Token], f: Func, name: str, before: int) -> bool:

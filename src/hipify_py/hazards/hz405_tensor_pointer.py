@@ -33,15 +33,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.allocations import FREES
+from ..analysis.calls import calls
+from ..analysis.functions import Func, function_at
+from ..analysis.tokens import match_back, text_of
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import Func, function_at
-from ._tokens import match_back, text_of
-from .hz404_device_alloc_leak import FREES
 
 _DATA = frozenset({"data_ptr", "data", "mutable_data_ptr", "const_data_ptr"})
 _TENSOR_TYPES = frozenset({"Tensor", "TensorBase"})

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.tokens import occurrences, one_per_line
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import occurrences, one_per_line
 
 
 @hazard_rule(

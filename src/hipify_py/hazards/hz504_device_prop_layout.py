@@ -30,14 +30,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.calls import calls
+from ..analysis.functions import scope_of
+from ..analysis.tokens import one_per_line
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import scope_of
-from ._tokens import one_per_line
 
 _TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
 _OLD = frozenset({"hipDeviceProp_tR0000", "hipGetDevicePropertiesR0000"})

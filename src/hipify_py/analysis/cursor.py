@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..frontend.unit import Unit
-from ._tokens import cached
+from .tokens import cached
 
 if TYPE_CHECKING:
     import clang.cindex as ci

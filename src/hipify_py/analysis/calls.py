@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from ..frontend.unit import Unit
-from ._tokens import match, occurrences, split
+from .tokens import match, occurrences, split
 
 SHUFFLES = {  # name -> index of the width argument
     "__shfl": 2,

@@ -8,8 +8,8 @@ import re
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ._functions import function_at
-from ._tokens import cached, inside, match
+from .functions import function_at
+from .tokens import cached, inside, match
 
 
 def int_value(text: str) -> int | None:

@@ -1,5 +1,5 @@
-"""Token navigation for hazard rules: brackets, statements, operands, argument ranges, and
-one finding per line.
+"""Token navigation for rules and rewrite passes: brackets, statements, operands, argument
+ranges, and one finding per line.
 
 Everything works on the raw token list (every preprocessor branch, CUDA and HIP alike); what a
 helper computes once per file is kept on the ``Unit`` (``cached``) so that twenty rules share

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ._calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
-from ._functions import Func, function_at, functions
-from ._taint import thread_taint
-from ._tokens import cached, operand_before
-from ._values import constant_at, evaluate, int_value
+from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
+from .functions import Func, function_at, functions
+from .taint import thread_taint
+from .tokens import cached, operand_before
+from .values import constant_at, evaluate, int_value
 
 GROUP32 = "group32"
 HARDWARE = "hardware"
