@@ -22,7 +22,7 @@ from hipify_py.mappings import (
     needs_newer_hip,
 )
 from hipify_py.mappings import load as load_mod
-from hipify_py.mappings.user import find_project_mapping_files
+from hipify_py.user_mappings import find_project_mapping_files
 
 TABLES = SHARED / "reference" / "hipify-tables"
 OVERRIDE_SOURCES = {"warp_sync.yaml", "overrides.yaml"}  # documented overrides of table rows
@@ -100,10 +100,10 @@ def test_warp_sync_override_and_headers():
 def test_roc_and_status_helpers():
     index = load_index()
     sgemm = index.get("cublasSgemm")
-    assert hip_name(sgemm) == "hipblasSgemm"
+    assert hip_name(sgemm, Options()) == "hipblasSgemm"
     assert hip_name(sgemm, Options(roc=True)) == "rocblas_sgemm"
-    assert is_convertible(index.get("cudaMalloc"))
-    assert not is_convertible(index.get("cudaDeviceGetNvSciSyncAttributes"))
+    assert is_convertible(index.get("cudaMalloc"), Options())
+    assert not is_convertible(index.get("cudaDeviceGetNvSciSyncAttributes"), Options())
     exp = next(e for e in index.all_entries if e.status == "experimental")
     assert not is_convertible(exp, Options())
     assert not is_convertible(exp, Options(experimental=True))  # HIP 7.13: newer than 7.1

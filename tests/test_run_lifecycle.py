@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py.output.files import sha256
+from hipify_py.files import sha256
 from hipify_py.output.manifest import MANIFEST_NAME
 from test_convert_cli import KERNEL, cli
 

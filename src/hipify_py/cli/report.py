@@ -22,7 +22,6 @@ from .. import __version__
 from ..cache import open_cache
 from ..context import Context
 from ..discover import UsageError, renames_of, walk
-from ..report.port_verify import VerifyTree
 from ..report.porting import (
     PortReport,
     VerifyIndex,
@@ -37,6 +36,7 @@ from ..rules import load_rules
 from ..runner import load_texts, run
 from ..shard import select
 from ..verify.discovery import KINDS
+from ..verify.report_tree import VerifyTree
 from .common import (
     PathArg,
     build_options_context,

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, ConfigFileError
-from ..untrusted import UntrustedInputError, load_yaml, read_regular
-from .load import RulesText
-from .schema import CUDA_NAME_RE, HEADER_PATH_RE, MappingError, validate_file
+from .config import Config, ConfigFileError
+from .mappings.load import RulesText
+from .mappings.schema import CUDA_NAME_RE, HEADER_PATH_RE, MappingError, validate_file
+from .untrusted import UntrustedInputError, load_yaml, read_regular
 
 RULES_LIMIT = 16 * 1024 * 1024  # bytes in one user mapping file
 EMITTED_KEYS = ("hip", "roc")
