@@ -27,10 +27,6 @@ def int_value(text: str) -> int | None:
         return None
 
 
-def is_64bit_literal(text: str) -> bool:
-    return "ll" in text.lower() or (int_value(text) or 0) > 0xFFFFFFFF
-
-
 SIZEOF = {
     "char": 1,
     "bool": 1,

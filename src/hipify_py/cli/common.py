@@ -155,7 +155,7 @@ def selection_options(func: Callable) -> Callable:
     return func
 
 
-def _shard(ctx: click.Context, param: click.Parameter, value: str | None):  # noqa: ANN202
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     """click callback: ``--shard I/N`` as (I, N)."""
     if value is None:
         return None

@@ -177,8 +177,8 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
 
 
 def _verify(tree: VerifyTree, ctx: Context, source: Path, kw: dict[str, Any]) -> dict:
-    from ..verify.compdb import CompileDatabaseError  # noqa: PLC0415 - only with --verify
-    from ..verify.toolchain import ToolchainError  # noqa: PLC0415
+    from ..verify.compdb import CompileDatabaseError  # only with --verify
+    from ..verify.toolchain import ToolchainError
 
     click.echo(f"hipify-py: compile-checking the conversion for {kw['arch']}", err=True)
     try:

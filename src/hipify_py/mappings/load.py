@@ -257,7 +257,7 @@ def _load_shipped(use_cache: bool = True) -> MappingIndex:
     rows, compiled = _rank([_parse(p, b, user=False) for p, b in zip(paths, blobs, strict=True)])
     if use_cache:
         try:
-            from ..files import replace_cache_file  # noqa: PLC0415 - a cold start only
+            from ..files import replace_cache_file  # a cold start only
 
             cache_file.parent.mkdir(parents=True, exist_ok=True)
             replace_cache_file(cache_file, marshal.dumps((rows, compiled)))
