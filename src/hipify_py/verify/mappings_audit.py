@@ -31,6 +31,7 @@ from pathlib import Path
 
 import yaml
 
+from ..context import Options
 from ..frontend.directives import macro_numbers
 from ..mappings.index import Entry, MappingIndex
 from ..mappings.load import hip_name, is_convertible, load_index
@@ -265,9 +266,9 @@ def _emitted(index: MappingIndex, options) -> dict[str, list[Entry]]:
     return out
 
 
-def run_audit(rocm: Path, clang: str, options=None, index: MappingIndex | None = None) -> Audit:
-    from ..context import Options
-
+def run_audit(
+    rocm: Path, clang: str, options: Options | None = None, index: MappingIndex | None = None
+) -> Audit:
     options = options or Options()
     index = index or load_index()
     include = rocm / "include"
