@@ -108,7 +108,7 @@ def _watch_parses(stopped: list[str]) -> None:
     """Record each verdict of the parse child that is not 'lived'."""
     real = unit_module.crash_of
 
-    def watched(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def watched(*args, **kwargs):
         verdict = real(*args, **kwargs)
         if verdict is not None:
             stopped.append(verdict)

@@ -181,8 +181,8 @@ def run(args: argparse.Namespace) -> None:
 
 
 def torch_extension(args: argparse.Namespace) -> None:
-    import torch  # noqa: PLC0415 - only on the GPU machine
-    from torch.utils.cpp_extension import load  # noqa: PLC0415
+    import torch  # only on the GPU machine
+    from torch.utils.cpp_extension import load
 
     torch.manual_seed(0)
     x = torch.randn(1 << 20, device="cuda")

@@ -104,7 +104,7 @@ class DevTools:
             os.dup2(theirs_in, 3)
             os.dup2(theirs_out, 4)
 
-        self.proc = subprocess.Popen(  # noqa: S603 - a fixed command line
+        self.proc = subprocess.Popen(  # a fixed command line
             [
                 chromium,
                 "--headless",
@@ -115,7 +115,7 @@ class DevTools:
                 "--remote-debugging-pipe",
                 "about:blank",
             ],
-            preexec_fn=onto_3_and_4,  # noqa: PLW1509 - only dup2, no locks
+            preexec_fn=onto_3_and_4,  # only dup2, no locks
             close_fds=False,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

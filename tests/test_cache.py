@@ -61,7 +61,7 @@ def converted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = runner._convert
 
-    def counting(candidate, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+    def counting(candidate, *args, **kwargs):
         seen.append(candidate.path.name)
         return real(candidate, *args, **kwargs)
 
@@ -154,7 +154,7 @@ def test_an_unchanged_output_is_not_read_but_a_same_size_edit_with_its_old_mtime
     reads: list[str] = []
     original = output_mod.read_regular
 
-    def counting(path, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+    def counting(path, *args, **kwargs):
         reads.append(str(path))
         return original(path, *args, **kwargs)
 

@@ -47,7 +47,7 @@ def test_version_gate_branch_is_the_one_cuda_12_takes():
     # evaluate the converted conditions the way the preprocessor does
     ifs = [ln[4:] for ln in out.splitlines() if ln.startswith("#if ")]
     conds = [c.split("/*")[0] + c.split("*/")[1] for c in ifs]
-    assert [eval(c) for c in conds] == [True, False]  # noqa: S307 (integer comparisons only)
+    assert [eval(c) for c in conds] == [True, False]  # integer comparisons only
 
 
 def test_project_definitions_of_version_macros_stay():

@@ -13,7 +13,7 @@ from hipify_py.context import Context, Options
 from hipify_py.findings import Severity
 from hipify_py.frontend.unit import Unit
 from hipify_py.mappings import load_index
-from hipify_py.pipeline import check_text, convert_text
+from hipify_py.pipeline import check_result, convert_text
 from hipify_py.rules import RULES, RuleInfo, declare_rule, load_rules, passes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hazards"
@@ -30,7 +30,7 @@ def ctx(**options) -> Context:
 
 
 def findings(src: str, path: str = "t.cu", **options):
-    return [f for f in check_text(src, path, ctx(**options)) if f.rule.startswith("HZ")]
+    return [f for f in check_result(src, path, ctx(**options)).findings if f.rule.startswith("HZ")]
 
 
 def rules_of(src: str, path: str = "t.cu", **options) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from _convert import hip
-from hipify_py.pipeline import check_text
+from hipify_py.pipeline import check_result
 from test_hazard_common import ctx, fixed, only, rules_of
 
 
@@ -55,7 +55,7 @@ def test_hz302_newer_rocm_on_both_sides():
     # __syncwarp below 7.0 is rewritten and reported by HP010, not HZ302
     sync = "#include <hip/hip_runtime.h>\n__device__ int f(int v) { __syncwarp(); return v; }\n"
     assert only("HZ302", sync, "t.hip", target_rocm=(6, 4)) == []
-    reported = check_text(sync, "t.hip", ctx(target_rocm=(6, 4)))
+    reported = check_result(sync, "t.hip", ctx(target_rocm=(6, 4))).findings
     assert [f.rule for f in reported if f.rule.startswith("HP")] == ["HP010"]
 
 

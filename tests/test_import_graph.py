@@ -1,6 +1,12 @@
-"""No import circle between hipify_py's modules (issue 27): every import counts, those inside
-functions and under ``TYPE_CHECKING`` too, because a circle hidden in a function is still a
-circle in the design (each side must know the other)."""
+"""No import circle between hipify_py's modules, nor between its packages (issue 27): every
+import counts, those inside functions and under ``TYPE_CHECKING`` too, because a circle hidden
+in a function is still a circle in the design (each side must know the other).
+
+At package level each subpackage (``rewrite``, ``hazards``, ``analysis``, ``frontend``,
+``mappings``, ``output``, ``report``, ``verify``, ``cli``, ``buildfiles``, ``portable``) is one
+node and each top-level module is one node of its own, so the packages are layered in one
+direction: ``analysis`` below ``rewrite`` below ``hazards``, the tables below the context that
+holds their index, the report formats below ``verify``."""
 
 from __future__ import annotations
 
@@ -39,10 +45,34 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
             yield from (alias.name for alias in node.names)
 
 
-def import_circles(package: Path) -> list[list[str]]:
-    """The import graph's strongly connected components of more than one module (Tarjan)."""
+def module_graph(package: Path) -> dict[str, set[str]]:
+    """Module -> the modules of the package it imports."""
     modules = _modules(package)
-    graph = {m: {d for d in _imports(m, p, modules) if d in modules} for m, p in modules.items()}
+    return {m: {d for d in _imports(m, p, modules) if d in modules} for m, p in modules.items()}
+
+
+def package_of(module: str) -> str:
+    """``pkg.rewrite.launches`` -> ``pkg.rewrite``; a top-level module is its own node."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(package: Path) -> dict[str, set[str]]:
+    """Package (or top-level module) -> those it imports, imports inside one package left out."""
+    graph: dict[str, set[str]] = {}
+    for module, deps in module_graph(package).items():
+        node = package_of(module)
+        graph.setdefault(node, set()).update(package_of(d) for d in deps)
+        graph[node].discard(node)
+    return graph
+
+
+def import_circles(package: Path) -> list[list[str]]:
+    """The module import graph's circles."""
+    return circles(module_graph(package))
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The graph's strongly connected components of more than one node (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -82,3 +112,39 @@ def test_the_check_finds_a_circle(tmp_path: Path) -> None:
 
 def test_no_module_imports_itself_back() -> None:
     assert import_circles(PACKAGE) == []
+
+
+def test_the_check_finds_a_circle_between_packages(tmp_path: Path) -> None:
+    """Two packages that import each other through different modules: no module circle, but a
+    package circle, and the package check reports it."""
+    pkg = tmp_path / "pkg"
+    for sub in ("a", "b", "c"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "x.py").write_text("from ..b.y import f\n")
+    (pkg / "b" / "z.py").write_text("def g():\n    from pkg.a import w\n")
+    (pkg / "a" / "w.py").write_text("")
+    (pkg / "b" / "y.py").write_text("")
+    (pkg / "c" / "v.py").write_text("from ..a import x\n")
+    (pkg / "top.py").write_text("from .c import v\n")
+    assert import_circles(pkg) == []
+    assert package_graph(pkg)["pkg.top"] == {"pkg.c"}
+    assert circles(package_graph(pkg)) == [["pkg.a", "pkg.b"]]
+    (pkg / "a" / "w.py").write_text("from .. import top\n")  # a -> top -> c -> a
+    assert circles(package_graph(pkg)) == [["pkg.a", "pkg.b", "pkg.c", "pkg.top"]]
+
+
+def test_packages_are_layered_in_one_direction() -> None:
+    graph = package_graph(PACKAGE)
+    assert {"hipify_py.analysis", "hipify_py.rewrite", "hipify_py.hazards"} <= graph.keys()
+    assert circles(graph) == []
+
+
+def test_no_rule_module_imports_another() -> None:
+    """What two rules share lives in ``analysis/``: a rule module is one file that can be
+    added or removed on its own."""
+    graph = module_graph(PACKAGE)
+    rule_modules = {m for m in graph if m.startswith("hipify_py.hazards.")}
+    shared = {m: graph[m] & rule_modules for m in rule_modules}
+    assert {m: deps for m, deps in shared.items() if deps} == {}

@@ -12,7 +12,7 @@ from conftest import require_tool
 from hipify_py.cli.mappings import mappings
 from hipify_py.context import Options
 from hipify_py.mappings import hip_name, is_convertible, load_index
-from hipify_py.mappings.audit import counterpart_candidates, probe_source
+from hipify_py.verify.mappings_audit import counterpart_candidates, probe_source
 from test_hazard_common import only
 
 # Done-when of issue 11, against ROCm 7.2.4 for the default target.

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from conftest import SHARED, missing
 from hipify_py.cli.mappings import mappings
+from hipify_py.config import Config, ConfigFileError
 from hipify_py.context import Options
 from hipify_py.mappings import (
     MappingError,
@@ -22,7 +23,7 @@ from hipify_py.mappings import (
     needs_newer_hip,
 )
 from hipify_py.mappings import load as load_mod
-from hipify_py.mappings.user import find_project_mapping_files
+from hipify_py.user_mappings import user_rules
 
 TABLES = SHARED / "reference" / "hipify-tables"
 OVERRIDE_SOURCES = {"warp_sync.yaml", "overrides.yaml"}  # documented overrides of table rows
@@ -100,10 +101,10 @@ def test_warp_sync_override_and_headers():
 def test_roc_and_status_helpers():
     index = load_index()
     sgemm = index.get("cublasSgemm")
-    assert hip_name(sgemm) == "hipblasSgemm"
+    assert hip_name(sgemm, Options()) == "hipblasSgemm"
     assert hip_name(sgemm, Options(roc=True)) == "rocblas_sgemm"
-    assert is_convertible(index.get("cudaMalloc"))
-    assert not is_convertible(index.get("cudaDeviceGetNvSciSyncAttributes"))
+    assert is_convertible(index.get("cudaMalloc"), Options())
+    assert not is_convertible(index.get("cudaDeviceGetNvSciSyncAttributes"), Options())
     exp = next(e for e in index.all_entries if e.status == "experimental")
     assert not is_convertible(exp, Options())
     assert not is_convertible(exp, Options(experimental=True))  # HIP 7.13: newer than 7.1
@@ -180,7 +181,7 @@ def test_project_config_discovery(tmp_path):
     (proj / ".hipify-py.yaml").write_text(
         "mappings:\n- {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n"
     )
-    files = find_project_mapping_files(proj / "src" / "deep" / "k.cu")
+    files = user_rules(Config.find(proj / "src" / "deep" / "k.cu"))
     assert len(files) == 1
     assert load_index(extra_files=files).get("cudaFoo").hip == "hipFoo"
 
@@ -190,15 +191,15 @@ def test_project_config_discovery(tmp_path):
         "family: user\nentries:\n- {cuda: cudaBar, hip: hipBar, kind: type, status: supported}\n"
     )
     (other / "pyproject.toml").write_text('[tool.hipify-py]\nmappings = ["rules.yaml"]\n')
-    files = find_project_mapping_files(other / "a")
-    assert files == [(other / "rules.yaml").resolve()]
+    files = user_rules(Config.find(other / "a"))
+    assert [f.label for f in files] == [str((other / "rules.yaml").resolve())]
     assert load_index(extra_files=files).get("cudaBar").hip == "hipBar"
 
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / ".hipify-py.yaml").write_text("mappings:\n- {cuda: x, kind: nope, status: supported}\n")
     with pytest.raises(MappingError, match=r"entry 0 \(x\): field 'kind'"):
-        load_index(extra_files=find_project_mapping_files(bad))
+        user_rules(Config.find(bad))
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -322,23 +323,20 @@ def test_user_mapping_qualified_names_and_header_paths_are_fine(tmp_path):
     assert index.header("mylib/cuda_ext.cuh").hip == "mylib/hip_ext.h"
 
 
-def test_project_config_not_utf8_and_skipped(tmp_path):
+def test_project_config_not_utf8(tmp_path):
     proj = tmp_path / "proj"
     proj.mkdir()
     (proj / ".hipify-py.yaml").write_bytes(b"# \xff\nmappings: []\n")
     not_utf8 = r"^cannot read .*\.hipify-py\.yaml: not UTF-8 \(byte 0xff"
-    with pytest.raises(MappingError, match=not_utf8):
-        find_project_mapping_files(proj)
-    assert find_project_mapping_files(proj, config_file=False) == []
-    with pytest.raises(MappingError):
-        find_project_mapping_files(proj)  # the scope ended
+    with pytest.raises(ConfigFileError, match=not_utf8):
+        Config.find(proj)
 
 
 def test_bad_inline_mapping_names_the_config_file(tmp_path):
     config = tmp_path / ".hipify-py.yaml"
     config.write_text("mappings:\n- {cuda: cudaX, kind: function, status: supported, oops: 1}\n")
     with pytest.raises(MappingError) as info:
-        find_project_mapping_files(tmp_path)
+        user_rules(Config.find(tmp_path))
     message = str(info.value)
     assert message.startswith(f"{config}: field 'mappings': entry 0 (cudaX)"), message
     assert "user-rules" not in message and "cache" not in message

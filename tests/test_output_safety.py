@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py.output.files import BACKUP_SUFFIX, WriteError, backup_original, write_file
+from hipify_py.files import BACKUP_SUFFIX, WriteError, backup_original, write_file
 from hipify_py.output.manifest import MANIFEST_NAME
 from test_convert_cli import KERNEL, cli
 
@@ -168,7 +168,7 @@ def test_a_new_file_takes_the_umask_and_a_stale_temporary_name_is_stepped_over(
 ) -> None:
     """The temporary file is created as the output itself would be (0o666 less the umask), not
     0o600; a name left by a killed run with the same process id is not opened, nor removed."""
-    from hipify_py.output import files
+    from hipify_py import files
 
     monkeypatch.setattr(files, "_temp_serial", iter(range(3)))
     stale = tmp_path / f".f.{os.getpid()}-0.tmp"
@@ -385,7 +385,7 @@ def test_ctrl_c_during_a_write_lands_once_the_file_is_whole(
 ) -> None:
     """The interrupt is held while a temporary file exists beside the one it replaces: it
     left an empty `.k.cu.PID-N.tmp` in the source tree of an --in-place run."""
-    from hipify_py.output import files
+    from hipify_py import files
 
     target = tmp_path / "k.cu"
     target.write_bytes(b"old")

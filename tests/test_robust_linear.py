@@ -17,7 +17,7 @@ class _Counted(list):
 
     reads = 0
 
-    def __getitem__(self, index):  # noqa: ANN001, ANN204 - list's own signature
+    def __getitem__(self, index):  # list's own signature
         _Counted.reads += 1
         return super().__getitem__(index)
 

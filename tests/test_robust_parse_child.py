@@ -21,7 +21,7 @@ def test_an_error_in_the_child_is_not_retried_without_limits(monkeypatch: pytest
     parent = os.getpid()
     real = clang.parse
 
-    def parse_failing_in_the_child(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def parse_failing_in_the_child(*args, **kwargs):
         if os.getpid() != parent:
             raise clang.ci.TranslationUnitLoadError("Error parsing translation unit.")
         return real(*args, **kwargs)

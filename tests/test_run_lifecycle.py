@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py.output.files import sha256
+from hipify_py.files import sha256
 from hipify_py.output.manifest import MANIFEST_NAME
 from test_convert_cli import KERNEL, cli
 
@@ -215,7 +215,7 @@ def test_a_worker_that_dies_costs_its_file_only(tmp_path, monkeypatch) -> None:
 
     real = runner.process
 
-    def crashing(candidate, context, mode="convert", known=None):  # noqa: ANN001, ANN202
+    def crashing(candidate, context, mode="convert", known=None):
         if candidate.path.name == "k0003.cu":
             os.kill(os.getpid(), signal.SIGKILL)
         return real(candidate, context, mode, known)

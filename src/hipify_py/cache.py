@@ -42,9 +42,9 @@ from . import __version__
 from .context import Context, Renames
 from .discover import Candidate
 from .edits import Edit
+from .files import TEMPORARY_NAME, file_stamp, replace_cache_file
 from .findings import Finding, Fix, Severity
 from .mappings.load import RulesText, cache_dir, cache_enabled, tables_fingerprint
-from .output.files import TEMPORARY_NAME, file_stamp, replace_cache_file
 from .output.manifest import options_record
 from .result import FileResult, FileStatus, Outcome, RunMode
 

@@ -47,7 +47,7 @@ def split_ids(values: Iterable[str]) -> tuple[str, ...]:
 
 
 def unknown_pattern(patterns: Sequence[str]) -> str | None:
-    from .rules import RULES, load_rules  # noqa: PLC0415 - loads every rule module; rarely needed
+    from .rules import RULES, load_rules  # loads every rule module; rarely needed
 
     load_rules()
     return next(
@@ -146,7 +146,7 @@ def _has_tool_table(pyproject: Path) -> bool:
 def _parse(path: Path, where: str, doc: dict[Any, Any]) -> Config:
     for key in doc:
         if key not in KEYS:
-            import difflib  # noqa: PLC0415 - only to name the key a typo meant
+            import difflib  # only to name the key a typo meant
 
             close = difflib.get_close_matches(str(key), KEYS, n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""

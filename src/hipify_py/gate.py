@@ -17,8 +17,8 @@ from . import __version__
 from .cache import open_cache
 from .context import Context
 from .discover import Candidate, mirror_layout, output_name, walk
+from .files import holds
 from .mappings.load import RulesText
-from .output.files import holds
 from .output.manifest import Manifest
 from .pipeline import FileResult
 from .report.findings_common import CheckReport, stale_finding

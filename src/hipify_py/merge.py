@@ -10,6 +10,7 @@ keeps what all shards agree on.  Three kinds of report are merged, recognized by
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -61,11 +62,11 @@ def _merge_value(values: list[Any], key: str) -> Any:
     return first
 
 
-def _by_path(items: list[Any], path_of: Any) -> list[Any]:  # noqa: ANN401 - a key function
+def _by_path(items: list[Any], path_of: Callable[[Any], str | None]) -> list[Any]:
     """``items`` stably sorted by path: each file's items keep their order."""
     if not all(isinstance(i, dict) and isinstance(path_of(i), str) for i in items):
         return items
-    return sorted(items, key=path_of)
+    return sorted(items, key=lambda i: path_of(i) or "")  # every path is a str here
 
 
 def _merge_sarif(docs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ every option is testable on a string.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from typing import TypeVar
@@ -221,7 +221,7 @@ def _holds_fix(finding: Finding, made: set[tuple[int, int, str]]) -> bool:
     return all((e.start, e.end, e.text) in made for e in fix.edits)
 
 
-def mark_fixed(findings: list[Finding], edits) -> list[Finding]:  # noqa: ANN001 - Edit iterable
+def mark_fixed(findings: list[Finding], edits: Iterable[Edit]) -> list[Finding]:
     """Findings whose fix is among ``edits`` (a default conversion made it, or --fix) get
     ``fixed=True``: reports count them apart from the open ones."""
     made = {(e.start, e.end, e.text) for e in edits}
@@ -286,11 +286,6 @@ def check_result(text: str, path: str, ctx: Context) -> FileResult:
 
 def _all_rules(unit: Unit, ctx: Context) -> tuple[list[Edit], list[Finding], list[str]]:
     return run_rules(unit, ctx, ("rewrite", "hazard"))
-
-
-def check_text(text: str, path: str, ctx: Context) -> list[Finding]:
-    """Hazards and unsupported APIs in one file, without converting it."""
-    return check_result(text, path, ctx).findings
 
 
 def _annotations(findings: list[Finding], unit: Unit, edits: list[Edit]) -> list[Edit]:

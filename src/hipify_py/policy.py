@@ -50,7 +50,7 @@ def kept_in_file(
 ) -> list[Finding]:
     """Steps a-c: the findings of one file that its suppressions, the project config and its
     inactive branches (offsets of code the HIP build skips) leave."""
-    from .suppress import suppressed_rules  # noqa: PLC0415 - only files with findings need it
+    from .suppress import suppressed_rules  # only files with findings need it
 
     if not findings:
         return findings
@@ -81,7 +81,7 @@ class RunPolicy:
         """Step d (and b again for stale output, which is not found per file)."""
         # imported here: the project config imports this module at every start-up, and the
         # report package (with the rule registry) is only needed once findings are judged
-        from .report.findings_common import STALE_RULE  # noqa: PLC0415
+        from .report.findings_common import STALE_RULE
 
         if f.rule == STALE_RULE:
             source = f.extra["source"]
@@ -95,7 +95,7 @@ class RunPolicy:
     def apply(self, report: CheckReport) -> bool:
         """Leave in ``report`` the findings the run reports; True when the run fails (a
         finding at or above ``fail_on``, or a file that could not be checked)."""
-        from .report import findings_baseline  # noqa: PLC0415 - only with --baseline
+        from .report import findings_baseline  # only with --baseline
 
         report.findings = [f for f in report.findings if self.wanted(f)]
         report.fixed = [f for f in report.fixed if self.wanted(f)]

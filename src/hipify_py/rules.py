@@ -15,7 +15,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .edits import Edit
 from .findings import Finding, Fix, Severity
@@ -81,8 +81,14 @@ class Report:
         return Edit(start, end, text, f"fix:{self.rule.id}")
 
 
-# a hazard rule's check: a pass that also gets the ``report`` of the rule it implements
-RuleCheck = Callable[["Unit", "Context", Report], Iterable[Proposal]]
+class RuleCheck(Protocol):
+    """A hazard rule's check: a pass over one source unit that also gets the ``report`` of the
+    rule it implements.  ``hazard_rule`` takes only this signature, so mypy checks every rule
+    module's ``check`` against it (the parameters are positional: their names are free)."""
+
+    def __call__(
+        self, unit: Unit, ctx: Context, report: Report, /
+    ) -> Iterable[Proposal]: ...  # pragma: no cover - a signature, never called
 
 
 @dataclass(frozen=True, slots=True)

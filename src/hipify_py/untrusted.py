@@ -108,7 +108,7 @@ def load_yaml(path: Path, data: bytes) -> Any:
     text = decode_utf8(path, data)
     loader = _yaml_loader()
     try:
-        return yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=loader)  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
@@ -134,7 +134,7 @@ def _yaml_loader() -> Any:
 
             depth = 0
 
-            def compose_node(self, parent, index):  # noqa: ANN001, ANN201
+            def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
                 if self.check_event(yaml.AliasEvent):
                     mark = self.peek_event().start_mark
                     raise yaml.YAMLError(

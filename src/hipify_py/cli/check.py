@@ -22,6 +22,7 @@ from ..gate import run_check
 from ..output.manifest import MANIFEST_NAME, Manifest, ManifestError, options_from_record
 from ..policy import RunPolicy
 from ..report import findings_baseline
+from ..report.findings_common import CheckReport
 from ..report.formats import Style, load_formats, render
 from ..rules import load_rules
 from .common import (
@@ -252,14 +253,14 @@ def _conversion_options(
     return {"overrides": recorded, **flags}
 
 
-def _write_baseline(report, path: Path) -> None:  # noqa: ANN001
+def _write_baseline(report: CheckReport, path: Path) -> None:
     write_or_fail(path, findings_baseline.dump(report, path))
     count = sum(map(findings_baseline.recordable, report.findings))
     click.echo(f"hipify-py: recorded {count} finding(s) in {path}", err=True)
     sys.exit(0)
 
 
-def _emit(report, fmt: str, output: Path | None, quiet: bool) -> None:  # noqa: ANN001
+def _emit(report: CheckReport, fmt: str, output: Path | None, quiet: bool) -> None:
     terminal = output is None and Console().is_terminal
     text = render(report, fmt, Style(terminal=terminal, quiet=quiet))
     if output is not None:

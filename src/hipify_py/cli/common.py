@@ -12,11 +12,11 @@ import click
 
 from ..config import Config, ConfigFileError
 from ..context import Context, Options, parse_version
+from ..files import WriteError, write_file
 from ..mappings import load_index
 from ..mappings.load import RulesText
 from ..mappings.schema import MappingError
-from ..mappings.user import user_rules
-from ..output.files import WriteError, write_file
+from ..user_mappings import user_rules
 
 
 class PathArg(click.Path):
@@ -155,7 +155,7 @@ def selection_options(func: Callable) -> Callable:
     return func
 
 
-def _shard(ctx: click.Context, param: click.Parameter, value: str | None):  # noqa: ANN202
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     """click callback: ``--shard I/N`` as (I, N)."""
     if value is None:
         return None

@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 
 from ..cache import open_cache
-from ..context import Context, Options, parse_version
+from ..context import Context
 from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, WriteError, Writer, plan
 from ..portable.tree import write_compat_headers
@@ -269,7 +269,7 @@ def _finish(
         if kw["diff_file"]:
             write_or_fail(kw["diff_file"], diff)
         elif diff:
-            from ..report.diff import print_diff  # noqa: PLC0415 - difflib, for --dry-run only
+            from ..report.diff import print_diff  # difflib, for --dry-run only
 
             print_diff(Console(highlight=False, soft_wrap=True), diff)
     if kw["json_file"]:
@@ -285,13 +285,10 @@ def _finish(
     if kw["strict"] and (summary.unsupported or summary.errors):
         code = 1
     if kw["verify_after"] and writer.out_root is not None:
-        from .verify import verify_tree  # noqa: PLC0415 - optional heavy path
+        from .verify import verify_tree  # optional heavy path
 
         verified = verify_tree(
             writer.out_root, paths[0], ctx, arch=kw["arch"], toolchain=kw["toolchain"]
         )
         code = max(code, verified)
     return code
-
-
-__all__ = ["convert", "Options", "Context", "parse_version"]

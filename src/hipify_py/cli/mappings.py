@@ -196,7 +196,7 @@ def audit(rocm_path: Path, target_rocm: str | None, clang: str, as_json: bool) -
     import shutil
 
     from ..context import Options, parse_version
-    from ..mappings.audit import run_audit
+    from ..verify.mappings_audit import run_audit
 
     if not (rocm_path / "include" / "hip" / "hip_runtime.h").is_file():
         click.echo(f"hipify-py: error: {rocm_path}: no include/hip/hip_runtime.h", err=True)

@@ -22,7 +22,6 @@ from .. import __version__
 from ..cache import open_cache
 from ..context import Context
 from ..discover import UsageError, renames_of, walk
-from ..report.port_verify import VerifyTree
 from ..report.porting import (
     PortReport,
     VerifyIndex,
@@ -37,6 +36,7 @@ from ..rules import load_rules
 from ..runner import load_texts, run
 from ..shard import select
 from ..verify.discovery import KINDS
+from ..verify.report_tree import VerifyTree
 from .common import (
     PathArg,
     build_options_context,
@@ -177,8 +177,8 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
 
 
 def _verify(tree: VerifyTree, ctx: Context, source: Path, kw: dict[str, Any]) -> dict:
-    from ..verify.compdb import CompileDatabaseError  # noqa: PLC0415 - only with --verify
-    from ..verify.toolchain import ToolchainError  # noqa: PLC0415
+    from ..verify.compdb import CompileDatabaseError  # only with --verify
+    from ..verify.toolchain import ToolchainError
 
     click.echo(f"hipify-py: compile-checking the conversion for {kw['arch']}", err=True)
     try:

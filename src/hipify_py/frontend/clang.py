@@ -188,10 +188,10 @@ class _RangeList(ctypes.Structure):
     _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(ci.SourceRange))]
 
 
-_range_api: object | None = None
+_range_api: ctypes.CDLL | bool | None = None  # False: this libclang lacks the API
 
 
-def _skipped_range_api():  # noqa: ANN202 - a ctypes library handle
+def _skipped_range_api() -> ctypes.CDLL | None:
     """libclang's clang_getSkippedRanges, which the Python bindings do not wrap."""
     global _range_api
     if _range_api is None:
@@ -204,7 +204,7 @@ def _skipped_range_api():  # noqa: ANN202 - a ctypes library handle
             _range_api = lib
         except AttributeError:
             _range_api = False
-    return _range_api or None
+    return _range_api if isinstance(_range_api, ctypes.CDLL) else None
 
 
 def parse(

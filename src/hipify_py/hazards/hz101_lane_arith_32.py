@@ -36,19 +36,19 @@ rewritten automatically.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 
+from ..analysis.functions import Func, enclosing_conditions, function_at
+from ..analysis.taint import LANE_LIKE, thread_taint
+from ..analysis.tokens import one_per_line, operand_before, text_of
+from ..analysis.values import constant_at, int_value
+from ..analysis.warp_constants import reported_names
+from ..analysis.warp_model import GROUP32, HARDWARE, model_at, model_of, related
 from ..context import Context
-from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..findings import Finding, Severity
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import enclosing_conditions, function_at
-from ._taint import LANE_LIKE, thread_taint
-from ._tokens import one_per_line, operand_before, text_of
-from ._values import constant_at, int_value
-from ._warp_model import GROUP32, HARDWARE, model_at, model_of, related
-from .hz107_warp_size_constant import reported_names
 
 # operator -> the literal that assumes 32 lanes
 _PATTERNS = {
@@ -62,15 +62,18 @@ _PATTERNS = {
     "/=": {32},
 }
 
+# (first token, last token + 1, text) of one 32-lane idiom
+Site = tuple[int, int, str]
 
-def sites(unit):
+
+def sites(unit: Unit) -> list[Site]:
     """(first token, last token + 1, text) of every 32-lane idiom on thread-derived data.
 
     Candidates come from what the tokens around an operator say (a 32-lane literal or
     constant, a warp-id name); only then is the function around one looked up, so a file
     without any never pays for finding its functions."""
     toks = unit.tokens
-    out = []
+    out: list[Site] = []
     skipped: dict[int, bool] = {}  # function (by its '{') -> not lane code
     for i, stride in _candidates(unit):
         func = function_at(unit, i)
@@ -88,13 +91,13 @@ def sites(unit):
     return out
 
 
-def _candidates(unit) -> list[tuple[int, tuple | None]]:
+def _candidates(unit: Unit) -> list[tuple[int, Site | None]]:
     """(operator token, its site when it is a warp stride) in token order: each operator of
     ``_PATTERNS`` before one of its literals or a constant that may be one, and each
     `warp_id * 32`-like stride."""
     toks = unit.tokens
     lane_constants = None
-    found: list[tuple[int, tuple | None]] = []
+    found: list[tuple[int, Site | None]] = []
     last = len(toks) - 1
     for i in unit.operators_spelled(_PATTERNS):
         if i == last:  # an operator needs a token after it
@@ -116,7 +119,7 @@ def _candidates(unit) -> list[tuple[int, tuple | None]]:
     return sorted(found, key=lambda c: c[0])
 
 
-def _operator_shape(toks, i) -> bool:
+def _operator_shape(toks: Sequence[Token], i: int) -> bool:
     """Operator ``i`` is binary (after an operand, not a unary `&x`) and its right operand is
     the literal or constant alone (not `x / N(...)`, `x % N[k]`, `x & N.y`)."""
     if i + 2 < len(toks) and toks[i + 2].text in ("(", "[", "."):
@@ -125,20 +128,20 @@ def _operator_shape(toks, i) -> bool:
     return i > 0 and not (prev.kind is Kind.PUNCT and prev.text not in (")", "]"))
 
 
-def _strides(unit) -> list[tuple[int, tuple]]:
+def _strides(unit: Unit) -> list[tuple[int, Site]]:
     """(operator token, site) of `warp_id * 32`, `32 * warp`, `nwarps << 5`."""
     names = _WARP_IDS.findall(unit.identifier_lines)
     if not names:
         return []
     toks = unit.tokens
-    ops = set()
+    ops: set[int] = set()
     for name in names:
         for k in unit.identifier_positions[name]:
             if k + 1 < len(toks) and toks[k + 1].text in ("*", "<<"):
                 ops.add(k + 1)
             if k > 0 and toks[k - 1].text == "*":
                 ops.add(k - 1)
-    out = []
+    out: list[tuple[int, Site]] = []
     for i in sorted(ops):
         site = _warp_stride(unit, i) if toks[i].kind is Kind.PUNCT else None
         if site:
@@ -149,12 +152,12 @@ def _strides(unit) -> list[tuple[int, tuple]]:
 _LANE_VALUES = frozenset(v for values in _PATTERNS.values() for v in values)
 
 
-def _lane_constants(unit) -> set[str]:
+def _lane_constants(unit: Unit) -> set[str]:
     """Names that ``constant_at`` may find to be one of the literals of ``_PATTERNS``: a
     `#define NAME <literal>` or `NAME = <literal>;` after `const`/`constexpr`, anywhere;
     without those HZ107 reports."""
     toks = unit.tokens
-    out = set()
+    out: set[str] = set()
     for i in unit.directives:
         if i + 3 < len(toks) and toks[i + 1].text == "define" and toks[i + 3].kind is Kind.NUMBER:
             if int_value(toks[i + 3].text) in _LANE_VALUES:
@@ -174,7 +177,7 @@ def _lane_constants(unit) -> set[str]:
     return out - reported_names(unit) if out else out
 
 
-def _lane_arith(unit, i, func):
+def _lane_arith(unit: Unit, i: int, func: Func) -> Site | None:
     """The site of candidate `operand OP literal` at operator token ``i``, when it is lane
     arithmetic."""
     toks = unit.tokens
@@ -198,7 +201,9 @@ def _lane_arith(unit, i, func):
     return (rng[0], i + 2, text_of(unit, rng[0], i + 2))
 
 
-def _thread_derived(unit, toks, i, rng, func) -> bool:
+def _thread_derived(
+    unit: Unit, toks: Sequence[Token], i: int, rng: tuple[int, int], func: Func
+) -> bool:
     """The operand of operator ``i`` holds (or counts) thread positions."""
     taint = thread_taint(unit, func)
     if toks[i].text.endswith("="):
@@ -215,7 +220,7 @@ def _thread_derived(unit, toks, i, rng, func) -> bool:
     return hit and not any(x.text in ("<<", "|", "^") for x in toks[rng[0] : rng[1]])
 
 
-def _bitset_idiom(toks, i, func):
+def _bitset_idiom(toks: Sequence[Token], i: int, func: Func) -> bool:
     """`bits[i / 32] |= 1u << (i % 32)`: word/bit indexing of a bitset, not lane arithmetic."""
     a, b = i, i
     while a > func.open and toks[a - 1].text not in (";", "{", "}"):
@@ -241,7 +246,7 @@ _BIT_NAME = re.compile(
 )
 
 
-def _index_in_data_block(toks, rng, func):
+def _index_in_data_block(toks: Sequence[Token], rng: tuple[int, int], func: Func) -> bool:
     """`iqs % 32` where `iqs = i % QK8_1`: an index inside a block of data whose size is
     another constant, not a lane id."""
     first, end = rng
@@ -265,7 +270,7 @@ def _index_in_data_block(toks, rng, func):
 _WARPISH = re.compile(r"warp|wave|lane", re.I)
 
 
-def _tile_shape_branch(unit, i, func):
+def _tile_shape_branch(unit: Unit, i: int, func: Func) -> bool:
     """`if constexpr (I == 32 && J == 4) return threadIdx.x % 32;`: the 32 is a tile side."""
     toks = unit.tokens
     for _kw, a, b in enclosing_conditions(unit, i, func):
@@ -277,7 +282,9 @@ def _tile_shape_branch(unit, i, func):
     return False
 
 
-def _uses_tiles_of_32(toks, func, positions):
+def _uses_tiles_of_32(
+    toks: Sequence[Token], func: Func, positions: Mapping[str, Sequence[int]]
+) -> bool:
     """The function works on `cg::tiled_partition<32>` tiles: groups of 32 threads on every
     GPU, so `threadIdx.x / 32` is the tile index there, not a wavefront index."""
     return any(
@@ -289,7 +296,7 @@ def _uses_tiles_of_32(toks, func, positions):
     )
 
 
-def _bit_twiddling(toks, after, func):
+def _bit_twiddling(toks: Sequence[Token], after: int, func: Func) -> bool:
     """`(qh >> 5) & 0x1000`, `x |= (v >> 5) & m`: bits of data moved around, not a lane id."""
     k = after
     while k < func.close and toks[k].text == ")":
@@ -302,7 +309,7 @@ def _bit_twiddling(toks, after, func):
     return any(toks[m].text in ("|=", "^=", "&=") for m in range(a, after))
 
 
-def _bit_index_variable(toks, i, func):
+def _bit_index_variable(toks: Sequence[Token], i: int, func: Func) -> bool:
     """`int bit = i & 31;` / `word = i >> 5;`: the result names a bit or word of a bitset,
     or is used as the shift amount of `1u << bit`."""
     a = i
@@ -325,7 +332,7 @@ def _bit_index_variable(toks, i, func):
     )
 
 
-def _tile_column(toks, first, end):
+def _tile_column(toks: Sequence[Token], first: int, end: int) -> bool:
     """`tile[row][col % 32]`: the whole inner subscript of a 2-D tile is a column index."""
     return (
         first >= 2
@@ -342,7 +349,7 @@ _WARP_IDS = re.compile(_WARP_ID.pattern, re.I | re.M)  # every one in a list of 
 _WARP_ID_TEXT = re.compile(r"\b(?:n_?|num_?)?warps?(?:_?(?:id|idx|index|no|num))?\b|\bwid\b", re.I)
 
 
-def _warp_stride(unit, i):
+def _warp_stride(unit: Unit, i: int) -> Site | None:
     """`warp_id * 32`, `32 * warp`, `nwarps << 5`: a per-warp stride of 32 elements."""
     toks = unit.tokens
     if i < 2 or i + 2 >= len(toks):  # no operand pair with a token on each side (file edge)
@@ -350,7 +357,7 @@ def _warp_stride(unit, i):
     op = toks[i].text
     left, right = toks[i - 1], toks[i + 1]
     ends = (";", ",", ")", "]", "+", "-", "}")
-    pairs = []
+    pairs: list[tuple[Token, Token, int, int]] = []
     if (
         left.kind is Kind.IDENT
         and right.kind is Kind.NUMBER
@@ -368,7 +375,7 @@ def _warp_stride(unit, i):
     return None
 
 
-def _flat_tile_column(toks, first, end):
+def _flat_tile_column(toks: Sequence[Token], first: int, end: int) -> bool:
     """`tile[(row << 5) + (col & 31)]`: a row-major tile index whose column wraps at 32."""
     k, depth = first - 1, 0
     while k >= 0:
@@ -415,13 +422,13 @@ def _flat_tile_column(toks, first, end):
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
-    by_func: dict[int, list[tuple]] = {}
+    by_func: dict[int, list[Site]] = {}
     for site in sites(unit):
         func = function_at(unit, site[0])
         if func is None or model_of(unit, func) == GROUP32:
             continue  # consistent 32-lane groups are correct on a 64-lane wavefront too
         by_func.setdefault(func.open, []).append(site)
-    found = []
+    found: list[Finding] = []
     for group in by_func.values():
         first, end, text = group[0]
         more = related(unit, [s[0] for s in group[1:]], first)

@@ -27,21 +27,21 @@ combine the two halves afterwards. Not rewritten automatically.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import SHUFFLES, Call, calls
+from ..analysis.tokens import match, text_of
+from ..analysis.values import evaluate, int_value
+from ..analysis.warp_constants import reported_names
+from ..analysis.warp_model import GROUP32, LANE32, model_at
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import SHUFFLES, calls
-from ._tokens import match, text_of
-from ._values import evaluate, int_value
-from ._warp_model import GROUP32, LANE32, model_at
-from .hz107_warp_size_constant import reported_names
 
 
-def _full_width(unit, call):
+def _full_width(unit: Unit, call: Call) -> bool:
     """True when the shuffle has no width argument or one that means a whole wavefront:
     `warpSize`, or a literal or constant of this file of at least 64.  A width named by a
     constant defined elsewhere (ggml's `WARP_SIZE`, 32) may mean a 32-lane group on purpose."""
@@ -56,14 +56,14 @@ def _full_width(unit, call):
     return value is not None and value >= 64
 
 
-def loop_sites(unit):
+def loop_sites(unit: Unit) -> list[tuple[int, int, Call]]:
     """(for-token index, header text, shuffle call) for 32-lane shuffle loops."""
     toks = unit.tokens
     shuffles = [c for c in calls(unit, SHUFFLES) if _full_width(unit, c)]
     if not shuffles:
         return []
     shuffle_at = [c.index for c in shuffles]  # in token order
-    out = []
+    out: list[tuple[int, int, Call]] = []
     for i in unit.identifier_positions.get("for", ()):
         if i + 1 >= len(toks) or toks[i + 1].text != "(":
             continue
@@ -96,7 +96,7 @@ def loop_sites(unit):
     return out
 
 
-def _agrees(unit, call) -> bool:
+def _agrees(unit: Unit, call: Call) -> bool:
     """The shuffle sits in a function of consistent 32-lane groups and stays inside its group
     on a 64-lane wavefront (HZ103 reports the ones that cross); or it is a butterfly or
     reduction step in a function that numbers lanes within 32 (`lane = tid & 31`), where an
@@ -107,13 +107,13 @@ def _agrees(unit, call) -> bool:
     return model == LANE32 and call.name.startswith(("__shfl_xor", "__shfl_down"))
 
 
-def _via_constant(unit, i, close) -> bool:
+def _via_constant(unit: Unit, i: int, close: int) -> bool:
     """The loop header uses a warp-size constant HZ107 reports: its fix is that one."""
     names = reported_names(unit)
     return any(t.text in names for t in unit.tokens[i:close])
 
 
-def body_end(toks, close):
+def body_end(toks: Sequence[Token], close: int) -> int:
     j = close + 1
     if j < len(toks) and toks[j].text == "{":
         return match(toks, j) or j

@@ -33,19 +33,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.calls import SHUFFLES, Call, calls
+from ..analysis.values import int_value
+from ..analysis.warp_model import GROUP32, crosses_groups, model_at
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import SHUFFLES, calls
-from ._values import int_value
-from ._warp_model import GROUP32, crosses_groups, model_at
 
 _SUB = {"&": (31, 15, 7), "%": (32, 16, 8)}
 
 
-def _has_width(call):
+def _has_width(call: Call) -> bool:
     return len(call.args) > SHUFFLES[call.name]
 
 
@@ -74,7 +74,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             )
 
 
-def _sub_warp_lane(unit, c) -> bool:
+def _sub_warp_lane(unit: Unit, c: Call) -> bool:
     """The source lane or offset is computed with 32-lane arithmetic (`% 32`, `& 31`), or
     is the literal lane 31."""
     toks = unit.tokens

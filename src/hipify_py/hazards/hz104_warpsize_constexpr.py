@@ -27,48 +27,48 @@ run-time lane math. PyTorch extensions can use `C10_WARP_SIZE`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import function_at
+from ..analysis.tokens import match, match_back, occurrences
 from ..context import Context
 from ..findings import Fix, Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import function_at
-from ._tokens import match, match_back, occurrences
 
 _NAMES = frozenset(
     {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "C10_WARP_SIZE"}
 )
 
 
-def _names(unit) -> dict[str, str]:
+def _names(unit: Unit) -> dict[str, str]:
     """Name -> the run-time warp size it stands for: the built-ins, and object-like macros
     whose body uses one (`#define WARP_SZ warpSize`), followed through macro chains."""
     toks = unit.tokens
     names = {n: n for n in _NAMES & unit.identifiers}
-    defines = []
+    defines: list[tuple[str, list[str]]] = []
     for d in unit.directives:
         if d + 3 < len(toks) and toks[d + 1].text == "define" and toks[d + 2].in_directive:
             name = toks[d + 2]
             if unit.text[name.end : name.end + 1] == "(":
                 continue
-            body = []
+            body: list[str] = []
             k = d + 3
             while k < len(toks) and toks[k].in_directive and toks[k].kind is not Kind.DIRECTIVE:
                 body.append(toks[k].text)
                 k += 1
             defines.append((name.text, body))
     for _ in range(3):
-        for name, body in defines:
-            if name not in names:
+        for macro, body in defines:
+            if macro not in names:
                 hit = next((b for b in body if b in names), None)
                 if hit is not None:
-                    names[name] = names[hit]
+                    names[macro] = names[hit]
     return names
 
 
-def constant_context(toks, i) -> str | None:
+def constant_context(toks: Sequence[Token], i: int) -> str | None:
     """Why token i sits where a constant expression is required, or None."""
     # walk out of brackets to the statement start
     j = i - 1
@@ -126,13 +126,13 @@ def constant_context(toks, i) -> str | None:
     return None
 
 
-def _stmt_start(toks, j):
+def _stmt_start(toks: Sequence[Token], j: int) -> int:
     while j > 0 and toks[j - 1].text not in (";", "{", "}"):
         j -= 1
     return j
 
 
-def _fix(unit, toks, i, report):
+def _fix(unit: Unit, toks: Sequence[Token], i: int, report: Report) -> Fix | None:
     """`constexpr T NAME = warpSize;` in a function -> `const T NAME = warpSize;` (unsafe)."""
     if function_at(unit, i) is None or toks[i].text != "warpSize":
         return None

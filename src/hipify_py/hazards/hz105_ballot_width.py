@@ -27,17 +27,17 @@ unsafe because later code (`1 << lane`, `%x` printing) may still assume 32 bits.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import BALLOTS, Call, calls
+from ..analysis.cursor import cursor_at
+from ..analysis.functions import function_at
+from ..analysis.values import type_size
 from ..context import Context
-from ..findings import Fix, Severity
-from ..frontend.lexer import Kind
+from ..findings import Finding, Fix, Severity
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import BALLOTS, calls
-from ._cursor import cursor_at
-from ._functions import function_at
-from ._values import type_size
 
 _BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
 _NARROW_TYPE = re.compile(
@@ -69,7 +69,7 @@ _TYPE_WORDS = frozenset(
 )
 
 
-def _size_of_name(unit, tok):
+def _size_of_name(unit: Unit, tok: Token) -> tuple[int | None, str]:
     cur = cursor_at(unit, tok.start)
     if cur is None:
         return None, ""
@@ -77,7 +77,7 @@ def _size_of_name(unit, tok):
     return (size if size > 0 else None), cur.type.spelling
 
 
-def _bit_uses(unit, name, after, bit_calls):
+def _bit_uses(unit: Unit, name: str, after: int, bit_calls: dict[int, Call]) -> list[Call]:
     """The 32-bit bit intrinsics after token ``after``, in the same function, whose arguments
     name ``name``."""
     func = function_at(unit, after)
@@ -90,7 +90,7 @@ def _bit_uses(unit, name, after, bit_calls):
     ]
 
 
-def _rhs_is_call(toks, eq, call, end):
+def _rhs_is_call(toks: Sequence[Token], eq: int, call: Call, end: int) -> bool:
     """tokens (eq, end) are only parentheses/casts around the call."""
     for k in range(eq + 1, call.index):
         if toks[k].text not in ("(", ")", "<", ">") and toks[k].text not in _TYPE_WORDS:
@@ -143,7 +143,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             )
 
 
-def _bit_call_around(toks, c, bit_calls):
+def _bit_call_around(toks: Sequence[Token], c: Call, bit_calls: dict[int, Call]) -> Call | None:
     """The 32-bit bit intrinsic whose only argument is the ballot ``c``, or None."""
     k = c.index - 1
     while k >= 0 and toks[k].text == "(" and k not in bit_calls:
@@ -152,7 +152,7 @@ def _bit_call_around(toks, c, bit_calls):
     return outer if outer is not None and outer.args and len(outer.args) == 1 else None
 
 
-def _assignment(toks, c):
+def _assignment(toks: Sequence[Token], c: Call) -> tuple[int, int] | None:
     """(the '=' token, the end of the statement) when the ballot ``c`` is the whole right side
     of `T name = ballot(...);` or `name = ballot(...);`, else None."""
     stmt_end = c.close + 1
@@ -172,7 +172,9 @@ def _assignment(toks, c):
     return eq, stmt_end
 
 
-def _truncating_store(unit, report, c, eq, stmt_end, bit_calls):
+def _truncating_store(
+    unit: Unit, report: Report, c: Call, eq: int, stmt_end: int, bit_calls: dict[int, Call]
+) -> Finding | None:
     """The finding for a ballot stored in a variable narrower than 64 bits, or None.  Its fix
     widens the declaration and every 32-bit bit intrinsic the variable later reaches in the
     same function (`__ffs(mask)` on a 64-bit value is an ambiguous call in HIP)."""

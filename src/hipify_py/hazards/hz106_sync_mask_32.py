@@ -36,12 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.unit import Unit
 from ..rewrite.warp_mask_64 import FULL64, MaskSite, mask_sites
 from ..rules import Proposal, Report, hazard_rule
-from ._values import int_value
 
 
 def _where(site: MaskSite) -> str:

@@ -28,16 +28,16 @@ if the code also builds for CUDA.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import Func, functions
+from ..analysis.tokens import match, one_per_line
+from ..analysis.values import int_value
 from ..context import Context
-from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..findings import Finding, Severity
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import functions
-from ._tokens import match, one_per_line
-from ._values import int_value
 
 _LANE = re.compile(r"lane", re.I)
 _HELPER = re.compile(r"lane_?mask", re.I)
@@ -45,7 +45,7 @@ _NARROW = frozenset({"unsigned", "int", "uint32_t", "uint", "uint32", "u32", "in
 _WIDE = frozenset({"long", "uint64_t", "int64_t", "size_t", "u64", "lane_mask_t", "mask_t"})
 
 
-def _lane_operand(toks, j) -> int | None:
+def _lane_operand(toks: Sequence[Token], j: int) -> int | None:
     """End index (exclusive) of a lane-id operand starting at token j, or None."""
     if j + 1 >= len(toks):  # the file ends here (a truncated source)
         return None
@@ -84,7 +84,7 @@ _SHL = frozenset(("<<",))
 _SHIFTS = frozenset(("<<", ">>"))
 
 
-def _shift_sites(unit):
+def _shift_sites(unit: Unit) -> Iterator[tuple[int, int]]:
     toks = unit.tokens
     for i in unit.operators_spelled(_SHL):
         if toks[i].kind is not Kind.PUNCT or i < 1:
@@ -100,7 +100,7 @@ def _shift_sites(unit):
         yield i - 1, end
 
 
-def _all_ones_shift_sites(unit):
+def _all_ones_shift_sites(unit: Unit) -> Iterator[tuple[int, int]]:
     """`0xffffffff >> (32 - lane)` / `~0u << lane`: a 32-bit all-ones mask cut at a lane."""
     toks = unit.tokens
     for i in unit.operators_spelled(_SHIFTS):
@@ -126,24 +126,25 @@ def _all_ones_shift_sites(unit):
                 yield first, end
 
 
-def _wide_cast(toks, k) -> bool:
+def _wide_cast(toks: Sequence[Token], k: int) -> bool:
     """`(uint64_t)1 << lane`: the one is already 64 bits wide."""
     if k < 0 or toks[k].text != ")":
         return False
-    words, j = set(), k - 1
+    words: set[str] = set()
+    j = k - 1
     while j >= 0 and toks[j].text != "(":
         words.add(toks[j].text)
         j -= 1
     return bool(words & _WIDE)
 
 
-def _helpers(unit):
+def _helpers(unit: Unit) -> Iterator[Func]:
     toks = unit.tokens
     for func in functions(unit):
         if not _HELPER.search(func.name) or func.name.startswith("__lanemask"):
             continue
         k = func.name_index - 1
-        words = set()
+        words: set[str] = set()
         while k >= 0 and toks[k].kind is Kind.IDENT:
             words.add(toks[k].text)
             k -= 1
@@ -161,7 +162,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not _LANE.search(unit.identifier_lines):
         return
     toks = unit.tokens
-    out = []
+    out: list[Finding] = []
     for first, end in [*_shift_sites(unit), *_all_ones_shift_sites(unit)]:
         text = unit.text[toks[first].start : toks[end - 1].end]
         out.append(

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.calls import calls
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
 
 
 @hazard_rule(

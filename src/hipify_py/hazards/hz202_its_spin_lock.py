@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import function_at
+from ..analysis.tokens import has_ident, match, occurrences, text_of
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import function_at
-from ._tokens import has_ident, match, occurrences, text_of
 
 _ATOMICS = frozenset(
     {

@@ -29,16 +29,16 @@ and make loop trip counts block-uniform (loop to a rounded-up bound and guard th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import enclosing_conditions, function_at
+from ..analysis.taint import Taint, thread_taint
+from ..analysis.tokens import occurrences, statement_end, text_of
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import enclosing_conditions, function_at
-from ._taint import thread_taint
-from ._tokens import occurrences, statement_end, text_of
 
 _BARRIERS = frozenset(
     {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
@@ -89,7 +89,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 break
 
 
-def _dependent_name(toks, taint, kw, a, b):
+def _dependent_name(toks: Sequence[Token], taint: Taint, kw: str, a: int, b: int) -> str | None:
     """The first thread-dependent name of a condition; a `for` variable the header resets to a
     block-uniform value (`for (j = 128; j > 0; j /= 2)`) does not count, whatever `j` held
     before the loop."""
@@ -121,18 +121,18 @@ def _dependent_name(toks, taint, kw, a, b):
     return None
 
 
-def _tainted_names(toks, taint, a, b) -> set[str]:
+def _tainted_names(toks: Sequence[Token], taint: Taint, a: int, b: int) -> set[str]:
     return {toks[k].text for k in range(a, b) if taint.is_tainted(k)}
 
 
-def _bound_taint(toks, taint, var, a, b) -> set[str] | None:
+def _bound_taint(toks: Sequence[Token], taint: Taint, var: str, a: int, b: int) -> set[str] | None:
     """Thread-dependent names of the bound in a `var < bound` condition."""
     if b - a >= 3 and toks[a].text == var and toks[a + 1].text in ("<", "<=", ">", ">=", "!="):
         return _tainted_names(toks, taint, a + 2, b)
     return None
 
 
-def _both_branches_wait(toks, cond_end, limit) -> bool:
+def _both_branches_wait(toks: Sequence[Token], cond_end: int, limit: int) -> bool:
     """`if (c) { ...; __syncthreads(); } else { ...; __syncthreads(); }`"""
     then_first = cond_end + 1
     if then_first >= limit:
@@ -143,7 +143,7 @@ def _both_branches_wait(toks, cond_end, limit) -> bool:
     else_first = then_last + 2
     else_last = statement_end(toks, else_first, limit)
 
-    def waits(lo, hi):
+    def waits(lo: int, hi: int) -> bool:
         return any(t.text in _BARRIERS for t in toks[lo : hi + 1])
 
     return waits(then_first, then_last) and waits(else_first, else_last)

@@ -28,14 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.calls import calls
+from ..analysis.tokens import text_of
+from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._tokens import text_of
-from ._values import int_value
 
 
 @hazard_rule(

@@ -25,15 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.tokens import match
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import match
 
 
-def _partitions(unit):
+def _partitions(unit: Unit) -> Iterator[tuple[int, tuple[int, int], str]]:
     """(name index, argument token range, variable name or '') of each tiled_partition call"""
     toks = unit.tokens
     for i in unit.identifier_positions.get("tiled_partition", ()):

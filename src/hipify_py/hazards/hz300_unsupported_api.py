@@ -27,54 +27,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.apis import api_uses
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import is_convertible, no_hip_library
 from ..rewrite.shims import SHIMMED
 from ..rewrite.version_gates import VERSION_MACROS
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import cached
 
 # reported by their own rule with a better message (HZ501, HZ503), or defined by a shim
 DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS, *SHIMMED})
-
-
-def api_uses(unit):
-    """(token, entry) for every identifier token that names a mapped CUDA API (computed once
-    per file: several rules ask)."""
-    return cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
-
-
-_NOT_CODE_DIRECTIVES = frozenset({"include", "include_next", "pragma", "error", "warning", "line"})
-
-
-def _api_uses(unit):
-    toks = unit.tokens
-    mapped = unit.mapped
-    names = mapped.keys()
-    if not names:
-        return []
-    positions = unit.identifier_positions
-    defined = {
-        toks[i + 1].text
-        for i in positions.get("define", ())
-        if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)
-    }
-    out = []
-    for i in sorted(i for n in names - defined for i in positions[n]):
-        t = toks[i]
-        if i > 0 and toks[i - 1].text in (".", "->"):
-            continue
-        if t.in_directive:
-            j = i
-            while j > 0 and toks[j].kind is not Kind.DIRECTIVE:
-                j -= 1
-            if j + 1 < len(toks) and toks[j + 1].text in _NOT_CODE_DIRECTIVES:
-                continue
-        out.append((t, mapped[t.text]))
-    return out
 
 
 @hazard_rule(

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.apis import api_uses
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from .hz300_unsupported_api import api_uses
 
 
 @hazard_rule(

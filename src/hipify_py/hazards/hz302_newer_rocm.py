@@ -25,16 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
-from ..mappings import needs_newer_hip
+from ..mappings import Entry, MappingIndex, needs_newer_hip
 from ..rewrite.warp_sync_legacy import DEFAULT_ON, HANDLED
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import occurrences
 
 
-def _added_for(mappings, hip_name):
+def _added_for(mappings: MappingIndex, hip_name: str) -> Entry | None:
     """The first entry whose HIP name is ``hip_name`` and that says when HIP added it."""
     if hip_name.startswith(("hip", "__", "HIP")):
         for e in mappings.by_hip(hip_name):
@@ -58,7 +58,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         e = _added_for(unit.mappings, name)
         if e is not None:
             entries[name] = e
-    candidates = {}
+    candidates: dict[str, Entry] = {}
     for name, e in entries.items():
         if (
             e.hip

@@ -27,12 +27,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..analysis.tokens import match
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import match
 
 _ASM = frozenset({"asm", "__asm__", "__asm"})
 _PTX = re.compile(

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import functions
+from ..analysis.tokens import inside, occurrences
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import functions
-from ._tokens import inside, occurrences
 
 _LAUNCH = frozenset(
     {

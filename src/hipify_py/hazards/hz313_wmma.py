@@ -35,14 +35,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..analysis.tokens import occurrences
+from ..analysis.warp_model import related
 from ..context import Context
 from ..findings import Severity
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import occurrences
-from ._warp_model import related
 
 _FUNCS = frozenset(
     {"load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment", "fragment", "bmma_sync"}

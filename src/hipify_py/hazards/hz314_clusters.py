@@ -24,14 +24,15 @@ block does the work of the cluster); replace `map_shared_rank` accesses accordin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from ..analysis.tokens import one_per_line
 from ..context import Context
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
+from ..mappings import Entry
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import one_per_line
 
 _NAMES = frozenset(
     {
@@ -68,7 +69,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     yield from one_per_line(_findings(unit, report, hits, get), unit)
 
 
-def _findings(unit, report, hits, get):
+def _findings(
+    unit: Unit, report: Report, hits: frozenset[str], get: Callable[[str], Entry | None]
+) -> Iterator[Finding]:
     toks = unit.tokens
     positions = unit.identifier_positions
     for i in sorted(k for name in hits for k in positions[name]):

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import scope_of
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import scope_of
 
 _TYPES = frozenset({"half2", "__half2", "__nv_bfloat162", "__hip_bfloat162", "nv_bfloat162"})
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import function_at, functions
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import function_at, functions
 
 _DEVICE_ONLY = frozenset({"new", "delete", "try", "throw", "__prof_trigger"})
 

@@ -23,22 +23,22 @@ Cast to the intended type: `__ffsll((unsigned long long)mask)`, or declare the m
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import calls
+from ..analysis.functions import function_at
 from ..context import Context
 from ..findings import Fix, Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import function_at
 
 _LONG = frozenset(
     {"uint64_t", "int64_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t"}
 )
 
 
-def _declared_type(toks, name: str, lo: int, hi: int) -> list[str] | None:
+def _declared_type(toks: Sequence[Token], name: str, lo: int, hi: int) -> list[str] | None:
     """Type words of the last declaration of ``name`` in tokens[lo:hi]."""
     found = None
     for k in range(lo, hi):

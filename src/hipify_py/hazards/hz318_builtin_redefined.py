@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import functions
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import functions
 
 _ATOMICS = frozenset({"atomicAdd", "atomicSub", "atomicMin", "atomicMax", "atomicExch"})
 _FLOATING = frozenset({"float", "double"})

@@ -27,10 +27,13 @@ product, a dot product), give it a name of its own and call that.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
-from ..rules import hazard_rule
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
 
 VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
 COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
@@ -39,7 +42,7 @@ HIP_DEFINES = COMPOUND | frozenset(
 )
 
 
-def _definitions(unit):
+def _definitions(unit: Unit) -> Iterator[tuple[int, str, str]]:
     """(operator token index, operator text, first parameter's vector type) per definition."""
     toks = unit.tokens
     for i in unit.identifier_positions.get("operator", ()):
@@ -70,7 +73,7 @@ def _definitions(unit):
     Severity.ERROR,
     "user operator on a CUDA vector type that HIP's vector types already define (ambiguous)",
 )
-def check(unit, ctx, report):
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "operator" not in unit.identifiers:
         return
     toks = unit.tokens

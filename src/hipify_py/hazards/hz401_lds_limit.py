@@ -27,26 +27,29 @@ or query `hipDeviceProp_t::sharedMemPerBlock` at run time and pick a kernel vari
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import calls
+from ..analysis.cursor import cursor_at
+from ..analysis.functions import function_at
+from ..analysis.tokens import match, statement_bounds
+from ..analysis.values import SIZEOF, evaluate
 from ..context import Context
-from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..findings import Finding, Severity
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._cursor import cursor_at
-from ._functions import function_at
-from ._tokens import match, statement_bounds
-from ._values import SIZEOF, evaluate
 
 LDS_BYTES = 64 * 1024
 
+# function name -> (bytes, (start, end) of its first declaration) of its static __shared__ arrays
+_Static = dict[str, tuple[int, tuple[int, int] | None]]
 
-def _static_shared(unit):
+
+def _static_shared(unit: Unit) -> _Static:
     """function name -> (bytes, (start, end)) of the static __shared__ arrays it declares."""
     toks = unit.tokens
-    out: dict[str, tuple[int, tuple[int, int] | None]] = {}
+    out: _Static = {}
     for i in unit.identifier_positions.get("__shared__", ()):
         if toks[i].in_directive:
             continue
@@ -78,7 +81,7 @@ def _static_shared(unit):
     return out
 
 
-def _undefined_dimension(unit, first: int, end: int) -> bool:
+def _undefined_dimension(unit: Unit, first: int, end: int) -> bool:
     """An array dimension in tokens [first, end) names something this file never defines
     (`s[BLOCK_SIZE]` with BLOCK_SIZE from a header or -D), directly or through the constants
     it is computed from (`const int n = 1024 / WARP_SIZE; ... s[n]`): a hermetic parse cannot
@@ -88,7 +91,7 @@ def _undefined_dimension(unit, first: int, end: int) -> bool:
     return _names_undefined(unit, first, end, set())
 
 
-def _names_undefined(unit, first: int, end: int, seen: set[str]) -> bool:
+def _names_undefined(unit: Unit, first: int, end: int, seen: set[str]) -> bool:
     toks = unit.tokens
     positions = unit.identifier_positions
     for t in toks[first:end]:
@@ -101,7 +104,7 @@ def _names_undefined(unit, first: int, end: int, seen: set[str]) -> bool:
     return False
 
 
-def _computed_from_undefined(unit, k: int, seen: set[str]) -> bool:
+def _computed_from_undefined(unit: Unit, k: int, seen: set[str]) -> bool:
     """The definition at token k is `NAME = expression` and the expression (up to its first
     `;` or `,`) names something undefined; any other definition counts as defined."""
     toks = unit.tokens
@@ -120,7 +123,7 @@ _EXPRESSION_LIMIT = 200  # tokens of a constant's initializer that are looked at
 _EVALUATED_WORDS = frozenset({"sizeof", "static_cast", "size_t"})
 
 
-def _defines(toks, k: int) -> bool:
+def _defines(toks: Sequence[Token], k: int) -> bool:
     """Token k is the name in a definition: `#define NAME`, `NAME = ...` (a constant or an
     enumerator), `NAME {` (a type, a brace initialiser), `T NAME(` (a function)."""
     if k == 0 or k + 1 >= len(toks):
@@ -131,7 +134,7 @@ def _defines(toks, k: int) -> bool:
     )
 
 
-def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
+def _token_size(unit: Unit, toks: Sequence[Token], shared: int, name: int, end: int) -> int | None:
     """Bytes of ``__shared__ T name[d1][d2]...`` from tokens, -1 when the size depends on a
     template parameter (unknowable before instantiation), None when tokens cannot tell."""
     type_words = [
@@ -160,7 +163,7 @@ def _token_size(unit, toks, shared: int, name: int, end: int) -> int | None:
     return size
 
 
-def _angle_close(toks, opening: int) -> int | None:
+def _angle_close(toks: Sequence[Token], opening: int) -> int | None:
     depth = 0
     for k in range(opening, min(len(toks), opening + 400)):
         text = toks[k].text
@@ -172,13 +175,13 @@ def _angle_close(toks, opening: int) -> int | None:
     return None
 
 
-def _template_params(toks, index: int) -> set[str]:
+def _template_params(toks: Sequence[Token], index: int) -> set[str]:
     """Names declared by the ``template <...>`` heading the function that contains ``index``."""
     j = index
     while j > 0 and toks[j].text not in (";", "}") or j == index:
         if toks[j].text == "template" and j + 1 < len(toks) and toks[j + 1].text == "<":
             close = _angle_close(toks, j + 1)
-            names = set()
+            names: set[str] = set()
             for k in range(j + 2, close or j + 2):
                 if toks[k].kind is Kind.IDENT and toks[k + 1].text in (",", ">", "=", "..."):
                     names.add(toks[k].text)
@@ -261,7 +264,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 )
 
 
-def _dynamic(unit, report, kernel, arg, static):
+def _dynamic(
+    unit: Unit, report: Report, kernel: str, arg: tuple[int, int], static: _Static
+) -> Iterator[Finding]:
     toks = unit.tokens
     value = evaluate(unit, *arg)
     if value is None:

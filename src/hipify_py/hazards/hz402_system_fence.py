@@ -30,16 +30,16 @@ Allocate the shared flag/buffer with `hipHostMalloc` (fine-grained, coherent) or
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.calls import calls
+from ..analysis.functions import Func, function_at
+from ..analysis.tokens import match, occurrences, text_of
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import function_at
-from ._tokens import match, occurrences, text_of
 
 
 @hazard_rule(
@@ -59,7 +59,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         )
     if "volatile" not in unit.identifiers:
         return
-    volatile_names = set()
+    volatile_names: set[str] = set()
     for i in occurrences(unit, ("volatile",)):
         j = i + 1
         while j < len(toks) and (toks[j].kind is Kind.IDENT or toks[j].text == "*"):
@@ -100,7 +100,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             )
 
 
-def _device_polls(toks, func, cond, volatile_names) -> bool:
+def _device_polls(
+    toks: Sequence[Token], func: Func, cond: Sequence[Token], volatile_names: set[str]
+) -> bool:
     """A device-side `while` that re-reads a volatile pointer parameter (a flag the host or
     another block sets): `while (*flag == 0)`, `while (flag[0] != 1)`."""
     lo, hi = func.params
@@ -133,10 +135,10 @@ _HOST_ALLOCS = frozenset(
 )
 
 
-def _gpu_visible_names(unit, toks):
+def _gpu_visible_names(unit: Unit, toks: Sequence[Token]) -> set[str]:
     """Names that a kernel can write: GPU-mapped allocations, kernel arguments, and the
     variables initialised from them (``volatile int* v = flag;``)."""
-    names = set()
+    names: set[str] = set()
     for c in calls(unit, _HOST_ALLOCS):
         names |= {t.text for a, b in c.args[:2] for t in toks[a:b] if t.kind is Kind.IDENT}
     for i in unit.operators_spelled((">>>",)):

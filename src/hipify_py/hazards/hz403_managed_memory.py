@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import occurrences
 
 _NAMES = frozenset(
     {

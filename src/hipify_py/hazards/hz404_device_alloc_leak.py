@@ -31,66 +31,22 @@ or allocate through the framework's allocator (`at::empty`, `c10::hip::HIPCachin
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
+from ..analysis.allocations import ALLOCS, FREES, pointer_target
+from ..analysis.calls import Call, calls
+from ..analysis.functions import Func, enclosing_conditions, function_at
+from ..analysis.tokens import inside, match_back, occurrences
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import enclosing_conditions, function_at
-from ._tokens import inside, match_back, occurrences
 
-ALLOCS = frozenset(
-    {
-        "cudaMalloc",
-        "hipMalloc",
-        "cudaMallocAsync",
-        "hipMallocAsync",
-        "cudaMallocHost",
-        "hipHostMalloc",
-        "hipMallocHost",
-        "cudaHostAlloc",
-        "cudaMallocPitch",
-        "hipMallocPitch",
-        "cudaMallocManaged",
-        "hipMallocManaged",
-        "cudaMallocFromPoolAsync",
-        "hipMallocFromPoolAsync",
-        "hipExtMallocWithFlags",
-    }
-)
-FREES = frozenset(
-    {
-        "cudaFree",
-        "hipFree",
-        "cudaFreeAsync",
-        "hipFreeAsync",
-        "cudaFreeHost",
-        "hipHostFree",
-        "hipFreeHost",
-    }
-)
 _EXITS = frozenset({"return", "throw", "TORCH_CHECK", "AT_ERROR", "TORCH_CHECK_VALUE"})
 
 
-def pointer_target(toks, call):
-    """Name of the local pointer in `&p` / `(void**)&p` / `reinterpret_cast<void**>(&p)`."""
-    a, b = call.args[0]
-    arg = toks[a:b]
-    for k, t in enumerate(arg):
-        if t.text == "&" and k + 1 < len(arg) and arg[k + 1].kind is Kind.IDENT:
-            rest = arg[k + 2 :]
-            if rest and rest[0].text in (".", "->", "["):
-                return None  # member or element: owned elsewhere
-            if k > 0 and arg[k - 1].text in (".", "->"):
-                return None
-            return arg[k + 1].text
-    return None
-
-
-def _declared_local(toks, f, name, before):
+def _declared_local(toks: Sequence[Token], f: Func, name: str, before: int) -> bool:
     for j in range(f.open + 1, before):
         if (
             toks[j].text == name
@@ -161,7 +117,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             break
 
 
-def _escapes(toks, uses):
+def _escapes(toks: Sequence[Token], uses: Iterable[int]) -> bool:
     """Whether one of the pointer's ``uses`` (after its allocation, in the function) hands it
     out of the function."""
     for j in uses:
@@ -188,7 +144,7 @@ def _escapes(toks, uses):
     return False
 
 
-def _is_alloc_check(toks, call, j):
+def _is_alloc_check(toks: Sequence[Token], call: Call, j: int) -> bool:
     """`if (cudaMalloc(&p, n) != cudaSuccess) return;` or `err = cudaMalloc(...);
     if (err != cudaSuccess) return;`: the allocation itself failed, nothing to free."""
     k = j - 1
@@ -200,7 +156,7 @@ def _is_alloc_check(toks, call, j):
     return _checks_this_alloc(toks, call, o + 1, k)
 
 
-def _checks_this_alloc(toks, call, a, b):
+def _checks_this_alloc(toks: Sequence[Token], call: Call, a: int, b: int) -> bool:
     """The condition tokens[a:b] test the result of ``call`` (and not of a later call)."""
     if a <= call.index < b:
         return True
@@ -213,7 +169,7 @@ def _checks_this_alloc(toks, call, a, b):
     )
 
 
-def _status_variable(toks, call):
+def _status_variable(toks: Sequence[Token], call: Call) -> str | None:
     """`err` in `err = cudaMalloc(...)` / `cudaError_t err = cudaMalloc(...)`."""
     k = call.index - 1
     if toks[k].text == "::":
@@ -223,7 +179,7 @@ def _status_variable(toks, call):
     return None
 
 
-def _frees_on_exit(toks, j, name):
+def _frees_on_exit(toks: Sequence[Token], j: int, name: str) -> bool:
     """`return cudaFree(p);`: the exit statement itself frees the pointer."""
     k = j + 1
     while k < len(toks) and toks[k].text != ";":
@@ -235,7 +191,7 @@ def _frees_on_exit(toks, j, name):
     return False
 
 
-def _in_error_branch(unit, toks, f, call, j):
+def _in_error_branch(unit: Unit, toks: Sequence[Token], f: Func, call: Call, j: int) -> bool:
     """The exit sits in an `if (err != cudaSuccess) { ...; return err; }` block that checks
     the allocation itself; a check of a later call is the error path that leaks."""
     for kw, a, b in enclosing_conditions(unit, j, f)[:1]:
@@ -244,7 +200,7 @@ def _in_error_branch(unit, toks, f, call, j):
     return False
 
 
-def _in_lambda(toks, f, j):
+def _in_lambda(toks: Sequence[Token], f: Func, j: int) -> bool:
     depth = 0
     for k in range(j - 1, f.open, -1):
         x = toks[k].text
@@ -257,6 +213,6 @@ def _in_lambda(toks, f, j):
     return False
 
 
-def _lambda_head(toks, close):
+def _lambda_head(toks: Sequence[Token], close: int) -> bool:
     o = match_back(toks, close)
     return o is not None and o > 0 and toks[o - 1].text == "]"

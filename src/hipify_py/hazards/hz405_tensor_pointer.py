@@ -31,17 +31,17 @@ xc.data_ptr<float>();`), never free tensor memory by hand, and return tensors, n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from ..analysis.allocations import FREES
+from ..analysis.calls import calls
+from ..analysis.functions import Func, function_at
+from ..analysis.tokens import match_back, text_of
 from ..context import Context
-from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..findings import Finding, Severity
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import function_at
-from ._tokens import match_back, text_of
-from .hz404_device_alloc_leak import FREES
 
 _DATA = frozenset({"data_ptr", "data", "mutable_data_ptr", "const_data_ptr"})
 _TENSOR_TYPES = frozenset({"Tensor", "TensorBase"})
@@ -64,7 +64,7 @@ _FACTORIES = frozenset(
 )
 
 
-def _accessor(toks, i):
+def _accessor(toks: Sequence[Token], i: int) -> int | None:
     """If toks[i] is `.data_ptr` (etc.) called as a method, the index after its `()`."""
     if toks[i].text not in _DATA or toks[i - 1].text not in (".", "->"):
         return None
@@ -126,7 +126,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     yield from _freed(unit, report, from_tensor)
 
 
-def _object_before(toks, i) -> tuple[int, bool]:
+def _object_before(toks: Sequence[Token], i: int) -> tuple[int, bool]:
     """(first token of the object expression before `.data_ptr` at token i, whether it is a
     temporary: the result of a call such as `torch::empty<float>(...)`)."""
     k = i - 2
@@ -155,7 +155,7 @@ def _object_before(toks, i) -> tuple[int, bool]:
     return k + 1, temporary
 
 
-def _freed(unit, report, from_tensor: dict[str, str]):
+def _freed(unit: Unit, report: Report, from_tensor: dict[str, str]) -> Iterator[Finding]:
     """Frees of memory a tensor owns: `cudaFree(t.data_ptr())`, or of a pointer taken so."""
     toks = unit.tokens
     for c in calls(unit, FREES):
@@ -179,7 +179,7 @@ def _freed(unit, report, from_tensor: dict[str, str]):
             )
 
 
-def _locals(toks, f) -> set[str]:
+def _locals(toks: Sequence[Token], f: Func) -> set[str]:
     names: set[str] = set()
     for j in range(f.open + 1, f.close - 1):
         t = toks[j]

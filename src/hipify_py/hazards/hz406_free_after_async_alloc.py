@@ -28,13 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.allocations import pointer_target
+from ..analysis.calls import calls
+from ..analysis.functions import function_at
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import function_at
-from .hz404_device_alloc_leak import pointer_target
 
 _ASYNC = frozenset(
     {"cudaMallocAsync", "hipMallocAsync", "cudaMallocFromPoolAsync", "hipMallocFromPoolAsync"}

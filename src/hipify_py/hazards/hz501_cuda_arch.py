@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.tokens import occurrences, one_per_line
 from ..context import Context
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import occurrences, one_per_line
 
 
 @hazard_rule(
@@ -47,7 +47,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, report), unit)
 
 
-def _findings(unit, report):
+def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
     names = {n for n in unit.identifiers if n.startswith("__CUDA_ARCH")}
     if not names:
         return

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.tokens import one_per_line
 from ..context import Context
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._tokens import one_per_line
 
 _PROP_TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
 _PROP_CALLS = frozenset({"getCurrentDeviceProperties", "getDeviceProperties"})
@@ -59,7 +59,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, ctx, report), unit)
 
 
-def _findings(unit, ctx, report):
+def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
     ids = unit.identifiers
     has_props = bool((_PROP_TYPES | _PROP_CALLS) & ids)
     attrs = _ATTRS & ids

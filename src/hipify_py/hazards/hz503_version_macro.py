@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
+from ..edits import Edit
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..rewrite.version_gates import REFERENCE_CUDA, gate_edits
@@ -55,7 +56,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not edits:
         return
     text = unit.text
-    by_line: dict[int, list] = {}
+    by_line: dict[int, list[Edit]] = {}
     for edit in edits:
         by_line.setdefault(unit.lines.position(edit.start)[0], []).append(edit)
     for line, line_edits in sorted(by_line.items()):

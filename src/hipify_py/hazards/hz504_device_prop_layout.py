@@ -30,25 +30,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.calls import calls
+from ..analysis.functions import scope_of
+from ..analysis.tokens import one_per_line
 from ..context import Context
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import calls
-from ._functions import scope_of
-from ._tokens import one_per_line
 
 _TYPES = frozenset({"cudaDeviceProp", "hipDeviceProp_t", "hipDeviceProp_tR0600"})
 _OLD = frozenset({"hipDeviceProp_tR0000", "hipGetDevicePropertiesR0000"})
 _BYTES = frozenset({"memcpy", "memcmp", "memset", "std::memcpy", "std::memcmp"})
 
 
-def _prop_variables(unit) -> set[tuple[int, str]]:
+def _prop_variables(unit: Unit) -> set[tuple[int, str]]:
     """(scope, name) of the variables declared with a properties type; scope is the body of
     the function holding the declaration (or its parameter list), -1 at file scope."""
     toks = unit.tokens
-    names = set()
+    names: set[tuple[int, str]] = set()
     for name in _TYPES & unit.identifiers:
         for i in unit.identifier_positions[name]:
             j = i + 1
@@ -81,7 +81,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     yield from one_per_line(_findings(unit, report), unit)
 
 
-def _findings(unit, report):
+def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
     toks = unit.tokens
     for name in sorted(_OLD & unit.identifiers):
         for i in unit.identifier_positions[name]:

@@ -17,9 +17,8 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from ..context import Options
 from .index import Entry, LazyEntries, MappingIndex, RowStore, _merge
 from .schema import SCHEMA_VERSION, MappingError, validate_file
 
@@ -39,9 +38,27 @@ _STATUS_RANK = {"supported": 0, "deprecated": 1, "experimental": 2, "removed": 3
 USER_PRIORITY = 1_000_000  # user rule files always win over shipped ones
 
 
+class ConversionOptions(Protocol):
+    """What the lookups read of the conversion options: ``context.Options`` is one.  The
+    tables sit below the context (which holds their index), so they name only these fields."""
+
+    @property
+    def roc(self) -> bool: ...
+    @property
+    def miopen(self) -> bool: ...
+    @property
+    def experimental(self) -> bool: ...
+    @property
+    def hip_data_types(self) -> bool: ...
+    @property
+    def target_rocm(self) -> tuple[int, ...]: ...
+    @property
+    def pytorch(self) -> bool | None: ...
+
+
 @dataclasses.dataclass(frozen=True)
 class RulesText:
-    """A user mapping file already in memory (read and checked by ``mappings.user``), so it
+    """A user mapping file already in memory (read and checked by ``user_mappings``), so it
     reaches worker processes without a temp file."""
 
     label: str
@@ -240,7 +257,7 @@ def _load_shipped(use_cache: bool = True) -> MappingIndex:
     rows, compiled = _rank([_parse(p, b, user=False) for p, b in zip(paths, blobs, strict=True)])
     if use_cache:
         try:
-            from ..output.files import replace_cache_file  # noqa: PLC0415 - a cold start only
+            from ..files import replace_cache_file  # a cold start only
 
             cache_file.parent.mkdir(parents=True, exist_ok=True)
             replace_cache_file(cache_file, marshal.dumps((rows, compiled)))
@@ -295,7 +312,7 @@ _indexes: dict[tuple[Any, ...], MappingIndex] = {}
 
 
 def load_index(
-    options: Options | None = None, extra_files: Sequence[Path | RulesText] = ()
+    options: ConversionOptions | None = None, extra_files: Sequence[Path | RulesText] = ()
 ) -> MappingIndex:
     """The mapping index: shipped tables + ``extra_files`` (user rules, which win).
 
@@ -331,22 +348,22 @@ def load_index(
 # --------------------------------------------------------------------------- per-entry helpers
 
 
-def hip_name(entry: Entry, options: Options | None = None) -> str | None:
+def hip_name(entry: Entry, options: ConversionOptions) -> str | None:
     """The name to emit: the roc*/MIOpen name under --roc (or --miopen for cuDNN), else hip.
 
     --use-hip-data-types keeps HIP's library-neutral ``hipDataType`` (and its ``HIP_R_*``/
     ``HIP_C_*`` values) even under --roc, as hipify-clang's option of that name does.  The HIP
     name follows --target-rocm where it changed between releases (see ``_for_target``).
     """
-    if options is not None and options.hip_data_types and _is_hip_data_type(entry.hip):
+    if options.hip_data_types and _is_hip_data_type(entry.hip):
         return entry.hip
-    if options is not None and entry.roc:
+    if entry.roc:
         if options.roc or (options.miopen and entry.family == "dnn"):
             return entry.roc
     return _for_target(entry, options)
 
 
-def _for_target(entry: Entry, options: Options | None) -> str | None:
+def _for_target(entry: Entry, options: ConversionOptions) -> str | None:
     """``hip``, or ``hip_legacy`` when --target-rocm is older than ``hip_legacy_until``."""
     if (
         entry.hip_legacy
@@ -362,7 +379,7 @@ def _for_target(entry: Entry, options: Options | None) -> str | None:
 NO_HIP_LIBRARY = {"dnn": "hipDNN is not part of ROCm 7.2; --miopen converts to MIOpen"}
 
 
-def no_hip_library(entry: Entry, options: Options | None = None) -> str | None:
+def no_hip_library(entry: Entry, options: ConversionOptions | None = None) -> str | None:
     """Why the entry's HIP library is unavailable (None when it is, or a roc name is chosen)."""
     reason = NO_HIP_LIBRARY.get(entry.family)
     if reason is None:
@@ -376,7 +393,7 @@ def _is_hip_data_type(name: str | None) -> bool:
     return name is not None and (name == "hipDataType" or name.startswith(("HIP_R_", "HIP_C_")))
 
 
-def is_convertible(entry: Entry, options: Options | None = None) -> bool:
+def is_convertible(entry: Entry, options: ConversionOptions) -> bool:
     """supported/deprecated: yes; experimental: only with --experimental; others: no.
 
     Names the targeted ROCm does not have yet (``needs_newer_hip``, reported by HZ302) and
@@ -393,7 +410,7 @@ def is_convertible(entry: Entry, options: Options | None = None) -> bool:
     if entry.status in ("supported", "deprecated"):
         return True
     if entry.status == "experimental":
-        return bool(options is not None and options.experimental)
+        return options.experimental
     return False
 
 
@@ -405,16 +422,14 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def needs_newer_hip(entry: Entry, options: Options | None = None) -> bool:
+def needs_newer_hip(entry: Entry, options: ConversionOptions) -> bool:
     """True when the HIP name appeared after the targeted ROCm version (--target-rocm)."""
     if not entry.hip_added:
         return False
     return _version(entry.hip_added) > _target(options)
 
 
-def _target(options: Options | None) -> tuple[int, ...]:
-    if options is None:
-        options = Options()
+def _target(options: ConversionOptions) -> tuple[int, ...]:
     return _version_of(options.target_rocm)
 
 

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .index import Entry
-from .load import hip_name, is_convertible, needs_newer_hip, no_hip_library
-
-if TYPE_CHECKING:
-    from ..context import Options
+from .load import ConversionOptions, hip_name, is_convertible, needs_newer_hip, no_hip_library
 
 HAND_WRITTEN = {"headers.yaml", "warp_sync.yaml", "extras.yaml", "pytorch.yaml"}
 
@@ -51,7 +46,7 @@ def holds_from(entry: Entry) -> str | None:
     return None
 
 
-def emitted_for(entry: Entry, options: Options) -> str:
+def emitted_for(entry: Entry, options: ConversionOptions) -> str:
     """What the conversion does with the name for these options, in one line."""
     target = ".".join(str(t) for t in options.target_rocm)
     library = no_hip_library(entry, options)

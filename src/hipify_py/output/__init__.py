@@ -3,7 +3,8 @@
 The CLI chooses a ``Destination`` (mode plus paths); ``plan`` turns it and the inputs into a
 ``Writer``; the writer takes each ``Outcome`` as it arrives from the runner and writes (or
 prints, or diffs) it at once, so a long run's finished files are on disk before it ends.
-File-system safety lives in ``output.files``; the output tree's manifest in ``output.manifest``.
+File-system safety lives in ``files`` (a top-level module: the caches and the mapping index
+write through it too); the output tree's manifest in ``output.manifest``.
 """
 
 from __future__ import annotations
@@ -26,9 +27,7 @@ from ..discover import (
     single_file_output,
     walk,
 )
-from ..result import FileStatus, Outcome
-from ..untrusted import UntrustedInputError, read_regular
-from .files import (
+from ..files import (
     BACKUP_SUFFIX,
     WriteError,
     backup_original,
@@ -37,6 +36,8 @@ from .files import (
     sha256,
     write_file,
 )
+from ..result import FileStatus, Outcome
+from ..untrusted import UntrustedInputError, read_regular
 from .manifest import MANIFEST_NAME, Manifest, ManifestError, options_record
 
 SOURCE_LIMIT = 1 << 31  # bytes of one file copied or compared

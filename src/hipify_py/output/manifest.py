@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..context import Options
+from ..files import write_file
 from ..untrusted import UntrustedInputError, decode_utf8, is_under, read_regular
-from .files import write_file
 
 MANIFEST_NAME = ".hipify-py-manifest.json"
 FORMAT = 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..edits import Edit, apply_edits
 from ..frontend.conditions import inactive_in
-from ..frontend.directives import CONDITIONAL_OPEN, Line
+from ..frontend.directives import CONDITIONAL_OPEN, Include, Line
 from ..frontend.directives import includes as directive_includes
 from ..frontend.directives import lines as directive_lines
 from ..frontend.unit import Unit
@@ -72,7 +72,7 @@ def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
     return out
 
 
-def _includes(unit: Unit):  # noqa: ANN202 - list[Include]
+def _includes(unit: Unit) -> list[Include]:
     return directive_includes(unit.text, unit.tokens, unit.directives)
 
 

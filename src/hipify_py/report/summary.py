@@ -95,7 +95,7 @@ class Summary:
     def tallied(self) -> list[tuple[str, str, int]]:
         """(key, label, count) of every count the passes declare, then one per edit tag no
         pass declares (a new pass is counted before anyone names its edits)."""
-        from ..rules import tallies  # noqa: PLC0415 - the registry only to name counts
+        from ..rules import tallies  # the registry only to name counts
 
         declared = tallies()
         rows = [
@@ -155,9 +155,9 @@ class Summary:
     def render(self, console: Console) -> None:
         # the tables and the rule registry only here: a --quiet run (a CI gate) prints findings
         # without importing them
-        from rich.table import Table  # noqa: PLC0415
+        from rich.table import Table
 
-        from ..rules import load_rules  # noqa: PLC0415
+        from ..rules import load_rules
 
         load_rules()  # rule names for the table (in a parallel run, rules ran in workers)
         files = Table(title="hipify-py summary", show_header=True, header_style="bold")
@@ -207,9 +207,9 @@ class Summary:
 
 def _rule_counts(title: str, style: str, counts: Counter) -> Table:
     """Findings by rule: ID, name and count, one row a rule."""
-    from rich.table import Table  # noqa: PLC0415 - see Summary.render
+    from rich.table import Table  # see Summary.render
 
-    from ..rules import RULES  # noqa: PLC0415
+    from ..rules import RULES
 
     table = Table(title=title, header_style=style)
     table.add_column("rule")

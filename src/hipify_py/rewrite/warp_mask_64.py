@@ -21,15 +21,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..analysis.calls import MASKED_SYNC
+from ..analysis.cursor import cursor_at
+from ..analysis.values import int_value
 from ..context import Context
 from ..edits import Edit
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_forward, split_args
 from ..frontend.unit import Unit
-from ..hazards._calls import MASKED_SYNC
-from ..hazards._cursor import cursor_at
-from ..hazards._values import int_value
 from ..rules import Tally, rewrite_pass
 from .warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
 
@@ -297,7 +297,7 @@ def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskS
     for name, tok in uses:
         cur = cursor_at(unit, tok.start)
         decl = cur.referenced if cur is not None else None
-        if decl is None:
+        if cur is None or decl is None:
             # neither declared nor defined in this file: a header's macro or variable
             elsewhere.append(
                 _elsewhere(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..frontend.unit import Unit
-from ._tokens import cached
+from .tokens import cached
+
+if TYPE_CHECKING:
+    import clang.cindex as ci
 
 
-def cursor_at(unit: Unit, offset: int):
+def cursor_at(unit: Unit, offset: int) -> ci.Cursor | None:
     """The libclang cursor at a character offset of the unit (None without an AST).
 
     Much cheaper than walking the tree: rules find candidates from tokens and ask the AST only

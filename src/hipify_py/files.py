@@ -30,7 +30,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..untrusted import UntrustedInputError, is_under, read_regular
+from .untrusted import UntrustedInputError, is_under, read_regular
 
 BACKUP_SUFFIX = ".prehip"
 READ_BACK_LIMIT = 1 << 31

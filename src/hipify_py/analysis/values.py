@@ -8,8 +8,8 @@ import re
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ._functions import function_at
-from ._tokens import cached, inside, match
+from .functions import function_at
+from .tokens import cached, inside, match
 
 
 def int_value(text: str) -> int | None:
@@ -25,10 +25,6 @@ def int_value(text: str) -> int | None:
         return int(t)
     except ValueError:
         return None
-
-
-def is_64bit_literal(text: str) -> bool:
-    return "ll" in text.lower() or (int_value(text) or 0) > 0xFFFFFFFF
 
 
 SIZEOF = {
@@ -99,7 +95,7 @@ def type_size(unit: Unit, declared: str) -> int | None:
 def _typedefs(unit: Unit) -> dict[str, str]:
     """`typedef T NAME;` / `using NAME = T;` outside the branches HIP never compiles."""
 
-    def make():
+    def make() -> dict[str, str]:
         toks = unit.tokens
         inactive = inactive_in(unit)
         out: dict[str, str] = {}
@@ -142,8 +138,12 @@ def constant_at(unit: Unit, name: str, index: int) -> int | None:
     return file_scope.get(name)
 
 
-def _constant_tables(unit: Unit):
-    def make():
+# file-scope NAME -> value, and (function, NAME) -> [(token index, value or None)] of locals
+_Constants = tuple[dict[str, int], dict[tuple[int, str], list[tuple[int, int | None]]]]
+
+
+def _constant_tables(unit: Unit) -> _Constants:
+    def make() -> _Constants:
         toks = unit.tokens
         inactive = inactive_in(unit)  # the HIP build's value of a per-platform constant
         out: dict[str, int] = {}
@@ -191,7 +191,7 @@ def _constant_tables(unit: Unit):
 def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
     """NAME -> token range of the body of an object-like `#define NAME body`."""
 
-    def make():
+    def make() -> dict[str, tuple[int, int]]:
         toks = unit.tokens
         inactive = inactive_in(unit)
         out: dict[str, tuple[int, int]] = {}

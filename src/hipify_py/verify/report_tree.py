@@ -52,7 +52,7 @@ class VerifyTree:
     def verify(self, ctx: Context, source_root: Path, arch: str, toolchain: str) -> dict:
         """``verify --from source_root --format json`` on the tree; raises ToolchainError
         (and CompileDatabaseError) as ``verify`` does."""
-        from ..verify import VerifyOptions, verify_paths  # noqa: PLC0415 - only with --verify
+        from . import VerifyOptions, verify_paths  # only with --verify
 
         options = VerifyOptions.of_conversion(ctx, source_root, arch, toolchain)
         text = json.dumps(verify_paths([self.root], options, convert_options=ctx).to_json())

@@ -3,11 +3,11 @@ look for."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from ..frontend.unit import Unit
-from ._tokens import match, occurrences, split
+from .tokens import match, occurrences, split
 
 SHUFFLES = {  # name -> index of the width argument
     "__shfl": 2,
@@ -70,7 +70,7 @@ class Call:
     args: tuple[tuple[int, int], ...]  # token ranges [first, end)
 
 
-def calls(unit: Unit, names: frozenset[str] | set[str] | dict) -> Iterator[Call]:
+def calls(unit: Unit, names: Collection[str]) -> Iterator[Call]:
     """Every call ``name(...)`` of one of ``names`` (also in macro bodies and #if branches)."""
     toks = unit.tokens
     present = set(names) & unit.identifiers

@@ -1,5 +1,5 @@
-"""Token navigation for hazard rules: brackets, statements, operands, argument ranges, and
-one finding per line.
+"""Token navigation for rules and rewrite passes: brackets, statements, operands, argument
+ranges, and one finding per line.
 
 Everything works on the raw token list (every preprocessor branch, CUDA and HIP alike); what a
 helper computes once per file is kept on the ``Unit`` (``cached``) so that twenty rules share
@@ -9,12 +9,15 @@ one scan.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
 from ..findings import Finding
 from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import match_backward, match_forward, split_args
 from ..frontend.unit import Unit
+
+T = TypeVar("T")
 
 CONTROL = frozenset(
     {
@@ -39,7 +42,7 @@ CONTROL = frozenset(
 )
 
 
-def cached(unit: Unit, key: str, make):
+def cached(unit: Unit, key: str, make: Callable[[], T]) -> T:
     """``make()``, computed once per unit and kept on it under ``key``."""
     value = unit.__dict__.get(key)
     if value is None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ._tokens import CONTROL, cached, match, match_back
+from .tokens import CONTROL, cached, match, match_back
 
 _AFTER_PARAMS = frozenset(
     {"const", "noexcept", "override", "final", "mutable", "volatile", "&", "&&", "throw"}

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, ConfigFileError
-from ..untrusted import UntrustedInputError, load_yaml, read_regular
-from .load import RulesText
-from .schema import CUDA_NAME_RE, HEADER_PATH_RE, MappingError, validate_file
+from .config import Config
+from .mappings.load import RulesText
+from .mappings.schema import CUDA_NAME_RE, HEADER_PATH_RE, MappingError, validate_file
+from .untrusted import UntrustedInputError, load_yaml, read_regular
 
 RULES_LIMIT = 16 * 1024 * 1024  # bytes in one user mapping file
 EMITTED_KEYS = ("hip", "roc")
@@ -105,17 +105,3 @@ def user_rules(config: Config, extra: Sequence[Path] = ()) -> list[RulesText]:
     if config.inline_mappings:
         out.append(inline_rules(config))
     return out + [read_rules(p) for p in extra]
-
-
-def find_project_mapping_files(start: Path, *, config_file: bool = True) -> list[Path | RulesText]:
-    """The project config's mapping sources for an input path: files named in it, or its
-    inline entries (in memory); ``config_file=False`` (``check --no-config``) gives none."""
-    if not config_file:
-        return []
-    try:
-        config = Config.find(Path(start))
-    except ConfigFileError as exc:
-        raise MappingError(str(exc)) from None
-    if config.inline_mappings:
-        return [inline_rules(config)]
-    return list(config.mapping_paths)

@@ -7,8 +7,8 @@ import re
 
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ._functions import Func
-from ._tokens import cached, inside, match, statement_end
+from .functions import Func
+from .tokens import cached, inside, match, statement_end
 
 # names whose value is (or derives from) the position of a thread inside its block or warp
 THREAD_SOURCES = frozenset(

@@ -21,15 +21,16 @@ group-relative source lane (`__shfl_sync(m, v, 0)`, `__shfl_up_sync(m, v, 1)`). 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ._calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
-from ._functions import Func, function_at, functions
-from ._taint import thread_taint
-from ._tokens import cached, operand_before
-from ._values import constant_at, evaluate, int_value
+from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
+from .functions import Func, function_at, functions
+from .taint import thread_taint
+from .tokens import cached, operand_before
+from .values import constant_at, evaluate, int_value
 
 GROUP32 = "group32"
 HARDWARE = "hardware"
@@ -76,7 +77,7 @@ def crosses_groups(unit: Unit, call: Call) -> bool:
 _VOTES = frozenset({"__ballot", "__ballot_sync", "__ballot64", "__activemask"})
 
 
-def _lane_bits(toks, k: int) -> bool:
+def _lane_bits(toks: Sequence[Token], k: int) -> bool:
     """A match or lane mask whose bits name hardware lanes (a leader lane, lanes below me),
     not one passed as the mask argument of a `_sync` intrinsic."""
     if toks[k].text not in BALLOTS or toks[k].text in _VOTES:
@@ -186,7 +187,7 @@ class Related:
         return "; dependent lines: " + ", ".join(map(str, self.lines))
 
     @property
-    def extra(self) -> dict | None:
+    def extra(self) -> dict[str, str] | None:
         return {"related_lines": ",".join(map(str, self.lines))} if self.lines else None
 
 
