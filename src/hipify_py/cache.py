@@ -41,7 +41,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from . import __version__, runner
+from . import __version__
 from .cache_records import plain, record_of, result_of, stamp_of
 from .context import Context, Renames
 from .discover import Candidate
@@ -240,15 +240,16 @@ def run(
     mapping_files: Sequence[RulesText] = (),
     on_slow: Callable[[Candidate], None] | None = None,
 ) -> Generator[Outcome, None, None]:
-    """``runner.run`` with the cache around it: each file is looked up (a stat, no read), only
+    """``runner.run_jobs`` with the cache around it: each file is looked up (a stat, no read), only
     a miss is converted, and what it made is remembered; the records are saved at the end.
 
     A hit comes out ``cached`` and without texts (``load_texts`` reads them when output needs
     them).  One process goes through the files in order; in parallel, the hits come first."""
     items = list(candidates)
     if cache is None:
-        return runner.run(
-            items, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, on_slow=on_slow
+        todo: list[Job] = [(cand, None) for cand in items]
+        return run_jobs(
+            todo, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, on_slow=on_slow
         )
     if in_order(len(items), jobs):
         outcomes = _in_order(items, ctx, cache, mode)
