@@ -20,9 +20,8 @@ from .discover import Candidate, discover, output_name
 from .mappings.load import RulesText
 from .output.files import holds
 from .output.manifest import Manifest
-from .pipeline import FileResult
 from .report.findings_common import CheckReport, stale_finding
-from .result import FileStatus, Outcome, RunMode
+from .result import FileResult, FileStatus, Outcome, RunMode
 from .shard import select
 from .untrusted import UntrustedInputError, read_regular
 
