@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from _convert import ctx
+from hipify_py.buildfiles.registry import build_systems
 from hipify_py.context import Context, Renames
 from hipify_py.pipeline import FileResult, convert_build_text
 
-NAMES = {"cmake": "CMakeLists.txt", "make": "Makefile", "setuptools": "setup.py"}
+# each build system's usual file name, as its module declares it
+NAMES = {system.kind: system.names[0] for system in build_systems()}
 
 
 def build_result(

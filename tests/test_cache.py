@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from hipify_py import cache as cache_mod
+from hipify_py import cache_records, runner
 from hipify_py import output as output_mod
-from hipify_py import runner
-from hipify_py.cache import pack_edits
+from hipify_py.cache_records import pack_edits
 from hipify_py.cli import root
 from hipify_py.output.manifest import MANIFEST_NAME
 
@@ -344,10 +344,10 @@ def test_recorded_edits_unpack_within_a_bound(monkeypatch):
     """A record's packed edits inflate to at most EDITS_LIMIT bytes; past it (a damaged or
     hostile cache file) they are malformed, which makes the file a miss, not a memory spike."""
     packed = pack_edits([[0, 1, "x" * 100, "r"]])
-    assert [e.text for e in cache_mod._RecordedEdits(packed)] == ["x" * 100]
+    assert [e.text for e in cache_records._RecordedEdits(packed)] == ["x" * 100]
     padded = base64.b64encode(zlib.compress(b"[]" + b" " * 1000)).decode()  # JSON at any cut
-    assert list(cache_mod._RecordedEdits(padded)) == []
-    monkeypatch.setattr(cache_mod, "EDITS_LIMIT", 64)
+    assert list(cache_records._RecordedEdits(padded)) == []
+    monkeypatch.setattr(cache_records, "EDITS_LIMIT", 64)
     for text in (packed, padded):
         with pytest.raises(ValueError):
-            list(cache_mod._RecordedEdits(text))
+            list(cache_records._RecordedEdits(text))

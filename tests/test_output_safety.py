@@ -409,10 +409,10 @@ def test_a_file_that_vanishes_during_the_run_is_reported_once(tmp_path: Path) ->
     (src / "b.cu").write_text(KERNEL)
     vanish = (  # b.cu is found, then deleted before it is read
         "import os, sys\nimport hipify_py.output as output\nfrom hipify_py.cli import main\n"
-        "walk = output.walk\n"
-        "def vanishing(*a, **k):\n    found = list(walk(*a, **k))\n"
+        "discover = output.discover\n"
+        "def vanishing(*a, **k):\n    found = discover(*a, **k)\n"
         f"    os.unlink({str(src / 'b.cu')!r})\n    return found\n"
-        "output.walk = vanishing\nsys.argv = ['hipify-py', *sys.argv[1:]]\nmain()\n"
+        "output.discover = vanishing\nsys.argv = ['hipify-py', *sys.argv[1:]]\nmain()\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", vanish, "convert", str(src), "-q"], capture_output=True, text=True

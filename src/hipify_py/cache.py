@@ -1,5 +1,9 @@
 """The per-file result cache: an unchanged file is neither read again nor converted again.
 
+A wrapper around the one per-file function, ``runner.process``: ``run`` looks each file up,
+has the runner convert only the misses and remembers what they made; ``load_texts`` gives a
+cached outcome its texts.  Calls go one way, from here down to the runner, never back.
+
 As black's cache: one file per *run key* under ``$XDG_CACHE_HOME/hipify-py/files/`` (or
 ``~/.cache/hipify-py/files/``).  The run key hashes everything that shapes a file's result
 other than its bytes: the tool's code, the mapping tables in effect (shipped and user rules),
@@ -25,28 +29,29 @@ is bounded: records of files that no longer exist are dropped on save, and only 
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
 import re
 import stat
 import time
-import zlib
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
+from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 from . import __version__
+from .cache_records import plain, record_of, result_of, stamp_of
 from .context import Context, Renames
 from .discover import Candidate
-from .edits import Edit
+from .edits import apply_edits
 from .files import TEMPORARY_NAME, file_stamp, replace_cache_file
-from .findings import Finding, Fix, Severity
 from .mappings.load import RulesText, cache_dir, cache_enabled, tables_fingerprint
 from .output.manifest import options_record
-from .result import FileResult, FileStatus, Outcome, RunMode
+from .result import FileStatus, Outcome, RunMode
+from .runner import MAX_BYTES, Job, in_order, process, run_jobs, until_interrupted
+from .untrusted import UntrustedInputError, read_regular
 
 # 2: conversions count launches and HIP_SYMBOL wraps (result.conversions_of); 3: a record's
 # edits are one JSON text, parsed only when an output is written (a no-change run skips them);
@@ -55,7 +60,6 @@ FORMAT = 4
 MAX_CACHE_FILES = 16  # run keys kept (the most recently used)
 MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file
-EDITS_LIMIT = 1 << 28  # bytes of one record's edits unpacked (a 16 MiB source's are far fewer)
 _NAME = re.compile(r"[0-9a-f]{32}\.json")
 CACHED_STATUSES = (FileStatus.CONVERTED, FileStatus.UNCHANGED, FileStatus.COPIED)
 
@@ -110,11 +114,11 @@ class FileCache:
         )
 
     def outcome(self, cand: Candidate, record: dict[str, Any]) -> Outcome | None:
-        """The Outcome a record stands for (texts not loaded: see ``runner.load_texts``);
+        """The Outcome a record stands for (texts not loaded: see ``load_texts``);
         None when the record is malformed."""
         try:
             status = FileStatus(record["status"])
-            result = None if status is FileStatus.COPIED else _result(record)
+            result = None if status is FileStatus.COPIED else result_of(record)
             return Outcome(
                 cand,
                 status,
@@ -123,7 +127,7 @@ class FileCache:
                 cached=True,
                 out_digest=str(record["out"]),
                 kind=record.get("kind"),
-                out_stamp=_stamp(record.get("out_stamp")),
+                out_stamp=stamp_of(record.get("out_stamp")),
             )
         except (KeyError, TypeError, ValueError, IndexError):
             return None
@@ -143,6 +147,17 @@ class FileCache:
 
     # ------------------------------------------------------------------ recording
 
+    def settle(self, outcome: Outcome, ctx: Context, mode: RunMode) -> Outcome:
+        """A processed file's outcome, remembered; a "cached" status (the bytes were those
+        recorded) becomes the record's outcome, or, when the record went bad, a conversion."""
+        if outcome.status is FileStatus.CACHED:
+            hit = self.revalidated(outcome.candidate, outcome.digest)
+            if hit is not None:
+                return hit
+            outcome = process(outcome.candidate, ctx, mode)
+        self.remember(outcome)
+        return outcome
+
     def remember(self, outcome: Outcome) -> None:
         """Record a freshly processed file (failures and crashed rules are not recorded)."""
         where = os.path.abspath(outcome.candidate.path)
@@ -152,7 +167,7 @@ class FileCache:
         if not outcome.digest:
             return
         result = outcome.result
-        if result is not None and (result.rule_errors or result.error or not _plain(result)):
+        if result is not None and (result.rule_errors or result.error or not plain(result)):
             return
         record: dict[str, Any] = {
             "given": str(outcome.candidate.path),
@@ -166,7 +181,7 @@ class FileCache:
             record["out"] = outcome.digest
         else:
             record["out"] = hashlib.sha256(result.data).hexdigest()
-            record.update(_record_of(result))
+            record.update(record_of(result))
         self.records[where] = record
         self._dirty = True
 
@@ -213,6 +228,100 @@ class FileCache:
             self._dirty = False
         except OSError:
             pass
+
+
+def run(
+    candidates: Iterable[Candidate],
+    ctx: Context,
+    cache: FileCache | None,
+    *,
+    jobs: int = 0,
+    mode: RunMode = RunMode.CONVERT,
+    mapping_files: Sequence[RulesText] = (),
+    on_slow: Callable[[Candidate], None] | None = None,
+) -> Generator[Outcome, None, None]:
+    """``runner.run_jobs`` with the cache around it: each file is looked up (a stat, no read), only
+    a miss is converted, and what it made is remembered; the records are saved at the end.
+
+    A hit comes out ``cached`` and without texts (``load_texts`` reads them when output needs
+    them).  One process goes through the files in order; in parallel, the hits come first."""
+    items = list(candidates)
+    if cache is None:
+        todo: list[Job] = [(cand, None) for cand in items]
+        return run_jobs(
+            todo, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, on_slow=on_slow
+        )
+    if in_order(len(items), jobs):
+        outcomes = _in_order(items, ctx, cache, mode)
+    else:
+        outcomes = _hits_first(items, ctx, cache, jobs, mode, mapping_files, on_slow)
+    return until_interrupted(outcomes)
+
+
+def _in_order(
+    items: list[Candidate], ctx: Context, cache: FileCache, mode: RunMode
+) -> Generator[Outcome, None, None]:
+    try:
+        for cand in items:
+            hit, known = cache.lookup(cand)
+            if hit is None:
+                hit = cache.settle(process(cand, ctx, mode, known), ctx, mode)
+            yield hit
+    finally:
+        cache.save()
+
+
+def _hits_first(
+    items: list[Candidate],
+    ctx: Context,
+    cache: FileCache,
+    jobs: int,
+    mode: RunMode,
+    mapping_files: Sequence[RulesText],
+    on_slow: Callable[[Candidate], None] | None,
+) -> Generator[Outcome, None, None]:
+    try:
+        todo: list[Job] = []
+        for cand in items:
+            hit, known = cache.lookup(cand)
+            if hit is not None:
+                yield hit
+            else:
+                todo.append((cand, known))
+        misses = run_jobs(
+            todo, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, on_slow=on_slow
+        )
+        with closing(misses):
+            for outcome in misses:
+                yield cache.settle(outcome, ctx, mode)
+    finally:
+        cache.save()
+
+
+def load_texts(outcome: Outcome, ctx: Context, mode: RunMode = RunMode.CONVERT) -> Outcome:
+    """A cached outcome with its texts: the input read once and the recorded edits applied to
+    it.  If the input changed since it was looked up, or the edits do not make the output the
+    record names, it is converted afresh."""
+    result = outcome.result
+    if not outcome.cached or result is None:
+        return outcome
+    cand = outcome.candidate
+    try:
+        data = read_regular(cand.path, MAX_BYTES, root=cand.within)
+    except UntrustedInputError:
+        data = b""
+    if hashlib.sha256(data).hexdigest() != outcome.digest:
+        return process(cand, ctx, mode)
+    text = data.decode("utf-8", "surrogateescape")
+    try:
+        applied = apply_edits(text, result.edits)
+    except ValueError:  # an EditConflict, or a malformed recorded edit
+        applied = None
+    made = applied.text.encode("utf-8", "surrogateescape") if applied else b""
+    if applied is None or hashlib.sha256(made).hexdigest() != outcome.out_digest:
+        return process(cand, ctx, mode)  # the record does not make what it says: convert
+    loaded = replace(result, original=text, text=applied.text, applied=applied)
+    return replace(outcome, result=loaded, cached=False)
 
 
 def open_cache(
@@ -266,160 +375,6 @@ def _renames_digest(renames: Renames) -> str:
     files = renames.files
     text = "*" if files is None else "\n".join(sorted(files))
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-
-
-# ---------------------------------------------------------------------- records
-
-
-def _record_of(result: FileResult) -> dict[str, Any]:
-    return {
-        "edits": pack_edits([[e.start, e.end, e.text, e.rule] for e in result.edits]),
-        "findings": [_finding_row(f) for f in result.findings],
-        "conversions": dict(result.conversions),
-        "problems": list(result.parse_problems),
-    }
-
-
-def _plain(result: FileResult) -> bool:
-    """Whether the findings' rule-specific facts are JSON values a record keeps as they are."""
-    return all(
-        v is None or isinstance(v, str | int | float | bool)
-        for f in result.findings
-        for v in f.extra.values()
-    )
-
-
-def _finding_row(f: Finding) -> list[Any]:
-    fix = None
-    if f.fix is not None:
-        fix = [
-            [[e.start, e.end, e.text, e.rule] for e in f.fix.edits],
-            f.fix.description,
-            f.fix.safe,
-        ]
-    return [
-        f.rule,
-        f.severity.value,
-        f.start,
-        f.end,
-        f.message,
-        fix,
-        f.path,
-        f.line,
-        f.column,
-        f.fixed,
-        f.extra,
-    ]
-
-
-def _edit(row: list[Any]) -> Edit:
-    start, end, text, rule = row
-    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end):
-        raise ValueError("bad edit")
-    return Edit(start, end, str(text), str(rule))
-
-
-def pack_edits(rows: list[list[Any]]) -> str:
-    """Edit rows as a record keeps them: JSON, deflated, base64.  A no-change run reads every
-    record and never these; packed, they are a third of the JSON it parses (escaped JSON text
-    was two thirds) and the cache file half the size."""
-    data = json.dumps(rows, separators=(",", ":")).encode("ascii")  # \u-escaped
-    return base64.b64encode(zlib.compress(data, 1)).decode("ascii")
-
-
-def _unpacked(text: str) -> Any:
-    inflate = zlib.decompressobj()
-    try:
-        data = inflate.decompress(base64.b64decode(text, validate=True), EDITS_LIMIT)
-    except zlib.error as exc:
-        raise ValueError("bad edits") from exc
-    if inflate.unconsumed_tail or not inflate.eof:  # a damaged or outsized record: a miss
-        raise ValueError("bad edits")
-    return json.loads(data)
-
-
-class _RecordedEdits(Sequence[Edit]):
-    """A cached result's edits, decoded on first use: a run whose outputs are all up to date
-    reports from the counts and findings alone and never needs them.  A malformed row raises
-    ``ValueError`` then (``runner.load_texts`` converts the file afresh)."""
-
-    def __init__(self, text: Any) -> None:
-        if not isinstance(text, str):
-            raise ValueError("bad edits")
-        self._text: str | None = text  # [start, end, text, rule] rows (``pack_edits``)
-        self._edits: tuple[Edit, ...] = ()
-
-    def _decoded(self) -> tuple[Edit, ...]:
-        if self._text is not None:
-            rows = _unpacked(self._text)
-            if not isinstance(rows, list):
-                raise ValueError("bad edits")
-            self._edits = tuple(_edit(row) for row in rows)
-            self._text = None
-        return self._edits
-
-    def __len__(self) -> int:
-        return len(self._decoded())
-
-    def __iter__(self) -> Iterator[Edit]:
-        return iter(self._decoded())
-
-    @overload
-    def __getitem__(self, index: int) -> Edit: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Edit]: ...
-
-    def __getitem__(self, index: int | slice) -> Edit | Sequence[Edit]:
-        return self._decoded()[index]
-
-
-_SEVERITIES = {s.value: s for s in Severity}  # a lookup, not an Enum call per finding
-
-
-def _finding(row: list[Any]) -> Finding:
-    rule, severity, start, end, message, fix, path, line, column, fixed, extra = row
-    made = None
-    if fix is not None:
-        edits, description, safe = fix
-        made = Fix(tuple(_edit(e) for e in edits), str(description), bool(safe))
-    if not isinstance(extra, dict):
-        raise ValueError("bad extra")
-    return Finding(
-        str(rule),
-        _SEVERITIES[severity],
-        int(start),
-        int(end),
-        str(message),
-        made,
-        str(path),
-        int(line),
-        int(column),
-        bool(fixed),
-        extra,
-    )
-
-
-def _stamp(value: Any) -> list[int] | None:
-    if isinstance(value, list) and len(value) == 4 and all(type(v) is int for v in value):
-        return value
-    return None
-
-
-def _result(record: dict[str, Any]) -> FileResult:
-    """A FileResult without its texts (they are loaded only when output needs them)."""
-    conversions = record["conversions"]
-    if not isinstance(conversions, dict):
-        raise ValueError("bad conversions")
-    return FileResult(
-        path=str(record["given"]),
-        original="",
-        text="",
-        edits=_RecordedEdits(record["edits"]),
-        findings=[_finding(f) for f in record["findings"]],
-        conversions=Counter({str(k): int(v) for k, v in conversions.items()}),
-        parse_problems=[str(p) for p in record["problems"]],
-    )
 
 
 # ---------------------------------------------------------------------- the file

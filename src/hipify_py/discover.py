@@ -1,4 +1,10 @@
-"""Which files a run looks at, which of them are CUDA, and where each one's output goes."""
+"""Which files a run looks at, which of them are CUDA, and where each one's output goes.
+
+One policy for every command: ``discover`` gives the files ``convert`` writes, ``check``
+checks, ``report`` lists and ``verify`` compiles, and ``classify`` decides once per file
+whether it is a CUDA source, a build file (the build systems' own modules say which names are
+theirs: ``buildfiles/registry.py``) or neither.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .buildfiles.registry import build_kind
 from .context import Renames
 
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
@@ -33,6 +40,9 @@ C_LIKE_SUFFIXES = frozenset(
         ".hip",
     }
 )
+# the record ``convert`` keeps in an output tree: it describes that tree, never an input
+MANIFEST_NAME = ".hipify-py-manifest.json"
+HEAD_BYTES = 65536  # how much of a build file says whether it is about CUDA
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules"})
 # What makes a C/C++ file CUDA (APIs, headers, syntax), as one search per literal start: a
 # pattern that opens with a literal is scanned for at C speed, while one alternation behind a
@@ -154,6 +164,19 @@ def walk(
                 yield Candidate(path, rel_dir / name, root, within=root_real, real=real)
 
 
+def discover(
+    paths: Sequence[Path],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    skip: Sequence[Path] = (),
+) -> list[Candidate]:
+    """The files a command works on: ``walk``'s files but an output tree's manifest, laid out
+    as the output tree mirrors them (``mirror_layout``).  ``skip``: directories never walked
+    (the output tree a run writes into, the HIP tree ``check`` compares with)."""
+    found = [c for c in walk(paths, include, exclude, skip) if c.path.name != MANIFEST_NAME]
+    return mirror_layout(found, paths)
+
+
 def mirror_layout(items: Sequence[Candidate], paths: Sequence[Path]) -> list[Candidate]:
     """Output-relative paths: with several input directories each keeps its own subdirectory
     (``out/kernels/...``, ``out/third_party/...``) so same-named files do not collide."""
@@ -163,6 +186,29 @@ def mirror_layout(items: Sequence[Candidate], paths: Sequence[Path]) -> list[Can
     return [
         replace(c, rel=Path(c.root.name) / c.rel) if c.root.resolve() in dirs else c for c in items
     ]
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """What a file is to a run, decided once (``classify``) and carried with its outcome."""
+
+    build: str | None = None  # the build system of a build file that mentions CUDA
+    cuda: bool = False  # a CUDA source (by extension, or a C/C++ file that uses CUDA)
+
+    @property
+    def converted(self) -> bool:
+        """Whether the pipeline runs on the file (else it is copied, or passed over)."""
+        return self.cuda or self.build is not None
+
+
+def classify(path: Path, data: bytes) -> FileKind:
+    """A build file by its build system's names and its first ``HEAD_BYTES`` bytes, else a
+    CUDA source by the whole of ``data``: a long licence or comment can hide the first CUDA
+    call past any prefix."""
+    build = build_kind(path, data[:HEAD_BYTES])
+    if build is not None:
+        return FileKind(build=build)
+    return FileKind(cuda=is_cuda_source(path, data))
 
 
 def is_cuda_source(path: Path, head: bytes) -> bool:

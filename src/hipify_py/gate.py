@@ -14,16 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
-from .cache import open_cache
+from .cache import load_texts, open_cache, run
 from .context import Context
-from .discover import Candidate, mirror_layout, output_name, walk
+from .discover import Candidate, discover, output_name
 from .files import holds
 from .mappings.load import RulesText
 from .output.manifest import Manifest
-from .pipeline import FileResult
 from .report.findings_common import CheckReport, stale_finding
-from .result import FileStatus, Outcome, RunMode
-from .runner import load_texts, run
+from .result import FileResult, FileStatus, Outcome, RunMode
 from .shard import select
 from .untrusted import UntrustedInputError, read_regular
 
@@ -63,13 +61,13 @@ def run_check(
     """Check files (only ``shard`` I/N of them, if given) and build the report (no filtering,
     no output); raises ``discover.UsageError`` for a path that does not exist."""
     skip = [hip_dir] if hip_dir is not None else []
-    cands = mirror_layout(list(walk(paths, include, exclude, skip)), paths)
+    cands = discover(paths, include, exclude, skip)
     cands = select(cands, shard, lambda c: c.rel)
     mode = RunMode.CONVERT if hip_dir is not None else RunMode.CHECK
     cache = open_cache(ctx, mode, mapping_files, enabled=use_cache)
     report = CheckReport(findings=[], tool_version=__version__)
     layout = Layout(hip_dir, ctx.options.keep_names) if hip_dir is not None else None
-    outcomes = run(cands, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, cache=cache)
+    outcomes = run(cands, ctx, cache, jobs=jobs, mode=mode, mapping_files=mapping_files)
     with closing(outcomes):  # the workers stop with the loop, also on Ctrl-C
         for outcome in outcomes:
             if outcome.cached and (_has_findings(outcome) or not _in_sync(layout, outcome)):

@@ -1,5 +1,8 @@
 """Run the pipeline over many files, in parallel processes, streaming outcomes as they finish.
 
+``process`` is the one per-file function (read, classify, convert); ``run`` applies it to many
+files.  The per-file cache (``cache.py``) wraps both from above: this module never calls it.
+
 Workers read and convert; the parent writes, so all file-system changes happen in one place.
 Outcomes are yielded as each file finishes (a slow file does not hold back the others) and can
 be dropped after use: memory stays flat in the number of files.  Workers ignore Ctrl-C (the
@@ -20,10 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import interrupts
-from .buildfiles import build_kind
 from .context import Context, Options, Renames, RuleFilter
-from .discover import CUDA_SUFFIXES, Candidate, is_cuda_source
-from .edits import apply_edits
+from .discover import CUDA_SUFFIXES, HEAD_BYTES, Candidate, classify
 from .mappings.load import RulesText
 from .result import FileStatus, Outcome, RunMode
 from .untrusted import TooLarge, UntrustedInputError, read_regular
@@ -31,11 +32,11 @@ from .untrusted import TooLarge, UntrustedInputError, read_regular
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    from .cache import FileCache
-
 MAX_BYTES = 16 * 1024 * 1024  # a CUDA source larger than this is refused, not parsed
 SLOW_SECONDS = 2.0  # after this long without a finished file, report the file in progress
 PR_SET_PDEATHSIG = 1
+# a file to process, and the sha256 of the bytes the cache holds a record of (None: no record)
+Job = tuple[Candidate, str | None]
 
 
 _worker_ctx: Context | None = None
@@ -77,8 +78,7 @@ def process(
     try:  # opened once: a regular file, inside the tree once opened
         data = read_regular(candidate.path, MAX_BYTES, root=root)
     except TooLarge:
-        head = _head(candidate.path)
-        if build_kind(candidate.path, head) is None and not is_cuda_source(candidate.path, head):
+        if not classify(candidate.path, _head(candidate.path)).converted:
             return Outcome(candidate, FileStatus.COPIED)
         limit = MAX_BYTES // (1024 * 1024)
         return Outcome(
@@ -90,13 +90,12 @@ def process(
     digest = hashlib.sha256(data).hexdigest()
     if known is not None and digest == known:
         return Outcome(candidate, FileStatus.CACHED, digest=digest)
-    kind = build_kind(candidate.path, data[:65536])
-    # the whole text: a long licence or comment can hide the first CUDA call past any prefix
-    if kind is None and not is_cuda_source(candidate.path, data):
+    kind = classify(candidate.path, data)  # once: the outcome carries it
+    if not kind.converted:
         return Outcome(candidate, FileStatus.COPIED, digest=digest)
-    outcome = _convert(candidate, data, ctx, mode, kind)
+    outcome = _convert(candidate, data, ctx, mode, kind.build)
     outcome.digest = digest
-    outcome.kind = kind
+    outcome.kind = kind.build
     return outcome
 
 
@@ -132,14 +131,14 @@ def _convert(
 
 def _head(path: Path) -> bytes:
     with open(path, "rb") as fh:
-        return fh.read(65536)
+        return fh.read(HEAD_BYTES)
 
 
 def has_work(items: Sequence[Candidate]) -> bool:
     """Whether any of ``items`` is a CUDA source or a build file that mentions CUDA: a run with
-    none has nothing to convert or check, which is surely a mistake (a wrong path).  By name
-    first (no read), then by each file's head; an unreadable file counts as work (the run
-    reports it)."""
+    none has nothing to convert or check, which is surely a mistake (a wrong path).  A
+    look before the run, not the run's classification: by name first (no read), then by each
+    file's head until one is work; an unreadable file counts as work (the run reports it)."""
     if any(c.path.suffix.lower() in CUDA_SUFFIXES for c in items):
         return True
     for c in items:
@@ -147,7 +146,7 @@ def has_work(items: Sequence[Candidate]) -> bool:
             head = _head(c.path)
         except OSError:
             return True
-        if build_kind(c.path, head) is not None or is_cuda_source(c.path, head):
+        if classify(c.path, head).converted:
             return True
     return False
 
@@ -157,30 +156,10 @@ def _work(args: tuple[Candidate, RunMode, str | None]) -> Outcome:
     return process(args[0], _worker_ctx, args[1], args[2])
 
 
-def load_texts(outcome: Outcome, ctx: Context, mode: RunMode = RunMode.CONVERT) -> Outcome:
-    """A cached outcome with its texts: the input read once and the recorded edits applied to
-    it.  If the input changed since it was looked up, or the edits do not make the output the
-    record names, it is converted afresh."""
-    result = outcome.result
-    if not outcome.cached or result is None:
-        return outcome
-    cand = outcome.candidate
-    try:
-        data = read_regular(cand.path, MAX_BYTES, root=cand.within)
-    except UntrustedInputError:
-        data = b""
-    if hashlib.sha256(data).hexdigest() != outcome.digest:
-        return process(cand, ctx, mode)
-    text = data.decode("utf-8", "surrogateescape")
-    try:
-        applied = apply_edits(text, result.edits)
-    except ValueError:  # an EditConflict, or a malformed recorded edit
-        applied = None
-    made = applied.text.encode("utf-8", "surrogateescape") if applied else b""
-    if applied is None or hashlib.sha256(made).hexdigest() != outcome.out_digest:
-        return process(cand, ctx, mode)  # the record does not make what it says: convert
-    loaded = replace(result, original=text, text=applied.text, applied=applied)
-    return replace(outcome, result=loaded, cached=False)
+def in_order(count: int, jobs: int) -> bool:
+    """Whether ``count`` files are processed one after the other in this process: with one
+    job, or too few files to be worth starting workers for."""
+    return (jobs or os.cpu_count() or 1) == 1 or count < 4
 
 
 def run(
@@ -191,75 +170,47 @@ def run(
     mode: RunMode = RunMode.CONVERT,
     mapping_files: Sequence[RulesText] = (),
     on_slow: Callable[[Candidate], None] | None = None,
-    cache: FileCache | None = None,
 ) -> Generator[Outcome, None, None]:
     """Outcomes as files finish; ``jobs`` 0 means one process per core.  ``on_slow`` is called
-    with the oldest file still in progress when no file has finished for a while.
+    with the oldest file still in progress when no file has finished for a while."""
+    todo = [(cand, None) for cand in candidates]
+    return run_jobs(todo, ctx, jobs=jobs, mode=mode, mapping_files=mapping_files, on_slow=on_slow)
 
-    With a ``cache``, a file it holds is not converted: its outcome comes from the cache,
-    ``cached`` and without texts (``load_texts`` reads them when output needs them).  One
-    process goes through the files in order; in parallel, the cached ones come first.
+
+def run_jobs(
+    todo: Sequence[Job],
+    ctx: Context,
+    *,
+    jobs: int = 0,
+    mode: RunMode = RunMode.CONVERT,
+    mapping_files: Sequence[RulesText] = (),
+    on_slow: Callable[[Candidate], None] | None = None,
+) -> Generator[Outcome, None, None]:
+    """``run`` over files with what the cache knows of each (``process``'s ``known``)."""
+    if in_order(len(todo), jobs):
+        outcomes: Generator[Outcome, None, None] = (
+            process(c, ctx, mode, known) for c, known in todo
+        )
+    else:
+        workers = jobs or os.cpu_count() or 1
+        outcomes = _parallel(list(todo), ctx, workers, mode, mapping_files, on_slow)
+    return until_interrupted(outcomes)
+
+
+def until_interrupted(
+    outcomes: Generator[Outcome, None, None],
+) -> Generator[Outcome, None, None]:
+    """``outcomes``, stopped by a Ctrl-C.
 
     A caller that may stop early (an error, Ctrl-C while it handles an outcome) closes the
     iterator: that stops the workers then, not whenever the generator is collected (a Ctrl-C
     that left it alive hung the interpreter's exit on the pool's result thread).  A Ctrl-C
     that something swallowed still stops the run at the next file (``interrupts``)."""
-    outcomes = _outcomes(candidates, ctx, jobs, mode, mapping_files, on_slow, cache)
     with closing(outcomes):
         for outcome in outcomes:
             if interrupts.requested():
                 raise KeyboardInterrupt
             yield outcome
-
-
-def _outcomes(
-    candidates: Iterable[Candidate],
-    ctx: Context,
-    jobs: int,
-    mode: RunMode,
-    mapping_files: Sequence[RulesText],
-    on_slow: Callable[[Candidate], None] | None,
-    cache: FileCache | None,
-) -> Generator[Outcome, None, None]:
-    items = list(candidates)
-    jobs = jobs or os.cpu_count() or 1
-    todo: list[tuple[Candidate, str | None]] = []
-    in_order = jobs == 1 or len(items) < 4
-    try:
-        for cand in items:
-            known = None
-            if cache is not None:
-                hit, known = cache.lookup(cand)
-                if hit is not None:
-                    yield hit
-                    continue
-            if in_order:
-                yield _checked(process(cand, ctx, mode, known), cache, ctx, mode)
-            else:
-                todo.append((cand, known))
-        if len(todo) < 4:
-            for cand, known in todo:
-                yield _checked(process(cand, ctx, mode, known), cache, ctx, mode)
-        elif todo:
-            for outcome in _parallel(todo, ctx, jobs, mode, mapping_files, on_slow):
-                yield _checked(outcome, cache, ctx, mode)
-    finally:
-        if cache is not None:
-            cache.save()
-
-
-def _checked(outcome: Outcome, cache: FileCache | None, ctx: Context, mode: RunMode) -> Outcome:
-    """A processed file's outcome, recorded in the cache; a "cached" status (the bytes were
-    those recorded) becomes the record's outcome."""
-    if cache is None:
-        return outcome
-    if outcome.status is FileStatus.CACHED:
-        hit = cache.revalidated(outcome.candidate, outcome.digest)
-        if hit is not None:
-            return hit
-        outcome = process(outcome.candidate, ctx, mode)  # the record went bad: convert
-    cache.remember(outcome)
-    return outcome
 
 
 def _parallel(
@@ -269,7 +220,7 @@ def _parallel(
     mode: RunMode,
     mapping_files: Sequence[RulesText],
     on_slow: Callable[[Candidate], None] | None,
-) -> Iterator[Outcome]:
+) -> Generator[Outcome, None, None]:
     pool = _Pool(
         min(jobs, len(todo)),
         (ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, os.getpid()),

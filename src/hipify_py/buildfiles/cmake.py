@@ -25,12 +25,17 @@ from .cmake_findcuda import (
     needs_hip_language,
 )
 from .cmake_targets import ROCM_INCLUDES_FIRST, host_link, project_languages
+from .include_dirs import cmake_include_dirs
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits, renamed
 from .nvcc_flags import RELOCATABLE_CODE, Word, convert_flags
+from .registry import build_system
 from .unit import BUILD_EDITS, BuildFile, cut_span, outside, tidy_cuts
 
 RULE = "build/cmake"
+build_system(
+    "cmake", names=("CMakeLists.txt",), patterns=("*.cmake",), include_dirs=cmake_include_dirs
+)
 
 CUDA_ONLY_SETTING = declare_rule(
     "HB101",

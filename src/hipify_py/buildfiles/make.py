@@ -17,12 +17,20 @@ from ..context import Context
 from ..edits import Edit
 from ..findings import Finding
 from ..rules import build_pass
+from .include_dirs import make_include_dirs
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import CUDA_ARCH_VALUE, Word, convert_flags
+from .registry import build_system
 from .unit import BUILD_EDITS, BuildFile, cut_span, outside
 
 RULE = "build/make"
+build_system(
+    "make",
+    names=("Makefile", "makefile", "GNUmakefile"),
+    patterns=("*.mk", "Makefile.*"),
+    include_dirs=make_include_dirs,
+)
 
 _CUDA_PATH_VARS = r"CUDA_HOME|CUDA_PATH|CUDA_ROOT|CUDA_DIR|CUDA_TOOLKIT_ROOT_DIR|CUDA_INSTALL_PATH"
 _CUDA_PATH_VARS += r"|CUDA_TOOLKIT_PATH|CUDADIR"

@@ -23,9 +23,11 @@ from ..rules import build_pass
 from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
 from .names import rename_edits
 from .nvcc_flags import Word, convert_flags
+from .registry import build_system
 from .unit import BUILD_EDITS, BuildFile, outside, tidy_cuts
 
 RULE = "build/setup.py"
+build_system("setuptools", names=("setup.py",), marker=b"cpp_extension")
 _STRING = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)", re.S)
 
 

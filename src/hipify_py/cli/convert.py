@@ -16,14 +16,13 @@ from typing import Any
 import click
 from rich.console import Console
 
-from ..cache import open_cache
+from ..cache import load_texts, open_cache, run
 from ..context import Context
 from ..discover import UsageError, renames_of
 from ..output import BACKUP_SUFFIX, Destination, WriteBack, WriteError, Writer, plan
 from ..portable.tree import write_compat_headers
 from ..report.summary import Summary
 from ..result import FileStatus, Outcome, RunMode
-from ..runner import load_texts, run
 from ..shard import select
 from .common import (
     PathArg,
@@ -152,13 +151,7 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     shown = err.is_terminal and not kw["quiet"] and len(items) > 20
     with progress(err, len(items), shown) as bar:
         outcomes = run(
-            items,
-            ctx,
-            jobs=kw["jobs"],
-            mapping_files=rules,
-            mode=mode,
-            on_slow=bar.slow,
-            cache=cache,
+            items, ctx, cache, jobs=kw["jobs"], mapping_files=rules, mode=mode, on_slow=bar.slow
         )
         try:
             with closing(outcomes):  # the workers stop with the loop, also on Ctrl-C

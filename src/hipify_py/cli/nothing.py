@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..discover import walk
+from ..discover import discover
 from ..runner import has_work
 
 
@@ -18,7 +18,7 @@ def refuse_when_nothing_to_convert(
 ) -> None:
     """Exit 1, before anything is written, when no file under ``paths`` is CUDA (a source, or
     a build file that mentions CUDA)."""
-    if not has_work(list(walk(paths, include, exclude))):
+    if not has_work(discover(paths, include, exclude)):
         _fail(f"no CUDA sources or CUDA build files in {_where(paths)}: nothing converted, "
               "nothing written")  # fmt: skip
 

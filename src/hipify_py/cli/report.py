@@ -19,9 +19,9 @@ import click
 from click.core import ParameterSource
 
 from .. import __version__
-from ..cache import open_cache
+from ..cache import load_texts, open_cache, run
 from ..context import Context
-from ..discover import UsageError, renames_of, walk
+from ..discover import UsageError, discover, renames_of
 from ..report.porting import (
     PortReport,
     VerifyIndex,
@@ -33,7 +33,6 @@ from ..report.porting import (
 )
 from ..result import RunMode
 from ..rules import load_rules
-from ..runner import load_texts, run
 from ..shard import select
 from ..verify.discovery import KINDS
 from ..verify.report_tree import VerifyTree
@@ -136,7 +135,7 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
         flags["offload_arch"] = kw["offload_arch"]
     ctx, rules = build_options_context(kw, load_config(paths), **flags)
     try:
-        items = list(walk(paths, kw["include"], kw["exclude"]))
+        items = discover(paths, kw["include"], kw["exclude"])
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     if not items:
@@ -150,10 +149,10 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
     outcomes = run(
         select(items, kw["shard"], lambda c: c.rel),
         ctx,
+        cache,
         jobs=kw["jobs"],
         mapping_files=rules,
         mode=RunMode.CONVERT,
-        cache=cache,
     )
     with VerifyTree() if kw["verify_run"] else nullcontext() as tree, closing(outcomes):
         for outcome in outcomes:

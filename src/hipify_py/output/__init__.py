@@ -22,10 +22,9 @@ from ..discover import (
     Candidate,
     UsageError,
     default_out_root,
-    mirror_layout,
+    discover,
     output_name,
     single_file_output,
-    walk,
 )
 from ..files import (
     BACKUP_SUFFIX,
@@ -38,7 +37,7 @@ from ..files import (
 )
 from ..result import FileStatus, Outcome
 from ..untrusted import UntrustedInputError, read_regular
-from .manifest import MANIFEST_NAME, Manifest, ManifestError, options_record
+from .manifest import Manifest, ManifestError, options_record
 
 SOURCE_LIMIT = 1 << 31  # bytes of one file copied or compared
 
@@ -279,7 +278,7 @@ def plan(
     cannot be carried out safely."""
     mode = dest.mode
     if mode in (WriteBack.STDOUT, WriteBack.FILE):
-        items = list(walk(paths))
+        items = discover(paths)
         if mode is WriteBack.STDOUT:
             return Writer(dest, items)
         target = dest.output_file or single_file_output(paths[0], dest.keep_names)
@@ -287,7 +286,7 @@ def plan(
             raise UsageError("the output file is the input; use --in-place to rewrite sources")
         return Writer(dest, items, target=target)
     if mode in (WriteBack.IN_PLACE, WriteBack.DIFF):
-        return Writer(dest, list(walk(paths, include, exclude)))
+        return Writer(dest, discover(paths, include, exclude))
     return _plan_tree(paths, dest, options, include, exclude)
 
 
@@ -328,9 +327,7 @@ def _plan_tree(
     for p in paths:
         if p.is_dir() and p.resolve() == out_root:
             raise UsageError("the output directory is the input; use --in-place to rewrite sources")
-    found = walk(paths, include, exclude, skip=[out_root])
-    # an input that is itself an output tree: its manifest describes it, not the new tree
-    items = mirror_layout([c for c in found if c.path.name != MANIFEST_NAME], paths)
+    items = discover(paths, include, exclude, skip=[out_root])
     _refuse_replacing_inputs(items, out_root, dest.keep_names)
     try:  # nothing can be written where the output root cannot exist
         out_root.mkdir(parents=True, exist_ok=True)

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from ..context import Options
+from ..discover import MANIFEST_NAME
 from ..files import write_file
 from ..untrusted import UntrustedInputError, decode_utf8, is_under, read_regular
 
-MANIFEST_NAME = ".hipify-py-manifest.json"
 FORMAT = 1
 LIMIT = 256 * 1024 * 1024
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..discover import walk
+from ..discover import discover
 from .hipcc import hipcc_env
 from .toolchain import Toolchain
 
@@ -126,14 +126,14 @@ def is_translation_unit(path: Path) -> bool:
 def collect_sources(paths: Sequence[str | os.PathLike]) -> list[tuple[Path, Path]]:
     """(file, root it was found under) for every translation unit in files or directories.
 
-    Directories are walked by ``discover.walk``, the walk ``convert`` writes its output tree
+    Directories are walked by ``discover.discover``, the walk ``convert`` writes its output tree
     from, so ``convert --verify`` checks every file it wrote (hidden directories included).
     A named file that is not a translation unit by extension (README.md) is skipped too.
     """
     out: list[tuple[Path, Path]] = []
     seen: set[Path] = set()
     for raw in paths:
-        for c in walk([Path(raw)]):
+        for c in discover([Path(raw)]):
             real = c.real_path()
             if is_translation_unit(c.path) and real not in seen:
                 seen.add(real)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
-from ..buildfiles.include_dirs import cmake_include_dirs, make_include_dirs
+from ..buildfiles.registry import system_of
 from ..buildfiles.unit import BuildFile
-from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES, walk
+from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES, discover
 from ..frontend.directives import include_targets
 from ..mappings.load import load_index
 from ..rewrite.headers import is_cuda_header
@@ -53,15 +54,14 @@ class ProjectIncludes:
             self._scan(root)
 
     def _scan(self, root: Path) -> None:
-        for candidate in walk([root]):  # the files convert and verify see, no others
+        for candidate in discover([root]):  # the files convert and verify see, no others
             path = candidate.path
-            here, name = path.parent, path.name
-            if name == "CMakeLists.txt":
-                self._add_build_dirs(here, _build_dirs(path, "cmake"))
-            elif name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
-                self._add_build_dirs(here, _build_dirs(path, "make"))
+            system = system_of(path)
+            if system is not None and system.include_dirs is not None:
+                dirs = _build_dirs(path, system.kind, system.include_dirs)
+                self._add_build_dirs(path.parent, dirs)
             if path.suffix.lower() in _INCLUDABLE:
-                self._by_name.setdefault(name, []).append(path)
+                self._by_name.setdefault(path.name, []).append(path)
 
     def _add_build_dirs(self, scope: Path, dirs: list[Path]) -> None:
         found = tuple(str(d) for d in dirs if d.is_dir())
@@ -147,13 +147,12 @@ def _inside(path: Path, scope: Path) -> bool:
     return True
 
 
-def _build_dirs(path: Path, kind: str) -> list[Path]:
+def _build_dirs(path: Path, kind: str, read: Callable[[BuildFile], list[Path]]) -> list[Path]:
     try:
         text = path.read_text(errors="replace")
     except OSError:
         return []
-    unit = BuildFile(str(path), text, kind)
-    return cmake_include_dirs(unit) if kind == "cmake" else make_include_dirs(unit)
+    return read(BuildFile(str(path), text, kind))
 
 
 _NOT_FOUND = re.compile(r"^'([^']+)' file not found")

@@ -16,7 +16,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..discover import walk
+from ..discover import discover
 
 USES_TORCH = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"](?:torch|ATen|c10)/", re.M)
 # what torch.utils.cpp_extension passes hipcc for a CUDAExtension on ROCm (PyTorch 2.x):
@@ -87,7 +87,7 @@ def extension_names(root: Path) -> dict[Path, str]:
     """Each source a ``CUDAExtension`` of a setup.py under ``root`` lists -> the extension's
     name (resolved paths)."""
     names: dict[Path, str] = {}
-    for candidate in walk([root]):
+    for candidate in discover([root]):
         if candidate.path.name != "setup.py":
             continue
         try:
