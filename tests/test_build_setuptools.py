@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from _build import converted, rules
 
 SETUP = """\
@@ -59,3 +62,26 @@ def test_only_plain_strings_in_lists_are_rewritten(tmp_path):
 def test_python_that_does_not_tokenize_is_left_alone():
     text = 'sources = ["k.cu",\n'
     assert converted("setuptools", text) == text
+
+
+def test_a_jit_script_follows_the_conversion(tmp_path):
+    """``cpp_extension.load(sources=[...])`` in any Python file of the tree: after a tree
+    conversion its .cu names are the .hip files the tree holds; Python that builds nothing is
+    copied as it is."""
+    src = tmp_path / "ext"
+    src.mkdir()
+    (src / "k.cu").write_text("__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n")
+    (src / "bench.py").write_text(
+        "from torch.utils.cpp_extension import load\n"
+        'ext = load(name="k", sources=["k.cu"], extra_cuda_cflags=["--use_fast_math"])\n'
+    )
+    (src / "plot.py").write_text('import torch\ntorch.cuda.synchronize()  # "k.cu"\n')
+    cmd = [sys.executable, "-m", "hipify_py", "convert", str(src), "-q"]
+    subprocess.run(cmd, check=True, capture_output=True)
+    out = tmp_path / "ext-hip"
+    assert (out / "k.hip").is_file()
+    assert (out / "bench.py").read_text().splitlines()[1] == (
+        'ext = load(name="k", sources=["k.hip"], '
+        'extra_cuda_cflags=["-ffast-math", "-fno-finite-math-only"])'
+    )
+    assert (out / "plot.py").read_text() == (src / "plot.py").read_text()

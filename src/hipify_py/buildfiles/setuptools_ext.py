@@ -1,5 +1,8 @@
 """setup.py with ``torch.utils.cpp_extension``: sources follow the ``.cu`` -> ``.hip`` renames,
-nvcc flags in ``extra_compile_args`` become hipcc flags, CUDA libraries become ROCm ones.
+nvcc flags in ``extra_compile_args`` become hipcc flags, CUDA libraries become ROCm ones.  A
+Python file that builds its extension just in time (``load(sources=[...],
+extra_cuda_cflags=[...])``) is converted the same way: on ROCm, ``cpp_extension`` compiles
+``.hip`` sources with hipcc (``_is_cuda_file``).
 
 The extension stays a ``CUDAExtension``: on a ROCm build of PyTorch that class builds HIP
 extensions with hipcc and passes ``extra_compile_args["nvcc"]`` to hipcc. It also runs
@@ -27,7 +30,9 @@ from .registry import build_system
 from .unit import BUILD_EDITS, BuildFile, outside, tidy_cuts
 
 RULE = "build/setup.py"
-build_system("setuptools", names=("setup.py",), marker=b"cpp_extension")
+# setup.py, and any Python file that builds an extension just in time (``cpp_extension.load``
+# with ``sources=[...]``, ``load_inline``): its source names follow the renames the same way
+build_system("setuptools", names=("setup.py",), patterns=("*.py",), marker=b"cpp_extension")
 _STRING = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)", re.S)
 
 
