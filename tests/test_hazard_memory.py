@@ -97,8 +97,22 @@ def test_hz403_managed_memory():
         "void f(float** p) { cudaMallocManaged(p, 4); cudaMemPrefetchAsync(*p, 4, 0, 0); }\n"
         "void g(float** p) { cudaMalloc(p, 4); }\n"
     )
-    found = only("HZ403", src)
-    assert [f.line for f in found] == [1, 2, 2] and "HSA_XNACK=1" in found[0].message
+    [found] = only("HZ403", src)  # one diagnosis per file, the other uses its dependent lines
+    assert found.line == 1 and "HSA_XNACK=1" in found.message
+    assert found.extra["related_lines"] == "2" and "dependent lines: 2" in found.message
+
+
+def test_hz403_reports_the_first_use_the_hip_build_compiles():
+    src = (
+        "#ifndef __HIP_PLATFORM_AMD__\n"
+        "void f(float** p) { cudaMallocManaged(p, 4); }\n"
+        "#else\n"
+        "void f(float** p) { hipMalloc(p, 4); }\n"
+        "#endif\n"
+        "void g(float** p) { cudaMallocManaged(p, 8); cudaMemAdvise(*p, 8, 0, 0); }\n"
+    )
+    [found] = only("HZ403", src)
+    assert found.line == 6 and "related_lines" not in found.extra  # cudaMemAdvise is line 6 too
 
 
 def test_hz404_early_return_and_never_freed():

@@ -35,11 +35,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..analysis.diagnosis import first_of_file
 from ..analysis.tokens import occurrences
-from ..analysis.warp_model import related
 from ..context import Context
 from ..findings import Severity
-from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
@@ -56,14 +55,13 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
     if "wmma" not in ids and "nvcuda" not in ids and "mma" not in ids:
         return
-    inactive = inactive_in(unit)
-    sites = [s for s in _sites(unit) if unit.tokens[s.index].start not in inactive]
-    if not sites:
+    sites = {s.index: s for s in _sites(unit)}
+    found = first_of_file(unit, list(sites))
+    if found is None:
         return
-    first = sites[0]
-    uses = sorted({s.construct for s in sites[1:]} - {first.construct})
-    more = related(unit, [s.index for s in sites[1:]], first.index)
-    also = f"; {len(sites) - 1} more in this file ({', '.join(uses)})" if len(sites) > 1 else ""
+    first, more = sites[found.first], found.related
+    uses = sorted({sites[i].construct for i in found.others} - {first.construct})
+    also = f"; {len(found.others)} more in this file ({', '.join(uses)})" if found.others else ""
     yield report(
         first.start,
         first.end,

@@ -11,6 +11,9 @@ interconnect (tens of times slower; prefetch and advice become no-ops), and memo
 `malloc` is not accessible from the GPU at all. HIP 7.0 also allows `hipMallocManaged` and
 `hipMemAdvise` during stream capture only in relaxed capture mode.
 
+One diagnosis per file, at the first use the HIP build compiles: the other uses are its
+dependent lines.
+
 ## Example
 ```cuda
 float* x; cudaMallocManaged(&x, n * sizeof(float));    // HZ403
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.diagnosis import first_of_file
 from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
@@ -61,12 +65,15 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not hits:
         return
     toks = unit.tokens
-    for t in (toks[i] for i in occurrences(unit, hits)):
-        if not t.in_directive:
-            yield report(
-                t.start,
-                t.end,
-                f"managed memory `{t.text}`: page migration on AMD needs HSA_XNACK=1 "
-                f"and HMM; otherwise it is pinned host memory read over the "
-                f"interconnect",
-            )
+    uses = [i for i in occurrences(unit, hits) if not toks[i].in_directive]
+    found = first_of_file(unit, uses)
+    if found is None:
+        return
+    t, more = toks[found.first], found.related
+    yield report(
+        t.start,
+        t.end,
+        f"managed memory `{t.text}`: page migration on AMD needs HSA_XNACK=1 and HMM; "
+        f"otherwise it is pinned host memory read over the interconnect{more.note}",
+        extra=more.extra,
+    )
