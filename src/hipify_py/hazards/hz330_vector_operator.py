@@ -18,6 +18,10 @@ template whenever the argument types differ from its signature (an `int` or `dou
 __device__ void operator+=(float2& a, float2 b) { a.x += b.x; a.y += b.y; }  // HZ330
 ```
 
+One diagnosis per file, at the first such definition the HIP build compiles: a
+helper_math.h-style header has a hundred of them and one guard fixes them all; the others are
+its dependent lines.
+
 ## How to fix
 When the operator is element-wise (as in helper_math.h), HIP's does the same: guard the
 definition with `#if !defined(__HIP_PLATFORM_AMD__)`.  When it means something else (a complex
@@ -29,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..analysis.diagnosis import first_of_file
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
@@ -77,16 +82,26 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "operator" not in unit.identifiers:
         return
     toks = unit.tokens
-    for i, op, vector in _definitions(unit):
-        if op in COMPOUND:
-            why = f"always ambiguous with HIP's member `{vector}::operator{op}`"
-        else:
-            why = "ambiguous with, or silently replaced by, HIP's element-wise template when "
-            why += "a call's argument types differ from this signature"
-        yield report(
-            toks[i].start,
-            toks[i + 1].end,
-            f"`operator{op}` on `{vector}`: HIP's vector types define it (amd_hip_vector_types.h)"
-            f"; this definition is {why}; if it is element-wise, guard it with "
-            "`#if !defined(__HIP_PLATFORM_AMD__)`, else rename it",
-        )
+    defined = {i: (op, vector) for i, op, vector in _definitions(unit)}
+    found = first_of_file(unit, list(defined))
+    if found is None:
+        return
+    i = found.first
+    op, vector = defined[i]
+    if op in COMPOUND:
+        why = f"always ambiguous with HIP's member `{vector}::operator{op}`"
+    else:
+        why = "ambiguous with, or silently replaced by, HIP's element-wise template when "
+        why += "a call's argument types differ from this signature"
+    n = len(found.others)
+    also = {0: "", 1: "; so is the one more such operator of this file"}.get(
+        n, f"; so are the {n} more such operators of this file"
+    )
+    yield report(
+        toks[i].start,
+        toks[i + 1].end,
+        f"`operator{op}` on `{vector}`: HIP's vector types define it (amd_hip_vector_types.h)"
+        f"; this definition is {why}{also}; if they are element-wise, guard them with "
+        f"`#if !defined(__HIP_PLATFORM_AMD__)`, else rename them{found.related.note}",
+        extra=found.related.extra,
+    )
