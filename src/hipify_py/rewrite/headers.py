@@ -50,8 +50,14 @@ _CUDA_SDK_HEADER = re.compile(
 # cuBLAS takes __half for its half-precision calls (cublasHgemm...); hipblas.h of ROCm 7.2.4
 # makes hipblasHalf a uint16_t unless HIPBLAS_USE_HIP_HALF is defined before it, so converted
 # calls would find no matching hipblasHgemm.  The library's symbols are extern "C": the same.
-HIPBLAS_HEADER = "hipblas.h"
 HIP_HALF = "#ifndef HIPBLAS_USE_HIP_HALF\n#define HIPBLAS_USE_HIP_HALF\n#endif\n"
+# What a HIP header needs before it that its CUDA counterpart did itself: HIP_HALF for hipblas.h;
+# cuda_gl_interop.h includes <GL/gl.h> and the runtime API, ROCm 7.2.4's hip_gl_interop.h uses
+# GLuint/GLenum and hipError_t without declaring them.
+PRELUDES = {
+    "hipblas.h": HIP_HALF,
+    "hip_gl_interop.h": "#include <GL/gl.h>\n#include <hip/hip_runtime_api.h>\n",
+}
 UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library's umbrella
 
 UNSUPPORTED_HEADER = declare_rule(
@@ -198,9 +204,10 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
             has_runtime = has_runtime or target == RUNTIME_HEADER
         if target != inc.path:
             spelled = f"<{target}>" if inc.angled else f'"{target}"'
-            if entry is not None and target.endswith(HIPBLAS_HEADER):
-                half = HIP_HALF.replace("\n", unit.newline)
-                yield Edit(inc.start, inc.path_end, f"{half}#include {spelled}", "header")
+            prelude = next((t for h, t in PRELUDES.items() if target.endswith(h)), "")
+            if entry is not None and prelude:
+                prelude = prelude.replace("\n", unit.newline)
+                yield Edit(inc.start, inc.path_end, f"{prelude}#include {spelled}", "header")
                 continue
             yield Edit(inc.path_start, inc.path_end, spelled, "header")
     inserted = ""
