@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ..mappings import KINDS, STATUSES, Entry, MappingError, load_index
-from .common import PathArg
+from .params import PathArg
 
 
 def _index(all_families: bool = True):
