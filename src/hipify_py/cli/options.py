@@ -67,9 +67,10 @@ def clash(a: Option, b: Option) -> bool:
 
 
 def config_kind(option: Option) -> config.ValueKind:
+    """What the option's config key holds: what its flag takes (an on/off flag is a flag)."""
     attrs = option.attrs
     choice = attrs.get("type")
     choices = tuple(choice.choices) if isinstance(choice, click.Choice) else None
-    if attrs.get("is_flag") or attrs.get("default") is None and "/" in option.decls[0]:
+    if attrs.get("is_flag") or "/" in option.decls[0]:
         return config.ValueKind("flag", choices)
     return config.ValueKind("list" if attrs.get("multiple") else "text", choices)
