@@ -62,6 +62,11 @@ def test_every_options_field_is_set_by_an_option_of_each_converting_command() ->
         assert missing == expected[name], name
 
 
+def test_every_declared_field_is_an_options_field() -> None:
+    known = {f.name for f in fields(Options)}
+    assert {f for o in OPTIONS for f in o.fields} <= known
+
+
 def test_the_config_keys_are_the_declared_ones() -> None:
     keys = {o.config for o in OPTIONS if o.config}
     assert keys == {"ignore", "mappings"}  # --ignore and --mapping add to the config's

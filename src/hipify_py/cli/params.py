@@ -24,7 +24,7 @@ class PathArg(click.Path):
 
 class LazyChoice(click.Choice):  # type: ignore[type-arg]
     """A ``click.Choice`` whose names are read when first needed, so declaring ``--format``
-    does not import every format (or the verifier) for every command."""
+    or ``--toolchain`` does not import every format (or the verifier) for every run."""
 
     def __init__(self, names: Callable[[], Iterable[str]]) -> None:
         self._names = names
@@ -33,6 +33,11 @@ class LazyChoice(click.Choice):  # type: ignore[type-arg]
     @cached_property
     def choices(self) -> tuple[str, ...]:  # type: ignore[override]
         return tuple(self._names())
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if param is not None and value == param.default:
+            return value  # one of the names by declaration: no need to load them
+        return super().convert(value, param, ctx)
 
 
 def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
