@@ -1,6 +1,6 @@
 """The project configuration, loaded once into one ``Config``: ``ignore:``,
-``per-file-ignores:`` and ``mappings:`` from ``.hipify-py.yaml`` or ``[tool.hipify-py]`` in
-``pyproject.toml``.
+``per-file-ignores:``, ``mappings:`` and the keys command-line options declare (see
+``cli/options.py``) from ``.hipify-py.yaml`` or ``[tool.hipify-py]`` in ``pyproject.toml``.
 
 The file is looked for from the input upwards, but only up to the project root: the first
 directory that holds ``.git``, ``.hipify-py.yaml`` or ``pyproject.toml``.  A directory others can
@@ -31,12 +31,36 @@ from .untrusted import (
 
 CONFIG_NAME = ".hipify-py.yaml"
 PYPROJECT = "pyproject.toml"
-KEYS = ("ignore", "per-file-ignores", "mappings")
 MAX_ITEMS = 10_000  # entries in one list of a config
 
 
 class ConfigFileError(ValueError):
     """A problem in a project configuration file (one line, naming the file)."""
+
+
+@dataclass(frozen=True)
+class ValueKind:
+    """What a key an option declares holds: ``flag`` (true/false), ``text`` or ``list`` (of
+    strings); ``choices`` limits the strings."""
+
+    kind: str
+    choices: tuple[str, ...] | None = None
+
+
+# keys read into Config's own fields (their options, --ignore and --mapping, add to them);
+# the options' other keys are declared by the options (cli/options.py) and kept in `values`
+OWN_KEYS = ("ignore", "per-file-ignores", "mappings")
+_DECLARED: dict[str, ValueKind] = {}
+
+
+def declare_key(key: str, kind: ValueKind) -> None:
+    """Make ``key`` a config key (an option that the config can set too declares it)."""
+    if key not in OWN_KEYS:
+        _DECLARED[key] = kind
+
+
+def known_keys() -> tuple[str, ...]:
+    return (*OWN_KEYS, *_DECLARED)
 
 
 def split_ids(values: Iterable[str]) -> tuple[str, ...]:
@@ -64,6 +88,7 @@ class Config:
     per_file: dict[str, tuple[str, ...]] = field(default_factory=dict)
     mapping_paths: tuple[Path, ...] = ()  # `mappings:` as a list of files (absolute)
     inline_mappings: tuple[dict[str, Any], ...] = ()  # `mappings:` as a list of entries
+    values: dict[str, Any] = field(default_factory=dict)  # declared keys -> checked value
 
     @classmethod
     def find(cls, start: Path) -> Config:
@@ -144,14 +169,15 @@ def _has_tool_table(pyproject: Path) -> bool:
 
 
 def _parse(path: Path, where: str, doc: dict[Any, Any]) -> Config:
+    keys = known_keys()
     for key in doc:
-        if key not in KEYS:
+        if key not in keys:
             import difflib  # only to name the key a typo meant
 
-            close = difflib.get_close_matches(str(key), KEYS, n=1)
+            close = difflib.get_close_matches(str(key), keys, n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             raise ConfigFileError(
-                f"{where}: unknown key `{key}`{hint}; known keys: {', '.join(KEYS)}"
+                f"{where}: unknown key `{key}`{hint}; known keys: {', '.join(keys)}"
             )
     ignore = _ids(where, "ignore", doc.get("ignore") or [])
     per_file_raw = doc.get("per-file-ignores") or {}
@@ -163,7 +189,28 @@ def _parse(path: Path, where: str, doc: dict[Any, Any]) -> Config:
             raise ConfigFileError(f"{where}: `per-file-ignores`: {glob!r} is not a glob")
         per_file[glob] = _ids(where, f"per-file-ignores[{glob!r}]", ids or [], one=True)
     paths, inline = _mappings(path, where, doc.get("mappings"))
-    return Config(path, ignore, per_file, paths, inline)
+    values = {k: _value(where, k, v) for k, v in doc.items() if k in _DECLARED}
+    return Config(path, ignore, per_file, paths, inline, values)
+
+
+def _value(where: str, key: str, value: Any) -> Any:
+    """The value of a key an option declared, checked against what the option takes."""
+    kind = _DECLARED[key]
+    if kind.kind == "flag":
+        if not isinstance(value, bool):
+            raise ConfigFileError(f"{where}: `{key}` must be true or false, not {_short(value)}")
+        return value
+    values = value if kind.kind == "list" and isinstance(value, list) else [value]
+    if kind.kind == "list" and not isinstance(value, list) or len(values) > MAX_ITEMS:
+        raise ConfigFileError(f"{where}: `{key}` must be a list of strings")
+    for v in values:
+        if not isinstance(v, str):
+            raise ConfigFileError(f"{where}: `{key}`: {_short(v)} is not a string")
+        if kind.choices is not None and v not in kind.choices:
+            raise ConfigFileError(
+                f"{where}: `{key}`: {v!r} is not one of {', '.join(kind.choices)}"
+            )
+    return values if kind.kind == "list" else value
 
 
 def _ids(where: str, key: str, value: Any, *, one: bool = False) -> tuple[str, ...]:

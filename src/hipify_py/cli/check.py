@@ -15,7 +15,7 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
-from ..config import CONFIG_NAME, split_ids, unknown_pattern
+from ..config import split_ids, unknown_pattern
 from ..discover import UsageError
 from ..findings import Severity
 from ..gate import run_check
@@ -23,19 +23,12 @@ from ..output.manifest import MANIFEST_NAME, Manifest, ManifestError, options_fr
 from ..policy import RunPolicy
 from ..report import findings_baseline
 from ..report.findings_common import CheckReport
-from ..report.formats import Style, load_formats, render
+from ..report.formats import Style, render
 from ..rules import load_rules
-from .common import (
-    PathArg,
-    build_options_context,
-    common_options,
-    conversion_flags,
-    conversion_options,
-    load_config,
-    selection_options,
-    write_or_fail,
-)
+from .common import build_options_context, load_config, write_or_fail
 from .nothing import refuse_when_nothing_checked
+from .option_table import declared, fields_set_by, of_command
+from .params import PathArg
 
 
 def _check_patterns(patterns: Sequence[str], option: str) -> None:
@@ -46,83 +39,13 @@ def _check_patterns(patterns: Sequence[str], option: str) -> None:
         )
 
 
-# --------------------------------------------------------------------------- files
-
-
-# --------------------------------------------------------------------------- command
+# the options that say how convert wrote the --in-sync tree
+CONVERSION_FLAGS = ("keep_names", "launch_syntax", "fix", "unsafe_fixes", "annotate")
 
 
 @click.command("check")
 @click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(sorted(load_formats())),
-    default="text",
-    show_default=True,
-    help="Report format.",
-)
-@click.option(
-    "--output",
-    "-o",
-    "output",
-    type=PathArg(path_type=Path, dir_okay=False),
-    help="Write the report to FILE instead of standard output.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(["error", "warning", "info"]),
-    default="error",
-    show_default=True,
-    help="Lowest severity that makes the check fail.",
-)
-@click.option(
-    "--select",
-    "select",
-    multiple=True,
-    metavar="IDS",
-    help="Only these rule IDs or prefixes (comma list, e.g. HZ1,HZ300).",
-)
-@click.option(
-    "--ignore",
-    "ignore",
-    multiple=True,
-    metavar="IDS",
-    help="Skip these rule IDs or prefixes (comma list).",
-)
-@click.option(
-    "--baseline",
-    type=PathArg(path_type=Path, dir_okay=False),
-    help="Hide findings recorded in this baseline file (only new ones fail).",
-)
-@click.option(
-    "--write-baseline",
-    type=PathArg(path_type=Path, dir_okay=False),
-    help="Record today's findings in FILE and exit 0.",
-)
-@click.option(
-    "--in-sync",
-    "--out-dir",
-    "hip_dir",
-    type=PathArg(path_type=Path),
-    help="Also fail when the committed HIP tree in DIR is missing, stale or orphaned files "
-    "(options come from the manifest convert wrote there).",
-)
-@conversion_options
-@click.option(
-    "--config",
-    "config_path",
-    type=PathArg(path_type=Path, dir_okay=False),
-    help=f"Project config (default: the nearest {CONFIG_NAME}).",
-)
-@click.option(
-    "--no-config", is_flag=True, help=f"Ignore the project config ({CONFIG_NAME}, pyproject.toml)."
-)
-@click.option(
-    "-q", "--quiet", is_flag=True, help="Only the findings and failures; no summary line."
-)
-@selection_options
-@common_options
+@declared("check")
 def check(paths: tuple[Path, ...], **kw: Any) -> None:
     """Report porting hazards and unsupported APIs in PATHS; optionally check that the
     committed HIP output (--in-sync DIR) is up to date.
@@ -142,7 +65,7 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
     _check_in_sync_flags(kw, hip_dir)
     config = load_config(paths, config_path=kw["config_path"], no_config=kw["no_config"])
     manifest = _manifest(hip_dir)
-    ctx, rules = build_options_context(kw, config, **_conversion_options(kw, manifest, paths))
+    ctx, rules = build_options_context(kw, config, overrides=_recorded(manifest, paths))
     try:
         report = run_check(
             paths,
@@ -175,16 +98,11 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
 
 
 def _check_in_sync_flags(kw: dict[str, Any], hip_dir: Path | None) -> None:
+    """The options that say how convert wrote a tree (``--launch-syntax cuda``) need one."""
     convert_flags = [
-        name
-        for name, on in (
-            ("--keep-names", kw["keep_names"]),
-            ("--launch-syntax cuda", kw["launch_syntax"] == "cuda"),
-            ("--fix", kw["fix"]),
-            ("--unsafe-fixes", kw["unsafe_fixes"]),
-            ("--annotate", kw["annotate"]),
-        )
-        if on
+        o.decls[0] + ("" if o.attrs.get("is_flag") else f" {kw[o.name]}")
+        for o in of_command("check")
+        if o.name in CONVERSION_FLAGS and o.given(kw[o.name])
     ]
     if convert_flags and not hip_dir:
         verb = "needs" if len(convert_flags) == 1 else "need"
@@ -202,42 +120,11 @@ def _manifest(hip_dir: Path | None) -> Manifest | None:
         raise click.UsageError(str(exc)) from None
 
 
-# check option -> the Options fields it sets (for options recorded in a manifest)
-_OPTION_FIELDS = {
-    "launch_syntax": ("launch_syntax",),
-    "fix": ("fix",),
-    "unsafe_fixes": ("unsafe_fixes", "fix"),
-    "annotate": ("annotate",),
-    "keep_names": ("keep_names",),
-    "roc": ("roc",),
-    "miopen": ("miopen",),
-    "experimental": ("experimental",),
-    "hip_data_types": ("hip_data_types",),
-    "target_rocm": ("target_rocm",),
-    "pytorch": ("pytorch",),
-    "skip_inactive": ("skip_inactive",),
-    "include_dirs": ("include_dirs",),
-    "cuda_path": ("include_dirs",),
-    "build_dir": ("include_dirs", "defines"),
-    "defines": ("defines",),
-    "clang_args": ("extra_clang_args",),
-}
-
-
-def _conversion_options(
-    kw: dict[str, Any], manifest: Manifest | None, paths: Sequence[Path]
-) -> dict[str, Any]:
-    """The Options ``convert`` used: recorded in the HIP tree's manifest, except where an
-    option is given on this command line; without a manifest, this command line's flags."""
-    flags = conversion_flags(
-        launch_syntax=kw["launch_syntax"],
-        fix=kw["fix"],
-        unsafe_fixes=kw["unsafe_fixes"],
-        annotate=kw["annotate"],
-        keep_names=kw["keep_names"],
-    )
+def _recorded(manifest: Manifest | None, paths: Sequence[Path]) -> dict[str, Any]:
+    """The Options ``convert`` used, recorded in the HIP tree's manifest, less the fields an
+    option given on this command line sets."""
     if manifest is None:
-        return flags
+        return {}
     # the folders checked (and the working directory) are the project the recorded include
     # directories must stay in
     project = [Path.cwd(), *(p if p.is_dir() else p.parent for p in paths)]
@@ -246,11 +133,10 @@ def _conversion_options(
     except ManifestError as exc:
         raise click.UsageError(str(exc)) from None
     ctx = click.get_current_context()
-    for param, fields in _OPTION_FIELDS.items():
-        if ctx.get_parameter_source(param) is ParameterSource.COMMANDLINE:
-            for name in fields:
-                recorded.pop(name, None)
-    return {"overrides": recorded, **flags}
+    given = [n for n in ctx.params if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
+    for name in fields_set_by("check", given):
+        recorded.pop(name, None)
+    return recorded
 
 
 def _write_baseline(report: CheckReport, path: Path) -> None:

@@ -50,6 +50,10 @@ _WITH_VALUE = {
 _DROPPED_WITH_VALUE = {"--clang-resource-directory", "--temp-dir", "--cuda-gpu-arch", "--o-stats"}
 
 
+_EXCLUDES = {"--exclude-dirs": "/*", "--exclude-files": ""}  # -> --exclude=ITEM + suffix
+_TAKES_NEXT = _DROPPED_WITH_VALUE | set(_EXCLUDES)  # without `=`, the next argument is the value
+
+
 def normalize_argv(argv: Sequence[str]) -> list[str]:
     """Rewrite HIPIFY-style arguments of ``convert`` into hipify-py's own."""
     out: list[str] = []
@@ -71,28 +75,24 @@ def normalize_argv(argv: Sequence[str]) -> list[str]:
         ):
             arg = "-" + arg
         name, eq, value = arg.partition("=")
-        if name in _DROPPED_WITH_VALUE:
-            if not eq:
-                i += 1
-            continue
-        if name == "--exclude-dirs" or name == "--exclude-files":
-            value = value if eq else (args[i] if i < len(args) else "")
-            i += 0 if eq else 1
-            for item in filter(None, value.split(",")):
-                out.append(
-                    f"--exclude={item}/*" if name == "--exclude-dirs" else f"--exclude={item}"
-                )
-            continue
-        if name in _ALIASES:
-            new = _ALIASES[name]
-            if new is None:
-                continue
-            if name in _WITH_VALUE:
-                out.append(f"{new}={value}" if eq else new)
-            else:
-                out.append(new)
-            continue
-        out.append(arg)
+        if name in _TAKES_NEXT and not eq:
+            value = args[i] if i < len(args) else ""
+            i += 1
+        out += _translated(arg, name, bool(eq), value)
     if any(a.lstrip("-") == "amap" for a in argv):  # HIPIFY: --amap overrides skipping
         out = [a for a in out if a != "--skip-inactive"]
     return out
+
+
+def _translated(arg: str, name: str, eq: bool, value: str) -> list[str]:
+    """Our spelling of one HIPIFY argument ``arg`` (``name``, and ``=value`` when ``eq``)."""
+    if name in _DROPPED_WITH_VALUE:
+        return []
+    if name in _EXCLUDES:
+        return [f"--exclude={item}{_EXCLUDES[name]}" for item in filter(None, value.split(","))]
+    if name not in _ALIASES:
+        return [arg]
+    new = _ALIASES[name]
+    if new is None:
+        return []
+    return [f"{new}={value}" if name in _WITH_VALUE and eq else new]

@@ -19,101 +19,21 @@ from rich.console import Console
 from ..cache import load_texts, open_cache, run
 from ..context import Context
 from ..discover import UsageError, renames_of
-from ..output import BACKUP_SUFFIX, Destination, WriteBack, WriteError, Writer, plan
+from ..output import Destination, WriteBack, WriteError, Writer, plan
 from ..portable.tree import write_compat_headers
 from ..report.summary import Summary
 from ..result import FileStatus, Outcome, RunMode
 from ..shard import select
-from .common import (
-    PathArg,
-    build_options_context,
-    check_arch,
-    common_options,
-    conversion_flags,
-    conversion_options,
-    load_config,
-    offload_arch_option,
-    selection_options,
-    write_or_fail,
-)
+from .common import build_options_context, load_config, write_or_fail
 from .nothing import refuse_when_nothing_to_convert
+from .option_table import declared
+from .params import PathArg
 from .progress import progress
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
 @click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
-@click.option(
-    "--out-dir",
-    type=PathArg(path_type=Path),
-    help="Write the converted tree here (default: a sibling DIR-hip/).",
-)
-@click.option(
-    "-o",
-    "--output",
-    "output_file",
-    type=PathArg(path_type=Path, dir_okay=False),
-    help="Write the single converted input to FILE.",
-)
-@click.option("--stdout", "to_stdout", is_flag=True, help="Print the single converted input.")
-@click.option(
-    "--in-place",
-    is_flag=True,
-    help=f"Rewrite the inputs atomically, keeping a {BACKUP_SUFFIX} backup.",
-)
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Overwrite files in the output tree that were edited since convert wrote them.",
-)
-@click.option("--no-backup", is_flag=True, help="With --in-place: keep no backup.")
-@click.option("--dry-run", is_flag=True, help="Write nothing; print a unified diff.")
-@click.option(
-    "--diff-file",
-    type=PathArg(path_type=Path, dir_okay=False),
-    help="With --dry-run: save the diff to FILE instead of printing it.",
-)
-@selection_options
-@conversion_options
-@offload_arch_option
-@click.option(
-    "--portable",
-    is_flag=True,
-    help="Keep one CUDA source that also builds for HIP: hip_compat.h + guarded AMD fixes.",
-)
-@click.option("--no-hazards", is_flag=True, help="Convert only; skip the hazard rules.")
-@click.option(
-    "--json",
-    "json_file",
-    type=PathArg(path_type=Path, dir_okay=False, allow_dash=True),
-    help="Write the summary as JSON to FILE ('-' for stdout).",
-)
-@click.option(
-    "--strict", is_flag=True, help="Exit 1 when unsupported APIs or error-level findings remain."
-)
-@click.option(
-    "--verify",
-    "verify_after",
-    is_flag=True,
-    help="Compile-check the converted files for an AMD target afterwards.",
-)
-@click.option(
-    "--arch",
-    default="gfx942",
-    show_default=True,
-    callback=check_arch,
-    help="With --verify: the AMD GPU to check for.",
-)
-@click.option(
-    "--toolchain",
-    type=click.Choice(["auto", "hipcc", "clang", "libclang"]),
-    default="auto",
-    show_default=True,
-    help="With --verify: which compiler to use.",
-)
-@click.option(
-    "-q", "--quiet", is_flag=True, help="No summary table; findings and failures still print."
-)
-@common_options
+@declared("convert")
 def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     """Convert CUDA sources under PATHS to HIP.
 
@@ -124,19 +44,8 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
     if kw["portable"]:  # the sources keep their names and their <<<>>> launches
         kw["keep_names"], kw["launch_syntax"] = True, "cuda"
     dest = _destination(paths, kw)
-    flags = conversion_flags(
-        launch_syntax=kw["launch_syntax"],
-        fix=kw["fix"],
-        unsafe_fixes=kw["unsafe_fixes"],
-        annotate=kw["annotate"],
-        keep_names=dest.keep_names,
-    )
-    if kw["offload_arch"]:
-        flags["offload_arch"] = kw["offload_arch"]
-    if kw["portable"]:
-        flags["portable"] = True
-    config = load_config(paths)
-    ctx, rules = build_options_context(kw, config, **flags)
+    kw["keep_names"] = dest.keep_names  # --in-place keeps the names too
+    ctx, rules = build_options_context(kw, load_config(paths))
     try:
         refuse_when_nothing_to_convert(paths, kw["include"], kw["exclude"])
         writer = plan(paths, dest, ctx.options, kw["include"], kw["exclude"])

@@ -7,13 +7,14 @@ import fnmatch
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ..mappings import KINDS, STATUSES, Entry, MappingError, load_index
-from .common import PathArg
+from .params import PathArg
 
 
 def _index(all_families: bool = True):
@@ -74,7 +75,7 @@ def show(name: str, as_json: bool) -> None:
         click.echo(f"also in   {other.source} ({other.family}, {other.status}, hip={other.hip})")
 
 
-def _match(pattern: str):
+def _match(pattern: str) -> Callable[[str | None], bool]:
     if any(c in pattern for c in "*?["):
         pat = pattern.lower()
         return lambda s: s is not None and fnmatch.fnmatchcase(s.lower(), pat)
@@ -111,19 +112,7 @@ def search(
                 err=True,
             )
             sys.exit(2)
-    match = _match(pattern)
-    seen: set[int] = set()
-    hits: list[Entry] = []
-    for e in index.all_entries:
-        if families and e.family not in families:
-            continue
-        if statuses and e.status not in statuses:
-            continue
-        if kinds and e.kind not in kinds:
-            continue
-        if (match(e.cuda) or match(e.hip) or match(e.roc)) and id(e) not in seen:
-            seen.add(id(e))
-            hits.append(e)
+    hits = _hits(index.all_entries, _match(pattern), families, statuses, kinds)
     total = len(hits)
     shown = hits if limit <= 0 else hits[:limit]
     if as_json:
@@ -144,6 +133,29 @@ def search(
     console.print(table)
     if len(shown) < total:
         console.print(f"({total - len(shown)} more; use --limit 0 to show all)")
+
+
+def _hits(
+    entries: Iterable[Entry],
+    match: Callable[[str | None], bool],
+    families: tuple[str, ...],
+    statuses: tuple[str, ...],
+    kinds: tuple[str, ...],
+) -> list[Entry]:
+    """The entries that ``match`` by a name and pass the filters (each once)."""
+    seen: set[int] = set()
+    hits: list[Entry] = []
+    for e in entries:
+        if families and e.family not in families:
+            continue
+        if statuses and e.status not in statuses:
+            continue
+        if kinds and e.kind not in kinds:
+            continue
+        if (match(e.cuda) or match(e.hip) or match(e.roc)) and id(e) not in seen:
+            seen.add(id(e))
+            hits.append(e)
+    return hits
 
 
 @mappings.command("stats")

@@ -9,7 +9,8 @@ import click
 
 from ..merge import MergeError, merge
 from ..untrusted import UntrustedInputError, decode_utf8, read_regular
-from .common import PathArg, write_or_fail
+from .common import write_or_fail
+from .params import PathArg
 
 REPORT_LIMIT = 1 << 30  # bytes of one report
 

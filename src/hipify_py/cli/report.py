@@ -34,84 +34,17 @@ from ..report.porting import (
 from ..result import RunMode
 from ..rules import load_rules
 from ..shard import select
-from ..verify.discovery import KINDS
 from ..verify.report_tree import VerifyTree
-from .common import (
-    PathArg,
-    build_options_context,
-    check_arch,
-    common_options,
-    conversion_flags,
-    conversion_options,
-    load_config,
-    offload_arch_option,
-    selection_options,
-    write_or_fail,
-)
+from .common import build_options_context, load_config, write_or_fail
+from .option_table import declared, of_command
+from .params import PathArg
 
 DEFAULT_OUTPUT = {"html": "hipify-report.html", "markdown": "-"}
-# options that say where the report goes, not how the code was converted
-_NOT_CONVERSION = {
-    "fmt",
-    "output",
-    "verify_json",
-    "verify_run",
-    "arch",
-    "toolchain",
-    "title",
-    "jobs",
-    "no_cache",
-    "shard",
-}
 
 
 @click.command("report")
 @click.argument("paths", nargs=-1, required=True, type=PathArg(path_type=Path))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(sorted(load_port_formats())),
-    default="html",
-    show_default=True,
-    help="html: one self-contained page; markdown: a short pull-request comment.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=PathArg(path_type=Path, dir_okay=False, allow_dash=True),
-    help="Write the report to FILE ('-' for stdout; default: hipify-report.html for html, "
-    "stdout for markdown).",
-)
-@click.option(
-    "--verify-json",
-    type=PathArg(path_type=Path, dir_okay=False, exists=True),
-    help="Show each translation unit's result from `hipify-py verify --format json` output.",
-)
-@click.option(
-    "--verify",
-    "verify_run",
-    is_flag=True,
-    help="Also compile-check the conversion (in a temporary tree) and show each file's result.",
-)
-@click.option(
-    "--arch",
-    default="gfx942",
-    show_default=True,
-    callback=check_arch,
-    help="With --verify: the AMD GPU to check for.",
-)
-@click.option(
-    "--toolchain",
-    type=click.Choice(KINDS),
-    default="auto",
-    show_default=True,
-    help="With --verify: which compiler to use.",
-)
-@click.option("--title", help="The report's title (default: names the PATHS).")
-@conversion_options
-@offload_arch_option
-@selection_options
-@common_options
+@declared("report")
 def report(paths: tuple[Path, ...], **kw: Any) -> None:
     """Write one porting report for PATHS: a summary of what needs a human (most severe
     first), then each changed file's diff with its findings at their lines, the build-flag
@@ -124,16 +57,7 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
     if kw["verify_run"] and kw["verify_json"]:
         raise click.UsageError("--verify and --verify-json cannot be combined")
     verify = _verify_index(kw["verify_json"])
-    flags = conversion_flags(
-        launch_syntax=kw["launch_syntax"],
-        fix=kw["fix"],
-        unsafe_fixes=kw["unsafe_fixes"],
-        annotate=kw["annotate"],
-        keep_names=kw["keep_names"],
-    )
-    if kw["offload_arch"]:
-        flags["offload_arch"] = kw["offload_arch"]
-    ctx, rules = build_options_context(kw, load_config(paths), **flags)
+    ctx, rules = build_options_context(kw, load_config(paths))
     try:
         items = discover(paths, kw["include"], kw["exclude"])
     except UsageError as exc:
@@ -219,10 +143,11 @@ def _verify_index(path: Path | None) -> VerifyIndex | None:
 def _conversion_options() -> list[str]:
     """The conversion options given on the command line, as the report's header names them."""
     ctx = click.get_current_context()
+    conversion = {o.name for o in of_command("report") if o.conversion}
     out = []
     for param in ctx.command.params:
         name = param.name or ""
-        if name in _NOT_CONVERSION or not isinstance(param, click.Option):
+        if name not in conversion or not isinstance(param, click.Option):
             continue
         if ctx.get_parameter_source(name) is not ParameterSource.COMMANDLINE:
             continue

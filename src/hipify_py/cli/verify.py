@@ -4,122 +4,33 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import click
 
+from ..context import Options, parse_version
 from ..verify import VerifyOptions, verify_paths
 from ..verify.arch import UnknownArchFamilyError
 from ..verify.compdb import CompileDatabaseError
 from ..verify.compile import is_translation_unit
-from ..verify.discovery import KINDS
-from ..verify.formats import FORMATS, emit
+from ..verify.formats import emit
 from ..verify.toolchain import ToolchainError
 from ..verify.tree import target_rocm as tree_target
-from .common import PathArg, check_arch
+from .option_table import declared
+from .params import PathArg
+
+# the options that are VerifyOptions fields (the others say how the report is shown)
+_VERIFY_FIELDS = {f.name for f in fields(VerifyOptions)}
 
 
 @click.command("verify")
 @click.argument(
     "paths", nargs=-1, required=True, type=PathArg(exists=True, file_okay=True, dir_okay=True)
 )
-@click.option(
-    "--arch",
-    default="gfx942",
-    show_default=True,
-    callback=check_arch,
-    help="AMD GPU to check for; falls back (with a warning) to the newest arch of the "
-    "same family the compiler knows.",
-)
-@click.option(
-    "--toolchain",
-    "toolchain",
-    type=click.Choice(KINDS),
-    default="auto",
-    show_default=True,
-    help="hipcc, clang + HIP headers, or libclang (syntax only); auto prefers one that "
-    "knows --arch, then the newest HIP.",
-)
-@click.option(
-    "--syntax",
-    "mode",
-    flag_value="syntax",
-    default=True,
-    help="Host + device semantic check (-fsyntax-only; default).",
-)
-@click.option(
-    "--codegen",
-    "mode",
-    flag_value="codegen",
-    help="Also build the code object (hipcc, or clang with the ROCm device libraries; "
-    "without them clang stops at gfx ISA).",
-)
-@click.option(
-    "--rocm-path",
-    type=PathArg(file_okay=False),
-    help="ROCm install or header set (bin/hipcc, include/hip, llvm/bin/clang, device "
-    "libraries; also a `hipify-py toolchain fetch --dest` directory).",
-)
-@click.option(
-    "--hip-include",
-    type=PathArg(file_okay=False),
-    help="Directory containing hip/hip_runtime.h for clang [env HIPIFY_PY_HIP_INCLUDE].",
-)
-@click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
-@click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a macro.")
-@click.option("--std", default="c++17", show_default=True, help="C++ standard.")
-@click.option(
-    "-p",
-    "--build-path",
-    type=PathArg(exists=True),
-    help="Directory with compile_commands.json; each file gets its entry's -I/-D.",
-)
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=0),
-    default=0,
-    help="Files compiled in parallel (default: one per core).",
-)
-@click.option(
-    "--cuda-root",
-    "--from",
-    "cuda_root",
-    type=PathArg(exists=True, file_okay=False),
-    help="The CUDA tree these files were converted from: errors are also shown at "
-    "the CUDA line (the conversion is redone in memory to map them).",
-)
-@click.option(
-    "--target-rocm",
-    default=None,
-    help="ROCm version the tree was converted for (to reproduce the conversion).",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="text: path:line:col: lines; github: workflow annotations; sarif; json.",
-)
-@click.option("--warnings", "show_warnings", is_flag=True, help="Also list compiler warnings.")
-def verify(
-    paths,
-    arch,
-    toolchain,
-    mode,
-    rocm_path,
-    hip_include,
-    include_dirs,
-    defines,
-    std,
-    build_path,
-    jobs,
-    cuda_root,
-    target_rocm,
-    fmt,
-    show_warnings,
-):
+@declared("verify")
+def verify(paths: tuple[str, ...], **kw: Any) -> None:
     """Compile-check converted HIP sources (files or directories) for an AMD GPU.
 
     The tree's own include directories are found from its build files, a
@@ -128,42 +39,21 @@ def verify(
 
     Exit status: 0 nothing checkable failed, 1 a file failed, 2 usage or toolchain error.
     """
-    if hip_include and not (Path(hip_include) / "hip" / "hip_runtime.h").is_file():
-        raise click.BadParameter(
-            f"{hip_include} has no hip/hip_runtime.h", param_hint="--hip-include"
-        )
-    if rocm_path and toolchain == "hipcc" and not (Path(rocm_path) / "bin" / "hipcc").is_file():
-        raise click.BadParameter(
-            f"{rocm_path} has no bin/hipcc (needed by --toolchain hipcc)", param_hint="--rocm-path"
-        )
-    paths = _hip_sources(paths)
+    _check_paths(kw)
+    sources = _hip_sources(paths)
     convert_options = None
     explicit_target = None
-    if target_rocm:
-        from ..context import Options, parse_version
-
+    if kw["target_rocm"]:
         try:
-            explicit_target = parse_version(target_rocm)
-            convert_options = Options(target_rocm=explicit_target)
+            explicit_target = parse_version(kw["target_rocm"])
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--target-rocm") from None
-    target, target_from = tree_target(paths, explicit_target)
-    options = VerifyOptions(
-        arch=arch,
-        toolchain=toolchain,
-        mode=mode,
-        rocm_path=rocm_path,
-        hip_include=hip_include,
-        include_dirs=tuple(include_dirs),
-        defines=tuple(defines),
-        std=std,
-        build_path=build_path,
-        jobs=jobs,
-        cuda_root=cuda_root,
-        target_rocm=target,
-    )
+        convert_options = Options(target_rocm=explicit_target)
+    target, target_from = tree_target(sources, explicit_target)
+    given = {name: value for name, value in kw.items() if name in _VERIFY_FIELDS}
+    options = VerifyOptions(**given | {"target_rocm": target})
     try:
-        report = verify_paths(paths, options, convert_options=convert_options)
+        report = verify_paths(sources, options, convert_options=convert_options)
     except UnknownArchFamilyError as exc:
         raise click.BadParameter(str(exc), param_hint="--arch") from None
     except ToolchainError as exc:
@@ -173,10 +63,22 @@ def verify(
     except CompileDatabaseError as exc:
         click.echo(f"hipify-py: error: {exc}", err=True)
         sys.exit(2)
-    emit(report, fmt, show_warnings)
-    if not report.files:
-        sys.exit(2)
-    sys.exit(report.exit_code)
+    emit(report, kw["fmt"], kw["show_warnings"])
+    sys.exit(report.exit_code if report.files else 2)
+
+
+def _check_paths(kw: dict[str, Any]) -> None:
+    """--hip-include and --rocm-path must hold what they are given for."""
+    hip_include, rocm_path = kw["hip_include"], kw["rocm_path"]
+    if hip_include and not (Path(hip_include) / "hip" / "hip_runtime.h").is_file():
+        raise click.BadParameter(
+            f"{hip_include} has no hip/hip_runtime.h", param_hint="--hip-include"
+        )
+    hipcc = kw["toolchain"] == "hipcc"
+    if rocm_path and hipcc and not (Path(rocm_path) / "bin" / "hipcc").is_file():
+        raise click.BadParameter(
+            f"{rocm_path} has no bin/hipcc (needed by --toolchain hipcc)", param_hint="--rocm-path"
+        )
 
 
 def _hip_sources(paths) -> list[str]:

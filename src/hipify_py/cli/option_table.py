@@ -1,0 +1,328 @@
+"""Every option of ``convert``, ``check``, ``report`` and ``verify``, each declared once, and
+what the commands read from them: their click decorators, the ``Options`` a command line
+sets, the fields an option overrides, the project config's keys.
+
+The order here is the order of ``--help``.  An option several commands take is declared once
+with all of them in ``commands``; ``fields`` names the ``Options`` fields it sets (see
+``cli/options.py`` and CONTRIBUTING.md, "A command-line option").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from .. import config
+from ..config import CONFIG_NAME
+from ..files import BACKUP_SUFFIX
+from .options import Option, clash, config_kind
+from .params import (
+    LazyChoice,
+    PathArg,
+    check_arch,
+    check_archs,
+    compile_db_flags,
+    cuda_include,
+    parse_shard,
+    target_rocm,
+)
+
+CONVERT = frozenset({"convert"})
+CHECK = frozenset({"check"})
+REPORT = frozenset({"report"})
+VERIFY = frozenset({"verify"})
+TREE = frozenset({"convert", "check", "report"})  # the commands that convert or check a tree
+WRITES = frozenset({"convert", "report"})  # the commands whose conversion is written or shown
+
+
+OPTIONS: list[Option] = []  # in --help order
+
+
+def declare(*declared: Option) -> None:
+    """Add options to the table (in ``--help`` order); a config key is made known to the
+    config reader here, so a key cannot exist without its option or the other way round."""
+    for option in declared:
+        twin = next((o for o in OPTIONS if clash(o, option)), None)
+        if twin is not None:
+            raise ValueError(f"option {option.name!r} declared twice for {twin.commands}")
+        if option.config is not None:
+            config.declare_key(option.config, config_kind(option))
+        OPTIONS.append(option)
+
+
+def of_command(command: str) -> Iterator[Option]:
+    """The options ``command`` takes, in ``--help`` order."""
+    return (o for o in OPTIONS if command in o.commands)
+
+
+def declared(command: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorate ``command``'s function with every option declared for it."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(list(of_command(command))):
+            func = option.decorator()(func)
+        return func
+
+    return decorate
+
+
+def options_fields(command: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``Options`` fields ``command``'s option ``values`` set: in declaration order, lists
+    joined (``-I`` then ``--cuda-path`` then ``-p``) and flags or-ed (``--fix``,
+    ``--unsafe-fixes``)."""
+    out: dict[str, Any] = {}
+    for option in of_command(command):
+        for name, value in option.options_fields(values[option.name]).items():
+            if name in out and isinstance(value, tuple):
+                value = out[name] + value
+            elif name in out and isinstance(value, bool):
+                value = out[name] or value
+            out[name] = value
+    return out
+
+
+def fields_set_by(command: str, names: Iterable[str]) -> set[str]:
+    """The ``Options`` fields the options ``names`` of ``command`` set."""
+    wanted = set(names)
+    return {f for o in of_command(command) if o.name in wanted for f in o.fields}
+
+
+def from_config(values: dict[str, Any], project: config.Config) -> None:
+    """Fill the options the command line left out from the project config's keys."""
+    ctx = click.get_current_context()
+    for option in of_command(ctx.command.name or ""):
+        key = option.config
+        if key is None or key not in project.values:
+            continue
+        if ctx.get_parameter_source(option.name) is ParameterSource.COMMANDLINE:
+            continue
+        value = project.values[key]
+        values[option.name] = tuple(value) if isinstance(value, list) else value
+
+
+def _toolchains() -> tuple[str, ...]:
+    from ..verify.discovery import KINDS
+
+    return KINDS
+
+
+def _check_formats() -> list[str]:
+    from ..report.formats import load_formats
+
+    return sorted(load_formats())
+
+
+def _report_formats() -> list[str]:
+    from ..report.porting import load_port_formats
+
+    return sorted(load_port_formats())
+
+
+def _verify_formats() -> tuple[str, ...]:
+    from ..verify.formats import FORMATS
+
+    return FORMATS
+
+
+FILE = PathArg(path_type=Path, dir_okay=False)
+FLAG = {"is_flag": True}
+# fmt: off
+declare(
+    # ---------------------------------------------------------------- convert: where output goes
+    Option("out_dir", ("--out-dir",), CONVERT,
+           "Write the converted tree here (default: a sibling DIR-hip/).",
+           {"type": PathArg(path_type=Path)}),
+    Option("output_file", ("-o", "--output"), CONVERT,
+           "Write the single converted input to FILE.", {"type": FILE}),
+    Option("to_stdout", ("--stdout",), CONVERT, "Print the single converted input.", FLAG),
+    Option("in_place", ("--in-place",), CONVERT,
+           f"Rewrite the inputs atomically, keeping a {BACKUP_SUFFIX} backup.", FLAG),
+    Option("force", ("--force",), CONVERT,
+           "Overwrite files in the output tree that were edited since convert wrote them.", FLAG),
+    Option("no_backup", ("--no-backup",), CONVERT, "With --in-place: keep no backup.", FLAG),
+    Option("dry_run", ("--dry-run",), CONVERT, "Write nothing; print a unified diff.", FLAG),
+    Option("diff_file", ("--diff-file",), CONVERT,
+           "With --dry-run: save the diff to FILE instead of printing it.", {"type": FILE}),
+    Option("portable", ("--portable",), CONVERT,
+           "Keep one CUDA source that also builds for HIP: hip_compat.h + guarded AMD fixes.",
+           FLAG, fields=("portable",), sets=lambda on: {"portable": True} if on else {}),
+    Option("no_hazards", ("--no-hazards",), CONVERT,
+           "Convert only; skip the hazard rules.", FLAG),
+    Option("json_file", ("--json",), CONVERT,
+           "Write the summary as JSON to FILE ('-' for stdout).",
+           {"type": PathArg(path_type=Path, dir_okay=False, allow_dash=True)}),
+    Option("strict", ("--strict",), CONVERT,
+           "Exit 1 when unsupported APIs or error-level findings remain.", FLAG),
+    Option("verify_after", ("--verify",), CONVERT,
+           "Compile-check the converted files for an AMD target afterwards.", FLAG),
+    # ---------------------------------------------------------------- report: the page
+    Option("fmt", ("--format",), REPORT,
+           "html: one self-contained page; markdown: a short pull-request comment.",
+           {"type": LazyChoice(_report_formats), "default": "html", "show_default": True},
+           conversion=False),
+    Option("output", ("-o", "--output"), REPORT,
+           "Write the report to FILE ('-' for stdout; default: hipify-report.html for html, "
+           "stdout for markdown).",
+           {"type": PathArg(path_type=Path, dir_okay=False, allow_dash=True)}, conversion=False),
+    Option("verify_json", ("--verify-json",), REPORT,
+           "Show each translation unit's result from `hipify-py verify --format json` output.",
+           {"type": PathArg(path_type=Path, dir_okay=False, exists=True)}, conversion=False),
+    Option("verify_run", ("--verify",), REPORT,
+           "Also compile-check the conversion (in a temporary tree) and show each file's result.",
+           FLAG, conversion=False),
+    # ---------------------------------------------------------------- with --verify
+    Option("arch", ("--arch",), WRITES, "With --verify: the AMD GPU to check for.",
+           {"default": "gfx942", "show_default": True, "callback": check_arch},
+           conversion=False),
+    Option("toolchain", ("--toolchain",), WRITES, "With --verify: which compiler to use.",
+           {"type": LazyChoice(_toolchains), "default": "auto", "show_default": True},
+           conversion=False),
+    Option("quiet", ("-q", "--quiet"), CONVERT,
+           "No summary table; findings and failures still print.", FLAG),
+    Option("title", ("--title",), REPORT, "The report's title (default: names the PATHS).",
+           conversion=False),
+    # ---------------------------------------------------------------- check: the gate
+    Option("fmt", ("--format",), CHECK, "Report format.",
+           {"type": LazyChoice(_check_formats), "default": "text", "show_default": True}),
+    Option("output", ("--output", "-o"), CHECK,
+           "Write the report to FILE instead of standard output.", {"type": FILE}),
+    Option("fail_on", ("--fail-on",), CHECK, "Lowest severity that makes the check fail.",
+           {"type": click.Choice(["error", "warning", "info"]), "default": "error",
+            "show_default": True}),
+    Option("select", ("--select",), CHECK,
+           "Only these rule IDs or prefixes (comma list, e.g. HZ1,HZ300).",
+           {"multiple": True, "metavar": "IDS"}),
+    Option("ignore", ("--ignore",), CHECK, "Skip these rule IDs or prefixes (comma list).",
+           {"multiple": True, "metavar": "IDS"}, config="ignore"),
+    Option("baseline", ("--baseline",), CHECK,
+           "Hide findings recorded in this baseline file (only new ones fail).", {"type": FILE}),
+    Option("write_baseline", ("--write-baseline",), CHECK,
+           "Record today's findings in FILE and exit 0.", {"type": FILE}),
+    Option("hip_dir", ("--in-sync", "--out-dir"), CHECK,
+           "Also fail when the committed HIP tree in DIR is missing, stale or orphaned files "
+           "(options come from the manifest convert wrote there).",
+           {"type": PathArg(path_type=Path)}),
+    # ---------------------------------------------------------------- how convert's output looks
+    Option("keep_names", ("--keep-names",), TREE,
+           "Keep .cu names instead of renaming to .hip.", FLAG, fields=("keep_names",)),
+    Option("launch_syntax", ("--launch-syntax",), TREE,
+           "hip: hipLaunchKernelGGL(...); cuda: keep <<<...>>> (HIP accepts it).",
+           {"type": click.Choice(["hip", "cuda"]), "default": "hip", "show_default": True},
+           fields=("launch_syntax",)),
+    Option("fix", ("--fix",), TREE, "Apply the safe fixes hazard rules offer.", FLAG,
+           fields=("fix",)),
+    Option("unsafe_fixes", ("--unsafe-fixes",), TREE, "Also apply fixes that need review.",
+           FLAG, fields=("unsafe_fixes", "fix")),
+    Option("annotate", ("--annotate",), TREE,
+           "Write a // hipify-py[ID] comment above each finding.", FLAG, fields=("annotate",)),
+    Option("offload_arch", ("--offload-arch",), WRITES,
+           "AMD GPU the converted build files compile for (repeatable; default gfx942).",
+           {"multiple": True, "callback": check_archs, "metavar": "GFX"},
+           fields=("offload_arch",), sets=lambda archs: {"offload_arch": archs} if archs else {}),
+    # ---------------------------------------------------------------- check: config, output
+    Option("config_path", ("--config",), CHECK,
+           f"Project config (default: the nearest {CONFIG_NAME}).", {"type": FILE}),
+    Option("no_config", ("--no-config",), CHECK,
+           f"Ignore the project config ({CONFIG_NAME}, pyproject.toml).", FLAG),
+    Option("quiet", ("-q", "--quiet"), CHECK,
+           "Only the findings and failures; no summary line.", FLAG),
+    # ---------------------------------------------------------------- which files
+    Option("include", ("--include",), TREE, "Only look at files matching GLOB (repeatable).",
+           {"multiple": True, "metavar": "GLOB"}),
+    Option("exclude", ("--exclude",), TREE, "Skip files matching GLOB (repeatable).",
+           {"multiple": True, "metavar": "GLOB"}),
+    Option("jobs", ("-j", "--jobs"), TREE, "Parallel processes (default: all cores).",
+           {"type": click.IntRange(0), "default": 0}, conversion=False),
+    Option("shard", ("--shard",), TREE,
+           "Only the I-th of N parts of the files (split by path; for N CI jobs).",
+           {"callback": parse_shard, "metavar": "I/N"}, conversion=False),
+    Option("no_cache", ("--no-cache",), TREE,
+           "Convert every file; neither read nor update the per-file result cache.", FLAG,
+           conversion=False),
+    # ---------------------------------------------------------------- what is converted, how
+    Option("roc", ("--roc",), TREE,
+           "Use rocBLAS/rocSPARSE/rocRAND/rocSOLVER/MIOpen, not hip* wrappers.", FLAG,
+           fields=("roc",)),
+    Option("miopen", ("--miopen",), TREE, "Translate cuDNN to MIOpen.", FLAG,
+           fields=("miopen",)),
+    Option("experimental", ("--experimental",), TREE,
+           "Also convert APIs HIP marks experimental.", FLAG, fields=("experimental",)),
+    Option("hip_data_types", ("--use-hip-data-types",), TREE,
+           "Emit hipDataType instead of library-specific data types.", FLAG,
+           fields=("hip_data_types",)),
+    Option("target_rocm", ("--target-rocm",), TREE, "ROCm version the output must build with.",
+           {"default": "7.1", "show_default": True, "metavar": "X.Y"},
+           fields=("target_rocm",), sets=target_rocm),
+    Option("pytorch", ("--pytorch/--no-pytorch",), TREE,
+           "PyTorch extension mappings (default: when ATen/torch is included).",
+           {"default": None}, fields=("pytorch",)),
+    Option("skip_inactive", ("--skip-inactive",), TREE,
+           "Leave code in inactive #if branches alone (default: convert it).", FLAG,
+           fields=("skip_inactive",)),
+    Option("include_dirs", ("-I",), TREE,
+           "Parse with this include directory (turns off the hermetic parse).",
+           {"multiple": True, "metavar": "DIR"}, fields=("include_dirs",)),
+    Option("defines", ("-D",), TREE, "Parse with this macro defined.",
+           {"multiple": True, "metavar": "MACRO[=V]"}, fields=("defines",)),
+    Option("cuda_path", ("--cuda-path",), TREE, "A CUDA installation to parse against.",
+           {"type": PathArg(path_type=Path, file_okay=False, exists=True)},
+           fields=("include_dirs",), sets=cuda_include),
+    Option("build_dir", ("-p",), TREE,
+           "Directory with compile_commands.json: parse with its flags.",
+           {"type": PathArg(path_type=Path)},
+           fields=("include_dirs", "defines"), sets=compile_db_flags),
+    Option("mapping_files", ("--mapping",), TREE,
+           "Extra mapping rules (YAML, same schema; they win).",
+           {"multiple": True, "type": FILE}, config="mappings"),
+    Option("clang_args", ("--clang-arg",), TREE,
+           "Extra argument for the libclang parse (also: everything after --).",
+           {"multiple": True, "metavar": "ARG"}, fields=("extra_clang_args",)),
+    # ---------------------------------------------------------------- verify
+    Option("arch", ("--arch",), VERIFY,
+           "AMD GPU to check for; falls back (with a warning) to the newest arch of the "
+           "same family the compiler knows.",
+           {"default": "gfx942", "show_default": True, "callback": check_arch}),
+    Option("toolchain", ("--toolchain",), VERIFY,
+           "hipcc, clang + HIP headers, or libclang (syntax only); auto prefers one that "
+           "knows --arch, then the newest HIP.",
+           {"type": LazyChoice(_toolchains), "default": "auto", "show_default": True}),
+    Option("mode", ("--syntax",), VERIFY,
+           "Host + device semantic check (-fsyntax-only; default).",
+           {"flag_value": "syntax", "default": True}),
+    Option("mode", ("--codegen",), VERIFY,
+           "Also build the code object (hipcc, or clang with the ROCm device libraries; "
+           "without them clang stops at gfx ISA).", {"flag_value": "codegen"}),
+    Option("rocm_path", ("--rocm-path",), VERIFY,
+           "ROCm install or header set (bin/hipcc, include/hip, llvm/bin/clang, device "
+           "libraries; also a `hipify-py toolchain fetch --dest` directory).",
+           {"type": PathArg(file_okay=False)}),
+    Option("hip_include", ("--hip-include",), VERIFY,
+           "Directory containing hip/hip_runtime.h for clang [env HIPIFY_PY_HIP_INCLUDE].",
+           {"type": PathArg(file_okay=False)}),
+    Option("include_dirs", ("-I",), VERIFY, "Add an include directory.",
+           {"multiple": True, "metavar": "DIR"}),
+    Option("defines", ("-D",), VERIFY, "Define a macro.",
+           {"multiple": True, "metavar": "NAME[=VALUE]"}),
+    Option("std", ("--std",), VERIFY, "C++ standard.", {"default": "c++17", "show_default": True}),
+    Option("build_path", ("-p", "--build-path"), VERIFY,
+           "Directory with compile_commands.json; each file gets its entry's -I/-D.",
+           {"type": PathArg(exists=True)}),
+    Option("jobs", ("-j", "--jobs"), VERIFY, "Files compiled in parallel (default: one per core).",
+           {"type": click.IntRange(min=0), "default": 0}),
+    Option("cuda_root", ("--cuda-root", "--from"), VERIFY,
+           "The CUDA tree these files were converted from: errors are also shown at "
+           "the CUDA line (the conversion is redone in memory to map them).",
+           {"type": PathArg(exists=True, file_okay=False)}),
+    Option("target_rocm", ("--target-rocm",), VERIFY,
+           "ROCm version the tree was converted for (to reproduce the conversion).",
+           {"default": None}),
+    Option("fmt", ("--format",), VERIFY,
+           "text: path:line:col: lines; github: workflow annotations; sarif; json.",
+           {"type": LazyChoice(_verify_formats), "default": "text", "show_default": True}),
+    Option("show_warnings", ("--warnings",), VERIFY, "Also list compiler warnings.", FLAG),
+)
+# fmt: on

@@ -1,0 +1,188 @@
+"""Each option is declared once (``cli/option_table.py``) and every place that needs it reads
+that declaration: the commands' click options, the ``Options`` a command line builds and the
+project config's keys (issue 27, item 6)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from dataclasses import fields
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from hipify_py import config
+from hipify_py.cli import COMMANDS, option_table, root
+from hipify_py.cli.option_table import OPTIONS, declare, of_command, options_fields
+from hipify_py.cli.options import Option
+from hipify_py.context import Options
+
+TABLE_COMMANDS = ("convert", "check", "report", "verify")
+KERNEL = "__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n"
+
+
+def _command(name: str) -> click.Command:
+    command = root.get_command(click.Context(root), name)
+    assert command is not None
+    return command
+
+
+def _click_options(command: click.Command) -> list[tuple[str | None, tuple[str, ...]]]:
+    return [
+        (p.name, (*p.opts, *p.secondary_opts))
+        for p in command.params
+        if isinstance(p, click.Option) and p.name != "help"
+    ]
+
+
+def _flags(option: Option) -> tuple[str, ...]:
+    return tuple(f for decl in option.decls for f in decl.split("/"))
+
+
+@pytest.mark.parametrize("name", TABLE_COMMANDS)
+def test_each_command_takes_exactly_its_declared_options(name: str) -> None:
+    declared = [(o.name, _flags(o)) for o in of_command(name)]
+    assert _click_options(_command(name)) == declared
+    assert len(declared) > 10
+
+
+def test_every_command_with_declared_options_is_a_command() -> None:
+    named = {c for o in OPTIONS for c in o.commands}
+    assert named == set(TABLE_COMMANDS) and named <= set(COMMANDS)
+
+
+def test_every_options_field_is_set_by_an_option_of_each_converting_command() -> None:
+    for name in ("convert", "check", "report"):
+        set_by = {f for o in of_command(name) for f in o.fields}
+        missing = {f.name for f in fields(Options)} - set_by
+        # the build files' targets and the one-source mode are convert's (and report's) only
+        expected = {"convert": set(), "report": {"portable"}, "check": {"portable", "offload_arch"}}
+        assert missing == expected[name], name
+
+
+def test_every_declared_field_is_an_options_field() -> None:
+    known = {f.name for f in fields(Options)}
+    assert {f for o in OPTIONS for f in o.fields} <= known
+
+
+def test_the_config_keys_are_the_declared_ones() -> None:
+    keys = {o.config for o in OPTIONS if o.config}
+    assert keys == {"ignore", "mappings"}  # --ignore and --mapping add to the config's
+    assert set(config.known_keys()) == keys | {"per-file-ignores"}
+
+
+def test_options_fields_join_lists_and_or_flags(tmp_path: Path) -> None:
+    cuda = tmp_path / "cuda"
+    (cuda / "include").mkdir(parents=True)
+    args = ["-I", "a", "--cuda-path", str(cuda), "--unsafe-fixes", "k.cu"]
+    values = _command("convert").make_context("convert", args).params
+    got = options_fields("convert", values)
+    assert got["include_dirs"] == ("a", str(cuda / "include"))
+    assert got["fix"] is True and got["unsafe_fixes"] is True
+    assert "offload_arch" not in got  # the Options default (gfx942) stays
+    assert Options(**got).target_rocm == (7, 1)
+
+
+# --------------------------------------------------------------------------- a probe option
+
+PROBE = Option(
+    "probe",
+    ("--probe/--no-probe",),
+    frozenset({"convert", "check"}),
+    "Probe: also convert experimental APIs.",
+    {"default": None},
+    fields=("experimental",),
+    sets=lambda on: {} if on is None else {"experimental": on},
+    config="probe-experimental",
+)
+
+
+@pytest.fixture
+def probe() -> Iterator[None]:
+    """The probe declared in the table (one place), the commands rebuilt from the table."""
+    modules = [importlib.import_module(f"hipify_py.cli.{c}") for c in ("convert", "check")]
+    declare(PROBE)
+    try:
+        for module in modules:
+            importlib.reload(module)
+        yield
+    finally:
+        OPTIONS.remove(PROBE)
+        config._DECLARED.pop("probe-experimental")
+        for module in modules:
+            importlib.reload(module)
+
+
+@pytest.fixture
+def seen(monkeypatch: pytest.MonkeyPatch) -> list[Options]:
+    """The Options each run builds (read where the mapping tables are loaded for them)."""
+    from hipify_py.cli import common
+
+    out: list[Options] = []
+    load = common.load_index
+
+    def spy(options: Options, rules: object) -> object:
+        out.append(options)
+        return load(options, rules)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(common, "load_index", spy)
+    return out
+
+
+def _project(tmp_path: Path, config_text: str = "") -> Path:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "k.cu").write_text(KERNEL)
+    if config_text:
+        (tmp_path / ".hipify-py.yaml").write_text(config_text)
+    return tmp_path / "k.cu"
+
+
+def test_a_probe_option_shows_in_help_and_reaches_options(
+    probe: None, seen: list[Options], tmp_path: Path
+) -> None:
+    source = _project(tmp_path)
+    for name in ("convert", "check"):
+        result = CliRunner().invoke(root, [name, "--help"])
+        assert "--probe / --no-probe" in result.output and "Probe: also convert" in result.output
+    assert "--probe" not in CliRunner().invoke(root, ["report", "--help"]).output
+    result = CliRunner().invoke(root, ["convert", "--dry-run", "--probe", str(source)])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(root, ["convert", "--dry-run", str(source)])
+    assert result.exit_code == 0, result.output
+    assert [o.experimental for o in seen] == [True, False]
+
+
+def test_a_probe_config_key_reaches_the_config_reader_and_the_options(
+    probe: None, seen: list[Options], tmp_path: Path
+) -> None:
+    source = _project(tmp_path, "probe-experimental: true\n")
+    assert config.Config.find(source).values == {"probe-experimental": True}
+    for args in (["check"], ["convert", "--dry-run"], ["check", "--no-probe"]):
+        result = CliRunner().invoke(root, [*args, str(source)])
+        assert result.exit_code == 0, result.output
+    # the config sets it; the command line wins over the config
+    assert [o.experimental for o in seen] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("probe-experimentl: true\n", "unknown key `probe-experimentl` (did you mean"),
+        ("probe-experimental: yes please\n", "`probe-experimental` must be true or false"),
+    ],
+)
+def test_a_bad_probe_config_is_one_line(
+    probe: None, tmp_path: Path, text: str, message: str
+) -> None:
+    source = _project(tmp_path, text)
+    result = CliRunner().invoke(root, ["check", str(source)])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_without_the_probe_its_key_is_unknown(tmp_path: Path) -> None:
+    source = _project(tmp_path, "probe-experimental: true\n")
+    with pytest.raises(config.ConfigFileError, match="unknown key"):
+        config.Config.find(source)
+    assert "probe" not in {o.name for o in option_table.OPTIONS}
