@@ -85,3 +85,35 @@ def test_a_jit_script_follows_the_conversion(tmp_path):
         'extra_cuda_cflags=["-ffast-math", "-fno-finite-math-only"])'
     )
     assert (out / "plot.py").read_text() == (src / "plot.py").read_text()
+
+
+FLAG_CALLS = """\
+from torch.utils.cpp_extension import CUDAExtension
+cc_flag = ["-O3"]
+if CUDA_NEW:
+    cc_flag.append("-gencode")
+    cc_flag.append("arch=compute_90,code=sm_90")
+cc_flag.append("--use_fast_math")
+ext = CUDAExtension("k", ["k.cu"], extra_compile_args={"nvcc": cc_flag})
+"""
+
+
+def test_flags_passed_one_call_at_a_time_stay_valid_python():
+    """Removing the only argument of ``append`` would leave ``append()`` (a TypeError when
+    setup.py runs, and an empty ``if`` body a SyntaxError): the call becomes ``pass``, and a
+    flag that became two words goes through ``extend``."""
+    out = converted("setuptools", FLAG_CALLS)
+    compile(out, "setup.py", "exec")
+    lines = out.splitlines()
+    assert lines[3] == '    pass  # cc_flag.append("-gencode"): nvcc only'
+    assert lines[4] == '    pass  # cc_flag.append("arch=compute_90,code=sm_90"): nvcc only'
+    assert lines[5] == 'cc_flag.extend(["-ffast-math", "-fno-finite-math-only"])'
+
+
+def test_a_setup_py_that_builds_for_rocm_itself_keeps_its_cuda_branch():
+    """It branches on ``torch.version.hip``: the CUDA branch's flags are for nvcc and stay;
+    only the source names follow the tree's renames."""
+    text = FLAG_CALLS.replace("if CUDA_NEW:", "if torch.version.hip is None:")
+    out = converted("setuptools", text)
+    assert out == text.replace('["k.cu"]', '["k.hip"]')
+    assert rules("setuptools", text) == []

@@ -33,6 +33,9 @@ RULE = "build/setup.py"
 # setup.py, and any Python file that builds an extension just in time (``cpp_extension.load``
 # with ``sources=[...]``, ``load_inline``): its source names follow the renames the same way
 build_system("setuptools", names=("setup.py",), patterns=("*.py",), marker=b"cpp_extension")
+# a setup.py that already builds for ROCm itself (branches on torch.version.hip, uses
+# ROCM_HOME/HIP_HOME or IS_HIP_EXTENSION): its flags are per vendor already
+_ROCM_AWARE = re.compile(r"torch\.version\.hip|\bIS_HIP_EXTENSION\b|\bROCM_HOME\b|\bHIP_HOME\b")
 _STRING = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)", re.S)
 
 
@@ -46,8 +49,12 @@ def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
     strings: list[Word] = []
     in_libraries = 0  # bracket depth inside a `libraries=[...]` argument
     prev: list[str] = []
+    rocm_aware = _ROCM_AWARE.search(unit.text) is not None
     for i, tok in enumerate(tokens):
-        if tok.type == tokenize.NAME and tok.string == "CUDA_HOME":
+        if rocm_aware:  # its CUDA branch stays CUDA: only the source names follow the renames
+            word = _word(unit, tokens, i) if tok.type == tokenize.STRING else None
+            strings += [word] if word is not None else []
+        elif tok.type == tokenize.NAME and tok.string == "CUDA_HOME":
             start = unit.lines.offset(tok.start[0], tok.start[1] + 1)
             yield Edit(start, start + len(tok.string), "ROCM_HOME", RULE)
         elif tok.type == tokenize.OP and tok.string in "[(" and prev[-2:] == ["libraries", "="]:
@@ -65,7 +72,8 @@ def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
                     yield from _library(word, ctx)
         prev.append(tok.string)
     flags = tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE, arch=False)), RULE)
-    flags = [_with_comma(unit.text, p) for p in flags]
+    lone = _lone_arguments(unit, tokens)
+    flags = [_statement_kept(unit.text, _with_comma(unit.text, p), lone) for p in flags]
     yield from flags
     for word in strings:
         yield from outside(flags, rename_edits(unit, ctx, RULE, word.start, word.end))
@@ -77,6 +85,49 @@ def _with_comma(text: str, p: Edit | Finding) -> Edit | Finding:
         return p
     start = len(text[: p.start].rstrip(" \t"))
     return Edit(start - 1, p.end, "", RULE) if text[start - 1 : start] == "," else p
+
+
+def _lone_arguments(unit: BuildFile, tokens: list[tokenize.TokenInfo]) -> dict[int, range]:
+    """String start offset -> the span of its statement, for each string that is the only
+    argument of a call making up a whole line (``cc_flag.append("-gencode")``)."""
+    out: dict[int, range] = {}
+    for i in range(2, len(tokens) - 2):
+        tok = tokens[i]
+        if tok.type != tokenize.STRING or tokens[i - 1].string != "(":
+            continue
+        if tokens[i + 1].string != ")" or tokens[i + 2].type != tokenize.NEWLINE:
+            continue
+        row = tok.start[0]
+        line = unit.text[unit.lines.offset(row, 1) :].split("\n", 1)[0]
+        if re.fullmatch(r"[ \t]*[\w.]+\(" + re.escape(tok.string) + r"\)[ \t]*", line):
+            first = unit.lines.offset(row, 1) + len(line) - len(line.lstrip())
+            out[unit.lines.offset(row, tok.start[1] + 1)] = range(first, first + len(line.strip()))
+    return out
+
+
+def _statement_kept(text: str, p: Edit | Finding, lone: dict[int, range]) -> Edit | Finding:
+    """Keep a call whose only argument is a flag valid Python: a removed flag would leave
+    ``append()``, which raises, so the statement becomes ``pass`` (valid in any block) with the
+    old call as a comment; a flag that became two (``--use_fast_math``) turns ``append("a")``
+    into ``extend(["a", "b"])``."""
+    if not isinstance(p, Edit):
+        return p
+    spans = [r for _, r in sorted(lone.items()) if p.start < r.stop and r.start < p.end]
+    if not spans:
+        return p
+    if p.text:  # one flag, now several words
+        span = spans[0]
+        statement = text[span.start : span.stop]
+        call = re.fullmatch(r"([\w.]+)\.append\((.*)\)", statement, re.S)
+        if len(spans) > 1 or call is None or '", "' not in p.text:
+            return p
+        inner = text[span.start + len(call[1]) + 8 : p.start] + p.text + text[p.end : span.stop - 1]
+        return Edit(span.start, span.stop, f"{call[1]}.extend([{inner}])", RULE)
+    out, at = [], spans[0].start
+    for span in spans:  # each removed call's statement, and the text between them as it was
+        out += [text[at : span.start], f"pass  # {text[span.start : span.stop]}: nvcc only"]
+        at = span.stop
+    return Edit(spans[0].start, spans[-1].stop, "".join(out), RULE)
 
 
 def _word(unit: BuildFile, tokens: list[tokenize.TokenInfo], i: int) -> Word | None:
