@@ -172,3 +172,17 @@ float* fine(torch::Tensor& t) { return t.data_ptr<float>(); }"""
     found = only("HZ405", src)
     assert [f.line for f in found] == [5, 6, 7, 9, 13]
     assert "temporary tensor `b.contiguous()`" in found[0].message
+
+
+def test_hz405_views_and_optional_values_are_not_temporary_owners():
+    """`opt.value()` is a reference to the optional's tensor and `x.view(-1)` shares `x`'s
+    storage: the pointer stays valid while `opt`/`x` live (a public extension's pattern)."""
+    src = """#include <torch/extension.h>
+void f(torch::Tensor x, c10::optional<torch::Tensor> idx_, void** out) {
+  void* idx = idx_.value().data_ptr();
+  float* flat = x.view({-1}).data_ptr<float>();
+  float* copied = x.view({-1}).contiguous().data_ptr<float>();
+  out[0] = idx; out[1] = flat; out[2] = copied;
+}"""
+    found = only("HZ405", src)
+    assert [f.line for f in found] == [5]

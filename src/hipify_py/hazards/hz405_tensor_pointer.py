@@ -126,6 +126,14 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     yield from _freed(unit, report, from_tensor)
 
 
+# calls whose result shares the storage of the object they are called on, or refers to it:
+# `opt.value().data_ptr()` and `x.view(-1).data_ptr()` point into memory `opt`/`x` keep alive
+_REFERENCES = frozenset(
+    {"value", "get", "front", "back", "view", "transpose", "t", "permute", "select", "narrow"}
+    | {"slice", "squeeze", "unsqueeze", "expand", "detach", "as_strided", "alias", "diagonal"}
+)
+
+
 def _object_before(toks: Sequence[Token], i: int) -> tuple[int, bool]:
     """(first token of the object expression before `.data_ptr` at token i, whether it is a
     temporary: the result of a call such as `torch::empty<float>(...)`)."""
@@ -136,8 +144,9 @@ def _object_before(toks: Sequence[Token], i: int) -> tuple[int, bool]:
             o = match_back(toks, k)
             if o is None:
                 break
-            temporary = True
             k = o - 1
+            # a call the object outlives (a view, optional::value()) is no temporary owner
+            temporary = temporary or toks[k].text not in _REFERENCES
             if toks[k].text == ">":  # empty<float>(...)
                 while k > 0 and toks[k].text != "<":
                     k -= 1
