@@ -124,3 +124,26 @@ def test_bracket_table_answers_what_the_scan_answers():
             inverted += syntax._table_cache[1 if first else 2].balanced
             assert tables == scan
     assert inverted > 200  # the inverted tables were exercised, not only computed ones
+
+
+SHIMMED = "__device__ float f(const float* p, float* q) { __stcs(q, 1.0f); return __ldcs(p); }\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "src"),
+    [
+        ("no include: the runtime include and the shim at one point", SHIMMED),
+        ("a BOM: both after it", "\ufeff" + SHIMMED),
+        ("an include guard: both inside it", "#ifndef K_H\n#define K_H\n" + SHIMMED + "#endif\n"),
+    ],
+)
+def test_the_runtime_include_goes_before_the_shims_that_need_it(name: str, src: str):
+    """Fuzz inputs of the shim pass: the include and a shim block inserted at one point were a
+    conflict, and a shim above a BOM or an include guard became the file's first #ifndef, read
+    as its guard by the next run (which then converted it differently)."""
+    out = result(src)
+    assert out.error is None, name
+    text = out.text
+    assert text.index("#include <hip/hip_runtime.h>") < text.index("HIPIFY_PY_SHIM_LOAD_STORE")
+    assert text.startswith(src[: src.index("__device__")])  # the BOM, the guard first
+    assert hip(text) == text, name  # converting twice equals converting once

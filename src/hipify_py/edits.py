@@ -32,19 +32,33 @@ def _is_line_insert(edit: Edit) -> bool:
     return edit.start == edit.end and edit.text.endswith(("\n", "\r"))
 
 
+# Whole-line insertions of these rules at one point go in this order: the runtime #include
+# before the shims that use what it declares (a file with no include before its first use).
+_LINES_IN_ORDER = ("header", "shims")
+
+
+def _line_rank(edit: Edit) -> int:
+    return _LINES_IN_ORDER.index(edit.rule) if edit.rule in _LINES_IN_ORDER else -1
+
+
 def _checked(edits: Iterable[Edit]) -> list[Edit]:
     """The edits in application order; raises ``EditConflict`` if two touch the same bytes.
 
     Two insertions at one point compose in one way only when one of them inserts whole lines
     and the other text inside a line (``#include`` above a launch that starts the file): the
-    lines go first.  Any other pair at one point has no defined order and is a conflict.
+    lines go first; or when both insert lines of rules whose order ``_LINES_IN_ORDER`` fixes.
+    Any other pair at one point has no defined order and is a conflict.
     """
-    ordered = sorted(set(edits), key=lambda e: (e.start, e.end, not _is_line_insert(e)))
+    ordered = sorted(
+        set(edits), key=lambda e: (e.start, e.end, not _is_line_insert(e), _line_rank(e))
+    )
     for before, after in zip(ordered, ordered[1:], strict=False):
         overlaps = after.start < before.end
         same_point_inserts = before.start == before.end == after.start == after.end
         if same_point_inserts and _is_line_insert(before) != _is_line_insert(after):
             same_point_inserts = False
+        elif same_point_inserts and _is_line_insert(before) and after.rule != before.rule:
+            same_point_inserts = not (0 <= _line_rank(before) < _line_rank(after))
         if overlaps or same_point_inserts:
             raise EditConflict(
                 f"edits overlap: {before.rule} [{before.start},{before.end}) and "

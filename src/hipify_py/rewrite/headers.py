@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..analysis.insertion import guard_branch, insertion_point
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
-from ..frontend.directives import Include, next_line
+from ..frontend.directives import Include
 from ..frontend.directives import includes as directive_includes
-from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import Entry, MappingIndex, hip_name, is_convertible, no_hip_library
 from ..rules import Tally, declare_rule, rewrite_pass
@@ -103,63 +103,12 @@ def is_cuda_header(path: str, mappings: MappingIndex) -> bool:
     return header_entry(path, mappings) is not None or bool(_CUDA_SDK_HEADER.fullmatch(path))
 
 
-def _guard(unit: Unit) -> tuple[int, int] | None:
-    """(token index of ``#ifndef X``'s '#', of ``#define X``'s '#') for a file that opens with
-    an include guard (a ``#pragma once`` may stand between the two), else None."""
-    t = unit.tokens
-    if len(t) < 6 or t[0].kind is not Kind.DIRECTIVE or t[1].text != "ifndef":
-        return None
-    name = t[2].text
-    directives = [i for i, tok in enumerate(t[:40]) if tok.kind is Kind.DIRECTIVE][1:5]
-    for i in directives:
-        if i + 2 < len(t) and t[i + 1].text == "define" and t[i + 2].text == name:
-            return 0, i
-    return None
-
-
-def guard_branch(unit: Unit) -> tuple[int, ...]:
-    """The branch key of the code inside an include guard, or () when there is none."""
-    return (1,) if _guard(unit) is not None else ()
-
-
 def includes(unit: Unit) -> list[Include]:
     return directive_includes(unit.text, unit.tokens, unit.directives)
 
 
 def _covers(earlier: tuple[int, ...], later: tuple[int, ...]) -> bool:
     return later[: len(earlier)] == earlier
-
-
-def _insertion_point(unit: Unit, found: list[Include]) -> int:
-    """After a leading ``#pragma once``; else inside the include guard; else before the first
-    include outside conditionals; else before the first line of code."""
-    tokens = unit.tokens
-    text = unit.text
-    if (
-        len(tokens) > 2
-        and tokens[0].kind is Kind.DIRECTIVE
-        and tokens[1].text == "pragma"
-        and tokens[2].text == "once"
-    ):
-        return next_line(text, tokens[0].start)
-    guard = _guard(unit)
-    if guard is not None:
-        ifndef, define = guard
-        # right after `#define X` when it follows `#ifndef X`; else right after `#ifndef X`
-        after = define if define == ifndef + 3 else ifndef
-        return next_line(text, tokens[after].start)
-    for inc in found:
-        if not inc.branch:
-            return inc.start
-    top = 1 if text.startswith("\ufeff") else 0
-    if not tokens:
-        return top
-    first_code = tokens[0].start
-    line = max(text.rfind("\n", 0, first_code), text.rfind("\r", 0, first_code)) + 1
-    # a line that continues a spliced one (``\`` at the end of the line above) is no place
-    # for a directive: the #include would become part of that line
-    spliced = text[:line].rstrip("\r\n").endswith("\\")
-    return top if spliced else max(line, top)
 
 
 @rewrite_pass(
@@ -220,7 +169,7 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         extra = implicit_headers(unit, {inc.path for inc in found})
         inserted += "".join(f"#include <{h}>{unit.newline}" for h in extra)
     if inserted:
-        at = _insertion_point(unit, found)
+        at = insertion_point(unit, found)
         if at == len(unit.text) and unit.text[-1:] not in ("\r", "\n", ""):  # no final newline
             inserted = unit.newline + inserted
         yield Edit(at, at, inserted, "header")

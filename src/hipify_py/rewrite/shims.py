@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.insertion import insertion_point
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import includes as directive_includes
@@ -220,9 +221,12 @@ def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
     at_offset: dict[int, str] = {}
     for first_use, guard, text in sorted(pending):
         before = [inc for inc in found if inc.line_end <= first_use and not inc.branch]
-        at = before[-1].line_end if before else 0
-        if at and not unit.text[:at].endswith(("\n", "\r")):
-            at = next_line(unit.text, at)
+        if not before:  # where the runtime include goes (after it: edits orders the two)
+            at = insertion_point(unit, found)
+        else:
+            at = before[-1].line_end
+            if not unit.text[:at].endswith(("\n", "\r")):
+                at = next_line(unit.text, at)
         body = text.replace("\n", nl)
         block = f"#ifndef {guard}{nl}#define {guard}{nl}{body}#endif{nl}"
         at_offset[at] = at_offset.get(at, "") + block

@@ -1,0 +1,64 @@
+"""Where lines inserted at the top of a file go: the converted runtime ``#include`` and the
+shims that must precede a file's first use of what they define.
+
+Both passes insert at one point when a file has no include before that use; ``edits`` puts the
+include's lines first.  A point above an include guard would make the inserted block the first
+``#ifndef``/``#define`` pair of the file, read as its guard by the next run.
+"""
+
+from __future__ import annotations
+
+from ..frontend.directives import Include, next_line
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+
+
+def include_guard(unit: Unit) -> tuple[int, int] | None:
+    """(token index of ``#ifndef X``'s '#', of ``#define X``'s '#') for a file that opens with
+    an include guard (a ``#pragma once`` may stand between the two), else None."""
+    t = unit.tokens
+    if len(t) < 6 or t[0].kind is not Kind.DIRECTIVE or t[1].text != "ifndef":
+        return None
+    name = t[2].text
+    directives = [i for i, tok in enumerate(t[:40]) if tok.kind is Kind.DIRECTIVE][1:5]
+    for i in directives:
+        if i + 2 < len(t) and t[i + 1].text == "define" and t[i + 2].text == name:
+            return 0, i
+    return None
+
+
+def guard_branch(unit: Unit) -> tuple[int, ...]:
+    """The branch key of the code inside an include guard, or () when there is none."""
+    return (1,) if include_guard(unit) is not None else ()
+
+
+def insertion_point(unit: Unit, found: list[Include]) -> int:
+    """After a leading ``#pragma once``; else inside the include guard; else before the first
+    include outside conditionals; else before the first line of code."""
+    tokens = unit.tokens
+    text = unit.text
+    if (
+        len(tokens) > 2
+        and tokens[0].kind is Kind.DIRECTIVE
+        and tokens[1].text == "pragma"
+        and tokens[2].text == "once"
+    ):
+        return next_line(text, tokens[0].start)
+    guard = include_guard(unit)
+    if guard is not None:
+        ifndef, define = guard
+        # right after `#define X` when it follows `#ifndef X`; else right after `#ifndef X`
+        after = define if define == ifndef + 3 else ifndef
+        return next_line(text, tokens[after].start)
+    for inc in found:
+        if not inc.branch:
+            return inc.start
+    top = 1 if text.startswith("\ufeff") else 0
+    if not tokens:
+        return top
+    first_code = tokens[0].start
+    line = max(text.rfind("\n", 0, first_code), text.rfind("\r", 0, first_code)) + 1
+    # a line that continues a spliced one (``\`` at the end of the line above) is no place
+    # for a directive: the #include would become part of that line
+    spliced = text[:line].rstrip("\r\n").endswith("\\")
+    return top if spliced else max(line, top)
