@@ -174,3 +174,22 @@ def test_each_file_is_classified_once(project: Path, monkeypatch: pytest.MonkeyP
         calls.clear()
         cli(*command, "-j", "1")
         assert calls == Counter(), command  # every file from the cache
+
+
+def test_report_lays_out_several_inputs_as_convert_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two inputs with a same-named file: convert writes ``out/a/k.hip`` and ``out/b/k.hip``,
+    and the report names those outputs (it named both ``k.hip``, and ``report --verify``
+    wrote them over each other)."""
+    monkeypatch.setattr(cache_mod, "cache_dir", lambda: tmp_path / "cache")
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "k.cu").write_text(KERNEL)
+    assert cli("convert", "a", "b", "--out-dir", "out", "-q")[0] == 0
+    written = sorted(p.relative_to("out").as_posix() for p in Path("out").rglob("*.hip"))
+    assert written == ["a/k.hip", "b/k.hip"]
+    assert cli("report", "a", "b", "-o", "report.html")[0] == 0
+    named = set(re.findall(r"\b[ab]/k\.hip\b", Path("report.html").read_text()))
+    assert sorted(named) == written
