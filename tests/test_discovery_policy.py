@@ -129,6 +129,8 @@ def convert(unit, ctx):
 def probe_build_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The probe above as one new module, imported (it registers itself), and unregistered
     after the test."""
+    registry.build_systems()  # the package's own, loaded first: the copies must hold them
+    rules.load_rules()
     monkeypatch.setattr(registry, "_SYSTEMS", dict(registry._SYSTEMS))
     monkeypatch.setattr(rules, "PASSES", list(rules.PASSES))
     path = tmp_path / "meson_probe.py"
