@@ -129,6 +129,8 @@ def convert(unit, ctx):
 def probe_build_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The probe above as one new module, imported (it registers itself), and unregistered
     after the test."""
+    registry.build_systems()  # the package's own, loaded first: the copies must hold them
+    rules.load_rules()
     monkeypatch.setattr(registry, "_SYSTEMS", dict(registry._SYSTEMS))
     monkeypatch.setattr(rules, "PASSES", list(rules.PASSES))
     path = tmp_path / "meson_probe.py"
@@ -174,3 +176,22 @@ def test_each_file_is_classified_once(project: Path, monkeypatch: pytest.MonkeyP
         calls.clear()
         cli(*command, "-j", "1")
         assert calls == Counter(), command  # every file from the cache
+
+
+def test_report_lays_out_several_inputs_as_convert_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two inputs with a same-named file: convert writes ``out/a/k.hip`` and ``out/b/k.hip``,
+    and the report names those outputs (it named both ``k.hip``, and ``report --verify``
+    wrote them over each other)."""
+    monkeypatch.setattr(cache_mod, "cache_dir", lambda: tmp_path / "cache")
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "k.cu").write_text(KERNEL)
+    assert cli("convert", "a", "b", "--out-dir", "out", "-q")[0] == 0
+    written = sorted(p.relative_to("out").as_posix() for p in Path("out").rglob("*.hip"))
+    assert written == ["a/k.hip", "b/k.hip"]
+    assert cli("report", "a", "b", "-o", "report.html")[0] == 0
+    named = set(re.findall(r"\b[ab]/k\.hip\b", Path("report.html").read_text()))
+    assert sorted(named) == written
