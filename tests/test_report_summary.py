@@ -89,3 +89,22 @@ def test_a_binary_cuda_source_is_a_failure_and_there_is_no_dead_skipped_count(
     )
     files = json.loads(out.stdout)["files"]
     assert files["failed"] == 1 and "skipped" not in files
+
+
+def test_the_json_summary_does_not_depend_on_the_order_files_finish() -> None:
+    """Two unsupported APIs used once each: the order workers return the files in (it varies
+    between -j runs) must not reorder the report, or a CI diff of two runs shows a change."""
+    a = "void f() { cudaDeviceGetNvSciSyncAttributes(0, 0, 0); }\n"
+    b = "void g() { cudaGraphicsMapFlagsWriteDiscard; }\n"
+
+    def summary(order: list[str]) -> dict:
+        s = Summary()
+        for n, src in enumerate(order):
+            path = Path(f"f{n}.cu")
+            s.add(Outcome(Candidate(path, path, Path(".")), FileStatus.CONVERTED, result(src)))
+        s.finish()
+        return s.to_json()
+
+    one, other = summary([a, b]), summary([b, a])
+    assert len(one["unsupported_apis"]) == 2
+    assert list(one["unsupported_apis"]) == list(other["unsupported_apis"])

@@ -118,10 +118,10 @@ class Summary:
                 "failed": self.failed,
                 "copied": self.copied,
             },
-            "conversions_by_family": dict(self.by_family.most_common()),
-            "conversions_by_origin": dict(self.by_origin.most_common()),
+            "conversions_by_family": dict(_ranked(self.by_family)),
+            "conversions_by_origin": dict(_ranked(self.by_origin)),
             "conversions": {key: count for key, _, count in self.tallied()},
-            "unsupported_apis": dict(self.unsupported.most_common()),
+            "unsupported_apis": dict(_ranked(self.unsupported)),
             "findings_by_rule": dict(sorted(self.findings.items())),
             "fixed_by_rule": dict(sorted(self.fixed.items())),
             "parse_degraded": [{"path": p, "problem": m} for p, m in self.degraded],
@@ -177,16 +177,16 @@ class Summary:
             fam = Table(title="Conversions by API family", header_style="bold")
             fam.add_column("family")
             fam.add_column("renames", justify="right")
-            for name, count in self.by_family.most_common():
+            for name, count in _ranked(self.by_family):
                 fam.add_row(Text(name), str(count))
             console.print(fam)
-            origins = ", ".join(f"{n} {c}" for n, c in self.by_origin.most_common())
+            origins = ", ".join(f"{n} {c}" for n, c in _ranked(self.by_origin))
             console.print(f"mappings used, by origin: {origins}", highlight=False)
         if self.unsupported:
             uns = Table(title="Unsupported APIs (left as they are)", header_style="bold red")
             uns.add_column("API")
             uns.add_column("uses", justify="right")
-            for name, count in self.unsupported.most_common(30):
+            for name, count in _ranked(self.unsupported)[:30]:
                 uns.add_row(Text(name), str(count))
             if len(self.unsupported) > 30:
                 uns.add_row(f"... {len(self.unsupported) - 30} more", "")
@@ -219,3 +219,9 @@ def _rule_counts(title: str, style: str, counts: Counter) -> Table:
         info = RULES.get(rule)
         table.add_row(rule, info.name if info else "", str(count))
     return table
+
+
+def _ranked(counts: Counter) -> list[tuple[str, int]]:
+    """Most frequent first, ties by name: the order files come back from the workers must not
+    change a report (``Counter.most_common`` keeps insertion order among equal counts)."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
