@@ -4,6 +4,7 @@ behind ``__HIP_PLATFORM_AMD__`` and the CUDA lines kept as written."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from hipify_py.cli import root
+from hipify_py.verify.fetch import cache_root
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SOURCES = (".cu", ".cpp")
@@ -123,3 +125,64 @@ def test_version_gate_picks_per_vendor(tmp_path: Path, nvcc: str) -> None:
     assert "(!defined(__HIP_PLATFORM_AMD__) && (CUDART_VERSION < 9000))" in text
     _compile([nvcc, "-arch=sm_90", "-c", str(tmp_path / "out" / "gate.cu"), "-o",
               str(tmp_path / "g.o")])  # fmt: skip
+
+
+# HIP's NVIDIA backend (HIP + hipother headers, e.g. rocm-6.0.2 patched for CUDA 13): not
+# fetched by .ci/run, so the HIP-on-NVIDIA compile runs only where HIPIFY_PY_HIP_NVIDIA names them
+HIP_NVIDIA = Path(os.environ.get("HIPIFY_PY_HIP_NVIDIA", cache_root() / "hip-on-nvidia"))
+
+# what broke the portable build through HIP on NVIDIA: a define that reached cuda_bf16.h (HIP's
+# hip_bf16.h includes it after hip_compat.h), one that cycled on a CUDA macro
+# (cudaEventDisableTiming), and HIP_SYMBOL written for AMD only
+NVIDIA_HIP_CLASHES = """\
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+
+__constant__ float scale;
+
+__global__ void k(const __nv_bfloat16* x, float* y) {
+  y[threadIdx.x] = __bfloat162float(x[threadIdx.x]) * scale;
+}
+
+int main() {
+  float s = 2.0f;
+  cudaMemcpyToSymbol(scale, &s, sizeof(s));
+  cudaEvent_t done;
+  cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+  __nv_bfloat16* x;
+  float* y;
+  cudaMalloc(&x, 32 * sizeof(__nv_bfloat16));
+  cudaMalloc(&y, 32 * sizeof(float));
+  k<<<1, 32>>>(x, y);
+  cudaEventRecord(done);
+  cudaEventSynchronize(done);
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+"""
+
+
+def test_hip_api_edits_serve_every_hip_build_and_names_reach_no_cuda_header(
+    tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
+) -> None:
+    src = tmp_path / "in" / "k.cu"
+    src.parent.mkdir()
+    src.write_text(NVIDIA_HIP_CLASHES)
+    _compile([nvcc, "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "o.o")])  # real CUDA
+    _convert([str(src.parent), "--out-dir", str(tmp_path / "out")])
+    out = tmp_path / "out" / "k.cu"
+    text = out.read_text()
+    # HIP_SYMBOL is the HIP API's, on NVIDIA too: behind the compat switch, not AMD's macro
+    api = "#if HIP_COMPAT_HIP  // hipify-py --portable\n  cudaMemcpyToSymbol(HIP_SYMBOL(scale)"
+    assert api in text
+    header = (tmp_path / "out" / "hip_compat.h").read_text()
+    nvidia = header.index("#if defined(__HIP_PLATFORM_NVIDIA__)")
+    assert nvidia < header.index("#include <hip/hip_bf16.h>") < header.index("#define __nv_bf")
+    assert "#ifndef cudaEventDisableTiming\n#define cudaEventDisableTiming" in header
+    _compile([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")])
+    _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+              "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+              str(out)])  # fmt: skip
+    if not (HIP_NVIDIA / "hip" / "nvidia_detail").is_dir():
+        pytest.skip(f"HIP-on-NVIDIA headers not found ({HIP_NVIDIA}; HIPIFY_PY_HIP_NVIDIA)")
+    _compile([nvcc, "-arch=sm_90", "-D__HIP_PLATFORM_NVIDIA__", f"-I{HIP_NVIDIA}", "-w", "-c",
+              str(out), "-o", str(tmp_path / "o.o")])  # fmt: skip

@@ -5,10 +5,14 @@ Each edit the conversion proposed becomes one of:
 - a rename (``rename/*``): dropped; ``hip_compat.h`` maps the name under HIP;
 - a header edit: ``#include "hip_compat.h"``, plus a ``#if HIP_COMPAT_HIP`` choice between the
   HIP and the CUDA library header when the header is not the runtime's;
-- anything else (64-bit masks, ``HIP_SYMBOL``, shims, fixes): the lines it touches are written
-  twice, ``#if defined(__HIP_PLATFORM_AMD__)`` with the edit, ``#else`` as they were, so the
-  CUDA build compiles the original text.  An edit on an ``#if``/``#elif`` line (a version gate)
-  becomes one condition that picks the AMD or the original expression.
+- anything else (64-bit masks, shims, fixes): the lines it touches are written twice,
+  ``#if defined(__HIP_PLATFORM_AMD__)`` with the edit, ``#else`` as they were, so the CUDA
+  build compiles the original text.  An edit about the HIP *API* rather than AMD hardware
+  (``HIP_SYMBOL``, an argument list HIP spells differently) is needed by every HIP build, HIP
+  on NVIDIA too (its ``hipMemcpyToSymbol`` takes ``const void*``): it is guarded by the compat
+  header's ``HIP_COMPAT_HIP`` instead, and a line with both kinds gets an ``#elif`` for it.
+  An edit on an ``#if``/``#elif`` line (a version gate) becomes one condition that picks the
+  AMD or the original expression.
 
 Code already inside a branch on ``__HIP_PLATFORM_AMD__``/``HIP_COMPAT_HIP``, or one the HIP
 build never compiles, is left alone: that is what makes a second run change nothing.
@@ -27,6 +31,10 @@ from .compat_header import HIP_SWITCH, NAME
 AMD = "__HIP_PLATFORM_AMD__"
 RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
 _GUARD = f"#if defined({AMD})  // hipify-py --portable"
+_API_GUARD = f"#if {HIP_SWITCH}  // hipify-py --portable"
+# rewrites of the HIP API's shape, which HIP's NVIDIA backend has too (rewrite/symbols.py,
+# rewrite/arguments.py); every other rewrite is about AMD's hardware or its compiler
+HIP_API_RULES = frozenset({"symbol", "arguments"})
 _INCLUDE = f'#include "{NAME}"'
 
 
@@ -60,9 +68,7 @@ def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
         at = _first_include(unit)
         out.append(Edit(at, at, _INCLUDE + nl, "portable"))
     for (start, end), group in _merge(guarded).items():
-        amd = _applied(text, start, end, group)
-        block = f"{_GUARD}{nl}{amd}#else{nl}{text[start:end]}#endif{nl}"
-        out.append(Edit(start, end, block, "portable"))
+        out.append(Edit(start, end, _guarded(text, start, end, group, nl), "portable"))
     for line, group in conditions.values():
         body_start = line.body[0].start if line.body else line.end
         old = text[body_start : line.end]
@@ -70,6 +76,19 @@ def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
         cond = f"(defined({AMD}) && ({new})) || (!defined({AMD}) && ({old}))"
         out.append(Edit(body_start, line.end, cond, "portable"))
     return out
+
+
+def _guarded(text: str, start: int, end: int, group: list[Edit], nl: str) -> str:
+    """Lines [start, end) written once per vendor: AMD's edits, HIP's API edits, the original."""
+    api = [e for e in group if e.rule in HIP_API_RULES]
+    amd = _applied(text, start, end, group)
+    original = f"#else{nl}{text[start:end]}#endif{nl}"
+    if len(api) == len(group):
+        return f"{_API_GUARD}{nl}{amd}{original}"
+    if not api:
+        return f"{_GUARD}{nl}{amd}{original}"
+    hip = _applied(text, start, end, api)
+    return f"{_GUARD}{nl}{amd}#elif {HIP_SWITCH}{nl}{hip}{original}"
 
 
 def _includes(unit: Unit) -> list[Include]:
