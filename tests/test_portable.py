@@ -91,7 +91,9 @@ def _branches(text: str) -> tuple[str, str]:
     return "\n".join(amd), "\n".join(cuda)
 
 
-@pytest.mark.parametrize("name", ["warp_reduce", "make_project", "cmake_cublas", "masked_add"])
+@pytest.mark.parametrize(
+    "name", ["warp_reduce", "make_project", "cmake_project", "cmake_cublas", "masked_add"]
+)
 def test_second_run_changes_nothing(tmp_path: Path, name: str) -> None:
     tree = _portable(tmp_path, name)
     again = tmp_path / "again"

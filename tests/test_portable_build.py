@@ -6,6 +6,7 @@ clang-19 with ROCm 7.2.4, gfx942), ``make HIP=1`` (hipcc 5.2, gfx90a), and setup
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sys
 from pathlib import Path
@@ -13,11 +14,14 @@ from types import SimpleNamespace
 
 from conftest import require_tool
 from test_examples_build import (  # noqa: F401 - fixtures used by name
+    SECOND_HIPIFY,
     cmake_build,
     cmake_hip,
     code_object_archs,
+    device_libs,
     rocm7_runtime,
     run,
+    torch_hipify,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -97,3 +101,28 @@ def test_setup_py_picks_hipcc_flags_on_a_rocm_torch_only(tmp_path):
     text = setup_py.read_text()
     assert "import torch" in text and '"masked_add_kernel.cu"' in text  # sources unchanged
     assert text.count("\n") == original.count("\n") + 1  # the import is the only new line
+
+
+def test_pytorch_rocm_build_hipifies_the_portable_extension_into_gfx942_code(
+    torch_hipify,  # noqa: F811 - the fixture imported above
+    rocm7,
+    clang19,
+    tmp_path,
+):
+    """A ROCm CUDAExtension build runs PyTorch's hipify over the kept ``.cu`` sources and
+    compiles the result with USE_ROCM defined: that must still compile for gfx942, and the
+    portable files themselves must stay as they are (the CUDA build reads them)."""
+    src = portable("masked_add", tmp_path / "src")
+    sources = ["masked_add.cpp", "masked_add_kernel.cu"]
+    before = {p: p.read_bytes() for p in src.rglob("*") if p.is_file()}
+    env = {**os.environ, "PYTHONPATH": str(torch_hipify)}
+    out = run([sys.executable, "-c", SECOND_HIPIFY, json.dumps(sources)], cwd=src, env=env)
+    (line,) = [x for x in out.splitlines() if x.startswith("HIPIFIED ")]
+    kernel = Path(json.loads(line.removeprefix("HIPIFIED "))["masked_add_kernel.cu"])
+    assert all(p.read_bytes() == b for p, b in before.items())  # hipify wrote new files only
+    obj = tmp_path / "kernel.o"
+    run([clang19, "-x", "hip", "--offload-arch=gfx942", "-std=c++17", "-O2", "-c", "-DUSE_ROCM",
+         f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+         f"--rocm-device-lib-path={device_libs(rocm7)}", *_nvcc_args(src / "setup.py", "7.2"),
+         str(kernel), "-o", str(obj)])  # fmt: skip
+    assert code_object_archs(obj) == {"gfx942"}
