@@ -188,3 +188,25 @@ def test_hip_api_edits_serve_every_hip_build_and_names_reach_no_cuda_header(
         pytest.skip(f"HIP-on-NVIDIA headers not found ({HIP_NVIDIA}; HIPIFY_PY_HIP_NVIDIA)")
     _compile([nvcc, "-arch=sm_90", "-D__HIP_PLATFORM_NVIDIA__", f"-I{HIP_NVIDIA}", "-w", "-c",
               str(out), "-o", str(tmp_path / "o.o")])  # fmt: skip
+
+
+def test_c_headers_nvcc_includes_implicitly_are_written_for_hip(
+    tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
+) -> None:
+    """CUDA code calls memset with no <string.h> (nvcc's cuda_runtime.h brings it); HIP's
+    runtime header does not, so the portable file includes it, for both compilers."""
+    src = tmp_path / "in" / "m.cu"
+    src.parent.mkdir()
+    src.write_text(
+        "#include <cstdio>\n__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n"
+        "int main() {\n  float h[4];\n  memset(h, 0, sizeof(h));\n  float* d;\n"
+        '  cudaMalloc(&d, sizeof(h));\n  k<<<1, 4>>>(d);\n  printf("%f\\n", h[0]);\n}\n'
+    )
+    _compile([nvcc, "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "o.o")])  # real CUDA
+    _convert([str(src.parent), "--out-dir", str(tmp_path / "out")])
+    out = tmp_path / "out" / "m.cu"
+    assert out.read_text().startswith('#include "hip_compat.h"\n#include <string.h>\n')
+    _compile([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")])
+    _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+              "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+              str(out)])  # fmt: skip

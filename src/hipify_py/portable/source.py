@@ -110,8 +110,13 @@ def _header_edits(unit: Unit, headers: list[Edit], has_compat: bool, nl: str) ->
     for e in sorted(headers, key=lambda e: e.start):
         inc = by_path.get(e.start) or (by_line.get(e.start) if e.start != e.end else None)
         if inc is None:  # an inserted hip_runtime.h, or a duplicate include's removal
-            if e.start == e.end and not compat:
-                out.append(Edit(e.start, e.end, _INCLUDE + nl, "portable"))
+            if e.start == e.end:
+                # the C headers nvcc includes implicitly (<string.h> for memset) stay: HIP
+                # needs them, and to nvcc they say what it already did
+                block = "" if compat else _INCLUDE + nl
+                block += "".join(f"{x}{nl}" for x in _implicit(e.text))
+                if block:
+                    out.append(Edit(e.start, e.end, block, "portable"))
                 compat = True
             continue
         whole = e.start == inc.start
@@ -126,6 +131,12 @@ def _header_edits(unit: Unit, headers: list[Edit], has_compat: bool, nl: str) ->
         end = inc.line_end
         out.append(Edit(inc.start, end, block if block else "", "portable"))
     return out
+
+
+def _implicit(inserted: str) -> list[str]:
+    """The include lines of a header insertion other than HIP's runtime header."""
+    lines = [x.strip() for x in inserted.splitlines()]
+    return [x for x in lines if x.startswith("#include <") and x[10:-1] not in RUNTIME_HEADERS]
 
 
 def _settled_ranges(dlines: list[Line], unit: Unit) -> list[tuple[int, int]]:
