@@ -210,3 +210,35 @@ def test_c_headers_nvcc_includes_implicitly_are_written_for_hip(
     _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
               "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
               str(out)])  # fmt: skip
+
+
+def test_an_inserted_shim_is_its_own_block_even_above_a_comment(
+    tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
+) -> None:
+    """A header that opens with its licence comment and uses a CUDA bf16 constructor HIP
+    lacks: the shim goes above the comment, in an AMD block of its own (guarding the comment's
+    first line with it left `/*` open across the `#else`)."""
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "pack.cuh").write_text(
+        "/*\n * Licensed under the Apache License, Version 2.0\n */\n"
+        "__device__ inline __nv_bfloat162 pack(float a) { return __float2bfloat162_rn(a); }\n"
+    )
+    (tree / "main.cu").write_text(
+        '#include <cuda_bf16.h>\n#include "pack.cuh"\n'
+        "__global__ void k(__nv_bfloat162* out) { out[threadIdx.x] = pack(1.0f); }\n"
+    )
+    _compile([nvcc, "-arch=sm_90", "-c", str(tree / "main.cu"), "-o", str(tmp_path / "o.o")])
+    _convert([str(tree), "--out-dir", str(tmp_path / "out")])
+    out = tmp_path / "out"
+    header = (out / "pack.cuh").read_text()
+    assert header.startswith("#if defined(__HIP_PLATFORM_AMD__)  // hipify-py --portable\n")
+    assert "#endif\n/*\n * Licensed" in header and "#else" not in header
+    _compile([nvcc, "-arch=sm_90", "-c", str(out / "main.cu"), "-o", str(tmp_path / "o.o")])
+    _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+              "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+              str(out / "main.cu")])  # fmt: skip
+    again = tmp_path / "again"
+    shutil.copytree(out, again)
+    _convert([str(again), "--in-place", "--no-backup"])
+    assert (again / "pack.cuh").read_text() == header

@@ -53,8 +53,12 @@ def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
     guarded: dict[tuple[int, int], list[Edit]] = {}
     conditions: dict[int, tuple[Line, list[Edit]]] = {}
     headers = [e for e in wanted if e.rule == "header"]
+    inserted: dict[int, list[Edit]] = {}  # whole lines inserted (shims): a block of their own
     for e in wanted:
         if e.rule == "header":
+            continue
+        if e.start == e.end and e.text.endswith("\n") and text[e.start - 1 : e.start] in ("", "\n"):
+            inserted.setdefault(e.start, []).append(e)
             continue
         line = _directive_at(dlines, e.start)
         if line is not None and (line.word in CONDITIONAL_OPEN or line.word == "elif"):
@@ -64,9 +68,17 @@ def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
         else:
             guarded.setdefault(_line_span(text, e.start, e.end), []).append(e)
     out += _header_edits(unit, headers, has_compat, nl)
-    if (guarded or conditions) and not has_compat and not out:
+    if (guarded or conditions or inserted) and not has_compat and not out:
         at = _first_include(unit)
         out.append(Edit(at, at, _INCLUDE + nl, "portable"))
+    for at, group in inserted.items():
+        block = "".join(
+            f"{_API_GUARD if e.rule in HIP_API_RULES else _GUARD}{nl}{e.text}#endif{nl}"
+            for e in group
+        )
+        same = [o for o in out if o.start == o.end == at]  # the compat include: it goes first
+        out = [o for o in out if o not in same]
+        out.append(Edit(at, at, "".join(o.text for o in same) + block, "portable"))
     for (start, end), group in _merge(guarded).items():
         out.append(Edit(start, end, _guarded(text, start, end, group, nl), "portable"))
     for line, group in conditions.values():
