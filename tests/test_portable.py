@@ -242,3 +242,33 @@ def test_an_inserted_shim_is_its_own_block_even_above_a_comment(
     shutil.copytree(out, again)
     _convert([str(again), "--in-place", "--no-backup"])
     assert (again / "pack.cuh").read_text() == header
+
+
+def test_a_projects_own_use_rocm_code_is_what_an_amd_build_compiles(
+    tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
+) -> None:
+    """Code already portable the PyTorch way (`#ifdef USE_ROCM` HIP, `#else` CUDA) is left as
+    it is; the compat header turns the switch on for AMD, else clang reads the CUDA branch."""
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "check.h").write_text(
+        "#pragma once\n#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n"
+        "#define GPU_CHECK(x) do { if ((x) != hipSuccess) return 1; } while (0)\n#else\n"
+        "#include <cuda_runtime.h>\n"
+        "#define GPU_CHECK(x) do { if ((x) != cudaSuccess) return 1; } while (0)\n#endif\n"
+    )
+    (tree / "main.cu").write_text(
+        '#include <cstdio>\n#include "check.h"\n'
+        "__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n"
+        "int main() {\n  float* d;\n  GPU_CHECK(cudaMalloc(&d, 4 * sizeof(float)));\n"
+        "  k<<<1, 4>>>(d);\n  return 0;\n}\n"
+    )
+    _compile([nvcc, "-arch=sm_90", "-c", str(tree / "main.cu"), "-o", str(tmp_path / "o.o")])
+    _convert([str(tree), "--out-dir", str(tmp_path / "out")])
+    out = tmp_path / "out"
+    assert (out / "check.h").read_text().endswith((tree / "check.h").read_text())
+    assert "#define USE_ROCM 1" in (out / "hip_compat.h").read_text()
+    _compile([nvcc, "-arch=sm_90", "-c", str(out / "main.cu"), "-o", str(tmp_path / "o.o")])
+    _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+              "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+              str(out / "main.cu")])  # fmt: skip

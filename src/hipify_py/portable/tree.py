@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..context import Context
-from .compat_header import NAME, compat_header, early_headers, used_names
+from .compat_header import NAME, compat_header, early_headers, tests_rocm_switch, used_names
 
 _SUFFIXES = frozenset({".cu", ".cuh", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp", ".cxx", ".inl"})
 _INCLUDE = f'#include "{NAME}"'
@@ -22,6 +22,7 @@ def write_compat_headers(roots: list[Path], ctx: Context) -> list[Path]:
     ]
     names: dict[str, str] = {}
     headers: set[str] = set()
+    rocm_switch = False
     dirs: set[Path] = set()
     for path in sources:
         text = path.read_text(encoding="utf-8", errors="surrogateescape")
@@ -29,7 +30,8 @@ def write_compat_headers(roots: list[Path], ctx: Context) -> list[Path]:
             dirs.add(path.parent)
         names.update(used_names(text, str(path), ctx))
         headers |= early_headers(text, ctx)
-    header = compat_header(names, headers)
+        rocm_switch = rocm_switch or tests_rocm_switch(text)
+    header = compat_header(names, headers, rocm_switch)
     written = []
     for d in sorted(dirs):
         target = d / NAME
