@@ -268,7 +268,7 @@ def report(args: argparse.Namespace) -> None:
         if chosen:
             print(f"\n{part or 'all'} ({len(chosen)} programs)\n" + _table(chosen))
     for r in results:
-        odd = {v: r[v] for v in VARIANTS[1:] if r.get(v) != "same"}
+        odd = {v: r.get(v) for v in VARIANTS[1:] if r.get(v) != "same"}
         if odd or r.get("cuda") != "ran":
             print(
                 f"- {r['name']}: cuda={r.get('cuda')} "
