@@ -126,3 +126,26 @@ def test_pytorch_rocm_build_hipifies_the_portable_extension_into_gfx942_code(
          f"--rocm-device-lib-path={device_libs(rocm7)}", *_nvcc_args(src / "setup.py", "7.2"),
          str(kernel), "-o", str(obj)])  # fmt: skip
     assert code_object_archs(obj) == {"gfx942"}
+
+
+def test_an_edited_cmake_condition_picks_per_switch(tmp_path):
+    """``if(DEFINED CMAKE_CUDA_STANDARD)`` cannot sit inside an if(USE_HIP) block (its body
+    would be cut in two): the condition itself chooses, and cmake evaluates it both ways."""
+    cmake = require_tool("cmake")
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "rules.cmake").write_text(
+        "set(CMAKE_CUDA_STANDARD 17)\n"
+        'if(DEFINED CMAKE_CUDA_STANDARD)\n  message(STATUS "reached")\nendif()\n'
+    )
+    (tree / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k() {}\n")
+    out = tmp_path / "out"
+    run([sys.executable, "-m", "hipify_py", "convert", "--portable", str(tree),
+         "--out-dir", str(out), "-q"])  # fmt: skip
+    text = (out / "rules.cmake").read_text()
+    assert "if((USE_HIP AND (DEFINED CMAKE_HIP_STANDARD)) OR (NOT USE_HIP AND (DEFINED " in text
+    for switch in ([], ["-DUSE_HIP=ON"]):
+        assert "-- reached" in run([cmake, *switch, "-P", str(out / "rules.cmake")])
+    run([sys.executable, "-m", "hipify_py", "convert", "--portable", str(out), "--in-place",
+         "--no-backup", "-q"])  # fmt: skip
+    assert (out / "rules.cmake").read_text() == text
