@@ -4,6 +4,7 @@ behind ``__HIP_PLATFORM_AMD__`` and the CUDA lines kept as written."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from hipify_py.cli import root
+from hipify_py.verify.fetch import cache_root
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SOURCES = (".cu", ".cpp")
@@ -89,7 +91,9 @@ def _branches(text: str) -> tuple[str, str]:
     return "\n".join(amd), "\n".join(cuda)
 
 
-@pytest.mark.parametrize("name", ["warp_reduce", "make_project", "cmake_cublas", "masked_add"])
+@pytest.mark.parametrize(
+    "name", ["warp_reduce", "make_project", "cmake_project", "cmake_cublas", "masked_add"]
+)
 def test_second_run_changes_nothing(tmp_path: Path, name: str) -> None:
     tree = _portable(tmp_path, name)
     again = tmp_path / "again"
@@ -123,3 +127,148 @@ def test_version_gate_picks_per_vendor(tmp_path: Path, nvcc: str) -> None:
     assert "(!defined(__HIP_PLATFORM_AMD__) && (CUDART_VERSION < 9000))" in text
     _compile([nvcc, "-arch=sm_90", "-c", str(tmp_path / "out" / "gate.cu"), "-o",
               str(tmp_path / "g.o")])  # fmt: skip
+
+
+# HIP's NVIDIA backend (HIP + hipother headers, e.g. rocm-6.0.2 patched for CUDA 13): not
+# fetched by .ci/run, so the HIP-on-NVIDIA compile runs only where HIPIFY_PY_HIP_NVIDIA names them
+HIP_NVIDIA = Path(os.environ.get("HIPIFY_PY_HIP_NVIDIA", cache_root() / "hip-on-nvidia"))
+
+# what broke the portable build through HIP on NVIDIA: a define that reached cuda_bf16.h (HIP's
+# hip_bf16.h includes it after hip_compat.h), one that cycled on a CUDA macro
+# (cudaEventDisableTiming), and HIP_SYMBOL written for AMD only
+NVIDIA_HIP_CLASHES = """\
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+
+__constant__ float scale;
+
+__global__ void k(const __nv_bfloat16* x, float* y) {
+  y[threadIdx.x] = __bfloat162float(x[threadIdx.x]) * scale;
+}
+
+int main() {
+  float s = 2.0f;
+  cudaMemcpyToSymbol(scale, &s, sizeof(s));
+  cudaEvent_t done;
+  cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+  __nv_bfloat16* x;
+  float* y;
+  cudaMalloc(&x, 32 * sizeof(__nv_bfloat16));
+  cudaMalloc(&y, 32 * sizeof(float));
+  k<<<1, 32>>>(x, y);
+  cudaEventRecord(done);
+  cudaEventSynchronize(done);
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+"""
+
+
+def test_hip_api_edits_serve_every_hip_build_and_names_reach_no_cuda_header(
+    tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
+) -> None:
+    src = tmp_path / "in" / "k.cu"
+    src.parent.mkdir()
+    src.write_text(NVIDIA_HIP_CLASHES)
+    _compile([nvcc, "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "o.o")])  # real CUDA
+    _convert([str(src.parent), "--out-dir", str(tmp_path / "out")])
+    out = tmp_path / "out" / "k.cu"
+    text = out.read_text()
+    # HIP_SYMBOL is the HIP API's, on NVIDIA too: behind the compat switch, not AMD's macro
+    api = "#if HIP_COMPAT_HIP  // hipify-py --portable\n  cudaMemcpyToSymbol(HIP_SYMBOL(scale)"
+    assert api in text
+    header = (tmp_path / "out" / "hip_compat.h").read_text()
+    nvidia = header.index("#if defined(__HIP_PLATFORM_NVIDIA__)")
+    assert nvidia < header.index("#include <hip/hip_bf16.h>") < header.index("#define __nv_bf")
+    assert "#ifndef cudaEventDisableTiming\n#define cudaEventDisableTiming" in header
+    _compile([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")])
+    _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+              "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+              str(out)])  # fmt: skip
+    if not (HIP_NVIDIA / "hip" / "nvidia_detail").is_dir():
+        pytest.skip(f"HIP-on-NVIDIA headers not found ({HIP_NVIDIA}; HIPIFY_PY_HIP_NVIDIA)")
+    _compile([nvcc, "-arch=sm_90", "-D__HIP_PLATFORM_NVIDIA__", f"-I{HIP_NVIDIA}", "-w", "-c",
+              str(out), "-o", str(tmp_path / "o.o")])  # fmt: skip
+
+
+def test_c_headers_nvcc_includes_implicitly_are_written_for_hip(
+    tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
+) -> None:
+    """CUDA code calls memset with no <string.h> (nvcc's cuda_runtime.h brings it); HIP's
+    runtime header does not, so the portable file includes it, for both compilers."""
+    src = tmp_path / "in" / "m.cu"
+    src.parent.mkdir()
+    src.write_text(
+        "#include <cstdio>\n__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n"
+        "int main() {\n  float h[4];\n  memset(h, 0, sizeof(h));\n  float* d;\n"
+        '  cudaMalloc(&d, sizeof(h));\n  k<<<1, 4>>>(d);\n  printf("%f\\n", h[0]);\n}\n'
+    )
+    _compile([nvcc, "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "o.o")])  # real CUDA
+    _convert([str(src.parent), "--out-dir", str(tmp_path / "out")])
+    out = tmp_path / "out" / "m.cu"
+    assert out.read_text().startswith('#include "hip_compat.h"\n#include <string.h>\n')
+    _compile([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")])
+    _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+              "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+              str(out)])  # fmt: skip
+
+
+def test_an_inserted_shim_is_its_own_block_even_above_a_comment(
+    tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
+) -> None:
+    """A header that opens with its licence comment and uses a CUDA bf16 constructor HIP
+    lacks: the shim goes above the comment, in an AMD block of its own (guarding the comment's
+    first line with it left `/*` open across the `#else`)."""
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "pack.cuh").write_text(
+        "/*\n * Licensed under the Apache License, Version 2.0\n */\n"
+        "__device__ inline __nv_bfloat162 pack(float a) { return __float2bfloat162_rn(a); }\n"
+    )
+    (tree / "main.cu").write_text(
+        '#include <cuda_bf16.h>\n#include "pack.cuh"\n'
+        "__global__ void k(__nv_bfloat162* out) { out[threadIdx.x] = pack(1.0f); }\n"
+    )
+    _compile([nvcc, "-arch=sm_90", "-c", str(tree / "main.cu"), "-o", str(tmp_path / "o.o")])
+    _convert([str(tree), "--out-dir", str(tmp_path / "out")])
+    out = tmp_path / "out"
+    header = (out / "pack.cuh").read_text()
+    assert header.startswith("#if defined(__HIP_PLATFORM_AMD__)  // hipify-py --portable\n")
+    assert "#endif\n/*\n * Licensed" in header and "#else" not in header
+    _compile([nvcc, "-arch=sm_90", "-c", str(out / "main.cu"), "-o", str(tmp_path / "o.o")])
+    _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+              "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+              str(out / "main.cu")])  # fmt: skip
+    again = tmp_path / "again"
+    shutil.copytree(out, again)
+    _convert([str(again), "--in-place", "--no-backup"])
+    assert (again / "pack.cuh").read_text() == header
+
+
+def test_a_projects_own_use_rocm_code_is_what_an_amd_build_compiles(
+    tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
+) -> None:
+    """Code already portable the PyTorch way (`#ifdef USE_ROCM` HIP, `#else` CUDA) is left as
+    it is; the compat header turns the switch on for AMD, else clang reads the CUDA branch."""
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "check.h").write_text(
+        "#pragma once\n#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n"
+        "#define GPU_CHECK(x) do { if ((x) != hipSuccess) return 1; } while (0)\n#else\n"
+        "#include <cuda_runtime.h>\n"
+        "#define GPU_CHECK(x) do { if ((x) != cudaSuccess) return 1; } while (0)\n#endif\n"
+    )
+    (tree / "main.cu").write_text(
+        '#include <cstdio>\n#include "check.h"\n'
+        "__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n"
+        "int main() {\n  float* d;\n  GPU_CHECK(cudaMalloc(&d, 4 * sizeof(float)));\n"
+        "  k<<<1, 4>>>(d);\n  return 0;\n}\n"
+    )
+    _compile([nvcc, "-arch=sm_90", "-c", str(tree / "main.cu"), "-o", str(tmp_path / "o.o")])
+    _convert([str(tree), "--out-dir", str(tmp_path / "out")])
+    out = tmp_path / "out"
+    assert (out / "check.h").read_text().endswith((tree / "check.h").read_text())
+    assert "#define USE_ROCM 1" in (out / "hip_compat.h").read_text()
+    _compile([nvcc, "-arch=sm_90", "-c", str(out / "main.cu"), "-o", str(tmp_path / "o.o")])
+    _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+              "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+              str(out / "main.cu")])  # fmt: skip

@@ -191,7 +191,8 @@ def load_rules() -> None:
     global _loaded
     if _loaded:
         return
-    for package in ("hipify_py.rewrite", "hipify_py.hazards", "hipify_py.buildfiles"):
+    packages = ("rewrite", "hazards", "buildfiles", "portable")  # portable: its build passes
+    for package in (f"hipify_py.{name}" for name in packages):
         pkg = importlib.import_module(package)
         for mod in pkgutil.iter_modules(pkg.__path__):
             if not mod.name.startswith("_"):

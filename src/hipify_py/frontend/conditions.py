@@ -45,6 +45,7 @@ HIP_BUILD: Mapping[str, object] = {
     "TORCH_HIP_VERSION": DEFINED,
     "ROCM_VERSION": DEFINED,
     "USE_ROCM": 1,
+    "HIP_COMPAT_HIP": 1,  # `convert --portable`'s hip_compat.h, under every HIP compiler
     "__HIP_PLATFORM_ROCM__": 1,
     "GGML_USE_HIP": 1,
     "GGML_USE_HIPBLAS": 1,
