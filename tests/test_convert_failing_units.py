@@ -156,3 +156,25 @@ def test_headers_with_only_type_signs_and_late_cuda_calls_convert(tmp_path):
     assert "#include <hip/hip_vector_types.h>" in (out / "types.h").read_text()
     assert "__hip_bfloat16 x" in (out / "bf.h").read_text()
     assert "hipFree(p);" in (out / "late.cpp").read_text()
+
+
+def test_half_atomic_add_shim_only_where_half_types_are_named():
+    out = hip((UNITS / "half_atomic.cu").read_text())
+    assert out.count("#define HIPIFY_PY_SHIM_HALF_ATOMIC_ADD") == 1
+    assert "atomicAdd(f, 1.f);" in out  # HIP's own float atomicAdd is still called
+    plain = hip("__global__ void k(float* f, int* i) { atomicAdd(f, 1.f); atomicAdd(i, 1); }")
+    assert "HIPIFY_PY_SHIM" not in plain
+    own = hip(
+        "#include <cuda_fp16.h>\n"
+        "__device__ __half atomicAdd(__half* p, __half v) { return v; }\n"
+        "__global__ void k(__half* h) { atomicAdd(h, __float2half(1.f)); }\n"
+    )
+    assert "HIPIFY_PY_SHIM_HALF_ATOMIC_ADD" not in own  # the file's own overload stays alone
+
+
+def test_half_tanh_and_make_bfloat162_are_shimmed_not_reported():
+    src = (UNITS / "half_tanh.cu").read_text()
+    assert not {"HZ300"} & {f.rule for f in result(src).findings}
+    out = hip(src)
+    assert "#define HIPIFY_PY_SHIM_HALF_TANH" in out
+    assert "make_bfloat162(__hip_bfloat16 x" in out

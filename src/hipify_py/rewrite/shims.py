@@ -53,6 +53,10 @@ static __host__ __device__ inline __hip_bfloat162 __float2bfloat162_rn(float a) 
 static __host__ __device__ inline __hip_bfloat162 __floats2bfloat162_rn(float a, float b) {
   return __halves2bfloat162(__float2bfloat16(a), __float2bfloat16(b));
 }
+static __host__ __device__ inline __hip_bfloat162 make_bfloat162(__hip_bfloat16 x,
+                                                               __hip_bfloat16 y) {
+  return __halves2bfloat162(x, y);
+}
 """
 
 _DOUBLE2HALF = """\
@@ -63,6 +67,17 @@ static __host__ __device__ inline __half __double2half(double a) {
   r.data = static_cast<_Float16>(a);
   return r;
 }
+"""
+
+_HALF_TANH = """\
+// hipify-py shim: CUDA 12.8's half-precision tanh (HIP 7.2 has none): tanhf, rounded once
+#include <hip/hip_fp16.h>
+__device__ inline __half htanh(__half a) { return __float2half(tanhf(__half2float(a))); }
+__device__ inline __half2 h2tanh(__half2 a) {
+  return __floats2half2_rn(tanhf(__low2float(a)), tanhf(__high2float(a)));
+}
+__device__ inline __half htanh_approx(__half a) { return htanh(a); }
+__device__ inline __half2 h2tanh_approx(__half2 a) { return h2tanh(a); }
 """
 
 _ROUNDED = """\
@@ -136,6 +151,48 @@ __device__ inline T reduce(const Group& g, T v, Op op) {
 }  // namespace cooperative_groups
 """
 
+_HALF_ATOMIC_ADD = """\
+// hipify-py shim: CUDA's atomicAdd on __half/__half2/bf16 (HIP 7.2 has only unsafeAtomicAdd,
+// which may lose updates on fine-grained memory): a compare-and-swap loop on the 32-bit word
+#include <hip/hip_bf16.h>
+#include <hip/hip_fp16.h>
+template <class To, class From> __device__ inline To hipify_py_bits(From f) {
+  To t;  // __hip_bfloat162 is not trivially copyable: no __builtin_bit_cast
+  __builtin_memcpy(&t, &f, sizeof(To));
+  return t;
+}
+template <class V> __device__ inline V hipify_py_atomic_add2(V* p, V v) {
+  unsigned* w = reinterpret_cast<unsigned*>(p);
+  unsigned old = *w, seen;
+  do {
+    seen = old;
+    V sum = __hadd2(hipify_py_bits<V>(seen), v);
+    old = atomicCAS(w, seen, hipify_py_bits<unsigned>(sum));
+  } while (old != seen);
+  return hipify_py_bits<V>(old);
+}
+template <class V> __device__ inline V hipify_py_atomic_add1(V* p, V v) {
+  unsigned long long a = reinterpret_cast<unsigned long long>(p);
+  unsigned* w = reinterpret_cast<unsigned*>(a & ~3ull);
+  unsigned shift = (a & 2u) * 8u, old = *w, seen;
+  do {
+    seen = old;
+    V sum = __hadd(hipify_py_bits<V>(static_cast<unsigned short>(seen >> shift)), v);
+    unsigned bits = hipify_py_bits<unsigned short>(sum);
+    old = atomicCAS(w, seen, (seen & ~(0xffffu << shift)) | (bits << shift));
+  } while (old != seen);
+  return hipify_py_bits<V>(static_cast<unsigned short>(old >> shift));
+}
+__device__ inline __half2 atomicAdd(__half2* p, __half2 v) { return hipify_py_atomic_add2(p, v); }
+__device__ inline __half atomicAdd(__half* p, __half v) { return hipify_py_atomic_add1(p, v); }
+__device__ inline __hip_bfloat162 atomicAdd(__hip_bfloat162* p, __hip_bfloat162 v) {
+  return hipify_py_atomic_add2(p, v);
+}
+__device__ inline __hip_bfloat16 atomicAdd(__hip_bfloat16* p, __hip_bfloat16 v) {
+  return hipify_py_atomic_add1(p, v);
+}
+"""
+
 _QUALIFIERS = """\
 // hipify-py shim: CUDA qualifiers HIP does not spell (kernel parameters are constant on AMD
 // already; CUDART_CB is a calling convention only on Windows)
@@ -158,7 +215,12 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "bf16": (
         "HIPIFY_PY_SHIM_BF16",
         _BF16,
-        frozenset({"__float2bfloat162_rn", "__floats2bfloat162_rn"}),
+        frozenset({"__float2bfloat162_rn", "__floats2bfloat162_rn", "make_bfloat162"}),
+    ),
+    "half_tanh": (
+        "HIPIFY_PY_SHIM_HALF_TANH",
+        _HALF_TANH,
+        frozenset({"htanh", "h2tanh", "htanh_approx", "h2tanh_approx"}),
     ),
     "double2half": ("HIPIFY_PY_SHIM_DOUBLE2HALF", _DOUBLE2HALF, frozenset({"__double2half"})),
     "rounded": (
@@ -174,6 +236,17 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         frozenset({"__grid_constant__", "CUDART_CB"}),
     ),
     "cg_reduce": ("HIPIFY_PY_SHIM_CG_REDUCE", _CG_REDUCE, frozenset({"reduce"})),
+}
+# shims whose name is common (atomicAdd on int/float is HIP's own): inserted only where the file
+# also names one of the types they add overloads for, and defines none of its own
+TYPED_SHIMS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
+    "half_atomic_add": (
+        "HIPIFY_PY_SHIM_HALF_ATOMIC_ADD",
+        _HALF_ATOMIC_ADD,
+        frozenset({"atomicAdd"}),
+        frozenset({"__half", "__half2", "half", "half2", "__nv_bfloat16", "__nv_bfloat162"})
+        | frozenset({"nv_bfloat16", "nv_bfloat162"}),
+    ),
 }
 # every name a shim defines: HZ300 does not report them
 SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - {"reduce"}
@@ -207,10 +280,25 @@ def _defines(unit: Unit, guard: str, names: frozenset[str]) -> bool:
     )
 
 
+def _defines_overload(unit: Unit, names: frozenset[str], types: frozenset[str]) -> bool:
+    """The file declares one of ``names`` returning one of ``types`` (its own overload)."""
+    return any(
+        i > 0 and unit.tokens[i - 1].text in types
+        for n in names & unit.identifiers
+        for i in unit.identifier_positions[n]
+    )
+
+
 @rewrite_pass("shims", order=50)
 def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
     pending = []
     for guard, text, names in SHIMS.values():
+        uses = _uses(unit, names)
+        if uses and not _defines(unit, guard, names):
+            pending.append((unit.tokens[min(uses)].start, guard, text))
+    for guard, text, names, types in TYPED_SHIMS.values():
+        if not types & unit.identifiers or _defines_overload(unit, names, types):
+            continue
         uses = _uses(unit, names)
         if uses and not _defines(unit, guard, names):
             pending.append((unit.tokens[min(uses)].start, guard, text))
