@@ -178,3 +178,51 @@ def test_half_tanh_and_make_bfloat162_are_shimmed_not_reported():
     out = hip(src)
     assert "#define HIPIFY_PY_SHIM_HALF_TANH" in out
     assert "make_bfloat162(__hip_bfloat16 x" in out
+
+
+HALF_BF16 = """\
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+template <typename To, typename From>
+__global__ void cvt(To* d, const From* s) { d[0] = static_cast<To>(s[0]); }
+__global__ void k(__half* d, const __nv_bfloat16* s, __nv_bfloat16* e, const __half* h) {
+  d[0] = __half(s[0]);
+  e[0] = static_cast<__nv_bfloat16>(h[0]);
+  e[1] = __float2bfloat16(__half2float(h[1]));
+}
+void run(__half* d, const __nv_bfloat16* s, float* f) {
+  cvt<__half, __nv_bfloat16><<<1, 1>>>(d, s);
+  cvt<float, __nv_bfloat16><<<1, 1>>>(f, s);
+}
+"""
+
+
+def test_half_bf16_conversions_are_reported_where_they_fail(nvcc, clang19, rocm7, tmp_path):
+    cu = tmp_path / "hb.cu"
+    cu.write_text(HALF_BF16)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-std=c++17", "-c", str(cu), "-o", str(tmp_path / "hb.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    found = [f for f in result(HALF_BF16).findings if f.rule == "HZ340"]
+    assert [(f.line, f.severity.value) for f in found] == [
+        (6, "error"),
+        (7, "error"),
+        (11, "error"),
+    ]
+    assert "`s` cast to half" in found[0].message and "`cvt` instantiated" in found[2].message
+    # the cause is real: each reported line fails for gfx942 after conversion, nothing else does
+    f = tmp_path / "hb.hip"
+    f.write_text(hip(HALF_BF16))
+    proc = subprocess.run(
+        [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
+        + ["-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(f)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "ambiguous" in proc.stderr
+    assert "__half2float(h[1])" not in proc.stderr  # the conversion through float compiles
