@@ -226,3 +226,19 @@ def test_half_bf16_conversions_are_reported_where_they_fail(nvcc, clang19, rocm7
     )
     assert "ambiguous" in proc.stderr
     assert "__half2float(h[1])" not in proc.stderr  # the conversion through float compiles
+
+
+def test_address_space_conversions_are_reported(nvcc, tmp_path):
+    src = "__device__ unsigned f(int* p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
+    cu = tmp_path / "cvta.cu"
+    cu.write_text(src)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "cvta.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (f,) = [f for f in result(src).findings if f.rule == "HZ300"]
+    assert (f.line, f.column, f.severity.value) == (1, 50, "error")
+    assert "`__cvta_generic_to_shared`" in f.message
