@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/realworld.py PROJECT_DIR [PROJECT_DIR ...] [--work DIR] [--jobs N]
         [--hipify-perl PATH/bin/hipify-perl] [--rocm DIR/usr] [--nvidia-include DIR ...]
-        [--json FILE]
+        [--flags FILE] [--json FILE]
 
 Each PROJECT_DIR is one project (a clone kept outside this repository). A translation unit (TU) is
 a `.cu` file. Only TUs whose CUDA original compiles with nvcc here count: the question is whether
@@ -25,6 +25,13 @@ headers) that does not resolve there, the directory inside the project that make
 (`Common/` of cuda-samples, `include/` of a CMake project). AMD checks are syntax and semantics
 only (`-fsyntax-only`, host and device); nvcc generates PTX for compute_90 (no ptxas). nvcc results
 are cached in the work directory: the originals do not change.
+
+A project's own build flags come from `--flags FILE`, a JSON object from project directory name
+to the flags its build passes (`{"nccl-tests": ["-DNCCL_OS_LINUX", "-Isrc"], "cutlass-ex":
+["--expt-extended-lambda"]}`): `-D`/`-U`/`-I` flags (a relative `-I` is a directory of the
+project, and of its converted tree for the AMD checks) go to every compiler, other flags to nvcc
+only. NVIDIA's library header wheels (cuBLAS, cuRAND, cuSPARSE... unpacked under
+~/.cache/hipify-py/nvidia/*/include) are on nvcc's path by default, so library code counts.
 
 Prints one Markdown table row per project, the wall time of each conversion, what `hipify-py
 convert` reported (exit code, failures, tracebacks), and the most frequent first compile error of
@@ -75,7 +82,7 @@ class Toolchain:
     def _fallback(self) -> list[str]:
         return [f for d in self.host_fallback for f in ("-idirafter", str(d))]
 
-    def nvcc(self, tu: Path, includes: Sequence[Path]) -> list[str]:
+    def nvcc(self, tu: Path, includes: Sequence[Path], flags: Sequence[str] = ()) -> list[str]:
         extra = [f for d in self.nvidia_includes for f in ("-isystem", str(d))]
         return [
             "nvcc",
@@ -86,12 +93,13 @@ class Toolchain:
             "-c",
             "-o",
             os.devnull,
+            *flags,
             *_include_flags(includes),
             *extra,
             str(tu),
         ]
 
-    def gfx942(self, tu: Path, includes: Sequence[Path]) -> list[str]:
+    def gfx942(self, tu: Path, includes: Sequence[Path], flags: Sequence[str] = ()) -> list[str]:
         return [
             "clang-19",
             "-x",
@@ -105,12 +113,13 @@ class Toolchain:
             str(self.rocm / "include"),
             "-w",
             "-ferror-limit=20",
+            *flags,
             *_include_flags(includes),
             *self._fallback(),
             str(tu),
         ]
 
-    def gfx90a(self, tu: Path, includes: Sequence[Path]) -> list[str]:
+    def gfx90a(self, tu: Path, includes: Sequence[Path], flags: Sequence[str] = ()) -> list[str]:
         return [
             "hipcc",
             "-x",
@@ -120,6 +129,7 @@ class Toolchain:
             "-std=c++17",
             "-w",
             "-ferror-limit=20",
+            *flags,
             *_include_flags(includes),
             *self._fallback(),
             str(tu),
@@ -128,6 +138,18 @@ class Toolchain:
 
 def _include_flags(dirs: Iterable[Path]) -> list[str]:
     return [f"-I{d}" for d in dirs]
+
+
+def project_flags(flags: Sequence[str], root: Path, amd: bool) -> list[str]:
+    """A project's build flags for one compiler: a relative -I is under ``root`` (the original
+    or the converted tree); the AMD compilers get only the preprocessor flags."""
+    out = []
+    for flag in flags:
+        if flag.startswith("-I") and not Path(flag[2:]).is_absolute():
+            flag = f"-I{root / flag[2:]}"
+        if not amd or flag.startswith(("-D", "-U", "-I")):
+            out.append(flag)
+    return out
 
 
 @dataclass
@@ -307,7 +329,7 @@ class NvccCache:
             self.path.write_text(json.dumps(self.data))
 
 
-def convert_project(project: Path, work: Path, tools: Toolchain) -> dict:
+def convert_project(project: Path, work: Path, tools: Toolchain, flags: Sequence[str] = ()) -> dict:
     """Converts the whole tree with each tool (and hipify-py once more for ROCm 5.2)."""
     name = project.name
     trees = {
@@ -332,6 +354,7 @@ def convert_project(project: Path, work: Path, tools: Toolchain) -> dict:
         "trees": trees,
         "conversions": conversions,
         "resolver": IncludeResolver(project, system),
+        "flags": list(flags),
     }
 
 
@@ -349,7 +372,8 @@ def check_tu(project: dict, tu: Path, tools: Toolchain, cache: NvccCache) -> TuR
     rel = tu.relative_to(root)
     dirs = project["resolver"].dirs_for(tu)
     prefixes = [str(t) + "/" for t in trees.values()] + [str(root) + "/"]
-    cmd = tools.nvcc(tu, dirs)
+    flags: list[str] = project.get("flags", [])
+    cmd = tools.nvcc(tu, dirs, project_flags(flags, root, amd=False))
     key = cache.key(cmd, tu)
     if key not in cache.data:
         cache.put(key, _compile(cmd, prefixes))
@@ -366,10 +390,11 @@ def check_tu(project: dict, tu: Path, tools: Toolchain, cache: NvccCache) -> TuR
         if tool == "hipify-py" and not path.is_file():
             path = path.with_suffix(".hip")
         inc = [trees[tree] / d.relative_to(root) for d in dirs]
+        amd = project_flags(flags, trees[tree], amd=True)
         if arch == "gfx942":
-            errs = _compile(tools.gfx942(path, inc), prefixes)
+            errs = _compile(tools.gfx942(path, inc, amd), prefixes)
         else:
-            errs = _compile(tools.gfx90a(path, inc), prefixes, amd_env)
+            errs = _compile(tools.gfx90a(path, inc, amd), prefixes, amd_env)
         result.checks[f"{tool} {arch}"] = errs
     return result
 
@@ -476,6 +501,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="N",
         help="check at most N TUs per project, evenly spaced (the tree is still converted whole)",
     )
+    parser.add_argument(
+        "--flags",
+        type=Path,
+        help="JSON: project directory name -> its build flags (-D/-I for every compiler)",
+    )
     parser.add_argument("--json", type=Path, help="write every TU's results here")
     parser.add_argument(
         "--report-only",
@@ -502,10 +532,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     args.work.mkdir(parents=True, exist_ok=True)
     cache = NvccCache(args.work / "nvcc-cache.json")
+    try:
+        flags_of: dict[str, list[str]] = json.loads(args.flags.read_text()) if args.flags else {}
+    except (OSError, ValueError) as e:
+        print(f"error: --flags {args.flags}: {e}", file=sys.stderr)
+        return 2
     projects = []
     for path in args.projects:
         start = time.perf_counter()
-        projects.append(convert_project(path.resolve(), args.work, tools))
+        flags = flags_of.get(path.resolve().name, [])
+        projects.append(convert_project(path.resolve(), args.work, tools, flags))
         print(f"[converted {path.name}: {time.perf_counter() - start:.0f} s]", file=sys.stderr)
     jobs = [
         (p, tu) for p in projects for tu in sample(sorted(p["path"].rglob("*.cu")), args.sample)
