@@ -242,3 +242,16 @@ def test_address_space_conversions_are_reported(nvcc, tmp_path):
     (f,) = [f for f in result(src).findings if f.rule == "HZ300"]
     assert (f.line, f.column, f.severity.value) == (1, 50, "error")
     assert "`__cvta_generic_to_shared`" in f.message
+
+
+def test_template_keyword_only_for_dependent_member_templates():
+    out = hip((UNITS / "dependent_template.cu").read_text())
+    assert out.count("vec_cast<To, From>::template cast<N>(dst, src);") == 2
+    assert "::template template" not in out
+    plain = (
+        "template <int N> struct A { static const int value = N; };\n"
+        "struct B { template <int N> static int cast(int x) { return x + N; } };\n"
+        "template <typename T> bool f(T x) { return A<3>::value < 2 && B::cast<1>(x) > 0; }\n"
+        "template <typename T> int g(T x) { return A<sizeof(T)>::value; }\n"
+    )
+    assert "template cast" not in hip(plain)  # no dependent qualifier before it: unchanged
