@@ -3,7 +3,7 @@ failure reported?
 
 Usage:
     python benchmarks/hecbench_units.py HECBENCH/src [--split dev|held-out|all] [--work DIR]
-        [--jobs N] [--every N] [--only NAME ...] [--json FILE]
+        [--jobs N] [--every N [--offset K]] [--only NAME ...] [--json FILE]
 
 A program is HECBENCH/src/NAME-cuda whose CUDA is one `.cu` file (plus headers). It counts when
 its `.cu` compiles with nvcc (C++17, `--extended-lambda`, `-ptx` for compute_90, the program
@@ -25,7 +25,8 @@ device, as benchmarks/realworld.py does). A failing TU is
 
 The split keeps a held-out part: programs whose name starts with n-z (`--split held-out`) are
 not looked at while fixing; `--split dev` is a-m. `--every N` measures every N-th program
-of the split (the same ones every run); each result is appended to WORK/progress.jsonl.
+of the split (the same ones every run; `--offset 1` the others); each result is appended to
+WORK/progress.jsonl.
 """
 
 from __future__ import annotations
@@ -207,6 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--every", type=int, default=1, metavar="N", help="every N-th program of the split"
     )
     parser.add_argument(
+        "--offset", type=int, default=0, metavar="K", help="with --every: start at the K-th"
+    )
+    parser.add_argument(
         "--rocm",
         type=Path,
         default=Path(
@@ -218,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     src = args.src.resolve()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    progs = programs(src, args.split)[:: args.every]
+    progs = programs(src, args.split)[args.offset :: args.every]
     if args.only:
         wanted = set(args.only)
         progs = [p for p in progs if {p.name, p.name.removesuffix("-cuda")} & wanted]

@@ -132,6 +132,7 @@ _CG_REDUCE = """\
 // hipify-py shim: cooperative_groups/reduce.h (not in HIP 7.2): cg::reduce over a
 // power-of-two tile by butterfly shuffles, every lane gets the result as in CUDA
 #include <hip/hip_cooperative_groups.h>
+#include <type_traits>
 namespace cooperative_groups {
 template <class T> struct plus { __device__ T operator()(T a, T b) const { return a + b; } };
 template <class T> struct less {
@@ -143,9 +144,22 @@ template <class T> struct greater {
 template <class T> struct bit_and { __device__ T operator()(T a, T b) const { return a & b; } };
 template <class T> struct bit_or { __device__ T operator()(T a, T b) const { return a | b; } };
 template <class T> struct bit_xor { __device__ T operator()(T a, T b) const { return a ^ b; } };
+template <class Group, class T>
+__device__ inline T hipify_py_shfl_xor(const Group& g, T v, unsigned m) {
+  if constexpr (std::is_arithmetic<T>::value) {
+    return g.shfl_xor(v, m);
+  } else {  // a struct (HIP shuffles arithmetic types only): word by word
+    int w[(sizeof(T) + 3) / 4] = {};
+    __builtin_memcpy(w, &v, sizeof(T));
+    for (int& x : w) x = g.shfl_xor(x, m);
+    T r = v;
+    __builtin_memcpy(&r, w, sizeof(T));
+    return r;
+  }
+}
 template <class Group, class T, class Op>
 __device__ inline T reduce(const Group& g, T v, Op op) {
-  for (unsigned m = g.size() / 2; m > 0; m /= 2) v = op(v, g.shfl_xor(v, m));
+  for (unsigned m = g.size() / 2; m > 0; m /= 2) v = op(v, hipify_py_shfl_xor(g, v, m));
   return v;
 }
 }  // namespace cooperative_groups
