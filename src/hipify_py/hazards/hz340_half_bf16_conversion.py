@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import scope_of
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import scope_of
 
 HALF = frozenset({"__half", "half", "__half2", "half2"})
 BF16 = frozenset({"__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "nv_bfloat162"})
