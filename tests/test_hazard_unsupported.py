@@ -131,7 +131,7 @@ __device__ float b(float2 u) { return u.x + u.y; }"""
 
 
 def test_rule_findings_name_the_construct():
-    src = '__global__ void k(float* o) { asm("exit;"); o[threadIdx.x & 31] = 0; }\n'
+    src = '__global__ void k(float* o) { asm("exit;"); o[threadIdx.x & 31] = warpSize; }\n'
     assert {"HZ310", "HZ101"} <= set(rules_of(src))
 
 

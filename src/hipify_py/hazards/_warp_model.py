@@ -84,6 +84,16 @@ def _lane_bits(toks, k: int) -> bool:
     return not (k >= 2 and toks[k - 1].text == "(" and toks[k - 2].text in MASKED_SYNC)
 
 
+def _shadowed(toks, k: int, f: Func) -> bool:
+    """`int warpSize = 32;` inside ``f``: the name at token ``k`` is a local constant of the
+    function, not the hardware warp."""
+    name = toks[k].text
+    return any(
+        toks[j].text == name and toks[j - 1].kind is Kind.IDENT and toks[j + 1].text == "="
+        for j in range(f.params[0] + 1, f.close)
+    )
+
+
 def _width(unit: Unit, call: Call) -> int | None:
     w = SHUFFLES[call.name]
     if len(call.args) <= w:
@@ -132,7 +142,10 @@ def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
 def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
     body = range(f.params[0], f.close)
-    if any(toks[k].text in _HARDWARE_NAMES or _lane_bits(toks, k) for k in body):
+    if any(
+        (toks[k].text in _HARDWARE_NAMES and not _shadowed(toks, k, f)) or _lane_bits(toks, k)
+        for k in body
+    ):
         return HARDWARE
     group = False
     for c in calls(unit, SHUFFLES):

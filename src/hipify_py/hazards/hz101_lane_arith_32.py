@@ -1,7 +1,15 @@
 """HZ101 warp-lane-arith-32
 
 ## What it detects
-Lane and warp arithmetic that hard-codes 32 lanes on a value derived from the thread index:
+Lane and warp arithmetic that hard-codes 32 lanes in a function that also works in hardware
+warps: one that uses `warpSize`, `__lane_id()`, a shuffle width of 64, a lane mask of hardware
+lanes, a ballot or `__activemask()` (other than as the mask of `_sync` intrinsics), or calls a
+helper of the file that does. 32-lane ids on their own are consistent 32-lane groups, which
+compute the same on a 64-lane wavefront (it holds two groups): they are not reported, and
+shuffles that cross a group are reported where the width goes (HZ103). One finding per
+function, at the first site, lists the others as dependent lines.
+
+The sites are 32-lane idioms on a value derived from the thread index:
 `threadIdx.x & 31`, `tid % 32`, `tid >> 5`, `tid / 32`, `lane & 0x1f` and the same on any
 variable computed from `threadIdx`, `__lane_id()` or a parameter named like a lane/thread id,
 warp counts such as `blockDim.x / 32`, and per-warp strides (`warp_id * 32`, `nwarps << 5`).
@@ -22,8 +30,10 @@ code that elects "lane 0" runs twice per wavefront.
 
 ## Example
 ```cuda
-int lane = threadIdx.x & 31;      // HZ101
-int warp = threadIdx.x / 32;      // HZ101
+int lane = threadIdx.x & 31;      // HZ101 (dependent line: the next one)
+int warp = threadIdx.x / 32;
+unsigned b = __ballot_sync(0xffffffffu, v > 0);
+if (lane == 0) count[warp] = __popc(b);   // lanes 32-63 count the lower half again
 ```
 
 ## How to fix
@@ -43,11 +53,12 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._functions import enclosing_conditions, function_at
+from ._calls import MASKED_SYNC, calls
+from ._functions import Func, enclosing_conditions, function_at, functions
 from ._taint import LANE_LIKE, thread_taint
 from ._tokens import one_per_line, operand_before, text_of
 from ._values import constant_at, int_value
-from ._warp_model import GROUP32, HARDWARE, model_at, model_of, related
+from ._warp_model import HARDWARE, model_of, related
 from .hz107_warp_size_constant import reported_names
 
 # operator -> the literal that assumes 32 lanes
@@ -146,6 +157,9 @@ def _strides(unit) -> list[tuple[int, tuple]]:
     return out
 
 
+# votes whose bits are hardware lanes
+_VOTES = frozenset({"__ballot", "__ballot_sync", "__ballot64", "__activemask"})
+
 _LANE_VALUES = frozenset(v for values in _PATTERNS.values() for v in values)
 
 
@@ -191,6 +205,7 @@ def _lane_arith(unit, i, func):
         or _tile_shape_branch(unit, i, func)
         or _bitset_idiom(toks, i, func)
         or _bit_index_variable(toks, i, func)
+        or _bit_vector_word(toks, i, rng, func)
         or _tile_column(toks, rng[0], i + 2)
         or _flat_tile_column(toks, rng[0], i + 2)
     ):
@@ -312,7 +327,7 @@ def _bit_index_variable(toks, i, func):
     if eq is None or toks[eq - 1].kind is not Kind.IDENT:
         return False
     name = toks[eq - 1].text
-    if _BIT_NAME.match(name) or _NOT_LANES.search(name):
+    if _BIT_NAME.match(name) or _NOT_LANES.search(name) or _shifts_data(toks, name, func):
         return True
     if LANE_LIKE.match(name) or "lane" in name.lower():
         return False  # `1u << lane` is a lane mask (HZ108), the lane id stays a lane id
@@ -322,6 +337,48 @@ def _bit_index_variable(toks, i, func):
         and toks[k - 2].kind is Kind.NUMBER
         and int_value(toks[k - 2].text) == 1
         for k in range(i, func.close)
+    )
+
+
+def _only_a_mask(unit: Unit, k: int, func: Func) -> bool:
+    """The vote at token ``k`` only selects the lanes of `_sync` intrinsics: it is their
+    mask argument, or the variable it is stored in is used as nothing else
+    (`unsigned m = __ballot_sync(...); __shfl_sync(m, v, lane - 1, 32);`)."""
+    toks = unit.tokens
+
+    def is_mask(j: int) -> bool:
+        return toks[j - 1].text == "(" and toks[j - 2].text in MASKED_SYNC
+
+    if is_mask(k):
+        return True
+    if toks[k - 1].text != "=" or toks[k - 2].kind is not Kind.IDENT:
+        return False
+    name = toks[k - 2].text
+    uses = [j for j in range(k + 1, func.close) if toks[j].text == name]
+    return bool(uses) and all(is_mask(j) for j in uses)
+
+
+def _shifts_data(toks, name: str, func) -> bool:
+    """`(bits[w] >> name) & 1`: ``name`` is the shift amount of an array element, so it is a
+    bit position inside a word of data (a lane id shifts a lane mask or a ballot instead)."""
+    return any(
+        toks[k].text == name and toks[k - 1].text in (">>", "<<") and toks[k - 2].text == "]"
+        for k in range(func.open + 2, func.close)
+    )
+
+
+def _bit_vector_word(toks, i, rng, func) -> bool:
+    """`i / 32` (or `i >> 5`) where `i % 32` of the same variable is a bit position
+    (``_bit_index_variable``): the word of a bit vector that holds bit `i`."""
+    first, end = rng
+    if toks[i].text not in ("/", ">>") or end - first != 1 or toks[first].kind is not Kind.IDENT:
+        return False
+    name = toks[first].text
+    return any(
+        toks[k].text == name
+        and int_value(toks[k + 2].text) == {"%": 32, "&": 31}.get(toks[k + 1].text)
+        and _bit_index_variable(toks, k + 1, func)
+        for k in range(func.open + 1, func.close - 2)
     )
 
 
@@ -418,23 +475,56 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     by_func: dict[int, list[tuple]] = {}
     for site in sites(unit):
         func = function_at(unit, site[0])
-        if func is None or model_of(unit, func) == GROUP32:
-            continue  # consistent 32-lane groups are correct on a 64-lane wavefront too
+        if func is None:
+            continue
         by_func.setdefault(func.open, []).append(site)
     found = []
     for group in by_func.values():
         first, end, text = group[0]
+        helper = _meets_hardware_warp(unit, function_at(unit, first))
+        if helper is None:
+            continue  # 32-lane groups alone compute the same on a 64-lane wavefront
         more = related(unit, [s[0] for s in group[1:]], first)
-        mixed = model_at(unit, first) == HARDWARE
+        where = "this function" if helper == "" else f"`{helper}()`, which it calls,"
         found.append(
             report(
                 toks[first].start,
                 toks[end - 1].end,
-                f"`{text}` assumes 32-lane warps"
-                + (" while this function also uses the hardware warp" if mixed else "")
-                + "; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or __lane_id() "
+                f"`{text}` assumes 32-lane warps while {where} works in hardware warps; "
+                "MI300X (gfx942) wavefronts have 64 lanes (use warpSize or __lane_id() "
                 f"here and at the dependent lines, or 32-lane groups throughout){more.note}",
                 extra=more.extra,
             )
         )
     yield from one_per_line(found, unit)
+
+
+def _meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
+    """Where 32-lane arithmetic in ``func`` meets the hardware warp: "" when ``func`` itself
+    works in hardware warps (`warpSize`, `__lane_id()`, a hardware lane mask, a shuffle width
+    of 64), the name of a helper in the file that does and that ``func`` calls, else None.
+
+    A ballot or `__activemask()` counts too: its bits are hardware lanes, so a 32-lane id
+    that indexes or counts them (`__popc(b & ((1u << lane) - 1))`, lane 0 storing the count of
+    group `tid >> 5`) reads the wrong half on lanes 32-63, even once the mask is 64-bit.
+
+    Lane and group ids of 32 on their own are consistent on any wave size: a 64-lane wavefront
+    holds two groups, shuffles that stay inside a group agree, and those that cross one are
+    reported at the shuffle (HZ103), lane masks by HZ108.
+    Only a mix of the two models computes something else on MI300X (lane 0 of the wavefront
+    storing the sums of two groups, a reduction over 64 lanes written to 32-lane slots)."""
+    if func is None:
+        return None
+    if model_of(unit, func) == HARDWARE or any(
+        func.open < c.index < func.close and not _only_a_mask(unit, c.index, func)
+        for c in calls(unit, _VOTES)
+    ):
+        return ""
+    toks = unit.tokens
+    for g in functions(unit):
+        if g.open == func.open or model_of(unit, g) != HARDWARE:
+            continue
+        for k in unit.identifier_positions.get(g.name, ()):
+            if func.open < k < func.close and k + 1 < len(toks) and toks[k + 1].text in ("(", "<"):
+                return g.name
+    return None
