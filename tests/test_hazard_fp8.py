@@ -41,6 +41,10 @@ __global__ void copy(const __nv_fp8_e4m3* in, __nv_fp8_e4m3* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = __nv_fp8_e4m3(float(in[i]) * 240.f);
 }
+__device__ float first_of(const __nv_fp8x4_e4m3* in) {
+  const char4 packed = reinterpret_cast<const char4*>(in)[0];
+  return (float)reinterpret_cast<const __nv_fp8_e4m3*>(&packed.x)[0];
+}
 """
 
 PREMISE = """#include <hip/hip_fp8.h>

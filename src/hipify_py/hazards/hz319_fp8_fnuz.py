@@ -5,9 +5,10 @@ In code that uses the e4m3 FP8 type (`__nv_fp8_e4m3`, its x2/x4 vectors, `__NV_E
 conversions, or the HIP names they become):
 - the literal `448` (`448.f`, `448.0`), the largest finite value of OCP e4m3, which such code
   uses to scale data into the FP8 range (`scale = amax / 448.f`);
-- a pointer cast to an e4m3 pointer (`reinterpret_cast<__nv_fp8_e4m3*>(buf)`,
-  `(const __nv_fp8_e4m3*)p`): bytes that were encoded somewhere else (a file, a framework
-  tensor, another library) and are read as e4m3 here.
+- a pointer cast to an FP8 pointer (`reinterpret_cast<__nv_fp8_e4m3*>(buf)`,
+  `(const __nv_fp8_e5m2*)p`): bytes that were encoded somewhere else (a file, a framework
+  tensor, another library) and are read as FP8 here. Casts of an address
+  (`reinterpret_cast<const __nv_fp8_e4m3*>(&packed.x)`, unpacking an FP8 vector) are not.
 
 ## Why it breaks on AMD
 hipify maps `__nv_fp8_e4m3` to `__hip_fp8_e4m3_fnuz`, and MI300X (gfx942) computes in the
@@ -74,11 +75,11 @@ def _pointer_cast(toks: list[Token], k: int) -> int | None:
     if before >= 0 and toks[before].text == "const":
         before -= 1
     if before >= 1 and toks[before].text == "<" and toks[before - 1].text == "reinterpret_cast":
-        return j + 1 if j + 1 < len(toks) and toks[j + 1].text == ">" else None
+        return j + 2 if j + 2 < len(toks) and toks[j + 1].text == ">" else None
     if before >= 0 and toks[before].text == "(":
         # `(T*)p`, but not a parameter list `f(T* p)` nor a declaration `(T* p)`
         if j + 2 < len(toks) and toks[j + 1].text == ")" and toks[j + 2].text not in (";", ")"):
-            return j + 1
+            return j + 2
     return None
 
 
@@ -103,7 +104,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             )
         elif t.kind is Kind.IDENT and _FP8_TYPE.match(t.text):
             end = _pointer_cast(toks, k)
-            if end is not None:
+            # `reinterpret_cast<const T*>(&packed.x)`: the bytes of an FP8 vector it unpacks
+            operand = end + 1 if end is not None and toks[end].text == "(" else end
+            if end is not None and operand is not None and toks[operand].text != "&":
                 yield report(
                     t.start,
                     toks[end - 1].end,
