@@ -103,11 +103,41 @@ def test_a_shuffle_that_crosses_the_group_is_reported_where_the_width_goes():
     assert not {f.rule for f in findings(BROADCAST)} & {"HZ101", "HZ102", "HZ107"}
 
 
-def test_an_unbounded_scan_in_group_code_is_reported_at_the_shuffle():
+def test_a_scan_guarded_by_the_group_lane_stays_in_its_group():
+    # lane 32 + j reads lane 32 + j - d, in its own group whenever the guard j >= d lets it in
     src = GROUP_SCAN.replace(", d, 32)", ", d)")
     src = src.replace("int lane", "int g = tid >> 5;\n  int lane")
-    found = {(f.rule, f.line) for f in findings(src) if f.rule in WAVE_RULES}
-    assert found == {("HZ103", 7)}
+    assert not {f.rule for f in findings(src)} & WAVE_RULES
+    src = src.replace(
+        "int up = __shfl_up_sync(0xffffffffu, v, d);", "unsigned up(__shfl_up(v, d));"
+    )
+    assert not {f.rule for f in findings(src)} & WAVE_RULES
+
+
+# a difference with the previous lane: lane 32 reads lane 31 of the other group on wave64
+GROUP_DIFF = """__global__ void deltas(const int* in, int* out) {
+  int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x & 31;
+  int group = threadIdx.x >> 5;
+  int v = in[tid];
+  int prev = __shfl_up_sync(0xffffffffu, v, 1);
+  out[tid] = v - prev + (lane == 0 ? group : 0);
+}
+"""
+
+
+def test_an_unguarded_shift_up_in_group_code_is_reported_at_the_shuffle(nvcc, tmp_path):
+    f = tmp_path / "d.cu"
+    f.write_text(GROUP_DIFF)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / "d.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    found = {(f.rule, f.line) for f in findings(GROUP_DIFF) if f.rule in WAVE_RULES}
+    assert found == {("HZ103", 6)}
 
 
 def test_warp_size_constant_is_one_diagnosis_with_its_dependent_lines():

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ._calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
-from ._functions import Func, function_at, functions
+from ._functions import Func, enclosing_conditions, function_at, functions
 from ._taint import thread_taint
 from ._tokens import cached, operand_before
 from ._values import constant_at, evaluate, int_value
@@ -62,7 +62,7 @@ def crosses_groups(unit: Unit, call: Call) -> bool:
     if width is not None and width <= 32:
         return False
     if call.name.startswith("__shfl_up"):
-        return True
+        return not guarded_scan(unit, call)
     if call.name not in ("__shfl", "__shfl_sync"):
         return False
     src = SHUFFLES[call.name] - 1
@@ -70,6 +70,76 @@ def crosses_groups(unit: Unit, call: Call) -> bool:
         return False
     a, b = call.args[src]
     return not any(t.text == "threadIdx" for t in unit.tokens[a:b])
+
+
+def guarded_scan(unit: Unit, call: Call) -> bool:
+    """A `__shfl_up*` whose result only counts in the lanes that a 32-lane lane id lets
+    through: `if (lane >= d) v += __shfl_up_sync(m, v, d)` or `y = __shfl_up_sync(m, v, d);
+    if (lane >= d) v += y;` with `lane = tid & 31`.  On a 64-lane wavefront lane 32 + j
+    reads lane 32 + j - d, in its own group whenever j >= d: a group scan, right there."""
+    func = function_at(unit, call.index)
+    at = SHUFFLES[call.name] - 1  # the delta comes before the width
+    if func is None or not call.name.startswith("__shfl_up") or len(call.args) <= at:
+        return False
+    toks = unit.tokens
+    lanes = _group_lanes(unit, func)
+    if not lanes:
+        return False
+    a, b = call.args[at]
+    delta = [t.text for t in toks[a:b]]
+
+    def guards(first: int, end: int) -> bool:
+        cond = [t.text for t in toks[first:end]]
+        return any(
+            cond[k] in lanes
+            and k + 2 < len(cond)
+            and (
+                (cond[k + 1] == ">=" and cond[k + 2 : k + 2 + len(delta)] == delta)
+                or cond[k + 1] == ">"
+            )
+            for k in range(len(cond))
+        )
+
+    if any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, call.index, func)):
+        return True
+    k = call.index - 2  # `T y = __shfl_up_sync(...)`, `y = ...`, `T y(__shfl_up_sync(...))`
+    if k <= func.open or toks[k].kind is not Kind.IDENT:
+        return False
+    if toks[k + 1].text != "=" and not (toks[k + 1].text == "(" and toks[k - 1].kind is Kind.IDENT):
+        return False
+    name = toks[k].text
+    uses, depth = [], 0  # in the rest of the block that declares it
+    for j in range(call.close + 1, func.close):
+        depth += (toks[j].text == "{") - (toks[j].text == "}")
+        if depth < 0:
+            break
+        if toks[j].text == name:
+            uses.append(j)
+    return bool(uses) and all(
+        any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, j, func)) for j in uses
+    )
+
+
+def _group_lanes(unit: Unit, f: Func) -> set[str]:
+    """Names of ``f`` set to a 32-lane lane id: `lane = tid & 31`, `laneid(tid % 32)`."""
+    toks = unit.tokens
+    out = set()
+    for k in range(f.open + 1, f.close - 3):
+        if toks[k].kind is not Kind.IDENT or toks[k + 1].text not in ("=", "("):
+            continue
+        if toks[k + 1].text == "(" and toks[k - 1].kind is not Kind.IDENT:
+            continue  # a call, not `unsigned laneid(tid % 32)`
+        j = k + 2
+        while j < f.close and toks[j].text not in (";", ","):
+            j += 1
+        end = j - 1 if toks[k + 1].text == "(" else j
+        if (
+            end - 2 > k + 1
+            and int_value(toks[end - 1].text) == _GROUPING.get(toks[end - 2].text)
+            and toks[end - 2].text in ("&", "%")
+        ):
+            out.add(toks[k].text)
+    return out
 
 
 # votes are often only counted (`__popc(__ballot(p))`): HZ105 judges those on their own

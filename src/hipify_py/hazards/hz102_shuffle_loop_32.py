@@ -37,7 +37,7 @@ from ..rules import Proposal, Report, hazard_rule
 from ._calls import SHUFFLES, calls
 from ._tokens import match, text_of
 from ._values import evaluate, int_value
-from ._warp_model import GROUP32, LANE32, model_at
+from ._warp_model import GROUP32, HARDWARE, LANE32, guarded_scan, model_at
 from .hz107_warp_size_constant import reported_names
 
 
@@ -104,6 +104,8 @@ def _agrees(unit, call) -> bool:
     model = model_at(unit, call.index)
     if model == GROUP32:
         return True
+    if model != HARDWARE and guarded_scan(unit, call):
+        return True  # a scan within 32-lane groups, guarded by the group lane id
     return model == LANE32 and call.name.startswith(("__shfl_xor", "__shfl_down"))
 
 
