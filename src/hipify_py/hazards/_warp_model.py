@@ -282,3 +282,52 @@ def related(unit: Unit, token_indexes: list[int], at: int) -> Related:
         return unit.lines.position(toks[k].start)[0]
 
     return Related(tuple(sorted({line(k) for k in token_indexes} - {line(at)})))
+
+
+def meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
+    """Where 32-lane arithmetic in ``func`` meets the hardware warp: "" when ``func`` itself
+    works in hardware warps (`warpSize`, `__lane_id()`, a hardware lane mask, a shuffle width
+    of 64), the name of a helper in the file that does and that ``func`` calls, else None.
+
+    A ballot or `__activemask()` counts too: its bits are hardware lanes, so a 32-lane id
+    that indexes or counts them (`__popc(b & ((1u << lane) - 1))`, lane 0 storing the count of
+    group `tid >> 5`) reads the wrong half on lanes 32-63, even once the mask is 64-bit.
+
+    Lane and group ids of 32 on their own are consistent on any wave size: a 64-lane wavefront
+    holds two groups, shuffles that stay inside a group agree, and those that cross one are
+    reported at the shuffle (HZ103), lane masks by HZ108.
+    Only a mix of the two models computes something else on MI300X (lane 0 of the wavefront
+    storing the sums of two groups, a reduction over 64 lanes written to 32-lane slots)."""
+    if func is None:
+        return None
+    if model_of(unit, func) == HARDWARE or any(
+        func.open < c.index < func.close and not _only_a_mask(unit, c.index, func)
+        for c in calls(unit, _VOTES)
+    ):
+        return ""
+    toks = unit.tokens
+    for g in functions(unit):
+        if g.open == func.open or model_of(unit, g) != HARDWARE:
+            continue
+        for k in unit.identifier_positions.get(g.name, ()):
+            if func.open < k < func.close and k + 1 < len(toks) and toks[k + 1].text in ("(", "<"):
+                return g.name
+    return None
+
+
+def _only_a_mask(unit: Unit, k: int, func: Func) -> bool:
+    """The vote at token ``k`` only selects the lanes of `_sync` intrinsics: it is their
+    mask argument, or the variable it is stored in is used as nothing else
+    (`unsigned m = __ballot_sync(...); __shfl_sync(m, v, lane - 1, 32);`)."""
+    toks = unit.tokens
+
+    def is_mask(j: int) -> bool:
+        return toks[j - 1].text == "(" and toks[j - 2].text in MASKED_SYNC
+
+    if is_mask(k):
+        return True
+    if toks[k - 1].text != "=" or toks[k - 2].kind is not Kind.IDENT:
+        return False
+    name = toks[k - 2].text
+    uses = [j for j in range(k + 1, func.close) if toks[j].text == name]
+    return bool(uses) and all(is_mask(j) for j in uses)

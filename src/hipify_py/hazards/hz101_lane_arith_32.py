@@ -53,12 +53,11 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-from ._calls import MASKED_SYNC, calls
-from ._functions import Func, enclosing_conditions, function_at, functions
+from ._functions import enclosing_conditions, function_at
 from ._taint import LANE_LIKE, thread_taint
 from ._tokens import one_per_line, operand_before, text_of
 from ._values import constant_at, int_value
-from ._warp_model import HARDWARE, model_of, related
+from ._warp_model import meets_hardware_warp, related
 from .hz107_warp_size_constant import reported_names
 
 # operator -> the literal that assumes 32 lanes
@@ -156,9 +155,6 @@ def _strides(unit) -> list[tuple[int, tuple]]:
             out.append((i, site))
     return out
 
-
-# votes whose bits are hardware lanes
-_VOTES = frozenset({"__ballot", "__ballot_sync", "__ballot64", "__activemask"})
 
 _LANE_VALUES = frozenset(v for values in _PATTERNS.values() for v in values)
 
@@ -340,24 +336,6 @@ def _bit_index_variable(toks, i, func):
     )
 
 
-def _only_a_mask(unit: Unit, k: int, func: Func) -> bool:
-    """The vote at token ``k`` only selects the lanes of `_sync` intrinsics: it is their
-    mask argument, or the variable it is stored in is used as nothing else
-    (`unsigned m = __ballot_sync(...); __shfl_sync(m, v, lane - 1, 32);`)."""
-    toks = unit.tokens
-
-    def is_mask(j: int) -> bool:
-        return toks[j - 1].text == "(" and toks[j - 2].text in MASKED_SYNC
-
-    if is_mask(k):
-        return True
-    if toks[k - 1].text != "=" or toks[k - 2].kind is not Kind.IDENT:
-        return False
-    name = toks[k - 2].text
-    uses = [j for j in range(k + 1, func.close) if toks[j].text == name]
-    return bool(uses) and all(is_mask(j) for j in uses)
-
-
 def _shifts_data(toks, name: str, func) -> bool:
     """`(bits[w] >> name) & 1`: ``name`` is the shift amount of an array element, so it is a
     bit position inside a word of data (a lane id shifts a lane mask or a ballot instead)."""
@@ -481,7 +459,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     found = []
     for group in by_func.values():
         first, end, text = group[0]
-        helper = _meets_hardware_warp(unit, function_at(unit, first))
+        helper = meets_hardware_warp(unit, function_at(unit, first))
         if helper is None:
             continue  # 32-lane groups alone compute the same on a 64-lane wavefront
         more = related(unit, [s[0] for s in group[1:]], first)
@@ -497,34 +475,3 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             )
         )
     yield from one_per_line(found, unit)
-
-
-def _meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
-    """Where 32-lane arithmetic in ``func`` meets the hardware warp: "" when ``func`` itself
-    works in hardware warps (`warpSize`, `__lane_id()`, a hardware lane mask, a shuffle width
-    of 64), the name of a helper in the file that does and that ``func`` calls, else None.
-
-    A ballot or `__activemask()` counts too: its bits are hardware lanes, so a 32-lane id
-    that indexes or counts them (`__popc(b & ((1u << lane) - 1))`, lane 0 storing the count of
-    group `tid >> 5`) reads the wrong half on lanes 32-63, even once the mask is 64-bit.
-
-    Lane and group ids of 32 on their own are consistent on any wave size: a 64-lane wavefront
-    holds two groups, shuffles that stay inside a group agree, and those that cross one are
-    reported at the shuffle (HZ103), lane masks by HZ108.
-    Only a mix of the two models computes something else on MI300X (lane 0 of the wavefront
-    storing the sums of two groups, a reduction over 64 lanes written to 32-lane slots)."""
-    if func is None:
-        return None
-    if model_of(unit, func) == HARDWARE or any(
-        func.open < c.index < func.close and not _only_a_mask(unit, c.index, func)
-        for c in calls(unit, _VOTES)
-    ):
-        return ""
-    toks = unit.tokens
-    for g in functions(unit):
-        if g.open == func.open or model_of(unit, g) != HARDWARE:
-            continue
-        for k in unit.identifier_positions.get(g.name, ()):
-            if func.open < k < func.close and k + 1 < len(toks) and toks[k + 1].text in ("(", "<"):
-                return g.name
-    return None
