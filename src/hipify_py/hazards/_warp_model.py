@@ -113,7 +113,9 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
         depth += (toks[j].text == "{") - (toks[j].text == "}")
         if depth < 0:
             break
-        if toks[j].text == name:
+        if toks[j].text == name and not (
+            toks[j - 1].kind is Kind.IDENT and toks[j + 1].text in ("=", "(")
+        ):  # a declaration of its own (`#else` branch of a portable copy) is no use
             uses.append(j)
     return bool(uses) and all(
         any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, j, func)) for j in uses
