@@ -5,20 +5,29 @@ Usage:
   python benchmarks/hazard_precision.py count CORPUS [--rules HZ1]      # counts, worst files
   python benchmarks/hazard_precision.py sample CORPUS OUT.jsonl [--per-rule 8] [--seed 1]
   python benchmarks/hazard_precision.py score JUDGED.jsonl              # precision per rule
+  python benchmarks/hazard_precision.py answer IN.jsonl OUT.jsonl --ports GIT_DIR [--rev HEAD]
 
 The corpus stays outside the repo (e.g. HeCBench's `src/*-cuda` under /work/ext-hazards-hecbench);
 none of it was used to develop the rules.  `sample` writes one JSON line per finding (rule, file,
 line, message, the source line); a person adds `"verdict": "true"|"false"` and a short `"why"`,
-and `score` counts them.  Only wave-size and API rules with findings are sampled, `--per-rule`
-at most each, so rare rules are all judged and frequent ones are not judged alone.
+and `score` counts them.  Rules with findings are sampled `--per-rule` at most each, so
+rare rules are all judged and frequent ones do not dominate.
+
+`answer` adds the answer key of HeCBench-style corpora, whose programs come as
+`src/NAME-cuda` with a human HIP port `src/NAME-hip` in one git repository:
+`"answer_key": "changed"` when the port edited (or removed) the finding's line, `"unchanged"`
+when it kept it, `"no-port"` when there is no port of that file.  A changed line is evidence,
+not a verdict (ports also rename APIs): a person still decides.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import difflib
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +90,54 @@ def score(args: argparse.Namespace) -> None:
         print(f"all    {n:6d}  {total['true']:4d}  {total['true'] / n:9.2f}")
 
 
+def _normalized(line: str) -> str:
+    """A line with the renames of a port undone, so only real edits differ."""
+    line = re.sub(r"cuda|hip", "X", line, flags=re.I)
+    return re.sub(r"\s+", "", line)
+
+
+def _port_text(git_dir: str, rev: str, path: str) -> str | None:
+    m = re.search(r"(src/[^/]+)-cuda/(.*)$", path)
+    if m is None:
+        return None
+    for rel in (
+        m.group(2),
+        re.sub(r"\.cu$", ".hip", m.group(2)),
+        re.sub(r"\.cuh$", ".h", m.group(2)),
+    ):
+        proc = subprocess.run(
+            ["git", "--git-dir", git_dir, "show", f"{rev}:{m.group(1)}-hip/{rel}"],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+        if proc.returncode == 0:
+            return proc.stdout
+    return None
+
+
+def answer(args: argparse.Namespace) -> None:
+    rows = [json.loads(line) for line in Path(args.sample).read_text().splitlines() if line]
+    for row in rows:
+        port = _port_text(args.ports, args.rev, row["path"])
+        if port is None:
+            row["answer_key"] = "no-port"
+            continue
+        old = Path(row["path"]).read_text(errors="replace").splitlines()
+        matcher = difflib.SequenceMatcher(
+            None,
+            [_normalized(x) for x in old],
+            [_normalized(x) for x in port.splitlines()],
+            autojunk=False,
+        )
+        kept = {i + k for i, _, n in matcher.get_matching_blocks() for k in range(n)}
+        row["answer_key"] = "unchanged" if row["line"] - 1 in kept else "changed"
+    with open(args.out, "w") as out:
+        for row in rows:
+            out.write(json.dumps(row) + "\n")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -95,8 +152,13 @@ def main() -> None:
     s.add_argument("--seed", type=int, default=1)
     j = sub.add_parser("score")
     j.add_argument("judged", type=Path)
+    a = sub.add_parser("answer")
+    a.add_argument("sample", type=Path)
+    a.add_argument("out", type=Path)
+    a.add_argument("--ports", required=True, help="git dir with src/NAME-hip ports")
+    a.add_argument("--rev", default="HEAD")
     args = p.parse_args()
-    {"count": count, "sample": sample, "score": score}[args.cmd](args)
+    {"count": count, "sample": sample, "score": score, "answer": answer}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ HOSTILE_CODE = """// </script><script>alert(1)</script><img src=x onerror=alert(
 #include <cuda_runtime.h>
 __global__ void k(int* o) {
   const char* s = "</script><script>alert(4)</script>";
-  o[threadIdx.x & 31] = s[0];
+  o[threadIdx.x & 31] = s[0] + warpSize;
 }
 """
 INJECTED = ("alert(1)", "alert(2)", "alert(3)", "alert(4)")

@@ -102,7 +102,7 @@ RED = "\x1b[1;31m"
 def test_color_follows_force_color_no_color_and_the_flag(here, clean_color_env, monkeypatch):
     (here / "src").mkdir()
     (here / "src" / "k.cu").write_text(
-        "__global__ void k(int* o) { o[threadIdx.x] = threadIdx.x & 31; }\n"
+        "__global__ void k(int* o) { o[threadIdx.x] = (threadIdx.x & 31) + warpSize; }\n"
     )
     plain = _run("check", "src")
     assert "HZ101" in plain.stdout and "\x1b[" not in plain.stdout  # piped: plain

@@ -292,7 +292,9 @@ def test_byte_order_mark_and_crlf_are_kept(tmp_path: Path) -> None:
 
 def test_strict_sees_error_findings_in_parallel_runs(tree: Path, tmp_path: Path) -> None:
     for i in range(6):
-        (tree / f"w{i}.cu").write_text("__global__ void k(float* p) { p[threadIdx.x & 31] = 0; }\n")
+        (tree / f"w{i}.cu").write_text(
+            "__global__ void k(float* p) { p[threadIdx.x & 31] = warpSize; }\n"
+        )
     args = ["convert", str(tree), "--out-dir", str(tmp_path / "o"), "-j", "2"]
     assert cli(*args, "-q").returncode == 0
     proc = cli(*args, "--strict")
@@ -346,7 +348,7 @@ def test_bad_target_rocm_and_out_dir_are_usage_errors(tree: Path) -> None:
 
 
 def test_project_config_ignore_applies_to_convert_reports(tree: Path) -> None:
-    (tree / "w.cu").write_text("__global__ void k(float* p) { p[threadIdx.x & 31] = 0; }\n")
+    (tree / "w.cu").write_text("__global__ void k(float* p) { p[threadIdx.x & 31] = warpSize; }\n")
     assert "HZ101" in cli("convert", str(tree), "--dry-run").stderr
     (tree / ".hipify-py.yaml").write_text("ignore: [HZ101]\n")
     proc = cli("convert", str(tree), "--dry-run", "--strict")
@@ -424,7 +426,7 @@ def test_strict_quiet_says_why_and_prints_user_text_as_written(tmp_path: Path) -
     from hipify_py.cli.convert import convert
 
     src = tmp_path / "k[i].cu"
-    lines = ["// filler"] * 99 + ["__global__ void k() { int lane = threadIdx.x & 31; }"]
+    lines = ["// filler"] * 99 + ["__global__ void k(int* o) { o[threadIdx.x & 31] = warpSize; }"]
     src.write_text("\n".join(lines) + "\n")
     result = CliRunner().invoke(convert, [str(src), "--strict", "-q"])
     assert result.exit_code == 1

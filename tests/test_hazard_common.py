@@ -133,12 +133,12 @@ def test_fixture_findings_match_the_expect_comments(fixture):
 
 def test_hazards_fire_on_both_sides_cuda_and_hip():
     cuda = (
-        "__global__ void k(int* o){ int lane = threadIdx.x & 31; o[lane] = 0; }\n"
+        "__global__ void k(int* o){ int lane = threadIdx.x & 31; o[lane] = warpSize; }\n"
         "void h(int* d){ cudaMalloc(&d, 4); k<<<1,64>>>(d); cudaFree(d); }\n"
     )
     hip = (
         "#include <hip/hip_runtime.h>\n"
-        "__global__ void k(int* o){ int lane = hipThreadIdx_x & 31; o[lane] = 0; }\n"
+        "__global__ void k(int* o){ int lane = hipThreadIdx_x & 31; o[lane] = warpSize; }\n"
         "void h(int* d){ hipMalloc(&d, 4); hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, d);"
         " hipFree(d); }\n"
     )

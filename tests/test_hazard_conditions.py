@@ -79,7 +79,7 @@ def test_unbalanced_directives_do_not_raise():
 
 
 def test_no_hazards_reported_in_code_hip_never_compiles():
-    body = "__global__ void k(int* o) {{ o[threadIdx.x & 31] = 0; }}\n"
+    body = "__global__ void k(int* o) {{ o[threadIdx.x & 31] = warpSize; }}\n"
     cuda_only = "#ifndef USE_ROCM\n" + body.format() + "#endif\n"
     hip_else = "#ifdef __HIP_PLATFORM_AMD__\n#else\n" + body.format() + "#endif\n"
     both = "#if defined(USE_ROCM) && ROCM_VERSION > 0\n" + body.format() + "#endif\n"
@@ -89,7 +89,10 @@ def test_no_hazards_reported_in_code_hip_never_compiles():
 
 
 def test_defines_on_the_command_line_reach_the_rules():
-    src = "#ifndef MY_AMD_BUILD\n__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n#endif\n"
+    src = (
+        "#ifndef MY_AMD_BUILD\n"
+        "__global__ void k(int* o) { o[threadIdx.x & 31] = warpSize; }\n#endif\n"
+    )
     assert rules_of(src) == ["HZ101"]
     assert rules_of(src, defines=("MY_AMD_BUILD",)) == []
 
@@ -100,7 +103,7 @@ def test_version_gates_decided_by_a_hip_test_are_not_reported():
 
 
 def test_deeply_nested_condition_is_unknown_not_a_crash():
-    body = "__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }"
+    body = "__global__ void k(int* o) { o[threadIdx.x & 31] = warpSize; }"
     src = "#if" + "(" * 400 + f"FOO\n{body}\n#endif\n"
     result = check_result(src, "m.cu", ctx())
     assert result.rule_errors == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from test_hazard_common import only, run_pass
 
 
@@ -89,6 +91,38 @@ void ipc_wait(Barrier* shm) {  // inter-process memory from mmap: no GPU involve
   while (!*sense) {}
 }"""
     assert [f.line for f in only("HZ402", src)] == [1, 6]
+
+
+# a kernel waiting on a flag the host sets, and one walking a volatile list (each element read
+# once: a scan, not a wait); nvcc -arch=sm_90 -c accepts it
+DEVICE_POLLS = """__global__ void wait_for_host(volatile int* flag, int* out) {
+  while (flag[0] == 0) {}
+  out[0] = 1;
+}
+__global__ void first_unmarked(volatile int* nlist, const int* nindex, int* out) {
+  int i = blockIdx.x;
+  int j = nindex[i];
+  const int end = nindex[i + 1];
+  while ((j < end) && (nlist[j] & 1)) j++;
+  while ((j >= nindex[i]) && !(nlist[j] & 1)) {
+    j--;
+  }
+  out[i] = j;
+}
+"""
+
+
+def test_hz402_a_kernel_that_walks_a_volatile_list_does_not_spin(nvcc, tmp_path):
+    assert [f.line for f in only("HZ402", DEVICE_POLLS)] == [2]
+    cu = tmp_path / "p.cu"
+    cu.write_text(DEVICE_POLLS)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "p.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_hz403_managed_memory():

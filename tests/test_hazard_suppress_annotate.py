@@ -9,7 +9,7 @@ from hipify_py.frontend.lexer import lex
 from hipify_py.pipeline import convert_text
 from test_hazard_common import ctx, rules_of
 
-KERNEL = "__global__ void k(int* o) {{\n  o[threadIdx.x & 31] = 0;{}\n}}\n"
+KERNEL = "__global__ void k(int* o) {{\n  o[threadIdx.x & 31] = warpSize;{}\n}}\n"
 
 
 def test_ignore_on_the_same_line():
@@ -20,8 +20,8 @@ def test_ignore_on_the_same_line():
 def test_ignore_on_the_line_before():
     src = (
         "__global__ void k(int* o) {\n  // hipify-py: ignore[HZ101]\n"
-        "  o[threadIdx.x & 31] = 0;\n}\n__global__ void k2(int* o) {\n"
-        "  o[threadIdx.x & 31] = 1;\n}\n"
+        "  o[threadIdx.x & 31] = warpSize;\n}\n__global__ void k2(int* o) {\n"
+        "  o[threadIdx.x & 31] = warpSize;\n}\n"
     )
     assert [f for f in rules_of(src)] == ["HZ101"]  # only the second line still reports
 
@@ -34,7 +34,10 @@ def test_ignore_other_rule_or_list_or_bare():
 
 
 def test_ignore_does_not_leak_two_lines_down():
-    src = "// hipify-py: ignore[HZ101]\n\n__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n"
+    src = (
+        "// hipify-py: ignore[HZ101]\n\n"
+        "__global__ void k(int* o) { o[threadIdx.x & 31] = warpSize; }\n"
+    )
     assert rules_of(src) == ["HZ101"]
 
 
@@ -80,9 +83,9 @@ def test_fixes_and_annotations_never_conflict_with_rewrites_on_the_fixtures():
 def test_trailing_ignore_comment_covers_only_its_own_line():
     src = (
         "__global__ void k(int* o) {\n"
-        "  o[threadIdx.x & 31] = 0;  // hipify-py: ignore[HZ101]\n"
+        "  o[threadIdx.x & 31] = warpSize;  // hipify-py: ignore[HZ101]\n"
         "}\n__global__ void k2(int* o) {\n"
-        "  o[threadIdx.x & 31] = 1;\n}\n"
+        "  o[threadIdx.x & 31] = warpSize;\n}\n"
     )
     assert rules_of(src) == ["HZ101"]
 

@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from test_hazard_common import fixed, only
 
+# nvcc -arch=sm_90 -c accepts it: a warp reduction with plain barriers, and a handshake
+# where only the lower half-warp reaches the barrier
+SYNCWARPS = """__global__ void k(float* s, int* flag) {
+  int lane = threadIdx.x & 31;
+  s[lane] += s[lane + 16];
+  __syncwarp();
+  s[lane] += s[lane + 8];
+  __syncwarp();
+  if (lane < 16) {
+    s[lane] = 1.f;
+    __syncwarp(0xffffu);
+  }
+}
+"""
 
-def test_hz201_syncwarp_is_info():
-    src = "__device__ void f(float* s, int lane) { s[lane] = 1; __syncwarp(); }\n"
-    (f,) = only("HZ201", src)
-    assert f.severity.value == "info" and "independent thread scheduling" in f.message
+
+def test_hz201_reports_only_a_syncwarp_reached_while_diverged(nvcc, tmp_path):
+    (f,) = only("HZ201", SYNCWARPS)
+    assert f.line == 9 and f.severity.value == "info"
+    assert "independent thread scheduling" in f.message
+    cu = tmp_path / "s.cu"
+    cu.write_text(SYNCWARPS)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "s.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_hz202_spin_lock_in_device_code():

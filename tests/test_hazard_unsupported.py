@@ -153,7 +153,7 @@ __device__ float b(float2 u) { return u.x + u.y; }"""
 
 
 def test_rule_findings_name_the_construct():
-    src = '__global__ void k(float* o) { asm("exit;"); o[threadIdx.x & 31] = 0; }\n'
+    src = '__global__ void k(float* o) { asm("exit;"); o[threadIdx.x & 31] = warpSize; }\n'
     assert {"HZ310", "HZ101"} <= set(rules_of(src))
 
 
@@ -163,6 +163,38 @@ def test_hz317_ffsll_on_uint64_offers_a_cast():
     assert "uint64_t" in found.message
     assert "__ffsll((unsigned long long)m)" in fixed(src, unsafe_fixes=True)
     assert only("HZ317", src.replace("uint64_t m", "unsigned long long m")) == []
+
+
+# nvcc -arch=sm_90 -c accepts it; clang-19 with ROCm 7.2.4 calls the first two ambiguous
+FFS_ELEMENTS = """#include <cstdint>
+__global__ void k(const int64_t* masks, int* o) { o[threadIdx.x] = __ffsll(masks[threadIdx.x]); }
+__global__ void k2(int* o) { int64_t m[4] = {1, 2, 4, 8}; o[threadIdx.x] = __ffsll(m[o[0] & 3]); }
+__global__ void d(const long long* masks, int* o) { o[threadIdx.x] = __ffsll(masks[threadIdx.x]); }
+"""
+
+
+def test_hz317_ffsll_on_int64_elements(nvcc, rocm7, clang19, tmp_path):
+    assert [f.line for f in only("HZ317", FFS_ELEMENTS)] == [2, 3]
+    out = fixed(FFS_ELEMENTS, unsafe_fixes=True)
+    assert "__ffsll((unsigned long long)masks[threadIdx.x])" in out
+    cu = tmp_path / "f.cu"
+    cu.write_text(FFS_ELEMENTS)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "f.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for text, ambiguous in ((FFS_ELEMENTS, 2), (out, 0)):
+        hip = tmp_path / "f.hip"
+        hip.write_text("#include <hip/hip_runtime.h>\n" + text)
+        cmd = [
+            clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
+            "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(hip),
+        ]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert proc.stderr.count("call to '__ffsll' is ambiguous") == ambiguous, proc.stderr
 
 
 def test_hz207_names_the_rocm_version_that_supports_nested_tiles():

@@ -103,11 +103,41 @@ def test_a_shuffle_that_crosses_the_group_is_reported_where_the_width_goes():
     assert not {f.rule for f in findings(BROADCAST)} & {"HZ101", "HZ102", "HZ107"}
 
 
-def test_an_unbounded_scan_in_group_code_is_reported_at_the_shuffle():
+def test_a_scan_guarded_by_the_group_lane_stays_in_its_group():
+    # lane 32 + j reads lane 32 + j - d, in its own group whenever the guard j >= d lets it in
     src = GROUP_SCAN.replace(", d, 32)", ", d)")
     src = src.replace("int lane", "int g = tid >> 5;\n  int lane")
-    found = {(f.rule, f.line) for f in findings(src) if f.rule in WAVE_RULES}
-    assert found == {("HZ103", 7)}
+    assert not {f.rule for f in findings(src)} & WAVE_RULES
+    src = src.replace(
+        "int up = __shfl_up_sync(0xffffffffu, v, d);", "unsigned up(__shfl_up(v, d));"
+    )
+    assert not {f.rule for f in findings(src)} & WAVE_RULES
+
+
+# a difference with the previous lane: lane 32 reads lane 31 of the other group on wave64
+GROUP_DIFF = """__global__ void deltas(const int* in, int* out) {
+  int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x & 31;
+  int group = threadIdx.x >> 5;
+  int v = in[tid];
+  int prev = __shfl_up_sync(0xffffffffu, v, 1);
+  out[tid] = v - prev + (lane == 0 ? group : 0);
+}
+"""
+
+
+def test_an_unguarded_shift_up_in_group_code_is_reported_at_the_shuffle(nvcc, tmp_path):
+    f = tmp_path / "d.cu"
+    f.write_text(GROUP_DIFF)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / "d.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    found = {(f.rule, f.line) for f in findings(GROUP_DIFF) if f.rule in WAVE_RULES}
+    assert found == {("HZ103", 6)}
 
 
 def test_warp_size_constant_is_one_diagnosis_with_its_dependent_lines():
@@ -145,3 +175,100 @@ __global__ void k(float* o) {
     found = [f for f in findings(src) if f.rule in WAVE_RULES]
     assert [(f.rule, f.line) for f in found] == [("HZ107", 1)]  # the loop is its dependent line
     assert found[0].extra["related_lines"] == "5"
+
+
+# ------------------------------------------------------- HZ101: 32-lane ids meet the hardware warp
+
+# atomics spread over 32 addresses: a lane id of 32 on its own, nothing warp-wide
+SPREAD = """__global__ void spread(int* data, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(data + (i & 0x1F), 1);
+}
+"""
+
+# a ballot spans the wavefront: lane 32 (group lane 0) stores the lower half's count again
+GROUP_BALLOT = """__global__ void count_positive(const int* in, int* counts) {
+  int lane = threadIdx.x & 31;
+  int group = threadIdx.x >> 5;
+  unsigned b = __ballot_sync(0xffffffffu, in[blockIdx.x * blockDim.x + threadIdx.x] > 0);
+  if (lane == 0) counts[blockIdx.x * 8 + group] = __popc(b);
+}
+"""
+
+# the ballot only selects the lanes of width-32 shuffles
+MASK_ONLY = """__global__ void neighbours(const int* valid, short* out, short v) {
+  short lane = threadIdx.x % 32;
+  unsigned m = __ballot_sync(__activemask(), valid[threadIdx.x] != 0);
+  out[threadIdx.x] = __shfl_sync(m, v, lane - 1, 32);
+}
+"""
+
+# a helper that reduces over hardware warps, called by a kernel of 32-lane slots
+HW_HELPER = """__device__ float wave_sum(float v) {
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+__global__ void slot_sums(const float* in, float* slots) {
+  float v = wave_sum(in[blockIdx.x * blockDim.x + threadIdx.x]);
+  if ((threadIdx.x & 31) == 0) slots[threadIdx.x / 32] = v;
+}
+"""
+
+# a local `warpSize` of 32 is a constant, not the hardware warp
+SHADOW = """__device__ short group_max(short v) {
+  int warpSize = 32;
+  for (int o = warpSize / 2; o > 0; o /= 2) v = max(v, __shfl_down_sync(0xffffffffu, v, o));
+  return v;
+}
+__global__ void best(const short* in, short* out) {
+  short laneId = threadIdx.x % 32;
+  short v = group_max(in[blockIdx.x * blockDim.x + threadIdx.x]);
+  if (laneId == 0) out[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = v;
+}
+"""
+
+# hardware warps per row; `i / 32` and `i % 32` are the word and bit of a bit vector
+BITS = """__global__ void row_errors(const unsigned* bits, int* err, int width, int pw) {
+  int i = (threadIdx.x + blockIdx.x * blockDim.x) / warpSize;
+  int lane = threadIdx.x % warpSize;
+  int e = 0;
+  for (int j = lane; j < width; j += warpSize) {
+    const int word = i / 32 * pw + j;
+    const int vecLane = i % 32;
+    e += (bits[word] >> vecLane) & 1;
+  }
+  atomicAdd(err, e);
+}
+"""
+
+HZ101_CASES = (SPREAD, GROUP_BALLOT, MASK_ONLY, HW_HELPER, SHADOW, BITS)
+
+
+def test_hz101_cases_are_real_cuda(nvcc, tmp_path):
+    for n, src in enumerate(HZ101_CASES):
+        f = tmp_path / f"l{n}.cu"
+        f.write_text(src)
+        proc = subprocess.run(
+            [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / f"l{n}.o")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_hz101_is_silent_where_32_lane_ids_stay_consistent():
+    for src in (SPREAD, MASK_ONLY, SHADOW, BITS):
+        assert only("HZ101", src) == [], src
+
+
+def test_hz101_reports_a_ballot_counted_per_32_lane_group():
+    found = only("HZ101", GROUP_BALLOT)
+    assert [f.line for f in found] == [2]
+    assert found[0].extra["related_lines"] == "3"
+
+
+def test_hz101_names_the_hardware_warp_helper_a_kernel_calls():
+    found = only("HZ101", HW_HELPER)
+    assert [f.line for f in found] == [7]
+    assert "`wave_sum()`, which it calls," in found[0].message

@@ -9,7 +9,7 @@ from hipify_py.policy import matches_rule
 from test_check_cli import HAZARDS, as_json, invoke, tree  # noqa: F401 - tree is a fixture
 
 # one kernel per way of turning a finding off; each draws HZ101 (`threadIdx.x & 31`)
-LANES = "__global__ void {name}(int* o) {{ o[threadIdx.x & 31] = 0; }}{tail}\n"
+LANES = "__global__ void {name}(int* o) {{ o[threadIdx.x & 31] = warpSize; }}{tail}\n"
 
 
 def _kernels(root: Path) -> None:

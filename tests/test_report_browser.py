@@ -72,10 +72,10 @@ def test_the_page_loads_and_draws_diffs_only_for_opened_files(
     warp = next(p for p in opened.files() if p.endswith("warp_reduce.cu"))
     rows = [e for e in opened.find("tr") if e[2] == warp]
     findings = [e for e in rows if "find" in e[1].get("class", "").split()]
-    assert len([e for e in findings if "error" in e[1]["class"]]) == 2  # HZ105 twice
+    assert len([e for e in findings if "error" in e[1]["class"]]) == 3  # HZ105 twice, HZ101
     assert len([e for e in findings if "fixed" in e[1]["class"]]) == 3
     links = [a["href"] for _, a, owner in opened.find("a", "rule-link") if owner == warp]
-    assert set(links) == {"#rule-HZ103", "#rule-HZ105", "#rule-HZ106"}
+    assert set(links) == {"#rule-HZ101", "#rule-HZ105", "#rule-HZ106"}
     assert "__shfl_down_sync(0xffffffffffffffffULL, v, offset)" in opened.text_of(warp)
     for path in opened.files():  # every file drew its diff
         assert any(e[2] == path for e in opened.find("table", "diff")), path
@@ -89,7 +89,7 @@ def test_the_page_loads_and_draws_diffs_only_for_opened_files(
         ("#rule=risky", BUILD_FILES),
         ("#q=MAKEFILE", {"make_project/Makefile"}),
         ("#q=cmake_project&rule=risky", {"cmake_project/CMakeLists.txt"}),
-        ("?rule=HZ103", WARP),  # a query string works as well as the hash
+        ("?rule=HZ101", WARP),  # a query string works as well as the hash
     ],
 )
 def test_filters_in_the_url_hide_the_other_files(
@@ -102,9 +102,9 @@ def test_filters_in_the_url_hide_the_other_files(
 
 
 def test_a_rule_link_opens_its_page(examples_page: Path, tmp_path: Path) -> None:
-    dom = Dom(browse(examples_page, tmp_path, "#rule-HZ103"))
+    dom = Dom(browse(examples_page, tmp_path, "#rule-HZ101"))
     pages = {a["id"]: a for _, a, _ in dom.find("details", "rule")}
-    assert "open" in pages["rule-HZ103"] and "open" not in pages["rule-HZ105"]
+    assert "open" in pages["rule-HZ101"] and "open" not in pages["rule-HZ105"]
     assert len(_shown(dom)) == 18  # an anchor is no filter
 
 

@@ -18,7 +18,7 @@ IN_CI = __import__("os").environ.get("CI", "").lower() == "true"
 
 SRC = """__global__ void k(float* o) {
   int lane = threadIdx.x & 31;
-  o[lane] = __shfl_down_sync(0xffffffff, o[0], 1);
+  o[lane] = __shfl_down_sync(0xffffffff, o[0], 1, warpSize);
   __threadfence_system();
 }
 """
@@ -128,7 +128,8 @@ def test_github_workflow_commands():
     assert out[1] == (
         "::error file=src/a%2Cb%3Ac.cu,line=2,col=14,endLine=2,endColumn=30,"
         "title=HZ101 warp-lane-arith-32::`threadIdx.x & 31` assumes 32-lane "
-        "warps; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or "
+        "warps while this function works in hardware warps; MI300X (gfx942) wavefronts "
+        "have 64 lanes (use warpSize or "
         "__lane_id() here and at the dependent lines, or 32-lane groups throughout)"
     )
     notice = next(line for line in out if line.startswith("::notice"))

@@ -78,7 +78,7 @@ def test_the_examples_report_has_summary_findings_build_changes_and_rule_pages(
     # the summary: what needs a human, errors first, with the rule names
     human = page[page.index('id="human"') : page.index('id="risky"')]
     keys = re.findall(r'href="#rule=([\w-]+)"', human)
-    assert keys == ["HZ105", "risky", "HZ103", "HB106"]  # errors, warnings, then infos
+    assert keys == ["HZ105", "HZ101", "risky", "HB106"]  # errors, warnings, then infos
     severities = re.findall(r'<tr class="(error|warning|info)">', human)
     assert len(severities) == len(keys)
     assert severities == sorted(severities, key=["error", "warning", "info"].index)
@@ -98,9 +98,9 @@ def test_the_examples_report_has_summary_findings_build_changes_and_rule_pages(
     data = _data(page)[rows.index(next(r for r in rows if r.endswith(WARP)))]
     lines = {r[1] for r in data["r"] if r[0] in (" ", "-")}
     assert {f[0] for f in data["f"]} <= lines
-    assert {f[2] for f in data["f"] if not f[5]} == {"HZ103", "HZ105"}
+    assert {f[2] for f in data["f"] if not f[5]} == {"HZ101", "HZ105"}
     # the rule pages are in the page, as `hipify-py explain` prints them
-    for rule in ("HZ103", "HZ105", "HZ106"):
+    for rule in ("HZ101", "HZ105", "HZ106"):
         assert f'<details class="rule" id="rule-{rule}">' in page
     assert "What it detects" in page
 
@@ -184,7 +184,7 @@ def test_hostile_names_and_code_are_escaped_in_html_and_markdown(tmp_path: Path)
 
 
 def test_the_markdown_comment_is_capped_and_lists_the_worst_files_first() -> None:
-    src = "__global__ void k(int* o) {\n  o[threadIdx.x & 31] = 0;\n}\n"
+    src = "__global__ void k(int* o) {\n  o[threadIdx.x & 31] = warpSize;\n}\n"
     found = findings(src, "k.cu")
     assert {f.rule for f in found} == {"HZ101"}
     port = PortReport("big tree", "0", [])
@@ -207,7 +207,9 @@ def test_a_binary_source_and_a_name_that_is_not_utf8_give_a_valid_report(tmp_pat
     src.mkdir()
     (src / "bin.cu").write_bytes(b"\x00\x01binary")
     name = b"caf\xe9.cu".decode("utf-8", "surrogateescape")
-    (src / name).write_bytes(b"__global__ void k(int* o) { o[threadIdx.x & 31] = 0; } // \xe9\n")
+    (src / name).write_bytes(
+        b"__global__ void k(int* o) { o[threadIdx.x & 31] = warpSize; } // \xe9\n"
+    )
     out = tmp_path / "r.html"
     assert report(str(src), "-o", str(out)).exit_code == 0
     page = out.read_bytes().decode("utf-8")  # valid UTF-8 throughout

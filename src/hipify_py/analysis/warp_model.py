@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
-from .functions import Func, function_at, functions
+from .functions import Func, enclosing_conditions, function_at, functions
 from .taint import thread_taint
 from .tokens import cached, operand_before
 from .values import constant_at, evaluate, int_value
@@ -63,7 +63,7 @@ def crosses_groups(unit: Unit, call: Call) -> bool:
     if width is not None and width <= 32:
         return False
     if call.name.startswith("__shfl_up"):
-        return True
+        return not guarded_scan(unit, call)
     if call.name not in ("__shfl", "__shfl_sync"):
         return False
     src = SHUFFLES[call.name] - 1
@@ -71,6 +71,78 @@ def crosses_groups(unit: Unit, call: Call) -> bool:
         return False
     a, b = call.args[src]
     return not any(t.text == "threadIdx" for t in unit.tokens[a:b])
+
+
+def guarded_scan(unit: Unit, call: Call) -> bool:
+    """A `__shfl_up*` whose result only counts in the lanes that a 32-lane lane id lets
+    through: `if (lane >= d) v += __shfl_up_sync(m, v, d)` or `y = __shfl_up_sync(m, v, d);
+    if (lane >= d) v += y;` with `lane = tid & 31`.  On a 64-lane wavefront lane 32 + j
+    reads lane 32 + j - d, in its own group whenever j >= d: a group scan, right there."""
+    func = function_at(unit, call.index)
+    at = SHUFFLES[call.name] - 1  # the delta comes before the width
+    if func is None or not call.name.startswith("__shfl_up") or len(call.args) <= at:
+        return False
+    toks = unit.tokens
+    lanes = _group_lanes(unit, func)
+    if not lanes:
+        return False
+    a, b = call.args[at]
+    delta = [t.text for t in toks[a:b]]
+
+    def guards(first: int, end: int) -> bool:
+        cond = [t.text for t in toks[first:end]]
+        return any(
+            cond[k] in lanes
+            and k + 2 < len(cond)
+            and (
+                (cond[k + 1] == ">=" and cond[k + 2 : k + 2 + len(delta)] == delta)
+                or cond[k + 1] == ">"
+            )
+            for k in range(len(cond))
+        )
+
+    if any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, call.index, func)):
+        return True
+    k = call.index - 2  # `T y = __shfl_up_sync(...)`, `y = ...`, `T y(__shfl_up_sync(...))`
+    if k <= func.open or toks[k].kind is not Kind.IDENT:
+        return False
+    if toks[k + 1].text != "=" and not (toks[k + 1].text == "(" and toks[k - 1].kind is Kind.IDENT):
+        return False
+    name = toks[k].text
+    uses, depth = [], 0  # in the rest of the block that declares it
+    for j in range(call.close + 1, func.close):
+        depth += (toks[j].text == "{") - (toks[j].text == "}")
+        if depth < 0:
+            break
+        if toks[j].text == name and not (
+            toks[j - 1].kind is Kind.IDENT and toks[j + 1].text in ("=", "(")
+        ):  # a declaration of its own (`#else` branch of a portable copy) is no use
+            uses.append(j)
+    return bool(uses) and all(
+        any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, j, func)) for j in uses
+    )
+
+
+def _group_lanes(unit: Unit, f: Func) -> set[str]:
+    """Names of ``f`` set to a 32-lane lane id: `lane = tid & 31`, `laneid(tid % 32)`."""
+    toks = unit.tokens
+    out = set()
+    for k in range(f.open + 1, f.close - 3):
+        if toks[k].kind is not Kind.IDENT or toks[k + 1].text not in ("=", "("):
+            continue
+        if toks[k + 1].text == "(" and toks[k - 1].kind is not Kind.IDENT:
+            continue  # a call, not `unsigned laneid(tid % 32)`
+        j = k + 2
+        while j < f.close and toks[j].text not in (";", ","):
+            j += 1
+        end = j - 1 if toks[k + 1].text == "(" else j
+        if (
+            end - 2 > k + 1
+            and int_value(toks[end - 1].text) == _GROUPING.get(toks[end - 2].text)
+            and toks[end - 2].text in ("&", "%")
+        ):
+            out.add(toks[k].text)
+    return out
 
 
 # votes are often only counted (`__popc(__ballot(p))`): HZ105 judges those on their own
@@ -83,6 +155,16 @@ def _lane_bits(toks: Sequence[Token], k: int) -> bool:
     if toks[k].text not in BALLOTS or toks[k].text in _VOTES:
         return False
     return not (k >= 2 and toks[k - 1].text == "(" and toks[k - 2].text in MASKED_SYNC)
+
+
+def _shadowed(toks: Sequence[Token], k: int, f: Func) -> bool:
+    """`int warpSize = 32;` inside ``f``: the name at token ``k`` is a local constant of the
+    function, not the hardware warp."""
+    name = toks[k].text
+    return any(
+        toks[j].text == name and toks[j - 1].kind is Kind.IDENT and toks[j + 1].text == "="
+        for j in range(f.params[0] + 1, f.close)
+    )
 
 
 def _width(unit: Unit, call: Call) -> int | None:
@@ -133,7 +215,10 @@ def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
 def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
     body = range(f.params[0], f.close)
-    if any(toks[k].text in _HARDWARE_NAMES or _lane_bits(toks, k) for k in body):
+    if any(
+        (toks[k].text in _HARDWARE_NAMES and not _shadowed(toks, k, f)) or _lane_bits(toks, k)
+        for k in body
+    ):
         return HARDWARE
     group = False
     for c in calls(unit, SHUFFLES):
@@ -200,3 +285,52 @@ def related(unit: Unit, token_indexes: list[int], at: int) -> Related:
         return unit.lines.position(toks[k].start)[0]
 
     return Related(tuple(sorted({line(k) for k in token_indexes} - {line(at)})))
+
+
+def meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
+    """Where 32-lane arithmetic in ``func`` meets the hardware warp: "" when ``func`` itself
+    works in hardware warps (`warpSize`, `__lane_id()`, a hardware lane mask, a shuffle width
+    of 64), the name of a helper in the file that does and that ``func`` calls, else None.
+
+    A ballot or `__activemask()` counts too: its bits are hardware lanes, so a 32-lane id
+    that indexes or counts them (`__popc(b & ((1u << lane) - 1))`, lane 0 storing the count of
+    group `tid >> 5`) reads the wrong half on lanes 32-63, even once the mask is 64-bit.
+
+    Lane and group ids of 32 on their own are consistent on any wave size: a 64-lane wavefront
+    holds two groups, shuffles that stay inside a group agree, and those that cross one are
+    reported at the shuffle (HZ103), lane masks by HZ108.
+    Only a mix of the two models computes something else on MI300X (lane 0 of the wavefront
+    storing the sums of two groups, a reduction over 64 lanes written to 32-lane slots)."""
+    if func is None:
+        return None
+    if model_of(unit, func) == HARDWARE or any(
+        func.open < c.index < func.close and not _only_a_mask(unit, c.index, func)
+        for c in calls(unit, _VOTES)
+    ):
+        return ""
+    toks = unit.tokens
+    for g in functions(unit):
+        if g.open == func.open or model_of(unit, g) != HARDWARE:
+            continue
+        for k in unit.identifier_positions.get(g.name, ()):
+            if func.open < k < func.close and k + 1 < len(toks) and toks[k + 1].text in ("(", "<"):
+                return g.name
+    return None
+
+
+def _only_a_mask(unit: Unit, k: int, func: Func) -> bool:
+    """The vote at token ``k`` only selects the lanes of `_sync` intrinsics: it is their
+    mask argument, or the variable it is stored in is used as nothing else
+    (`unsigned m = __ballot_sync(...); __shfl_sync(m, v, lane - 1, 32);`)."""
+    toks = unit.tokens
+
+    def is_mask(j: int) -> bool:
+        return toks[j - 1].text == "(" and toks[j - 2].text in MASKED_SYNC
+
+    if is_mask(k):
+        return True
+    if toks[k - 1].text != "=" or toks[k - 2].kind is not Kind.IDENT:
+        return False
+    name = toks[k - 2].text
+    uses = [j for j in range(k + 1, func.close) if toks[j].text == name]
+    return bool(uses) and all(is_mask(j) for j in uses)

@@ -1,7 +1,15 @@
 """HZ101 warp-lane-arith-32
 
 ## What it detects
-Lane and warp arithmetic that hard-codes 32 lanes on a value derived from the thread index:
+Lane and warp arithmetic that hard-codes 32 lanes in a function that also works in hardware
+warps: one that uses `warpSize`, `__lane_id()`, a shuffle width of 64, a lane mask of hardware
+lanes, a ballot or `__activemask()` (other than as the mask of `_sync` intrinsics), or calls a
+helper of the file that does. 32-lane ids on their own are consistent 32-lane groups, which
+compute the same on a 64-lane wavefront (it holds two groups): they are not reported, and
+shuffles that cross a group are reported where the width goes (HZ103). One finding per
+function, at the first site, lists the others as dependent lines.
+
+The sites are 32-lane idioms on a value derived from the thread index:
 `threadIdx.x & 31`, `tid % 32`, `tid >> 5`, `tid / 32`, `lane & 0x1f` and the same on any
 variable computed from `threadIdx`, `__lane_id()` or a parameter named like a lane/thread id,
 warp counts such as `blockDim.x / 32`, and per-warp strides (`warp_id * 32`, `nwarps << 5`).
@@ -22,8 +30,10 @@ code that elects "lane 0" runs twice per wavefront.
 
 ## Example
 ```cuda
-int lane = threadIdx.x & 31;      // HZ101
-int warp = threadIdx.x / 32;      // HZ101
+int lane = threadIdx.x & 31;      // HZ101 (dependent line: the next one)
+int warp = threadIdx.x / 32;
+unsigned b = __ballot_sync(0xffffffffu, v > 0);
+if (lane == 0) count[warp] = __popc(b);   // lanes 32-63 count the lower half again
 ```
 
 ## How to fix
@@ -43,7 +53,10 @@ from ..analysis.taint import LANE_LIKE, thread_taint
 from ..analysis.tokens import one_per_line, operand_before, text_of
 from ..analysis.values import constant_at, int_value
 from ..analysis.warp_constants import reported_names
-from ..analysis.warp_model import GROUP32, HARDWARE, model_at, model_of, related
+from ..analysis.warp_model import (
+    meets_hardware_warp,
+    related,
+)
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
@@ -194,6 +207,7 @@ def _lane_arith(unit: Unit, i: int, func: Func) -> Site | None:
         or _tile_shape_branch(unit, i, func)
         or _bitset_idiom(toks, i, func)
         or _bit_index_variable(toks, i, func)
+        or _bit_vector_word(toks, i, rng, func)
         or _tile_column(toks, rng[0], i + 2)
         or _flat_tile_column(toks, rng[0], i + 2)
     ):
@@ -319,7 +333,7 @@ def _bit_index_variable(toks: Sequence[Token], i: int, func: Func) -> bool:
     if eq is None or toks[eq - 1].kind is not Kind.IDENT:
         return False
     name = toks[eq - 1].text
-    if _BIT_NAME.match(name) or _NOT_LANES.search(name):
+    if _BIT_NAME.match(name) or _NOT_LANES.search(name) or _shifts_data(toks, name, func):
         return True
     if LANE_LIKE.match(name) or "lane" in name.lower():
         return False  # `1u << lane` is a lane mask (HZ108), the lane id stays a lane id
@@ -329,6 +343,30 @@ def _bit_index_variable(toks: Sequence[Token], i: int, func: Func) -> bool:
         and toks[k - 2].kind is Kind.NUMBER
         and int_value(toks[k - 2].text) == 1
         for k in range(i, func.close)
+    )
+
+
+def _shifts_data(toks: Sequence[Token], name: str, func: Func) -> bool:
+    """`(bits[w] >> name) & 1`: ``name`` is the shift amount of an array element, so it is a
+    bit position inside a word of data (a lane id shifts a lane mask or a ballot instead)."""
+    return any(
+        toks[k].text == name and toks[k - 1].text in (">>", "<<") and toks[k - 2].text == "]"
+        for k in range(func.open + 2, func.close)
+    )
+
+
+def _bit_vector_word(toks: Sequence[Token], i: int, rng: tuple[int, int], func: Func) -> bool:
+    """`i / 32` (or `i >> 5`) where `i % 32` of the same variable is a bit position
+    (``_bit_index_variable``): the word of a bit vector that holds bit `i`."""
+    first, end = rng
+    if toks[i].text not in ("/", ">>") or end - first != 1 or toks[first].kind is not Kind.IDENT:
+        return False
+    name = toks[first].text
+    return any(
+        toks[k].text == name
+        and int_value(toks[k + 2].text) == {"%": 32, "&": 31}.get(toks[k + 1].text)
+        and _bit_index_variable(toks, k + 1, func)
+        for k in range(func.open + 1, func.close - 2)
     )
 
 
@@ -425,21 +463,23 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     by_func: dict[int, list[Site]] = {}
     for site in sites(unit):
         func = function_at(unit, site[0])
-        if func is None or model_of(unit, func) == GROUP32:
-            continue  # consistent 32-lane groups are correct on a 64-lane wavefront too
+        if func is None:
+            continue
         by_func.setdefault(func.open, []).append(site)
     found: list[Finding] = []
     for group in by_func.values():
         first, end, text = group[0]
+        helper = meets_hardware_warp(unit, function_at(unit, first))
+        if helper is None:
+            continue  # 32-lane groups alone compute the same on a 64-lane wavefront
         more = related(unit, [s[0] for s in group[1:]], first)
-        mixed = model_at(unit, first) == HARDWARE
+        where = "this function" if helper == "" else f"`{helper}()`, which it calls,"
         found.append(
             report(
                 toks[first].start,
                 toks[end - 1].end,
-                f"`{text}` assumes 32-lane warps"
-                + (" while this function also uses the hardware warp" if mixed else "")
-                + "; MI300X (gfx942) wavefronts have 64 lanes (use warpSize or __lane_id() "
+                f"`{text}` assumes 32-lane warps while {where} works in hardware warps; "
+                "MI300X (gfx942) wavefronts have 64 lanes (use warpSize or __lane_id() "
                 f"here and at the dependent lines, or 32-lane groups throughout){more.note}",
                 extra=more.extra,
             )

@@ -33,7 +33,7 @@ from ..analysis.calls import SHUFFLES, Call, calls
 from ..analysis.tokens import match, text_of
 from ..analysis.values import evaluate, int_value
 from ..analysis.warp_constants import reported_names
-from ..analysis.warp_model import GROUP32, LANE32, model_at
+from ..analysis.warp_model import GROUP32, HARDWARE, LANE32, guarded_scan, model_at
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -104,6 +104,8 @@ def _agrees(unit: Unit, call: Call) -> bool:
     model = model_at(unit, call.index)
     if model == GROUP32:
         return True
+    if model != HARDWARE and guarded_scan(unit, call):
+        return True  # a scan within 32-lane groups, guarded by the group lane id
     return model == LANE32 and call.name.startswith(("__shfl_xor", "__shfl_down"))
 
 

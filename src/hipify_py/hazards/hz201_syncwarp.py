@@ -1,7 +1,10 @@
 """HZ201 syncwarp-its
 
 ## What it detects
-Every `__syncwarp()` call (CUDA or HIP source).
+A `__syncwarp()` that the lanes of a warp reach while diverged: inside an `if`, loop or
+`switch` whose condition depends on the thread (`if (lane < 16) { ...; __syncwarp(); }`,
+a loop over a per-lane count). A plain `__syncwarp()` that every lane reaches together
+(between the shared-memory steps of a warp reduction) is right in HIP 7 and is not reported.
 
 ## Why it breaks on AMD
 `__syncwarp` exists in HIP only since 7.0, and HIP does **not** implement independent thread
@@ -27,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.calls import calls
+from ..analysis.functions import enclosing_conditions, function_at
+from ..analysis.taint import thread_taint
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
@@ -39,6 +44,14 @@ from ..rules import Proposal, Report, hazard_rule
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for c in calls(unit, {"__syncwarp"}):
+        func = function_at(unit, c.index)
+        if func is None:
+            continue
+        taint = thread_taint(unit, func)
+        if not any(
+            taint.any(a, b) is not None for _kw, a, b in enclosing_conditions(unit, c.index, func)
+        ):
+            continue  # every lane reaches it together: a plain barrier, right in HIP 7
         yield report(
             toks[c.index].start,
             toks[c.close].end,

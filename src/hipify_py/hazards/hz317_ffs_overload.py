@@ -1,7 +1,8 @@
 """HZ317 ffs-overload-ambiguous
 
 ## What it detects
-`__ffsll(x)` or `__ffs(x)` called with a 64-bit `long` argument: a variable or cast of type
+`__ffsll(x)` or `__ffs(x)` called with a 64-bit `long` argument: a variable, a cast, or an
+element of a pointer or array (`__ffsll(masks[i])` with `const int64_t* masks`) of type
 `uint64_t`, `int64_t`, `size_t`, `unsigned long` or `long`.
 
 ## Why it breaks on AMD
@@ -27,6 +28,7 @@ from collections.abc import Iterator, Sequence
 
 from ..analysis.calls import calls
 from ..analysis.functions import function_at
+from ..analysis.tokens import match
 from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind, Token
@@ -54,6 +56,28 @@ def _declared_type(toks: Sequence[Token], name: str, lo: int, hi: int) -> list[s
                 j -= 1
             if words:
                 found = words
+    return found
+
+
+def _element_type(toks: Sequence[Token], name: str, lo: int, hi: int) -> list[str] | None:
+    """Type words of the elements of ``name`` declared in tokens[lo:hi] as a pointer
+    (`const int64_t* masks`) or an array (`int64_t m[4]`): `__ffsll(masks[i])`."""
+    found = None
+    for k in range(lo + 1, hi):
+        if toks[k].text != name:
+            continue
+        if toks[k + 1].text == "[":
+            j = k - 1
+        elif toks[k - 1].text == "*" and toks[k - 2].text != "*":
+            j = k - 2
+        else:
+            continue
+        words: list[str] = []
+        while j >= lo and (toks[j].kind is Kind.IDENT or toks[j].text == "::"):
+            words.append(toks[j].text)
+            j -= 1
+        if words and toks[j].text in ("(", ",", ";", "{", "}"):
+            found = words
     return found
 
 
@@ -85,6 +109,10 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             func = function_at(unit, c.index)
             lo = func.params[0] if func else 0
             words = _declared_type(toks, arg[0].text, lo, c.index)
+        elif arg[0].kind is Kind.IDENT and arg[1].text == "[" and match(toks, a + 1) == b - 1:
+            func = function_at(unit, c.index)
+            lo = func.params[0] if func else 0
+            words = _element_type(toks, arg[0].text, lo, c.index)
         if not words or not _is_long(words):
             continue
         want = "unsigned long long"

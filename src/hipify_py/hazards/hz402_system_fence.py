@@ -80,7 +80,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         cond = toks[i + 2 : close]
         names = {x.text for x in cond if x.kind is Kind.IDENT}
         if not f.is_host:
-            if _device_polls(toks, f, cond, names & volatile_names):
+            if _device_polls(toks, f, cond, names & volatile_names) and not _advances(
+                toks, close, names
+            ):
                 yield report(
                     t.start,
                     toks[close].end,
@@ -115,6 +117,29 @@ def _device_polls(
         and ((k > 0 and cond[k - 1].text == "*") or (k + 1 < len(cond) and cond[k + 1].text == "["))
         for k, x in enumerate(cond)
     )
+
+
+_STEPS = frozenset({"++", "--", "+=", "-=", "="})
+
+
+def _advances(toks: Sequence[Token], close: int, names: set[str]) -> bool:
+    """The body of the `while` whose condition ends at ``close`` changes a name of the
+    condition (`while (j < end && (list[j] & 1)) j++;`): it walks memory, each element read
+    once, instead of waiting on one location."""
+    start = close + 1
+    if start >= len(toks):
+        return False
+    end = match(toks, start) if toks[start].text == "{" else None
+    if end is None:
+        end = start
+        while end < len(toks) and toks[end].text != ";":
+            end += 1
+    for k in range(start, min(end + 1, len(toks))):
+        if toks[k].text in names and (
+            (k + 1 < len(toks) and toks[k + 1].text in _STEPS) or toks[k - 1].text in ("++", "--")
+        ):
+            return True
+    return False
 
 
 _HOST_ALLOCS = frozenset(

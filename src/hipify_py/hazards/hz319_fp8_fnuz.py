@@ -1,0 +1,116 @@
+"""HZ319 fp8-e4m3-fnuz
+
+## What it detects
+In code that uses the e4m3 FP8 type (`__nv_fp8_e4m3`, its x2/x4 vectors, `__NV_E4M3`
+conversions, or the HIP names they become):
+- the literal `448` (`448.f`, `448.0`), the largest finite value of OCP e4m3, which such code
+  uses to scale data into the FP8 range (`scale = amax / 448.f`);
+- a pointer cast to an FP8 pointer (`reinterpret_cast<__nv_fp8_e4m3*>(buf)`,
+  `(const __nv_fp8_e5m2*)p`): bytes that were encoded somewhere else (a file, a framework
+  tensor, another library) and are read as FP8 here. Casts of an address
+  (`reinterpret_cast<const __nv_fp8_e4m3*>(&packed.x)`, unpacking an FP8 vector) are not.
+
+## Why it breaks on AMD
+hipify maps `__nv_fp8_e4m3` to `__hip_fp8_e4m3_fnuz`, and MI300X (gfx942) computes in the
+*FNUZ* variant only (ROCm 7.2.4's `amd_hip_fp8.h` sets `HIP_FP8_TYPE_OCP 0` for gfx942 device
+code). FNUZ e4m3 has exponent bias 8 instead of 7, no negative zero and one NaN (0x80): its
+largest finite value is **240**, not 448, and the same byte means half the OCP value
+(0x40 is 2.0 in OCP e4m3 and 1.0 in FNUZ; checked with the 7.2.4 headers). Data scaled to 448
+saturates at 240, and OCP-encoded bytes (PyTorch's `float8_e4m3fn`, checkpoints, files) read
+as FNUZ are off by a factor of two. e5m2 keeps its largest value (57344) in FNUZ; its bytes
+differ as well (bias 16 instead of 15), which the pointer casts report.
+
+## Example
+```cuda
+float scale = amax / 448.f;                                    // HZ319
+const __nv_fp8_e4m3* w = reinterpret_cast<const __nv_fp8_e4m3*>(bytes);   // HZ319
+```
+
+## How to fix
+Take the range from the type instead of a literal (240 for `__hip_fp8_e4m3_fnuz` on gfx942,
+e.g. a per-platform `FP8_E4M3_MAX`), and convert OCP-encoded inputs to FNUZ once where they
+enter (or keep them in OCP and decode in software): on gfx950 (MI355X) HIP uses OCP e4m3,
+so branch on the target, not on HIP.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..context import Context
+from ..findings import Severity
+from ..frontend.lexer import Kind, Token
+from ..frontend.unit import Unit
+from ..rules import Proposal, Report, hazard_rule
+
+# names that say the file computes in e4m3 FP8 (CUDA's, and what hipify makes of them)
+_E4M3 = re.compile(
+    r"^(?:__nv_fp8(?:x[24])?_e4m3|__NV_E4M3|__hip_fp8(?:x[24])?_e4m3_fnuz|"
+    r"__HIP_E4M3_FNUZ|__nv_fp8_e4m3_t)$"
+)
+# any FP8 type a pointer may be cast to
+_FP8_TYPE = re.compile(r"^(?:__nv_fp8(?:x[24])?_e[45]m[23]|__hip_fp8(?:x[24])?_e[45]m[23]_fnuz)$")
+_OCP_E4M3_MAX = 448.0
+
+
+def _uses_e4m3(unit: Unit) -> bool:
+    return any(_E4M3.match(name) for name in unit.identifiers)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.rstrip("fFlL"))
+    except ValueError:
+        return None
+
+
+def _pointer_cast(toks: list[Token], k: int) -> int | None:
+    """The token after the cast whose target type name is at ``k`` when it is a pointer cast
+    to an FP8 type: `reinterpret_cast<[const] T*>(` or `([const] T*)` before an operand."""
+    j = k + 1
+    if j >= len(toks) or toks[j].text != "*":
+        return None
+    before = k - 1
+    if before >= 0 and toks[before].text == "const":
+        before -= 1
+    if before >= 1 and toks[before].text == "<" and toks[before - 1].text == "reinterpret_cast":
+        return j + 2 if j + 2 < len(toks) and toks[j + 1].text == ">" else None
+    if before >= 0 and toks[before].text == "(":
+        # `(T*)p`, but not a parameter list `f(T* p)` nor a declaration `(T* p)`
+        if j + 2 < len(toks) and toks[j + 1].text == ")" and toks[j + 2].text not in (";", ")"):
+            return j + 2
+    return None
+
+
+@hazard_rule(
+    "HZ319",
+    "fp8-e4m3-fnuz",
+    Severity.WARNING,
+    "e4m3 FP8 range or bytes assume the OCP format; MI300X uses FNUZ (max 240, other bias)",
+)
+def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
+    if not _uses_e4m3(unit):
+        return
+    toks = unit.tokens
+    for k, t in enumerate(toks):
+        if t.kind is Kind.NUMBER and _number(t.text) == _OCP_E4M3_MAX:
+            yield report(
+                t.start,
+                t.end,
+                f"`{t.text}` is the largest OCP e4m3 value; `__nv_fp8_e4m3` becomes "
+                "`__hip_fp8_e4m3_fnuz` on MI300X (gfx942), whose largest value is 240: data "
+                "scaled to 448 saturates (take the maximum per platform)",
+            )
+        elif t.kind is Kind.IDENT and _FP8_TYPE.match(t.text):
+            end = _pointer_cast(toks, k)
+            # `reinterpret_cast<const T*>(&packed.x)`: the bytes of an FP8 vector it unpacks
+            operand = end + 1 if end is not None and toks[end].text == "(" else end
+            if end is not None and operand is not None and toks[operand].text != "&":
+                yield report(
+                    t.start,
+                    toks[end - 1].end,
+                    f"bytes read as `{t.text}`: MI300X (gfx942) decodes FP8 in the FNUZ "
+                    "format (another exponent bias), so bytes encoded as OCP FP8 elsewhere "
+                    "(files, framework tensors, the host) read as half or twice their value",
+                )

@@ -1,0 +1,113 @@
+"""HZ319: e4m3 FP8 code that assumes the OCP format, on MI300X where HIP computes in FNUZ.
+
+The premise is checked against ROCm 7.2.4's `amd_hip_fp8.h` (host path, run here): FNUZ e4m3
+saturates 448 to 240 and decodes the same byte as half the OCP value.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from test_hazard_common import only
+
+QUANTIZE = """#include <cuda_fp8.h>
+#include <cstdint>
+#define FP8_E4M3_MAX 448.0f
+__global__ void quantize(const float* x, __nv_fp8_e4m3* q, const float* amax, int n) {
+  float scale = *amax / 448.f;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = __nv_fp8_e4m3(fminf(x[i] / scale, FP8_E4M3_MAX));
+}
+__global__ void dequantize(const uint8_t* bytes, float* y, int n) {
+  const __nv_fp8_e4m3* w = reinterpret_cast<const __nv_fp8_e4m3*>(bytes);
+  const __nv_fp8_e5m2* v = (const __nv_fp8_e5m2*)(bytes + n);
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = float(w[i]) + float(v[i]);
+}
+"""
+
+# 448 without e4m3 in the file; fp8 pointers as parameters, not casts; 240 is FNUZ's maximum
+DECOYS = """#include <cuda_fp8.h>
+__global__ void resize(const float* in, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 448 * 448) out[i] = in[i] * 240.f;
+}
+__device__ float widen(const __nv_fp8_e5m2* p, int i) { return float(p[i]); }
+"""
+
+TYPED = """#include <cuda_fp8.h>
+__global__ void copy(const __nv_fp8_e4m3* in, __nv_fp8_e4m3* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __nv_fp8_e4m3(float(in[i]) * 240.f);
+}
+__device__ float first_of(const __nv_fp8x4_e4m3* in) {
+  const char4 packed = reinterpret_cast<const char4*>(in)[0];
+  return (float)reinterpret_cast<const __nv_fp8_e4m3*>(&packed.x)[0];
+}
+"""
+
+PREMISE = """#include <hip/hip_fp8.h>
+#include <cstdio>
+int main() {
+  __hip_fp8_e4m3_fnuz fnuz(448.0f);
+  __hip_fp8_e4m3 ocp(448.0f);
+  __hip_fp8_e4m3_fnuz a; a.__x = 0x40;
+  __hip_fp8_e4m3 b; b.__x = 0x40;
+  std::printf("%g %g %g %g\\n", float(fnuz), float(ocp), float(a), float(b));
+}
+"""
+
+
+def test_inputs_are_real_cuda(nvcc, tmp_path):
+    for n, src in enumerate((QUANTIZE, DECOYS, TYPED)):
+        f = tmp_path / f"f{n}.cu"
+        f.write_text(src)
+        proc = subprocess.run(
+            [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / f"f{n}.o")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_ocp_maximum_and_byte_casts_are_reported():
+    found = only("HZ319", QUANTIZE)
+    assert [f.line for f in found] == [3, 5, 10, 11]
+    assert "240" in found[0].message and "FNUZ" in found[2].message
+
+
+def test_decoys_are_silent():
+    assert only("HZ319", DECOYS) == []
+    assert only("HZ319", TYPED) == []
+
+
+def test_the_converted_names_are_reported_too():
+    hip = QUANTIZE.replace("__nv_fp8_e4m3", "__hip_fp8_e4m3_fnuz").replace(
+        "__nv_fp8_e5m2", "__hip_fp8_e5m2_fnuz"
+    )
+    assert [f.line for f in only("HZ319", hip, "t.hip")] == [3, 5, 10, 11]
+
+
+def test_premise_fnuz_saturates_at_240_and_halves_ocp_bytes(tmp_path: Path, rocm7, clang19):
+    src = tmp_path / "premise.hip"
+    src.write_text(PREMISE)
+    obj, exe = tmp_path / "p.o", tmp_path / "p"
+    cmd = [
+        clang19, "-x", "hip", "--cuda-host-only", "--offload-arch=gfx942", "-nogpulib",
+        "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+        "-c", str(src), "-o", str(obj),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    link = subprocess.run([clang19, str(obj), "-o", str(exe), "-lstdc++"], capture_output=True)
+    assert link.returncode == 0, link.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout.split()
+    assert out == ["240", "448", "1", "2"]
+    # and gfx942 device code compiles in FNUZ only: the header says so
+    header = (rocm7 / "include/hip/amd_detail/amd_hip_fp8.h").read_text()
+    gfx942 = header.index("#if defined(__gfx942__) && __HIP_DEVICE_COMPILE__")
+    assert header[gfx942:].split("#elif")[0].split()[-6:] == [
+        "#define", "HIP_FP8_TYPE_OCP", "0", "#define", "HIP_FP8_TYPE_FNUZ", "1",
+    ]  # fmt: skip
