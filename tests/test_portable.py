@@ -216,8 +216,9 @@ def test_an_inserted_shim_is_its_own_block_even_above_a_comment(
     tmp_path: Path, nvcc: str, clang19: str, rocm7: Path
 ) -> None:
     """A header that opens with its licence comment and uses a CUDA bf16 constructor HIP
-    lacks: the shim goes above the comment, in an AMD block of its own (guarding the comment's
-    first line with it left `/*` open across the `#else`)."""
+    lacks: the shim goes below the comment, after the compat header it needs, in an AMD block
+    of its own (a shim once guarded together with the comment's first line left `/*` open
+    across the `#else`)."""
     tree = tmp_path / "in"
     tree.mkdir()
     (tree / "pack.cuh").write_text(
@@ -232,8 +233,9 @@ def test_an_inserted_shim_is_its_own_block_even_above_a_comment(
     _convert([str(tree), "--out-dir", str(tmp_path / "out")])
     out = tmp_path / "out"
     header = (out / "pack.cuh").read_text()
-    assert header.startswith("#if defined(__HIP_PLATFORM_AMD__)  // hipify-py --portable\n")
-    assert "#endif\n/*\n * Licensed" in header and "#else" not in header
+    licence = "/*\n * Licensed under the Apache License, Version 2.0\n */\n"
+    shim = '#include "hip_compat.h"\n#if defined(__HIP_PLATFORM_AMD__)  // hipify-py --portable\n'
+    assert header.startswith(licence + shim) and "#else" not in header
     _compile([nvcc, "-arch=sm_90", "-c", str(out / "main.cu"), "-o", str(tmp_path / "o.o")])
     _compile([clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
               "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
