@@ -147,3 +147,32 @@ def test_the_runtime_include_goes_before_the_shims_that_need_it(name: str, src: 
     assert text.index("#include <hip/hip_runtime.h>") < text.index("HIPIFY_PY_SHIM_LOAD_STORE")
     assert text.startswith(src[: src.index("__device__")])  # the BOM, the guard first
     assert hip(text) == text, name  # converting twice equals converting once
+
+
+def test_a_cuda_name_opening_the_file_is_no_include_guard():
+    """Fuzz input: `#ifndef cudaEventDisableTiming` / `#define cudaEventDisableTiming` read as
+    an include guard put the runtime include inside it; the #ifndef's name is renamed and the
+    #define's is not, so the next run saw no guard and added a second include."""
+    out = hip("#ifndef cudaEventDisableTiming\n#define cudaEventDisableTiming\n#endif\n")
+    assert out.startswith("#include <hip/hip_runtime.h>\n#ifndef hipEventDisableTiming\n")
+    assert hip(out) == out
+
+
+def test_a_latin1_byte_before_a_ballot_costs_no_rule(tmp_path):
+    """Fuzz input: a non-UTF-8 byte before code the warp-mask pass looks up in the AST (a
+    ballot whose mask is a variable) made the byte offset of that code raise
+    UnicodeEncodeError, and the pass was lost."""
+    data = (
+        (
+            "\ufeff#include <cuda_runtime.h>\n"
+            "__global__ void reduce(const float* in, float* out) { // caf\xe9\n"
+            "  float v = in[threadIdx.x];\n"
+            "  unsigned long long active = __activemask();\n"
+            "  unsigned long long votes = __ballot_sync(active, v > 0.0f);\n"
+            "  if (threadIdx.x == 0) out[blockIdx.x] = v + __popcll(votes);\n}\n"
+        )
+        .encode("utf-8")
+        .replace("\xe9".encode(), b"\xe9")
+    )
+    out = _process(tmp_path, data)
+    assert out.result.rule_errors == []

@@ -23,7 +23,8 @@ def cursor_at(unit: Unit, offset: int) -> ci.Cursor | None:
     import clang.cindex as ci
 
     text = unit.text
-    byte = offset if ast._ascii else len(text[:offset].encode("utf-8"))
+    # an undecodable byte (a surrogate here) reached libclang as one '?': one byte either way
+    byte = offset if ast._ascii else len(text[:offset].encode("utf-8", "surrogateescape"))
     tu = ast.tu
     f = cached(unit, "_hz_cxfile", lambda: tu.get_file(ast.filename))
     loc = ci.SourceLocation.from_offset(tu, f, byte)

@@ -20,6 +20,8 @@ def include_guard(unit: Unit) -> tuple[int, int] | None:
     if len(t) < 6 or t[0].kind is not Kind.DIRECTIVE or t[1].text != "ifndef":
         return None
     name = t[2].text
+    if name in unit.mapped:  # a CUDA name the conversion renames in the #ifndef, not the
+        return None  # #define: no guard of the file, or the next run would disagree
     directives = [i for i, tok in enumerate(t[:40]) if tok.kind is Kind.DIRECTIVE][1:5]
     for i in directives:
         if i + 2 < len(t) and t[i + 1].text == "define" and t[i + 2].text == name:

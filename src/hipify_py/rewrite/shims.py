@@ -330,7 +330,10 @@ def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
             if not unit.text[:at].endswith(("\n", "\r")):
                 at = next_line(unit.text, at)
         body = text.replace("\n", nl)
-        block = f"#ifndef {guard}{nl}#define {guard}{nl}{body}#endif{nl}"
+        # HIP's NVIDIA backend includes CUDA's own headers, which define what a shim stands in
+        # for: there the shim would be a redefinition
+        nvidia = f"#if !defined(__HIP_PLATFORM_NVIDIA__){nl}{body}#endif{nl}"
+        block = f"#ifndef {guard}{nl}#define {guard}{nl}{nvidia}#endif{nl}"
         at_offset[at] = at_offset.get(at, "") + block
     for at, block in at_offset.items():
         yield Edit(at, at, block, RULE)
