@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.functions import Func, function_at, functions
+from ..analysis.tokens import split
 from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Severity
@@ -77,22 +78,6 @@ def _thirty_two(toks: list[Token], a: int, b: int) -> int | None:
         if before in ("*", "/") or after == "*":
             return k
     return None
-
-
-def _split(toks: list[Token], a: int, b: int) -> list[tuple[int, int]]:
-    """Top-level comma-separated ranges of tokens [a, b)."""
-    out, depth, start = [], 0, a
-    for k in range(a, b):
-        x = toks[k].text
-        if x in ("(", "[", "{"):
-            depth += 1
-        elif x in (")", "]", "}"):
-            depth -= 1
-        elif x == "," and depth == 0:
-            out.append((start, k))
-            start = k + 1
-    out.append((start, b))
-    return out
 
 
 def _definition(toks: list[Token], name: str, host: Func, before: int) -> tuple[int, int] | None:
@@ -176,7 +161,7 @@ def _launch_sites(unit: Unit, kernels: dict[str, Func]) -> Iterator[tuple[int, i
         host = function_at(unit, i)
         if host is None or host.is_device:
             continue
-        args = _split(toks, i + 1, stop)
+        args = split(toks, i + 1, stop)
         if len(args) < 2:
             continue
         grid = _expansion(toks, *args[0], host, i)
