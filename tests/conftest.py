@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -78,6 +80,19 @@ def rocm7() -> Path:
 @pytest.fixture(scope="session")
 def hipcc() -> str:
     return require_tool("hipcc", "/opt/rocm/bin/hipcc")
+
+
+@pytest.fixture(scope="session")
+def gfx942_check(clang19: str, rocm7: Path) -> Callable[[Path], subprocess.CompletedProcess]:
+    """``gfx942_check(path)``: clang-19's syntax check of a HIP file for gfx942 against the
+    ROCm 7.2.4 headers (searched before Debian's HIP 5.2 in /usr/include)."""
+
+    def check(path: Path) -> subprocess.CompletedProcess:
+        cmd = [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
+        cmd += ["-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include")]
+        return subprocess.run([*cmd, str(path)], capture_output=True, text=True, timeout=300)
+
+    return check
 
 
 @pytest.fixture(scope="session")

@@ -50,15 +50,9 @@ def converted(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("name", SOURCES)
-def test_conversion_compiles_for_gfx942(name, converted, clang19, rocm7):
+def test_conversion_compiles_for_gfx942(name, converted, gfx942_check):
     src = converted / name.replace(".cu", ".hip")
-    proc = subprocess.run(
-        [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
-        + ["-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(src)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = gfx942_check(src)
     assert proc.returncode == 0, src.read_text() + proc.stderr[-3000:]
 
 
@@ -111,7 +105,7 @@ def test_cusparselt_converts_for_rocm_7_2():
     assert "hipsparseLtHandle_t h; hipsparseLtInit(&h);" in out
 
 
-def test_folded_version_gate_leaves_valid_elif(clang19, rocm7, tmp_path):
+def test_folded_version_gate_leaves_valid_elif(tmp_path, gfx942_check):
     src = (
         "#if CUDA_VERSION >= 12080\n#define API 1\n#elif __HIPCC__\n#define API 2\n"
         "#elif __HIP_PLATFORM_AMD__ && defined(__HIPCC__)\n#define API 3\n#else\n#define API 0\n"
@@ -123,13 +117,7 @@ def test_folded_version_gate_leaves_valid_elif(clang19, rocm7, tmp_path):
     # hip_common.h defines __HIPCC__ with no value on NVIDIA: the folded file must still parse
     f = tmp_path / "gate.hip"
     f.write_text("#define __HIPCC__\n#define __HIP_PLATFORM_AMD__\n" + out)
-    proc = subprocess.run(
-        [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
-        + ["-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(f)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = gfx942_check(f)
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
@@ -197,7 +185,7 @@ void run(__half* d, const __nv_bfloat16* s, float* f) {
 """
 
 
-def test_half_bf16_conversions_are_reported_where_they_fail(nvcc, clang19, rocm7, tmp_path):
+def test_half_bf16_conversions_are_reported_where_they_fail(nvcc, tmp_path, gfx942_check):
     cu = tmp_path / "hb.cu"
     cu.write_text(HALF_BF16)
     proc = subprocess.run(
@@ -217,13 +205,7 @@ def test_half_bf16_conversions_are_reported_where_they_fail(nvcc, clang19, rocm7
     # the cause is real: each reported line fails for gfx942 after conversion, nothing else does
     f = tmp_path / "hb.hip"
     f.write_text(hip(HALF_BF16))
-    proc = subprocess.run(
-        [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
-        + ["-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(f)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = gfx942_check(f)
     assert "ambiguous" in proc.stderr
     assert "__half2float(h[1])" not in proc.stderr  # the conversion through float compiles
 
