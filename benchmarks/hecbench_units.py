@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from realworld import _compile, error_kind  # noqa: E402
+from realworld import Toolchain, _compile, error_kind  # noqa: E402
 
 SPLITS = {"dev": ("a", "m"), "held-out": ("n", "z"), "all": ("0", "z")}
 
@@ -95,25 +95,10 @@ def nvcc_cmd(tu: Path, src: Path) -> list[str]:
 
 
 def gfx942_cmd(tu: Path, tree_src: Path, rocm: Path) -> list[str]:
+    """realworld.py's gfx942 check, with the program's own and its Makefile's include dirs."""
     siblings, _ = makefile_flags(tu.parent)
-    return [
-        "clang-19",
-        "-x",
-        "hip",
-        "--offload-arch=gfx942",
-        "-nogpulib",
-        "-fsyntax-only",
-        "-std=c++17",
-        f"--rocm-path={rocm}",
-        "-isystem",
-        str(rocm / "include"),
-        "-w",
-        "-ferror-limit=20",
-        f"-I{tu.parent}",
-        *[f"-I{tree_src / s}" for s in siblings],
-        f"-I{tree_src / 'include'}",
-        str(tu),
-    ]
+    includes = [tu.parent, *(tree_src / s for s in siblings), tree_src / "include"]
+    return Toolchain(rocm, [], None).gfx942(tu, includes)
 
 
 def source_key(program: Path) -> str:
