@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
-from hipify_py import config
+from hipify_py import config, context
 from hipify_py.cli import COMMANDS, option_table, root
 from hipify_py.cli.option_table import OPTIONS, declare, of_command, options_fields
 from hipify_py.cli.options import Option
 from hipify_py.context import Options
+from hipify_py.option_spec import TREE, cli, cli_fields
 
 TABLE_COMMANDS = ("convert", "check", "report", "verify")
 KERNEL = "__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n"
@@ -186,3 +187,86 @@ def test_without_the_probe_its_key_is_unknown(tmp_path: Path) -> None:
     with pytest.raises(config.ConfigFileError, match="unknown key"):
         config.Config.find(source)
     assert "probe" not in {o.name for o in option_table.OPTIONS}
+
+
+# ------------------------------------------------ options declared on their Options field
+
+
+def test_each_field_flag_reaches_its_field(seen: list[Options], tmp_path: Path) -> None:
+    """Every flag an ``Options`` field declares (``option_spec.cli``) sets that field."""
+    source = _project(tmp_path)
+    flags = [(f.name, flag) for f, flag in cli_fields(Options) if f.default is False]
+    assert len(flags) >= 8
+    for name, flag in flags:
+        result = CliRunner().invoke(root, ["convert", "--dry-run", flag.decls[0], str(source)])
+        assert result.exit_code == 0, (name, result.output)
+        assert getattr(seen[-1], name) is True, name
+        assert all(getattr(seen[-1], other) is True for other in flag.also), name
+
+
+def test_a_field_option_that_parses_its_value_fails_in_one_line(tmp_path: Path) -> None:
+    source = _project(tmp_path)
+    result = CliRunner().invoke(root, ["convert", "--target-rocm", "0.1", str(source)])
+    assert result.exit_code == 2
+    assert "Invalid value for --target-rocm: not a ROCm version: 0.1" in result.output
+
+
+@dataclass(frozen=True)
+class _WithKeepPrintf(Options):
+    """``Options`` with the field CONTRIBUTING's worked example adds (one declaration)."""
+
+    keep_printf: bool = field(
+        default=False,
+        metadata=cli(
+            "--keep-printf/--no-keep-printf",
+            commands=TREE,
+            help="Leave device printf calls as they are (default: convert them).",
+            section="parse",
+            config="keep-printf",
+        ),
+    )
+
+
+@pytest.fixture
+def keep_printf(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Run the commands as if ``context.Options`` had the new field: the table and the
+    commands are rebuilt from it, and back after the test."""
+    modules = [importlib.import_module(f"hipify_py.cli.{m}") for m in RELOAD]
+    monkeypatch.setattr(context, "Options", _WithKeepPrintf)
+    try:
+        for module in modules:
+            importlib.reload(module)
+        yield
+    finally:
+        monkeypatch.undo()
+        config._DECLARED.pop("keep-printf", None)
+        for module in modules:
+            importlib.reload(module)
+
+
+RELOAD = ("option_table", "common", "convert", "check", "report")
+
+
+def test_a_new_field_is_an_option_of_its_commands_and_a_config_key(
+    keep_printf: None, seen: list[Options], tmp_path: Path
+) -> None:
+    for name in ("convert", "check", "report"):
+        result = CliRunner().invoke(root, [name, "--help"])
+        assert "--keep-printf / --no-keep-printf" in result.output, name
+    assert "--keep-printf" not in CliRunner().invoke(root, ["verify", "--help"]).output
+    source = _project(tmp_path)
+    for args in (["--keep-printf"], ["--no-keep-printf"], []):
+        result = CliRunner().invoke(root, ["convert", "--dry-run", *args, str(source)])
+        assert result.exit_code == 0, result.output
+    assert [o.keep_printf for o in seen] == [True, False, False]
+    (tmp_path / ".hipify-py.yaml").write_text("keep-printf: true\n")
+    for args in (["check"], ["check", "--no-keep-printf"]):
+        result = CliRunner().invoke(root, [*args, str(source)])
+        assert result.exit_code == 0, result.output
+    # the config sets it; the command line wins over the config
+    assert [o.keep_printf for o in seen[3:]] == [True, False]
+
+
+def test_after_the_new_field_its_option_is_gone() -> None:
+    assert "keep_printf" not in {o.name for o in option_table.OPTIONS}
+    assert "keep-printf" not in config.known_keys()

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from .option_spec import CONVERT, TREE, cli
+
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
 
@@ -18,25 +20,169 @@ def parse_version(text: str) -> tuple[int, ...]:
         raise ValueError(f"not a version number: {text!r} (expected e.g. 7.1)") from None
 
 
+def parse_rocm_version(text: str) -> tuple[int, ...]:
+    """``--target-rocm X.Y``: a version a ROCm release can have; ValueError otherwise."""
+    target = parse_version(text)
+    if not 1 <= target[0] <= 99 or any(part < 0 or part > 999 for part in target):
+        raise ValueError(f"not a ROCm version: {text}")
+    return target
+
+
 @dataclass(frozen=True)
 class Options:
-    launch_syntax: str = "hip"  # "hip": hipLaunchKernelGGL(...); "cuda": keep <<<...>>>
-    roc: bool = False  # rocBLAS/rocSPARSE/rocRAND/rocSOLVER/MIOpen instead of hip* wrappers
-    miopen: bool = False  # cuDNN -> MIOpen only
-    experimental: bool = False  # also convert APIs HIP marks experimental
-    hip_data_types: bool = False
-    target_rocm: tuple[int, ...] = (7, 1)
-    pytorch: bool | None = None  # None: decide per file from its includes
-    skip_inactive: bool = False  # leave code in inactive #if branches alone
-    keep_names: bool = False  # keep .cu file names (and includes of them) instead of .hip
-    fix: bool = False  # apply safe hazard fixes
-    unsafe_fixes: bool = False
-    annotate: bool = False  # write a // hipify-py[ID] comment above each finding
-    include_dirs: tuple[str, ...] = ()
-    defines: tuple[str, ...] = ()
-    extra_clang_args: tuple[str, ...] = field(default=())
-    offload_arch: tuple[str, ...] = ("gfx942",)  # AMD targets build files compile for
-    portable: bool = False  # one source for nvcc and HIP (portable/), not a forked HIP tree
+    """What a conversion produces.  A field that an option sets declares that option here, in
+    its metadata (``option_spec.cli``): flag, help, commands, config key, ``--help`` section."""
+
+    launch_syntax: str = field(
+        default="hip",
+        metadata=cli(
+            "--launch-syntax",
+            commands=TREE,
+            help="hip: hipLaunchKernelGGL(...); cuda: keep <<<...>>> (HIP accepts it).",
+            choices=("hip", "cuda"),
+            section="output",
+        ),
+    )
+    roc: bool = field(
+        default=False,
+        metadata=cli(
+            "--roc",
+            commands=TREE,
+            help="Use rocBLAS/rocSPARSE/rocRAND/rocSOLVER/MIOpen, not hip* wrappers.",
+            section="parse",
+        ),
+    )
+    miopen: bool = field(
+        default=False,
+        metadata=cli("--miopen", commands=TREE, help="Translate cuDNN to MIOpen.", section="parse"),
+    )
+    experimental: bool = field(
+        default=False,
+        metadata=cli(
+            "--experimental",
+            commands=TREE,
+            help="Also convert APIs HIP marks experimental.",
+            section="parse",
+        ),
+    )
+    hip_data_types: bool = field(
+        default=False,
+        metadata=cli(
+            "--use-hip-data-types",
+            commands=TREE,
+            help="Emit hipDataType instead of library-specific data types.",
+            section="parse",
+        ),
+    )
+    target_rocm: tuple[int, ...] = field(
+        default=(7, 1),
+        metadata=cli(
+            "--target-rocm",
+            commands=TREE,
+            help="ROCm version the output must build with.",
+            metavar="X.Y",
+            parse=parse_rocm_version,
+            default_text="7.1",
+            section="parse",
+        ),
+    )
+    pytorch: bool | None = field(  # None: decide per file from its includes
+        default=None,
+        metadata=cli(
+            "--pytorch/--no-pytorch",
+            commands=TREE,
+            help="PyTorch extension mappings (default: when ATen/torch is included).",
+            section="parse",
+        ),
+    )
+    skip_inactive: bool = field(
+        default=False,
+        metadata=cli(
+            "--skip-inactive",
+            commands=TREE,
+            help="Leave code in inactive #if branches alone (default: convert it).",
+            section="parse",
+        ),
+    )
+    keep_names: bool = field(  # keep .cu file names (and includes of them) instead of .hip
+        default=False,
+        metadata=cli(
+            "--keep-names",
+            commands=TREE,
+            help="Keep .cu names instead of renaming to .hip.",
+            section="output",
+        ),
+    )
+    fix: bool = field(
+        default=False,
+        metadata=cli(
+            "--fix",
+            commands=TREE,
+            help="Apply the safe fixes hazard rules offer.",
+            section="output",
+        ),
+    )
+    unsafe_fixes: bool = field(
+        default=False,
+        metadata=cli(
+            "--unsafe-fixes",
+            commands=TREE,
+            help="Also apply fixes that need review.",
+            also=("fix",),
+            section="output",
+        ),
+    )
+    annotate: bool = field(
+        default=False,
+        metadata=cli(
+            "--annotate",
+            commands=TREE,
+            help="Write a // hipify-py[ID] comment above each finding.",
+            section="output",
+        ),
+    )
+    include_dirs: tuple[str, ...] = field(
+        default=(),
+        metadata=cli(
+            "-I",
+            commands=TREE,
+            help="Parse with this include directory (turns off the hermetic parse).",
+            metavar="DIR",
+            section="parse",
+        ),
+    )
+    defines: tuple[str, ...] = field(
+        default=(),
+        metadata=cli(
+            "-D",
+            commands=TREE,
+            help="Parse with this macro defined.",
+            metavar="MACRO[=V]",
+            section="parse",
+        ),
+    )
+    extra_clang_args: tuple[str, ...] = field(
+        default=(),
+        metadata=cli(
+            "--clang-arg",
+            commands=TREE,
+            help="Extra argument for the libclang parse (also: everything after --).",
+            metavar="ARG",
+            section="clang",
+        ),
+    )
+    # AMD targets build files compile for: declared in cli/option_table.py (its check of an
+    # arch name lives with the verifier)
+    offload_arch: tuple[str, ...] = ("gfx942",)
+    portable: bool = field(  # one source for nvcc and HIP (portable/), not a forked HIP tree
+        default=False,
+        metadata=cli(
+            "--portable",
+            commands=CONVERT,
+            help="Keep one CUDA source that also builds for HIP: hip_compat.h + guarded AMD fixes.",
+            section="convert",
+        ),
+    )
 
 
 @dataclass(frozen=True)

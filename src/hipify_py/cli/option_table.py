@@ -2,9 +2,12 @@
 what the commands read from them: their click decorators, the ``Options`` a command line
 sets, the fields an option overrides, the project config's keys.
 
-The order here is the order of ``--help``.  An option several commands take is declared once
-with all of them in ``commands``; ``fields`` names the ``Options`` fields it sets (see
-``cli/options.py`` and CONTRIBUTING.md, "A command-line option").
+An option that sets one ``Options`` field is declared on that field (``context.py``,
+``option_spec.cli``) and placed here by its section (``field_options``); the others, which
+steer a command or derive fields from other input, are declared here.  The order here is the
+order of ``--help``.  An option several commands take is declared once with all of them in
+``commands``; ``fields`` names the ``Options`` fields it sets (see ``cli/options.py`` and
+CONTRIBUTING.md, "A command-line option").
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from click.core import ParameterSource
 
 from .. import config
 from ..config import CONFIG_NAME
+from ..context import Options
 from ..files import BACKUP_SUFFIX
-from .options import Option, clash, config_kind
+from ..option_spec import CHECK, CONVERT, REPORT, TREE, VERIFY, WRITES, cli_fields
+from .options import Option, clash, config_kind, field_option
 from .params import (
     LazyChoice,
     PathArg,
@@ -28,16 +33,7 @@ from .params import (
     compile_db_flags,
     cuda_include,
     parse_shard,
-    target_rocm,
 )
-
-CONVERT = frozenset({"convert"})
-CHECK = frozenset({"check"})
-REPORT = frozenset({"report"})
-VERIFY = frozenset({"verify"})
-TREE = frozenset({"convert", "check", "report"})  # the commands that convert or check a tree
-WRITES = frozenset({"convert", "report"})  # the commands whose conversion is written or shown
-
 
 OPTIONS: list[Option] = []  # in --help order
 
@@ -104,6 +100,19 @@ def from_config(values: dict[str, Any], project: config.Config) -> None:
         values[option.name] = tuple(value) if isinstance(value, list) else value
 
 
+def field_options(section: str) -> list[Option]:
+    """The options ``Options`` fields declare (``context.py``) for ``section`` of ``--help``,
+    in field order."""
+    return [field_option(f, flag) for f, flag in cli_fields(Options) if flag.section == section]
+
+
+def _unplaced() -> list[Option]:
+    """The options of fields whose section the table does not place: they come last."""
+    placed = {(o.name, o.commands) for o in OPTIONS}
+    every = (field_option(f, flag) for f, flag in cli_fields(Options))
+    return [o for o in every if (o.name, o.commands) not in placed]
+
+
 def _toolchains() -> tuple[str, ...]:
     from ..verify.discovery import KINDS
 
@@ -147,9 +156,7 @@ declare(
     Option("dry_run", ("--dry-run",), CONVERT, "Write nothing; print a unified diff.", FLAG),
     Option("diff_file", ("--diff-file",), CONVERT,
            "With --dry-run: save the diff to FILE instead of printing it.", {"type": FILE}),
-    Option("portable", ("--portable",), CONVERT,
-           "Keep one CUDA source that also builds for HIP: hip_compat.h + guarded AMD fixes.",
-           FLAG, fields=("portable",), sets=lambda on: {"portable": True} if on else {}),
+    *field_options("convert"),
     Option("no_hazards", ("--no-hazards",), CONVERT,
            "Convert only; skip the hazard rules.", FLAG),
     Option("json_file", ("--json",), CONVERT,
@@ -207,18 +214,7 @@ declare(
            "(options come from the manifest convert wrote there).",
            {"type": PathArg(path_type=Path)}),
     # ---------------------------------------------------------------- how convert's output looks
-    Option("keep_names", ("--keep-names",), TREE,
-           "Keep .cu names instead of renaming to .hip.", FLAG, fields=("keep_names",)),
-    Option("launch_syntax", ("--launch-syntax",), TREE,
-           "hip: hipLaunchKernelGGL(...); cuda: keep <<<...>>> (HIP accepts it).",
-           {"type": click.Choice(["hip", "cuda"]), "default": "hip", "show_default": True},
-           fields=("launch_syntax",)),
-    Option("fix", ("--fix",), TREE, "Apply the safe fixes hazard rules offer.", FLAG,
-           fields=("fix",)),
-    Option("unsafe_fixes", ("--unsafe-fixes",), TREE, "Also apply fixes that need review.",
-           FLAG, fields=("unsafe_fixes", "fix")),
-    Option("annotate", ("--annotate",), TREE,
-           "Write a // hipify-py[ID] comment above each finding.", FLAG, fields=("annotate",)),
+    *field_options("output"),
     Option("offload_arch", ("--offload-arch",), WRITES,
            "AMD GPU the converted build files compile for (repeatable; default gfx942).",
            {"multiple": True, "callback": check_archs, "metavar": "GFX"},
@@ -244,30 +240,7 @@ declare(
            "Convert every file; neither read nor update the per-file result cache.", FLAG,
            conversion=False),
     # ---------------------------------------------------------------- what is converted, how
-    Option("roc", ("--roc",), TREE,
-           "Use rocBLAS/rocSPARSE/rocRAND/rocSOLVER/MIOpen, not hip* wrappers.", FLAG,
-           fields=("roc",)),
-    Option("miopen", ("--miopen",), TREE, "Translate cuDNN to MIOpen.", FLAG,
-           fields=("miopen",)),
-    Option("experimental", ("--experimental",), TREE,
-           "Also convert APIs HIP marks experimental.", FLAG, fields=("experimental",)),
-    Option("hip_data_types", ("--use-hip-data-types",), TREE,
-           "Emit hipDataType instead of library-specific data types.", FLAG,
-           fields=("hip_data_types",)),
-    Option("target_rocm", ("--target-rocm",), TREE, "ROCm version the output must build with.",
-           {"default": "7.1", "show_default": True, "metavar": "X.Y"},
-           fields=("target_rocm",), sets=target_rocm),
-    Option("pytorch", ("--pytorch/--no-pytorch",), TREE,
-           "PyTorch extension mappings (default: when ATen/torch is included).",
-           {"default": None}, fields=("pytorch",)),
-    Option("skip_inactive", ("--skip-inactive",), TREE,
-           "Leave code in inactive #if branches alone (default: convert it).", FLAG,
-           fields=("skip_inactive",)),
-    Option("include_dirs", ("-I",), TREE,
-           "Parse with this include directory (turns off the hermetic parse).",
-           {"multiple": True, "metavar": "DIR"}, fields=("include_dirs",)),
-    Option("defines", ("-D",), TREE, "Parse with this macro defined.",
-           {"multiple": True, "metavar": "MACRO[=V]"}, fields=("defines",)),
+    *field_options("parse"),
     Option("cuda_path", ("--cuda-path",), TREE, "A CUDA installation to parse against.",
            {"type": PathArg(path_type=Path, file_okay=False, exists=True)},
            fields=("include_dirs",), sets=cuda_include),
@@ -278,9 +251,7 @@ declare(
     Option("mapping_files", ("--mapping",), TREE,
            "Extra mapping rules (YAML, same schema; they win).",
            {"multiple": True, "type": FILE}, config="mappings"),
-    Option("clang_args", ("--clang-arg",), TREE,
-           "Extra argument for the libclang parse (also: everything after --).",
-           {"multiple": True, "metavar": "ARG"}, fields=("extra_clang_args",)),
+    *field_options("clang"),
     # ---------------------------------------------------------------- verify
     Option("arch", ("--arch",), VERIFY,
            "AMD GPU to check for; falls back (with a warning) to the newest arch of the "
@@ -326,3 +297,4 @@ declare(
     Option("show_warnings", ("--warnings",), VERIFY, "Also list compiler warnings.", FLAG),
 )
 # fmt: on
+declare(*_unplaced())

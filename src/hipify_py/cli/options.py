@@ -10,6 +10,7 @@ the config file's keys are all read from that one list, so they cannot drift apa
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import click
 
 from .. import config
+from ..option_spec import CliFlag
 
 
 @dataclass(frozen=True)
@@ -74,3 +76,52 @@ def config_kind(option: Option) -> config.ValueKind:
     if attrs.get("is_flag") or "/" in option.decls[0]:
         return config.ValueKind("flag", choices)
     return config.ValueKind("list" if attrs.get("multiple") else "text", choices)
+
+
+def field_option(f: dataclasses.Field[Any], flag: CliFlag) -> Option:
+    """The ``Option`` an ``Options`` field declares (``option_spec.cli``): its click
+    attributes and how its value sets the field follow from the field's default."""
+    default = f.default
+    attrs: dict[str, Any] = {}
+    if flag.metavar is not None:
+        attrs["metavar"] = flag.metavar
+    if flag.default_text is not None:  # the default as it is written on the command line
+        attrs |= {"default": flag.default_text, "show_default": True}
+    elif "/" in flag.decls[0] or flag.parse is not None:
+        attrs["default"] = None  # not given: the field keeps its default (or the config's)
+    elif isinstance(default, bool):
+        attrs["is_flag"] = True
+    elif isinstance(default, tuple):
+        attrs["multiple"] = True
+    else:
+        attrs |= {"default": default, "show_default": True}
+    if flag.choices:
+        attrs["type"] = click.Choice(flag.choices)
+    return Option(
+        f.name,
+        flag.decls,
+        flag.commands,
+        flag.help,
+        attrs,
+        fields=(f.name, *flag.also),
+        sets=_setter(f.name, flag),
+        config=flag.config,
+        conversion=flag.conversion,
+    )
+
+
+def _setter(name: str, flag: CliFlag) -> Callable[[Any], Mapping[str, Any]]:
+    """Value given -> the fields it sets: none when not given (None, or no value of a
+    repeatable option), ``parse``d when the flag parses, the ``also`` fields with a flag."""
+
+    def sets(value: Any) -> Mapping[str, Any]:
+        if value is None or value == ():
+            return {}
+        if flag.parse is not None:
+            try:
+                value = flag.parse(value)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint=flag.decls[0]) from None
+        return {name: value, **{other: value for other in flag.also if value}}
+
+    return sets

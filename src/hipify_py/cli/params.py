@@ -9,8 +9,6 @@ from typing import Any
 
 import click
 
-from ..context import parse_version
-
 
 class PathArg(click.Path):
     """``click.Path`` that refuses an empty path: ``-o ''`` would name the working directory
@@ -71,17 +69,6 @@ def parse_shard(
         return parse(value)
     except ShardError as exc:
         raise click.BadParameter(str(exc)) from None
-
-
-def target_rocm(text: str) -> dict[str, tuple[int, ...]]:
-    """``--target-rocm X.Y`` as the Options field (a usage error names the option)."""
-    try:
-        target = parse_version(text)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--target-rocm") from None
-    if not 1 <= target[0] <= 99 or any(part < 0 or part > 999 for part in target):
-        raise click.BadParameter(f"not a ROCm version: {text}", param_hint="--target-rocm")
-    return {"target_rocm": target}
 
 
 def cuda_include(cuda_path: Path | None) -> dict[str, tuple[str, ...]]:
