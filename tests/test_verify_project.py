@@ -149,10 +149,9 @@ __global__ void k(float* x) { x[0] = 1.0f; }
 def test_third_party_header_is_not_checkable_and_cuda_header_fails(
     tmp_path, clang19, rocm7, monkeypatch
 ):
-    from hipify_py import verify as verify_pkg
-    from hipify_py.verify import torch_ext
+    from hipify_py.verify import file_flags, torch_ext
 
-    for module in (verify_pkg, torch_ext):  # a Python without PyTorch
+    for module in (file_flags, torch_ext):  # a Python without PyTorch
         monkeypatch.setattr(module, "find_torch", lambda: None)
     _tree(tmp_path, {"bind.cpp": BINDING})
     opts = VerifyOptions(toolchain="clang", rocm_path=str(rocm7))

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .compdb import CompileDatabase
 from .compile import (
@@ -27,16 +27,17 @@ from .compile import (
     foreign_headers,
 )
 from .discovery import discover
-from .includes import ProjectIncludes, missing_header_kind, missing_headers
+from .file_flags import FileFlags, Trees
+from .includes import missing_header_kind, missing_headers
 from .libclang_check import check_file
 from .mapback import SourceMap, find_cuda_source, rebuild
 from .toolchain import Toolchain, ToolchainError
-from .torch_ext import ROCM_DEFINES as TORCH_ROCM_DEFINES
-from .torch_ext import extension_names, find_torch, torch_header_note, uses_torch
+from .torch_ext import torch_header_note
 from .tree import manifest_options, manifest_source, tree_manifest
 
 if TYPE_CHECKING:
-    from ..context import Context
+    from ..context import Context, Options
+    from ..output.manifest import Manifest
 
 _CONVERT_LOCK = threading.Lock()
 
@@ -172,12 +173,13 @@ def _jobs(n: int) -> int:
     return n if n > 0 else (os.cpu_count() or 1)
 
 
-def _convert_context(convert_options=None):
+def _convert_context(convert_options: Context | Options | None = None) -> Context:
     """The conversion context used to rebuild edit maps: a ``Context`` as is, or ``Options``
     (default conversion options when None) with the bundled mapping tables."""
-    if hasattr(convert_options, "mappings"):
-        return convert_options
     from ..context import Context, Options
+
+    if isinstance(convert_options, Context):
+        return convert_options
     from ..mappings import load_index
 
     return Context(convert_options or Options(), load_index())
@@ -324,41 +326,11 @@ def _discover(options: VerifyOptions) -> Toolchain:
     )
 
 
-class _Trees:
-    """What the threads share per input root, computed once: its include index, its manifest,
-    its setup.py extensions."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._memo: dict[tuple[str, Path], Any] = {}
-
-    def get(self, what: str, root: Path, make: Callable[[Path], Any]) -> Any:
-        with self._lock:
-            if (what, root) not in self._memo:
-                self._memo[what, root] = make(root)
-            return self._memo[what, root]
-
-
-def _torch_flags(name: str, notes: list[str]) -> Flags:
-    """A PyTorch extension source: torch's headers and a ROCm CUDAExtension's defines."""
-    torch = find_torch()
-    if torch is None:
-        return Flags()  # the missing header's note says what to do
-    notes.append(
-        f"{torch.describe()}: its include directories and the defines a ROCm CUDAExtension "
-        f"build adds (-DUSE_ROCM=1 -D__HIP_PLATFORM_AMD__=1 ..., TORCH_EXTENSION_NAME={name})"
-    )
-    return Flags(
-        system_dirs=torch.include_dirs,
-        defines=(*TORCH_ROCM_DEFINES, f"TORCH_EXTENSION_NAME={name}"),
-    )
-
-
 def verify_paths(
     paths: Sequence[str | os.PathLike],
     options: VerifyOptions,
     toolchain: Toolchain | None = None,
-    convert_options=None,
+    convert_options: Context | Options | None = None,
 ) -> VerifyReport:
     """Check every translation unit under ``paths`` (``hipify-py verify``).
 
@@ -369,71 +341,92 @@ def verify_paths(
     tc = toolchain or _discover(options)
     report = VerifyReport(tc, options.mode)
     sources = collect_sources(paths)
-    cdb = CompileDatabase(options.build_path) if options.build_path else None
-    cuda_root = Path(options.cuda_root) if options.cuda_root else None
-    base = Flags(
-        include_dirs=tuple(os.path.abspath(d) for d in options.include_dirs),
-        defines=tuple(options.defines),
-        std=options.std,
-    )
-    ctx_holder: dict[object, object] = {}
-    fallback = _LibraryFallback(tc, options)
-    trees = _Trees()
-
-    def one(item: tuple[Path, Path]) -> FileReport:
-        hip_file, root = item
-        notes: list[str] = []
-        cuda_file = find_cuda_source(hip_file, root, cuda_root) if cuda_root else None
-        manifest = trees.get("manifest", root, tree_manifest) if cuda_root is None else None
-        if manifest is not None:  # convert's manifest records where each file came from
-            cuda_file = manifest_source(manifest, hip_file)
-        flags = base
-        hip_text = hip_file.read_text(errors="surrogateescape")
-        if cdb is None:
-            extra, found = trees.get("project", root, ProjectIncludes).flags_for(hip_file)
-            flags = base.merged(extra)
-            notes += found
-        else:
-            listed = cdb.flags_for(
-                hip_file, cuda_file, remap=(cuda_root, root) if cuda_root else None
-            )
-            if listed is None:
-                notes.append(f"{hip_file.name} is not in {cdb.path}")
-            else:
-                flags = base.merged(listed)
-        if uses_torch(hip_text):
-            names = trees.get("extensions", root, extension_names)
-            flags = flags.merged(_torch_flags(names.get(hip_file.resolve(), hip_file.stem), notes))
-        file_tc, why = fallback.choose(hip_text)
-        if why:
-            notes.append(why)
-        result = _compile(file_tc, hip_file, flags, options)
-        if cuda_root and cuda_file is None and result.errors:
-            notes.append(f"no CUDA source found under {cuda_root}; errors not mapped back")
-        smap = None
-        if cuda_file is not None and result.diagnostics:
-            with _CONVERT_LOCK:  # libclang's shared index is not thread-safe
-                key = root if manifest is not None and convert_options is None else "ctx"
-                if key not in ctx_holder:
-                    ctx_holder[key] = _convert_context(
-                        manifest_options(manifest) if manifest and key == root else convert_options
-                    )
-                ctx = ctx_holder[key]
-                smap = rebuild(str(hip_file), hip_text, str(cuda_file), ctx)
-        report_ = _finish(result, hip_text, smap, notes, file_tc)
-        report_.cuda_path = str(cuda_file) if cuda_file is not None else report_.cuda_path
-        if file_tc is not tc:
-            report_.toolchain = file_tc.describe()
-        return report_
-
-    if cuda_root is not None and sources:
-        ctx_holder["ctx"] = _convert_context(convert_options)  # fail early, not per file
+    check = _FileCheck(tc, options, convert_options)
+    if check.cuda_root is not None and sources:
+        check.context("ctx", convert_options)  # fail early, not per file
     with ThreadPoolExecutor(max_workers=_jobs(options.jobs)) as pool:
-        report.files = list(pool.map(one, sources))
+        report.files = list(pool.map(check.one, sources))
     if not sources:
         report.warnings.append("no translation units (" + ", ".join(TU_SUFFIXES) + ") found")
     report.seconds = time.monotonic() - start
     return report
+
+
+class _FileCheck:
+    """One translation unit at a time (from several threads): its CUDA source, its flags, the
+    compile, and the errors mapped back to CUDA lines; what the files share is made once."""
+
+    def __init__(
+        self, tc: Toolchain, options: VerifyOptions, convert_options: Context | Options | None
+    ) -> None:
+        self.tc = tc
+        self.options = options
+        self.convert_options = convert_options
+        self.cuda_root = Path(options.cuda_root) if options.cuda_root else None
+        self.trees = Trees()
+        base = Flags(
+            include_dirs=tuple(os.path.abspath(d) for d in options.include_dirs),
+            defines=tuple(options.defines),
+            std=options.std,
+        )
+        cdb = CompileDatabase(options.build_path) if options.build_path else None
+        self.flags = FileFlags(base, cdb, self.cuda_root, self.trees)
+        self.fallback = _LibraryFallback(tc, options)
+        self._contexts: dict[object, Context] = {}
+
+    def one(self, item: tuple[Path, Path]) -> FileReport:
+        """Check ``hip_file`` found under input ``root``."""
+        hip_file, root = item
+        notes: list[str] = []
+        cuda_file, manifest = self._cuda_source(hip_file, root)
+        hip_text = hip_file.read_text(errors="surrogateescape")
+        flags = self.flags.of(hip_file, root, cuda_file, hip_text, notes)
+        file_tc, why = self.fallback.choose(hip_text)
+        if why:
+            notes.append(why)
+        result = _compile(file_tc, hip_file, flags, self.options)
+        if self.cuda_root and cuda_file is None and result.errors:
+            notes.append(f"no CUDA source found under {self.cuda_root}; errors not mapped back")
+        smap = None
+        if cuda_file is not None and result.diagnostics:
+            smap = self._source_map(hip_file, hip_text, cuda_file, root, manifest)
+        report = _finish(result, hip_text, smap, notes, file_tc)
+        report.cuda_path = str(cuda_file) if cuda_file is not None else report.cuda_path
+        if file_tc is not self.tc:
+            report.toolchain = file_tc.describe()
+        return report
+
+    def _cuda_source(self, hip_file: Path, root: Path) -> tuple[Path | None, Manifest | None]:
+        """The CUDA file ``hip_file`` was converted from: found under ``--from`` by name, or
+        recorded in the manifest convert wrote in the tree (returned too, or None)."""
+        if self.cuda_root is not None:
+            return find_cuda_source(hip_file, root, self.cuda_root), None
+        manifest = self.trees.get("manifest", root, tree_manifest)
+        return (manifest_source(manifest, hip_file) if manifest is not None else None), manifest
+
+    def _source_map(
+        self,
+        hip_file: Path,
+        hip_text: str,
+        cuda_file: Path,
+        root: Path,
+        manifest: Manifest | None,
+    ) -> SourceMap:
+        """Redo the conversion of ``cuda_file`` in memory: the edits map HIP lines to CUDA
+        lines.  The tree's manifest gives the options when the caller gave none."""
+        with _CONVERT_LOCK:  # libclang's shared index is not thread-safe
+            if manifest is not None and self.convert_options is None:
+                ctx = self.context(root, manifest_options(manifest))
+            else:
+                ctx = self.context("ctx", self.convert_options)
+            return rebuild(str(hip_file), hip_text, str(cuda_file), ctx)
+
+    def context(self, key: object, options: Context | Options | None) -> Context:
+        """The conversion context of ``options``, made once per ``key`` (a tree root, whose
+        manifest gives them, or "ctx": the caller's)."""
+        if key not in self._contexts:
+            self._contexts[key] = _convert_context(options)
+        return self._contexts[key]
 
 
 def _compile(tc: Toolchain, hip_file: Path, flags: Flags, options: VerifyOptions) -> CompileResult:

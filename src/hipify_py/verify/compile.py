@@ -276,57 +276,84 @@ def parse_diagnostics(output: str, source: str) -> list[Diagnostic]:
     ``#include`` line that led to the header it is in.  Duplicates (clang reports host and
     device passes separately) are dropped.
     """
-    diags: list[Diagnostic] = []
-    include_chain: list[tuple[str, int]] = []
-    current: Diagnostic | None = None
-    in_chain = False
-    header_anchor: dict[str, tuple[int, int] | None] = {}
+    parser = _DiagnosticParser(source)
     for raw in output.splitlines():
-        m = _INCLUDED.match(raw)
-        if m:
-            if not in_chain:
-                include_chain = []
-            in_chain = True
-            include_chain.append((m.group("file"), int(m.group("line"))))
-            continue
-        in_chain = False
-        m = _DIAG.match(raw)
-        if m:
-            sev = m.group("sev")
-            sev = "error" if sev == "fatal error" else sev
-            d = Diagnostic(
-                sev, m.group("msg"), m.group("file"), int(m.group("line")), int(m.group("col"))
-            )
-            if sev == "note" and current is not None:
-                current.notes.append(d)
-                if current.anchor is None and _same_file(d.file or "", source):
-                    current.anchor = (d.line, d.column)
-            elif sev in ("error", "warning"):
-                if _same_file(d.file or "", source):
-                    d.anchor = (d.line, d.column)
-                else:
-                    for inc_file, inc_line in include_chain:
-                        if _same_file(inc_file, source):
-                            d.include_anchor = (inc_line, 1)
-                            break
-                    # clang prints the include stack only when it changes
-                    if include_chain:
-                        header_anchor[d.file or ""] = d.include_anchor
-                    else:
-                        d.include_anchor = header_anchor.get(d.file or "")
-                diags.append(d)
-                current = d
-            include_chain = []
-            continue
-        m = _DRIVER.match(raw)
-        if m:
-            d = Diagnostic("error", f"{m.group('tool')}: {m.group('msg')}")
-            diags.append(d)
-            current = d
+        parser.line(raw)
     # anchors from #include lines only when no note pointed into the file
-    for d in diags:
+    for d in parser.diags:
         if d.anchor is None:
             d.anchor = d.include_anchor
+    return _unique(parser.diags)
+
+
+class _DiagnosticParser:
+    """The state one pass over a compiler's output keeps: the include stack printed above
+    the next diagnostic, the diagnostic notes attach to, and each header's include line
+    (clang prints the include stack only when it changes)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.diags: list[Diagnostic] = []
+        self.current: Diagnostic | None = None
+        self.include_chain: list[tuple[str, int]] = []
+        self.in_chain = False
+        self.header_anchor: dict[str, tuple[int, int] | None] = {}
+
+    def line(self, raw: str) -> None:
+        m = _INCLUDED.match(raw)
+        if m:
+            if not self.in_chain:
+                self.include_chain = []
+            self.in_chain = True
+            self.include_chain.append((m.group("file"), int(m.group("line"))))
+            return
+        self.in_chain = False
+        m = _DIAG.match(raw)
+        if m:
+            self._diagnostic(m)
+            self.include_chain = []
+            return
+        m = _DRIVER.match(raw)
+        if m:
+            self._add(Diagnostic("error", f"{m.group('tool')}: {m.group('msg')}"))
+
+    def _diagnostic(self, m: re.Match[str]) -> None:
+        sev = m.group("sev")
+        sev = "error" if sev == "fatal error" else sev
+        d = Diagnostic(
+            sev, m.group("msg"), m.group("file"), int(m.group("line")), int(m.group("col"))
+        )
+        in_source = _same_file(d.file or "", self.source)
+        if sev == "note" and self.current is not None:
+            self.current.notes.append(d)
+            if self.current.anchor is None and in_source:
+                self.current.anchor = (d.line, d.column)
+        elif sev in ("error", "warning"):
+            if in_source:
+                d.anchor = (d.line, d.column)
+            else:
+                self._anchor_in_header(d)
+            self._add(d)
+
+    def _anchor_in_header(self, d: Diagnostic) -> None:
+        """A diagnostic in a header: the line of ``source`` that includes it (directly or
+        not), from the include stack above it or the last one printed for that header."""
+        for inc_file, inc_line in self.include_chain:
+            if _same_file(inc_file, self.source):
+                d.include_anchor = (inc_line, 1)
+                break
+        if self.include_chain:
+            self.header_anchor[d.file or ""] = d.include_anchor
+        else:
+            d.include_anchor = self.header_anchor.get(d.file or "")
+
+    def _add(self, d: Diagnostic) -> None:
+        self.diags.append(d)
+        self.current = d
+
+
+def _unique(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """``diags`` without repeats (clang's host and device passes report the same error)."""
     unique: list[Diagnostic] = []
     seen: set[tuple] = set()
     for d in diags:

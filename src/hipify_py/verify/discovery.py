@@ -7,7 +7,8 @@ a machine without ROCm.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .arch import UnknownArchFamilyError, arch_family
@@ -16,6 +17,25 @@ from .hipcc import find_hipcc, hipcc_prefix_include, hipcc_toolchain
 from .toolchain import Toolchain, ToolchainError, read_hip_version
 
 KINDS = ("auto", "hipcc", "clang", "libclang")
+
+
+@dataclass
+class _Probes:
+    """What probing the compilers found: toolchains that run, why the others do not, and the
+    compilers that do not know the arch's family at all."""
+
+    candidates: list[Toolchain] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    family_errors: list[UnknownArchFamilyError] = field(default_factory=list)
+
+    def probe(self, name: str, make: Callable[[], Toolchain]) -> None:
+        """Run one compiler's probe, keeping its toolchain or why it cannot be used."""
+        try:
+            self.candidates.append(make())
+        except UnknownArchFamilyError as exc:
+            self.family_errors.append(exc)
+        except ToolchainError as exc:
+            self.errors.append(f"{name}: {exc}")
 
 
 def discover(
@@ -37,64 +57,70 @@ def discover(
         raise ToolchainError(f"unknown toolchain {kind!r} (choose from {', '.join(KINDS)})")
     if kind == "libclang":
         return _libclang(env, arch, hip_include, rocm_path, reason=None)
-    errors: list[str] = []
-    family_errors: list[UnknownArchFamilyError] = []
-    candidates: list[Toolchain] = []
+    probes = _Probes()
     if kind in ("auto", "clang"):
-        try:
-            candidates.append(
-                clang_toolchain(env, arch, hip_include=hip_include, rocm_path=rocm_path)
-            )
-        except UnknownArchFamilyError as exc:
-            family_errors.append(exc)
-        except ToolchainError as exc:
-            errors.append(f"clang: {exc}")
+        probes.probe(
+            "clang",
+            lambda: clang_toolchain(env, arch, hip_include=hip_include, rocm_path=rocm_path),
+        )
     if kind in ("auto", "hipcc"):
         hipcc = find_hipcc(env, rocm_path)
-        if kind == "auto" and hipcc and candidates and not _unfit(candidates[0], arch, min_hip):
-            include = hipcc_prefix_include(hipcc)
-            older = read_hip_version(include) if include else None
-            if older and candidates[0].hip_version and older <= candidates[0].hip_version:
-                return candidates[0]  # clang knows the arch and has newer headers: skip the probe
+        if kind == "auto" and _clang_is_newer(probes.candidates, hipcc, arch, min_hip):
+            return probes.candidates[0]  # clang knows the arch and has newer headers: no probe
         if hipcc is None:
-            errors.append(
+            probes.errors.append(
                 "hipcc: not found in $ROCM_PATH/bin, $HIP_PATH/bin, /opt/rocm/bin or PATH"
             )
         else:
-            try:
-                candidates.append(hipcc_toolchain(hipcc, arch, env))
-            except UnknownArchFamilyError as exc:
-                family_errors.append(exc)
-            except ToolchainError as exc:
-                errors.append(f"hipcc: {exc}")
-    usable = [tc for tc in candidates if not _unfit(tc, arch, min_hip)]
+            probes.probe("hipcc", lambda: hipcc_toolchain(hipcc, arch, env))
+    return _choose(probes, arch, kind, min_hip)
+
+
+def _clang_is_newer(
+    candidates: list[Toolchain], hipcc: str | None, arch: str, min_hip: tuple[int, ...] | None
+) -> bool:
+    """Whether the clang toolchain found fits and has HIP headers at least as new as those
+    beside ``hipcc``: then probing hipcc (which runs it) cannot change the choice."""
+    if hipcc is None or not candidates or _unfit(candidates[0], arch, min_hip):
+        return False
+    include = hipcc_prefix_include(hipcc)
+    older = read_hip_version(include) if include else None
+    newest = candidates[0].hip_version
+    return bool(older and newest and older <= newest)
+
+
+def _choose(probes: _Probes, arch: str, kind: str, min_hip: tuple[int, ...] | None) -> Toolchain:
+    """The newest fitting toolchain (hipcc on a tie), or the error that says why none is."""
+    usable = [tc for tc in probes.candidates if not _unfit(tc, arch, min_hip)]
     if usable:
-
-        def rank(tc: Toolchain) -> tuple:
-            return (tc.hip_version or (0, 0), tc.kind == "hipcc")
-
-        return max(usable, key=rank)
-    if candidates:
+        return max(usable, key=lambda tc: (tc.hip_version or (0, 0), tc.kind == "hipcc"))
+    if probes.candidates:
         raise ToolchainError(
             "no toolchain here can check this tree: "
-            + "; ".join([*(_unfit(tc, arch, min_hip) for tc in candidates), *errors])
+            + "; ".join([*(_unfit(tc, arch, min_hip) for tc in probes.candidates), *probes.errors])
             + f". {FETCH_HINT}"
         )
-    if family_errors:
+    if probes.family_errors:
         # The compilers exist but none knows the family: a usage error, not a reason to
         # quietly fall back to a syntax-only check.
-        if len(family_errors) == 1:
-            raise family_errors[0]
-        first = family_errors[0]
-        families = sorted({f for e in family_errors for f in e.families}, key=lambda f: int(f[3:]))
-        raise UnknownArchFamilyError(
-            first.arch, " or ".join(e.compiler for e in family_errors), families
-        )
+        raise _family_error(probes.family_errors)
     if kind != "auto":
-        raise ToolchainError("; ".join(errors))
+        raise ToolchainError("; ".join(probes.errors))
     raise ToolchainError(
-        "no AMD toolchain found (" + "; ".join(errors) + f"). {FETCH_HINT}; or ask for a "
-        "syntax-only check that cannot see HIP API errors with --toolchain libclang"
+        "no AMD toolchain found (" + "; ".join(probes.errors) + f"). {FETCH_HINT}; or ask for "
+        "a syntax-only check that cannot see HIP API errors with --toolchain libclang"
+    )
+
+
+def _family_error(family_errors: list[UnknownArchFamilyError]) -> UnknownArchFamilyError:
+    """One error for the compilers that do not know the arch's family (their families
+    merged)."""
+    if len(family_errors) == 1:
+        return family_errors[0]
+    first = family_errors[0]
+    families = sorted({f for e in family_errors for f in e.families}, key=lambda f: int(f[3:]))
+    return UnknownArchFamilyError(
+        first.arch, " or ".join(e.compiler for e in family_errors), families
     )
 
 
