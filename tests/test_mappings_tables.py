@@ -144,6 +144,14 @@ def _write(tmp_path: Path, text: str, name: str = "rules.yaml") -> Path:
         ("- {cuda: foo, hip: x, kind: type, status: ok}", r"field 'status': 'ok' is not one of"),
         ("- {cuda: foo, hip: x, kind: type, status: supported, colour: red}",
          r"field 'colour': unknown field"),
+        ("- {cuda: foo, kind: fn, status: supported, hip: x}",
+         r"field 'kind': 'fn' is not one of function, "),
+        ("- {cuda: 'cuda Foo', hip: x, kind: type, status: supported}",
+         r"entry 0 \(cuda Foo\): field 'cuda': not a C/C\+\+ identifier \(e\.g\. cudaMalloc"),
+        ("- {cuda: foo, hip: x, kind: type, status: supported, hip_added: '7.x'}",
+         r"entry 0 \(foo\): field 'hip_added': not a version: '7\.x'"),
+        ("- {cuda: foo, hip: x, kind: type, status: supported, cuda_changed: '12.0 1a'}",
+         r"field 'cuda_changed': not a version: '12\.0 1a'"),
     ],
 )  # fmt: skip
 def test_schema_errors_name_file_entry_field(tmp_path, body, expect):

@@ -182,32 +182,41 @@ _UPPER_RE = re.compile(r"^[A-Z0-9_]+$")
 _TYPE_SECTION_RE = re.compile(r"data types|types references|device types", re.I)
 
 
+# the kind each hipify conversion type stands for (a CONV_ name not listed: a function)
+_CONV_KINDS = {
+    "CONV_NUMERIC_LITERAL": "enum",
+    "CONV_DEFINE": "macro",
+    "CONV_TYPE": "type",
+    "CONV_DEVICE_FUNC": "device_function",
+    "CONV_LIB_DEVICE_FUNC": "device_function",
+}
+_VERSION_MACRO_RE = re.compile(r"(_VERSION|_MAJOR|_MINOR|_PATCHLEVEL)$")
+
+
 def infer_kind(family: str, section: str, cuda: str, hint: str | None) -> str:
-    if hint is not None and not hint.startswith("CONV_"):
-        return hint  # a kind recorded by an earlier run (load_previous_kinds)
-    if hint == "CONV_NUMERIC_LITERAL":
-        return "enum"
-    if hint == "CONV_DEFINE":
-        return "macro"
-    if hint == "CONV_TYPE":
-        return "type"
-    if hint in ("CONV_DEVICE_FUNC", "CONV_LIB_DEVICE_FUNC"):
-        return "device_function"
+    """A table row's kind: the one an earlier run recorded, else what its conversion type
+    (``CONV_...``) says, else a guess from the name's shape and the table section."""
     if hint is not None:
-        return "function"
-    # Shape-based fallback.
-    if family == "device" and not _TYPE_SECTION_RE.search(section):
+        if not hint.startswith("CONV_"):
+            return hint  # a kind recorded by an earlier run (load_previous_kinds)
+        return _CONV_KINDS.get(hint, "function")
+    return _kind_from_shape(family, section, cuda)
+
+
+def _kind_from_shape(family: str, section: str, cuda: str) -> str:
+    """No hint: a device-family name outside the type sections is a device function; in a
+    type section an UPPER_CASE name is an enumerator (a version or limit a macro), another
+    name a type; elsewhere UPPER_CASE is a macro and anything else a function."""
+    types = bool(_TYPE_SECTION_RE.search(section))
+    if family == "device" and not types:
         return "device_function"
-    if _TYPE_SECTION_RE.search(section):
-        if _UPPER_RE.match(cuda):
+    upper = bool(_UPPER_RE.match(cuda))
+    if types:
+        if upper:
             # Enumerators and #defines share the UPPER_CASE shape; versions/limits are macros.
-            if re.search(r"(_VERSION|_MAJOR|_MINOR|_PATCHLEVEL)$", cuda):
-                return "macro"
-            return "enum"
+            return "macro" if _VERSION_MACRO_RE.search(cuda) else "enum"
         return "type"
-    if _UPPER_RE.match(cuda):
-        return "macro"
-    return "function"
+    return "macro" if upper else "function"
 
 
 def status_of(hip: str | None, hip_d: str | None, hip_r: str | None, hip_e: str | None) -> str:

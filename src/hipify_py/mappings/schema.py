@@ -17,8 +17,9 @@ other key is optional and omitted when empty.  Version values are strings ("7.0"
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .index import KINDS, STATUSES
@@ -80,6 +81,23 @@ def validate_file(doc: Any, path: str) -> None:
     """Raise MappingError for the first problem in a parsed mapping file."""
     if not isinstance(doc, Mapping):
         raise MappingError(f"{path}: top level must be a mapping with 'family' and 'entries'")
+    _check_file_keys(doc, path)
+    entries = doc["entries"]
+    if not isinstance(entries, list):
+        raise MappingError(f"{_where(path, key='entries')}: must be a list")
+    seen: dict[tuple[bool, str], int] = {}
+    for i, entry in enumerate(entries):
+        validate_entry(entry, path, i, KINDS, STATUSES)
+        key = (entry["kind"] == "header", entry["cuda"])
+        if key in seen:
+            raise MappingError(
+                f"{_where(path, i, entry['cuda'], 'cuda')}: duplicate of entry {seen[key]}"
+            )
+        seen[key] = i
+
+
+def _check_file_keys(doc: Mapping[Any, Any], path: str) -> None:
+    """The file's own keys (all but ``entries``' contents): known, present, of their type."""
     for key in doc:
         if key not in FILE_KEYS:
             allowed = ", ".join(sorted(FILE_KEYS))
@@ -98,25 +116,26 @@ def validate_file(doc: Any, path: str) -> None:
         )
     if "priority" in doc and (type(doc["priority"]) is not int):
         raise MappingError(f"{_where(path, key='priority')}: must be an integer")
-    entries = doc["entries"]
-    if not isinstance(entries, list):
-        raise MappingError(f"{_where(path, key='entries')}: must be a list")
-    seen: dict[tuple[bool, str], int] = {}
-    for i, entry in enumerate(entries):
-        validate_entry(entry, path, i, KINDS, STATUSES)
-        key = (entry["kind"] == "header", entry["cuda"])
-        if key in seen:
-            raise MappingError(
-                f"{_where(path, i, entry['cuda'], 'cuda')}: duplicate of entry {seen[key]}"
-            )
-        seen[key] = i
 
 
 def validate_entry(
     entry: Any, path: str, index: int, kinds: tuple[str, ...], statuses: tuple[str, ...]
 ) -> None:
+    """Raise MappingError for the first problem in one entry of a mapping file."""
     if not isinstance(entry, Mapping):
         raise MappingError(f"{_where(path, index)}: must be a mapping, got {type(entry).__name__}")
+    _check_fields(entry, path, index)
+    where = functools.partial(_where, path, index, str(entry["cuda"]))
+    _check_choice(entry, "kind", kinds, where)
+    _check_cuda_name(entry, where)
+    _check_choice(entry, "status", statuses, where)
+    if entry["status"] != "unsupported" and not entry.get("hip"):
+        raise MappingError(f"{where('hip')}: required when status is {entry['status']!r}")
+    _check_versions(entry, where)
+
+
+def _check_fields(entry: Mapping[Any, Any], path: str, index: int) -> None:
+    """The required fields are there; every field is known and a string (or empty)."""
     cuda = entry.get("cuda")
     for key in ENTRY_REQUIRED:
         if key not in entry or entry[key] in (None, ""):
@@ -124,44 +143,41 @@ def validate_entry(
     for key, value in entry.items():
         if key not in ENTRY_KEYS:
             raise MappingError(f"{_where(path, index, cuda, str(key))}: unknown field")
-        if value is None:
-            continue
-        if not isinstance(value, str):
+        if value is not None and not isinstance(value, str):
             hint = " (quote version numbers)" if key in _VERSION_KEYS else ""
             raise MappingError(
                 f"{_where(path, index, cuda, key)}: must be a string, "
                 f"got {type(value).__name__} {value!r}{hint}"
             )
-    if entry["kind"] not in kinds:
-        raise MappingError(
-            f"{_where(path, index, cuda, 'kind')}: {entry['kind']!r} is not one of "
-            f"{', '.join(kinds)}"
-        )
-    cuda = str(entry["cuda"])  # required, and a string: checked above
+
+
+def _check_choice(
+    entry: Mapping[Any, Any], key: str, allowed: tuple[str, ...], where: Callable[[str], str]
+) -> None:
+    if entry[key] not in allowed:
+        raise MappingError(f"{where(key)}: {entry[key]!r} is not one of {', '.join(allowed)}")
+
+
+def _check_cuda_name(entry: Mapping[Any, Any], where: Callable[[str], str]) -> None:
+    """``cuda`` is an include path for a header, a (qualified) C/C++ identifier otherwise."""
+    cuda = str(entry["cuda"])  # required, and a string: checked before
     if entry["kind"] == "header":
         if not HEADER_PATH_RE.fullmatch(cuda) or ".." in cuda.split("/"):
             raise MappingError(
-                f"{_where(path, index, cuda, 'cuda')}: not a header path like cuda_runtime.h "
-                f"or cub/cub.cuh"
+                f"{where('cuda')}: not a header path like cuda_runtime.h or cub/cub.cuh"
             )
     elif not CUDA_NAME_RE.fullmatch(cuda):
         raise MappingError(
-            f"{_where(path, index, cuda, 'cuda')}: not a C/C++ identifier (e.g. cudaMalloc, "
-            f"at::cuda::CUDAStream)"
+            f"{where('cuda')}: not a C/C++ identifier (e.g. cudaMalloc, at::cuda::CUDAStream)"
         )
-    if entry["status"] not in statuses:
-        raise MappingError(
-            f"{_where(path, index, cuda, 'status')}: {entry['status']!r} is not one of "
-            f"{', '.join(statuses)}"
-        )
-    if entry["status"] != "unsupported" and not entry.get("hip"):
-        raise MappingError(
-            f"{_where(path, index, cuda, 'hip')}: required when status is {entry['status']!r}"
-        )
+
+
+def _check_versions(entry: Mapping[Any, Any], where: Callable[[str], str]) -> None:
+    """Version fields hold dotted numbers (a list of them, space-separated, for some)."""
     for key in _VERSION_KEYS:
         value = entry.get(key)
         if not value:
             continue
         for version in value.split() if key in ENTRY_VERSION_LIST_KEYS else [value]:
             if not all(part.isdigit() for part in version.split(".")):
-                raise MappingError(f"{_where(path, index, cuda, key)}: not a version: {value!r}")
+                raise MappingError(f"{where(key)}: not a version: {value!r}")
