@@ -132,36 +132,51 @@ def walk(
             continue
         if not root.is_dir():
             raise UsageError(f"not a regular file or directory: {root}")
-        root_real = _real(root)
-        for dirpath, dirnames, filenames in os.walk(root):
-            here = Path(dirpath)
-            dirnames[:] = sorted(
-                d
-                for d in dirnames
-                if d not in SKIP_DIRS
-                and not (here / d).is_symlink()
-                and not (here / d / "CMakeCache.txt").exists()  # a CMake build tree
-                and _real(here / d) not in skip_real
-            )
-            # per directory, not per file: its path in the tree, and its real path (the
-            # directories on the way are real, symlinked ones are not walked)
-            rel_dir = here.relative_to(root)
-            real_dir = root_real / rel_dir
-            prefix = "" if rel_dir.parts == () else rel_dir.as_posix() + "/"
-            for name in sorted(filenames):
-                rel_s = prefix + name
-                if exclude and _matches(rel_s, exclude):
-                    continue
-                if include and not _matches(rel_s, include):
-                    continue
-                path = here / name
-                link, kind = _kind(path)
-                if not stat.S_ISREG(kind):
-                    continue  # FIFOs, sockets, devices, dangling links, link loops
-                real = _real(path) if link else real_dir / name
-                if link and not real.is_relative_to(root_real):
-                    continue  # never follow a link out of the tree
-                yield Candidate(path, rel_dir / name, root, within=root_real, real=real)
+        yield from _walk_tree(root, include, exclude, skip_real)
+
+
+def _walk_tree(
+    root: Path, include: Sequence[str], exclude: Sequence[str], skip_real: set[Path]
+) -> Iterator[Candidate]:
+    """``walk`` under one directory ``root``, in sorted order."""
+    root_real = _real(root)
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if _walked(here / d, skip_real))
+        # per directory, not per file: its path in the tree, and its real path (the
+        # directories on the way are real, symlinked ones are not walked)
+        rel_dir = here.relative_to(root)
+        real_dir = root_real / rel_dir
+        prefix = "" if rel_dir.parts == () else rel_dir.as_posix() + "/"
+        for name in sorted(filenames):
+            if not _selected(prefix + name, include, exclude):
+                continue
+            path = here / name
+            link, kind = _kind(path)
+            if not stat.S_ISREG(kind):
+                continue  # FIFOs, sockets, devices, dangling links, link loops
+            real = _real(path) if link else real_dir / name
+            if link and not real.is_relative_to(root_real):
+                continue  # never follow a link out of the tree
+            yield Candidate(path, rel_dir / name, root, within=root_real, real=real)
+
+
+def _walked(directory: Path, skip_real: set[Path]) -> bool:
+    """Whether ``walk`` enters ``directory``: not a tool directory, a symlink, a CMake build
+    tree (generated sources) or a directory the command writes or compares with."""
+    return (
+        directory.name not in SKIP_DIRS
+        and not directory.is_symlink()
+        and not (directory / "CMakeCache.txt").exists()
+        and _real(directory) not in skip_real
+    )
+
+
+def _selected(rel: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """``--include``/``--exclude`` on a path in the tree: excluded wins."""
+    if exclude and _matches(rel, exclude):
+        return False
+    return not include or _matches(rel, include)
 
 
 def discover(

@@ -6,13 +6,14 @@ Built incrementally from outcomes so a run over thousands of files keeps only co
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..result import FileStatus, Outcome
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class Summary:
     notable: list[tuple[str, int, int, str, str, str]] = field(default_factory=list)
 
     def add(self, outcome: Outcome) -> None:
+        """Count one file's outcome: its status, then its edits and findings."""
         status = outcome.status
         if status is FileStatus.COPIED:
             self.copied += 1
@@ -58,26 +60,36 @@ class Summary:
         result = outcome.result
         if result is None:
             return
-        for rule, count in result.conversions.items():
+        self._count_conversions(result.conversions)
+        for f in result.findings:
+            self._count_finding(f)
+        if result.parse_problems:
+            self.degraded.append((result.path, result.parse_problems[0]))
+
+    def _count_conversions(self, conversions: Mapping[str, int]) -> None:
+        """Edit tags; a rename's (``rename/FAMILY@ORIGIN``) also by API family and by where
+        its mapping came from."""
+        for rule, count in conversions.items():
             self.by_tag[rule] += count
             if rule.startswith("rename/"):
                 family, _, origin = rule.split("/", 1)[1].partition("@")
                 self.by_family[family] += count
                 self.by_origin[origin or "AMD table"] += count
-        for f in result.findings:
-            if f.fixed:
-                self.fixed[f.rule] += 1
-                continue
-            self.findings[f.rule] += 1
-            severity = f.severity
-            self.errors += severity is Severity.ERROR
-            if severity.rank >= 1:
-                self._note((f.path, f.line, f.column, severity.value, f.rule, f.message))
-            api = f.extra.get("api") if f.extra else None
-            if api and f.rule in ("HZ300", "HP001"):
-                self.unsupported[api] += 1
-        if result.parse_problems:
-            self.degraded.append((result.path, result.parse_problems[0]))
+
+    def _count_finding(self, f: Finding) -> None:
+        """A fixed finding counts as fixed only; an open one by rule, severity and, for an
+        unsupported API, the API."""
+        if f.fixed:
+            self.fixed[f.rule] += 1
+            return
+        self.findings[f.rule] += 1
+        severity = f.severity
+        self.errors += severity is Severity.ERROR
+        if severity.rank >= 1:
+            self._note((f.path, f.line, f.column, severity.value, f.rule, f.message))
+        api = f.extra.get("api") if f.extra else None
+        if api and f.rule in ("HZ300", "HP001"):
+            self.unsupported[api] += 1
 
     def _note(self, item: tuple[str, int, int, str, str, str]) -> None:
         """Keep the first NOTABLE_LIMIT findings in path order, whatever order files finish in
