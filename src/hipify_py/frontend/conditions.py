@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, integer, lines
+from .directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, Line, integer, lines
 from .lexer import Kind, Token
 
 if TYPE_CHECKING:
@@ -94,68 +94,91 @@ def hip_inactive(
 ) -> Inactive:
     """The branches a HIP/AMD compile skips; ``defines`` are extra ``NAME`` / ``NAME=VALUE``
     (``-D``) settings that take precedence over the built-in HIP build table."""
-    known: dict[str, object] = dict(HIP_BUILD)
-    for setting in defines:
-        name, _, value = setting.partition("=")
-        known[name.strip()] = _literal(value.strip()) if value.strip() else 1
-    ranges: list[tuple[int, int]] = []
-    # one frame per open #if: [state of the enclosing code, state of the current branch,
-    # whether an earlier branch was taken (True/None/False), start offset of the branch body]
-    stack: list[list] = []
+    branches = _HipBranches(defines)
     for line in lines(tokens, directives):
-        if not line.word:
-            continue
-        word, body, line_end = line.word, list(line.body), line.end
+        if line.word:
+            branches.directive(line)
+    for frame in branches.stack:  # an unterminated #if runs to the end of the file
+        _close(frame, tokens[-1].end if tokens else 0, branches.ranges)
+    return Inactive(_merged(branches.ranges))
+
+
+class _HipBranches:
+    """One pass over a file's directives in order, deciding which branches a HIP compile
+    takes.
+
+    ``known``: what HIP's build defines (``HIP_BUILD``, then ``-D``, then the file's own
+    ``#define``s in code HIP surely compiles).  ``ranges``: the inactive byte ranges, and the
+    ``#if``/``#elif`` lines whose condition was decided.  ``stack``: one frame per open
+    ``#if``: [state of the enclosing code, state of the current branch, whether an earlier
+    branch was taken (True/None/False), start offset of the branch body].
+    """
+
+    def __init__(self, defines: Iterable[str]) -> None:
+        self.known: dict[str, object] = dict(HIP_BUILD)
+        for setting in defines:
+            name, _, value = setting.partition("=")
+            self.known[name.strip()] = _literal(value.strip()) if value.strip() else 1
+        self.ranges: list[tuple[int, int]] = []
+        self.stack: list[list] = []
+
+    def directive(self, line: Line) -> None:
+        word, body = line.word, list(line.body)
+        stack = self.stack
         here = _and(stack[-1][0], stack[-1][1]) if stack else True  # state of this line
-        cond: bool | None
         if word in CONDITIONAL_OPEN:
-            if word == "if":
-                cond = _evaluate(body, known)
-            else:
-                name = body[0].text if body else ""
-                cond = _defined(name, known)
-                cond = _not(cond) if word == "ifndef" else cond
-            stack.append([here, cond, cond, line_end])
+            cond = self._condition(word, body)
+            stack.append([here, cond, cond, line.end])
             if word == "if" and cond is not None:
-                ranges.append((line.start, line_end))
+                self.ranges.append((line.start, line.end))
         elif word in CONDITIONAL_NEXT and stack:
-            frame = stack[-1]
-            _close(frame, line.start, ranges)
-            taken = frame[2]
-            if word == "else":
-                cond = True
-            elif word == "elif":
-                cond = _evaluate(body, known)
-                if cond is not None:
-                    ranges.append((line.start, line_end))
-            else:
-                cond = _defined(body[0].text if body else "", known)
-                cond = _not(cond) if word == "elifndef" else cond
-            frame[1] = _and(_not(taken), cond)
-            frame[2] = _or(taken, cond)
-            frame[3] = line_end
+            self._next_branch(line, word, body)
         elif word == "endif" and stack:
-            _close(stack.pop(), line.start, ranges)
-        elif word == "define" and here is False and body and body[0].text not in known:
-            # defined only where HIP never goes (so far): undefined for the HIP build
-            known[body[0].text] = UNDEFINED
-        elif word in ("define", "undef") and here is not False:
-            # a definition made in code HIP surely compiles becomes part of what is known
-            if not body or body[0].kind is not Kind.IDENT:
-                continue
-            name = body[0].text
-            certain = here is True
-            if word == "undef":
-                known[name] = UNDEFINED if certain else None
-            elif not certain:
-                known[name] = None
-            elif len(body) == 2 and body[1].kind is Kind.NUMBER:
-                known[name] = _literal(body[1].text)
-            else:
-                known[name] = DEFINED
-    for frame in stack:  # an unterminated #if runs to the end of the file
-        _close(frame, tokens[-1].end if tokens else 0, ranges)
-    return Inactive(_merged(ranges))
+            _close(stack.pop(), line.start, self.ranges)
+        elif word in ("define", "undef"):
+            self._definition(word, body, here)
+
+    def _condition(self, word: str, body: list[Token]) -> bool | None:
+        """Whether HIP takes the branch ``#if``/``#elif`` (evaluated) or ``#ifdef``,
+        ``#ifndef``, ``#elifdef``, ``#elifndef`` opens (None: cannot tell)."""
+        if word in ("if", "elif"):
+            return _evaluate(body, self.known)
+        cond = _defined(body[0].text if body else "", self.known)
+        return _not(cond) if word in ("ifndef", "elifndef") else cond
+
+    def _next_branch(self, line: Line, word: str, body: list[Token]) -> None:
+        """``#else``/``#elif...``: close the branch before, open this one."""
+        frame = self.stack[-1]
+        _close(frame, line.start, self.ranges)
+        taken = frame[2]
+        cond = True if word == "else" else self._condition(word, body)
+        if word == "elif" and cond is not None:
+            self.ranges.append((line.start, line.end))
+        frame[1] = _and(_not(taken), cond)
+        frame[2] = _or(taken, cond)
+        frame[3] = line.end
+
+    def _definition(self, word: str, body: list[Token], here: bool | None) -> None:
+        """``#define``/``#undef`` in code whose state is ``here``."""
+        known = self.known
+        if here is False:
+            if word == "define" and body and body[0].text not in known:
+                # defined only where HIP never goes (so far): undefined for the HIP build
+                known[body[0].text] = UNDEFINED
+            return
+        # a definition made in code HIP surely compiles becomes part of what is known
+        if not body or body[0].kind is not Kind.IDENT:
+            return
+        name = body[0].text
+        certain = here is True
+        if word == "undef":
+            known[name] = UNDEFINED if certain else None
+        elif not certain:
+            known[name] = None
+        elif len(body) == 2 and body[1].kind is Kind.NUMBER:
+            known[name] = _literal(body[1].text)
+        else:
+            known[name] = DEFINED
 
 
 def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -293,49 +316,66 @@ class _Parser:
     def _unary(self) -> int | None:
         tok = self.take()
         x = tok.text
-        if x == "!":
-            v = self.unary()
-            return None if v is None else int(not v)
-        if x in ("-", "+", "~"):
-            v = self.unary()
-            if v is None:
-                return None
-            return -v if x == "-" else ~v if x == "~" else v
+        if x in ("!", "-", "+", "~"):
+            return _prefix(x, self.unary())
         if x == "(":
             v = self.expr()
             if self.take().text != ")":
                 raise _Unknown
             return v
         if x == "defined":
-            paren = self.peek() == "("
-            if paren:
-                self.take()
-            name = self.take().text
-            if paren and self.take().text != ")":
-                raise _Unknown
-            d = _defined(name, self.known)
-            return None if d is None else int(d)
+            return self._defined_operator()
         if tok.kind is Kind.NUMBER:
             literal = _literal(x)
             if not isinstance(literal, int):
                 raise _Unknown
             return literal
         if tok.kind is Kind.IDENT:
-            if self.peek() == "(":  # a function-like macro: its value is unknown
-                depth = 0
-                while True:
-                    t = self.take().text
-                    depth += t == "("
-                    depth -= t == ")"
-                    if depth == 0:
-                        return None
-            if x in ("true", "false"):
-                return int(x == "true")
-            value = self.known.get(x)
-            if value is UNDEFINED or (x not in self.known and _NOT_FOR_INSTINCT.search(x)):
-                return 0
-            return value if isinstance(value, int) else None
+            return self._identifier(x)
         raise _Unknown
+
+    def _defined_operator(self) -> int | None:
+        """``defined NAME`` or ``defined(NAME)``, after the ``defined``."""
+        paren = self.peek() == "("
+        if paren:
+            self.take()
+        name = self.take().text
+        if paren and self.take().text != ")":
+            raise _Unknown
+        d = _defined(name, self.known)
+        return None if d is None else int(d)
+
+    def _identifier(self, x: str) -> int | None:
+        """A name's value: a known macro's, 0 for one HIP leaves undefined (or a name that
+        is not for the compiler's instinct to define), unknown otherwise."""
+        if self.peek() == "(":  # a function-like macro: its value is unknown
+            self._skip_call()
+            return None
+        if x in ("true", "false"):
+            return int(x == "true")
+        value = self.known.get(x)
+        if value is UNDEFINED or (x not in self.known and _NOT_FOR_INSTINCT.search(x)):
+            return 0
+        return value if isinstance(value, int) else None
+
+    def _skip_call(self) -> None:
+        """Past a macro call's balanced parentheses."""
+        depth = 0
+        while True:
+            t = self.take().text
+            depth += t == "("
+            depth -= t == ")"
+            if depth == 0:
+                return
+
+
+def _prefix(op: str, v: int | None) -> int | None:
+    """A prefix operator (``!``, ``-``, ``+``, ``~``) over a possibly unknown operand."""
+    if v is None:
+        return None
+    if op == "!":
+        return int(not v)
+    return -v if op == "-" else ~v if op == "~" else v
 
 
 def _apply(op: str, a: int | None, b: int | None) -> int | None:

@@ -207,25 +207,13 @@ def split_args(tokens: Sequence[Token], first: int, end: int) -> list[Arg] | Non
     start = first
     j = first
     while j < end:
-        text = tokens[j].text
-        if tokens[j].kind is Kind.PUNCT and text in _OPEN:
-            k = match_forward(tokens, j)
-            if k is None or k >= end:
-                return None
-            j = k + 1
+        past = _past_group(tokens, j, first, end)
+        if past == _UNBALANCED:
+            return None
+        if past is not None:
+            j = past
             continue
-        if text == "<<<":  # a launch configuration inside an argument: its commas are its own
-            k = _match_launch_config(tokens, j, end)
-            if k is None:
-                return None
-            j = k + 1
-            continue
-        if text == "<" and j > first and _looks_like_template_open(tokens, j, end):
-            k = _match_angle_forward(tokens, j, end)
-            if k is not None:
-                j = k + 1
-                continue
-        if text == ",":
+        if tokens[j].text == ",":
             if j == start:
                 return None
             args.append(Arg(start, j - 1))
@@ -236,6 +224,27 @@ def split_args(tokens: Sequence[Token], first: int, end: int) -> list[Arg] | Non
     elif args:
         return None  # trailing comma
     return args
+
+
+_UNBALANCED = -1
+
+
+def _past_group(tokens: Sequence[Token], j: int, first: int, end: int) -> int | None:
+    """The index just past the bracketed group that opens at ``j`` (brackets, a launch
+    configuration, template angles), whose commas are not the argument list's: None when
+    none opens there, ``_UNBALANCED`` when a bracket or launch does not close before ``end``
+    (an unclosed ``<`` is a less-than)."""
+    text = tokens[j].text
+    if tokens[j].kind is Kind.PUNCT and text in _OPEN:
+        k = match_forward(tokens, j)
+        return _UNBALANCED if k is None or k >= end else k + 1
+    if text == "<<<":  # a launch configuration inside an argument: its commas are its own
+        k = _match_launch_config(tokens, j, end)
+        return _UNBALANCED if k is None else k + 1
+    if text == "<" and j > first and _looks_like_template_open(tokens, j, end):
+        k = _match_angle_forward(tokens, j, end)
+        return None if k is None else k + 1
+    return None
 
 
 def _match_launch_config(tokens: Sequence[Token], j: int, end: int) -> int | None:

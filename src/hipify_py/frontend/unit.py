@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import chain
@@ -244,17 +244,11 @@ class Unit:
         would report the parse errors of a file nvcc compiles."""
         tokens = self.tokens
         opens = dict.fromkeys("([{", 0)
-        closing = {")": "(", "]": "[", "}": "{"}
         branch: list[int] = []  # per open conditional: which of its branches we are in
         start = 0
         for line in [*lines(tokens, self.directives), None]:
             if not any(branch):
-                for tok in tokens[start : line.at if line else len(tokens)]:
-                    if tok.kind is Kind.PUNCT and not tok.in_directive:
-                        if tok.text in opens:
-                            opens[tok.text] += 1
-                        elif tok.text in closing:
-                            opens[closing[tok.text]] -= 1
+                _count_brackets(tokens[start : line.at if line else len(tokens)], opens)
             if line is None:
                 break
             start = line.after
@@ -291,3 +285,17 @@ class Unit:
 
 def _start(tok: Token) -> int:
     return tok.start
+
+
+_CLOSING = {")": "(", "]": "[", "}": "{"}
+
+
+def _count_brackets(tokens: Sequence[Token], opens: dict[str, int]) -> None:
+    """Add the code brackets of ``tokens`` to ``opens`` (an opening one +1, its closing one
+    -1); brackets in directives do not count."""
+    for tok in tokens:
+        if tok.kind is Kind.PUNCT and not tok.in_directive:
+            if tok.text in opens:
+                opens[tok.text] += 1
+            elif tok.text in _CLOSING:
+                opens[_CLOSING[tok.text]] -= 1
