@@ -51,7 +51,7 @@ def write_file(
     mode: int | None = None,
     root: Path | None = None,
     durable: bool = False,
-):
+) -> None:
     """Write ``data`` to ``path`` (see the module doc); ``mode`` sets the permission bits of a
     replaced or new file; ``durable`` flushes a new file to disk too (a backup must be on disk
     before the original it keeps is replaced)."""

@@ -13,11 +13,11 @@ from typing import Any
 
 import click
 
-from ..mappings import KINDS, STATUSES, Entry, MappingError, load_index
+from ..mappings import KINDS, STATUSES, Entry, MappingError, MappingIndex, load_index
 from .params import PathArg
 
 
-def _index(all_families: bool = True):
+def _index(all_families: bool = True) -> MappingIndex:
     try:
         index = load_index()
     except MappingError as exc:

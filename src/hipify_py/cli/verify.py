@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..context import Options, parse_version
+from ..context import Context, Options, parse_version
 from ..verify import VerifyOptions, verify_paths
 from ..verify.arch import UnknownArchFamilyError
 from ..verify.compdb import CompileDatabaseError
@@ -81,7 +82,7 @@ def _check_paths(kw: dict[str, Any]) -> None:
         )
 
 
-def _hip_sources(paths) -> list[str]:
+def _hip_sources(paths: Sequence[str]) -> list[str]:
     """``paths`` without named files that are not translation units (each skipped with a
     warning); exit 2 when nothing is left to check."""
     kept: list[str] = []
@@ -104,15 +105,19 @@ def _hip_sources(paths) -> list[str]:
 
 
 def verify_tree(
-    out_root, cuda_root, ctx, *, arch: str = "gfx942", toolchain: str = "auto", fmt: str = "text"
+    out_root: Path,
+    cuda_root: Path,
+    ctx: Context,
+    *,
+    arch: str = "gfx942",
+    toolchain: str = "auto",
+    fmt: str = "text",
 ) -> int:
     """``convert --verify``: check the tree ``convert`` just wrote, errors mapped to ``cuda_root``.
 
     Uses the conversion's own context, so re-converting in memory reproduces the written files
     exactly.  Returns the exit code (0 passed, 1 failed, 2 no toolchain).
     """
-    from pathlib import Path
-
     from ..verify.report import render
 
     options = VerifyOptions.of_conversion(ctx, Path(cuda_root), arch, toolchain)

@@ -12,9 +12,13 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..discover import C_LIKE_SUFFIXES, CUDA_SUFFIXES
 from ..edits import Applied, LineIndex
+
+if TYPE_CHECKING:
+    from ..context import Context
 
 # what the CUDA file of a converted file may be called: CUDA suffixes first
 _SOURCE_SUFFIXES = (*sorted(CUDA_SUFFIXES), *sorted(C_LIKE_SUFFIXES - {".hip"}))
@@ -102,7 +106,7 @@ def find_cuda_source(hip_file: Path, hip_root: Path, cuda_root: Path) -> Path | 
     return None
 
 
-def rebuild(hip_path: str, hip_text: str, cuda_path: str, ctx) -> SourceMap:
+def rebuild(hip_path: str, hip_text: str, cuda_path: str, ctx: Context) -> SourceMap:
     """Convert ``cuda_path`` again in memory; exact map when it reproduces ``hip_text``."""
     from ..pipeline import convert_text
 

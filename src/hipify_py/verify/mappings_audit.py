@@ -256,7 +256,7 @@ class Audit:
         }
 
 
-def _emitted(index: MappingIndex, options) -> dict[str, list[Entry]]:
+def _emitted(index: MappingIndex, options: Options) -> dict[str, list[Entry]]:
     out: dict[str, list[Entry]] = {}
     for entry in index.entries.values():
         if is_convertible(entry, options):

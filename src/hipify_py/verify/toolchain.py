@@ -66,7 +66,9 @@ class Toolchain:
         }
 
 
-def run_tool(cmd: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 60):
+def run_tool(
+    cmd: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         list(cmd),
         capture_output=True,
