@@ -17,8 +17,6 @@ from . import FileReport, VerifyReport
 from .compile import Diagnostic
 from .locations import location, shown_path
 
-FORMATS = ("text", "github", "sarif", "json")
-
 
 def _shown(f: FileReport, show_warnings: bool) -> Iterator[Diagnostic]:
     if f.status == "failed":
@@ -87,6 +85,7 @@ _RENDER: dict[str, Callable[[VerifyReport, bool], str]] = {
     "sarif": _sarif,
     "json": _json,
 }
+FORMATS = ("text", *_RENDER)  # text is rich's rendering (verify/report.py)
 
 
 def emit(report: VerifyReport, fmt: str, show_warnings: bool = False) -> None:
