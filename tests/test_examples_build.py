@@ -235,6 +235,49 @@ def test_cpp_sources_beside_kernels_compile_with_the_hip_runtime(cmake_hip, tmp_
     assert (tmp_path / "build" / "app").is_file()
 
 
+DRIVER_KERNEL = 'extern "C" __global__ void scale(float *x, float s) { x[threadIdx.x] *= s; }\n'
+DRIVER_LOADER = """#include <cuda.h>
+int main() {
+    CUmodule m;
+    CUfunction f;
+    if (cuInit(0) != CUDA_SUCCESS || cuModuleLoad(&m, "k.fatbin") != CUDA_SUCCESS) return 1;
+    return cuModuleGetFunction(&f, m, "scale") == CUDA_SUCCESS ? 0 : 1;
+}
+"""
+DRIVER_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(p LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+include_directories(${CMAKE_CURRENT_SOURCE_DIR})
+set(CMAKE_CUDA_ARCHITECTURES 90)
+add_executable(loader main.cpp)
+target_link_libraries(loader PRIVATE CUDA::cuda_driver)
+add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/k.fatbin
+    COMMAND ${CMAKE_CUDA_COMPILER} -gencode=arch=compute_90,code=sm_90
+        -o ${CMAKE_CURRENT_BINARY_DIR}/k.fatbin -fatbin ${CMAKE_CURRENT_SOURCE_DIR}/k.cu
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/k.cu)
+add_custom_target(fatbin ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/k.fatbin)
+add_dependencies(loader fatbin)
+"""
+
+
+def test_a_fatbin_custom_command_writes_an_offload_bundle(nvcc, cmake_hip, tmp_path):
+    """A driver-API program loads kernels from a file nvcc -fatbin writes in a custom command
+    (cuda-samples' matrixMulDrv): converted, clang writes an offload bundle with a gfx942 code
+    object, which hipModuleLoad accepts, although custom commands get no CMAKE_HIP_FLAGS."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "CMakeLists.txt").write_text(DRIVER_CMAKE)
+    (tmp_path / "p" / "k.cu").write_text(DRIVER_KERNEL)
+    (tmp_path / "p" / "main.cpp").write_text(DRIVER_LOADER)
+    fatbin = ["-fatbin", "-o", str(tmp_path / "k.fatbin"), str(tmp_path / "p" / "k.cu")]
+    run([nvcc, "-arch=sm_90", *fatbin])  # the input is real CUDA
+    run([sys.executable, "-m", "hipify_py", "convert", str(tmp_path / "p"), "-q"])
+    cmake_build(cmake_hip, tmp_path / "p-hip", tmp_path / "build")
+    bundle = (tmp_path / "build" / "k.fatbin").read_bytes()
+    assert bundle.startswith(b"__CLANG_OFFLOAD_BUNDLE__")
+    assert code_object_archs(tmp_path / "build" / "k.fatbin") == {"gfx942"}
+    assert (tmp_path / "build" / "loader").is_file()
+
+
 # ---------------------------------------------------------------------------------------------
 # Makefile: nvcc builds the original, hipcc 5.2 the conversion (gfx90a)
 
