@@ -149,6 +149,41 @@ def test_cuda_header_guards_become_the_hip_headers_guards(rocm7, tmp_path):
     _syntax_check_gfx942(result(GUARD_TEST, "g.cu").text, tmp_path / "g.hip", rocm7)
 
 
+DRIVER_AND_LIBRARY_GUARDS = """#include <cuda.h>
+#include <cusparse.h>
+#include <cusolverDn.h>
+#ifdef __cuda_cuda_h__
+static int drv(CUresult e) { return e == CUDA_SUCCESS ? 0 : 1; }
+#endif
+#ifdef CUSPARSEAPI
+static int sparse(cusparseStatus_t s) { return s == CUSPARSE_STATUS_SUCCESS ? 0 : 1; }
+#endif
+#ifdef CUSOLVER_COMMON_H_
+static int solver(cusolverStatus_t s) { return s == CUSOLVER_STATUS_SUCCESS ? 0 : 1; }
+#endif
+int main() {
+  return drv(cuInit(0)) + sparse(CUSPARSE_STATUS_SUCCESS) + solver(CUSOLVER_STATUS_SUCCESS);
+}
+"""
+
+
+def test_driver_sparse_and_solver_guards_keep_their_branches(nvcc, nvidia_include, rocm7, tmp_path):
+    """helper_cuda_drvapi.h defines checkCudaErrors and findCudaDeviceDRV under cuda.h's guard,
+    helper_cuda.h the cuSPARSE and cuSOLVER overloads of _cudaGetErrorEnum under CUSPARSEAPI and
+    CUSOLVER_COMMON_H_: without their HIP counterparts the converted functions vanish."""
+    (tmp_path / "g.cu").write_text(DRIVER_AND_LIBRARY_GUARDS)
+    includes = [f"-I{nvidia_include(lib)}" for lib in ("cusparse", "cusolver", "cublas")]
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", *includes, str(tmp_path / "g.cu"), "-o", str(tmp_path / "g.o")],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = result(DRIVER_AND_LIBRARY_GUARDS, "g.cu").text
+    for guard in ("HIP_INCLUDE_HIP_HIP_RUNTIME_H", "HIPSPARSE_EXPORT", "HIPSOLVER_H"):
+        assert f"#ifdef {guard}\n" in out
+    _syntax_check_gfx942(out, tmp_path / "g.hip", rocm7)
+
+
 REVIEWED_COUNTERPARTS = """#include <cublas_v2.h>
 #include <cstdio>
 __global__ void k(unsigned* p, unsigned a, long long* q) {

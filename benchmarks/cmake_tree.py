@@ -1,0 +1,210 @@
+"""Does a converted CMake sample collection build as one tree with CMake's HIP language?
+
+The tree is converted whole with the real CLI, configured from its top ``CMakeLists.txt``
+(clang-19 as C, C++ and HIP compiler, the ROCm 7.2.4 headers and runtime libraries laid out as
+a ROCm root, ``-fuse-ld=lld``), and a deterministic subset of its targets (every ``--every``-th
+of the order ``make help`` lists them in, from ``--offset``) is built one target at a time
+with ``make -k``. Each target is printed as built or failed with its first error.
+
+Two things the environment, not hipify-py, lacks are made up for, and both are printed:
+- ROCm runtime libraries the package configs name but the runtime set lacks (hipfft,
+  hiprand, ...) get empty shared libraries as stand-ins, so configure passes; a target that
+  calls into one fails at link time and counts as failed.
+- A directory whose configure step fails is left out only when ``hipify-py check`` reported a
+  build-file finding in that directory's ``CMakeLists.txt`` (HB101 for an NVIDIA-only
+  setting, HB104 for a library with no ROCm counterpart, ...); its targets count as
+  failed-but-reported. A configure failure hipify-py did not report stops the run.
+
+    python benchmarks/cmake_tree.py /work/ext-bf/cshead --work /tmp/ct --every 4 --offset 0
+
+The project stays outside the repository (see docs/buildfiles.md for the commit measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from hipify_py.verify.fetch import cache_root
+
+MULTIARCH = "lib/x86_64-linux-gnu"
+_LOCATION = re.compile(r'IMPORTED_LOCATION_\w+ "\$\{_IMPORT_PREFIX\}/([^"]+)"')
+_CMAKE_ERROR = re.compile(r"^CMake Error at (\S+CMakeLists\.txt):\d+", re.M)
+_NOTFOUND_USER = re.compile(r'linked by target "[^"]+" in directory (\S+)')
+_TARGET = re.compile(r"^\s*(?:add_executable|add_library|add_custom_target)\(\s*([\w.+-]+)", re.M)
+_ERROR = re.compile(r"error:|Error \d|undefined (?:symbol|reference)|No rule to make", re.I)
+_BUILTIN = {
+    "all",
+    "clean",
+    "depend",
+    "edit_cache",
+    "rebuild_cache",
+    "install",
+    "list_install_components",
+}
+
+
+def run(
+    cmd: list[str], cwd: Path | None = None, timeout: int = 3600
+) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def rocm_root(work: Path, rocm: Path, runtime: Path) -> tuple[Path, list[str]]:
+    """A ROCm root CMake's HIP language accepts (as tests/test_examples_build.py lays it out),
+    with empty shared libraries standing in for the runtime libraries the set lacks."""
+    usr = work / "rocm" / "usr"
+    if usr.exists():
+        shutil.rmtree(usr.parent)
+    usr.mkdir(parents=True)
+    run(["cp", "-as", f"{rocm}/.", f"{usr}/"]).check_returncode()
+    run(["cp", "-asf", f"{runtime}/lib/.", f"{usr}/lib/"]).check_returncode()
+    shutil.rmtree(usr / MULTIARCH / "cmake")
+    shutil.copytree(rocm / MULTIARCH / "cmake", usr / MULTIARCH / "cmake", symlinks=False)
+    (usr / "bin").mkdir(exist_ok=True)
+    (usr / "lib" / "lib").symlink_to("x86_64-linux-gnu")
+    stand_ins = []
+    for config in sorted((usr / MULTIARCH / "cmake").rglob("*-targets-*.cmake")):
+        for rel in _LOCATION.findall(config.read_text()):
+            lib = usr / rel
+            if lib.exists():
+                continue
+            if ".so" in lib.name:  # an empty shared library with the soname the config names
+                cmd = ["clang-19", "-shared", "-x", "c", "/dev/null", f"-Wl,-soname,{lib.name}"]
+                run([*cmd, "-o", str(lib)]).check_returncode()
+            else:
+                lib.write_bytes(b"!<arch>\n")  # an empty static archive
+            stand_ins.append(lib.name)
+    return usr, stand_ins
+
+
+def configure_args(usr: Path, src: Path, build: Path) -> list[str]:
+    device_libs = usr / "lib/llvm-17/lib/clang/17/amdgcn/bitcode"
+    return [
+        "cmake", "-G", "Unix Makefiles", "-Wno-dev",
+        "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
+        "-DCMAKE_HIP_COMPILER=clang++-19", f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={usr / 'lib'}",
+        f"-DCMAKE_PREFIX_PATH={usr};{usr / MULTIARCH / 'cmake'}",
+        f"-DCMAKE_HIP_FLAGS=--rocm-path={usr} --rocm-device-lib-path={device_libs}",
+        "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld", "-S", str(src), "-B", str(build),
+    ]  # fmt: skip
+
+
+def reported_dirs(src: Path) -> dict[str, list[str]]:
+    """Build files hipify-py reported a finding in (relative path -> rule IDs)."""
+    out = Path(src.parent / f".{src.name}-check.json")
+    cmd = [sys.executable, "-m", "hipify_py", "check", str(src), "--select", "HB"]
+    run([*cmd, "--format", "json", "-o", str(out), "-q", "-j", "2"])
+    found: dict[str, list[str]] = defaultdict(list)
+    for f in json.loads(out.read_text())["findings"]:
+        path = (Path.cwd() / f["path"]).resolve().relative_to(src.resolve())
+        found[str(path)].append(f["rule"])
+    out.unlink()
+    return found
+
+
+def leave_out(hip: Path, rel: str) -> list[str]:
+    """Comment out the ``add_subdirectory`` that reaches directory ``rel``; its targets."""
+    d = Path(rel).parent
+    parent = hip / d.parent / "CMakeLists.txt"
+    text = parent.read_text()
+    pattern = re.compile(rf"^(\s*add_subdirectory\(\s*{re.escape(d.name)}\s*\))", re.M)
+    if not pattern.search(text):
+        raise SystemExit(f"cannot leave out {rel}: no add_subdirectory({d.name}) in {parent}")
+    parent.write_text(pattern.sub(r"# left out by benchmarks/cmake_tree.py: \1", text))
+    names = []
+    for cm in sorted((hip / d).rglob("CMakeLists.txt")):
+        names += [n for n in _TARGET.findall(cm.read_text()) if "${" not in n]
+    return names
+
+
+def configure(usr: Path, src: Path, hip: Path, build: Path) -> dict[str, list[str]]:
+    """Configure, leaving out reported directories whose configure fails; -> left-out targets
+    per directory (with the rules reported there)."""
+    reported = reported_dirs(src)
+    left: dict[str, list[str]] = {}
+    for _ in range(20):
+        shutil.rmtree(build, ignore_errors=True)
+        proc = run(configure_args(usr, hip, build))
+        (build.parent / "configure.log").write_text(proc.stdout + proc.stderr)
+        if proc.returncode == 0:
+            return left
+        failing = set(_CMAKE_ERROR.findall(proc.stderr))
+        for d in _NOTFOUND_USER.findall(proc.stderr):
+            failing.add(str(Path(d).relative_to(hip) / "CMakeLists.txt"))
+        if not failing:
+            raise SystemExit(f"configure failed:\n{proc.stderr[-3000:]}")
+        for rel in sorted(failing):
+            if rel not in reported:
+                raise SystemExit(f"configure failed in {rel}, which hipify-py did not report")
+            rules = sorted(set(reported[rel]))
+            left[rel] = [f"{t} ({', '.join(rules)})" for t in leave_out(hip, rel)]
+    raise SystemExit("configure did not converge")
+
+
+def targets(build: Path) -> list[str]:
+    """The targets ``make help`` lists, in its order (the subsets are slices of it)."""
+    out = run(["make", "help"], cwd=build).stdout
+    names = [line[4:].split()[0] for line in out.splitlines() if line.startswith("... ")]
+    return [n for n in names if n not in _BUILTIN]
+
+
+def build_target(build: Path, target: str, jobs: int) -> tuple[bool, str, float]:
+    t0 = time.monotonic()
+    proc = run(["make", "-k", f"-j{jobs}", target], cwd=build, timeout=1800)
+    log = proc.stdout + proc.stderr
+    first = next((x.strip() for x in log.splitlines() if _ERROR.search(x)), "")
+    return proc.returncode == 0, first[:220], time.monotonic() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("src", type=Path, help="the CUDA project (its top CMakeLists.txt)")
+    ap.add_argument("--work", type=Path, required=True, help="scratch directory")
+    ap.add_argument("--every", type=int, default=4, help="build every N-th target")
+    ap.add_argument("--offset", type=int, default=0, help="... starting with this one")
+    ap.add_argument("--jobs", type=int, default=2, help="make -j")
+    ap.add_argument("--only", nargs="*", default=(), help="build these targets instead")
+    ap.add_argument("--rocm", type=Path, default=cache_root() / "rocm-7.2.4" / "usr")
+    ap.add_argument("--runtime", type=Path, default=cache_root() / "rocm-7.2.4-runtime" / "usr")
+    ap.add_argument("--json", type=Path, help="write the per-target results here")
+    args = ap.parse_args()
+    work = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    usr, stand_ins = rocm_root(work, args.rocm, args.runtime)
+    print(f"stand-in runtime libraries: {', '.join(stand_ins) or 'none'}")
+    hip = work / "hip"
+    shutil.rmtree(hip, ignore_errors=True)
+    cmd = [sys.executable, "-m", "hipify_py", "convert", str(args.src), "--out-dir", str(hip)]
+    run([*cmd, "-q", "--no-hazards", "-j", "2"])
+    left = configure(usr, args.src, hip, work / "build")
+    reported = [t for names in left.values() for t in names]
+    for rel, names in left.items():
+        print(f"left out (reported): {rel}: {', '.join(names)}")
+    every = targets(work / "build") + [t.split()[0] for t in reported]
+    chosen = list(args.only) or every[args.offset :: args.every]
+    print(f"{len(every)} targets ({len(reported)} left out, reported); building {len(chosen)}")
+    results = []
+    for name in chosen:
+        if any(t.split()[0] == name for t in reported):
+            ok, first, secs = False, "left out: configure fails, reported by hipify-py", 0.0
+        else:
+            ok, first, secs = build_target(work / "build", name, args.jobs)
+        results.append({"target": name, "built": ok, "first_error": first, "seconds": secs})
+        print(f"{'BUILT ' if ok else 'FAILED'} {name} ({secs:.0f} s) {first}", flush=True)
+    built = sum(r["built"] for r in results)
+    print(f"built {built} of {len(results)} ({100 * built / max(len(results), 1):.0f}%)")
+    if args.json:
+        args.json.write_text(json.dumps({"stand_ins": stand_ins, "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
