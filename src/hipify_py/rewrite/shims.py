@@ -129,8 +129,8 @@ _CUB_DEBUG = """\
 """
 
 _CG_REDUCE = """\
-// hipify-py shim: cooperative_groups/reduce.h (not in HIP 7.2): cg::reduce over a
-// power-of-two tile by butterfly shuffles, every lane gets the result as in CUDA
+// hipify-py shim: cooperative_groups/reduce.h (not in HIP 7.2): cg::reduce over a tile or
+// a coalesced group of any size (shuffles down, then lane 0's value to every lane, as in CUDA)
 #include <hip/hip_cooperative_groups.h>
 #include <type_traits>
 namespace cooperative_groups {
@@ -145,13 +145,13 @@ template <class T> struct bit_and { __device__ T operator()(T a, T b) const { re
 template <class T> struct bit_or { __device__ T operator()(T a, T b) const { return a | b; } };
 template <class T> struct bit_xor { __device__ T operator()(T a, T b) const { return a ^ b; } };
 template <class Group, class T>
-__device__ inline T hipify_py_shfl_xor(const Group& g, T v, unsigned m) {
+__device__ inline T hipify_py_shfl(const Group& g, T v, unsigned delta, bool down) {
   if constexpr (std::is_arithmetic<T>::value) {
-    return g.shfl_xor(v, m);
+    return down ? g.shfl_down(v, delta) : g.shfl(v, delta);
   } else {  // a struct (HIP shuffles arithmetic types only): word by word
     int w[(sizeof(T) + 3) / 4] = {};
     __builtin_memcpy(w, &v, sizeof(T));
-    for (int& x : w) x = g.shfl_xor(x, m);
+    for (int& x : w) x = down ? g.shfl_down(x, delta) : g.shfl(x, delta);
     T r = v;
     __builtin_memcpy(&r, w, sizeof(T));
     return r;
@@ -159,8 +159,12 @@ __device__ inline T hipify_py_shfl_xor(const Group& g, T v, unsigned m) {
 }
 template <class Group, class T, class Op>
 __device__ inline T reduce(const Group& g, T v, Op op) {
-  for (unsigned m = g.size() / 2; m > 0; m /= 2) v = op(v, hipify_py_shfl_xor(g, v, m));
-  return v;
+  const unsigned n = g.size(), rank = g.thread_rank();
+  for (unsigned m = 1; m < n; m *= 2) {
+    T other = hipify_py_shfl(g, v, m, true);
+    if (rank + m < n) v = op(v, other);
+  }
+  return hipify_py_shfl(g, v, 0, false);
 }
 }  // namespace cooperative_groups
 """
