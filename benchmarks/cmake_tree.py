@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -33,12 +34,14 @@ from collections import defaultdict
 from pathlib import Path
 
 from hipify_py.verify.fetch import cache_root
+from hipify_py.verify.mapback import SourceMap, find_cuda_source
 
 MULTIARCH = "lib/x86_64-linux-gnu"
 _LOCATION = re.compile(r'IMPORTED_LOCATION_\w+ "\$\{_IMPORT_PREFIX\}/([^"]+)"')
 _CMAKE_ERROR = re.compile(r"^CMake Error at (\S+CMakeLists\.txt):\d+", re.M)
 _NOTFOUND_USER = re.compile(r'linked by target "[^"]+" in directory (\S+)')
 _TARGET = re.compile(r"^\s*(?:add_executable|add_library|add_custom_target)\(\s*([\w.+-]+)", re.M)
+_LOCATION_OF_ERROR = re.compile(r"(/\S+?):(\d+):\d+: (?:fatal )?error:")
 _ERROR = re.compile(r"error:|Error \d|undefined (?:symbol|reference)|No rule to make", re.I)
 _BUILTIN = {
     "all",
@@ -97,17 +100,43 @@ def configure_args(usr: Path, src: Path, build: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def reported_dirs(src: Path) -> dict[str, list[str]]:
-    """Build files hipify-py reported a finding in (relative path -> rule IDs)."""
+def findings(src: Path) -> list[dict]:
+    """Every finding ``hipify-py check`` reports on a tree, paths relative to it."""
     out = Path(src.parent / f".{src.name}-check.json")
-    cmd = [sys.executable, "-m", "hipify_py", "check", str(src), "--select", "HB"]
-    run([*cmd, "--format", "json", "-o", str(out), "-q", "-j", "2"])
-    found: dict[str, list[str]] = defaultdict(list)
-    for f in json.loads(out.read_text())["findings"]:
-        path = (Path.cwd() / f["path"]).resolve().relative_to(src.resolve())
-        found[str(path)].append(f["rule"])
+    cmd = [sys.executable, "-m", "hipify_py", "check", str(src), "-j", "2", "-q"]
+    run([*cmd, "--format", "json", "-o", str(out)])
+    found = json.loads(out.read_text())["findings"]
     out.unlink()
+    for f in found:
+        f["path"] = str((Path.cwd() / f["path"]).resolve().relative_to(src.resolve()))
     return found
+
+
+def reported_build_files(found: list[dict]) -> dict[str, list[str]]:
+    """Build files hipify-py reported a finding in (relative path -> rule IDs)."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for f in found:
+        if f["rule"].startswith("HB"):
+            out[f["path"]].append(f["rule"])
+    return out
+
+
+def reported_error(found: list[dict], src: Path, hip: Path, first: str) -> str:
+    """The error-level findings hipify-py reported at the CUDA line a compiler error
+    (``path:line:col: error``) in the converted tree comes from; "" when there is none."""
+    m = _LOCATION_OF_ERROR.match(first)
+    if not m:
+        return ""
+    hip_file = Path(os.path.normpath(m.group(1)))
+    cuda_file = find_cuda_source(hip_file, hip, src)
+    if cuda_file is None or not hip_file.is_file():
+        return ""
+    read = {"encoding": "utf-8", "errors": "surrogateescape"}
+    smap = SourceMap(str(hip_file), hip_file.read_text(**read), "", cuda_file.read_text(**read))
+    line = smap.to_cuda(int(m.group(2)), 1)["line"]
+    rel = str(cuda_file.resolve().relative_to(src.resolve()))
+    here = (f for f in found if f["path"] == rel and f["line"] == line)
+    return ", ".join(sorted({f["rule"] for f in here if f["severity"] == "error"}))
 
 
 def leave_out(hip: Path, rel: str) -> list[str]:
@@ -125,10 +154,11 @@ def leave_out(hip: Path, rel: str) -> list[str]:
     return names
 
 
-def configure(usr: Path, src: Path, hip: Path, build: Path) -> dict[str, list[str]]:
+def configure(
+    usr: Path, hip: Path, build: Path, reported: dict[str, list[str]]
+) -> dict[str, list[str]]:
     """Configure, leaving out reported directories whose configure fails; -> left-out targets
     per directory (with the rules reported there)."""
-    reported = reported_dirs(src)
     left: dict[str, list[str]] = {}
     for _ in range(20):
         shutil.rmtree(build, ignore_errors=True)
@@ -175,32 +205,53 @@ def main() -> int:
     ap.add_argument("--rocm", type=Path, default=cache_root() / "rocm-7.2.4" / "usr")
     ap.add_argument("--runtime", type=Path, default=cache_root() / "rocm-7.2.4-runtime" / "usr")
     ap.add_argument("--json", type=Path, help="write the per-target results here")
+    ap.add_argument(
+        "--reuse", action="store_true", help="keep the configured build tree (convert again)"
+    )
     args = ap.parse_args()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     usr, stand_ins = rocm_root(work, args.rocm, args.runtime)
     print(f"stand-in runtime libraries: {', '.join(stand_ins) or 'none'}")
-    hip = work / "hip"
-    shutil.rmtree(hip, ignore_errors=True)
+    hip, build = work / "hip", work / "build"
+    reuse = args.reuse and (work / "left-out.json").is_file()
+    if not reuse:
+        shutil.rmtree(hip, ignore_errors=True)
     cmd = [sys.executable, "-m", "hipify_py", "convert", str(args.src), "--out-dir", str(hip)]
-    run([*cmd, "-q", "--no-hazards", "-j", "2"])
-    left = configure(usr, args.src, hip, work / "build")
+    run([*cmd, "-q", "--no-hazards", "-j", "2", "--force"])
+    found = findings(args.src)
+    if reuse:  # the build tree stays; make re-runs CMake where a CMakeLists.txt changed
+        left = json.loads((work / "left-out.json").read_text())
+        for rel in left:
+            leave_out(hip, rel)
+    else:
+        left = configure(usr, hip, build, reported_build_files(found))
+        (work / "left-out.json").write_text(json.dumps(left, indent=1))
     reported = [t for names in left.values() for t in names]
     for rel, names in left.items():
         print(f"left out (reported): {rel}: {', '.join(names)}")
-    every = targets(work / "build") + [t.split()[0] for t in reported]
+    every = targets(build) + [t.split()[0] for t in reported]
     chosen = list(args.only) or every[args.offset :: args.every]
     print(f"{len(every)} targets ({len(reported)} left out, reported); building {len(chosen)}")
     results = []
     for name in chosen:
-        if any(t.split()[0] == name for t in reported):
-            ok, first, secs = False, "left out: configure fails, reported by hipify-py", 0.0
+        rules = next((t.split(" ", 1)[1] for t in reported if t.split()[0] == name), "")
+        if rules:
+            ok, first, secs = False, "left out: configure fails", 0.0
         else:
-            ok, first, secs = build_target(work / "build", name, args.jobs)
-        results.append({"target": name, "built": ok, "first_error": first, "seconds": secs})
-        print(f"{'BUILT ' if ok else 'FAILED'} {name} ({secs:.0f} s) {first}", flush=True)
+            ok, first, secs = build_target(build, name, args.jobs)
+            rules = "" if ok else reported_error(found, args.src, hip, first)
+        status = "BUILT " if ok else "FAILED, reported" if rules else "FAILED"
+        results.append({"target": name, "built": ok, "reported": rules, "first_error": first})
+        results[-1]["seconds"] = round(secs)
+        print(f"{status} {name} ({secs:.0f} s) {rules} {first}", flush=True)
     built = sum(r["built"] for r in results)
-    print(f"built {built} of {len(results)} ({100 * built / max(len(results), 1):.0f}%)")
+    told = sum(bool(r["reported"]) for r in results)
+    n = max(len(results), 1)
+    print(
+        f"built {built} of {len(results)} ({100 * built / n:.0f}%); failed {len(results) - built}"
+    )
+    print(f"of which reported by hipify-py at the failing place: {told}")
     if args.json:
         args.json.write_text(json.dumps({"stand_ins": stand_ins, "results": results}, indent=1))
     return 0

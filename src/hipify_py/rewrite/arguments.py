@@ -54,6 +54,9 @@ VOID_POINTER_ARGUMENT: dict[str, int] = {
     "cudaLaunchCooperativeKernel": 0,
     "cudaLaunchKernel": 0,
 }
+# API -> index of a ``T**`` argument CUDA's C++ template accepts and HIP declares as ``void**``
+# (the C-style cast through ``void*`` is the template's own, which also takes ``const T**``)
+VOID_POINTER_POINTER_ARGUMENT: dict[str, int] = {"cudaHostGetDevicePointer": 0}
 # API -> index of an argument HIP does not have (the block-size-to-shared-memory callback)
 DROP_ARGUMENT: dict[str, tuple[int, int]] = {  # name -> (arity, index)
     "cuOccupancyMaxPotentialBlockSize": (6, 3),
@@ -133,6 +136,7 @@ _SHAPED = (
     frozenset(APPEND_ARGUMENT)
     | frozenset(APPEND_BY_ARGUMENT_TYPE)
     | frozenset(VOID_POINTER_ARGUMENT)
+    | frozenset(VOID_POINTER_POINTER_ARGUMENT)
     | frozenset(DROP_ARGUMENT)
 )
 
@@ -167,14 +171,15 @@ def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
             ):
                 end = args[-1].span(tokens)[1]
                 yield Edit(end, end, f", {extra}", RULE)
-        elif name in VOID_POINTER_ARGUMENT:
+        elif name in VOID_POINTER_ARGUMENT or name in VOID_POINTER_POINTER_ARGUMENT:
             args = call_args(tokens, i)
-            index = VOID_POINTER_ARGUMENT[name]
+            index = VOID_POINTER_ARGUMENT.get(name, VOID_POINTER_POINTER_ARGUMENT.get(name, 0))
+            cast = "(void**)(void*)(" if name in VOID_POINTER_POINTER_ARGUMENT else None
             if args is not None and len(args) > index:
                 arg = args[index]
                 if "cast" not in tokens[arg.first].text and tokens[arg.first].text != "(":
                     start, end = arg.span(tokens)
-                    yield Edit(start, start, "reinterpret_cast<const void*>(", RULE)
+                    yield Edit(start, start, cast or "reinterpret_cast<const void*>(", RULE)
                     yield Edit(end, end, ")", RULE)
         elif name in DROP_ARGUMENT:
             arity, index = DROP_ARGUMENT[name]
