@@ -135,8 +135,14 @@ def reported_error(found: list[dict], src: Path, hip: Path, first: str) -> str:
     smap = SourceMap(str(hip_file), hip_file.read_text(**read), "", cuda_file.read_text(**read))
     line = smap.to_cuda(int(m.group(2)), 1)["line"]
     rel = str(cuda_file.resolve().relative_to(src.resolve()))
-    here = (f for f in found if f["path"] == rel and f["line"] == line)
+    here = (f for f in found if f["path"] == rel and line in _lines(f))
     return ", ".join(sorted({f["rule"] for f in here if f["severity"] == "error"}))
+
+
+def _lines(finding: dict) -> set[int]:
+    """The lines a finding is about: its own and those it names as dependent on it."""
+    related = str(finding.get("data", {}).get("related_lines", ""))
+    return {finding["line"], *(int(x) for x in related.split(",") if x.strip().isdigit())}
 
 
 def leave_out(hip: Path, rel: str) -> list[str]:
