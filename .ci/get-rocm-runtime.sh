@@ -26,7 +26,8 @@ APT=(-o "Dir::Etc::sourcelist=$WORK/sources.list" -o "Dir::Etc::sourceparts=-"
      -o "Dir::State::Lists=$WORK/lists" -o "Dir::Cache=$WORK/cache"
      -o "APT::Sandbox::User=root" -o "Debug::NoLocking=1" -q)
 apt-get "${APT[@]}" update >/dev/null
-PKGS="libamdhip64-7 libhsa-runtime64-1 libamd-comgr3 libhipblas3"
+# ROCM_RUNTIME_PKGS overrides the set (benchmarks/cmake_tree.py links against more libraries)
+PKGS="${ROCM_RUNTIME_PKGS:-libamdhip64-7 libhsa-runtime64-1 libamd-comgr3 libhipblas3}"
 (cd "$WORK/debs" && apt-get "${APT[@]}" download $(printf '%s/experimental ' $PKGS) >/dev/null)
 mkdir -p "$DEST"
 for d in "$WORK"/debs/*.deb; do

@@ -6,16 +6,23 @@ a ROCm root, ``-fuse-ld=lld``), and a deterministic subset of its targets (every
 of the order ``make help`` lists them in, from ``--offset``) is built one target at a time
 with ``make -k``. Each target is printed as built or failed with its first error.
 
+A failed target counts as *reported* when ``hipify-py check`` on the CUDA tree has an
+error-level finding at the CUDA line its first compiler error maps back to (``verify``'s line
+map), or on a line the finding names as dependent on it.
+
 Two things the environment, not hipify-py, lacks are made up for, and both are printed:
-- ROCm runtime libraries the package configs name but the runtime set lacks (hipfft,
-  hiprand, ...) get empty shared libraries as stand-ins, so configure passes; a target that
-  calls into one fails at link time and counts as failed.
+- ROCm runtime libraries the package configs name but the runtime sets lack get empty shared
+  libraries as stand-ins, so configure passes; a target that calls into one fails at link
+  time and counts as failed. More real ones come from Debian (``--extra-runtime``):
+  ``ROCM_RUNTIME_PKGS="libhipsparse4 libhipfft0 libhipsolver1 libhiprtc7"
+  .ci/get-rocm-runtime.sh DEST``.
 - A directory whose configure step fails is left out only when ``hipify-py check`` reported a
   build-file finding in that directory's ``CMakeLists.txt`` (HB101 for an NVIDIA-only
   setting, HB104 for a library with no ROCm counterpart, ...); its targets count as
   failed-but-reported. A configure failure hipify-py did not report stops the run.
 
-    python benchmarks/cmake_tree.py /work/ext-bf/cshead --work /tmp/ct --every 4 --offset 0
+    python benchmarks/cmake_tree.py /work/ext-bf/csfull --work /tmp/ct --every 4 --offset 0 \
+        --extra-runtime /work/ext-bf/rocm-extra/usr
 
 The project stays outside the repository (see docs/buildfiles.md for the commit measured).
 """
@@ -60,7 +67,7 @@ def run(
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
-def rocm_root(work: Path, rocm: Path, runtime: Path) -> tuple[Path, list[str]]:
+def rocm_root(work: Path, rocm: Path, runtimes: list[Path]) -> tuple[Path, list[str]]:
     """A ROCm root CMake's HIP language accepts (as tests/test_examples_build.py lays it out),
     with empty shared libraries standing in for the runtime libraries the set lacks."""
     usr = work / "rocm" / "usr"
@@ -68,7 +75,8 @@ def rocm_root(work: Path, rocm: Path, runtime: Path) -> tuple[Path, list[str]]:
         shutil.rmtree(usr.parent)
     usr.mkdir(parents=True)
     run(["cp", "-as", f"{rocm}/.", f"{usr}/"]).check_returncode()
-    run(["cp", "-asf", f"{runtime}/lib/.", f"{usr}/lib/"]).check_returncode()
+    for runtime in runtimes:
+        run(["cp", "-asf", f"{runtime}/lib/.", f"{usr}/lib/"]).check_returncode()
     shutil.rmtree(usr / MULTIARCH / "cmake")
     shutil.copytree(rocm / MULTIARCH / "cmake", usr / MULTIARCH / "cmake", symlinks=False)
     (usr / "bin").mkdir(exist_ok=True)
@@ -210,6 +218,13 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=(), help="build these targets instead")
     ap.add_argument("--rocm", type=Path, default=cache_root() / "rocm-7.2.4" / "usr")
     ap.add_argument("--runtime", type=Path, default=cache_root() / "rocm-7.2.4-runtime" / "usr")
+    ap.add_argument(
+        "--extra-runtime",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="more runtime library sets (ROCM_RUNTIME_PKGS=... .ci/get-rocm-runtime.sh DEST)",
+    )
     ap.add_argument("--json", type=Path, help="write the per-target results here")
     ap.add_argument(
         "--reuse", action="store_true", help="keep the configured build tree (convert again)"
@@ -217,7 +232,7 @@ def main() -> int:
     args = ap.parse_args()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    usr, stand_ins = rocm_root(work, args.rocm, args.runtime)
+    usr, stand_ins = rocm_root(work, args.rocm, [args.runtime, *args.extra_runtime])
     print(f"stand-in runtime libraries: {', '.join(stand_ins) or 'none'}")
     hip, build = work / "hip", work / "build"
     reuse = args.reuse and (work / "left-out.json").is_file()
