@@ -200,12 +200,84 @@ def targets(build: Path) -> list[str]:
     return [n for n in names if n not in _BUILTIN]
 
 
+def build_file_errors(found: list[dict], build: Path, target: str) -> str:
+    """Error-level build-file findings in the CMakeLists.txt that declares ``target`` (a
+    custom command the conversion could not port, HB108)."""
+    dirs = sorted(build.glob(f"**/CMakeFiles/{target}.dir"))
+    if not dirs:
+        return ""
+    rel = str(dirs[0].parent.parent.relative_to(build) / "CMakeLists.txt")
+    here = (f for f in found if f["path"] == rel and f["rule"].startswith("HB"))
+    return ", ".join(sorted({f["rule"] for f in here if f["severity"] == "error"}))
+
+
 def build_target(build: Path, target: str, jobs: int) -> tuple[bool, str, float]:
     t0 = time.monotonic()
     proc = run(["make", "-k", f"-j{jobs}", target], cwd=build, timeout=1800)
     log = proc.stdout + proc.stderr
     first = next((x.strip() for x in log.splitlines() if _ERROR.search(x)), "")
     return proc.returncode == 0, first[:220], time.monotonic() - t0
+
+
+def print_result(r: dict) -> None:
+    status = "BUILT " if r["built"] else "FAILED, reported" if r["reported"] else "FAILED"
+    print(f"{status} {r['target']} ({r['seconds']} s) {r['reported']} {r['first_error']}")
+
+
+def reclassify(path: Path, src: Path, hip: Path, build: Path) -> list[dict]:
+    """The results of an earlier run, their failures classified again (no build)."""
+    found = findings(src)
+    results = json.loads(path.read_text())["results"]
+    for r in results:
+        if not r["built"] and not r["first_error"].startswith("left out"):
+            r["reported"] = reported_error(found, src, hip, r["first_error"])
+            r["reported"] = r["reported"] or build_file_errors(found, build, r["target"])
+        print_result(r)
+    return results
+
+
+def prepare(args: argparse.Namespace, work: Path) -> tuple[list[dict], dict, list[str]]:
+    """Lay out the ROCm root, convert, configure: -> findings, left-out targets, stand-ins."""
+    usr, stand_ins = rocm_root(work, args.rocm, [args.runtime, *args.extra_runtime])
+    print(f"stand-in runtime libraries: {', '.join(stand_ins) or 'none'}")
+    hip, build = work / "hip", work / "build"
+    reuse = args.reuse and (work / "left-out.json").is_file()
+    if not reuse:
+        shutil.rmtree(hip, ignore_errors=True)
+    cmd = [sys.executable, "-m", "hipify_py", "convert", str(args.src), "--out-dir", str(hip)]
+    run([*cmd, "-q", "--no-hazards", "-j", "2", "--force"])
+    found = findings(args.src)
+    if reuse:  # the build tree stays; make re-runs CMake where a CMakeLists.txt changed
+        left = json.loads((work / "left-out.json").read_text())
+        for rel in left:
+            leave_out(hip, rel)
+    else:
+        left = configure(usr, hip, build, reported_build_files(found))
+        (work / "left-out.json").write_text(json.dumps(left, indent=1))
+    for rel, names in left.items():
+        print(f"left out (reported): {rel}: {', '.join(names)}")
+    return found, left, stand_ins
+
+
+def build_subset(args: argparse.Namespace, work: Path, found: list[dict], left: dict) -> list:
+    hip, build = work / "hip", work / "build"
+    reported = [t for names in left.values() for t in names]
+    every = targets(build) + [t.split()[0] for t in reported]
+    chosen = list(args.only) or every[args.offset :: args.every]
+    print(f"{len(every)} targets ({len(reported)} left out, reported); building {len(chosen)}")
+    results = []
+    for name in chosen:
+        rules = next((t.split(" ", 1)[1] for t in reported if t.split()[0] == name), "")
+        if rules:
+            ok, first, secs = False, "left out: configure fails", 0.0
+        else:
+            ok, first, secs = build_target(build, name, args.jobs)
+            rules = "" if ok else reported_error(found, args.src, hip, first)
+            rules = rules or ("" if ok else build_file_errors(found, build, name))
+        results.append({"target": name, "built": ok, "reported": rules, "first_error": first})
+        results[-1]["seconds"] = round(secs)
+        print_result(results[-1])
+    return results
 
 
 def main() -> int:
@@ -229,50 +301,21 @@ def main() -> int:
     ap.add_argument(
         "--reuse", action="store_true", help="keep the configured build tree (convert again)"
     )
+    ap.add_argument("--reclassify", type=Path, help="classify the failures of this --json again")
     args = ap.parse_args()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    usr, stand_ins = rocm_root(work, args.rocm, [args.runtime, *args.extra_runtime])
-    print(f"stand-in runtime libraries: {', '.join(stand_ins) or 'none'}")
-    hip, build = work / "hip", work / "build"
-    reuse = args.reuse and (work / "left-out.json").is_file()
-    if not reuse:
-        shutil.rmtree(hip, ignore_errors=True)
-    cmd = [sys.executable, "-m", "hipify_py", "convert", str(args.src), "--out-dir", str(hip)]
-    run([*cmd, "-q", "--no-hazards", "-j", "2", "--force"])
-    found = findings(args.src)
-    if reuse:  # the build tree stays; make re-runs CMake where a CMakeLists.txt changed
-        left = json.loads((work / "left-out.json").read_text())
-        for rel in left:
-            leave_out(hip, rel)
+    if args.reclassify:
+        results = reclassify(args.reclassify, args.src, work / "hip", work / "build")
+        stand_ins = json.loads(args.reclassify.read_text())["stand_ins"]
     else:
-        left = configure(usr, hip, build, reported_build_files(found))
-        (work / "left-out.json").write_text(json.dumps(left, indent=1))
-    reported = [t for names in left.values() for t in names]
-    for rel, names in left.items():
-        print(f"left out (reported): {rel}: {', '.join(names)}")
-    every = targets(build) + [t.split()[0] for t in reported]
-    chosen = list(args.only) or every[args.offset :: args.every]
-    print(f"{len(every)} targets ({len(reported)} left out, reported); building {len(chosen)}")
-    results = []
-    for name in chosen:
-        rules = next((t.split(" ", 1)[1] for t in reported if t.split()[0] == name), "")
-        if rules:
-            ok, first, secs = False, "left out: configure fails", 0.0
-        else:
-            ok, first, secs = build_target(build, name, args.jobs)
-            rules = "" if ok else reported_error(found, args.src, hip, first)
-        status = "BUILT " if ok else "FAILED, reported" if rules else "FAILED"
-        results.append({"target": name, "built": ok, "reported": rules, "first_error": first})
-        results[-1]["seconds"] = round(secs)
-        print(f"{status} {name} ({secs:.0f} s) {rules} {first}", flush=True)
+        found, left, stand_ins = prepare(args, work)
+        results = build_subset(args, work, found, left)
     built = sum(r["built"] for r in results)
     told = sum(bool(r["reported"]) for r in results)
     n = max(len(results), 1)
-    print(
-        f"built {built} of {len(results)} ({100 * built / n:.0f}%); failed {len(results) - built}"
-    )
-    print(f"of which reported by hipify-py at the failing place: {told}")
+    print(f"built {built} of {len(results)} ({100 * built / n:.0f}%)")
+    print(f"failed {len(results) - built}, of which reported by hipify-py where they fail: {told}")
     if args.json:
         args.json.write_text(json.dumps({"stand_ins": stand_ins, "results": results}, indent=1))
     return 0
