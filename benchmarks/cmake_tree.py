@@ -135,7 +135,9 @@ def reported_error(found: list[dict], src: Path, hip: Path, first: str) -> str:
     m = _LOCATION_OF_ERROR.match(first)
     if not m:
         return ""
-    hip_file = Path(os.path.normpath(m.group(1)))
+    path = m.group(1)  # two compilers' output can share a line under make -j: the last path
+    path = path[path.rfind(str(hip)) :] if str(hip) in path else path
+    hip_file = Path(os.path.normpath(path))
     cuda_file = find_cuda_source(hip_file, hip, src)
     if cuda_file is None or not hip_file.is_file():
         return ""
@@ -213,7 +215,7 @@ def build_file_errors(found: list[dict], build: Path, target: str) -> str:
 
 def build_target(build: Path, target: str, jobs: int) -> tuple[bool, str, float]:
     t0 = time.monotonic()
-    proc = run(["make", "-k", f"-j{jobs}", target], cwd=build, timeout=1800)
+    proc = run(["make", "-k", f"-j{jobs}", "--output-sync=target", target], cwd=build, timeout=1800)
     log = proc.stdout + proc.stderr
     first = next((x.strip() for x in log.splitlines() if _ERROR.search(x)), "")
     return proc.returncode == 0, first[:220], time.monotonic() - t0
