@@ -95,7 +95,7 @@ def test_the_json_summary_does_not_depend_on_the_order_files_finish() -> None:
     """Two unsupported APIs used once each: the order workers return the files in (it varies
     between -j runs) must not reorder the report, or a CI diff of two runs shows a change."""
     a = "void f() { cudaDeviceGetNvSciSyncAttributes(0, 0, 0); }\n"
-    b = "void g() { cudaGraphicsMapFlagsWriteDiscard; }\n"
+    b = "void g() { cudaEGLStreamConsumerConnect(0, 0); }\n"
 
     def summary(order: list[str]) -> dict:
         s = Summary()

@@ -33,8 +33,9 @@ def _is_line_insert(edit: Edit) -> bool:
 
 
 # Whole-line insertions of these rules at one point go in this order: the runtime #include
-# before the shims that use what it declares (a file with no include before its first use).
-_LINES_IN_ORDER = ("header", "shims")
+# before the shims that use what it declares (a file with no include before its first use),
+# and both before a guard that opens above the file's first definition.
+_LINES_IN_ORDER = ("header", "shims", "vector-operator-guard")
 
 
 def _line_rank(edit: Edit) -> int:

@@ -22,54 +22,26 @@ One diagnosis per file, at the first such definition the HIP build compiles: a
 helper_math.h-style header has a hundred of them and one guard fixes them all; the others are
 its dependent lines.
 
+`convert` already guards the definitions it can prove element-wise (`a.x op b.x` per
+component, one vector type, scalars of its element type: `rewrite/vector_operator_guard.py`);
+this rule reports the others.
+
 ## How to fix
-When the operator is element-wise (as in helper_math.h), HIP's does the same: guard the
-definition with `#if !defined(__HIP_PLATFORM_AMD__)`.  When it means something else (a complex
-product, a dot product), give it a name of its own and call that.
+When the operator is element-wise after all, HIP's does the same: guard the definition with
+`#if !defined(__HIP_PLATFORM_AMD__)`.  When it means something else (a complex product, a dot
+product, mixed types), give it a name of its own and call that.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ..analysis.diagnosis import first_of_file
+from ..analysis.vector_operators import COMPOUND, definitions, is_elementwise
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
-
-VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
-COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
-HIP_DEFINES = COMPOUND | frozenset(
-    {"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "~", "==", "!=", "++", "--"}
-)
-
-
-def _definitions(unit: Unit) -> Iterator[tuple[int, str, str]]:
-    """(operator token index, operator text, first parameter's vector type) per definition."""
-    toks = unit.tokens
-    for i in unit.identifier_positions.get("operator", ()):
-        if toks[i].in_directive or i + 2 >= len(toks):
-            continue
-        j = i + 1
-        while j < len(toks) and toks[j].kind is not Kind.IDENT and toks[j].text not in "(;{":
-            j += 1
-        op = "".join(t.text for t in toks[i + 1 : j])
-        if op not in HIP_DEFINES or j >= len(toks) or toks[j].text != "(":
-            continue
-        close = unit.lexed.brackets.get(j)
-        if close is None:
-            continue
-        params = [t.text for t in toks[j + 1 : close]]
-        first = params[: params.index(",")] if "," in params else params
-        vector = next((w for w in first if VECTOR.fullmatch(w)), None)
-        k = close + 1
-        while k < len(toks) and toks[k].text in ("const", "noexcept", "constexpr"):
-            k += 1
-        if vector is not None and k < len(toks) and toks[k].text == "{":
-            yield i, op, vector
 
 
 @hazard_rule(
@@ -82,7 +54,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "operator" not in unit.identifiers:
         return
     toks = unit.tokens
-    defined = {i: (op, vector) for i, op, vector in _definitions(unit)}
+    defined = {d.at: (d.op, d.vector) for d in definitions(unit) if not is_elementwise(unit, d)}
     found = first_of_file(unit, list(defined))
     if found is None:
         return

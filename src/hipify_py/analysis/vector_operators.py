@@ -1,0 +1,200 @@
+"""User operators on CUDA's vector types, and which of them HIP's own operators replace exactly.
+
+CUDA's ``float2``/``int4``... are plain structs, so projects define their operators
+(``helper_math.h`` has over a hundred).  ROCm 7.2.4's ``HIP_vector_type`` already defines every
+arithmetic, compound-assignment and unary operator element-wise, so the user's are ambiguous
+on AMD.  Where a user operator is *provably* the element-wise one HIP defines (same vector type
+throughout, scalars of the element type, each component computed from that component alone
+with the same operator), leaving it out of the AMD build keeps the program's meaning; any other
+(a cross or dot product, mixed types, a call such as ``fmodf``) needs a human.  The rewrite
+pass that guards them and the rule that reports the rest read the same decision from here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from .tokens import split
+
+VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
+COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
+HIP_DEFINES = COMPOUND | frozenset(
+    {"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "~", "==", "!=", "++", "--"}
+)
+# IEEE-754 and integer +, * and the bitwise operators give the same bits either way round.
+_COMMUTATIVE = frozenset({"+", "*", "&", "|", "^"})
+_ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
+_COMPONENTS = "xyzw"
+# The scalar types HIP's element-wise scalar operators convert to for each vector family.
+_ELEMENT: dict[str, set[tuple[str, ...]]] = {
+    "float": {("float",)},
+    "double": {("double",)},
+    "int": {("int",), ("signed", "int"), ("signed",)},
+    "uint": {("uint",), ("unsigned", "int"), ("unsigned",)},
+    "char": {("char",), ("signed", "char")},
+    "uchar": {("uchar",), ("unsigned", "char")},
+    "short": {("short",), ("short", "int")},
+    "ushort": {("ushort",), ("unsigned", "short")},
+    "long": {("long",), ("long", "int")},
+    "ulong": {("ulong",), ("unsigned", "long")},
+    "longlong": {("longlong",), ("long", "long")},
+    "ulonglong": {("ulonglong",), ("unsigned", "long", "long")},
+}
+_QUALIFIERS = frozenset({"const", "volatile", "&", "__restrict__"})
+
+
+@dataclass(frozen=True)
+class OperatorDef:
+    """One definition: ``operator`` at token ``at``, parameters between ``open`` and ``close``,
+    body between the braces ``body`` and ``end``; ``vector`` is the first vector type among its
+    parameters."""
+
+    at: int
+    op: str
+    vector: str
+    open: int
+    close: int
+    body: int
+    end: int
+
+
+def definitions(unit: Unit) -> Iterator[OperatorDef]:
+    """Every operator HIP's vector types define, defined by the file on a vector type."""
+    toks = unit.tokens
+    brackets = unit.lexed.brackets
+    for i in unit.identifier_positions.get("operator", ()):
+        if toks[i].in_directive or i + 2 >= len(toks):
+            continue
+        j = i + 1
+        while j < len(toks) and toks[j].kind is not Kind.IDENT and toks[j].text not in "(;{":
+            j += 1
+        op = "".join(t.text for t in toks[i + 1 : j])
+        close = brackets.get(j) if j < len(toks) and toks[j].text == "(" else None
+        if op not in HIP_DEFINES or close is None:
+            continue
+        vector = next((t.text for t in toks[j + 1 : close] if VECTOR.fullmatch(t.text)), None)
+        k = close + 1
+        while k < len(toks) and toks[k].text in ("const", "noexcept", "constexpr"):
+            k += 1
+        end = brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
+        if vector is not None and end is not None:
+            yield OperatorDef(i, op, vector, j, close, k, end)
+
+
+def _parameters(unit: Unit, d: OperatorDef) -> list[tuple[str, list[str]]] | None:
+    """(name, type words without qualifiers) per parameter; None when one has no name."""
+    toks = unit.tokens
+    found = []
+    for first, end in split(toks, d.open + 1, d.close):
+        words = [t.text for t in toks[first:end]]
+        if len(words) < 2 or toks[end - 1].kind is not Kind.IDENT:
+            return None
+        found.append((words[-1], [w for w in words[:-1] if w not in _QUALIFIERS]))
+    return found
+
+
+def _signature_matches(unit: Unit, d: OperatorDef, params: list[tuple[str, list[str]]]) -> bool:
+    """Vector parameters all of ``d.vector``, scalars of its element type, and (binary and
+    unary operators) the vector returned: the shapes HIP's operators have."""
+    scalars = _ELEMENT.get(d.vector[:-1], set())
+    if not 1 <= len(params) <= 2 or not any(t == [d.vector] for _, t in params):
+        return False
+    if any(t != [d.vector] and tuple(t) not in scalars for _, t in params):
+        return False
+    if d.op in COMPOUND:
+        return len(params) == 2 and params[0][1] == [d.vector]
+    toks = unit.tokens
+    before = d.at - 1
+    while before >= 0 and toks[before].text in ("&", "const"):
+        before -= 1
+    return before >= 0 and toks[before].text == d.vector
+
+
+def _operand(words: list[str], name: str, vector: bool, c: str) -> bool:
+    """``words`` read parameter ``name``: its component ``c`` if a vector, else whole."""
+    return words == [name, ".", c] if vector else words == [name]
+
+
+def _component(words: list[str], c: str, op: str, params: list[tuple[str, bool]]) -> bool:
+    """``words`` are ``p.c op q.c`` (``p.c op s``, ``s op q.c``) in parameter order, or
+    ``op p.c`` for a unary operator: component ``c`` as HIP computes it (either way round
+    for a commutative operator)."""
+    if len(params) == 1:
+        name, _ = params[0]
+        return words == [op, name, ".", c]
+    orders = [params, params[::-1]] if op in _COMMUTATIVE else [params]
+    return any(_binary(words, c, op, left, right) for left, right in orders)
+
+
+def _binary(
+    words: list[str], c: str, op: str, left: tuple[str, bool], right: tuple[str, bool]
+) -> bool:
+    width = 3 if left[1] else 1
+    return (
+        len(words) > width
+        and words[width] == op
+        and _operand(words[:width], left[0], left[1], c)
+        and _operand(words[width + 1 :], right[0], right[1], c)
+    )
+
+
+def is_elementwise(unit: Unit, d: OperatorDef) -> bool:
+    """Whether HIP's own operator computes exactly what this definition computes."""
+    if d.op not in COMPOUND and d.op not in _ARITHMETIC and d.op != "~":
+        return False
+    params = _parameters(unit, d)
+    if params is None or not _signature_matches(unit, d, params):
+        return False
+    toks = unit.tokens
+    if any(t.in_directive for t in toks[d.body : d.end]):
+        return False
+    shaped = [(name, type_words == [d.vector]) for name, type_words in params]
+    comps = _COMPONENTS[: int(d.vector[-1])]
+    if d.op in COMPOUND:
+        return _compound_body(unit, d, comps, shaped)
+    return _returned_components(unit, d, comps, shaped)
+
+
+def _compound_body(unit: Unit, d: OperatorDef, comps: str, params: list[tuple[str, bool]]) -> bool:
+    """``a.x op= b.x; a.y op= b.y; ...``: one statement per component, in order."""
+    words = [t.text for t in unit.tokens[d.body + 1 : d.end]]
+    statements = " ".join(words).split(" ;")
+    if statements[-1].strip() or len(statements) != len(comps) + 1:
+        return False
+    (target, _), (source, svec) = params
+    for statement, c in zip(statements[:-1], comps, strict=True):
+        parts = statement.split()
+        if parts[:4] != [target, ".", c, d.op] or not _operand(parts[4:], source, svec, c):
+            return False
+    return True
+
+
+def _returned_components(
+    unit: Unit, d: OperatorDef, comps: str, params: list[tuple[str, bool]]
+) -> bool:
+    """``return make_<vector>(a.x op b.x, ...);`` with one argument per component."""
+    toks = unit.tokens
+    body = range(d.body + 1, d.end)
+    if len(body) < 5 or [toks[k].text for k in body[:3]] != ["return", f"make_{d.vector}", "("]:
+        return False
+    paren = body[2]
+    if unit.lexed.brackets.get(paren) != body[-2] or toks[body[-1]].text != ";":
+        return False
+    args = split(toks, paren + 1, body[-2])
+    return len(args) == len(comps) and all(
+        _component([t.text for t in toks[first:end]], c, d.op, params)
+        for (first, end), c in zip(args, comps, strict=True)
+    )
+
+
+def declaration_start(unit: Unit, d: OperatorDef) -> int:
+    """Index of the definition's first token (its ``template``, specifiers, return type)."""
+    toks = unit.tokens
+    k = d.at
+    while k > 0 and toks[k - 1].text not in (";", "}", "{") and not toks[k - 1].in_directive:
+        k -= 1
+    return k
