@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from enum import Enum
 from typing import NamedTuple
 
@@ -49,6 +50,19 @@ class Token(NamedTuple):
 # byte of a long literal.  The loops are unambiguous, so the match is the same either way.
 POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
+# What can hold text that is not code (comments, literals: never renamed) and numbers (whose
+# letters are no names), shared with ``frontend.density``'s name-only scan of a file too dense
+# to tokenize.  The raw-string delimiter is the one named group: ``findall`` below returns it.
+LITERALS = r"""
+      //[^\r\n\\]*@(?:\\(?:\r\n|.)[^\r\n\\]*@)*@
+    | /\*[^*]*@(?:\*+[^*/][^*]*@)*@(?:\*+/|\*+\Z|\Z)
+    | (?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\r\n]{0,16})\(.*?(?:\)(?P=delim)"|\Z)
+    | (?:u8|u|U|L)?"[^"\\\r\n]*@(?:\\(?:\r\n|.)[^"\\\r\n]*@)*@(?:"|(?=[\r\n])|\\?\Z)
+    | (?:u8|u|U|L)?'[^'\\\r\n]*@(?:\\(?:\r\n|.)[^'\\\r\n]*@)*@(?:'|(?=[\r\n])|\\?\Z)
+    | \.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*@
+""".replace("@", POSSESSIVE)
+NAME = r"[A-Za-z_$][A-Za-z0-9_$]*"
+
 # ``findall`` hands back plain strings, no match objects: (skipped, identifier, other token,
 # raw-string delimiter).  The skipped white space is captured only so its length can advance
 # the offset; ``other`` is told apart by its first character (``_FIRST``), in the order the
@@ -58,21 +72,18 @@ _TOKEN_RE = re.compile(
     ([ \t\f\v\x00]*@(?:\\(?:\r\n?|\n)[ \t\f\v\x00]*@)*@)  # horizontal white space (NUL too,
                                                           # as for clang), line continuations
     (?:
-      ([A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$"'])
+      (NAME)(?![A-Za-z0-9_$"'])
     | ( [(){};,\[\]?~]    # punctuators no longer one starts with
       | \r\n?|\n
-      | //[^\r\n\\]*@(?:\\(?:\r\n|.)[^\r\n\\]*@)*@
-      | /\*[^*]*@(?:\*+[^*/][^*]*@)*@(?:\*+/|\*+\Z|\Z)
-      | (?:u8|u|U|L)?R"([^()\\ \t\r\n]{0,16})\(.*?(?:\)\4"|\Z)
-      | (?:u8|u|U|L)?"[^"\\\r\n]*@(?:\\(?:\r\n|.)[^"\\\r\n]*@)*@(?:"|(?=[\r\n])|\\?\Z)
-      | (?:u8|u|U|L)?'[^'\\\r\n]*@(?:\\(?:\r\n|.)[^'\\\r\n]*@)*@(?:'|(?=[\r\n])|\\?\Z)
-      | \.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*@
+      | LITERALS
       | <<<|>>>|<<=|>>=|%:%:|%:|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\|
       | \+=|-=|\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.
       )
     | \Z  # an empty ``other``: the end
     )
-    """.replace("@", POSSESSIVE),
+    """.replace("@", POSSESSIVE)
+    .replace("NAME", NAME)
+    .replace("LITERALS", LITERALS),
     re.VERBOSE | re.DOTALL,
 )
 
@@ -129,7 +140,7 @@ def lex(text: str) -> Lexed:
     at_line_start, in_directive = True, False
     ident, punct = Kind.IDENT, Kind.PUNCT
     pos = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
-    for skipped, word, other, _ in _TOKEN_RE.findall(text, pos):
+    for skipped, word, other, _ in _matches(text, pos):
         pos += len(skipped)
         if word:
             end = pos + len(word)
@@ -138,6 +149,7 @@ def lex(text: str) -> Lexed:
                 identifiers[word] = [len(tokens)]
             else:
                 found.append(len(tokens))
+                word = tokens[found[0]].text  # one string for every occurrence of a name
             append(new(Token, (ident, word, pos, end, in_directive)))
             pos = end
             at_line_start = False
@@ -191,6 +203,39 @@ def lex(text: str) -> Lexed:
     return out._replace(balanced=balanced and not code and not macro)
 
 
+def _matches(text: str, pos: int) -> Iterator[tuple[str, str, str, str]]:
+    """``_TOKEN_RE.findall(text, pos)``, a slice of the text at a time: the list of a whole
+    file's matches is about 80 bytes per token, more than the tokens' own share of the peak.
+
+    A slice ends the text early, so its last matches may differ from the whole text's (a
+    comment or literal cut short, ``..`` for ``...``, ``R"d`` for a raw string): every match
+    that ends within ``_MARGIN`` characters of the cut is matched again from the next slice
+    on (the pattern looks behind nothing, so a match starts the same wherever the search
+    does).  A slice whose every match is that close to its end is doubled."""
+    size = _SLICE
+    while True:
+        cut = pos + size
+        if cut >= len(text):
+            yield from _TOKEN_RE.findall(text, pos)
+            return
+        found = _TOKEN_RE.findall(text, pos, cut)
+        keep, end = len(found), cut
+        while keep and end > cut - _MARGIN:
+            keep -= 1
+            skipped, word, other, _ = found[keep]
+            end -= len(skipped) + len(word) + len(other)
+        if not keep:
+            size *= 2
+            continue
+        del found[keep:]
+        yield from found
+        pos, size = end, _SLICE
+
+
+_SLICE = 1 << 18
+# longer than any match that a cut can change without ending it there: a raw string's
+# ``R"`` and 16-character delimiter, the longest operators
+_MARGIN = 64
 _COMMENT_SECOND = frozenset("/*")
 _OPENERS = frozenset("([{")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}  # closer -> the opener it pairs with

@@ -1,0 +1,68 @@
+"""A file too dense in tokens for the token pipeline (issue 24: 20 times its size in memory,
+10 s) is converted by name only and reported "not analysed": never silently clean, never
+without output.  The estimate that decides it is never below the lexer's count."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from _convert import result
+from hipify_py.cli import root
+from hipify_py.frontend.density import token_budget, token_estimate, too_dense
+from hipify_py.frontend.lexer import lex
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from adversarial import BY_NAME, sized  # noqa: E402
+
+HEAD = (
+    "#include <cuda_runtime.h>\n#define cudaCheck(cudaCall) cudaCall\n"
+    '// cudaFree in a comment\nconst char* s = "cudaMalloc";\n'
+    "void f(float* p) { cudaMalloc(&p, 4); cudaCheck(cudaFree(p)); k<<<1, 2>>>(p); }\n"
+)
+DENSE = HEAD + ";" * token_budget(400_000) + "\n"
+
+
+def test_the_estimate_is_never_below_the_lexers_count() -> None:
+    files = sorted((ROOT / "tests").rglob("*.cu")) + sorted((ROOT / "examples").rglob("*.cu"))
+    texts = [f.read_text(errors="surrogateescape") for f in files]
+    texts += [sized(name, 20_000, seed).decode() for name in BY_NAME for seed in range(3)]
+    for text in texts:
+        if text.isascii():
+            assert token_estimate(text) >= len(lex(text).tokens), text[:80]
+
+
+def test_real_code_is_not_too_dense_and_a_run_of_semicolons_is() -> None:
+    assert too_dense(sized("many_launches", 500_000).decode()) is None
+    assert too_dense(sized("backslash_run", 2_000_000).decode()) is None
+    assert too_dense(HEAD * 1000) is None
+    why = too_dense(DENSE)
+    assert why is not None and why.startswith("not analysed")
+
+
+def test_a_dense_file_gets_its_names_renamed_and_nothing_else() -> None:
+    out = result(DENSE)
+    assert out.rule_errors and "not analysed" in out.rule_errors[0]
+    head = out.text[: out.text.index(";;;")]
+    assert "hipMalloc(&p, 4); cudaCheck(hipFree(p));" in head
+    assert "#include <cuda_runtime.h>" in head  # headers are not converted
+    assert "#define cudaCheck(cudaCall) cudaCall" in head  # a macro's own name and parameter
+    assert '// cudaFree in a comment\nconst char* s = "cudaMalloc";' in head
+    assert "k<<<1, 2>>>(p)" in head  # HIP accepts the launch as it is
+    assert out.text.endswith(";" * 100 + "\n") and len(out.text) == len(DENSE) - 2
+    assert sum(out.conversions.values()) == 2
+
+
+def test_convert_writes_it_and_check_fails_on_it(tmp_path: Path) -> None:
+    (tmp_path / "d.cu").write_text(DENSE)
+    conv = CliRunner().invoke(
+        root, ["convert", str(tmp_path / "d.cu"), "-o", str(tmp_path / "d.hip")]
+    )
+    assert "hipMalloc" in (tmp_path / "d.hip").read_text()
+    assert "not analysed" in conv.output
+    check = CliRunner().invoke(root, ["check", str(tmp_path / "d.cu")])
+    assert check.exit_code == 1 and "not analysed" in check.output
