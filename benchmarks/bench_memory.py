@@ -65,11 +65,11 @@ def run(command: str, path: Path, out: Path, timeout: float) -> dict:
         )
     except subprocess.TimeoutExpired:
         return {"timeout": timeout}
-    last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "{}"
+    last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
     try:
         found = json.loads(last)
-    except json.JSONDecodeError:
-        return {"error": done.stderr.strip()[-300:]}
+    except json.JSONDecodeError:  # it died (a signal: a negative code) before its report
+        return {"error": f"exit {done.returncode}: {done.stderr.strip()[-200:]}"}
     if command == "check":
         found["not_analysed"] = "not analysed" in done.stdout
         found["degraded"] = "degraded" in done.stdout

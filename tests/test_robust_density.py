@@ -13,6 +13,7 @@ from _convert import result
 from hipify_py.cli import root
 from hipify_py.frontend.density import token_budget, token_estimate, too_dense
 from hipify_py.frontend.lexer import lex
+from hipify_py.frontend.unit import Unit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -66,3 +67,12 @@ def test_convert_writes_it_and_check_fails_on_it(tmp_path: Path) -> None:
     assert "not analysed" in conv.output
     check = CliRunner().invoke(root, ["check", str(tmp_path / "d.cu")])
     assert check.exit_code == 1 and "not analysed" in check.output
+
+
+def test_a_long_run_of_continuations_is_parsed_in_the_child(tmp_path: Path) -> None:
+    """libclang's lexer overflowed its stack on 60,000 continued lines: the process died."""
+    text = sized("backslash_run", 200_000).decode()
+    assert Unit("k.cu", text, None).risky  # type: ignore[arg-type]
+    (tmp_path / "k.cu").write_text(text)
+    check = CliRunner().invoke(root, ["check", str(tmp_path / "k.cu")])
+    assert check.exit_code == 1 and "libclang crashed" in check.output

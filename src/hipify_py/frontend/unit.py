@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import chain
@@ -24,6 +24,9 @@ from .syntax import (
 )
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
+# a run of line continuations this long makes a parse risky: libclang's lexer recurses per
+# continuation and overflows its stack past about 60,000 of them (a segmentation fault)
+_CONTINUATIONS = re.compile(r"(?:\\(?:\r\n?|\n)){1024}")
 _SPACED_LAUNCH = re.compile(r"<<\s+<")
 
 # literal-first patterns: a leading \b would make the search visit every byte of a long file
@@ -58,12 +61,12 @@ class Unit:
         return lexed
 
     @property
-    def tokens(self) -> list[Token]:
+    def tokens(self) -> Sequence[Token]:
         """Code tokens (no comments) from every preprocessor branch."""
         return self.lexed.tokens
 
     @property
-    def comments(self) -> list[Token]:
+    def comments(self) -> Sequence[Token]:
         return self.lexed.comments
 
     @cached_property
@@ -102,11 +105,11 @@ class Unit:
     def first_token_from(self, offset: int) -> int:
         """Index of the first token that starts at or after ``offset`` (``len(tokens)`` if
         none): a binary search, no list of offsets built per question."""
-        return bisect.bisect_left(self.tokens, offset, key=_start)
+        return bisect.bisect_left(self.lexed.starts, offset)
 
     def token_covering(self, offset: int) -> int:
         """Index of the last token that starts at or before ``offset`` (-1 if none)."""
-        return bisect.bisect_right(self.tokens, offset, key=_start) - 1
+        return bisect.bisect_right(self.lexed.starts, offset) - 1
 
     @cached_property
     def launch_openers(self) -> list[int]:
@@ -268,11 +271,11 @@ class Unit:
 
     @cached_property
     def risky(self) -> bool:
-        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes): its
-        parse is tried in a child process first.  Other text is not: UTF-8 (a comment in
-        another language) is ordinary source, and bytes that are not UTF-8 reach libclang as
-        '?' (``parse``)."""
-        if self.looks_broken or "\0" in self.text:
+        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes, long
+        runs of line continuations): its parse is tried in a child process first.  Other text
+        is not: UTF-8 (a comment in another language) is ordinary source, and bytes that are
+        not UTF-8 reach libclang as '?' (``parse``)."""
+        if self.looks_broken or "\0" in self.text or _CONTINUATIONS.search(self.text):
             return True
         depth = deepest = 0
         for tok in self.tokens:
@@ -287,7 +290,3 @@ class Unit:
     def line_text(self, line: int) -> str:
         start, end = self.lines.line_span(line)
         return self.text[start:end]
-
-
-def _start(tok: Token) -> int:
-    return tok.start

@@ -1,5 +1,7 @@
-"""The lexer matches a file a slice at a time (``lexer._matches``): cut anywhere, the tokens
-are those of one match over the whole text, on real sources and on the adversarial shapes."""
+"""The lexer's memory savings change nothing: it matches a file a slice at a time
+(``lexer._matches``), and cut anywhere the tokens are those of one match over the whole text;
+a large file's tokens stay packed (``lexer.Tokens``) and read, convert and check as the list
+of a small file does."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from _convert import ctx, result
 from hipify_py.frontend import lexer
+from hipify_py.pipeline import check_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -58,3 +62,32 @@ def test_a_token_longer_than_a_slice_is_whole() -> None:
     kinds = [(t.kind, len(t.text)) for t in lexer.lex(text).comments]
     assert kinds == [(lexer.Kind.COMMENT, 3 * lexer._SLICE + 4)]
     assert [t.text for t in lexer.lex(text).tokens] == ["x", "y"]
+
+
+def test_packed_tokens_read_as_the_list(monkeypatch) -> None:
+    for text in _sources():
+        listed = lexer.lex(text).tokens
+        monkeypatch.setattr(lexer, "PACK_FROM", 0)
+        packed = lexer.lex(text).tokens
+        monkeypatch.undo()
+        assert isinstance(packed, lexer.Tokens) and isinstance(listed, list)
+        assert list(packed) == listed and len(packed) == len(listed)
+        n = len(listed)
+        for i in (0, n // 3, n - 1, -1, -n):
+            assert packed[i] == listed[i]
+        assert packed[n // 4 : n // 2] == listed[n // 4 : n // 2] and packed[-3:] == listed[-3:]
+        with pytest.raises(IndexError):
+            packed[n]
+
+
+def test_a_packed_file_converts_and_checks_as_a_listed_one(monkeypatch) -> None:
+    files = sorted((ROOT / "examples").rglob("*.cu")) + sorted((ROOT / "tests").rglob("*.cu"))
+    texts = [f.read_text(errors="surrogateescape") for f in files[:25]]
+    for text in [*texts, sized("many_ifs", 5_000).decode(), sized("many_launches", 5_000).decode()]:
+        listed = (result(text), check_result(text, "t.cu", ctx()))
+        monkeypatch.setattr(lexer, "PACK_FROM", 0)
+        packed = (result(text), check_result(text, "t.cu", ctx()))
+        monkeypatch.undo()
+        assert packed[0].text == listed[0].text
+        for a, b in zip(packed, listed, strict=True):
+            assert a.findings == b.findings and a.rule_errors == b.rule_errors
