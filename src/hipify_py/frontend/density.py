@@ -12,14 +12,15 @@ early, never late.
 
 from __future__ import annotations
 
-# what a token costs through every pass, with hazards (measured 190-270 bytes; see
-# docs/robustness.md), and the most the issue allows: 20 times the file's size, beyond the
-# 64 MiB the interpreter's own heap moves by
-BYTES_PER_TOKEN = 300
+# What a token costs through every pass with hazards, edits and findings included (measured
+# 100-243 bytes on 0.5-2.4 MB files, packed tokens; see docs/robustness.md), and the most the
+# issue allows: 20 times the file's size, beyond the 64 MiB the interpreter's heap moves by.
+BYTES_PER_TOKEN = 250
 MEMORY_FACTOR = 20
 MEMORY_FLOOR = 64 << 20
-# tokens the pipeline gets through in about 10 s on a loaded 2-core machine
-MAX_TOKENS = 1_500_000
+PARSE_BYTES_PER_CHAR = 80  # libclang's syntax tree (36-82 measured)
+# tokens the pipeline gets through in 10 CPU seconds (measured: 3-10 microseconds a token)
+MAX_TOKENS = 1_000_000
 
 _WORD, _SPACE, _OTHER = b"a", b" ", b"."
 _CLASSES = bytes(
@@ -44,6 +45,15 @@ def token_budget(size: int) -> int:
     """The most tokens a file of ``size`` characters may make and still go through the token
     pipeline within 20 times its size in memory and about 10 s."""
     return min(MAX_TOKENS, (MEMORY_FACTOR * size + MEMORY_FLOOR) // BYTES_PER_TOKEN)
+
+
+def parse_fits(chars: int, tokens: int) -> bool:
+    """Whether libclang may parse a file of ``chars`` characters and ``tokens`` tokens and stay
+    within 20 times its size: its syntax tree takes 40-80 bytes a character (measured on
+    HeCBench's 2.4 MB CImg.h: 196 MiB), on top of the tokens.  A file over it is analysed from
+    tokens alone and reported "not analysed" where a rule needed the tree."""
+    need = PARSE_BYTES_PER_CHAR * chars + BYTES_PER_TOKEN * tokens
+    return need <= MEMORY_FACTOR * chars + MEMORY_FLOOR
 
 
 def too_dense(text: str) -> str | None:

@@ -12,6 +12,7 @@ from itertools import chain
 from ..edits import LineIndex
 from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
+from .density import parse_fits
 from .directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, forget_lines, lines
 from .lexer import Kind, Lexed, Token, lex
 from .macros import expansion_estimate
@@ -189,6 +190,12 @@ class Unit:
             args=self.clang_args,
             lexed=self.lexed,
         )
+        if not parse_fits(len(self.text), len(self.tokens)):
+            self._ast_error = (
+                f"a parse of its {len(self.text):,} characters would take libclang past 20 "
+                "times the file's size in memory; not parsed"
+            )
+            return None
         expanded = expansion_estimate(self.tokens, self.directives, self.parse_budget)
         if expanded > self.parse_budget:
             self._ast_error = f"its macros expand to over {self.parse_budget:,} tokens; not parsed"
