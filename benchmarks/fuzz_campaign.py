@@ -147,7 +147,9 @@ def _status(key: str) -> int:
 
 def _worker(conn: Connection, adversarial: int, max_bytes: int, memory: int) -> None:
     if memory:  # a runaway input raises MemoryError (a traceback) instead of starving the host
-        resource.setrlimit(resource.RLIMIT_AS, (memory << 20, memory << 20))
+        # the soft limit only: the parse child sets its own cap, which may be higher
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        resource.setrlimit(resource.RLIMIT_AS, (memory << 20, hard))
     index = load_index()
     contexts = [Context(Options(), index), Context(Options(skip_inactive=True), index)]
     stopped: list[str] = []

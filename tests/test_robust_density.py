@@ -88,3 +88,8 @@ def test_a_file_too_large_for_libclang_within_20x_is_not_parsed(tmp_path: Path) 
     )
     check = CliRunner().invoke(root, ["check", str(tmp_path / "k.cu")])
     assert check.exit_code == 1 and "past 20 times the file's size" in check.output
+
+
+def test_a_dense_file_stays_as_it_is_under_portable() -> None:
+    out = result(DENSE, portable=True)
+    assert out.text == DENSE and "not analysed" in out.rule_errors[0]

@@ -165,7 +165,8 @@ def _names_converted(text: str, path: str, ctx: Context, why: str) -> FileResult
     (a check fails on it, the summary lists it with the parse problems)."""
     result = FileResult(path=path, original=text, text=text, rule_errors=[why])
     result.parse_problems = [why]
-    applied = apply_edits(text, names_only(text, ctx))
+    # --portable keeps the CUDA text building with nvcc: renames in place would break that
+    applied = apply_edits(text, [] if ctx.options.portable else names_only(text, ctx))
     result.applied = applied
     result.text = applied.text
     result.edits = applied.edits
