@@ -5,8 +5,9 @@ Usage: python benchmarks/bench_memory.py [--sizes 1 4 16] [--generators NAME ...
                                          [--commands convert check] [--timeout 120] [--json FILE]
 
 Each run is a fresh process that calls the CLI in-process (``convert FILE --out-dir X -j 1
---no-cache -q`` or ``check FILE -j 1 --no-cache``) and reports its own peak RSS and that of its
-children (the capped libclang parse child, when the file is parsed in one) apart.  ``grow`` is
+--no-cache -q`` or ``check FILE -j 1 --no-cache``) and reports its own peak RSS (VmHWM) and
+that of its children apart (the capped libclang parse child, when a risky file is parsed in
+one; a forked child's figure includes the pages it shares with the worker).  ``grow`` is
 the worker's peak minus that of the same command on the 4-line kernel every generator starts
 with (the interpreter, modules and mapping tables: about 100 MiB that do not depend on the
 input); ``x`` is ``grow`` divided by the input's size, the figure the 20x goal is about.  A run
@@ -41,9 +42,11 @@ except SystemExit as exc:
     code = exc.code if isinstance(exc.code, int) else 1
 own = resource.getrusage(resource.RUSAGE_SELF)
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec from the forking process
+hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
 print(json.dumps({"rc": code, "wall": time.perf_counter() - t0,
                   "cpu": own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime,
-                  "rss": own.ru_maxrss * 1024, "child_rss": kids.ru_maxrss * 1024}),
+                  "rss": hwm * 1024, "child_rss": kids.ru_maxrss * 1024}),
       file=sys.stderr)
 """
 

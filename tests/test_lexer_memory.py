@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from _convert import ctx, result
+from hipify_py import edits
 from hipify_py.frontend import lexer
 from hipify_py.pipeline import check_result
 
@@ -91,3 +92,15 @@ def test_a_packed_file_converts_and_checks_as_a_listed_one(monkeypatch) -> None:
         assert packed[0].text == listed[0].text
         for a, b in zip(packed, listed, strict=True):
             assert a.findings == b.findings and a.rule_errors == b.rule_errors
+
+
+def test_line_index_split_a_slice_at_a_time_is_the_whole_split(monkeypatch) -> None:
+    rng = random.Random(7)
+    texts = ["", "a", "\n", "ab\ncd\n", "\n" * 5, *_sources()[:5]]
+    texts += ["".join(rng.choice("ab\n") for _ in range(rng.randint(0, 200))) for _ in range(100)]
+    for size in (1, 3, 64, 1 << 20):
+        monkeypatch.setattr(edits, "_SLICE", size)
+        for text in texts:
+            assert list(edits._line_lengths(text)) == [len(x) for x in text.split("\n")]
+            ends = list(edits.LineIndex(text)._ends)
+            assert ends == [i for i, c in enumerate(text) if c == "\n"] or "\r" in text
