@@ -17,11 +17,12 @@ same commit: the seeds are the repository's tests).  Odd numbers run with ``--sk
 campaign over machines; ``--jobs`` workers share one machine.  For each input a worker runs the
 file through ``runner.process`` as ``convert`` and as ``check`` would, then converts the output
 again.  Counted per input: a traceback (any exception, MemoryError past ``--worker-memory``
-included), a worker death (the process was killed, e.g. by SIGSEGV, or hung past 6x the slow
+included), a worker death (the process was killed, e.g. by SIGSEGV, or hung past 20x the slow
 limit in wall time), an edit conflict, a rule error (a rule pass that raised), a slow input
 (its convert or its check took over ``--slow`` CPU seconds), a non-idempotent conversion, a
 silent analysis failure (libclang was stopped or died on the file and the conversion or the
-check does not say "not analysed"; one that says so is counted apart, as reported) and an input
+check does not say "not analysed"; a run that says so, also for a file too dense for the token
+pipeline or too large to parse, is counted apart, as reported) and an input
 whose peak memory grew by more than 20 times its size (at least 64 MiB allowed: the
 interpreter's own heap moves that much).  ``--log`` writes one line per input: number, kind
 (mutations or generator), bytes, CPU seconds (the slower of convert and check), peak memory
@@ -74,6 +75,9 @@ PROBLEMS = (
     "over_memory",
 )
 MEMORY_FLOOR = 64 << 20
+# wall time, in --slow units, after which a worker counts as hung: three runs of up to --slow
+# CPU seconds each, with room for a loaded machine
+HUNG = 20
 
 
 def make_input(number: int, adversarial: int, max_bytes: int) -> tuple[bytes, str]:
@@ -106,9 +110,10 @@ def examine(
         errors = [e for e in getattr(result, "rule_errors", ()) if "not analysed" not in e]
         if errors:
             found.append("rule_error")
-        if stopped and result is not None:
-            told = [*result.parse_problems, *result.rule_errors]
-            found.append("not_analysed" if any("not analysed" in p for p in told) else "silent")
+        told = [*result.parse_problems, *result.rule_errors] if result is not None else []
+        said = any("not analysed" in p for p in told)  # a parse stopped, too dense, too big
+        if said or (stopped and result is not None):
+            found.append("not_analysed" if said else "silent")
         if mode is RunMode.CONVERT and result is not None and result.changed and not result.error:
             again = convert_text(result.text, str(path), ctx)
             if again.text != result.text:
@@ -244,9 +249,10 @@ def main() -> int:
                     tally.record(w.number, ["death"], 0.0, "worker died")
                     w.stop()
                     workers[i] = w = Worker(*setup)
-            elif not w.proc.is_alive() or time.perf_counter() - w.since > 6 * args.slow:
+            elif not w.proc.is_alive() or time.perf_counter() - w.since > HUNG * args.slow:
+                wall = time.perf_counter() - w.since
                 died = f"exit code {w.proc.exitcode}" if not w.proc.is_alive() else "hung"
-                tally.record(w.number, ["death"], time.perf_counter() - w.since, died)
+                tally.record(w.number, ["death"], 0.0, f"{died} after {wall:.0f} s wall")
                 w.stop()
                 workers[i] = w = Worker(*setup)
             else:
