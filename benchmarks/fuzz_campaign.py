@@ -3,27 +3,34 @@ process that may die, and count what went wrong.
 
 Usage: python benchmarks/fuzz_campaign.py [--inputs 100000] [--start 0] [--jobs 2]
                                           [--save DIR] [--slow 10] [--adversarial 10]
-                                          [--max-bytes 1048576] [--log FILE]
+                                          [--max-bytes 1048576] [--worker-memory 4096]
+                                          [--log FILE]
 (SIGTERM or Ctrl-C: finish the inputs in flight and print the summary so far.)
 
 Input number N is ``tests/_mutations.py:mutate(N)`` (a seed from tests/ and examples/ plus one to
-five mutations), or, for every ``--adversarial``-th number, ``adversarial.py:generate(N)`` (macro
-bombs, unclosed ``<<<``, backslash-newline runs, one-line files up to ``--max-bytes``, spaced
-launches), so any failure is reproduced from its number.  Odd numbers run with
-``--skip-inactive`` (which parses every file with libclang), even ones without.  For each input
-a worker runs the file through ``runner.process`` as ``convert`` and as ``check`` would, then
-converts the output again.  Counted per input: a traceback (any exception), a worker death (the
-process was killed, e.g. by SIGSEGV, or hung past 6x the slow limit in wall time), an edit
-conflict, a rule error (a rule pass that raised), a slow input (over ``--slow`` CPU seconds for
-convert + check + reconvert), a non-idempotent conversion, a silent analysis failure (libclang
-was stopped or died on the file and the conversion or the check does not say "not analysed";
-one that says so is counted apart, as reported) and an input whose peak memory grew by more
-than 20 times its size (at least 64 MiB allowed: the interpreter's own heap moves that much).
-``--log`` writes one line per input: number,
-kind (for inputs with a problem or a parse verdict), bytes, CPU seconds, peak memory growth
-(MiB; this worker's VmHWM is reset before each input), problems, parse verdict.  Failing
-inputs are written to ``--save`` with their number and mutations in the name.  This is the
-long run behind ``tests/test_fuzz.py`` (which CI runs with a small fixed budget).
+five mutations), or, for every ``--adversarial``-th number, ``adversarial.py:generate(N)`` (one
+of its generators, up to ``--max-bytes``: macro bombs, unclosed ``<<<``, backslash-newline
+runs, one-line files, spaced launches, dense declarations, ``;;;;``, long identifiers, many
+launches, deep nesting, many ``#if``), so any failure is reproduced from its number (on the
+same commit: the seeds are the repository's tests).  Odd numbers run with ``--skip-inactive``
+(which parses every file with libclang), even ones without.  ``--start``/``--inputs`` shard a
+campaign over machines; ``--jobs`` workers share one machine.  For each input a worker runs the
+file through ``runner.process`` as ``convert`` and as ``check`` would, then converts the output
+again.  Counted per input: a traceback (any exception, MemoryError past ``--worker-memory``
+included), a worker death (the process was killed, e.g. by SIGSEGV, or hung past 20x the slow
+limit in wall time), an edit conflict, a rule error (a rule pass that raised), a slow input
+(its convert or its check took over ``--slow`` CPU seconds), a non-idempotent conversion, a
+silent analysis failure (libclang was stopped or died on the file and the conversion or the
+check does not say "not analysed"; a run that says so, also for a file too dense for the token
+pipeline or too large to parse, is counted apart, as reported) and an input
+whose peak memory grew by more than 20 times its size (at least 64 MiB allowed: the
+interpreter's own heap moves that much).  ``--log`` writes one line per input: number, kind
+(mutations or generator), bytes, CPU seconds (the slower of convert and check), peak memory
+growth (MiB; this worker's VmHWM is reset before each input), problems, parse verdict.  Failing
+inputs are written to ``--save`` with their number and mutations in the name.  The last line
+printed is ``SUMMARY inputs=... <problem>=<count> ...``, every counter on one line (exit status
+1 if any problem was counted).  This is the long run behind ``tests/test_fuzz.py`` (which CI
+runs with a small fixed budget).
 """
 
 from __future__ import annotations
@@ -38,8 +45,9 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -67,6 +75,9 @@ PROBLEMS = (
     "over_memory",
 )
 MEMORY_FLOOR = 64 << 20
+# wall time, in --slow units, after which a worker counts as hung: three runs of up to --slow
+# CPU seconds each, with room for a loaded machine
+HUNG = 20
 
 
 def make_input(number: int, adversarial: int, max_bytes: int) -> tuple[bytes, str]:
@@ -76,16 +87,21 @@ def make_input(number: int, adversarial: int, max_bytes: int) -> tuple[bytes, st
     return mutate(number)
 
 
-def examine(data: bytes, work: Path, ctx: Context, stopped: list[str]) -> list[str]:
+def examine(
+    data: bytes, work: Path, ctx: Context, stopped: list[str], longest: list[float]
+) -> list[str]:
     """The problems one input shows (empty when it went through cleanly); ``stopped`` collects
-    why libclang's parse child failed on it, if it did."""
+    why libclang's parse child failed on it, if it did, and ``longest[0]`` the CPU seconds of
+    the slower of its convert and check."""
     path = work / "m.cu"
     path.write_bytes(data)
     cand = Candidate(path, Path("m.cu"), work)
     found: list[str] = []
     for mode in (RunMode.CONVERT, RunMode.CHECK):
         stopped.clear()
+        t0 = _cpu_seconds()
         out = process(cand, ctx, mode)
+        longest[0] = max(longest[0], _cpu_seconds() - t0)
         result = out.result
         if out.status == "failed" and "conflict" in out.message:
             found.append("conflict")
@@ -94,9 +110,10 @@ def examine(data: bytes, work: Path, ctx: Context, stopped: list[str]) -> list[s
         errors = [e for e in getattr(result, "rule_errors", ()) if "not analysed" not in e]
         if errors:
             found.append("rule_error")
-        if stopped and result is not None:
-            told = [*result.parse_problems, *result.rule_errors]
-            found.append("not_analysed" if any("not analysed" in p for p in told) else "silent")
+        told = [*result.parse_problems, *result.rule_errors] if result is not None else []
+        said = any("not analysed" in p for p in told)  # a parse stopped, too dense, too big
+        if said or (stopped and result is not None):
+            found.append("not_analysed" if said else "silent")
         if mode is RunMode.CONVERT and result is not None and result.changed and not result.error:
             again = convert_text(result.text, str(path), ctx)
             if again.text != result.text:
@@ -133,13 +150,19 @@ def _status(key: str) -> int:
     return 0
 
 
-def _worker(conn: Connection, adversarial: int, max_bytes: int) -> None:
+def _worker(conn: Connection, adversarial: int, max_bytes: int, memory: int) -> None:
+    if memory:  # a runaway input raises MemoryError (a traceback) instead of starving the host
+        # the soft limit only: the parse child sets its own cap, which may be higher
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        resource.setrlimit(resource.RLIMIT_AS, (memory << 20, hard))
     index = load_index()
     contexts = [Context(Options(), index), Context(Options(skip_inactive=True), index)]
     stopped: list[str] = []
     _watch_parses(stopped)
     with tempfile.TemporaryDirectory(prefix="hipify-fuzz-") as tmp:
         work = Path(tmp)
+        for ctx in contexts:  # imports and tables: not the first input's memory growth
+            examine(mutate(0)[0], work, ctx, stopped, [0.0])
         parent = os.getppid()
         while True:
             while not conn.poll(2):
@@ -148,21 +171,20 @@ def _worker(conn: Connection, adversarial: int, max_bytes: int) -> None:
             number = conn.recv()
             if number is None:
                 return
-            data, _ = make_input(number, adversarial, max_bytes)
+            data, how = make_input(number, adversarial, max_bytes)
             stopped.clear()
             base = _peak_reset()
-            t0 = _cpu_seconds()
+            longest = [0.0]
             try:
-                found = examine(data, work, contexts[number % 2], stopped)
+                found = examine(data, work, contexts[number % 2], stopped, longest)
                 detail = ""
             except Exception:
                 found, detail = ["traceback"], traceback.format_exc()
-            seconds = _cpu_seconds() - t0
             grew = max(0, _status("VmHWM") - base)
             if grew > max(20 * len(data), MEMORY_FLOOR):
                 found.append("over_memory")
-            info = (len(data), grew, "; ".join(stopped))
-            conn.send((number, found, seconds, detail, info))
+            info = (len(data), grew, "; ".join(stopped), how)
+            conn.send((number, found, longest[0], detail, info))
 
 
 def _cpu_seconds() -> float:
@@ -174,8 +196,8 @@ def _cpu_seconds() -> float:
 
 
 class Worker:
-    def __init__(self, adversarial: int, max_bytes: int) -> None:
-        self.setup = (adversarial, max_bytes)
+    def __init__(self, adversarial: int, max_bytes: int, memory: int) -> None:
+        self.setup = (adversarial, max_bytes, memory)
         self.conn, child = mp.Pipe()
         self.proc = mp.Process(target=_worker, args=(child, *self.setup), daemon=True)
         self.proc.start()
@@ -194,59 +216,13 @@ class Worker:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--inputs", type=int, default=100_000)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--slow", type=float, default=10.0)
-    ap.add_argument("--save", type=Path, default=Path("fuzz-failures"))
-    ap.add_argument("--adversarial", type=int, default=10, help="every N-th input (0: none)")
-    ap.add_argument("--max-bytes", type=int, default=1 << 20)
-    ap.add_argument("--log", type=Path, help="one line per input (tab-separated)")
-    args = ap.parse_args()
+    args = _arguments()
+    args.save.mkdir(parents=True, exist_ok=True)
     log = args.log.open("w") if args.log else None
     if log:
         print("number\tkind\tbytes\tcpu_s\tpeak_mib\tproblems\tparse", file=log, flush=True)
-    heaviest = (0.0, -1)
-    args.save.mkdir(parents=True, exist_ok=True)
+    tally = Tally(args, log)
     todo = iter(range(args.start, args.start + args.inputs))
-    counts: Counter = Counter()
-    kinds: Counter = Counter()
-    notes: Counter = Counter()
-    slowest = (0.0, -1)
-    done = 0
-    t_start = time.perf_counter()
-    setup = (args.adversarial, args.max_bytes)
-    workers = [Worker(*setup) for _ in range(args.jobs)]
-
-    def record(
-        number: int, found: list[str], seconds: float, detail: str, info: tuple = (0, 0, "")
-    ) -> None:
-        nonlocal done, slowest, heaviest
-        done += 1
-        slowest = max(slowest, (seconds, number))
-        heaviest = max(heaviest, (info[1] / max(1, info[0]), number))
-        if log:
-            kind = make_input(number, *setup)[1] if found or info[2] else ""
-            fields = (number, kind, info[0], f"{seconds:.3f}", f"{info[1] / 2**20:.1f}")
-            print(*fields, ",".join(found), info[2], sep="\t", file=log, flush=True)
-        if seconds > args.slow:
-            found = [*found, "slow"]
-        notes.update(p for p in found if p not in PROBLEMS)  # reported as it should be
-        found = [p for p in found if p in PROBLEMS]
-        for problem in found:
-            counts[problem] += 1
-        if found:
-            data, how = make_input(number, *setup)
-            kinds.update(f"{p}:{how}" for p in found)
-            name = f"{number}-{'-'.join(found)}-{how}.cu"
-            (args.save / name).write_bytes(data)
-            if detail:
-                (args.save / f"{number}.txt").write_text(detail)
-            print(f"input {number}: {', '.join(found)} ({how}, {len(data)} bytes)", flush=True)
-        if done % 250 == 0:
-            rate = done / (time.perf_counter() - t_start)
-            print(f"{done} inputs, {rate:.1f}/s, {dict(counts)}, slowest {slowest}", flush=True)
 
     def stop_early(signum: int, frame: object) -> None:
         nonlocal todo
@@ -254,24 +230,29 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, stop_early)
     signal.signal(signal.SIGINT, stop_early)
+    setup = (args.adversarial, args.max_bytes, args.worker_memory)
+    workers = [Worker(*setup) for _ in range(min(args.jobs, args.inputs))]
     for w in workers:
         nxt = next(todo, None)
         if nxt is not None:
             w.give(nxt)
     while any(w.number is not None for w in workers):
+        busy = [w for w in workers if w.number is not None]
+        ready = set(wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0))
         for i, w in enumerate(workers):
             if w.number is None:
                 continue
-            if w.conn.poll(0.05):
+            if w.conn in ready or w.conn.poll():
                 try:
-                    record(*w.conn.recv())
+                    tally.record(*w.conn.recv())
                 except EOFError:
-                    record(w.number, ["death"], 0.0, "worker died")
+                    tally.record(w.number, ["death"], 0.0, "worker died")
                     w.stop()
                     workers[i] = w = Worker(*setup)
-            elif not w.proc.is_alive() or time.perf_counter() - w.since > 6 * args.slow:
+            elif not w.proc.is_alive() or time.perf_counter() - w.since > HUNG * args.slow:
+                wall = time.perf_counter() - w.since
                 died = f"exit code {w.proc.exitcode}" if not w.proc.is_alive() else "hung"
-                record(w.number, ["death"], time.perf_counter() - w.since, died)
+                tally.record(w.number, ["death"], 0.0, f"{died} after {wall:.0f} s wall")
                 w.stop()
                 workers[i] = w = Worker(*setup)
             else:
@@ -284,16 +265,93 @@ def main() -> int:
         w.conn.send(None)
         w.proc.join(5)
         w.stop()
-    elapsed = time.perf_counter() - t_start
-    print(f"\n{done} inputs in {elapsed:.0f} s", end="; ")
-    print(f"slowest {slowest[0]:.2f} CPU s (input {slowest[1]})", end="; ")
-    print(f"largest peak growth {heaviest[0]:.1f}x the input's size (input {heaviest[1]})")
-    for problem in PROBLEMS:
-        print(f"  {problem:15} {counts[problem]}")
-    print(f"  reported 'not analysed' (not a problem): {notes['not_analysed']} runs")
-    for kind, n in kinds.most_common(20):
-        print(f"    {n:6} {kind}")
-    return 1 if counts else 0
+    return tally.summary()
+
+
+def _arguments() -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--inputs", type=int, default=100_000, help="how many input numbers")
+    ap.add_argument("--start", type=int, default=0, help="the first input number (a shard)")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes")
+    ap.add_argument("--slow", type=float, default=10.0, help="CPU s one convert or check may take")
+    ap.add_argument("--save", type=Path, default=Path("fuzz-failures"))
+    ap.add_argument("--adversarial", type=int, default=10, help="every N-th input (0: none)")
+    ap.add_argument("--max-bytes", type=int, default=1 << 20, help="adversarial inputs' size")
+    ap.add_argument("--worker-memory", type=int, default=4096, help="MiB per worker (0: any)")
+    ap.add_argument("--log", type=Path, help="one line per input (tab-separated)")
+    return ap.parse_args()
+
+
+class Tally:
+    """What the campaign found so far: counts, the slowest and heaviest inputs, the log."""
+
+    def __init__(self, args: argparse.Namespace, log: TextIO | None) -> None:
+        self.args, self.log = args, log
+        self.counts: Counter = Counter()
+        self.kinds: Counter = Counter()
+        self.notes: Counter = Counter()
+        self.done = 0
+        self.slowest = (0.0, -1)
+        self.heaviest: tuple[float, int, int, int] = (0.0, -1, 0, 0)
+        self.t_start = time.perf_counter()
+
+    def record(
+        self, number: int, found: list[str], seconds: float, detail: str, info: tuple = ()
+    ) -> None:
+        size, grew, parse, how = info or (0, 0, "", "")
+        args = self.args
+        self.done += 1
+        self.slowest = max(self.slowest, (seconds, number))
+        # the share of its allowance (20x its size, at least MEMORY_FLOOR) it used
+        self.heaviest = max(
+            self.heaviest, (grew / max(20 * size, MEMORY_FLOOR), number, grew, size)
+        )
+        if seconds > args.slow:
+            found = [*found, "slow"]
+        if self.log:
+            if not how:  # a death: the worker could not say
+                how = make_input(number, args.adversarial, args.max_bytes)[1]
+            fields = (number, how, size, f"{seconds:.3f}", f"{grew / 2**20:.1f}")
+            print(*fields, ",".join(found), parse, sep="\t", file=self.log, flush=True)
+        self.notes.update(p for p in found if p not in PROBLEMS)  # reported as it should be
+        found = [p for p in found if p in PROBLEMS]
+        self.counts.update(found)
+        if found:
+            data, how = make_input(number, args.adversarial, args.max_bytes)
+            self.kinds.update(f"{p}:{how}" for p in found)
+            name = f"{number}-{'-'.join(found)}-{how}.cu"
+            (args.save / name).write_bytes(data)
+            if detail:
+                (args.save / f"{number}.txt").write_text(detail)
+            print(f"input {number}: {', '.join(found)} ({how}, {len(data)} bytes)", flush=True)
+        if self.done % 250 == 0:
+            rate = self.done / (time.perf_counter() - self.t_start)
+            print(f"{self.done} inputs, {rate:.1f}/s, {dict(self.counts)}", flush=True)
+
+    def summary(self) -> int:
+        """Print the result (the last line, ``SUMMARY ...``, holds every counter); 1 if any
+        problem was found."""
+        elapsed = time.perf_counter() - self.t_start
+        print(f"\n{self.done} inputs in {elapsed:.0f} s", end="; ")
+        print(f"slowest {self.slowest[0]:.2f} CPU s (input {self.slowest[1]})", end="; ")
+        share, number, grew, size = self.heaviest
+        print(
+            f"heaviest input {number}: peak grew {grew / 2**20:.1f} MiB, "
+            f"{grew / max(1, size):.1f}x its {size} bytes ({share:.0%} of what it may use)"
+        )
+        for problem in PROBLEMS:
+            print(f"  {problem:15} {self.counts[problem]}")
+        print(f"  reported 'not analysed' (not a problem): {self.notes['not_analysed']} runs")
+        for kind, n in self.kinds.most_common(20):
+            print(f"    {n:6} {kind}")
+        a = self.args
+        fields = [f"inputs={self.done}", f"start={a.start}", f"seconds={elapsed:.0f}"]
+        fields += [f"{p}={self.counts[p]}" for p in PROBLEMS]
+        fields += [f"not_analysed={self.notes['not_analysed']}"]
+        fields += [f"slowest_cpu_s={self.slowest[0]:.2f}@{self.slowest[1]}"]
+        fields += [f"heaviest_share={share:.2f}@{number}"]
+        print("SUMMARY " + " ".join(fields), flush=True)
+        return 1 if self.counts else 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from .context import Context, pytorch_enabled
 from .edits import Edit, EditConflict, apply_edits
 from .findings import Finding
 from .frontend.conditions import inactive_in
+from .frontend.density import too_dense
 from .frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN
 from .frontend.directives import lines as directive_lines
 from .frontend.lexer import Kind
@@ -24,6 +25,7 @@ from .frontend.unit import Unit
 from .policy import kept_in_file
 from .portable.source import portable_edits
 from .result import FileResult, conversions_of
+from .rewrite._names_only import names_only
 from .rules import passes
 
 _T = TypeVar("_T")
@@ -152,7 +154,24 @@ def for_file(ctx: Context, text: str) -> Context:
 
 def convert_text(text: str, path: str, ctx: Context, *, with_hazards: bool = True) -> FileResult:
     """Translate one CUDA file's text to HIP and collect the findings about it."""
+    dense = too_dense(text)
+    if dense is not None:
+        return _names_converted(text, path, for_file(ctx, text), dense)
     return _on_unit(text, path, ctx, partial(_converted, with_hazards=with_hazards))
+
+
+def _names_converted(text: str, path: str, ctx: Context, why: str) -> FileResult:
+    """A file too dense for the token pipeline: its names renamed, and "not analysed" said
+    (a check fails on it, the summary lists it with the parse problems)."""
+    result = FileResult(path=path, original=text, text=text, rule_errors=[why])
+    result.parse_problems = [why]
+    # --portable keeps the CUDA text building with nvcc: renames in place would break that
+    applied = apply_edits(text, [] if ctx.options.portable else names_only(text, ctx))
+    result.applied = applied
+    result.text = applied.text
+    result.edits = applied.edits
+    result.conversions = conversions_of(applied.edits)
+    return result
 
 
 def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context], _T]) -> _T:
@@ -279,6 +298,9 @@ def _outside_skipped(edits: list[Edit], unit: Unit) -> list[Edit]:
 def check_result(text: str, path: str, ctx: Context) -> FileResult:
     """Hazards and unsupported APIs in one file, without converting it, and the rule errors
     that make the check incomplete (findings the conversion itself fixes are marked ``fixed``)."""
+    dense = too_dense(text)
+    if dense is not None:
+        return FileResult(path, text, text, rule_errors=[dense])
     edits, findings, problems = _on_unit(text, path, ctx, _all_rules)
     findings = mark_fixed(findings, edits)
     return FileResult(path, text, text, findings=findings, rule_errors=problems)

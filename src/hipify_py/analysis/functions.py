@@ -50,7 +50,7 @@ def _braces(unit: Unit) -> list[int]:
     return sorted(k for k in unit.lexed.brackets if toks[k].text == "{")
 
 
-def _find_functions(tokens: list[Token], braces: list[int]) -> list[Func]:
+def _find_functions(tokens: Sequence[Token], braces: list[int]) -> list[Func]:
     out: list[Func] = []
     after = 0  # the end of the last function body found
     for i in braces:
@@ -79,7 +79,7 @@ def _find_functions(tokens: list[Token], braces: list[int]) -> list[Func]:
     return out
 
 
-def _specifiers(tokens: list[Token], name_i: int) -> frozenset[str]:
+def _specifiers(tokens: Sequence[Token], name_i: int) -> frozenset[str]:
     found = set()
     j = name_i - 1
     while j >= 0:

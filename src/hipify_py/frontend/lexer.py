@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import re
 import sys
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum
-from typing import NamedTuple
+from itertools import repeat
+from typing import NamedTuple, overload
 
 
 class Kind(str, Enum):
@@ -49,6 +52,19 @@ class Token(NamedTuple):
 # byte of a long literal.  The loops are unambiguous, so the match is the same either way.
 POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
+# What can hold text that is not code (comments, literals: never renamed) and numbers (whose
+# letters are no names), shared with ``frontend.density``'s name-only scan of a file too dense
+# to tokenize.  The raw-string delimiter is the one named group: ``findall`` below returns it.
+LITERALS = r"""
+      //[^\r\n\\]*@(?:\\(?:\r\n|.)[^\r\n\\]*@)*@
+    | /\*[^*]*@(?:\*+[^*/][^*]*@)*@(?:\*+/|\*+\Z|\Z)
+    | (?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\r\n]{0,16})\(.*?(?:\)(?P=delim)"|\Z)
+    | (?:u8|u|U|L)?"[^"\\\r\n]*@(?:\\(?:\r\n|.)[^"\\\r\n]*@)*@(?:"|(?=[\r\n])|\\?\Z)
+    | (?:u8|u|U|L)?'[^'\\\r\n]*@(?:\\(?:\r\n|.)[^'\\\r\n]*@)*@(?:'|(?=[\r\n])|\\?\Z)
+    | \.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*@
+""".replace("@", POSSESSIVE)
+NAME = r"[A-Za-z_$][A-Za-z0-9_$]*"
+
 # ``findall`` hands back plain strings, no match objects: (skipped, identifier, other token,
 # raw-string delimiter).  The skipped white space is captured only so its length can advance
 # the offset; ``other`` is told apart by its first character (``_FIRST``), in the order the
@@ -58,21 +74,18 @@ _TOKEN_RE = re.compile(
     ([ \t\f\v\x00]*@(?:\\(?:\r\n?|\n)[ \t\f\v\x00]*@)*@)  # horizontal white space (NUL too,
                                                           # as for clang), line continuations
     (?:
-      ([A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$"'])
+      (NAME)(?![A-Za-z0-9_$"'])
     | ( [(){};,\[\]?~]    # punctuators no longer one starts with
       | \r\n?|\n
-      | //[^\r\n\\]*@(?:\\(?:\r\n|.)[^\r\n\\]*@)*@
-      | /\*[^*]*@(?:\*+[^*/][^*]*@)*@(?:\*+/|\*+\Z|\Z)
-      | (?:u8|u|U|L)?R"([^()\\ \t\r\n]{0,16})\(.*?(?:\)\4"|\Z)
-      | (?:u8|u|U|L)?"[^"\\\r\n]*@(?:\\(?:\r\n|.)[^"\\\r\n]*@)*@(?:"|(?=[\r\n])|\\?\Z)
-      | (?:u8|u|U|L)?'[^'\\\r\n]*@(?:\\(?:\r\n|.)[^'\\\r\n]*@)*@(?:'|(?=[\r\n])|\\?\Z)
-      | \.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*@
+      | LITERALS
       | <<<|>>>|<<=|>>=|%:%:|%:|\.\.\.|->\*|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\|
       | \+=|-=|\*=|/=|%=|&=|\|=|\^=|\#\#|\.\*|.
       )
     | \Z  # an empty ``other``: the end
     )
-    """.replace("@", POSSESSIVE),
+    """.replace("@", POSSESSIVE)
+    .replace("NAME", NAME)
+    .replace("LITERALS", LITERALS),
     re.VERBOSE | re.DOTALL,
 )
 
@@ -95,10 +108,67 @@ _FIRST: dict[str, int] = {
 _PREFIXES = "u8ULR"  # the characters a literal's encoding and raw prefixes are made of
 
 
+# A token's kind as one small integer in ``Tokens.codes``; DIRECTIVE_BIT set: in_directive.
+KINDS = tuple(Kind)
+_CODE = {kind: code for code, kind in enumerate(KINDS)}
+DIRECTIVE_BIT = 8
+_KIND_OF = KINDS + (Kind.PUNCT,) * (DIRECTIVE_BIT - len(KINDS)) + KINDS
+_FLAG_OF = (False,) * DIRECTIVE_BIT + (True,) * len(KINDS)
+_new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
+
+# From this many tokens on, a file's tokens stay packed (``Tokens``): below, a list of them is
+# faster to read and its memory does not matter.
+PACK_FROM = 100_000
+
+
+class Tokens(Sequence[Token]):
+    """A file's code tokens packed in arrays: start, end, and a kind code with the directive
+    flag, 9 bytes a token where a list of ``Token`` tuples holds about 150 (the tuple, two
+    offsets, the list slot).  A ``Token`` is made when one is read, so rules read them as
+    from a list; ``starts`` is kept sorted, for a bisection on offsets."""
+
+    __slots__ = ("text", "starts", "ends", "codes")
+
+    def __init__(self, text: str, starts: array[int], ends: array[int], codes: bytearray):
+        self.text, self.starts, self.ends, self.codes = text, starts, ends, codes
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, i: int) -> Token: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Token]: ...
+
+    def __getitem__(self, i: int | slice) -> Token | Sequence[Token]:
+        if isinstance(i, slice):
+            return list(self._made(self.starts[i], self.ends[i], self.codes[i]))
+        start, end, code = self.starts[i], self.ends[i], self.codes[i]
+        return _new(Token, (_KIND_OF[code], self.text[start:end], start, end, code > 7))
+
+    def __iter__(self) -> Iterator[Token]:
+        return self._made(self.starts, self.ends, self.codes)
+
+    def _made(
+        self, starts: Iterable[int], ends: Iterable[int], codes: Iterable[int]
+    ) -> Iterator[Token]:
+        """``Token``s for these arrays (or slices of them), made by a pipeline of C calls."""
+        texts = map(self.text.__getitem__, map(slice, starts, ends))
+        kinds, flags = map(_KIND_OF.__getitem__, codes), map(_FLAG_OF.__getitem__, codes)
+        return map(_new, repeat(Token), zip(kinds, texts, starts, ends, flags, strict=True))
+
+    def unpacked(self) -> Sequence[Token]:
+        return list(self)
+
+
 class Lexed(NamedTuple):
     """One pass over a file: code tokens, comments, and the indexes rules look things up in."""
 
-    tokens: list[Token]  # code tokens (no comments), every preprocessor branch
+    # code tokens (no comments), every preprocessor branch: a list, packed (``Tokens``) from
+    # ``PACK_FROM`` tokens on
+    tokens: Sequence[Token]
+    starts: array[int]  # each token's start offset, ascending (bisect on it)
     comments: list[Token]
     identifiers: dict[str, list[int]]  # identifier -> its indices in ``tokens``
     directives: list[int]  # indices in ``tokens`` of each preprocessor line's '#'
@@ -117,28 +187,29 @@ def lex(text: str) -> Lexed:
 
     The ``#`` that starts a preprocessor line is a DIRECTIVE token, and every token to the end
     of the logical line has ``in_directive=True``: rules tell a macro body from code."""
-    out = Lexed([], [], {}, [], [], {}, {}, True)
-    tokens, comments, identifiers, directives, literals, operators, brackets, _ = out
+    out = Lexed([], array("I"), [], {}, [], [], {}, {}, True)
+    _, starts, comments, identifiers, directives, literals, operators, brackets, _ = out
+    ends, codes = array("I"), bytearray()
     # brackets pair as they come, as in ``syntax._match_all``: stacks for code and for macros
     code: list[int] = []
     macro: list[int] = []
-    balanced = True
-    append = tokens.append
-    new = tuple.__new__  # NamedTuple construction without the keyword-handling wrapper
+    add_start, add_end, add_code = starts.append, ends.append, codes.append
     first = _FIRST.get
-    at_line_start, in_directive = True, False
-    ident, punct = Kind.IDENT, Kind.PUNCT
+    at_line_start, flag, balanced = True, 0, True  # flag: DIRECTIVE_BIT on a directive line
+    ident, punct, number = _CODE[Kind.IDENT], _CODE[Kind.PUNCT], _CODE[Kind.NUMBER]
     pos = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
-    for skipped, word, other, _ in _TOKEN_RE.findall(text, pos):
+    for skipped, word, other, _ in _matches(text, pos):
         pos += len(skipped)
         if word:
             end = pos + len(word)
             found = identifiers.get(word)
             if found is None:
-                identifiers[word] = [len(tokens)]
+                identifiers[word] = [len(starts)]
             else:
-                found.append(len(tokens))
-            append(new(Token, (ident, word, pos, end, in_directive)))
+                found.append(len(starts))
+            add_start(pos)
+            add_end(end)
+            add_code(ident | flag)
             pos = end
             at_line_start = False
             continue
@@ -146,51 +217,85 @@ def lex(text: str) -> Lexed:
             break
         end = pos + len(other)
         what = first(other[0])
+        if what == _NL:
+            at_line_start, flag = True, 0
+            pos = end
+            continue
+        if what == _SLASH and other[1:2] in _COMMENT_SECOND:
+            # a comment is white space to the preprocessor: it neither starts nor ends a line
+            comments.append(_new(Token, (Kind.COMMENT, other, pos, end, flag > 0)))
+            pos = end
+            continue
+        kind = punct
         if what == _SINGLE:
-            stack = macro if in_directive else code
-            if macro and not in_directive:  # code punctuation ends every search in a directive
+            stack = macro if flag else code
+            if macro and not flag:  # code punctuation ends every search in a directive
                 macro.clear()
                 balanced = False
             if other in _OPENERS:
-                stack.append(len(tokens))
+                stack.append(len(starts))
             elif other in _CLOSERS:
-                if stack and tokens[stack[-1]].text == _CLOSERS[other]:
-                    brackets[stack.pop()] = len(tokens)
+                if stack and text[starts[stack[-1]]] == _CLOSERS[other]:
+                    brackets[stack.pop()] = len(starts)
                 else:
                     stack.clear()
                     balanced = False
-            append(new(Token, (punct, other, pos, end, in_directive)))
-            at_line_start = False
-        elif what == _NL:
-            at_line_start = True
-            in_directive = False
-        elif what == _SLASH and other[1:2] in _COMMENT_SECOND:
-            # a comment is white space to the preprocessor: it neither starts nor ends a line
-            comments.append(new(Token, (Kind.COMMENT, other, pos, end, in_directive)))
         elif what == _DIGIT or (what == _DOT and other[1:2] in _DIGITS):
-            append(new(Token, (Kind.NUMBER, other, pos, end, in_directive)))
-            at_line_start = False
+            kind = number
         elif what == _QUOTE or (what == _LETTER and len(other) > 1):
-            kind = Kind.CHAR if other.lstrip(_PREFIXES)[0] == "'" else Kind.STRING
-            literals.append(len(tokens))
-            append(new(Token, (kind, other, pos, end, in_directive)))
-            at_line_start = False
+            kind = _CODE[Kind.CHAR if other.lstrip(_PREFIXES)[0] == "'" else Kind.STRING]
+            literals.append(len(starts))
         elif at_line_start and (other == "#" or other == "%:"):  # %: is a digraph of #
-            in_directive = True
-            directives.append(len(tokens))
-            append(new(Token, (Kind.DIRECTIVE, other, pos, end, True)))
-            at_line_start = False
+            flag, kind = DIRECTIVE_BIT, _CODE[Kind.DIRECTIVE]
+            directives.append(len(starts))
         else:
-            operators.setdefault(other, []).append(len(tokens))
-            if macro and not in_directive:
+            operators.setdefault(other, []).append(len(starts))
+            if macro and not flag:
                 macro.clear()
                 balanced = False
-            append(new(Token, (punct, other, pos, end, in_directive)))
-            at_line_start = False
+        add_start(pos)
+        add_end(end)
+        add_code(kind | flag)
+        at_line_start = False
         pos = end
-    return out._replace(balanced=balanced and not code and not macro)
+    packed = Tokens(text, starts, ends, codes)
+    tokens = packed if len(starts) >= PACK_FROM else packed.unpacked()
+    return out._replace(tokens=tokens, balanced=balanced and not code and not macro)
 
 
+def _matches(text: str, pos: int) -> Iterator[tuple[str, str, str, str]]:
+    """``_TOKEN_RE.findall(text, pos)``, a slice of the text at a time: the list of a whole
+    file's matches is about 80 bytes per token, more than the tokens' own share of the peak.
+
+    A slice ends the text early, so its last matches may differ from the whole text's (a
+    comment or literal cut short, ``..`` for ``...``, ``R"d`` for a raw string): every match
+    that ends within ``_MARGIN`` characters of the cut is matched again from the next slice
+    on (the pattern looks behind nothing, so a match starts the same wherever the search
+    does).  A slice whose every match is that close to its end is doubled."""
+    size = _SLICE
+    while True:
+        cut = pos + size
+        if cut >= len(text):
+            yield from _TOKEN_RE.findall(text, pos)
+            return
+        found = _TOKEN_RE.findall(text, pos, cut)
+        keep, end = len(found), cut
+        while keep and end > cut - _MARGIN:
+            keep -= 1
+            skipped, word, other, _ = found[keep]
+            end -= len(skipped) + len(word) + len(other)
+        if not keep:
+            size *= 2
+            continue
+        del found[keep:]
+        yield from found
+        pos, size = end, _SLICE
+
+
+_SLICE = 1 << 18
+# longer than any match that a cut can change without ending it there: a raw string's
+# ``R"`` and 16-character delimiter, the longest operators
+_MARGIN = 64
 _COMMENT_SECOND = frozenset("/*")
 _OPENERS = frozenset("([{")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}  # closer -> the opener it pairs with

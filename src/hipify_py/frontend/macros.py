@@ -11,7 +11,7 @@ from tokens and reported as not analysed (``Unit.ast``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .directives import lines
 from .lexer import Kind, Token
@@ -34,10 +34,12 @@ def expansion_estimate(tokens: Sequence[Token], directives: Sequence[int], budge
         if params:
             uses = [sum(t.text == p for t in body) for p in params]
             repeats[name.text] = max(1, *uses)
-    return _cost([t for t in tokens if not t.in_directive], sizes, repeats, budget)
+    if not sizes:  # no macro: the code is its own expansion
+        return len(tokens)
+    return _cost((t for t in tokens if not t.in_directive), sizes, repeats, budget)
 
 
-def _cost(seq: Sequence[Token], sizes: dict[str, int], repeats: dict[str, int], budget: int) -> int:
+def _cost(seq: Iterable[Token], sizes: dict[str, int], repeats: dict[str, int], budget: int) -> int:
     """Tokens ``seq`` expands to: a macro its size, a call's arguments times its repeats."""
     total = 0
     factor = 1  # how many times the current tokens are copied by the calls around them

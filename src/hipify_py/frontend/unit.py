@@ -12,6 +12,7 @@ from itertools import chain
 from ..edits import LineIndex
 from ..mappings import Entry, MappingIndex
 from .clang import Ast, crash_of, parse
+from .density import parse_fits
 from .directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, forget_lines, lines
 from .lexer import Kind, Lexed, Token, lex
 from .macros import expansion_estimate
@@ -24,6 +25,9 @@ from .syntax import (
 )
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
+# a run of line continuations this long makes a parse risky: libclang's lexer recurses per
+# continuation and overflows its stack past about 60,000 of them (a segmentation fault)
+_CONTINUATIONS = re.compile(r"(?:\\(?:\r\n?|\n)){1024}")
 _SPACED_LAUNCH = re.compile(r"<<\s+<")
 
 # literal-first patterns: a leading \b would make the search visit every byte of a long file
@@ -58,12 +62,12 @@ class Unit:
         return lexed
 
     @property
-    def tokens(self) -> list[Token]:
+    def tokens(self) -> Sequence[Token]:
         """Code tokens (no comments) from every preprocessor branch."""
         return self.lexed.tokens
 
     @property
-    def comments(self) -> list[Token]:
+    def comments(self) -> Sequence[Token]:
         return self.lexed.comments
 
     @cached_property
@@ -102,11 +106,11 @@ class Unit:
     def first_token_from(self, offset: int) -> int:
         """Index of the first token that starts at or after ``offset`` (``len(tokens)`` if
         none): a binary search, no list of offsets built per question."""
-        return bisect.bisect_left(self.tokens, offset, key=_start)
+        return bisect.bisect_left(self.lexed.starts, offset)
 
     def token_covering(self, offset: int) -> int:
         """Index of the last token that starts at or before ``offset`` (-1 if none)."""
-        return bisect.bisect_right(self.tokens, offset, key=_start) - 1
+        return bisect.bisect_right(self.lexed.starts, offset) - 1
 
     @cached_property
     def launch_openers(self) -> list[int]:
@@ -186,6 +190,12 @@ class Unit:
             args=self.clang_args,
             lexed=self.lexed,
         )
+        if not parse_fits(len(self.text), len(self.tokens)):
+            self._ast_error = (
+                f"a parse of its {len(self.text):,} characters would take libclang past 20 "
+                "times the file's size in memory; not parsed"
+            )
+            return None
         expanded = expansion_estimate(self.tokens, self.directives, self.parse_budget)
         if expanded > self.parse_budget:
             self._ast_error = f"its macros expand to over {self.parse_budget:,} tokens; not parsed"
@@ -262,11 +272,11 @@ class Unit:
 
     @cached_property
     def risky(self) -> bool:
-        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes): its
-        parse is tried in a child process first.  Other text is not: UTF-8 (a comment in
-        another language) is ordinary source, and bytes that are not UTF-8 reach libclang as
-        '?' (``parse``)."""
-        if self.looks_broken or "\0" in self.text:
+        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes, long
+        runs of line continuations): its parse is tried in a child process first.  Other text
+        is not: UTF-8 (a comment in another language) is ordinary source, and bytes that are
+        not UTF-8 reach libclang as '?' (``parse``)."""
+        if self.looks_broken or "\0" in self.text or _CONTINUATIONS.search(self.text):
             return True
         depth = deepest = 0
         for tok in self.tokens:
@@ -281,10 +291,6 @@ class Unit:
     def line_text(self, line: int) -> str:
         start, end = self.lines.line_span(line)
         return self.text[start:end]
-
-
-def _start(tok: Token) -> int:
-    return tok.start
 
 
 _CLOSING = {")": "(", "]": "[", "}": "{"}

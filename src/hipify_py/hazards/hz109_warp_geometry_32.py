@@ -34,7 +34,7 @@ Size by the device's warp size: query `hipDeviceAttributeWarpSize` (or
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at, functions
 from ..analysis.tokens import split
@@ -64,7 +64,7 @@ def _hardware_kernels(unit: Unit) -> dict[str, Func]:
     return out
 
 
-def _thirty_two(toks: list[Token], a: int, b: int) -> int | None:
+def _thirty_two(toks: Sequence[Token], a: int, b: int) -> int | None:
     """The first token in [a, b) of a 32-per-warp size: `32 * x`, `x * 32`, `x / 32`,
     `(x + 31) / 32`, or an argument that is the literal 32 alone."""
     if b - a == 1 and toks[a].kind is Kind.NUMBER and int_value(toks[a].text) == 32:
@@ -80,7 +80,9 @@ def _thirty_two(toks: list[Token], a: int, b: int) -> int | None:
     return None
 
 
-def _definition(toks: list[Token], name: str, host: Func, before: int) -> tuple[int, int] | None:
+def _definition(
+    toks: Sequence[Token], name: str, host: Func, before: int
+) -> tuple[int, int] | None:
     """The initializer of the last `name = ...;` or `dim3 name(...)` in ``host`` before token
     ``before``."""
     found = None
@@ -96,7 +98,7 @@ def _definition(toks: list[Token], name: str, host: Func, before: int) -> tuple[
     return found
 
 
-def _expansion(toks: list[Token], a: int, b: int, host: Func, at: int) -> list[tuple[int, int]]:
+def _expansion(toks: Sequence[Token], a: int, b: int, host: Func, at: int) -> list[tuple[int, int]]:
     """Tokens [a, b) and the initializers of the host variables they name (two levels:
     `dim3 threads(thread_x, thread_y)` then `int thread_x = 32;`)."""
     out, todo = [(a, b)], [(a, b)]
@@ -113,7 +115,7 @@ def _expansion(toks: list[Token], a: int, b: int, host: Func, at: int) -> list[t
     return out
 
 
-def _launched(toks: list[Token], i: int) -> str | None:
+def _launched(toks: Sequence[Token], i: int) -> str | None:
     """The kernel name before the `<<<` at ``i`` (`k<<<`, `k<T, 4><<<`)."""
     j = i - 1
     if j > 0 and toks[j].text == ">":
@@ -127,7 +129,7 @@ def _launched(toks: list[Token], i: int) -> str | None:
     return toks[j].text if j >= 0 and toks[j].kind is Kind.IDENT else None
 
 
-def _factor_of_32(toks: list[Token], k: int) -> str | None:
+def _factor_of_32(toks: Sequence[Token], k: int) -> str | None:
     """For the 32 at ``k``: the name it multiplies (`32 * k`, `k * 32`); for a name at ``k``:
     the name itself when it is such a factor of 32, else None."""
     t = toks[k]
@@ -213,7 +215,7 @@ def _shared_sites(unit: Unit, kernels: dict[str, Func]) -> Iterator[tuple[int, s
                 yield hit, name, f.name
 
 
-def _hardware_lane_names(toks: list[Token], f: Func) -> set[str]:
+def _hardware_lane_names(toks: Sequence[Token], f: Func) -> set[str]:
     """Variables of ``f`` assigned from `... % warpSize` or `__lane_id()`, and those
     computed from them."""
     names: set[str] = set()
@@ -235,7 +237,7 @@ def _hardware_lane_names(toks: list[Token], f: Func) -> set[str]:
     return names
 
 
-def _indexed_by(toks: list[Token], name: str, lanes: set[str], f: Func) -> bool:
+def _indexed_by(toks: Sequence[Token], name: str, lanes: set[str], f: Func) -> bool:
     for k in range(f.open + 1, f.close - 1):
         if toks[k].text != name or toks[k + 1].text != "[":
             continue

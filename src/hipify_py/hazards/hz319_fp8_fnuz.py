@@ -36,7 +36,7 @@ so branch on the target, not on HIP.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..findings import Severity
@@ -65,7 +65,7 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _pointer_cast(toks: list[Token], k: int) -> int | None:
+def _pointer_cast(toks: Sequence[Token], k: int) -> int | None:
     """The token after the cast whose target type name is at ``k`` when it is a pointer cast
     to an FP8 type: `reinterpret_cast<[const] T*>(` or `([const] T*)` before an operand."""
     j = k + 1

@@ -37,6 +37,13 @@ def origin_tag(entry: Entry) -> str:
     return "hand-written" if source in HAND_WRITTEN else "user rule"
 
 
+def rename_rule(entry: Entry) -> str:
+    """The tag of a rename's edit: ``rename/<family>``, plus ``@<origin>`` when the mapping is
+    not an AMD table row (the summary counts renames by it)."""
+    origin = origin_tag(entry)
+    return f"rename/{entry.family}" + ("" if origin == AMD_TABLE else f"@{origin}")
+
+
 def holds_from(entry: Entry) -> str | None:
     """The ROCm release the HIP name is known to hold from."""
     if entry.hip_added:

@@ -12,7 +12,7 @@ whose qualifier's arguments name a template parameter of the file are rewritten.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
@@ -23,7 +23,7 @@ from ..rules import rewrite_pass
 RULE = "dependent-template"
 
 
-def _closing_angle(toks: list, at: int, limit: int = 60) -> int | None:
+def _closing_angle(toks: Sequence, at: int, limit: int = 60) -> int | None:
     """Index of the '>' closing the '<' at ``at`` (None past ``limit`` tokens or a ';')."""
     depth = 0
     for j in range(at, min(len(toks), at + limit)):

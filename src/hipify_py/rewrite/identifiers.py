@@ -18,7 +18,7 @@ from ..context import Context
 from ..edits import Edit
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
-from ..mappings.provenance import AMD_TABLE, origin_tag
+from ..mappings.provenance import rename_rule
 from ..rules import Tally, rewrite_pass
 from ._macro_definitions import definition_roles
 from .arguments import renamed_for_arity
@@ -43,9 +43,7 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     roles = definition_roles(unit)
     for name, entry in wanted.items():
         default = hip_name(entry, ctx.options)
-        # "rename/<family>", plus "@<origin>" when the mapping is not an AMD table row
-        origin = origin_tag(entry)
-        rule = f"rename/{entry.family}" + ("" if origin == AMD_TABLE else f"@{origin}")
+        rule = rename_rule(entry)
         for i in positions[name]:
             tok = tokens[i]
             if tok.in_directive and unit.directive_word(i) in ("include", "include_next"):

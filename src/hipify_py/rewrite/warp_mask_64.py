@@ -17,7 +17,7 @@ argument is not changed (it could change that other use); HZ106 reports it with 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -76,7 +76,7 @@ def needs_64bit(ctx: Context) -> bool:
     return ctx.options.target_rocm >= FIRST_WITH_SYNC_BUILTINS
 
 
-def checked_calls(unit: Unit, ctx: Context) -> list[tuple[str, int, list[Token]]]:
+def checked_calls(unit: Unit, ctx: Context) -> list[tuple[str, int, Sequence[Token]]]:
     """(name, name token index, mask argument tokens) of every masked intrinsic call that keeps
     its mask in the output (the warp-sync-legacy rewrite drops some for old ROCm)."""
     present = MASKED_SYNC & unit.identifiers
@@ -160,7 +160,7 @@ def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
     return sites
 
 
-def _literal_site(arg: list[Token], name: str) -> MaskSite | None:
+def _literal_site(arg: Sequence[Token], name: str) -> MaskSite | None:
     """A mask written in the call: ``0xffffffff``, ``~0u``, ``-1``, ``0xffff``, or all ones
     cast to a 32-bit type (``uint32_t(-1)``)."""
     texts = [t.text for t in arg]
@@ -239,7 +239,7 @@ def _defines(unit: Unit) -> dict[str, list[Token]]:
     return out
 
 
-def _directive_keyword(toks: list[Token], i: int) -> str:
+def _directive_keyword(toks: Sequence[Token], i: int) -> str:
     while i > 0 and toks[i].kind is not Kind.DIRECTIVE:
         i -= 1
     return toks[i + 1].text if i + 1 < len(toks) else ""
@@ -389,7 +389,7 @@ def _declaration_site(
     )
 
 
-def _initializer(toks: list[Token], k: int, is_param: bool) -> tuple[list[Token], bool]:
+def _initializer(toks: Sequence[Token], k: int, is_param: bool) -> tuple[list[Token], bool]:
     """The initializer of the variable declared at token k (`= <tokens>` up to `;` or `,` at
     depth 0), and whether the declaration declares that one name only."""
     init: list[Token] = []
