@@ -40,6 +40,10 @@ __global__ void premises(__half2* h2, __half* h, unsigned long long* o) {
   static_assert(sizeof(__activemask()) == 8, "activemask is 64-bit");
   o[0] = __ffsll(__ballot_sync(~0ull, lo > __half(0))) + __popcll(__activemask());
 }
+// HZ206 retired: the block votes are work-group reductions (__ockl_wgred_*), ROCm 5.2 to 7.2.4
+__global__ void votes(int* o) {
+  o[threadIdx.x] = __syncthreads_count(o[0] > 0) + __syncthreads_and(o[1]) + __syncthreads_or(o[2]);
+}
 """
 
 # each must be rejected: the rule's premise that the CUDA spelling breaks on gfx942
@@ -116,3 +120,12 @@ def test_full_masks_written_as_casts_are_widened_and_compile(tmp_path, rocm7, cl
     body = out.replace("#include <hip/hip_runtime.h>\n", "")
     proc = _compile(body, tmp_path, rocm7, clang19)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_block_votes_are_work_group_reductions(rocm7):
+    """HZ206 (retired) said the votes were "under development"; ROCm 7.2.4 implements each as
+    a reduction over the whole work-group, so they count every wavefront of the block."""
+    header = (rocm7 / "include/hip/amd_detail/amd_device_functions.h").read_text()
+    for vote, op in (("count", "add"), ("and", "and"), ("or", "or")):
+        body = header.split(f"int __syncthreads_{vote}(int predicate)", 1)[1].split("}", 1)[0]
+        assert f"__ockl_wgred_{op}_i32" in body, vote
