@@ -88,7 +88,13 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
 
 
 # the device pass HIP should behave like: a current GPU built with the CUDA the tables target
-_CURRENT = {"__CUDA_ARCH__": 900, "CUDA_VERSION": 12000, "CUDART_VERSION": 12000}
+_CURRENT = {
+    "__CUDA_ARCH__": 900,
+    "CUDA_VERSION": 12000,
+    "CUDART_VERSION": 12000,
+    "__CUDACC_VER_MAJOR__": 12,
+    "__CUDACC_VER_MINOR__": 0,
+}
 _OPS = {"&&": " and ", "||": " or ", "!": " not "}
 _COMPARE = frozenset(("<", ">", "<=", ">=", "==", "!=", "(", ")"))
 
