@@ -301,7 +301,10 @@ def _file_constant(unit: Unit, name: str, depth: int) -> int | None:
     sites = [
         k
         for k in unit.identifier_positions.get(name, ())
-        if toks[k + 1].text == "=" and not toks[k].in_directive and function_at(unit, k) is None
+        if k + 1 < len(toks)
+        and toks[k + 1].text == "="
+        and not toks[k].in_directive
+        and function_at(unit, k) is None
     ]
     if len(sites) != 1:
         return None
