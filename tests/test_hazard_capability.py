@@ -45,6 +45,10 @@ __device__ double add(double* a, double v) { return *a += v; }
 #if __CUDA_ARCH__ >= 700
 __device__ int fast() { return 1; }
 #endif
+#if (__CUDACC_VER_MAJOR__ * 10000 + __CUDACC_VER_MINOR__ * 100 < 120200) && \\
+    (defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800))
+#define OLD_BF16 1
+#endif
 """
 
 

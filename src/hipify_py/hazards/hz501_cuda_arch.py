@@ -95,8 +95,8 @@ _CURRENT = {
     "__CUDACC_VER_MAJOR__": 12,
     "__CUDACC_VER_MINOR__": 0,
 }
-_OPS = {"&&": " and ", "||": " or ", "!": " not "}
-_COMPARE = frozenset(("<", ">", "<=", ">=", "==", "!=", "(", ")"))
+_OPS = {"&&": " and ", "||": " or ", "!": " not ", "/": "//"}
+_COMPARE = frozenset(("<", ">", "<=", ">=", "==", "!=", "(", ")", "+", "-", "*", "%"))
 
 
 def _as_on_current_gpu(toks: list[Token], i: int) -> bool:
@@ -145,5 +145,5 @@ def _evaluate(body: list[Token], defined: dict[str, int]) -> bool | None:
         k += 1
     try:
         return bool(eval(" ".join(out), {"__builtins__": {}}, {}))  # noqa: S307 - digits, ops
-    except SyntaxError:
+    except (SyntaxError, ZeroDivisionError):
         return None
