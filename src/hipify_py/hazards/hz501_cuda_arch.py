@@ -116,8 +116,9 @@ def _as_on_current_gpu(toks: list[Token], i: int) -> bool:
 
 
 def _evaluate(body: list[Token], defined: dict[str, int]) -> bool | None:
-    """A preprocessor condition of literals, comparisons, `defined` and the macros of
-    ``defined`` (any other name: None, not evaluated)."""
+    """A preprocessor condition of literals, arithmetic, comparisons, `defined` and the macros
+    of ``_CURRENT``, those of ``defined`` being defined (any other name: None, not
+    evaluated)."""
     out: list[str] = []
     k = 0
     while k < len(body):
@@ -127,7 +128,10 @@ def _evaluate(body: list[Token], defined: dict[str, int]) -> bool | None:
             name_at = k + 2 if paren else k + 1
             if name_at >= len(body):
                 return None
-            out.append(" True " if body[name_at].text in defined else " False ")
+            name = body[name_at].text
+            if name not in _CURRENT:
+                return None  # a project macro: its value decides, unknown here
+            out.append(" True " if name in defined else " False ")
             k = name_at + (2 if paren else 1)
             continue
         if body[k].kind is Kind.IDENT:
