@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from test_hazard_common import only, rules_of
 
 
@@ -17,9 +19,47 @@ def test_hz501_cuda_arch_gates_and_guards():
 #define ON_DEVICE 1
 #endif"""
     found = only("HZ501", src)
-    assert [f.line for f in found] == [2, 4, 8]
+    # line 4 is the old-GPU fallback HIP skips, as the sm_90 device pass does
+    assert [f.line for f in found] == [2, 8]
     assert ">= 800" in found[0].message and "__HIP_DEVICE_COMPILE__" in found[1].message
     assert "HZ300" not in rules_of(src)  # the dedicated rule, not the generic one
+
+
+HZ501_AS_ON_CURRENT_GPUS = """#include <cuda_bf16.h>
+#include <cassert>
+// the vLLM-style bf16 helpers (attention-paged): the fallback is for GPUs older than sm_80
+__device__ float2 to_float2(const __nv_bfloat162 v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  assert(false);
+  return float2{0.f, 0.f};
+#else
+  return __bfloat1622float2(v);
+#endif
+}
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 600 || CUDA_VERSION < 8000)
+__device__ double add(double* a, double v) { return *a += v; }
+#endif
+#if (!defined(__CUDA_ARCH__) || (__CUDA_ARCH__ >= 800))
+#define HAS_ASYNC_COPY 1
+#endif
+#if __CUDA_ARCH__ >= 700
+__device__ int fast() { return 1; }
+#endif
+#if (__CUDACC_VER_MAJOR__ * 10000 + __CUDACC_VER_MINOR__ * 100 < 120200) && \\
+    (defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800))
+#define OLD_BF16 1
+#endif
+"""
+
+
+def test_hz501_gates_hip_evaluates_as_a_current_gpu_are_not_reported(tmp_path, nvcc):
+    # real CUDA: it compiles for sm_90
+    (tmp_path / "g.cu").write_text(HZ501_AS_ON_CURRENT_GPUS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "g.cu"), "-o", str(tmp_path / "g.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # only the `>= 700` gate, which HIP never takes but sm_90 does, is reported
+    assert [f.line for f in only("HZ501", HZ501_AS_ON_CURRENT_GPUS)] == [18]
 
 
 def test_hz502_compute_capability_checks():

@@ -40,6 +40,16 @@ __global__ void premises(__half2* h2, __half* h, unsigned long long* o) {
   static_assert(sizeof(__activemask()) == 8, "activemask is 64-bit");
   o[0] = __ffsll(__ballot_sync(~0ull, lo > __half(0))) + __popcll(__activemask());
 }
+// HZ501: hip-clang does not define __CUDA_ARCH__, in the device pass either
+#if defined(__CUDA_ARCH__)
+#error "__CUDA_ARCH__ is defined"
+#endif
+// HZ201: ROCm 7 has __syncwarp (a wavefront fence and wave barrier), so a plain one is right
+__global__ void warp_barrier(int* o) { o[threadIdx.x] = 1; __syncwarp(); o[0] += o[1]; }
+// HZ206 retired: the block votes are work-group reductions (__ockl_wgred_*), ROCm 5.2 to 7.2.4
+__global__ void votes(int* o) {
+  o[threadIdx.x] = __syncthreads_count(o[0] > 0) + __syncthreads_and(o[1]) + __syncthreads_or(o[2]);
+}
 """
 
 # each must be rejected: the rule's premise that the CUDA spelling breaks on gfx942
@@ -49,6 +59,13 @@ BREAKS = {
     ),
     "HZ104 warpSize is not constexpr": (
         "__global__ void k(int* o) { constexpr int w = warpSize; o[0] = w; }"
+    ),
+    "HZ204 a cluster (third) __launch_bounds__ argument": (
+        "__global__ void __launch_bounds__(256, 2, 1) k(int* o) { o[0] = 1; }"
+    ),
+    "HZ311 texture fetches are unavailable on gfx94x": (
+        "texture<float, 1, hipReadModeElementType> t;"
+        " __global__ void k(float* o) { o[threadIdx.x] = tex1Dfetch(t, threadIdx.x); }"
     ),
     "HZ105 __ffs on a 64-bit ballot": (
         "__global__ void k(int* o) { unsigned long long b = __ballot_sync(~0ull, o[0] > 0);"
@@ -116,3 +133,33 @@ def test_full_masks_written_as_casts_are_widened_and_compile(tmp_path, rocm7, cl
     body = out.replace("#include <hip/hip_runtime.h>\n", "")
     proc = _compile(body, tmp_path, rocm7, clang19)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_block_votes_are_work_group_reductions(rocm7):
+    """HZ206 (retired) said the votes were "under development"; ROCm 7.2.4 implements each as
+    a reduction over the whole work-group, so they count every wavefront of the block."""
+    header = (rocm7 / "include/hip/amd_detail/amd_device_functions.h").read_text()
+    for vote, op in (("count", "add"), ("and", "and"), ("or", "or")):
+        body = header.split(f"int __syncthreads_{vote}(int predicate)", 1)[1].split("}", 1)[0]
+        assert f"__ockl_wgred_{op}_i32" in body, vote
+
+
+@pytest.mark.parametrize(("waves", "met"), [(8, True), (16, False)])
+def test_launch_bounds_hints_above_8_waves_per_simd_cannot_be_met(
+    waves, met, tmp_path, rocm7, clang19
+):
+    """HZ204 reports a second argument above 8 only: gfx942 holds 8 waves per SIMD, and clang
+    says so when asked for more (a backend warning, so this one generates code)."""
+    src = tmp_path / "bounds.hip"
+    src.write_text(
+        "#include <hip/hip_runtime.h>\n"
+        f"__global__ void __launch_bounds__(128, {waves}) k(float* x) {{ x[threadIdx.x] = 1; }}\n"
+    )
+    cmd = [
+        clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "--cuda-device-only", "-S",
+        "-O1", "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+        str(src), "-o", str(tmp_path / "bounds.s"),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert ("failed to meet occupancy target" not in proc.stderr) == met

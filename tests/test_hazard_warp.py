@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from _convert import hip, result
 from test_hazard_common import fixed, only, run_pass
 
@@ -207,6 +209,22 @@ def test_hz104_no_fix_when_the_name_is_needed_as_a_constant():
     )
     (f,) = only("HZ104", src)
     assert f.fix is None
+
+
+def test_hz104_a_macro_the_file_defines_as_a_number_is_a_constant(nvcc, tmp_path):
+    # softmax-fused: `#define C10_WARP_SIZE 32` then used in a constexpr; real CUDA
+    src = """#define C10_WARP_SIZE 32
+__global__ void k(int* o, int n) {
+  constexpr int w = (16 < C10_WARP_SIZE) ? 16 : C10_WARP_SIZE;
+  o[threadIdx.x % w] = n;
+}
+"""
+    (tmp_path / "c.cu").write_text(src)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "c.cu"), "-o", str(tmp_path / "c.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ104", src) == []
+    # without the file's own definition it is PyTorch's, run-time on ROCm: one finding a line
+    assert len(only("HZ104", src.split("\n", 1)[1])) == 1
 
 
 # --------------------------------------------------------------------------- HZ105

@@ -272,3 +272,52 @@ def test_hz101_names_the_hardware_warp_helper_a_kernel_calls():
     found = only("HZ101", HW_HELPER)
     assert [f.line for f in found] == [7]
     assert "`wave_sum()`, which it calls," in found[0].message
+
+
+# collision-cuda: a lane id from the constant and a shuffle wrapper whose width defaults to it
+WRAPPED_WIDTH = """#define WARP_SIZE 32
+__device__ int getLaneId() { return threadIdx.x % WARP_SIZE; }
+template <typename T>
+__device__ T shfl_xor(const T val, int laneMask, int width = WARP_SIZE) {
+  return __shfl_xor_sync(0xffffffff, val, laneMask, width);
+}
+__global__ void k(float* o) {
+  float v = o[threadIdx.x];
+  for (int m = 16; m > 0; m /= 2) v += shfl_xor(v, m);
+  if (getLaneId() == 0) o[blockIdx.x] = v;
+}
+"""
+
+
+def test_hz107_lane_ids_with_a_default_shuffle_width_of_32_are_consistent(nvcc, tmp_path):
+    (tmp_path / "w.cu").write_text(WRAPPED_WIDTH)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "w.cu"), "-o", str(tmp_path / "w.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ107", WRAPPED_WIDTH) == []
+    # without the width the wrapper shuffles across the whole 64-lane wavefront
+    hardware = WRAPPED_WIDTH.replace(", laneMask, width)", ", laneMask)")
+    assert [f.line for f in only("HZ107", hardware)] == [1]
+
+
+# gc / graphB+: the source lane is a ballot's first set bit, a hardware lane; the warp-size
+# constant is reported (HZ107) but "pass width 32" would be wrong advice for these shuffles
+BALLOT_LEADER = """static const int WS = 32;  // warp size
+__global__ void k(const int* v, int* o) {
+  const int lane = threadIdx.x % WS;
+  const unsigned bal = __ballot_sync(~0u, v[threadIdx.x] > 0);
+  while (bal) {
+    const int who = __ffs(bal) - 1;
+    const int wv = __shfl_sync(~0u, v[threadIdx.x], who);
+    int x = __shfl_sync(~0u, v[0], __ffs(bal) - 1) + __shfl_sync(~0u, v[1], 0);
+    o[threadIdx.x / WS + lane] = wv + x;
+    break;
+  }
+}
+"""
+
+
+def test_hz103_a_source_lane_from_a_ballot_is_a_hardware_lane(nvcc, tmp_path):
+    (tmp_path / "b.cu").write_text(BALLOT_LEADER)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "b.cu"), "-o", str(tmp_path / "b.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert [f.line for f in only("HZ103", BALLOT_LEADER)] == [8]  # only the `0` source lane

@@ -240,6 +240,8 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
             value = constant_at(unit, t.text, i)
             if value is None and _depth < 8:
                 value = _single_assignment(unit, i, _depth)
+            if value is None and _depth < 8:
+                value = _file_constant(unit, t.text, _depth)
             if value is not None:
                 parts.append(str(value))
             else:
@@ -290,3 +292,29 @@ def _single_assignment(unit: Unit, i: int, depth: int) -> int | None:
     while end < func.close and toks[end].text not in (";", ","):
         end += 1
     return evaluate(unit, first, end, depth + 1)
+
+
+def _file_constant(unit: Unit, name: str, depth: int) -> int | None:
+    """Value of a file-scope constant initialised by a constant expression
+    (`static const int ThreadsPerBlock = ws * ws;`), when the file declares it once."""
+    toks = unit.tokens
+    sites = [
+        k
+        for k in unit.identifier_positions.get(name, ())
+        if k + 1 < len(toks)
+        and toks[k + 1].text == "="
+        and not toks[k].in_directive
+        and function_at(unit, k) is None
+    ]
+    if len(sites) != 1:
+        return None
+    k = sites[0]
+    j = k - 1
+    while j >= 0 and toks[j].kind is Kind.IDENT and toks[j].text not in ("const", "constexpr"):
+        j -= 1
+    if j < 0 or toks[j].text not in ("const", "constexpr"):
+        return None
+    end = k + 2
+    while end < len(toks) and toks[end].text not in (";", ","):
+        end += 1
+    return evaluate(unit, k + 2, end, depth + 1)

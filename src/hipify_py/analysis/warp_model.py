@@ -70,7 +70,34 @@ def crosses_groups(unit: Unit, call: Call) -> bool:
     if len(call.args) <= src:
         return False
     a, b = call.args[src]
-    return not any(t.text == "threadIdx" for t in unit.tokens[a:b])
+    return not any(t.text == "threadIdx" for t in unit.tokens[a:b]) and not _bit_position(
+        unit, a, b
+    )
+
+
+# find-first-set and friends: the position of a bit of a lane mask is a hardware lane
+_BIT_POSITIONS = frozenset({"__ffs", "__ffsll", "__fns", "__clz", "__clzll", "__builtin_ctzll"})
+
+
+def _bit_position(unit: Unit, a: int, b: int) -> bool:
+    """The source lane ``tokens[a:b]`` is a bit position of a mask (`__ffs(ballot) - 1`, or a
+    name the function sets to one: `const int who = __ffs(bal) - 1;`): a hardware lane, which
+    a shuffle without width reads correctly on any wave size."""
+    toks = unit.tokens
+    if any(t.text in _BIT_POSITIONS for t in toks[a:b]):
+        return True
+    func = function_at(unit, a)
+    if func is None:
+        return False
+    names = {t.text for t in toks[a:b] if t.kind is Kind.IDENT}
+    for k in range(func.open + 1, a):
+        if toks[k].text in names and toks[k + 1].text == "=":
+            end = k + 2
+            while end < a and toks[end].text not in (";", ","):
+                end += 1
+            if any(t.text in _BIT_POSITIONS for t in toks[k + 2 : end]):
+                return True
+    return False
 
 
 def guarded_scan(unit: Unit, call: Call) -> bool:
@@ -174,7 +201,34 @@ def _width(unit: Unit, call: Call) -> int | None:
     a, b = call.args[w]
     if any(t.text in _HARDWARE_NAMES for t in unit.tokens[a:b]):
         return 64
+    default = _parameter_default(unit, a, b)
+    if default is not None:
+        a, b = default
+        if any(t.text in _HARDWARE_NAMES for t in unit.tokens[a:b]):
+            return 64
     return evaluate(unit, a, b)
+
+
+def _parameter_default(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
+    """The default value of the parameter that ``tokens[a:b]`` names, in the function around
+    it (`shfl_xor(T v, int mask, int width = WARP_SIZE)` passing `width` on)."""
+    toks = unit.tokens
+    func = function_at(unit, a)
+    if func is None or b - a != 1 or toks[a].kind is not Kind.IDENT:
+        return None
+    lo, hi = func.params
+    for k in range(lo + 1, hi - 1):
+        if toks[k].text == toks[a].text and toks[k + 1].text == "=":
+            end = k + 2
+            while end < hi and toks[end].text != ",":
+                end += 1
+            return k + 2, end
+    return None
+
+
+def file_has_group32(unit: Unit) -> bool:
+    """Some function of the file works in consistent 32-lane groups."""
+    return GROUP32 in _models(unit).values()
 
 
 def _models(unit: Unit) -> dict[int, str]:

@@ -3,7 +3,9 @@
 ## What it detects
 `warpSize` used where C++ needs a compile-time constant: a `constexpr` initializer, a
 `static_assert`, a template argument, an array bound (`__shared__ float s[warpSize]`), an
-`enum` value; and the deprecated `__AMDGCN_WAVEFRONT_SIZE` macros used the same way.
+`enum` value; and the deprecated `__AMDGCN_WAVEFRONT_SIZE` macros used the same way. A name
+the file `#define`s itself as a number (`#define C10_WARP_SIZE 32`) is the file's constant,
+not the run-time warp size (HZ107 reports a warp size of 32); one finding per line.
 
 ## Why it breaks on AMD
 Since HIP 7.0 `warpSize` is **not** `constexpr` (one binary may serve wave32 RDNA and wave64
@@ -30,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import function_at
-from ..analysis.tokens import match, match_back, occurrences
+from ..analysis.tokens import match, match_back, occurrences, one_per_line
 from ..context import Context
-from ..findings import Fix, Severity
+from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
@@ -59,6 +61,9 @@ def _names(unit: Unit) -> dict[str, str]:
                 body.append(toks[k].text)
                 k += 1
             defines.append((name.text, body))
+    for macro, body in defines:
+        if macro in names and not any(b in _NAMES for b in body):
+            del names[macro]  # `#define C10_WARP_SIZE 32`: the file's own constant (HZ107's)
     for _ in range(3):
         for macro, body in defines:
             if macro not in names:
@@ -184,6 +189,10 @@ _TYPE_WORDS = frozenset(
     "warpSize used as a compile-time constant (not constexpr since HIP 7.0)",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
+    return one_per_line(_findings(unit, report), unit)
+
+
+def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
     if not (_NAMES & unit.identifiers):
         return
     toks = unit.tokens

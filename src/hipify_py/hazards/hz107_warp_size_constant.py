@@ -16,7 +16,9 @@ one place to fix, so the uses are not reported again by HZ101 or HZ102 (shuffle 
 the constant): the finding lists them as dependent lines (notes in text output, related
 locations in SARIF). A constant used only in functions that work in consistent 32-lane groups
 (lane and group ids both derived from it, shuffles of width 32) is not reported: such code
-computes the same on a 64-lane wavefront, which simply holds two groups.
+computes the same on a 64-lane wavefront, which simply holds two groups; nor is one whose
+functions only take a 32-lane lane id from it while the file's shuffles pass a width of 32 (also
+through a wrapper's default argument, `int width = WARP_SIZE`).
 
 ## Example
 ```cuda
@@ -42,7 +44,7 @@ from collections.abc import Iterator
 
 from ..analysis.functions import function_at
 from ..analysis.warp_constants import definitions
-from ..analysis.warp_model import GROUP32, model_at, related
+from ..analysis.warp_model import GROUP32, LANE32, file_has_group32, model_at, related
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
@@ -60,8 +62,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for name, i, value in definitions(unit):
         uses = [k for k in unit.identifier_positions[name] if k != i]
         models = {model_at(unit, k) for k in uses if function_at(unit, k) is not None}
-        if models == {GROUP32}:
-            continue  # every kernel using it works in consistent 32-lane groups
+        if models and models <= {GROUP32, LANE32} and (GROUP32 in models or file_has_group32(unit)):
+            continue  # its users work in consistent 32-lane groups (lane ids, width-32 shuffles)
         more = related(unit, uses, i)
         yield report(
             toks[i].start,

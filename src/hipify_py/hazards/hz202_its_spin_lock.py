@@ -3,7 +3,10 @@
 ## What it detects
 In device code, a spin loop on an atomic: `while (atomicCAS(...) != ...)`,
 `while (atomicExch(...))`, `do { ... } while (atomicCAS(...) ...)`: the per-thread lock pattern
-that needs independent thread scheduling.
+that needs independent thread scheduling. A lock swaps constants (`atomicCAS(&l, 0, 1)`,
+`atomicExch(&l, 1)`); a lock-free retry loop (`do { old = *p; v = f(old); } while
+(atomicCAS(p, old, v) != old)`) compares and swaps values it computed, one lane always wins
+and none waits for another, so it is not reported.
 
 ## Why it breaks on AMD
 AMD GPUs have no independent thread scheduling. When one lane of a wavefront takes the lock,
@@ -28,8 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.calls import Call, calls
 from ..analysis.functions import function_at
-from ..analysis.tokens import has_ident, match, occurrences, text_of
+from ..analysis.tokens import cached, has_ident, match, occurrences, text_of
+from ..analysis.values import evaluate
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
@@ -67,6 +72,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         f = function_at(unit, i)
         if f is None or not f.is_device:
             continue
+        if not any(_takes_lock(unit, c) for c in _atomic_calls(unit, i + 1, close)):
+            continue  # a lock-free retry loop: the lane whose swap succeeds leaves
         # the retry loop that releases inside the body (`while (x) { if (CAS == 0) {...} }`)
         # has no atomic in its condition, so it never gets here
         yield report(
@@ -75,3 +82,15 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"spin lock `{text_of(unit, i, close + 1)}`: without independent thread "
             f"scheduling the lanes of one wavefront can deadlock on it",
         )
+
+
+def _atomic_calls(unit: Unit, first: int, end: int) -> list[Call]:
+    every = cached(unit, "_hz202_atomics", lambda: list(calls(unit, _ATOMICS)))
+    return [c for c in every if first < c.index < end]
+
+
+def _takes_lock(unit: Unit, c: Call) -> bool:
+    """The atomic swaps constants, as a lock does (`atomicCAS(&l, 0, 1)`, `atomicExch(&l, 1)`),
+    not values computed from what it read."""
+    values = c.args[1:]
+    return bool(values) and all(evaluate(unit, a, b) is not None for a, b in values)

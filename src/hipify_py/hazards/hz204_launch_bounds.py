@@ -1,27 +1,31 @@
 """HZ204 launch-bounds-min-blocks
 
 ## What it detects
-`__launch_bounds__(MAX_THREADS, MIN_BLOCKS)` with a second argument (and a third one, CUDA
-12's max-blocks-per-cluster). A second argument of `1` is not reported: one resident block
-(CUDA) and one wave per execution unit (HIP) both leave the compiler unconstrained.
+`__launch_bounds__(MAX_THREADS, MIN_BLOCKS)` whose second argument HIP cannot honour on gfx942,
+and any third argument (CUDA 12's max-blocks-per-cluster). HIP reads the second argument as
+min waves per execution unit (SIMD); gfx942 runs at most 8 waves per SIMD, so a value from 1 to
+8 is a hint the compiler can meet and is not reported (`(256, 2)` asks for 2 resident blocks
+of 8 waves on a CUDA SM and for 2 waves per SIMD on a CDNA3 compute unit: about the same
+occupancy). A value above 8, or one the file does not let us evaluate, is reported.
 
 ## Why it breaks on AMD
 HIP accepts the same syntax but reads the second parameter as **MIN_WARPS_PER_EXECUTION_UNIT**,
-not "minimum resident blocks per SM". Copied unchanged, the number asks the compiler for a
-different occupancy target than the CUDA code meant: usually too few waves, so it may spend
-more registers than intended, or too many, so it spills. `--maxregcount` has no HIP
-equivalent. The third (cluster) parameter does not exist in HIP.
+not "minimum resident blocks per SM". A CUDA value above 8 (`2048 / 128` = 16) asks gfx942 for
+an occupancy it cannot reach: clang warns "failed to meet occupancy target given by
+'amdgpu-waves-per-eu'" and still squeezes registers toward it. A third (cluster) argument does
+not compile with HIP (`error: expected unqualified-id`, ROCm 7.2.4). `--maxregcount` has no
+HIP equivalent.
 
 ## Example
 ```cuda
-__global__ void __launch_bounds__(256, 2) k(...)   // HZ204
+__global__ void __launch_bounds__(128, 16) k(...)   // HZ204: 16 > 8 waves per SIMD
 ```
 
 ## How to fix
-Convert with the formula from the HIP porting guide,
-`MIN_WARPS_PER_EU = (MIN_BLOCKS * MAX_THREADS) / 32`, or drop the second argument and tune
-occupancy on the target. When both arguments are integer literals an unsafe fix writes the
-converted number.
+Give the waves per SIMD the CUDA occupancy meant, `MIN_BLOCKS * MAX_THREADS / 64 / 4` on
+gfx942 (64-lane waves, 4 SIMDs per compute unit), at most 8, or drop the second argument and
+tune occupancy on the target. When both arguments are integer literals an unsafe fix writes
+that number.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ from collections.abc import Iterator
 
 from ..analysis.calls import calls
 from ..analysis.tokens import text_of
-from ..analysis.values import int_value
+from ..analysis.values import evaluate, int_value
 from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
+
+MAX_WAVES_PER_EU = 8  # wave slots per SIMD on gfx942 (clang warns above it)
 
 
 @hazard_rule(
@@ -51,8 +57,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             continue
         (a0, b0), (a1, b1) = c.args[0], c.args[1]
         second = text_of(unit, a1, b1)
-        if second == "1" and len(c.args) == 2:
-            continue  # one block per SM / one wave per EU: no constraint either way
+        value = evaluate(unit, a1, b1)
+        if value is not None and 1 <= value <= MAX_WAVES_PER_EU and len(c.args) == 2:
+            continue  # a waves-per-SIMD hint gfx942 can meet: harmless
         fix = None
         if (
             b0 - a0 == 1
@@ -63,11 +70,11 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         ):
             threads, blocks = int_value(toks[a0].text), int_value(toks[a1].text)
             if threads and blocks:
-                warps = max(1, blocks * threads // 32)
+                waves = min(MAX_WAVES_PER_EU, max(1, blocks * threads // (64 * 4)))
                 fix = Fix(
-                    (report.edit(toks[a1].start, toks[a1].end, str(warps)),),
-                    f"convert {blocks} min blocks x {threads} threads to {warps} min warps"
-                    " per execution unit",
+                    (report.edit(toks[a1].start, toks[a1].end, str(waves)),),
+                    f"convert {blocks} min blocks x {threads} threads to {waves} min waves"
+                    " per SIMD (64-lane waves, 4 SIMDs per compute unit)",
                     safe=False,
                 )
         side = (
@@ -80,6 +87,6 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             toks[c.index].start,
             toks[c.close].end,
             f"`__launch_bounds__` second argument `{second}` (CUDA: min blocks per "
-            f"SM) {side}{extra}",
+            f"SM) {side}{extra}; gfx942 holds at most {MAX_WAVES_PER_EU} waves per SIMD",
             fix=fix,
         )

@@ -3,7 +3,11 @@
 ## What it detects
 `__CUDA_ARCH__` (and `__CUDA_ARCH_LIST__`, `__CUDA_ARCH_FEAT_*`) in preprocessor conditions or
 code: capability gates such as `#if __CUDA_ARCH__ >= 800` and device-pass guards such as
-`#ifdef __CUDA_ARCH__` / `#if defined(__CUDA_ARCH__)`.
+`#ifdef __CUDA_ARCH__` / `#if defined(__CUDA_ARCH__)`. A condition that HIP, with
+`__CUDA_ARCH__` undefined, evaluates as the device pass of a current GPU (sm_90, CUDA 12)
+does is not reported: `#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800` guards a fallback for
+old GPUs that HIP skips, as gfx942 should, and `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800`
+keeps the modern path.
 
 ## Why it breaks on AMD
 hip-clang does not define `__CUDA_ARCH__` (HIPIFY maps `__CUDACC__` to `__HIPCC__` but has no
@@ -33,6 +37,7 @@ from collections.abc import Iterator
 from ..analysis.tokens import occurrences, one_per_line
 from ..context import Context
 from ..findings import Finding, Severity
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -58,6 +63,8 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         prev = toks[i - 1].text if i > 0 else ""
         if t.in_directive and prev == "define":
             continue
+        if t.in_directive and _as_on_current_gpu(toks, i):
+            continue  # HIP takes the branch an sm_90 device pass takes
         if (
             nxt is not None
             and nxt.text in ("<", ">", "<=", ">=", "==", "!=")
@@ -78,3 +85,69 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         else:
             msg = f"`{t.text}` is undefined on HIP (no AMD equivalent for compute capability)"
         yield report(t.start, t.end, msg)
+
+
+# the device pass HIP should behave like: a current GPU built with the CUDA the tables target
+_CURRENT = {
+    "__CUDA_ARCH__": 900,
+    "CUDA_VERSION": 12000,
+    "CUDART_VERSION": 12000,
+    "__CUDACC_VER_MAJOR__": 12,
+    "__CUDACC_VER_MINOR__": 0,
+}
+_OPS = {"&&": " and ", "||": " or ", "!": " not ", "/": "//"}
+_COMPARE = frozenset(("<", ">", "<=", ">=", "==", "!=", "(", ")", "+", "-", "*", "%"))
+
+
+def _as_on_current_gpu(toks: list[Token], i: int) -> bool:
+    """The `#if`/`#elif` around token ``i`` is as true on HIP (``__CUDA_ARCH__`` undefined) as
+    in the device pass of a current GPU; False when it cannot be evaluated."""
+    start = i
+    while start > 0 and toks[start].text != "#" and toks[start - 1].in_directive:
+        start -= 1
+    end = i
+    while end + 1 < len(toks) and toks[end + 1].in_directive and toks[end + 1].text != "#":
+        end += 1
+    if toks[start].text != "#" or toks[start + 1].text not in ("if", "elif"):
+        return False
+    body = toks[start + 2 : end + 1]
+    hip = _evaluate(body, {k: v for k, v in _CURRENT.items() if k != "__CUDA_ARCH__"})
+    return hip is not None and hip == _evaluate(body, _CURRENT)
+
+
+def _evaluate(body: list[Token], defined: dict[str, int]) -> bool | None:
+    """A preprocessor condition of literals, arithmetic, comparisons, `defined` and the macros
+    of ``_CURRENT``, those of ``defined`` being defined (any other name: None, not
+    evaluated)."""
+    out: list[str] = []
+    k = 0
+    while k < len(body):
+        x = body[k].text
+        if x == "defined":
+            paren = k + 1 < len(body) and body[k + 1].text == "("
+            name_at = k + 2 if paren else k + 1
+            if name_at >= len(body):
+                return None
+            name = body[name_at].text
+            if name not in _CURRENT:
+                return None  # a project macro: its value decides, unknown here
+            out.append(" True " if name in defined else " False ")
+            k = name_at + (2 if paren else 1)
+            continue
+        if body[k].kind is Kind.IDENT:
+            if not x.startswith("__CUDA_ARCH") and x not in defined:
+                return None
+            out.append(str(defined.get(x, 0)))
+        elif body[k].kind is Kind.NUMBER and x.rstrip("uUlL").isdigit():
+            out.append(x.rstrip("uUlL"))
+        elif x in _OPS:
+            out.append(_OPS[x])
+        elif x in _COMPARE:
+            out.append(x)
+        else:
+            return None
+        k += 1
+    try:
+        return bool(eval(" ".join(out), {"__builtins__": {}}, {}))  # noqa: S307 - digits, ops
+    except (SyntaxError, ZeroDivisionError):
+        return None
