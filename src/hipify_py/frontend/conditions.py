@@ -142,7 +142,7 @@ class _HipBranches:
         """Whether HIP takes the branch ``#if``/``#elif`` (evaluated) or ``#ifdef``,
         ``#ifndef``, ``#elifdef``, ``#elifndef`` opens (None: cannot tell)."""
         if word in ("if", "elif"):
-            return _evaluate(body, self.known)
+            return evaluate(body, self.known)
         cond = _defined(body[0].text if body else "", self.known)
         return _not(cond) if word in ("ifndef", "elifndef") else cond
 
@@ -229,8 +229,9 @@ def _or(a: object, b: object) -> bool | None:
     return False
 
 
-def _evaluate(body: list[Token], known: Mapping[str, object]) -> bool | None:
-    """The truth of an ``#if`` expression in the HIP build: True, False or None (unknown)."""
+def evaluate(body: Sequence[Token], known: Mapping[str, object]) -> bool | None:
+    """The truth of an ``#if`` expression: True, False or None (unknown); ``known`` maps a
+    macro to its value, ``DEFINED``, ``UNDEFINED`` or None (unknown)."""
     parser = _Parser(body, known)
     try:
         value = parser.expr()
@@ -266,7 +267,7 @@ _BINARY = (
 class _Parser:
     """Precedence climbing over ``#if`` tokens; a value is an int or None (unknown)."""
 
-    def __init__(self, toks: list[Token], known: Mapping[str, object]) -> None:
+    def __init__(self, toks: Sequence[Token], known: Mapping[str, object]) -> None:
         self.toks = toks
         self.known = known
         self.i = 0

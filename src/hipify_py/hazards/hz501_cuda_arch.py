@@ -32,12 +32,13 @@ capability checks use the feature macros (`__HIP_ARCH_HAS_*`), the per-target ma
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import occurrences, one_per_line
 from ..context import Context
 from ..findings import Finding, Severity
-from ..frontend.lexer import Kind, Token
+from ..frontend.conditions import UNDEFINED, evaluate
+from ..frontend.lexer import Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -95,11 +96,9 @@ _CURRENT = {
     "__CUDACC_VER_MAJOR__": 12,
     "__CUDACC_VER_MINOR__": 0,
 }
-_OPS = {"&&": " and ", "||": " or ", "!": " not ", "/": "//"}
-_COMPARE = frozenset(("<", ">", "<=", ">=", "==", "!=", "(", ")", "+", "-", "*", "%"))
 
 
-def _as_on_current_gpu(toks: list[Token], i: int) -> bool:
+def _as_on_current_gpu(toks: Sequence[Token], i: int) -> bool:
     """The `#if`/`#elif` around token ``i`` is as true on HIP (``__CUDA_ARCH__`` undefined) as
     in the device pass of a current GPU; False when it cannot be evaluated."""
     start = i
@@ -115,39 +114,11 @@ def _as_on_current_gpu(toks: list[Token], i: int) -> bool:
     return hip is not None and hip == _evaluate(body, _CURRENT)
 
 
-def _evaluate(body: list[Token], defined: dict[str, int]) -> bool | None:
-    """A preprocessor condition of literals, arithmetic, comparisons, `defined` and the macros
-    of ``_CURRENT``, those of ``defined`` being defined (any other name: None, not
-    evaluated)."""
-    out: list[str] = []
-    k = 0
-    while k < len(body):
-        x = body[k].text
-        if x == "defined":
-            paren = k + 1 < len(body) and body[k + 1].text == "("
-            name_at = k + 2 if paren else k + 1
-            if name_at >= len(body):
-                return None
-            name = body[name_at].text
-            if name not in _CURRENT:
-                return None  # a project macro: its value decides, unknown here
-            out.append(" True " if name in defined else " False ")
-            k = name_at + (2 if paren else 1)
-            continue
-        if body[k].kind is Kind.IDENT:
-            if not x.startswith("__CUDA_ARCH") and x not in defined:
-                return None
-            out.append(str(defined.get(x, 0)))
-        elif body[k].kind is Kind.NUMBER and x.rstrip("uUlL").isdigit():
-            out.append(x.rstrip("uUlL"))
-        elif x in _OPS:
-            out.append(_OPS[x])
-        elif x in _COMPARE:
-            out.append(x)
-        else:
-            return None
-        k += 1
-    try:
-        return bool(eval(" ".join(out), {"__builtins__": {}}, {}))  # noqa: S307 - digits, ops
-    except (SyntaxError, ZeroDivisionError):
-        return None
+def _evaluate(body: Sequence[Token], defined: dict[str, int]) -> bool | None:
+    """The condition with the macros of ``_CURRENT`` (and any ``__CUDA_ARCH*``) defined as in
+    ``defined`` and undefined otherwise; None when another name decides it."""
+    known: dict[str, object] = {name: defined.get(name, UNDEFINED) for name in _CURRENT}
+    for tok in body:
+        if tok.text.startswith("__CUDA_ARCH") and tok.text not in known:
+            known[tok.text] = defined.get(tok.text, UNDEFINED)
+    return evaluate(body, known)
