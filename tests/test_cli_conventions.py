@@ -146,3 +146,12 @@ def test_single_file_takes_its_tree_name_unless_that_is_itself(here, name, keep,
     assert (here / "src" / alone).is_file() and (here / "src" / name).read_text().startswith(
         "#include <cuda_runtime.h>"
     )
+
+
+def test_a_retired_rule_id_still_works_in_ignore_and_select(here):
+    """HZ206 stopped reporting (its premise no longer holds on ROCm); a CI command line that
+    names it must keep working, while an ID that never existed stays an error."""
+    (here / "k.cu").write_text(KERNEL)
+    assert _run("check", "k.cu", "--ignore", "HZ206").exit_code == 0
+    assert _run("check", "k.cu", "--select", "HZ206").exit_code == 0
+    assert _run("check", "k.cu", "--ignore", "HZ2069").exit_code == 2

@@ -71,11 +71,12 @@ def split_ids(values: Iterable[str]) -> tuple[str, ...]:
 
 
 def unknown_pattern(patterns: Sequence[str]) -> str | None:
-    from .rules import RULES, load_rules  # loads every rule module; rarely needed
+    from .rules import RETIRED, RULES, load_rules  # loads every rule module; rarely needed
 
     load_rules()
+    known = [*RULES, *RETIRED]
     return next(
-        (p for p in patterns if p != "ALL" and not any(r.startswith(p) for r in RULES)), None
+        (p for p in patterns if p != "ALL" and not any(r.startswith(p) for r in known)), None
     )
 
 
