@@ -4,7 +4,7 @@ made by hand does hipify-py make itself or point at?
 Usage:
   python benchmarks/hazard_recall.py hunks CORPUS OUT.jsonl --ports GIT_DIR [--programs a-m]
   python benchmarks/hazard_recall.py score KEY.jsonl CORPUS [--split dev|held-out|all]
-                                           [--show-missed]
+                                           [--show-missed | --show]
 
 CORPUS is HeCBench's tree of CUDA programs (`CORPUS/src/NAME-cuda`), kept outside the repo;
 GIT_DIR is a git repository holding the human ports `src/NAME-hip` (read with `git show`).
@@ -335,9 +335,10 @@ def _tally(
             tally[f"required {r['class']}"]["edits"] += 1
             tally[f"required {r['class']}"]["caught"] += bool(how)
         tally[f"caught by {how or 'nothing'}"]["edits"] += 1
-        if args.show_missed and not how:
+        if args.show or (args.show_missed and not how):
             req = "required" if r["required"] else "optional"
-            print(f"missed {req} {r['class']}: {r['program']}/{r['file']}:{r['lines']}")
+            what = f"caught by {how}" if how else "missed"
+            print(f"{what} {req} {r['class']}: {r['program']}/{r['file']}:{r['lines']}")
     return tally
 
 
@@ -363,6 +364,7 @@ def main() -> None:
     s.add_argument("corpus", type=Path)
     s.add_argument("--split", choices=("dev", "held-out", "all"), default="all")
     s.add_argument("--show-missed", action="store_true")
+    s.add_argument("--show", action="store_true", help="every edit and what caught it")
     for q in (h, s):
         q.add_argument("--ports", default="/work/.mirror/zjin-lcf+HeCBench/repo")
         q.add_argument("--rev", default="f27000a51")
