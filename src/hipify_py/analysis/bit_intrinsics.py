@@ -56,6 +56,7 @@ def _redeclared(unit: Unit, name: int, until: int) -> bool:
         before = toks[k - 1]
         if (
             name < k < until
+            and k + 1 < len(toks)
             and before.kind is Kind.IDENT
             and before.text not in _NOT_TYPES
             and toks[k + 1].text in ("=", ";", "(", "{")
