@@ -119,7 +119,12 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             end = _pointer_cast(toks, k)
             # `reinterpret_cast<const T*>(&packed.x)`: the bytes of an FP8 vector it unpacks
             operand = end + 1 if end is not None and toks[end].text == "(" else end
-            if end is not None and operand is not None and toks[operand].text != "&":
+            if (
+                end is not None
+                and operand is not None
+                and operand < len(toks)
+                and toks[operand].text != "&"
+            ):
                 yield report(
                     t.start,
                     toks[end - 1].end,
