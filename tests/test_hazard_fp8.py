@@ -47,6 +47,34 @@ __device__ float first_of(const __nv_fp8x4_e4m3* in) {
 }
 """
 
+# a software OCP e4m3 encoder kept as the reference for the intrinsic's bytes
+SOFTWARE = """#include <cuda_fp8.h>
+#include <cstdint>
+__device__ uint8_t fp8e4m3fn_from_fp32_value(float f) {
+  uint32_t bits = __float_as_uint(f) & 0x7fffffffu;
+  if (bits >= (1087u << 20)) return 0x7f;
+  return (uint8_t)((bits + (7u << 20)) >> 20);
+}
+__global__ void check(const float* x, uint8_t* ref, __nv_fp8_storage_t* dev, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    ref[i] = fp8e4m3fn_from_fp32_value(x[i]);
+    dev[i] = __nv_cvt_float_to_fp8(x[i], __NV_SATFINITE, __NV_E4M3);
+  }
+}
+"""
+
+# the same encoder named for FNUZ, and an e4m3 helper in a file without FP8 conversions
+SOFTWARE_DECOYS = (
+    SOFTWARE.replace("fp8e4m3fn_from", "fp8e4m3fnuz_from"),
+    """#include <cstdint>
+__device__ uint8_t fp8e4m3fn_from_fp32_value(float f) { return (uint8_t)(f * 8.f); }
+__global__ void enc(const float* x, uint8_t* y) {
+  y[threadIdx.x] = fp8e4m3fn_from_fp32_value(x[threadIdx.x]);
+}
+""",
+)
+
 PREMISE = """#include <hip/hip_fp8.h>
 #include <cstdio>
 int main() {
@@ -60,7 +88,7 @@ int main() {
 
 
 def test_inputs_are_real_cuda(nvcc, tmp_path):
-    for n, src in enumerate((QUANTIZE, DECOYS, TYPED)):
+    for n, src in enumerate((QUANTIZE, DECOYS, TYPED, SOFTWARE, *SOFTWARE_DECOYS)):
         f = tmp_path / f"f{n}.cu"
         f.write_text(src)
         proc = subprocess.run(
@@ -81,6 +109,13 @@ def test_ocp_maximum_and_byte_casts_are_reported():
 def test_decoys_are_silent():
     assert only("HZ319", DECOYS) == []
     assert only("HZ319", TYPED) == []
+
+
+def test_a_software_ocp_codec_beside_the_intrinsics_is_reported():
+    found = only("HZ319", SOFTWARE)
+    assert [f.line for f in found] == [3]
+    assert "FNUZ" in found[0].message and "fp8e4m3fn_from_fp32_value" in found[0].message
+    assert [only("HZ319", src) for src in SOFTWARE_DECOYS] == [[], []]
 
 
 def test_the_converted_names_are_reported_too():

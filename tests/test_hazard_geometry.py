@@ -99,3 +99,47 @@ def test_consistent_geometry_is_silent():
 def test_a_block_that_does_not_size_the_grid_is_silent():
     src = HARDWARE_ROWS.replace("(rows + thread_m - 1) / thread_m", "(rows + 255) / 256")
     assert [f.line for f in only("HZ109", src)] == [6, 24]
+
+
+# the kernel lives in a header this file includes: only the comment says the 32 is a warp
+HEADER_KERNEL = """#pragma once
+__global__ void scatter(float* out) {
+  int t = threadIdx.y * warpSize + threadIdx.x;
+  out[blockIdx.x * blockDim.x * blockDim.y + t] += 1.f;
+}
+"""
+
+COMMENTED_HOST = """#include "scatter.h"
+void run(float* out, int n) {
+  int thread_x = 32; //warpSize;
+  int thread_y = 1024 / 32; //warpSize;
+  dim3 threads(thread_x, thread_y);
+  scatter<<<n, threads>>>(out);
+  int tile = 32;  // tile width
+  scatter<<<n, dim3(tile, tile)>>>(out);
+}
+"""
+
+
+def test_inputs_with_a_header_kernel_are_real_cuda(nvcc, tmp_path):
+    (tmp_path / "scatter.h").write_text(HEADER_KERNEL)
+    f = tmp_path / "host.cu"
+    f.write_text(COMMENTED_HOST)
+    proc = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / "host.o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_32_its_comment_calls_the_warp_size_is_reported_for_a_kernel_of_another_file():
+    found = only("HZ109", COMMENTED_HOST)
+    assert [(f.line, f.column, f.severity.value) for f in found] == [(3, 18, "warning")]
+    assert "`scatter`" in found[0].message and found[0].extra["related_lines"] == "6"
+
+
+def test_a_32_without_such_a_comment_or_for_a_kernel_of_this_file_is_silent():
+    assert only("HZ109", COMMENTED_HOST.replace("//warpSize", "// x")) == []
+    assert only("HZ109", HEADER_KERNEL.replace("#pragma once", "") + COMMENTED_HOST[21:]) == []

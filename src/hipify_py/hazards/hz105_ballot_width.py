@@ -29,9 +29,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
-from ..analysis.functions import function_at
 from ..analysis.values import type_size
 from ..context import Context
 from ..findings import Finding, Fix, Severity
@@ -39,7 +39,7 @@ from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
-_BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
+_BIT32 = BIT32
 _NARROW_TYPE = re.compile(
     r"^\s*(?:const\s+)?(unsigned(?:\s+int)?|int|uint32_t|int32_t|unsigned\s+long|uint|"
     r"unsigned\s+short)\s+$"
@@ -75,19 +75,6 @@ def _size_of_name(unit: Unit, tok: Token) -> tuple[int | None, str]:
         return None, ""
     size = cur.type.get_canonical().get_size()
     return (size if size > 0 else None), cur.type.spelling
-
-
-def _bit_uses(unit: Unit, name: str, after: int, bit_calls: dict[int, Call]) -> list[Call]:
-    """The 32-bit bit intrinsics after token ``after``, in the same function, whose arguments
-    name ``name``."""
-    func = function_at(unit, after)
-    end = func.close if func is not None else len(unit.tokens)
-    toks = unit.tokens
-    return [
-        b
-        for b in bit_calls.values()
-        if after < b.index < end and any(toks[k].text == name for k in range(b.open, b.close))
-    ]
 
 
 def _rhs_is_call(toks: Sequence[Token], eq: int, call: Call, end: int) -> bool:
@@ -127,7 +114,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if store is None:
             continue
         mask_vars.add(toks[store[0] - 1].text)
-        finding = _truncating_store(unit, report, c, store[0], store[1], bit_calls)
+        finding = _truncating_store(unit, report, c, store[0], store[1])
         if finding is not None:
             yield finding
     # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask)
@@ -173,7 +160,7 @@ def _assignment(toks: Sequence[Token], c: Call) -> tuple[int, int] | None:
 
 
 def _truncating_store(
-    unit: Unit, report: Report, c: Call, eq: int, stmt_end: int, bit_calls: dict[int, Call]
+    unit: Unit, report: Report, c: Call, eq: int, stmt_end: int
 ) -> Finding | None:
     """The finding for a ballot stored in a variable narrower than 64 bits, or None.  Its fix
     widens the declaration and every 32-bit bit intrinsic the variable later reaches in the
@@ -203,7 +190,7 @@ def _truncating_store(
     m = _NARROW_TYPE.match(head)
     if m:
         base = toks[first].start
-        uses = _bit_uses(unit, name.text, stmt_end, bit_calls)
+        uses = list(bit_calls_on(unit, eq - 1))
         fix = Fix(
             (
                 report.edit(base + m.start(1), base + m.end(1), "unsigned long long"),

@@ -8,6 +8,9 @@ warp or lane from `warpSize` or `__lane_id()`):
   (`int threads = 32 * rows_per_block;`, `dim3 threads(32, 8)`, `blocks = (n + 31) / 32`);
 - a `__shared__` array of the kernel sized `32 * F` (or `F * 32`) and indexed by a value
   derived from `threadIdx.x % warpSize` or `__lane_id()`.
+- host-side launch geometry of a kernel defined in another file (a header), when the literal
+  32 that sizes it carries a comment saying it is the warp size (`int thread_x = 32; //warpSize`):
+  the author's own word, as the kernel's warp model cannot be seen (a warning).
 Kernels written in consistent 32-lane groups (HZ101's model) are not reported: for them, 32
 threads per group is right on any wave size.
 
@@ -34,6 +37,7 @@ Size by the device's warp size: query `hipDeviceAttributeWarpSize` (or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at, functions
@@ -254,6 +258,45 @@ def _indexed_by(toks: Sequence[Token], name: str, lanes: set[str], f: Func) -> b
     return False
 
 
+# a comment that calls a number the warp size: `// warp size`, `//warpSize;`
+_WARP_COMMENT = re.compile(r"\bwarp[ _-]?size\b", re.I)
+
+
+def _commented_sites(unit: Unit) -> Iterator[tuple[int, int, str]]:
+    """(32-token, launch token, kernel) of launches of kernels this file does not define whose
+    geometry holds a literal 32 on a line with a comment calling it the warp size."""
+    lines = unit.lines
+    said = {lines.position(c.start)[0] for c in unit.comments if _WARP_COMMENT.search(c.text)}
+    if not said:
+        return
+    toks = unit.tokens
+    defined = {f.name for f in functions(unit)}
+    ends = unit.launch_config_ends
+    for i in unit.launch_openers:
+        stop = ends.get(i)
+        kernel = _launched(toks, i)
+        if stop is None or kernel is None or kernel in defined:
+            continue
+        host = function_at(unit, i)
+        args = split(toks, i + 1, stop)
+        if host is None or host.is_device or len(args) < 2:
+            continue
+        for c, d in [*_expansion(toks, *args[0], host, i), *_expansion(toks, *args[1], host, i)]:
+            hit = next(
+                (
+                    k
+                    for k in range(c, d)
+                    if toks[k].kind is Kind.NUMBER
+                    and int_value(toks[k].text) == 32
+                    and lines.position(toks[k].start)[0] in said
+                ),
+                None,
+            )
+            if hit is not None:
+                yield hit, i, kernel
+                break
+
+
 @hazard_rule(
     "HZ109",
     "warp-geometry-32",
@@ -261,6 +304,7 @@ def _indexed_by(toks: Sequence[Token], name: str, lanes: set[str], f: Func) -> b
     "launch geometry or per-warp shared arrays sized with 32 for a kernel using warpSize",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
+    yield from _commented(unit, report)
     if "warpSize" not in unit.identifiers and "__lane_id" not in unit.identifiers:
         return
     kernels = _hardware_kernels(unit)
@@ -287,4 +331,24 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             toks[k].end,
             f"`{name}` holds 32 entries per warp but `{kernel}` indexes it by a lane of "
             "warpSize, up to 63 on MI300X (gfx942): size it with warpSize",
+        )
+
+
+def _commented(unit: Unit, report: Report) -> Iterator[Proposal]:
+    toks = unit.tokens
+    seen: set[int] = set()
+    for k, launch, kernel in _commented_sites(unit) if unit.launch_openers else ():
+        if k in seen:
+            continue
+        seen.add(k)
+        line = unit.lines.position(toks[launch].start)[0]
+        yield report(
+            toks[k].start,
+            toks[k].end,
+            f"this 32 is the warp size by its comment, and it sizes the launch of `{kernel}` "
+            f"(line {line}, defined in another file): MI300X (gfx942) wavefronts have 64 "
+            "lanes, so a kernel that counts warps with warpSize gets half the warps this "
+            "assumes (query hipDeviceAttributeWarpSize on the host)",
+            severity=Severity.WARNING,
+            extra={"related_lines": str(line)},
         )

@@ -5,6 +5,9 @@ In code that uses the e4m3 FP8 type (`__nv_fp8_e4m3`, its x2/x4 vectors, `__NV_E
 conversions, or the HIP names they become):
 - the literal `448` (`448.f`, `448.0`), the largest finite value of OCP e4m3, which such code
   uses to scale data into the FP8 range (`scale = amax / 448.f`);
+- a function of its own that encodes or decodes OCP FP8 in software (`fp8e4m3fn_from_fp32_value`,
+  `e5m2_to_float`: a name that says e4m3/e5m2 but not fnuz) in a file that also converts with
+  the FP8 intrinsics or types: the two disagree on MI300X, where the intrinsics give FNUZ bytes;
 - a pointer cast to an FP8 pointer (`reinterpret_cast<__nv_fp8_e4m3*>(buf)`,
   `(const __nv_fp8_e5m2*)p`): bytes that were encoded somewhere else (a file, a framework
   tensor, another library) and are read as FP8 here. Casts of an address
@@ -27,7 +30,9 @@ const __nv_fp8_e4m3* w = reinterpret_cast<const __nv_fp8_e4m3*>(bytes);   // HZ3
 ```
 
 ## How to fix
-Take the range from the type instead of a literal (240 for `__hip_fp8_e4m3_fnuz` on gfx942,
+A software encoder kept as a reference must follow the format the target computes in: FNUZ on
+gfx942 (bias 8 for e4m3, 16 for e5m2, NaN 0x80, no negative zero). Take the range from the
+type instead of a literal (240 for `__hip_fp8_e4m3_fnuz` on gfx942,
 e.g. a per-platform `FP8_E4M3_MAX`), and convert OCP-encoded inputs to FNUZ once where they
 enter (or keep them in OCP and decode in software): on gfx950 (MI355X) HIP uses OCP e4m3,
 so branch on the target, not on HIP.
@@ -38,6 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import functions
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -52,6 +58,12 @@ _E4M3 = re.compile(
 # any FP8 type a pointer may be cast to
 _FP8_TYPE = re.compile(r"^(?:__nv_fp8(?:x[24])?_e[45]m[23]|__hip_fp8(?:x[24])?_e[45]m[23]_fnuz)$")
 _OCP_E4M3_MAX = 448.0
+# what converts with the hardware's format: the conversion intrinsics, the types, the formats
+_FP8_USE = re.compile(
+    r"^(?:__nv_cvt_\w*fp8\w*|__hip_cvt_\w*fp8\w*|__NV_E[45]M[23]|__HIP_E[45]M[23]_FNUZ)$"
+)
+# a function of the file named after an OCP FP8 format: it encodes or decodes bytes itself
+_SOFTWARE_CODEC = re.compile(r"(?i)(?:fp8|f8).*e[45]m[23]|e[45]m[23].*(?:fp8|f8|float|fp32|half)")
 
 
 def _uses_e4m3(unit: Unit) -> bool:
@@ -90,6 +102,7 @@ def _pointer_cast(toks: Sequence[Token], k: int) -> int | None:
     "e4m3 FP8 range or bytes assume the OCP format; MI300X uses FNUZ (max 240, other bias)",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
+    yield from _software_codecs(unit, report)
     if not _uses_e4m3(unit):
         return
     toks = unit.tokens
@@ -106,7 +119,12 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             end = _pointer_cast(toks, k)
             # `reinterpret_cast<const T*>(&packed.x)`: the bytes of an FP8 vector it unpacks
             operand = end + 1 if end is not None and toks[end].text == "(" else end
-            if end is not None and operand is not None and toks[operand].text != "&":
+            if (
+                end is not None
+                and operand is not None
+                and operand < len(toks)
+                and toks[operand].text != "&"
+            ):
                 yield report(
                     t.start,
                     toks[end - 1].end,
@@ -114,3 +132,24 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                     "format (another exponent bias), so bytes encoded as OCP FP8 elsewhere "
                     "(files, framework tensors, the host) read as half or twice their value",
                 )
+
+
+def _software_codecs(unit: Unit, report: Report) -> Iterator[Proposal]:
+    """Functions that encode or decode OCP FP8 by hand in a file that converts with the
+    intrinsics (a reference to check them against, a fallback): the intrinsics give FNUZ bytes
+    on gfx942, so the two no longer agree."""
+    if not any(_FP8_USE.match(name) for name in unit.identifiers):
+        return
+    toks = unit.tokens
+    for func in functions(unit):
+        name = func.name
+        if "fnuz" in name.lower() or not _SOFTWARE_CODEC.search(name):
+            continue
+        t = toks[func.name_index]
+        yield report(
+            t.start,
+            t.end,
+            f"`{name}` encodes or decodes OCP FP8 by hand, next to FP8 conversions that give "
+            "FNUZ bytes on MI300X (gfx942: e4m3 bias 8 and max 240, e5m2 bias 16, NaN 0x80): "
+            "the two disagree there; follow the target's format",
+        )

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import MASKED_SYNC
 from ..analysis.cursor import cursor_at
 from ..analysis.values import int_value
@@ -140,8 +141,9 @@ def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
     sites: list[MaskSite] = []
     by_name: dict[str, list[tuple[str, Token]]] = {}
     mask_tokens: set[int] = set()  # start offsets of mask arguments that are a single name
+    std = not ({"UINT32_MAX", "UINT_MAX"} & _defines(unit).keys())
     for name, _i, arg in calls:
-        literal = _literal_site(arg, name)
+        literal = _literal_site(arg, name, std)
         if literal is not None:
             sites.append(literal)
         elif len(arg) == 1 and arg[0].kind is Kind.IDENT:
@@ -160,9 +162,10 @@ def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
     return sites
 
 
-def _literal_site(arg: Sequence[Token], name: str) -> MaskSite | None:
-    """A mask written in the call: ``0xffffffff``, ``~0u``, ``-1``, ``0xffff``, or all ones
-    cast to a 32-bit type (``uint32_t(-1)``)."""
+def _literal_site(arg: Sequence[Token], name: str, std: bool = False) -> MaskSite | None:
+    """A mask written in the call: ``0xffffffff``, ``~0u``, ``-1``, ``0xffff``, all ones
+    cast to a 32-bit type (``uint32_t(-1)``), or (``std``: the file does not define them)
+    the standard library's ``UINT32_MAX`` / ``UINT_MAX``."""
     texts = [t.text for t in arg]
     if len(arg) == 1 and arg[0].kind is Kind.NUMBER:
         tok = arg[0]
@@ -188,7 +191,7 @@ def _literal_site(arg: Sequence[Token], name: str) -> MaskSite | None:
             or (texts[0] == "-" and int_value(arg[1].text) == 1)
         )
     )
-    if full or _cast_of_all_ones(texts):
+    if full or _cast_of_all_ones(texts) or (texts in (["UINT32_MAX"], ["UINT_MAX"]) and std):
         edit = Edit(arg[0].start, arg[-1].end, FULL64, RULE)
         text = "".join(texts)
         return MaskSite("full", arg[0].start, arg[-1].end, text, (name,), (edit,), True, False)
@@ -200,8 +203,15 @@ _ALL_ONES32 = (["-", "1"], ["~", "0"], ["~", "0u"], ["~", "0U"], ["0xffffffff"],
 
 
 def _cast_of_all_ones(texts: list[str]) -> bool:
-    """`uint32_t(-1)`, `static_cast<unsigned>(~0)`, `(unsigned)-1`: every bit of a 32-bit
-    type, CUDA's full mask written as a cast."""
+    """`uint32_t(-1)`, `static_cast<unsigned>(~0)`, `(unsigned)-1`, `~uint32_t(0)`: every bit
+    of a 32-bit type, CUDA's full mask written as a cast."""
+    if texts[:1] == ["~"]:
+        return _cast_of(texts[1:], [["0"], ["0u"], ["0U"]])
+    return _cast_of(texts, [list(x) for x in _ALL_ONES32])
+
+
+def _cast_of(texts: list[str], values: list[list[str]]) -> bool:
+    """``texts`` casts one of ``values`` to a 32-bit type."""
     inner: list[str] | None = None
     if len(texts) >= 4 and texts[0] == "static_cast" and texts[1] == "<" and ">" in texts:
         close = texts.index(">")
@@ -217,7 +227,7 @@ def _cast_of_all_ones(texts: list[str]) -> bool:
             inner = texts[open_ + 1 : -1]
     while inner and inner[0] == "(" and inner[-1] == ")":
         inner = inner[1:-1]
-    return inner is not None and inner in [list(x) for x in _ALL_ONES32]
+    return inner is not None and inner in values
 
 
 def _defines(unit: Unit) -> dict[str, list[Token]]:
@@ -364,6 +374,11 @@ def _declaration_site(
         return MaskSite("variable", toks[k].start, toks[k].end, ident, names, detail=spelling)
     full, widen = _widened_initializer(init, "auto" in words)
     edits.extend(widen)
+    if edits:  # `__ffs(mask)` on the widened mask is an ambiguous call: use the 64-bit forms
+        edits.extend(
+            Edit(toks[c.index].start, toks[c.index].end, BIT32[c.name], RULE)
+            for c in bit_calls_on(unit, k)
+        )
     from_vote = bool(init) and init[0].text in ("__ballot_sync", "__activemask", "__ballot")
     reasons = []
     if is_param:
