@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import function_at
 from ..analysis.insertion import insertion_point
 from ..context import Context
 from ..edits import Edit
@@ -262,6 +263,28 @@ TYPED_SHIMS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
         | frozenset({"nv_bfloat16", "nv_bfloat162"}),
     ),
 }
+_HOST_MATH = """\
+// hipify-py shim: CUDA math functions callable on the host too (HIP declares them for the
+// device only): the same formula in host code, the device keeps HIP's own
+#include <cmath>
+static __host__ inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+static __host__ inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+static __host__ inline float rcbrtf(float x) { return 1.0f / std::cbrt(x); }
+static __host__ inline double rcbrt(double x) { return 1.0 / std::cbrt(x); }
+static __host__ inline float normcdff(float x) { return 0.5f * std::erfc(-x * 0.70710678f); }
+static __host__ inline double normcdf(double x) {
+  return 0.5 * std::erfc(-x * 0.7071067811865475244);
+}
+"""
+# shims whose names HIP has for the device: inserted only where the file calls one from host
+# code (a host or host-device function, or outside any function)
+HOST_SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
+    "host_math": (
+        "HIPIFY_PY_SHIM_HOST_MATH",
+        _HOST_MATH,
+        frozenset({"rsqrtf", "rsqrt", "rcbrtf", "rcbrt", "normcdff", "normcdf"}),
+    ),
+}
 # every name a shim defines: HZ300 does not report them
 SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - {"reduce"}
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
@@ -303,6 +326,16 @@ def _defines_overload(unit: Unit, names: frozenset[str], types: frozenset[str]) 
     )
 
 
+_HOST_RETURNS = frozenset({"float", "double"})  # `float rsqrtf(`: the file defines its own
+
+
+def _in_host_code(unit: Unit, i: int) -> bool:
+    """Token ``i`` is compiled for the host: in a host or host-device function or outside
+    every function (a kernel or ``__device__`` function is device code only)."""
+    func = function_at(unit, i)
+    return func is None or func.is_host
+
+
 @rewrite_pass("shims", order=50)
 def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
     pending = []
@@ -315,6 +348,14 @@ def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
             continue
         uses = _uses(unit, names)
         if uses and not _defines(unit, guard, names):
+            pending.append((unit.tokens[min(uses)].start, guard, text))
+    for guard, text, names in HOST_SHIMS.values():
+        uses = [i for i in _uses(unit, names) if _in_host_code(unit, i)]
+        if (
+            uses
+            and not _defines_overload(unit, names, _HOST_RETURNS)
+            and guard not in unit.identifiers
+        ):
             pending.append((unit.tokens[min(uses)].start, guard, text))
     if not pending:
         return
