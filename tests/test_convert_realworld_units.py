@@ -112,3 +112,19 @@ def test_an_include_with_no_hip_counterpart_is_an_error():
     src = "#include <cuda/atomic>\n__global__ void k(int* p) { p[0] = 1; }\n"
     found = [f for f in result(src).findings if f.rule == "HP001"]
     assert [(f.line, f.severity.value) for f in found] == [(1, "error")]
+
+
+def test_cg_scan_header_and_scans_come_from_the_cg_shim():
+    out = hip((UNITS / "cgscan.cu").read_text())
+    assert "#include <cooperative_groups/scan.h>" not in out
+    assert out.count("#define HIPIFY_PY_SHIM_CG_REDUCE") == 1
+    assert "__device__ inline T inclusive_scan(const Group& g, T v, Op op)" in out
+    assert not [f for f in result((UNITS / "cgscan.cu").read_text()).findings if f.rule == "HZ300"]
+    # thrust's and std's scans are not cooperative groups'
+    plain = "#include <thrust/scan.h>\nvoid f(int* p) { thrust::inclusive_scan(p, p + 4, p); }\n"
+    assert "HIPIFY_PY_SHIM" not in hip(plain)
+
+
+def test_the_deprecated_vmm_attribute_is_hips_virtual_memory_attribute():
+    out = hip((UNITS / "vmm_attribute.cu").read_text())
+    assert "hipDeviceAttributeVirtualMemoryManagementSupported" in out

@@ -163,6 +163,27 @@ __device__ inline T reduce(const Group& g, T v, Op op) {
   for (unsigned m = g.size() / 2; m > 0; m /= 2) v = op(v, hipify_py_shfl_xor(g, v, m));
   return v;
 }
+// cooperative_groups/scan.h: Hillis-Steele over the tile (lane i combines lanes 0..i in order);
+// exclusive: lane 0 gets T{} (CUDA leaves it undefined but for plus, where it is 0)
+template <class Group, class T, class Op>
+__device__ inline T inclusive_scan(const Group& g, T v, Op op) {
+  for (unsigned d = 1; d < g.size(); d *= 2) {
+    T o = g.shfl_up(v, d);
+    if (g.thread_rank() >= d) v = op(o, v);
+  }
+  return v;
+}
+template <class Group, class T> __device__ inline T inclusive_scan(const Group& g, T v) {
+  return inclusive_scan(g, v, plus<T>());
+}
+template <class Group, class T, class Op>
+__device__ inline T exclusive_scan(const Group& g, T v, Op op) {
+  T o = g.shfl_up(inclusive_scan(g, v, op), 1);
+  return g.thread_rank() == 0 ? T{} : o;
+}
+template <class Group, class T> __device__ inline T exclusive_scan(const Group& g, T v) {
+  return exclusive_scan(g, v, plus<T>());
+}
 }  // namespace cooperative_groups
 """
 
@@ -250,7 +271,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         _QUALIFIERS,
         frozenset({"__grid_constant__", "CUDART_CB"}),
     ),
-    "cg_reduce": ("HIPIFY_PY_SHIM_CG_REDUCE", _CG_REDUCE, frozenset({"reduce"})),
+    "cg_reduce": (
+        "HIPIFY_PY_SHIM_CG_REDUCE",
+        _CG_REDUCE,
+        frozenset({"reduce", "inclusive_scan", "exclusive_scan"}),
+    ),
 }
 # shims whose name is common (atomicAdd on int/float is HIP's own): inserted only where the file
 # also names one of the types they add overloads for, and defines none of its own
@@ -286,7 +311,8 @@ HOST_SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     ),
 }
 # every name a shim defines: HZ300 does not report them
-SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - {"reduce"}
+CG_ONLY = frozenset({"reduce", "inclusive_scan", "exclusive_scan"})  # only as cg::NAME
+SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONLY
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
 OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB"})  # used without a call
 
@@ -299,7 +325,7 @@ def _uses(unit: Unit, names: frozenset[str]) -> list[int]:
         for i in unit.identifier_positions[name]:
             if toks[i].in_directive and name != "CubDebugExit":
                 continue
-            if name == "reduce" and not (
+            if name in CG_ONLY and not (
                 i >= 2 and toks[i - 1].text == "::" and toks[i - 2].text in CG_NAMESPACES
             ):
                 continue
