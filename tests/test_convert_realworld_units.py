@@ -128,3 +128,18 @@ def test_cg_scan_header_and_scans_come_from_the_cg_shim():
 def test_the_deprecated_vmm_attribute_is_hips_virtual_memory_attribute():
     out = hip((UNITS / "vmm_attribute.cu").read_text())
     assert "hipDeviceAttributeVirtualMemoryManagementSupported" in out
+
+
+def test_min_max_of_int_and_unsigned_get_cudas_unsigned_overloads():
+    out = hip((UNITS / "mixed_min.cu").read_text())
+    assert out.count("#define HIPIFY_PY_SHIM_MIXED_MIN_MAX") == 1
+    # no unsigned operand in sight, std::min, a member, a file's own min/max: no shim
+    for src in (
+        "__global__ void k(int* p, int n) { p[0] = min(n, 4) + max(p[1], n); }\n",
+        "#include <algorithm>\nint f(unsigned a) { return std::min(1u, a); }\n",
+        "#define min(a, b) ((a) < (b) ? (a) : (b))\n"
+        "__global__ void k(int* p) { p[min(1u, 2)] = 0; }\n",
+        "__device__ unsigned min(int a, unsigned b);\n"
+        "__global__ void k(int* p) { p[min(1, 2u)] = 0; }\n",
+    ):
+        assert "HIPIFY_PY_SHIM" not in hip(src), src

@@ -17,10 +17,12 @@ from collections.abc import Iterator
 
 from ..analysis.functions import function_at
 from ..analysis.insertion import insertion_point
+from ..analysis.tokens import match
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import includes as directive_includes
 from ..frontend.directives import next_line
+from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
 
@@ -310,6 +312,26 @@ HOST_SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         frozenset({"rsqrtf", "rsqrt", "rcbrtf", "rcbrt", "normcdff", "normcdf"}),
     ),
 }
+_MIXED_MIN_MAX = """\
+// hipify-py shim: CUDA's min/max of an int and an unsigned int (unsigned, as CUDA's
+// math_functions.hpp defines them); HIP has no such overload and picks min(double, double)
+__host__ __device__ inline unsigned int min(int a, unsigned int b) {
+  return (unsigned int)a < b ? (unsigned int)a : b;
+}
+__host__ __device__ inline unsigned int min(unsigned int a, int b) {
+  return a < (unsigned int)b ? a : (unsigned int)b;
+}
+__host__ __device__ inline unsigned int max(int a, unsigned int b) {
+  return (unsigned int)a > b ? (unsigned int)a : b;
+}
+__host__ __device__ inline unsigned int max(unsigned int a, int b) {
+  return a > (unsigned int)b ? a : (unsigned int)b;
+}
+"""
+MIXED_MIN_MAX_GUARD = "HIPIFY_PY_SHIM_MIXED_MIN_MAX"
+# unsigned operands a min/max argument can hold: the thread-geometry built-ins (unsigned int
+# in CUDA) and unsigned literals; with a signed other argument CUDA picks its unsigned overload
+_UNSIGNED_BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim"})
 # every name a shim defines: HZ300 does not report them
 CG_ONLY = frozenset({"reduce", "inclusive_scan", "exclusive_scan"})  # only as cg::NAME
 SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONLY
@@ -362,6 +384,33 @@ def _in_host_code(unit: Unit, i: int) -> bool:
     return func is None or func.is_host
 
 
+def _mixed_min_max(unit: Unit) -> list[int]:
+    """``min``/``max`` calls (not members, not ``std::``) with an argument holding an unsigned
+    built-in or literal, in a file that defines neither as a macro or function of its own."""
+    toks = unit.tokens
+    found = []
+    for name in {"min", "max"} & unit.identifiers:
+        for i in unit.identifier_positions[name]:
+            prev = toks[i - 1] if i > 0 else None
+            if prev is not None and prev.text == "define":
+                return []  # a min/max macro: the shim would not survive it
+            if toks[i].in_directive or i + 1 >= len(toks) or toks[i + 1].text != "(":
+                continue
+            if prev is not None and prev.text in (".", "->", "::"):
+                continue
+            if prev is not None and prev.kind is Kind.IDENT and prev.text != "return":
+                return []  # `T min(...)`: the file declares its own
+            close = match(toks, i + 1)
+            args = toks[i + 2 : close] if close is not None else []
+            if any(t.text in _UNSIGNED_BUILTINS or _is_unsigned_literal(t.text) for t in args):
+                found.append(i)
+    return found
+
+
+def _is_unsigned_literal(text: str) -> bool:
+    return text[:1].isdigit() and text.rstrip("lL")[-1:] in ("u", "U")
+
+
 @rewrite_pass("shims", order=50)
 def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
     pending = []
@@ -375,6 +424,9 @@ def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
         uses = _uses(unit, names)
         if uses and not _defines(unit, guard, names):
             pending.append((unit.tokens[min(uses)].start, guard, text))
+    mixed = _mixed_min_max(unit)
+    if mixed and MIXED_MIN_MAX_GUARD not in unit.identifiers:
+        pending.append((unit.tokens[min(mixed)].start, MIXED_MIN_MAX_GUARD, _MIXED_MIN_MAX))
     for guard, text, names in HOST_SHIMS.values():
         uses = [i for i in _uses(unit, names) if _in_host_code(unit, i)]
         if (
