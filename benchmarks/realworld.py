@@ -207,7 +207,8 @@ def classify(
     as `.cu` becomes `.hip`."""
     first = errors[0].split(":", 1)[0] if errors else ""
     inside = bool(first) and not first.startswith("/") and not first.startswith("timeout")
-    cause = Path(first).with_suffix("") if inside else rel.with_suffix("")
+    # `dev/test/../../llmc/x.h`: the file as the check names it
+    cause = Path(os.path.normpath(first)).with_suffix("") if inside else rel.with_suffix("")
     stems = {Path(f).with_suffix("") for f in errors_by_file}
     if cause in stems:
         return "at cause"
