@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import hashlib
 import json
 import os
@@ -78,19 +79,23 @@ class Toolchain:
     # searched last by the AMD compilers: clang-19's headers (libomp-19-dev's <omp.h>, which gcc
     # finds for nvcc and Debian's hipcc 5.2 lacks)
     host_fallback: list[Path] = field(default_factory=list)
+    nvcc_ptx: bool = False
 
     def _fallback(self) -> list[str]:
         return [f for d in self.host_fallback for f in ("-idirafter", str(d))]
 
     def nvcc(self, tu: Path, includes: Sequence[Path], flags: Sequence[str] = ()) -> list[str]:
         extra = [f for d in self.nvidia_includes for f in ("-isystem", str(d))]
+        # -ptx: nvcc's front end over the whole TU and the device compiler, no host compiler
+        # (a third of -c's time); a C++ source has no device code, so it gets -c
+        mode = ["-ptx"] if self.nvcc_ptx and tu.suffix == ".cu" else ["-c"]
         return [
             "nvcc",
             "-std=c++17",
             "-gencode",
             "arch=compute_90,code=compute_90",
             "-w",
-            "-c",
+            *mode,
             "-o",
             os.devnull,
             *flags,
@@ -160,6 +165,55 @@ class TuResult:
     nvcc_ok: bool
     nvcc_errors: list[str] = field(default_factory=list)
     checks: dict[str, list[str] | None] = field(default_factory=dict)
+    # hipify-py gfx942 failures: was it reported (see classify), and by which error rules
+    status: str | None = None
+    rules: list[str] = field(default_factory=list)
+
+
+def check_findings(project: Path, work: Path) -> dict[str, list[str]]:
+    """`hipify-py check` over the project: its error-level rule IDs by file (relative path)."""
+    report_file = work / f"{project.name}.check.json"
+    report_file.unlink(missing_ok=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hipify_py",
+            "check",
+            ".",
+            "--format",
+            "json",
+            "-o",
+            str(report_file),
+        ],
+        capture_output=True,
+        cwd=project,
+    )
+    findings = json.loads(report_file.read_text())["findings"] if report_file.is_file() else []
+    by_file: dict[str, list[str]] = collections.defaultdict(list)
+    for f in findings:
+        if f["severity"] == "error":
+            by_file[os.path.normpath(f["path"])].append(f["rule"])
+    return by_file
+
+
+def classify(
+    rel: Path, errors: list[str], errors_by_file: dict[str, list[str]], made_of: Iterable[Path]
+) -> str:
+    """Was a failing TU reported? *at cause*: an error-level finding in the file of the first
+    compile error (the TU itself when that error is in a header outside the project);
+    *elsewhere*: one in another of the project files the TU is made of (``made_of``: the TU
+    and the headers it includes); *silent*: none in those. Files match by name without suffix,
+    as `.cu` becomes `.hip`."""
+    first = errors[0].split(":", 1)[0] if errors else ""
+    inside = bool(first) and not first.startswith("/") and not first.startswith("timeout")
+    # `dev/test/../../llmc/x.h`: the file as the check names it
+    cause = Path(os.path.normpath(first)).with_suffix("") if inside else rel.with_suffix("")
+    stems = {Path(f).with_suffix("") for f in errors_by_file}
+    if cause in stems:
+        return "at cause"
+    mine = {p.with_suffix("") for p in (rel, *made_of)}
+    return "elsewhere" if mine & stems else "silent"
 
 
 def host_include_dirs() -> list[Path]:
@@ -176,6 +230,8 @@ class IncludeResolver:
         self.root = root
         self.system = system
         self.by_name: dict[str, list[Path]] = collections.defaultdict(list)
+        # the project files each TU includes, directly or not (found by dirs_for)
+        self.files_of: dict[Path, set[Path]] = {}
         for path in root.rglob("*"):
             if path.suffix in SOURCE_SUFFIXES and path.is_file():
                 self.by_name[path.name].append(path)
@@ -201,6 +257,7 @@ class IncludeResolver:
                     if base not in dirs:
                         dirs.append(base)
                 pending.append(found)
+        self.files_of[tu] = {p for p in seen if p.is_relative_to(self.root)}
         return dirs
 
     @staticmethod
@@ -328,25 +385,47 @@ class NvccCache:
             self.data[key] = errors
             self.path.write_text(json.dumps(self.data))
 
+    def errors(self, cmd: list[str], tu: Path, prefixes: Sequence[str]) -> list[str]:
+        """nvcc's errors for ``cmd`` on ``tu`` ([] = it compiles), run once per content."""
+        key = self.key(cmd, tu)
+        if key not in self.data:
+            self.put(key, _compile(cmd, prefixes))
+        return self.data[key]
 
-def convert_project(project: Path, work: Path, tools: Toolchain, flags: Sequence[str] = ()) -> dict:
-    """Converts the whole tree with each tool (and hipify-py once more for ROCm 5.2)."""
+
+def _tree(tool: str, arch: str) -> str:
+    """The converted tree a check reads: hipify-py's gfx90a check reads its ROCm 5.2 output."""
+    return "hipify-py-rocm5.2" if (tool, arch) == ("hipify-py", "gfx90a") else tool
+
+
+def convert_project(
+    project: Path,
+    work: Path,
+    tools: Toolchain,
+    flags: Sequence[str] = (),
+    checks: Sequence[tuple[str, str]] = CHECKS,
+) -> dict:
+    """Converts the whole tree with each tool the checks need (hipify-py once more for ROCm
+    5.2 when gfx90a is checked) and, when hipify-py gfx942 is, runs `hipify-py check` on it."""
     name = project.name
+    needed = {_tree(tool, arch) for tool, arch in checks}
     trees = {
         "hipify-py": work / "hipify-py" / name,
         "hipify-py-rocm5.2": work / "hipify-py-rocm5.2" / name,
         "hipify-perl": work / "hipify-perl" / name,
     }
-    conversions = {
-        "hipify-py": convert_hipify_py(project, trees["hipify-py"], []),
-        "hipify-py-rocm5.2": convert_hipify_py(
+    conversions = {}
+    if "hipify-py" in needed:
+        conversions["hipify-py"] = convert_hipify_py(project, trees["hipify-py"], [])
+    if "hipify-py-rocm5.2" in needed:
+        conversions["hipify-py-rocm5.2"] = convert_hipify_py(
             project, trees["hipify-py-rocm5.2"], ["--target-rocm", "5.2"]
-        ),
-    }
-    if tools.hipify_perl:
+        )
+    if tools.hipify_perl and "hipify-perl" in needed:
         conversions["hipify-perl"] = convert_hipify_perl(
             project, trees["hipify-perl"], tools.hipify_perl
         )
+    errors_by_file = check_findings(project, work) if ("hipify-py", "gfx942") in checks else {}
     system = [*host_include_dirs(), *tools.nvidia_includes, Path("/usr/local/cuda/include")]
     return {
         "project": name,
@@ -355,7 +434,28 @@ def convert_project(project: Path, work: Path, tools: Toolchain, flags: Sequence
         "conversions": conversions,
         "resolver": IncludeResolver(project, system),
         "flags": list(flags),
+        "checks": tuple(checks),
+        "errors_by_file": errors_by_file,
     }
+
+
+def translation_units(project: dict, cpp: bool) -> list[Path]:
+    """The project's `.cu` files and, with ``cpp``, its C++ sources hipify-py's conversion
+    changed (those use CUDA: library samples are often `.cpp`), sorted."""
+    root: Path = project["path"]
+    tus = [p for p in root.rglob("*.cu") if p.is_file()]
+    if cpp:
+        tree = project["trees"]["hipify-py"]
+        for path in root.rglob("*"):
+            if path.suffix in {".cpp", ".cc", ".cxx"} and path.is_file():
+                out = tree / path.relative_to(root)
+                if out.is_file() and out.read_bytes() != path.read_bytes():
+                    tus.append(path)
+    return sorted(tus)
+
+
+def _rel(project: dict, tu: Path) -> str:
+    return str(tu.relative_to(project["path"]))
 
 
 def sample(tus: list[Path], limit: int | None) -> list[Path]:
@@ -373,16 +473,14 @@ def check_tu(project: dict, tu: Path, tools: Toolchain, cache: NvccCache) -> TuR
     dirs = project["resolver"].dirs_for(tu)
     prefixes = [str(t) + "/" for t in trees.values()] + [str(root) + "/"]
     flags: list[str] = project.get("flags", [])
-    cmd = tools.nvcc(tu, dirs, project_flags(flags, root, amd=False))
-    key = cache.key(cmd, tu)
-    if key not in cache.data:
-        cache.put(key, _compile(cmd, prefixes))
-    result = TuResult(str(rel), not cache.data[key], cache.data[key])
+    nvcc_flags = project_flags(flags, root, amd=False)
+    nvcc_errors = cache.errors(tools.nvcc(tu, dirs, nvcc_flags), tu, prefixes)
+    result = TuResult(str(rel), not nvcc_errors, nvcc_errors)
     if not result.nvcc_ok:
         return result
     amd_env = dict(os.environ, HIP_PLATFORM="amd")
-    for tool, arch in CHECKS:
-        tree = "hipify-py-rocm5.2" if (tool, arch) == ("hipify-py", "gfx90a") else tool
+    for tool, arch in project.get("checks", CHECKS):
+        tree = _tree(tool, arch)
         if tree not in project["conversions"]:
             result.checks[f"{tool} {arch}"] = None
             continue
@@ -396,30 +494,54 @@ def check_tu(project: dict, tu: Path, tools: Toolchain, cache: NvccCache) -> TuR
         else:
             errs = _compile(tools.gfx90a(path, inc, amd), prefixes, amd_env)
         result.checks[f"{tool} {arch}"] = errs
+        if errs and (tool, arch) == ("hipify-py", "gfx942"):
+            by_file = project["errors_by_file"]
+            made_of = [p.relative_to(root) for p in project["resolver"].files_of.get(tu, ())]
+            result.status = classify(rel, errs, by_file, made_of)
+            result.rules = sorted({r for f in (rel, *made_of) for r in by_file.get(str(f), ())})
+    if tools.nvcc_ptx and any(result.checks.values()):
+        # -ptx skipped the host compiler: a failing TU counts only if nvcc -c builds it too
+        # (gcc rejects host code cudafe++ lets through, e.g. `time < 0` on the function)
+        full = dataclasses.replace(tools, nvcc_ptx=False).nvcc(tu, dirs, nvcc_flags)
+        host_errors = cache.errors(full, tu, prefixes)
+        if host_errors:
+            return TuResult(str(rel), False, host_errors)
     return result
 
 
-def summarise(measured: list[dict]) -> str:
-    head = (
-        "| project | TUs (.cu) | nvcc OK | hipify-py gfx942 | hipify-py gfx90a | "
-        "hipify-perl gfx942 | hipify-perl gfx90a |\n|---|---|---|---|---|---|---|\n"
-    )
+STATUSES = ("at cause", "elsewhere", "silent")
+
+
+def summarise(measured: list[dict], checks: Sequence[tuple[str, str]] = CHECKS) -> str:
+    """One row per project: TUs, nvcc-clean, each check's pass share, and how hipify-py's
+    gfx942 failures were reported (at cause / elsewhere / silent)."""
+    labels = [f"{tool} {arch}" for tool, arch in checks]
+    classified = "hipify-py gfx942" in labels
+    columns = ["project", "TUs", "nvcc OK", *labels]
+    if classified:
+        columns.append("failures: " + " / ".join(STATUSES))
+    head = f"| {' | '.join(columns)} |\n|{'---|' * len(columns)}\n"
     rows = []
-    totals = collections.Counter()
+    totals: collections.Counter[str] = collections.Counter()
     for m in measured:
         ok = [t for t in m["tus"] if t.nvcc_ok]
-        cells = []
-        for tool, arch in CHECKS:
-            label = f"{tool} {arch}"
-            passed = sum(1 for t in ok if t.checks.get(label) == [])
-            totals[label] += passed
-            cells.append(_share(passed, len(ok)))
-        totals["tus"] += len(m["tus"])
-        totals["ok"] += len(ok)
-        rows.append(f"| {m['project']} | {len(m['tus'])} | {len(ok)} | " + " | ".join(cells) + " |")
-    total_cells = [_share(totals[f"{t} {a}"], totals["ok"]) for t, a in CHECKS]
-    rows.append(f"| **all** | {totals['tus']} | {totals['ok']} | " + " | ".join(total_cells) + " |")
+        counts = collections.Counter({"tus": len(m["tus"]), "ok": len(ok)})
+        for label in labels:
+            counts[label] = sum(1 for t in ok if t.checks.get(label) == [])
+        for status in STATUSES:
+            counts[status] = sum(1 for t in ok if t.status == status)
+        totals.update(counts)
+        rows.append(_row(m["project"], counts, labels, classified))
+    rows.append(_row("**all**", totals, labels, classified))
     return head + "\n".join(rows)
+
+
+def _row(name: str, counts: collections.Counter[str], labels: list[str], classified: bool) -> str:
+    cells = [name, str(counts["tus"]), str(counts["ok"])]
+    cells += [_share(counts[label], counts["ok"]) for label in labels]
+    if classified:
+        cells.append(" / ".join(str(counts[status]) for status in STATUSES))
+    return f"| {' | '.join(cells)} |"
 
 
 def _share(passed: int, total: int) -> str:
@@ -440,8 +562,14 @@ def error_kind(line: str) -> str:
     return line[:140]
 
 
-def report(measured: list[dict]) -> None:
-    print(summarise(measured))
+def report(measured: list[dict], checks: Sequence[tuple[str, str]] = CHECKS) -> None:
+    print(summarise(measured, checks))
+    print()
+    for m in measured:
+        for t in m["tus"]:
+            errs = t.checks.get("hipify-py gfx942")
+            if errs:
+                print(f"FAIL {m['project']}/{t.path} [{t.status} {','.join(t.rules)}]: {errs[0]}")
     print()
     for m in measured:
         for tool, conv in m["conversions"].items():
@@ -453,7 +581,7 @@ def report(measured: list[dict]) -> None:
                 note += ", TRACEBACK: " + conv.stderr_tail[-400:]
             print(f"{m['project']} {tool}: {note}")
     for tool in ("hipify-py", "hipify-perl"):
-        kinds = collections.Counter()
+        kinds: collections.Counter[str] = collections.Counter()
         for m in measured:
             for t in m["tus"]:
                 errs = t.checks.get(f"{tool} gfx942")
@@ -508,13 +636,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="write every TU's results here")
     parser.add_argument(
+        "--gfx942-only",
+        action="store_true",
+        help="only hipify-py's default conversion, checked for gfx942 (no gfx90a, no hipify-perl)",
+    )
+    parser.add_argument(
+        "--nvcc-ptx", action="store_true", help="nvcc -ptx for .cu TUs (no host compiler; faster)"
+    )
+    parser.add_argument(
+        "--cpp",
+        action="store_true",
+        help="C++ sources (.cpp .cc .cxx) that hipify-py converts are TUs too, not only .cu",
+    )
+    parser.add_argument(
+        "--only-failed",
+        type=Path,
+        metavar="PROGRESS",
+        help="only the TUs whose hipify-py gfx942 check failed in this progress.jsonl of a run",
+    )
+    parser.add_argument(
         "--report-only",
         action="store_true",
         help="print the table from WORK/progress.jsonl (a run so far) and exit",
     )
     args = parser.parse_args(argv)
+    checks = [("hipify-py", "gfx942")] if args.gfx942_only else list(CHECKS)
     if args.report_only:
-        report(from_progress(args.work / "progress.jsonl", args.projects))
+        report(from_progress(args.work / "progress.jsonl", args.projects), checks)
         return 0
 
     nvidia = args.nvidia_include or sorted(
@@ -522,7 +670,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     resource = subprocess.run(["clang-19", "-print-resource-dir"], capture_output=True, text=True)
     fallback = [d for d in [Path(resource.stdout.strip()) / "include"] if (d / "omp.h").is_file()]
-    tools = Toolchain(args.rocm, nvidia, args.hipify_perl, fallback)
+    tools = Toolchain(args.rocm, nvidia, args.hipify_perl, fallback, args.nvcc_ptx)
     if not (args.rocm / "include/hip/hip_runtime.h").is_file():
         print(f"error: no ROCm headers under {args.rocm} (--rocm)", file=sys.stderr)
         return 2
@@ -541,11 +689,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in args.projects:
         start = time.perf_counter()
         flags = flags_of.get(path.resolve().name, [])
-        projects.append(convert_project(path.resolve(), args.work, tools, flags))
+        projects.append(convert_project(path.resolve(), args.work, tools, flags, checks))
         print(f"[converted {path.name}: {time.perf_counter() - start:.0f} s]", file=sys.stderr)
-    jobs = [
-        (p, tu) for p in projects for tu in sample(sorted(p["path"].rglob("*.cu")), args.sample)
-    ]
+    jobs = [(p, tu) for p in projects for tu in sample(translation_units(p, args.cpp), args.sample)]
+    if args.only_failed:
+        failed = {
+            (r["project"], r["path"])
+            for r in map(json.loads, args.only_failed.read_text().splitlines())
+            if r["checks"].get("hipify-py gfx942")
+        }
+        jobs = [
+            (p, tu) for p, tu in jobs if (p["project"], str(tu.relative_to(p["path"]))) in failed
+        ]
     progress = args.work / "progress.jsonl"
     progress.write_text("")
 
@@ -565,7 +720,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         for p in projects
     ]
-    report(measured)
+    report(measured, checks)
     if args.json:
         args.json.write_text(
             json.dumps(

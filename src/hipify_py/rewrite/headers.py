@@ -63,7 +63,7 @@ UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library
 UNSUPPORTED_HEADER = declare_rule(
     "HP001",
     "unsupported-header",
-    Severity.WARNING,
+    Severity.ERROR,  # the include is not found: the converted file cannot compile
     "A CUDA header with no HIP counterpart is included.",
     """
     ## What it detects

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import function_at
 from ..analysis.insertion import insertion_point
+from ..analysis.tokens import match
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import includes as directive_includes
 from ..frontend.directives import next_line
+from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
 
@@ -166,6 +169,27 @@ __device__ inline T reduce(const Group& g, T v, Op op) {
   }
   return hipify_py_shfl(g, v, 0, false);
 }
+// cooperative_groups/scan.h: Hillis-Steele over the tile (lane i combines lanes 0..i in order);
+// exclusive: lane 0 gets T{} (CUDA leaves it undefined but for plus, where it is 0)
+template <class Group, class T, class Op>
+__device__ inline T inclusive_scan(const Group& g, T v, Op op) {
+  for (unsigned d = 1; d < g.size(); d *= 2) {
+    T o = g.shfl_up(v, d);
+    if (g.thread_rank() >= d) v = op(o, v);
+  }
+  return v;
+}
+template <class Group, class T> __device__ inline T inclusive_scan(const Group& g, T v) {
+  return inclusive_scan(g, v, plus<T>());
+}
+template <class Group, class T, class Op>
+__device__ inline T exclusive_scan(const Group& g, T v, Op op) {
+  T o = g.shfl_up(inclusive_scan(g, v, op), 1);
+  return g.thread_rank() == 0 ? T{} : o;
+}
+template <class Group, class T> __device__ inline T exclusive_scan(const Group& g, T v) {
+  return exclusive_scan(g, v, plus<T>());
+}
 }  // namespace cooperative_groups
 """
 
@@ -253,7 +277,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         _QUALIFIERS,
         frozenset({"__grid_constant__", "CUDART_CB"}),
     ),
-    "cg_reduce": ("HIPIFY_PY_SHIM_CG_REDUCE", _CG_REDUCE, frozenset({"reduce"})),
+    "cg_reduce": (
+        "HIPIFY_PY_SHIM_CG_REDUCE",
+        _CG_REDUCE,
+        frozenset({"reduce", "inclusive_scan", "exclusive_scan"}),
+    ),
 }
 # shims whose name is common (atomicAdd on int/float is HIP's own): inserted only where the file
 # also names one of the types they add overloads for, and defines none of its own
@@ -266,8 +294,51 @@ TYPED_SHIMS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
         | frozenset({"nv_bfloat16", "nv_bfloat162"}),
     ),
 }
+_HOST_MATH = """\
+// hipify-py shim: CUDA math functions callable on the host too (HIP declares them for the
+// device only): the same formula in host code, the device keeps HIP's own
+#include <cmath>
+static __host__ inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+static __host__ inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+static __host__ inline float rcbrtf(float x) { return 1.0f / std::cbrt(x); }
+static __host__ inline double rcbrt(double x) { return 1.0 / std::cbrt(x); }
+static __host__ inline float normcdff(float x) { return 0.5f * std::erfc(-x * 0.70710678f); }
+static __host__ inline double normcdf(double x) {
+  return 0.5 * std::erfc(-x * 0.7071067811865475244);
+}
+"""
+# shims whose names HIP has for the device: inserted only where the file calls one from host
+# code (a host or host-device function, or outside any function)
+HOST_SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
+    "host_math": (
+        "HIPIFY_PY_SHIM_HOST_MATH",
+        _HOST_MATH,
+        frozenset({"rsqrtf", "rsqrt", "rcbrtf", "rcbrt", "normcdff", "normcdf"}),
+    ),
+}
+_MIXED_MIN_MAX = """\
+// hipify-py shim: CUDA's min/max of an int and an unsigned int (unsigned, as CUDA's
+// math_functions.hpp defines them); HIP has no such overload and picks min(double, double)
+__host__ __device__ inline unsigned int min(int a, unsigned int b) {
+  return (unsigned int)a < b ? (unsigned int)a : b;
+}
+__host__ __device__ inline unsigned int min(unsigned int a, int b) {
+  return a < (unsigned int)b ? a : (unsigned int)b;
+}
+__host__ __device__ inline unsigned int max(int a, unsigned int b) {
+  return (unsigned int)a > b ? (unsigned int)a : b;
+}
+__host__ __device__ inline unsigned int max(unsigned int a, int b) {
+  return a > (unsigned int)b ? a : (unsigned int)b;
+}
+"""
+MIXED_MIN_MAX_GUARD = "HIPIFY_PY_SHIM_MIXED_MIN_MAX"
+# unsigned operands a min/max argument can hold: the thread-geometry built-ins (unsigned int
+# in CUDA) and unsigned literals; with a signed other argument CUDA picks its unsigned overload
+_UNSIGNED_BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim"})
 # every name a shim defines: HZ300 does not report them
-SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - {"reduce"}
+CG_ONLY = frozenset({"reduce", "inclusive_scan", "exclusive_scan"})  # only as cg::NAME
+SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONLY
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
 OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB"})  # used without a call
 
@@ -280,7 +351,7 @@ def _uses(unit: Unit, names: frozenset[str]) -> list[int]:
         for i in unit.identifier_positions[name]:
             if toks[i].in_directive and name != "CubDebugExit":
                 continue
-            if name == "reduce" and not (
+            if name in CG_ONLY and not (
                 i >= 2 and toks[i - 1].text == "::" and toks[i - 2].text in CG_NAMESPACES
             ):
                 continue
@@ -307,6 +378,43 @@ def _defines_overload(unit: Unit, names: frozenset[str], types: frozenset[str]) 
     )
 
 
+_HOST_RETURNS = frozenset({"float", "double"})  # `float rsqrtf(`: the file defines its own
+
+
+def _in_host_code(unit: Unit, i: int) -> bool:
+    """Token ``i`` is compiled for the host: in a host or host-device function or outside
+    every function (a kernel or ``__device__`` function is device code only)."""
+    func = function_at(unit, i)
+    return func is None or func.is_host
+
+
+def _mixed_min_max(unit: Unit) -> list[int]:
+    """``min``/``max`` calls (not members, not ``std::``) with an argument holding an unsigned
+    built-in or literal, in a file that defines neither as a macro or function of its own."""
+    toks = unit.tokens
+    found = []
+    for name in {"min", "max"} & unit.identifiers:
+        for i in unit.identifier_positions[name]:
+            prev = toks[i - 1] if i > 0 else None
+            if prev is not None and prev.text == "define":
+                return []  # a min/max macro: the shim would not survive it
+            if toks[i].in_directive or i + 1 >= len(toks) or toks[i + 1].text != "(":
+                continue
+            if prev is not None and prev.text in (".", "->", "::"):
+                continue
+            if prev is not None and prev.kind is Kind.IDENT and prev.text != "return":
+                return []  # `T min(...)`: the file declares its own
+            close = match(toks, i + 1)
+            args = toks[i + 2 : close] if close is not None else []
+            if any(t.text in _UNSIGNED_BUILTINS or _is_unsigned_literal(t.text) for t in args):
+                found.append(i)
+    return found
+
+
+def _is_unsigned_literal(text: str) -> bool:
+    return text[:1].isdigit() and text.rstrip("lL")[-1:] in ("u", "U")
+
+
 @rewrite_pass("shims", order=50)
 def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
     pending = []
@@ -319,6 +427,17 @@ def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
             continue
         uses = _uses(unit, names)
         if uses and not _defines(unit, guard, names):
+            pending.append((unit.tokens[min(uses)].start, guard, text))
+    mixed = _mixed_min_max(unit)
+    if mixed and MIXED_MIN_MAX_GUARD not in unit.identifiers:
+        pending.append((unit.tokens[min(mixed)].start, MIXED_MIN_MAX_GUARD, _MIXED_MIN_MAX))
+    for guard, text, names in HOST_SHIMS.values():
+        uses = [i for i in _uses(unit, names) if _in_host_code(unit, i)]
+        if (
+            uses
+            and not _defines_overload(unit, names, _HOST_RETURNS)
+            and guard not in unit.identifiers
+        ):
             pending.append((unit.tokens[min(uses)].start, guard, text))
     if not pending:
         return
