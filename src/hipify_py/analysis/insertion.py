@@ -45,13 +45,12 @@ def insertion_point(unit: Unit, found: list[Include]) -> int:
         and tokens[1].text == "pragma"
         and tokens[2].text == "once"
     ):
-        return next_line(text, tokens[0].start)
+        return _after_directive(unit, 0)
     guard = include_guard(unit)
     if guard is not None:
         ifndef, define = guard
         # right after `#define X` when it follows `#ifndef X`; else right after `#ifndef X`
-        after = define if define == ifndef + 3 else ifndef
-        return next_line(text, tokens[after].start)
+        return _after_directive(unit, define if define == ifndef + 3 else ifndef)
     for inc in found:
         if not inc.branch:
             return inc.start
@@ -64,3 +63,17 @@ def insertion_point(unit: Unit, found: list[Include]) -> int:
     # for a directive: the #include would become part of that line
     spliced = text[:line].rstrip("\r\n").endswith("\\")
     return top if spliced else max(line, top)
+
+
+def _after_directive(unit: Unit, hash_at: int) -> int:
+    """The start of the line after the directive whose '#' is token ``hash_at``, continuation
+    lines included (an #include put after ``#pragma once\\`` would continue the pragma)."""
+    tokens = unit.tokens
+    last = hash_at
+    while (
+        last + 1 < len(tokens)
+        and tokens[last + 1].in_directive
+        and tokens[last + 1].kind is not Kind.DIRECTIVE
+    ):
+        last += 1
+    return next_line(unit.text, tokens[last].start)

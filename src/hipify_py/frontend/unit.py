@@ -25,6 +25,10 @@ from .syntax import (
 )
 
 _DEEP = 48  # bracket depth beyond which a parse counts as risky
+# Larger files are parsed in the capped child: libclang has quadratic paths (thousands of
+# redeclarations of one name at file scope: 97 KB took 13 s in-process), and only the child's
+# CPU limit bounds them.  Real files this large are few; each costs ~40 ms more.
+_ISOLATED_FROM = 32 * 1024
 # a run of line continuations this long makes a parse risky: libclang's lexer recurses per
 # continuation and overflows its stack past about 60,000 of them (a segmentation fault)
 _CONTINUATIONS = re.compile(r"(?:\\(?:\r\n?|\n)){1024}")
@@ -213,9 +217,11 @@ class Unit:
 
     @property
     def parse_budget(self) -> int:
-        """Tokens a parse may expand to: ample for real code (a 16 MiB file is about 4 million
-        tokens), far below what a macro bomb makes."""
-        return 2_000_000 + 4 * len(self.tokens)
+        """Tokens a parse may expand to: ample for real code (its own macros seldom expand a
+        file fourfold), far below what a macro bomb makes.  libclang holds about 110 bytes an
+        expanded token, so the fixed part (400,000: ~44 MiB) keeps a small file's parse within
+        the 64 MiB every file may use."""
+        return 400_000 + 4 * len(self.tokens)
 
     @cached_property
     def looks_broken(self) -> bool:
@@ -272,11 +278,14 @@ class Unit:
 
     @cached_property
     def risky(self) -> bool:
-        """Input of the kind libclang has crashed on (broken, deeply nested, NUL bytes, long
-        runs of line continuations): its parse is tried in a child process first.  Other text
+        """Input of the kind libclang has crashed on or spent long on (broken, deeply nested,
+        NUL bytes, long runs of line continuations, over 32 KiB): its parse is tried in a
+        child process first.  Other text
         is not: UTF-8 (a comment in another language) is ordinary source, and bytes that are
         not UTF-8 reach libclang as '?' (``parse``)."""
-        if self.looks_broken or "\0" in self.text or _CONTINUATIONS.search(self.text):
+        if len(self.text) > _ISOLATED_FROM or self.looks_broken or "\0" in self.text:
+            return True
+        if _CONTINUATIONS.search(self.text):
             return True
         depth = deepest = 0
         for tok in self.tokens:

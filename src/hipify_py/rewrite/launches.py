@@ -34,6 +34,8 @@ def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool]
     head = _kernel_name_start(tokens, chevron)
     if head is None or not _one_line_group(tokens, head[0], chevron):
         return None
+    if any(tokens[k].text == "<<<" for k in range(head[0], chevron)):
+        return None  # a launch inside the name: no kernel, and its own edits would nest
     return head
 
 

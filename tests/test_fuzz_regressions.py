@@ -1,0 +1,39 @@
+"""Inputs the 100,000-input fuzz campaign (benchmarks/fuzz_campaign.py, 16 workers) found.
+
+Each was a failure of the guarantees in the README's safety section: converting twice must
+equal converting once; a parse must stay within its memory and time.
+"""
+
+from __future__ import annotations
+
+from _convert import ctx, hip
+from hipify_py.frontend.unit import Unit
+
+
+def test_include_goes_after_a_continued_pragma_once():
+    # input 5802: the #include went after `#pragma once\`, so it continued the pragma
+    src = "#pragma once\\\n__global__ void k(float* out) { out[threadIdx.x] = 1.f; }\n"
+    out = hip(src)  # asserts that a second conversion changes nothing
+    assert out.startswith(src.split("\n")[0] + "\n" + src.split("\n")[1] + "\n#include")
+
+
+def test_a_launch_inside_a_kernel_name_is_no_launch_of_that_name():
+    # input 25276: the outer launch's edits covered the inner one, converted by the next run
+    hip("void f() { k<fk<<<g, b>>>(x, 4><<<g, b, 0, s>>>(p); }\n")
+
+
+def test_a_macro_bomb_within_the_old_budget_is_not_parsed():
+    # input 16200: 2**19 expansions of `x,` passed the 2-million-token budget; the parse took
+    # 178 MB for a 478-byte file (over its 64 MiB)
+    lines = ["#define A0 x,"] + [f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, 20)]
+    src = "\n".join(lines) + "\nint v[] = {A19};\n"
+    unit = Unit("t.cu", src, ctx().mappings)
+    assert unit.ast is None and "not parsed" in (unit._ast_error or "")
+
+
+def test_a_large_file_is_parsed_in_the_capped_child():
+    # input 7500: 97 KB of `cudaMalloc(&p, i);` at file scope took libclang 13 s in-process
+    # (each redeclaration is checked against the ones before); only the child has a CPU limit
+    src = " ".join(f"cudaMalloc(&p, {i});" for i in range(3000)) + "\n"
+    assert len(src) > 32 * 1024
+    assert Unit("t.cu", src, ctx().mappings).risky
