@@ -37,3 +37,16 @@ def test_a_large_file_is_parsed_in_the_capped_child():
     src = " ".join(f"cudaMalloc(&p, {i});" for i in range(3000)) + "\n"
     assert len(src) > 32 * 1024
     assert Unit("t.cu", src, ctx().mappings).risky
+
+
+def test_include_is_not_put_where_an_unterminated_literal_swallows_it():
+    # inputs 16732 and 24038: `#pragma once\` continued into a raw string / char literal that
+    # runs to the end of the file: a line put after the directive is inside that literal
+    for tail in ('out[0] =R"( 1.f; }\n', "out[0] ='\\\n\\\n\\"):
+        hip("\ufeff#pragma once\\\n__global__ void k(float* out) { " + tail)
+        hip("#pragma once\\\n__global__ void k(float* out) { " + tail)
+
+
+def test_a_kernel_name_never_spans_a_statement():
+    # input 23893: matching `<...>` backwards took `k<d f() { k<A<B>` as one launch's name
+    hip("void f() { k<d f() { k<A<B>><<<g, b>>>(p); }\nA<B>><<<g, b>>>(p); }\n")

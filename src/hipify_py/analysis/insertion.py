@@ -76,4 +76,11 @@ def _after_directive(unit: Unit, hash_at: int) -> int:
         and tokens[last + 1].kind is not Kind.DIRECTIVE
     ):
         last += 1
-    return next_line(unit.text, tokens[last].start)
+    text = unit.text
+    end = tokens[last].end
+    if tokens[last].kind in (Kind.STRING, Kind.CHAR) and end >= len(text.rstrip("\r\n")):
+        # an unterminated literal ends the directive and the file: a line put after it would
+        # be inside that literal in the next run, so the lines go above the directive
+        top = 1 if text.startswith("\ufeff") else 0
+        return max(text.rfind("\n", 0, tokens[hash_at].start) + 1, top)
+    return next_line(text, max(tokens[last].start, end - 1))

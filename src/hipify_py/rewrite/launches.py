@@ -27,6 +27,7 @@ from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 
 RULE = "launch"
+_NOT_IN_A_NAME = frozenset({"<<<", "{", "}", ";"})
 
 
 def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool] | None:
@@ -34,8 +35,8 @@ def kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool]
     head = _kernel_name_start(tokens, chevron)
     if head is None or not _one_line_group(tokens, head[0], chevron):
         return None
-    if any(tokens[k].text == "<<<" for k in range(head[0], chevron)):
-        return None  # a launch inside the name: no kernel, and its own edits would nest
+    if any(tokens[k].text in _NOT_IN_A_NAME for k in range(head[0], chevron)):
+        return None  # a launch or a statement inside the name: no kernel's (edits would nest)
     return head
 
 
