@@ -47,6 +47,13 @@ def test_include_is_not_put_where_an_unterminated_literal_swallows_it():
         hip("#pragma once\\\n__global__ void k(float* out) { " + tail)
 
 
+def test_include_is_not_put_where_the_line_before_continues_or_a_comment_runs_on():
+    # inputs 5371 and 14055 (third run): `#pragma once\` + `__g\` + `\`, and an unterminated
+    # `/*\` after the continued pragma: the line after the directive was not a line of its own
+    hip("\ufeff#pragma once\\\n__g\\\n\\\n")
+    hip("#pragma once\\\n__global__ void k(float* out) { /*\\\n\\\n\\\n")
+
+
 def test_a_kernel_name_never_spans_a_statement():
     # input 23893: matching `<...>` backwards took `k<d f() { k<A<B>` as one launch's name
     hip("void f() { k<d f() { k<A<B>><<<g, b>>>(p); }\nA<B>><<<g, b>>>(p); }\n")

@@ -8,6 +8,8 @@ include's lines first.  A point above an include guard would make the inserted b
 
 from __future__ import annotations
 
+import bisect
+
 from ..frontend.directives import Include, next_line
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
@@ -67,7 +69,8 @@ def insertion_point(unit: Unit, found: list[Include]) -> int:
 
 def _after_directive(unit: Unit, hash_at: int) -> int:
     """The start of the line after the directive whose '#' is token ``hash_at``, continuation
-    lines included (an #include put after ``#pragma once\\`` would continue the pragma)."""
+    lines included (an #include put after ``#pragma once\\`` would continue the pragma); the top
+    of the file when that line would not stand on its own."""
     tokens = unit.tokens
     last = hash_at
     while (
@@ -76,11 +79,28 @@ def _after_directive(unit: Unit, hash_at: int) -> int:
         and tokens[last + 1].kind is not Kind.DIRECTIVE
     ):
         last += 1
+    at = next_line(unit.text, max(tokens[last].start, tokens[last].end - 1))
+    return at if _stands_alone(unit, at) else (1 if unit.text.startswith("\ufeff") else 0)
+
+
+_OPEN_ENDED = (Kind.STRING, Kind.CHAR, Kind.COMMENT)
+
+
+def _stands_alone(unit: Unit, at: int) -> bool:
+    """A line inserted at ``at`` is a line of its own in the next run: the line before does not
+    continue into it and no token or comment (an unterminated ``/*`` or literal) spans it."""
     text = unit.text
-    end = tokens[last].end
-    if tokens[last].kind in (Kind.STRING, Kind.CHAR) and end >= len(text.rstrip("\r\n")):
-        # an unterminated literal ends the directive and the file: a line put after it would
-        # be inside that literal in the next run, so the lines go above the directive
-        top = 1 if text.startswith("\ufeff") else 0
-        return max(text.rfind("\n", 0, tokens[hash_at].start) + 1, top)
-    return next_line(text, max(tokens[last].start, end - 1))
+    prev = at - 1
+    while prev >= 0 and text[prev] in "\r\n":
+        prev -= 1
+    if prev >= 0 and text[prev] == "\\":
+        return False
+    for found in (unit.tokens, unit.comments):
+        k = bisect.bisect_right(found, at - 1, key=lambda t: t.start) - 1
+        # a token reaching the end of the file (an unterminated raw string) takes in
+        # whatever is appended after it
+        if k >= 0 and (
+            found[k].end > at or found[k].end == at == len(text) and found[k].kind in _OPEN_ENDED
+        ):
+            return False
+    return True

@@ -165,7 +165,7 @@ def crash_of(attempt: Callable[[], Ast], size: int) -> str | None:
     return None
 
 
-PARSE_SECONDS = 3  # real files within the parse limit take ~1 s; a file stays within 10 s
+PARSE_SECONDS = 5  # real files within the parse limit take ~1 s; a file stays near 10 s
 _OUT_OF_MEMORY = 3  # the child's exit code when its parse ran out of its memory limit
 
 
