@@ -311,12 +311,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not kernels:
         return
     toks = unit.tokens
-    seen: set[int] = set()
-    for k, launch, kernel in _launch_sites(unit, kernels):
-        if k in seen:
-            continue
-        seen.add(k)
-        line = unit.lines.position(toks[launch].start)[0]
+    for k, line, kernel in _once_per_site(unit, _launch_sites(unit, kernels)):
         yield report(
             toks[k].start,
             toks[k].end,
@@ -336,12 +331,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
 
 def _commented(unit: Unit, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
-    seen: set[int] = set()
-    for k, launch, kernel in _commented_sites(unit) if unit.launch_openers else ():
-        if k in seen:
-            continue
-        seen.add(k)
-        line = unit.lines.position(toks[launch].start)[0]
+    sites = _commented_sites(unit) if unit.launch_openers else iter(())
+    for k, line, kernel in _once_per_site(unit, sites):
         yield report(
             toks[k].start,
             toks[k].end,
@@ -352,3 +343,14 @@ def _commented(unit: Unit, report: Report) -> Iterator[Proposal]:
             severity=Severity.WARNING,
             extra={"related_lines": str(line)},
         )
+
+
+def _once_per_site(
+    unit: Unit, sites: Iterator[tuple[int, int, str]]
+) -> Iterator[tuple[int, int, str]]:
+    """(site token, line of its launch, kernel) for the first launch found per site token."""
+    seen: set[int] = set()
+    for k, launch, kernel in sites:
+        if k not in seen:
+            seen.add(k)
+            yield k, unit.lines.position(unit.tokens[launch].start)[0], kernel
