@@ -105,16 +105,22 @@ def _port_text(git_dir: str, rev: str, path: str) -> str | None:
         re.sub(r"\.cu$", ".hip", m.group(2)),
         re.sub(r"\.cuh$", ".h", m.group(2)),
     ):
-        proc = subprocess.run(
-            ["git", "--git-dir", git_dir, "show", f"{rev}:{m.group(1)}-hip/{rel}"],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            check=False,
-        )
-        if proc.returncode == 0:
-            return proc.stdout
+        text = git_show(git_dir, rev, f"{m.group(1)}-hip/{rel}")
+        if text is not None:
+            return text
     return None
+
+
+def git_show(git_dir: str, rev: str, path: str) -> str | None:
+    """A file of the git mirror at ``rev`` (None when it has no such file)."""
+    proc = subprocess.run(
+        ["git", "--git-dir", git_dir, "show", f"{rev}:{path}"],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+    return proc.stdout if proc.returncode == 0 else None
 
 
 def answer(args: argparse.Namespace) -> None:

@@ -44,6 +44,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hazard_precision import git_show  # beside this script
+
 SOURCE = re.compile(r"\.(cu|cuh|h|hpp|cpp|cc|c|inl)$")
 
 # what each class of edit is, and the rules whose findings point at it
@@ -89,24 +91,10 @@ def _norm(line: str) -> str:
     return re.sub(r"cuda|hip", "X", re.sub(r"\s+", "", line), flags=re.I)
 
 
-_renames_undone = _norm
-
-
-def _git_show(git_dir: str, rev: str, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "--git-dir", git_dir, "show", f"{rev}:{path}"],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
-    return proc.stdout if proc.returncode == 0 else None
-
-
 def port_text(git_dir: str, rev: str, program: str, rel: str) -> str | None:
     """The human port of CUDA file ``rel`` of ``program`` (ports keep `.cu`, some use `.hip`)."""
     for name in (rel, re.sub(r"\.cu$", ".hip", rel), re.sub(r"\.cuh$", ".h", rel)):
-        text = _git_show(git_dir, rev, f"src/{program}-hip/{name}")
+        text = git_show(git_dir, rev, f"src/{program}-hip/{name}")
         if text is not None:
             return text
     return None
@@ -128,7 +116,7 @@ def convert(programs: list[Path], out: Path) -> None:
 def _line_map(cuda: list[str], converted: list[str]) -> list[int]:
     """For each converted line, the CUDA line (0-based) it came from, or the nearest before."""
     sm = difflib.SequenceMatcher(
-        None, [_renames_undone(x) for x in cuda], [_renames_undone(x) for x in converted], False
+        None, [_norm(x) for x in cuda], [_norm(x) for x in converted], False
     )
     out = [0] * (len(converted) + 1)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
