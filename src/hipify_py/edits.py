@@ -158,6 +158,10 @@ class LineIndex:
         line = max(1, min(line, len(self._starts)))
         return min(self._starts[line - 1] + column - 1, self._len)
 
+    def line_start(self, offset: int) -> int:
+        """The offset where the line holding ``offset`` starts."""
+        return self._starts[bisect.bisect_right(self._starts, offset) - 1]
+
     def line_span(self, line: int) -> tuple[int, int]:
         """(start, end) offsets of a 1-based line, without its line ending."""
         start = self._starts[line - 1]

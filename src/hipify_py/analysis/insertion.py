@@ -90,13 +90,16 @@ def _stands_alone(unit: Unit, at: int) -> bool:
     """A line inserted at ``at`` is a line of its own in the next run: the line before does not
     continue into it and no token or comment (an unterminated ``/*`` or literal) spans it."""
     text = unit.text
-    prev = at - 1
-    while prev >= 0 and text[prev] in "\r\n":
-        prev -= 1
+    prev = at - 1  # the last character of the line before, past one line ending
+    prev -= prev >= 0 and text[prev] == "\n"
+    prev -= prev >= 0 and text[prev] == "\r"
     if prev >= 0 and text[prev] == "\\":
         return False
-    for found in (unit.tokens, unit.comments):
-        k = bisect.bisect_right(found, at - 1, key=lambda t: t.start) - 1
+    comments = unit.comments
+    for found, k in (
+        (unit.tokens, unit.token_covering(at - 1)),
+        (comments, bisect.bisect_right(comments, at - 1, key=lambda t: t.start) - 1),
+    ):
         # a token reaching the end of the file (an unterminated raw string) takes in
         # whatever is appended after it
         if k >= 0 and (

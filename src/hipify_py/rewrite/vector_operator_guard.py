@@ -55,8 +55,8 @@ def vector_operator_guard(unit: Unit, ctx: Context) -> Iterator[Edit]:
     nl = unit.newline
     for first, last in runs:
         yield Edit(
-            _line_start(unit, toks[first].start),
-            _line_start(unit, toks[first].start),
+            unit.lines.line_start(toks[first].start),
+            unit.lines.line_start(toks[first].start),
             GUARD + nl,
             RULE,
         )
@@ -67,15 +67,11 @@ def vector_operator_guard(unit: Unit, ctx: Context) -> Iterator[Edit]:
             yield Edit(after + 1, after + 1, "#endif" + nl, RULE)
 
 
-def _line_start(unit: Unit, offset: int) -> int:
-    return unit.text.rfind("\n", 0, offset) + 1
-
-
 def _own_lines(unit: Unit, first: int, last: int) -> bool:
     """The definition starts and ends its lines (only blanks or a comment beside it), so a
     guard around whole lines takes nothing else."""
     text, toks = unit.text, unit.tokens
-    before = text[_line_start(unit, toks[first].start) : toks[first].start]
+    before = text[unit.lines.line_start(toks[first].start) : toks[first].start]
     after_end = text.find("\n", toks[last].end)
     after = text[toks[last].end : len(text) if after_end < 0 else after_end]
     return not before.strip() and (not after.strip() or after.strip().startswith("//"))
