@@ -25,6 +25,11 @@ def _hang(*args, **kwargs):
     time.sleep(30)
 
 
+def _spin(*args, **kwargs):
+    while True:  # a parse that computes forever, as libclang's quadratic paths do
+        pass
+
+
 def test_a_crashing_parse_falls_back_to_tokens_and_is_reported(monkeypatch):
     # the child process dies; the parent, told so, never parses at all
     monkeypatch.setattr("hipify_py.frontend.unit.parse", _segfault)
@@ -41,7 +46,16 @@ def test_a_hanging_parse_is_cut_off(monkeypatch):
     t0 = time.monotonic()
     out = result(BROKEN)
     assert time.monotonic() - t0 < 20
-    assert any("took over 1 s" in p for p in out.parse_problems)
+    assert any("libclang hung (no result after 6 s)" in p for p in out.parse_problems)
+
+
+def test_a_parse_is_limited_by_cpu_time_not_by_the_clock(monkeypatch):
+    """Wall time depends on the machine's load; CPU time much less, so the same file gets the
+    same verdict (and the same output) on a busy machine."""
+    monkeypatch.setattr("hipify_py.frontend.unit.parse", _spin)
+    monkeypatch.setattr(clang, "PARSE_SECONDS", 1)
+    out = result(BROKEN)
+    assert any("took over 1 s of CPU time" in p for p in out.parse_problems)
 
 
 @pytest.mark.parametrize(
