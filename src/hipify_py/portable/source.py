@@ -26,6 +26,7 @@ from ..frontend.directives import CONDITIONAL_OPEN, Include, Line
 from ..frontend.directives import includes as directive_includes
 from ..frontend.directives import lines as directive_lines
 from ..frontend.unit import Unit
+from .build_guard import line_span
 from .compat_header import HIP_SWITCH, NAME
 
 AMD = "__HIP_PLATFORM_AMD__"
@@ -64,9 +65,9 @@ def portable_edits(unit: Unit, edits: list[Edit]) -> list[Edit]:
         if line is not None and (line.word in CONDITIONAL_OPEN or line.word == "elif"):
             conditions.setdefault(line.start, (line, []))[1].append(e)
         elif line is not None:  # a #define or #pragma: the whole logical line is guarded
-            guarded.setdefault(_line_span(text, line.start, line.end), []).append(e)
+            guarded.setdefault(line_span(text, line.start, line.end), []).append(e)
         else:
-            guarded.setdefault(_line_span(text, e.start, e.end), []).append(e)
+            guarded.setdefault(line_span(text, e.start, e.end), []).append(e)
     out += _header_edits(unit, headers, has_compat, nl)
     if (guarded or conditions or inserted) and not has_compat and not out:
         at = _first_include(unit)
@@ -174,13 +175,6 @@ def _directive_at(dlines: list[Line], offset: int) -> Line | None:
         if line.start <= offset < line.end or (line.start <= offset == line.end):
             return line
     return None
-
-
-def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """Whole lines around [start, end), the last line's break included."""
-    first = max(text.rfind("\n", 0, start), -1) + 1
-    last = text.find("\n", max(end - 1, start))
-    return first, (len(text) if last < 0 else last + 1)
 
 
 def _merge(spans: dict[tuple[int, int], list[Edit]]) -> dict[tuple[int, int], list[Edit]]:
