@@ -16,6 +16,7 @@ import os
 import re
 import resource
 import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
@@ -126,9 +127,10 @@ def crash_of(attempt: Callable[[], Ast], size: int) -> str | None:
     libclang crashes on some broken inputs (SIGSEGV, or a stack overflow its crash recovery
     cannot catch), and a crash in our process would end the whole run.  The child does what
     the rules will do (diagnostics, every cursor's kind and extent) and exits; only a file
-    that survives is parsed in this process.  The child may take PARSE_SECONDS of CPU time,
-    ``hang_seconds()`` of wall time and ``parse_memory(size)`` more bytes than the parent holds
-    (a file of ``size`` characters).  Without ``fork`` the parse is not isolated.
+    that survives is parsed in this process.  The child may take PARSE_SECONDS of CPU time and
+    ``parse_memory(size)`` more bytes than the parent holds (a file of ``size`` characters),
+    and may sleep (wait on something) for PARSE_SECONDS in a row.  Without ``fork`` the parse
+    is not isolated.
     """
     if not hasattr(os, "fork"):
         return None
@@ -137,8 +139,47 @@ def crash_of(attempt: Callable[[], Ast], size: int) -> str | None:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         _probe_in_child(attempt, extra)
-    _, status = os.waitpid(pid, 0)
+    status, asleep = _wait(pid)
+    if asleep:
+        return f"libclang hung (asleep for {PARSE_SECONDS} s)"
     return _verdict(status, extra)
+
+
+def _wait(pid: int) -> tuple[int, bool]:
+    """The child's wait status, and whether it was killed for sleeping PARSE_SECONDS in a row.
+
+    A child that sleeps that long waits on something that will not come (a FIFO, a lock).  A
+    child that runs, however slowly on a loaded machine, is left to its CPU limit: a wall-clock
+    limit would cut parses by the load, and the same file would convert differently from run
+    to run.  Where /proc cannot tell (not Linux), the child's own alarm ends a hang.
+    """
+    asleep_since: float | None = None
+    pause = 0.001
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status, False
+        now = time.monotonic()
+        if not _sleeping(pid):
+            asleep_since = None
+        elif asleep_since is None:
+            asleep_since = now
+        elif now - asleep_since > PARSE_SECONDS:
+            os.kill(pid, signal.SIGKILL)
+            return os.waitpid(pid, 0)[1], True
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)  # a quick parse is seen at once, a slow one costs no CPU
+
+
+def _sleeping(pid: int) -> bool:
+    """Whether the process is asleep (S: waiting for an event; D: in uninterruptible I/O is
+    not counted: paging on a full machine is not a hang)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            state = fh.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state == "S"
 
 
 def _probe_in_child(attempt: Callable[[], Ast], extra: int) -> NoReturn:  # pragma: no cover
@@ -148,7 +189,7 @@ def _probe_in_child(attempt: Callable[[], Ast], extra: int) -> NoReturn:  # prag
     faulthandler.disable()  # the parent reports the crash; no dump on its stderr
     os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # nor libclang's own crash report
     try:
-        signal.alarm(hang_seconds())  # a hang ends the child, not the run
+        signal.alarm(_LAST_RESORT_SECONDS)  # where the parent cannot see a hang (no /proc)
         _limit_child(extra)
         ast = attempt()
         ast.diagnostics  # noqa: B018 - evaluated for its side effect on libclang
@@ -168,7 +209,7 @@ def _verdict(status: int, extra: int) -> str | None:
         if sig == signal.SIGXCPU:
             return f"libclang took over {PARSE_SECONDS} s of CPU time"
         if sig == signal.SIGALRM:
-            return f"libclang hung (no result after {hang_seconds()} s)"
+            return f"libclang hung (no result after {_LAST_RESORT_SECONDS} s)"
         return f"libclang crashed ({signal.Signals(sig).name})"
     if os.WEXITSTATUS(status) == _OUT_OF_MEMORY:
         return f"libclang needed over {extra >> 20:,} MiB"
@@ -185,12 +226,7 @@ def _verdict(status: int, extra: int) -> str | None:
 # and the same file converted differently from run to run.
 PARSE_SECONDS = 4
 _OUT_OF_MEMORY = 3  # the child's exit code when its parse ran out of its memory limit
-
-
-def hang_seconds() -> int:
-    """Wall time after which a child that is not spending CPU (blocked, waiting) is ended:
-    far above PARSE_SECONDS, so only a hang, never a loaded machine, reaches it."""
-    return 6 * PARSE_SECONDS
+_LAST_RESORT_SECONDS = 300  # wall time; far above any parse the CPU limit lets through
 
 
 def parse_memory(size: int) -> int:
