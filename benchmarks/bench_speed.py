@@ -199,7 +199,7 @@ def row(label: str, run: Run, files: int, lines: int, note: str = "") -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="*", type=Path)
     parser.add_argument(
@@ -225,6 +225,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="N",
         help="run cold, first, warm and no-change N times each and keep the median (default 3)",
     )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if not args.dirs and not args.generate:
         parser.error("give DIR arguments or --generate N")
@@ -235,18 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
-        shutil.rmtree(work / "tree", ignore_errors=True)
-        if args.generate:
-            sys.path.insert(0, str(Path(__file__).parent))
-            from bench_convert import generate
-
-            (work / "tree").mkdir(parents=True)
-            generate(work / "tree", args.generate)
-            files = sorted(p for p in (work / "tree").rglob("*") if p.is_file())
-            origin = "bench_convert.py"
-        else:
-            files = source_tree([d.resolve() for d in args.dirs], work / "tree")
-            origin = ", ".join(d.name for d in args.dirs)
+        files, origin = _tree(args, work)
         lines = line_count(files)
         print(
             f"tree: {len(files)} source files, {lines:,} lines from {origin}; "
@@ -269,29 +263,52 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"by wall time, {cold.cpu / same.cpu:.1f}x by CPU time"
             )
         if args.hipify_perl:
-            perl = hipify_perl_runs(
-                work / "tree", files, work, args.hipify_perl, args.perl_per_file
-            )
-            for name, run in perl.items():
-                note = ""
-                if (
-                    name == "file by file"
-                    and args.perl_per_file
-                    and args.perl_per_file < len(files)
-                ):
-                    note = f"extrapolated from {args.perl_per_file} files"
-                print(row(f"hipify-perl, {name}", run, len(files), lines, note), flush=True)
-            one = perl["one process"]
-            for jobs, runs in by_jobs.items():
-                for name in ("cold", "first", "warm", "no cache"):
-                    run = runs[name]
-                    ratios.append(
-                        f"-j {jobs}: hipify-py {name} is {one.seconds / run.seconds:.1f}x faster "
-                        f"than hipify-perl in one process by wall time, {one.cpu / run.cpu:.1f}x "
-                        "by CPU time"
-                    )
+            ratios += _hipify_perl(args, work, files, lines, by_jobs)
         print("\n" + "\n".join(ratios))
     return 0
+
+
+def _tree(args: argparse.Namespace, work: Path) -> tuple[list[Path], str]:
+    """The tree both tools convert, made afresh under ``work/tree``: generated files or the
+    sources of the given directories; with where they came from."""
+    shutil.rmtree(work / "tree", ignore_errors=True)
+    if args.generate:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from bench_convert import generate
+
+        (work / "tree").mkdir(parents=True)
+        generate(work / "tree", args.generate)
+        return sorted(p for p in (work / "tree").rglob("*") if p.is_file()), "bench_convert.py"
+    files = source_tree([d.resolve() for d in args.dirs], work / "tree")
+    return files, ", ".join(d.name for d in args.dirs)
+
+
+def _hipify_perl(
+    args: argparse.Namespace,
+    work: Path,
+    files: list[Path],
+    lines: int,
+    by_jobs: dict[int, dict[str, Run]],
+) -> list[str]:
+    """hipify-perl's rows (printed) and its speed next to each hipify-py run (returned)."""
+    perl = hipify_perl_runs(work / "tree", files, work, args.hipify_perl, args.perl_per_file)
+    sampled = args.perl_per_file and args.perl_per_file < len(files)
+    for name, run in perl.items():
+        note = ""
+        if name == "file by file" and sampled:
+            note = f"extrapolated from {args.perl_per_file} files"
+        print(row(f"hipify-perl, {name}", run, len(files), lines, note), flush=True)
+    one = perl["one process"]
+    ratios = []
+    for jobs, runs in by_jobs.items():
+        for name in ("cold", "first", "warm", "no cache"):
+            run = runs[name]
+            ratios.append(
+                f"-j {jobs}: hipify-py {name} is {one.seconds / run.seconds:.1f}x faster "
+                f"than hipify-perl in one process by wall time, {one.cpu / run.cpu:.1f}x "
+                "by CPU time"
+            )
+    return ratios
 
 
 if __name__ == "__main__":

@@ -222,50 +222,68 @@ def main() -> int:
     if log:
         print("number\tkind\tbytes\tcpu_s\tpeak_mib\tproblems\tparse", file=log, flush=True)
     tally = Tally(args, log)
-    todo = iter(range(args.start, args.start + args.inputs))
-
-    def stop_early(signum: int, frame: object) -> None:
-        nonlocal todo
-        todo = iter(())  # finish the inputs in flight, then print the summary
-
-    signal.signal(signal.SIGTERM, stop_early)
-    signal.signal(signal.SIGINT, stop_early)
+    todo = Inputs(args.start, args.inputs)
+    signal.signal(signal.SIGTERM, todo.stop)
+    signal.signal(signal.SIGINT, todo.stop)
     setup = (args.adversarial, args.max_bytes, args.worker_memory)
     workers = [Worker(*setup) for _ in range(min(args.jobs, args.inputs))]
     for w in workers:
-        nxt = next(todo, None)
-        if nxt is not None:
-            w.give(nxt)
+        todo.hand_to(w)
     while any(w.number is not None for w in workers):
         busy = [w for w in workers if w.number is not None]
         ready = set(wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0))
         for i, w in enumerate(workers):
-            if w.number is None:
+            state = "idle" if w.number is None else _collect(w, ready, tally, args.slow)
+            if state in ("idle", "busy"):
                 continue
-            if w.conn in ready or w.conn.poll():
-                try:
-                    tally.record(*w.conn.recv())
-                except EOFError:
-                    tally.record(w.number, ["death"], 0.0, "worker died")
-                    w.stop()
-                    workers[i] = w = Worker(*setup)
-            elif not w.proc.is_alive() or time.perf_counter() - w.since > HUNG * args.slow:
-                wall = time.perf_counter() - w.since
-                died = f"exit code {w.proc.exitcode}" if not w.proc.is_alive() else "hung"
-                tally.record(w.number, ["death"], 0.0, f"{died} after {wall:.0f} s wall")
+            if state == "dead":
                 w.stop()
                 workers[i] = w = Worker(*setup)
-            else:
-                continue
-            nxt = next(todo, None)
             w.number = None
-            if nxt is not None:
-                w.give(nxt)
+            todo.hand_to(w)
     for w in workers:
         w.conn.send(None)
         w.proc.join(5)
         w.stop()
     return tally.summary()
+
+
+class Inputs:
+    """The input numbers still to hand out; after ``stop`` (SIGTERM, SIGINT) none: the inputs
+    in flight finish, then the summary is printed."""
+
+    def __init__(self, start: int, count: int) -> None:
+        self.todo = iter(range(start, start + count))
+
+    def stop(self, signum: int, frame: object) -> None:
+        self.todo = iter(())
+
+    def hand_to(self, worker: Worker) -> None:
+        """Give ``worker`` the next input, if one is left."""
+        number = next(self.todo, None)
+        if number is not None:
+            worker.give(number)
+
+
+def _collect(w: Worker, ready: set, tally: Tally, slow: float) -> str:
+    """Record what busy worker ``w`` has to say: ``"busy"`` (nothing yet), ``"done"`` (its
+    input's result; it takes the next) or ``"dead"`` (it died or hung past ``HUNG`` times the
+    slow limit: its input counts as a death and the worker is replaced)."""
+    number = w.number
+    if w.conn in ready or w.conn.poll():
+        try:
+            result = w.conn.recv()
+        except EOFError:
+            tally.record(number, ["death"], 0.0, "worker died")
+            return "dead"
+        tally.record(*result)
+        return "done"
+    wall = time.perf_counter() - w.since
+    if w.proc.is_alive() and wall <= HUNG * slow:
+        return "busy"
+    died = f"exit code {w.proc.exitcode}" if not w.proc.is_alive() else "hung"
+    tally.record(number, ["death"], 0.0, f"{died} after {wall:.0f} s wall")
+    return "dead"
 
 
 def _arguments() -> argparse.Namespace:

@@ -563,6 +563,8 @@ def error_kind(line: str) -> str:
 
 
 def report(measured: list[dict], checks: Sequence[tuple[str, str]] = CHECKS) -> None:
+    """The summary table, then each TU hipify-py's output failed for gfx942, each conversion
+    run, and the commonest first errors of each tool."""
     print(summarise(measured, checks))
     print()
     for m in measured:
@@ -573,23 +575,33 @@ def report(measured: list[dict], checks: Sequence[tuple[str, str]] = CHECKS) -> 
     print()
     for m in measured:
         for tool, conv in m["conversions"].items():
-            files = conv.summary.get("files", {})
-            note = f"exit {conv.returncode}, {conv.seconds:.1f} s"
-            if files:
-                note += f", files {files}, failures {conv.summary.get('failures')}"
-            if "Traceback" in conv.stderr_tail:
-                note += ", TRACEBACK: " + conv.stderr_tail[-400:]
-            print(f"{m['project']} {tool}: {note}")
+            print(f"{m['project']} {tool}: {_conversion_note(conv)}")
     for tool in ("hipify-py", "hipify-perl"):
-        kinds: collections.Counter[str] = collections.Counter()
-        for m in measured:
-            for t in m["tus"]:
-                errs = t.checks.get(f"{tool} gfx942")
-                if errs:
-                    kinds[error_kind(errs[0])] += 1
         print(f"\nmost frequent first gfx942 errors, {tool}:")
-        for kind, count in kinds.most_common(25):
+        for kind, count in _first_errors(measured, tool).most_common(25):
             print(f"{count:4d}  {kind}")
+
+
+def _conversion_note(conv: Conversion) -> str:
+    """One conversion run: exit status, time, the summary's file counts, a traceback's tail."""
+    files = conv.summary.get("files", {})
+    note = f"exit {conv.returncode}, {conv.seconds:.1f} s"
+    if files:
+        note += f", files {files}, failures {conv.summary.get('failures')}"
+    if "Traceback" in conv.stderr_tail:
+        note += ", TRACEBACK: " + conv.stderr_tail[-400:]
+    return note
+
+
+def _first_errors(measured: list[dict], tool: str) -> collections.Counter[str]:
+    """How many TUs of ``tool``'s output failed for gfx942 with each kind of first error."""
+    kinds: collections.Counter[str] = collections.Counter()
+    for m in measured:
+        for t in m["tus"]:
+            errs = t.checks.get(f"{tool} gfx942")
+            if errs:
+                kinds[error_kind(errs[0])] += 1
+    return kinds
 
 
 def from_progress(progress: Path, projects: Sequence[Path]) -> list[dict]:

@@ -29,7 +29,14 @@ TRICKY = (
 
 
 def _whole(text: str) -> list[tuple[str, str, str, str]]:
-    return lexer._TOKEN_RE.findall(text, 0)
+    """The whole text's matches up to its end: the empty matches there (the end, after white
+    space or not) are no tokens, and ``_matches`` leaves them out."""
+    found = lexer._TOKEN_RE.findall(text, 0)
+    last = len(found)
+    while last and found[last - 1][1:3] == ("", ""):
+        last -= 1
+    assert last < len(found)  # the text's end is among the matches
+    return found[:last]
 
 
 def _sliced(text: str, size: int, monkeypatch: pytest.MonkeyPatch) -> list:

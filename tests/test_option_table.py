@@ -211,6 +211,20 @@ def test_a_field_option_that_parses_its_value_fails_in_one_line(tmp_path: Path) 
     assert "Invalid value for --target-rocm: not a ROCm version: 0.1" in result.output
 
 
+def test_a_repeatable_field_option_parses_each_value(seen: list[Options], tmp_path: Path) -> None:
+    """``--offload-arch`` (declared on ``Options.offload_arch``): every value is checked, the
+    good ones reach the field in order, one bad one is a one-line usage error."""
+    source = _project(tmp_path)
+    archs = ["--offload-arch", "gfx90a", "--offload-arch", "gfx942:xnack+"]
+    result = CliRunner().invoke(root, ["convert", "--dry-run", *archs, str(source)])
+    assert result.exit_code == 0, result.output
+    assert seen[-1].offload_arch == ("gfx90a", "gfx942:xnack+")
+    bad = CliRunner().invoke(root, ["convert", *archs, "--offload-arch", "sm_90", str(source)])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+    assert "Invalid value for --offload-arch: 'sm_90' is not an AMD GPU arch" in bad.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".git", "k.cu"]  # nothing written
+
+
 @dataclass(frozen=True)
 class _WithKeepPrintf(Options):
     """``Options`` with the field CONTRIBUTING's worked example adds (one declaration)."""

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from .option_spec import CONVERT, TREE, cli
+from .arch_names import amd_arch
+from .option_spec import CONVERT, TREE, WRITES, cli
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -171,9 +172,17 @@ class Options:
             section="clang",
         ),
     )
-    # AMD targets build files compile for: declared in cli/option_table.py (its check of an
-    # arch name lives with the verifier)
-    offload_arch: tuple[str, ...] = ("gfx942",)
+    offload_arch: tuple[str, ...] = field(  # AMD targets the converted build files compile for
+        default=("gfx942",),
+        metadata=cli(
+            "--offload-arch",
+            commands=WRITES,
+            help="AMD GPU the converted build files compile for (repeatable; default gfx942).",
+            metavar="GFX",
+            parse=amd_arch,
+            section="output",
+        ),
+    )
     portable: bool = field(  # one source for nvcc and HIP (portable/), not a forked HIP tree
         default=False,
         metadata=cli(

@@ -10,7 +10,8 @@ targets, nvcc flags -> hipcc flags, and renamed ``.cu`` names -> ``.hip``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from ..context import Context
 from ..edits import Edit
@@ -124,53 +125,81 @@ def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
 
 
 def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Edit | Finding]:
+    """Every edit but the flags', command by command (a legacy FindCUDA command first becomes
+    its HIP-language form), then the renames and the ROCm packages the targets need."""
     packages: dict[str, int] = {}  # ROCm packages the file's targets need -> first use
-    found = {cmd.args[0].text.lower() for cmd in cmds if cmd.name == "find_package" and cmd.args}
-    cuda_finds: list[Command] = []
     with_language = _sources_with_language(cmds)
-    for cmd in cmds:
-        if cmd.name in LEGACY_COMMANDS:
-            ported, proposals = legacy_command(cmd)
-            yield from proposals
-            if ported is None:
-                continue
-            cmd = ported  # noqa: PLW2901 - from here on it is the HIP-language command
-        for k, arg in enumerate(cmd.args):
-            # project(... CUDA), enable_language(CUDA), PROPERTIES [LINKER_]LANGUAGE CUDA
-            if arg.text == "CUDA" and (
-                cmd.name in _LANGUAGE_COMMANDS
-                or k
-                and cmd.args[k - 1].text in ("LANGUAGE", "LINKER_LANGUAGE")
-            ):
-                hip = project_languages(unit, cmd) if cmd.name == "project" else "HIP"
-                yield Edit(arg.start, arg.end, hip, RULE)
-        if cmd.name == "find_package" and cmd.args and cmd.args[0].text in ("CUDAToolkit", "CUDA"):
-            first = cmd.args[0]
-            if first.text == "CUDA" and needs_hip_language(cmds):
-                nl = "\r\n" if "\r\n" in unit.text else "\n"
-                indent = _indent(unit, cmd.start)
-                lines = enable_hip_language(";".join(ctx.options.offload_arch))
-                yield Edit(cmd.start, cmd.start, "".join(f"{x}{nl}{indent}" for x in lines), RULE)
-            yield Edit(first.start, first.end, "hip", RULE)
+    cuda_finds: list[Command] = []
+    for original in cmds:
+        legacy = original.name in LEGACY_COMMANDS
+        cmd, proposals = legacy_command(original) if legacy else (original, [])
+        yield from proposals
+        if cmd is None:
+            continue
+        yield from _languages(unit, cmd)
+        if _finds_cuda(cmd):
             cuda_finds.append(cmd)
-            if len(cmd.args) > 1 and _VERSION.fullmatch(cmd.args[1].text):  # CUDA's version
-                yield Edit(first.end, cmd.args[1].end, "", RULE)
+            yield from _find_hip(unit, ctx, cmd, cmds)
         for k, arg in enumerate(cmd.args):
-            yield from _arg_words(unit, ctx, cmd, k, arg, packages)
+            yield from _arg_words(_Site(unit, ctx, cmd, k, packages), arg)
         yield from _arch_values(cmd, ctx)
-        added = [_kept_cu_sources(unit, ctx, cmd, with_language), host_link(unit, cmd, cmds)]
-        if any(added):
-            nl = "\r\n" if "\r\n" in unit.text else "\n"
-            text = "".join(f"{nl}{_indent(unit, cmd.start)}{line}" for line in added if line)
-            yield Edit(cmd.close + 1, cmd.close + 1, text, RULE)
-            if added[1]:
-                packages.setdefault("hip", cmd.start)
+        yield from _lines_after(unit, ctx, cmd, cmds, with_language, packages)
     yield from rename_edits(unit, ctx, RULE)
-    needed = [p for p in packages if p not in found]
-    if cuda_finds:
-        yield from _find_packages_after(unit, cuda_finds[0], [p for p in needed if p != "hip"])
-    elif needed:
-        yield from _find_packages_before(unit, min(packages[p] for p in needed), needed)
+    yield from _package_finds(unit, cmds, packages, cuda_finds)
+
+
+def _languages(unit: BuildFile, cmd: Command) -> Iterator[Edit]:
+    """``project(... CUDA)``, ``enable_language(CUDA)`` and ``PROPERTIES [LINKER_]LANGUAGE
+    CUDA``: the language becomes HIP (project() keeps the C/CXX its sources need)."""
+    for k, arg in enumerate(cmd.args):
+        if arg.text == "CUDA" and (
+            cmd.name in _LANGUAGE_COMMANDS
+            or k
+            and cmd.args[k - 1].text in ("LANGUAGE", "LINKER_LANGUAGE")
+        ):
+            hip = project_languages(unit, cmd) if cmd.name == "project" else "HIP"
+            yield Edit(arg.start, arg.end, hip, RULE)
+
+
+def _finds_cuda(cmd: Command) -> bool:
+    """``find_package(CUDAToolkit ...)`` or the legacy ``find_package(CUDA ...)``."""
+    return cmd.name == "find_package" and bool(cmd.args) and cmd.args[0].text in _CUDA_PACKAGES
+
+
+_CUDA_PACKAGES = ("CUDAToolkit", "CUDA")
+
+
+def _find_hip(unit: BuildFile, ctx: Context, cmd: Command, cmds: list[Command]) -> Iterator[Edit]:
+    """``find_package(CUDAToolkit|CUDA [version])`` -> ``find_package(hip)`` without CUDA's
+    version; the legacy FindCUDA one, in a file whose sources need CMake's HIP language,
+    enables that language first (FindCUDA compiled them without it)."""
+    first = cmd.args[0]
+    if first.text == "CUDA" and needs_hip_language(cmds):
+        lead = unit.newline + unit.indent_at(cmd.start)
+        lines = enable_hip_language(";".join(ctx.options.offload_arch))
+        yield Edit(cmd.start, cmd.start, "".join(f"{x}{lead}" for x in lines), RULE)
+    yield Edit(first.start, first.end, "hip", RULE)
+    if len(cmd.args) > 1 and _VERSION.fullmatch(cmd.args[1].text):  # CUDA's version
+        yield Edit(first.end, cmd.args[1].end, "", RULE)
+
+
+def _lines_after(
+    unit: BuildFile,
+    ctx: Context,
+    cmd: Command,
+    cmds: list[Command],
+    with_language: set[str],
+    packages: dict[str, int],
+) -> Iterator[Edit]:
+    """The lines a command needs after it: ``LANGUAGE HIP`` for the ``.cu`` sources it lists
+    that keep their name, and the ``hip::host`` link of a target built from host sources
+    (which needs the hip package)."""
+    added = [_kept_cu_sources(unit, ctx, cmd, with_language), host_link(unit, cmd, cmds)]
+    if any(added):
+        lead = unit.newline + unit.indent_at(cmd.start)
+        yield Edit(cmd.close + 1, cmd.close + 1, "".join(f"{lead}{x}" for x in added if x), RULE)
+        if added[1]:
+            packages.setdefault("hip", cmd.start)
 
 
 def _sources_with_language(cmds: list[Command]) -> set[str]:
@@ -201,73 +230,114 @@ def _kept_cu_sources(unit: BuildFile, ctx: Context, cmd: Command, with_language:
     return f"set_source_files_properties({' '.join(kept)} PROPERTIES LANGUAGE HIP)"
 
 
-def _indent(unit: BuildFile, offset: int) -> str:
-    line, _ = unit.lines.position(offset)
-    start, _ = unit.lines.line_span(line)
-    indent = unit.text[start:offset]
-    return indent if not indent.strip() else ""
+class _Site(NamedTuple):
+    """Where a CUDA word stands: argument ``k`` of ``cmd``; ``packages`` collects the ROCm
+    packages the file's targets need (-> offset of their first use)."""
+
+    unit: BuildFile
+    ctx: Context
+    cmd: Command
+    k: int
+    packages: dict[str, int]
 
 
-def _arg_words(
-    unit: BuildFile, ctx: Context, cmd: Command, k: int, arg: Arg, packages: dict[str, int]
-) -> Iterator[Edit | Finding]:
-    for m in _WORD.finditer(unit.text, arg.start, arg.end):
-        if m.group("cm") is not None:
-            if m.group("cm") == "COMPILER" and cmd.name == "set" and k == 0 and cmd.args[1:]:
-                # set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc): a path to nvcc is no HIP
-                # compiler; the variable's readers (if(CMAKE_CUDA_COMPILER)) are converted
-                yield CUDA_ONLY_SETTING.report(
-                    m.start(), m.end(), f"{m.group()} names an NVIDIA tool"
-                )
-                continue
-            yield from _cuda_setting(m, cmd, k, "cm", "CMAKE_HIP_")
-        elif m.group("target") is not None:
-            lib = m.group("target")
-            rocm = rocm_library(lib, ctx.options)
-            if rocm is None:
-                yield NO_ROCM_LIBRARY.report(
-                    m.start(), m.end(), f"CUDA::{lib} has no ROCm counterpart"
-                )
-                continue
-            yield Edit(m.start(), m.end(), rocm.target, RULE)
-            if rocm.package:
-                packages.setdefault(rocm.package, cmd.start)
-        elif m.group("genex") is not None:
-            if "LANG_AND_ID" in m.group("genex"):
-                yield CUDA_ONLY_SETTING.report(
-                    m.start(), m.end(), "a check for the NVIDIA compiler"
-                )
-            else:
-                yield Edit(m.end() - 4, m.end(), "HIP", RULE)
-        elif m.group("prop") is not None:
-            if m.group("prop") in _VARIABLES:
-                yield Edit(m.start(), m.end(), _VARIABLES[m.group("prop")], RULE)
-            elif m.group("prop") == "CUDA_NVCC_FLAGS":
-                yield from flags_variable(unit, cmd, m.start(), m.end())
-            else:
-                yield from _cuda_setting(m, cmd, k, "psuffix", "HIP_")
-        elif m.group("var") is not None:
-            var = m.group("var")
-            if var in _VARIABLES:
-                yield Edit(m.start(), m.end(), _VARIABLES[var], RULE)
-            else:
-                yield CUDA_ONLY_SETTING.report(m.start(), m.end(), f"{var} has no ROCm counterpart")
-        elif m.group("env") is not None:
-            yield Edit(m.start("env"), m.end("env"), "ROCM_PATH", RULE)
-        elif m.group("feature") is not None:  # target_compile_features(k PUBLIC cuda_std_17)
-            yield Edit(m.start(), m.end("feature"), "hip", RULE)
-    if cmd.name in ("target_link_libraries", "link_libraries") and not arg.quoted:
-        lib = _LIB_FLAG.fullmatch(arg.text)
-        name = lib.group("lib") if lib else arg.text
-        if is_cuda_library(name):
-            rocm = rocm_library(name, ctx.options)
-            if rocm is None:
-                yield NO_ROCM_LIBRARY.report(arg.start, arg.end, f"{name} has no ROCm counterpart")
-            else:
-                yield Edit(arg.start, arg.end, f"-l{rocm.link}" if lib else rocm.link, RULE)
+def _arg_words(site: _Site, arg: Arg) -> Iterator[Edit | Finding]:
+    """The CUDA words inside one argument (each kind of ``_WORD`` has its handler), then the
+    argument as a whole where it names a CUDA library to link."""
+    for m in _WORD.finditer(site.unit.text, arg.start, arg.end):
+        yield from _WORD_HANDLERS[m.lastgroup or ""](m, site)
+    if site.cmd.name in ("target_link_libraries", "link_libraries") and not arg.quoted:
+        yield from _linked_library(site.ctx, arg)
 
 
-def _cuda_setting(m: re.Match, cmd: Command, k: int, group: str, prefix: str) -> Iterator:
+def _cmake_variable(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
+    """``CMAKE_CUDA_X`` -> ``CMAKE_HIP_X`` where HIP has X.  ``set(CMAKE_CUDA_COMPILER
+    /usr/local/cuda/bin/nvcc)``: a path to nvcc is no HIP compiler, so it is reported (the
+    variable's readers, ``if(CMAKE_CUDA_COMPILER)``, are converted)."""
+    cmd = site.cmd
+    if m.group("cm") == "COMPILER" and cmd.name == "set" and site.k == 0 and cmd.args[1:]:
+        yield CUDA_ONLY_SETTING.report(m.start(), m.end(), f"{m.group()} names an NVIDIA tool")
+    else:
+        yield from _cuda_setting(m, "cm", "CMAKE_HIP_")
+
+
+def _imported_target(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
+    """``CUDA::cublas`` -> ``roc::hipblas``, whose package the file must then find."""
+    lib = m.group("target")
+    rocm = rocm_library(lib, site.ctx.options)
+    if rocm is None:
+        yield NO_ROCM_LIBRARY.report(m.start(), m.end(), f"CUDA::{lib} has no ROCm counterpart")
+        return
+    yield Edit(m.start(), m.end(), rocm.target, RULE)
+    if rocm.package:
+        site.packages.setdefault(rocm.package, site.cmd.start)
+
+
+def _generator_expression(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
+    """``$<COMPILE_LANGUAGE:CUDA>`` -> ``...:HIP>``; ``$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>``
+    asks for the NVIDIA compiler, which is never true on AMD."""
+    if "LANG_AND_ID" in m.group("genex"):
+        yield CUDA_ONLY_SETTING.report(m.start(), m.end(), "a check for the NVIDIA compiler")
+    else:
+        yield Edit(m.end() - 4, m.end(), "HIP", RULE)
+
+
+def _property(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
+    """A ``CUDA_X`` property or variable: FindCUDA's variables get their ROCm names,
+    ``CUDA_NVCC_FLAGS`` its flags converted, the rest as ``_cuda_setting`` says."""
+    prop = m.group("prop")
+    if prop in _VARIABLES:
+        yield Edit(m.start(), m.end(), _VARIABLES[prop], RULE)
+    elif prop == "CUDA_NVCC_FLAGS":
+        yield from flags_variable(site.unit, site.cmd, m.start(), m.end())
+    else:
+        yield from _cuda_setting(m, "psuffix", "HIP_")
+
+
+def _toolkit_variable(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
+    """``CUDAToolkit_X``, set by find_package(CUDAToolkit): its ROCm name, where it has one."""
+    var = m.group("var")
+    if var in _VARIABLES:
+        yield Edit(m.start(), m.end(), _VARIABLES[var], RULE)
+    else:
+        yield CUDA_ONLY_SETTING.report(m.start(), m.end(), f"{var} has no ROCm counterpart")
+
+
+def _environment(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
+    """``$ENV{CUDA_HOME}`` (or CUDA_PATH, CUDA_ROOT) -> ``$ENV{ROCM_PATH}``."""
+    yield Edit(m.start("env"), m.end("env"), "ROCM_PATH", RULE)
+
+
+def _compile_feature(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
+    """``target_compile_features(k PUBLIC cuda_std_17)`` -> ``hip_std_17``."""
+    yield Edit(m.start(), m.end("feature"), "hip", RULE)
+
+
+_WORD_HANDLERS: dict[str, Callable[[re.Match[str], _Site], Iterator[Edit | Finding]]] = {
+    "cm": _cmake_variable,
+    "target": _imported_target,
+    "genex": _generator_expression,
+    "prop": _property,
+    "var": _toolkit_variable,
+    "env": _environment,
+    "feature": _compile_feature,
+}
+
+
+def _linked_library(ctx: Context, arg: Arg) -> Iterator[Edit | Finding]:
+    """A CUDA library linked by name (``cublas``, ``-lcublas``) -> its ROCm library."""
+    lib = _LIB_FLAG.fullmatch(arg.text)
+    name = lib.group("lib") if lib else arg.text
+    if not is_cuda_library(name):
+        return
+    rocm = rocm_library(name, ctx.options)
+    if rocm is None:
+        yield NO_ROCM_LIBRARY.report(arg.start, arg.end, f"{name} has no ROCm counterpart")
+    else:
+        yield Edit(arg.start, arg.end, f"-l{rocm.link}" if lib else rocm.link, RULE)
+
+
+def _cuda_setting(m: re.Match[str], group: str, prefix: str) -> Iterator[Edit | Finding]:
     """``CMAKE_CUDA_X`` / ``CUDA_X``: the HIP name where HIP has one, else a finding."""
     suffix = m.group(group)
     if suffix in _SAME_IN_HIP:
@@ -315,18 +385,30 @@ def _flags(unit: BuildFile, cmd: Command, ctx: Context) -> Iterator[Edit | Findi
     yield from tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE)), RULE)
 
 
+def _package_finds(
+    unit: BuildFile, cmds: list[Command], packages: dict[str, int], cuda_finds: list[Command]
+) -> Iterator[Edit]:
+    """``find_package`` lines for the ROCm packages the targets need that the file does not
+    find yet: after its first find_package(CUDAToolkit) (which became find_package(hip)), or
+    before the first use when it finds no CUDA package."""
+    found = {cmd.args[0].text.lower() for cmd in cmds if cmd.name == "find_package" and cmd.args}
+    needed = [p for p in packages if p not in found]
+    if cuda_finds:
+        yield from _find_packages_after(unit, cuda_finds[0], [p for p in needed if p != "hip"])
+    elif needed:
+        yield from _find_packages_before(unit, min(packages[p] for p in needed), needed)
+
+
 def _find_packages_after(unit: BuildFile, cmd: Command, packages: list[str]) -> Iterator[Edit]:
     """After the find_package(CUDAToolkit) that became find_package(hip): ROCm's headers
     first, then the ROCm packages the file's targets need."""
-    indent = _indent(unit, cmd.start)
-    nl = "\r\n" if "\r\n" in unit.text else "\n"
+    lead = unit.newline + unit.indent_at(cmd.start)
     lines = [*ROCM_INCLUDES_FIRST, *(f"find_package({p} REQUIRED)" for p in packages)]
-    yield Edit(cmd.close + 1, cmd.close + 1, "".join(f"{nl}{indent}{x}" for x in lines), RULE)
+    yield Edit(cmd.close + 1, cmd.close + 1, "".join(f"{lead}{x}" for x in lines), RULE)
 
 
 def _find_packages_before(unit: BuildFile, offset: int, packages: list[str]) -> Iterator[Edit]:
-    indent = _indent(unit, offset)
-    nl = "\r\n" if "\r\n" in unit.text else "\n"
+    lead = unit.newline + unit.indent_at(offset)
     lines = [f"find_package({p} REQUIRED)" for p in packages]
     lines += ROCM_INCLUDES_FIRST if "hip" in packages else ()
-    yield Edit(offset, offset, "".join(f"{x}{nl}{indent}" for x in lines), RULE)
+    yield Edit(offset, offset, "".join(f"{x}{lead}" for x in lines), RULE)

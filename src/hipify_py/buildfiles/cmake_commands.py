@@ -36,8 +36,7 @@ def commands(unit: BuildFile) -> list[Command]:
     while i < n:
         c = text[i]
         if c == "#":
-            i = next((cm.end for cm in unit.comments if cm.start == i), text.find("\n", i))
-            i = n if i < 0 else i
+            i = _comment_end(unit, i)
             continue
         m = ident.match(text, i)
         if not m:
@@ -56,6 +55,8 @@ def commands(unit: BuildFile) -> list[Command]:
 
 
 def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
+    """The arguments of the command whose ``(`` is at ``open_``, and the offset of its ``)``
+    (the file's end when it is missing); nested parentheses are not arguments."""
     text, n = unit.text, len(unit.text)
     args: list[Arg] = []
     depth = 0
@@ -65,8 +66,7 @@ def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
         if c in " \t\r\n":
             i += 1
         elif c == "#":
-            i = next((cm.end for cm in unit.comments if cm.start == i), text.find("\n", i))
-            i = n if i < 0 else i
+            i = _comment_end(unit, i)
         elif c == "(":
             depth += 1
             i += 1
@@ -76,9 +76,7 @@ def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
             depth -= 1
             i += 1
         elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
+            j = _scan(text, i + 1, '"')
             args.append(Arg(text[i + 1 : j], i + 1, j, True))
             i = j + 1
         elif c == "[" and _bracket_open(text, i):
@@ -86,9 +84,23 @@ def _arguments(unit: BuildFile, open_: int) -> tuple[list[Arg], int]:
             args.append(Arg(text[i:end], i, end, True))
             i = end
         else:
-            j = i
-            while j < n and text[j] not in ' \t\r\n()#"':
-                j += 2 if text[j] == "\\" else 1
+            j = _scan(text, i, ' \t\r\n()#"')
             args.append(Arg(text[i:j], i, j, False))
             i = j
     return args, n
+
+
+def _comment_end(unit: BuildFile, i: int) -> int:
+    """Where the comment that starts at ``i`` ends: a bracket comment after its close, a line
+    comment at its line's end (or the file's)."""
+    end = next((cm.end for cm in unit.comments if cm.start == i), unit.text.find("\n", i))
+    return len(unit.text) if end < 0 else end
+
+
+def _scan(text: str, i: int, stops: str) -> int:
+    """The offset of the first character of ``stops`` from ``i`` on (the text's end if none),
+    stepping over backslash escapes (``\\"`` does not end a quoted argument)."""
+    n = len(text)
+    while i < n and text[i] not in stops:
+        i += 2 if text[i] == "\\" else 1
+    return i

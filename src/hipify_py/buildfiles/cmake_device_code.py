@@ -94,9 +94,5 @@ def _custom_command(unit: BuildFile, cmd: Command) -> Iterator[Edit | Finding]:
                 "to a code object (-x hip --offload-device-only) and load that instead",
             )
     if converted:
-        line, _ = unit.lines.position(cmd.start)
-        start, _ = unit.lines.line_span(line)
-        indent = unit.text[start : cmd.start]
-        indent = indent if not indent.strip() else ""
-        nl = "\r\n" if "\r\n" in unit.text else "\n"
-        yield Edit(cmd.start, cmd.start, "".join(f"{x}{nl}{indent}" for x in SETUP), RULE)
+        lead = unit.newline + unit.indent_at(cmd.start)
+        yield Edit(cmd.start, cmd.start, "".join(f"{x}{lead}" for x in SETUP), RULE)

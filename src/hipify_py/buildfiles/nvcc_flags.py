@@ -8,8 +8,9 @@ equivalent: dropped when keeping it would break the hipcc command, left otherwis
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..context import Context
 from ..edits import Edit
@@ -192,80 +193,161 @@ def convert_flags(
 ) -> Iterator[Edit | Finding]:
     """Edits (and findings) for the nvcc flags among ``words``, in order of appearance;
     ``arch=False``: architecture flags are removed (the build tool chooses the targets)."""
-    arch_done = False
+    arch_done = False  # one set of targets per command: later architecture flags just go
     i = 0
     while i < len(words):
-        w = words[i]
-        flag, value, consumed = w.text, None, 1
-        m = _VALUE_FLAG.fullmatch(flag)
-        if m and m.group(1) in _ARCH | _HOST | _DROP_VALUE | _REPORT_VALUE | {"--default-stream"}:
-            flag, value = m.group(1), m.group(2)
-        elif flag in _ARCH | _HOST | _DROP_VALUE | _REPORT_VALUE | {"--default-stream", "-x"}:
-            if i + 1 < len(words):
-                value, consumed = words[i + 1].text, 2
-        gone = words[i : i + consumed]
-        if flag in ("--use_fast_math", "-use_fast_math"):
-            yield Edit(w.start, w.end, _join(_FAST_MATH, w), rule)
-            yield _finding(
-                w,
-                FAST_MATH,
-                f"{flag} -> {' '.join(_FAST_MATH)}: clang's -ffast-math alone assumes no "
-                "infinities or NaNs and deletes checks for them; nvcc's flag does not",
-            )
-        elif flag in _SIMPLE:
-            yield from _replace_or_cut([w], _SIMPLE[flag], rule)
-        elif flag in _RDC:
-            yield Edit(w.start, w.end, "-fgpu-rdc", rule)
-            yield _finding(
-                w,
-                RELOCATABLE_CODE,
-                f"{flag}: relocatable device code is -fgpu-rdc in HIP; "
-                "link with -fgpu-rdc --hip-link",
-            )
-        elif flag in _DLINK:
-            yield _finding(
-                w,
-                RELOCATABLE_CODE,
-                f"{flag}: HIP has no separate device-link step; link "
-                "the objects with -fgpu-rdc --hip-link instead",
-            )
-        elif flag in _ARCH and value is not None:
-            # -arch=$(ARCH) keeps its variable (whose sm_XX value a build pass converts)
-            archs = [value] if VARIABLE_REF.fullmatch(value) else ctx.options.offload_arch
-            text = "" if arch_done or not arch else _join([f"--offload-arch={a}" for a in archs], w)
-            if not arch and not arch_done:
-                message = f"{w.text}: PyTorch chooses the AMD targets; set PYTORCH_ROCM_ARCH"
-                yield _finding(w, TORCH_ARCH, message)
+        flag = _read_flag(words, i)
+        if flag.name in _ARCH and flag.value is not None:
+            yield from _arch_flag(flag, flag.value, ctx, rule, translate=arch, first=not arch_done)
             arch_done = True
-            yield from _replace_or_cut(gone, text, rule)
-        elif flag in _HOST and value is not None:
-            host = [v for v in value.strip("\"'").replace(",", " ").split() if v]
-            if consumed == 2:  # the value word stays as it is; only the -Xcompiler goes
-                yield from _replace_or_cut([w], "", rule)
-            else:
-                yield Edit(w.start, w.end, _join(host, w), rule)
-        elif flag == "--default-stream" and value is not None:
-            yield from _replace_or_cut(gone, f"-fgpu-default-stream={value}", rule)
-        elif flag == "-x" and value == "cu":
-            yield Edit(words[i + 1].start, words[i + 1].end, "hip", rule)
-        elif flag in _DROP_VALUE and value is not None:
-            yield from _replace_or_cut(gone, "", rule)
-        elif flag in _REPORT_VALUE | _REPORT:
-            shown = " ".join(x.text for x in gone)
-            yield from _replace_or_cut(gone, "", rule)
-            yield _finding(
-                w, NVCC_ONLY_FLAG, f"nvcc-only flag `{shown}` has no hipcc equivalent; removed"
-            )
-        elif flag in _KEEP_REPORTED:
-            yield _finding(
-                w,
-                NVCC_ONLY_FLAG,
-                f"nvcc flag `{flag}` (device debug) means something "
-                "else to clang; use -ggdb -O0 for hipcc",
-            )
-        else:
-            consumed = 1
-        i += consumed
+        elif flag.value is not None and flag.name in _WITH_VALUE:
+            yield from _WITH_VALUE[flag.name](flag, flag.value, rule)
+        elif flag.name in _ALONE:
+            yield from _ALONE[flag.name](flag, rule)
+        else:  # not an nvcc flag, or one without its value: its next word is read on its own
+            i += 1
+            continue
+        i += len(flag.words)
+
+
+class _Flag(NamedTuple):
+    """One nvcc flag as the words spell it: ``-arch=sm_90`` (one word) or ``-arch sm_90`` (two);
+    ``value`` is None for a flag that takes none or whose value is missing."""
+
+    name: str
+    value: str | None
+    words: Sequence[Word]
+
+
+# flags whose value may be the next word (nvcc's ``-flag value`` form, as well as ``-flag=value``)
+_TAKES_VALUE = _ARCH | _HOST | _DROP_VALUE | _REPORT_VALUE | {"--default-stream"}
+
+
+def _read_flag(words: Sequence[Word], i: int) -> _Flag:
+    """The flag that starts at ``words[i]``, with its value (``-x`` only pairs with ``cu``:
+    another language's word is read as a word of its own)."""
+    text = words[i].text
+    m = _VALUE_FLAG.fullmatch(text)
+    if m and m.group(1) in _TAKES_VALUE:
+        return _Flag(m.group(1), m.group(2), words[i : i + 1])
+    following = words[i + 1].text if i + 1 < len(words) else None
+    if following is not None and (text in _TAKES_VALUE or text == "-x" and following == "cu"):
+        return _Flag(text, following, words[i : i + 2])
+    return _Flag(text, None, words[i : i + 1])
+
+
+def _arch_flag(
+    flag: _Flag, value: str, ctx: Context, rule: str, *, translate: bool, first: bool
+) -> Iterator[Edit | Finding]:
+    """``-arch``/``-gencode``/...: the command's first becomes the ``--offload-arch`` targets,
+    later ones go; ``translate=False`` (PyTorch chooses the targets): every one goes, the first
+    with a finding that says so."""
+    w = flag.words[0]
+    # -arch=$(ARCH) keeps its variable (whose sm_XX value a build pass converts)
+    archs = [value] if VARIABLE_REF.fullmatch(value) else ctx.options.offload_arch
+    text = _join([f"--offload-arch={a}" for a in archs], w) if translate and first else ""
+    if not translate and first:
+        message = f"{w.text}: PyTorch chooses the AMD targets; set PYTORCH_ROCM_ARCH"
+        yield _finding(w, TORCH_ARCH, message)
+    yield from _replace_or_cut(flag.words, text, rule)
+
+
+def _host_flags(flag: _Flag, value: str, rule: str) -> Iterator[Edit | Finding]:
+    """``-Xcompiler=-fPIC,-Wall`` -> ``-fPIC -Wall`` (clang takes host flags as they are);
+    ``-Xcompiler -fPIC``: the value word stays, only the ``-Xcompiler`` goes."""
+    w = flag.words[0]
+    if len(flag.words) == 2:
+        yield from _replace_or_cut([w], "", rule)
+    else:
+        host = [v for v in value.strip("\"'").replace(",", " ").split() if v]
+        yield Edit(w.start, w.end, _join(host, w), rule)
+
+
+def _default_stream(flag: _Flag, value: str, rule: str) -> Iterator[Edit | Finding]:
+    """``--default-stream per-thread`` -> ``-fgpu-default-stream=per-thread``."""
+    yield from _replace_or_cut(flag.words, f"-fgpu-default-stream={value}", rule)
+
+
+def _source_language(flag: _Flag, value: str, rule: str) -> Iterator[Edit | Finding]:
+    """``-x cu`` -> ``-x hip``."""
+    language = flag.words[1]
+    yield Edit(language.start, language.end, "hip", rule)
+
+
+def _drop_with_value(flag: _Flag, value: str, rule: str) -> Iterator[Edit | Finding]:
+    """``-cudart static``, ``--threads 4``: no effect on hipcc, removed with their value."""
+    yield from _replace_or_cut(flag.words, "", rule)
+
+
+def _fast_math(flag: _Flag, rule: str) -> Iterator[Edit | Finding]:
+    w = flag.words[0]
+    yield Edit(w.start, w.end, _join(_FAST_MATH, w), rule)
+    yield _finding(
+        w,
+        FAST_MATH,
+        f"{flag.name} -> {' '.join(_FAST_MATH)}: clang's -ffast-math alone assumes no "
+        "infinities or NaNs and deletes checks for them; nvcc's flag does not",
+    )
+
+
+def _simple(flag: _Flag, rule: str) -> Iterator[Edit | Finding]:
+    """A flag with a fixed clang form, or none (removed)."""
+    yield from _replace_or_cut(flag.words[:1], _SIMPLE[flag.name], rule)
+
+
+def _relocatable(flag: _Flag, rule: str) -> Iterator[Edit | Finding]:
+    w = flag.words[0]
+    yield Edit(w.start, w.end, "-fgpu-rdc", rule)
+    yield _finding(
+        w,
+        RELOCATABLE_CODE,
+        f"{flag.name}: relocatable device code is -fgpu-rdc in HIP; link with -fgpu-rdc --hip-link",
+    )
+
+
+def _device_link(flag: _Flag, rule: str) -> Iterator[Edit | Finding]:
+    yield _finding(
+        flag.words[0],
+        RELOCATABLE_CODE,
+        f"{flag.name}: HIP has no separate device-link step; link "
+        "the objects with -fgpu-rdc --hip-link instead",
+    )
+
+
+def _removed_nvcc_only(flag: _Flag, rule: str) -> Iterator[Edit | Finding]:
+    """A flag that would break the hipcc command: removed (with its value), and reported."""
+    shown = " ".join(x.text for x in flag.words)
+    yield from _replace_or_cut(flag.words, "", rule)
+    message = f"nvcc-only flag `{shown}` has no hipcc equivalent; removed"
+    yield _finding(flag.words[0], NVCC_ONLY_FLAG, message)
+
+
+def _kept_nvcc_only(flag: _Flag, rule: str) -> Iterator[Edit | Finding]:
+    """``-G``: clang accepts it, but it means something else there; reported, left."""
+    yield _finding(
+        flag.words[0],
+        NVCC_ONLY_FLAG,
+        f"nvcc flag `{flag.name}` (device debug) means something "
+        "else to clang; use -ggdb -O0 for hipcc",
+    )
+
+
+# flag -> its conversion, for flags converted only with their value ...
+_WITH_VALUE: dict[str, Callable[[_Flag, str, str], Iterator[Edit | Finding]]] = {
+    **dict.fromkeys(_HOST, _host_flags),
+    "--default-stream": _default_stream,
+    "-x": _source_language,
+    **dict.fromkeys(_DROP_VALUE, _drop_with_value),
+}
+# ... and for flags converted as they stand (a value of theirs, if any, goes with them)
+_ALONE: dict[str, Callable[[_Flag, str], Iterator[Edit | Finding]]] = {
+    **dict.fromkeys(("--use_fast_math", "-use_fast_math"), _fast_math),
+    **dict.fromkeys(_SIMPLE, _simple),
+    **dict.fromkeys(_RDC, _relocatable),
+    **dict.fromkeys(_DLINK, _device_link),
+    **dict.fromkeys(_REPORT_VALUE | _REPORT, _removed_nvcc_only),
+    **dict.fromkeys(_KEEP_REPORTED, _kept_nvcc_only),
+}
 
 
 def _replace_or_cut(words: Sequence[Word], text: str, rule: str) -> Iterator[Edit]:

@@ -45,16 +45,29 @@ def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
         tokens = list(tokenize.generate_tokens(io.StringIO(unit.text).readline))
     except (tokenize.TokenError, SyntaxError):
         return  # not Python we can read: left as it is (the summary shows it unchanged)
-    words: list[Word] = []
-    strings: list[Word] = []
+    words = [_word(unit, tokens, i) for i, t in enumerate(tokens) if t.type == tokenize.STRING]
+    strings = [w for w in words if w is not None]
+    flags: list[Edit | Finding] = []
+    # a ROCm-aware setup.py keeps its CUDA branch CUDA: only its source names follow the renames
+    if _ROCM_AWARE.search(unit.text) is None:
+        yield from _home_and_libraries(unit, ctx, tokens)
+        flags = tidy_cuts(unit.text, list(convert_flags(strings, ctx, RULE, arch=False)), RULE)
+        lone = _lone_arguments(unit, tokens)
+        flags = [_statement_kept(unit.text, _with_comma(unit.text, p), lone) for p in flags]
+        yield from flags
+    for word in strings:
+        yield from outside(flags, rename_edits(unit, ctx, RULE, word.start, word.end))
+
+
+def _home_and_libraries(
+    unit: BuildFile, ctx: Context, tokens: list[tokenize.TokenInfo]
+) -> Iterator[Edit | Finding]:
+    """``CUDA_HOME`` -> ``ROCM_HOME``, and the CUDA libraries a ``libraries=[...]`` argument
+    lists -> their ROCm libraries, in the order they appear."""
     in_libraries = 0  # bracket depth inside a `libraries=[...]` argument
     prev: list[str] = []
-    rocm_aware = _ROCM_AWARE.search(unit.text) is not None
     for i, tok in enumerate(tokens):
-        if rocm_aware:  # its CUDA branch stays CUDA: only the source names follow the renames
-            word = _word(unit, tokens, i) if tok.type == tokenize.STRING else None
-            strings += [word] if word is not None else []
-        elif tok.type == tokenize.NAME and tok.string == "CUDA_HOME":
+        if tok.type == tokenize.NAME and tok.string == "CUDA_HOME":
             start = unit.lines.offset(tok.start[0], tok.start[1] + 1)
             yield Edit(start, start + len(tok.string), "ROCM_HOME", RULE)
         elif tok.type == tokenize.OP and tok.string in "[(" and prev[-2:] == ["libraries", "="]:
@@ -63,20 +76,11 @@ def convert(unit: BuildFile, ctx: Context) -> Iterator[Edit | Finding]:
             in_libraries += 1
         elif tok.type == tokenize.OP and in_libraries and tok.string in "])":
             in_libraries -= 1
-        elif tok.type == tokenize.STRING:
+        elif tok.type == tokenize.STRING and in_libraries:
             word = _word(unit, tokens, i)
-            if word is not None:
-                strings.append(word)
-                words.append(word)
-                if in_libraries and is_cuda_library(word.text):
-                    yield from _library(word, ctx)
+            if word is not None and is_cuda_library(word.text):
+                yield from _library(word, ctx)
         prev.append(tok.string)
-    flags = tidy_cuts(unit.text, list(convert_flags(words, ctx, RULE, arch=False)), RULE)
-    lone = _lone_arguments(unit, tokens)
-    flags = [_statement_kept(unit.text, _with_comma(unit.text, p), lone) for p in flags]
-    yield from flags
-    for word in strings:
-        yield from outside(flags, rename_edits(unit, ctx, RULE, word.start, word.end))
 
 
 def _with_comma(text: str, p: Edit | Finding) -> Edit | Finding:

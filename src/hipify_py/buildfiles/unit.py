@@ -50,6 +50,19 @@ class BuildFile:
     def in_comment(self, offset: int) -> bool:
         return any(c.start <= offset < c.end for c in self.comments)
 
+    @cached_property
+    def newline(self) -> str:
+        """The file's line ending: lines a pass inserts use it, so a CRLF file stays CRLF."""
+        return "\r\n" if "\r\n" in self.text else "\n"
+
+    def indent_at(self, offset: int) -> str:
+        """The blanks before ``offset`` when only blanks precede it on its line ("" otherwise):
+        a line inserted before or after a command lines up with it."""
+        line, _ = self.lines.position(offset)
+        start, _ = self.lines.line_span(line)
+        indent = self.text[start:offset]
+        return indent if not indent.strip() else ""
+
 
 def _hash_comments(text: str, *, cmake: bool) -> list[Span]:
     """Comments outside quoted strings (and, for CMake, outside bracket arguments)."""

@@ -29,7 +29,6 @@ from .params import (
     LazyChoice,
     PathArg,
     check_arch,
-    check_archs,
     compile_db_flags,
     cuda_include,
     parse_shard,
@@ -215,10 +214,6 @@ declare(
            {"type": PathArg(path_type=Path)}),
     # ---------------------------------------------------------------- how convert's output looks
     *field_options("output"),
-    Option("offload_arch", ("--offload-arch",), WRITES,
-           "AMD GPU the converted build files compile for (repeatable; default gfx942).",
-           {"multiple": True, "callback": check_archs, "metavar": "GFX"},
-           fields=("offload_arch",), sets=lambda archs: {"offload_arch": archs} if archs else {}),
     # ---------------------------------------------------------------- check: config, output
     Option("config_path", ("--config",), CHECK,
            f"Project config (default: the nearest {CONFIG_NAME}).", {"type": FILE}),

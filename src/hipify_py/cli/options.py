@@ -87,12 +87,12 @@ def field_option(f: dataclasses.Field[Any], flag: CliFlag) -> Option:
         attrs["metavar"] = flag.metavar
     if flag.default_text is not None:  # the default as it is written on the command line
         attrs |= {"default": flag.default_text, "show_default": True}
+    elif isinstance(default, tuple):  # repeatable (each value parsed, if the flag parses)
+        attrs["multiple"] = True
     elif "/" in flag.decls[0] or flag.parse is not None:
         attrs["default"] = None  # not given: the field keeps its default (or the config's)
     elif isinstance(default, bool):
         attrs["is_flag"] = True
-    elif isinstance(default, tuple):
-        attrs["multiple"] = True
     else:
         attrs |= {"default": default, "show_default": True}
     if flag.choices:
@@ -112,16 +112,22 @@ def field_option(f: dataclasses.Field[Any], flag: CliFlag) -> Option:
 
 def _setter(name: str, flag: CliFlag) -> Callable[[Any], Mapping[str, Any]]:
     """Value given -> the fields it sets: none when not given (None, or no value of a
-    repeatable option), ``parse``d when the flag parses, the ``also`` fields with a flag."""
+    repeatable option), ``parse``d when the flag parses (each value of a repeatable one),
+    the ``also`` fields with a flag."""
 
     def sets(value: Any) -> Mapping[str, Any]:
         if value is None or value == ():
             return {}
         if flag.parse is not None:
             try:
-                value = flag.parse(value)
+                value = _parsed(flag.parse, value)
             except ValueError as exc:
                 raise click.BadParameter(str(exc), param_hint=flag.decls[0]) from None
         return {name: value, **{other: value for other in flag.also if value}}
 
     return sets
+
+
+def _parsed(parse: Callable[[str], Any], value: Any) -> Any:
+    """A parsing flag's value: each value of a repeatable one, parsed on its own."""
+    return tuple(map(parse, value)) if isinstance(value, tuple) else parse(value)

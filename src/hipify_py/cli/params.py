@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from ..arch_names import arch_name_error
+
 
 class PathArg(click.Path):
     """``click.Path`` that refuses an empty path: ``-o ''`` would name the working directory
@@ -43,17 +45,10 @@ def check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
     The default needs no check (and no import of the verifier)."""
     if value == param.default:
         return value
-    from ..verify.arch import arch_name_error
-
     error = arch_name_error(value)
     if error is not None:
         raise click.BadParameter(error)
     return value
-
-
-def check_archs(ctx: click.Context, param: click.Parameter, values: Iterable[str]) -> tuple:
-    """click callback: each ``--offload-arch`` checked as ``--arch`` is."""
-    return tuple(check_arch(ctx, param, v) for v in values)
 
 
 def parse_shard(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from array import array
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum
 from itertools import repeat
@@ -186,35 +187,33 @@ def lex(text: str) -> Lexed:
     index identifiers, directives, literals and operators and pair brackets on the way.
 
     The ``#`` that starts a preprocessor line is a DIRECTIVE token, and every token to the end
-    of the logical line has ``in_directive=True``: rules tell a macro body from code."""
-    out = Lexed([], array("I"), [], {}, [], [], {}, {}, True)
-    _, starts, comments, identifiers, directives, literals, operators, brackets, _ = out
-    ends, codes = array("I"), bytearray()
-    # brackets pair as they come, as in ``syntax._match_all``: stacks for code and for macros
-    code: list[int] = []
-    macro: list[int] = []
+    of the logical line has ``in_directive=True``: rules tell a macro body from code.
+
+    The loop runs once per token, so what each token needs is inline, in locals; only the
+    bracket pairing is a call (``_Brackets``), and only for the one-character punctuators."""
+    starts, ends, codes = array("I"), array("I"), bytearray()
+    comments: list[Token] = []
+    identifiers: defaultdict[str, list[int]] = defaultdict(list)
+    operators: defaultdict[str, list[int]] = defaultdict(list)
+    directives: list[int] = []
+    literals: list[int] = []
+    brackets = _Brackets(text, starts)
+    pair, macro = brackets.single, brackets.macro
     add_start, add_end, add_code = starts.append, ends.append, codes.append
     first = _FIRST.get
-    at_line_start, flag, balanced = True, 0, True  # flag: DIRECTIVE_BIT on a directive line
+    at_line_start, flag = True, 0  # flag: DIRECTIVE_BIT on a directive line
     ident, punct, number = _CODE[Kind.IDENT], _CODE[Kind.PUNCT], _CODE[Kind.NUMBER]
     pos = 1 if text.startswith("\ufeff") else 0  # a UTF-8 byte-order mark is not code
     for skipped, word, other, _ in _matches(text, pos):
         pos += len(skipped)
         if word:
-            end = pos + len(word)
-            found = identifiers.get(word)
-            if found is None:
-                identifiers[word] = [len(starts)]
-            else:
-                found.append(len(starts))
+            identifiers[word].append(len(starts))
             add_start(pos)
-            add_end(end)
+            pos += len(word)
+            add_end(pos)
             add_code(ident | flag)
-            pos = end
             at_line_start = False
             continue
-        if not other:
-            break
         end = pos + len(other)
         what = first(other[0])
         if what == _NL:
@@ -228,18 +227,7 @@ def lex(text: str) -> Lexed:
             continue
         kind = punct
         if what == _SINGLE:
-            stack = macro if flag else code
-            if macro and not flag:  # code punctuation ends every search in a directive
-                macro.clear()
-                balanced = False
-            if other in _OPENERS:
-                stack.append(len(starts))
-            elif other in _CLOSERS:
-                if stack and text[starts[stack[-1]]] == _CLOSERS[other]:
-                    brackets[stack.pop()] = len(starts)
-                else:
-                    stack.clear()
-                    balanced = False
+            pair(other, len(starts), flag)
         elif what == _DIGIT or (what == _DOT and other[1:2] in _DIGITS):
             kind = number
         elif what == _QUOTE or (what == _LETTER and len(other) > 1):
@@ -249,10 +237,9 @@ def lex(text: str) -> Lexed:
             flag, kind = DIRECTIVE_BIT, _CODE[Kind.DIRECTIVE]
             directives.append(len(starts))
         else:
-            operators.setdefault(other, []).append(len(starts))
+            operators[other].append(len(starts))
             if macro and not flag:
-                macro.clear()
-                balanced = False
+                brackets.end_macro()
         add_start(pos)
         add_end(end)
         add_code(kind | flag)
@@ -260,12 +247,61 @@ def lex(text: str) -> Lexed:
         pos = end
     packed = Tokens(text, starts, ends, codes)
     tokens = packed if len(starts) >= PACK_FROM else packed.unpacked()
-    return out._replace(tokens=tokens, balanced=balanced and not code and not macro)
+    return Lexed(
+        tokens,
+        starts,
+        comments,
+        dict(identifiers),
+        directives,
+        literals,
+        dict(operators),
+        brackets.pairs,
+        brackets.all_paired(),
+    )
+
+
+class _Brackets:
+    """Brackets paired as the lexer meets them, as in ``syntax._match_all``: a directive line's
+    brackets pair among themselves (the ``macro`` stack), the code's among themselves, and code
+    punctuation ends every search begun in a directive.  ``balanced`` turns False at the first
+    bracket left without its partner."""
+
+    __slots__ = ("text", "starts", "pairs", "code", "macro", "balanced")
+
+    def __init__(self, text: str, starts: array[int]):
+        self.text, self.starts = text, starts
+        self.pairs: dict[int, int] = {}  # index of an opening bracket -> index of its closer
+        self.code: list[int] = []
+        self.macro: list[int] = []
+        self.balanced = True
+
+    def single(self, other: str, index: int, in_directive: int) -> None:
+        """One of ``( ) [ ] { } ; , ? ~`` (``other``), token ``index``."""
+        stack = self.macro if in_directive else self.code
+        if self.macro and not in_directive:
+            self.end_macro()
+        if other in _OPENERS:
+            stack.append(index)
+        elif other in _CLOSERS:
+            if stack and self.text[self.starts[stack[-1]]] == _CLOSERS[other]:
+                self.pairs[stack.pop()] = index
+            else:
+                stack.clear()
+                self.balanced = False
+
+    def end_macro(self) -> None:
+        """Code punctuation after a directive line: the brackets it left open stay unpaired."""
+        self.macro.clear()
+        self.balanced = False
+
+    def all_paired(self) -> bool:
+        return self.balanced and not self.code and not self.macro
 
 
 def _matches(text: str, pos: int) -> Iterator[tuple[str, str, str, str]]:
-    """``_TOKEN_RE.findall(text, pos)``, a slice of the text at a time: the list of a whole
-    file's matches is about 80 bytes per token, more than the tokens' own share of the peak.
+    """``_TOKEN_RE.findall(text, pos)`` without the empty matches at the end of the text, a
+    slice of the text at a time: the list of a whole file's matches is about 80 bytes per
+    token, more than the tokens' own share of the peak.
 
     A slice ends the text early, so its last matches may differ from the whole text's (a
     comment or literal cut short, ``..`` for ``...``, ``R"d`` for a raw string): every match
@@ -276,7 +312,10 @@ def _matches(text: str, pos: int) -> Iterator[tuple[str, str, str, str]]:
     while True:
         cut = pos + size
         if cut >= len(text):
-            yield from _TOKEN_RE.findall(text, pos)
+            found = _TOKEN_RE.findall(text, pos)
+            while found and not found[-1][1] and not found[-1][2]:
+                found.pop()  # the end: white space before it, if any, then nothing
+            yield from found
             return
         found = _TOKEN_RE.findall(text, pos, cut)
         keep, end = len(found), cut

@@ -1,5 +1,6 @@
-"""AMD GPU arch names (gfx942, gfx90a:xnack+, gfx10-3-generic), their families, and the arch
-to fall back to when a compiler does not know the one asked for."""
+"""AMD GPU archs (gfx942, gfx90a:xnack+, gfx10-3-generic): their families, and the arch to fall
+back to when a compiler does not know the one asked for (what a name looks like:
+``arch_names``)."""
 
 from __future__ import annotations
 
@@ -16,22 +17,6 @@ _FAMILY_PREFERENCE = {
     "gfx12": ("gfx1201", "gfx1200"),
 }
 _ARCH_RE = re.compile(r"^gfx(\d+)([0-9a-f])([0-9a-f])$")
-# What --arch accepts: a processor (gfx + 3-4 digits/letters, e.g. gfx90a, gfx1100) or a generic
-# target (gfx9-generic, gfx10-3-generic), then optional target features (:xnack+, :sramecc-).
-ARCH_NAME_RE = re.compile(
-    r"gfx(?:[0-9][0-9a-z]{2,3}|[0-9]{1,2}(?:-[0-9])?-generic)(?::[a-z][a-z0-9_-]*[+-])*",
-    re.ASCII,
-)
-
-
-def arch_name_error(arch: str) -> str | None:
-    """Why ``arch`` is not an AMD GPU name (None when it is well-formed, known or not)."""
-    if ARCH_NAME_RE.fullmatch(arch):
-        return None
-    return (
-        f"{arch!r} is not an AMD GPU arch (expected gfx followed by 3-4 digits/letters, "
-        f"e.g. gfx942, gfx90a:xnack+, gfx1100)"
-    )
 
 
 def base_arch(arch: str) -> str:
