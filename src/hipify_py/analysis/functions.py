@@ -136,33 +136,80 @@ def _header_before(
     """If a control header ends right before token ``pos``, record it in ``out``; return its
     start.  (A module function, not a closure: a closure that calls itself is a reference
     cycle, which would keep the file's tokens alive until the cyclic collector runs.)"""
-    prev = toks[pos - 1]
-    if prev.text == ")":
-        o = match_back(toks, pos - 1)
-        if o is not None and o > 0:
-            kw = _keyword_at(toks, o - 1)
-            if kw is not None:
-                out.append((toks[kw].text, o + 1, pos - 1))
-                return kw
-    elif prev.text == "else":
-        # the matching if: skip its then-branch backwards
-        k = pos - 2
-        if toks[k].text == "}":
-            opening = match_back(toks, k)
-            if opening is None:
-                return None
-            k = opening
-        else:
-            while k > func.open and toks[k - 1].text not in (";", "{", "}", ")"):
-                k -= 1
-        return _header_before(toks, func, k, out)
-    elif prev.text == "do":
-        close = match(toks, pos) if toks[pos].text == "{" else None
-        if close is not None and toks[close + 1].text == "while":
-            end = match(toks, close + 2)
-            if end is not None:
-                out.append(("do", close + 3, end))
+    prev = toks[pos - 1].text
+    if prev == ")":
+        return _parenthesised_header(toks, pos, out)
+    if prev == "else":
+        then = _then_branch_start(toks, func, pos)
+        return None if then is None else _header_before(toks, func, then, out)
+    if prev == "do":
+        _record_do_condition(toks, pos, out)
         return pos - 1
+    return None
+
+
+def _parenthesised_header(
+    toks: Sequence[Token], pos: int, out: list[tuple[str, int, int]]
+) -> int | None:
+    """The if/for/while/switch whose ``(...)`` ends right before ``pos``: its condition is
+    recorded and its keyword returned (other parentheses, a call's, are no header)."""
+    o = match_back(toks, pos - 1)
+    if o is None or o <= 0:
+        return None
+    kw = _keyword_at(toks, o - 1)
+    if kw is not None:
+        out.append((toks[kw].text, o + 1, pos - 1))
+    return kw
+
+
+def _then_branch_start(toks: Sequence[Token], func: Func, pos: int) -> int | None:
+    """Where the then-branch of the ``if`` whose ``else`` ends right before ``pos`` starts:
+    the ``else`` is inside that if statement, so its header encloses ``pos`` too."""
+    k = pos - 2
+    if toks[k].text == "}":
+        return match_back(toks, k)
+    while k > func.open and toks[k - 1].text not in (";", "{", "}", ")"):
+        k -= 1
+    return k
+
+
+def _record_do_condition(toks: Sequence[Token], pos: int, out: list[tuple[str, int, int]]) -> None:
+    """The ``while (...)`` condition after the braced body of the ``do`` before ``pos``."""
+    close = match(toks, pos) if toks[pos].text == "{" else None
+    if close is not None and toks[close + 1].text == "while":
+        end = match(toks, close + 2)
+        if end is not None:
+            out.append(("do", close + 3, end))
+
+
+def _statement_start(toks: Sequence[Token], i: int, func: Func) -> int:
+    """The first token of the statement holding ``i``; a brace-less body ends at its header,
+    so the header stays outside and is found as an enclosing one."""
+    s = i
+    while s > func.open + 1 and toks[s - 1].text not in (";", "{", "}", "else", "do"):
+        if toks[s - 1].text == ")":
+            o = match_back(toks, s - 1)
+            if o is not None and o > 0 and _keyword_at(toks, o - 1) is not None:
+                break
+        s -= 1
+    return s
+
+
+def _block_open(toks: Sequence[Token], func: Func, pos: int) -> int | None:
+    """The ``{`` that opens the block around ``pos`` (None at the function's own body, or
+    when a bracket does not match): nested brackets before ``pos`` are skipped whole."""
+    k = pos - 1
+    while k > func.open:
+        x = toks[k].text
+        if x in ("}", ")", "]") and toks[k].kind is Kind.PUNCT:
+            m = match_back(toks, k)
+            if m is None:
+                return None
+            k = m - 1
+            continue
+        if x == "{" and toks[k].kind is Kind.PUNCT:
+            return k
+        k -= 1
     return None
 
 
@@ -171,42 +218,18 @@ def enclosing_conditions(unit: Unit, i: int, func: Func) -> list[tuple[str, int,
     statements that enclose token ``i`` inside ``func``, innermost first."""
     toks = unit.tokens
     out: list[tuple[str, int, int]] = []
-
-    # the statement holding i (a brace-less body ends at its header), then each block
-    s = i
-    while s > func.open + 1 and toks[s - 1].text not in (";", "{", "}", "else", "do"):
-        if toks[s - 1].text == ")":
-            o = match_back(toks, s - 1)
-            if o is not None and o > 0 and _keyword_at(toks, o - 1) is not None:
-                break
-        s -= 1
-    pos = s
+    # the statement holding i, then each block around it
+    pos = _statement_start(toks, i, func)
     while pos > func.open:
         nxt = _header_before(toks, func, pos, out)
         while nxt is not None and nxt > func.open + 1:
             pos = nxt
             nxt = _header_before(toks, func, pos, out)
-        # find the '{' that opens the block around pos
-        k = pos - 1
-        while k > func.open:
-            x = toks[k].text
-            if x in ("}", ")", "]") and toks[k].kind is Kind.PUNCT:
-                m = match_back(toks, k)
-                if m is None:
-                    return out
-                k = m - 1
-                continue
-            if x == "{" and toks[k].kind is Kind.PUNCT:
-                break
-            k -= 1
-        if k <= func.open:
+        k = _block_open(toks, func, pos)
+        if k is None:
             break
-        pos = k
-        h = _header_before(toks, func, pos, out)
-        if h is None:
-            pos = k  # a plain block (or lambda/initializer): keep going outwards
-        else:
-            pos = h
+        h = _header_before(toks, func, k, out)
+        pos = k if h is None else h  # no header: a plain block (or lambda/initializer)
         if pos <= func.open + 1:
             break
     return out

@@ -71,18 +71,30 @@ class Taint:
     """
 
     def __init__(self, unit: Unit, func: Func) -> None:
-        toks = unit.tokens
-        self.toks = toks
+        self.toks = unit.tokens
         self.decls: dict[str, list[tuple[int, int, int]]] = {}  # name -> (decl, start, end)
+        self._declare_parameters(func)
+        self._declare_locals(func)
+        self.tainted: set[tuple[str, int]] = self._lane_like_parameters(func)
+        self._propagate(self._assignments(unit, func))
+
+    def _declare_parameters(self, func: Func) -> None:
+        """Each parameter is a variable of the whole body."""
+        toks = self.toks
         lo, hi = func.params
         for k in range(lo + 1, hi):
             t = toks[k]
             if t.kind is Kind.IDENT and toks[k + 1].text in (",", ")", "=", "["):
                 self.decls.setdefault(t.text, []).append((k, func.open, func.close))
+
+    def _declare_locals(self, func: Func) -> None:
+        """Each local declaration, with the token range it is visible in (braces tracked in
+        one pass: this is the hottest loop of the hazard rules)."""
+        toks = self.toks
         stack = [func.open]
         paren_for: list[tuple[int, int]] = []  # (header open, loop end)
         punct_kind, ident_kind = Kind.PUNCT, Kind.IDENT
-        for k in range(func.open + 1, func.close):  # the hottest loop of the hazard rules
+        for k in range(func.open + 1, func.close):
             t = toks[k]
             if t.kind is punct_kind:
                 x = t.text
@@ -100,37 +112,62 @@ class Taint:
                 if close is not None:
                     paren_for.append((k + 1, statement_end(toks, close + 1, func.close)))
             elif after in _DECLARATOR_END and self._is_declaration(k):
-                inner = [(a, b) for a, b in paren_for if a < k < b]
-                if inner and k < (match(toks, inner[-1][0]) or 0):
-                    start, end = inner[-1]
-                else:
-                    start = stack[-1]
-                    closing = match(toks, start) if start != func.open else func.close
-                    end = closing if closing is not None else func.close
+                start, end = self._visibility(k, stack[-1], paren_for, func)
                 self.decls.setdefault(x, []).append((k, start, end))
-        self.tainted: set[tuple[str, int]] = set()
-        for name, items in self.decls.items():
-            for d, a, _b in items:
-                if a == func.open and lo < d < hi and LANE_LIKE.match(name):
-                    self.tainted.add((name, d))
-        assigns = []
+
+    def _visibility(
+        self, k: int, block: int, paren_for: list[tuple[int, int]], func: Func
+    ) -> tuple[int, int]:
+        """The token range a name declared at ``k`` is visible in: a ``for`` header's
+        variable lives for the loop, any other for the rest of the block opened at ``block``."""
+        inner = [(a, b) for a, b in paren_for if a < k < b]
+        if inner and k < (match(self.toks, inner[-1][0]) or 0):
+            return inner[-1]
+        closing = match(self.toks, block) if block != func.open else func.close
+        return block, closing if closing is not None else func.close
+
+    def _lane_like_parameters(self, func: Func) -> set[tuple[str, int]]:
+        """Parameters named like a lane or thread index (``lane``, ``tid``): the caller
+        passes the thread's position."""
+        lo, hi = func.params
+        return {
+            (name, d)
+            for name, items in self.decls.items()
+            for d, a, _b in items
+            if a == func.open and lo < d < hi and LANE_LIKE.match(name)
+        }
+
+    def _assignments(self, unit: Unit, func: Func) -> list[tuple[tuple[str, int], int, int]]:
+        """(assigned variable, value's first token, value's end) of each ``name op= value``."""
+        toks = self.toks
         operators = cached(unit, "_taint_assignments", lambda: unit.operators_spelled(_ASSIGN))
-        for i in inside(operators, func.open, func.close):
-            if toks[i - 1].kind is Kind.IDENT:
-                end = i + 1
-                depth = 0
-                while end < func.close:
-                    x = toks[end].text
-                    if x in ("(", "[", "{"):
-                        depth += 1
-                    elif x in (")", "]", "}"):
-                        if depth == 0:
-                            break
-                        depth -= 1
-                    elif x in (";", ",") and depth == 0:
-                        break
-                    end += 1
-                assigns.append((self.identity(i - 1), i + 1, end))
+        return [
+            (self.identity(i - 1), i + 1, self._value_end(i + 1, func.close))
+            for i in inside(operators, func.open, func.close)
+            if toks[i - 1].kind is Kind.IDENT
+        ]
+
+    def _value_end(self, end: int, limit: int) -> int:
+        """The end of the assigned value starting at ``end``: the first ``;`` or ``,``
+        outside brackets, or the bracket that closes around it."""
+        toks = self.toks
+        depth = 0
+        while end < limit:
+            x = toks[end].text
+            if x in ("(", "[", "{"):
+                depth += 1
+            elif x in (")", "]", "}"):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif x in (";", ",") and depth == 0:
+                break
+            end += 1
+        return end
+
+    def _propagate(self, assigns: list[tuple[tuple[str, int], int, int]]) -> None:
+        """A variable assigned a tainted value is tainted, to a fixpoint (at most 6 rounds,
+        which bounds the work spent on one function)."""
         changed, rounds = True, 0
         while changed and rounds < 6:
             changed = False

@@ -4,9 +4,10 @@ expressions, and the byte sizes of basic and typedef'd types as the HIP build se
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..frontend.conditions import inactive_in
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .functions import function_at
 from .tokens import cached, inside, match
@@ -154,38 +155,49 @@ def _constant_tables(unit: Unit) -> _Constants:
             t = toks[i]
             if i + 3 >= len(toks) or t.start in inactive:
                 continue
-            if (
-                t.kind is Kind.DIRECTIVE
-                and toks[i + 1].text == "define"
-                and toks[i + 3].in_directive
-                and toks[i + 3].kind is Kind.NUMBER
-                and (
-                    i + 4 >= len(toks)
-                    or not toks[i + 4].in_directive
-                    or toks[i + 4].kind is Kind.DIRECTIVE
-                )
-            ):
-                v = int_value(toks[i + 3].text)
-                if v is not None:
-                    out.setdefault(toks[i + 2].text, v)
-            elif t.kind is Kind.IDENT and t.text in ("constexpr", "const"):
-                j = i + 1
-                while (
-                    j < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is Kind.IDENT
-                ):
-                    j += 1
-                if j + 3 >= len(toks) or toks[j].kind is not Kind.IDENT or toks[j + 1].text != "=":
-                    continue
-                literal = toks[j + 2].kind is Kind.NUMBER and toks[j + 3].text == ";"
-                v = int_value(toks[j + 2].text) if literal else None
-                func = function_at(unit, j)
-                if func is not None:  # a local constant (its value, or None if not a literal)
-                    local.setdefault((func.open, toks[j].text), []).append((j, v))
-                elif v is not None:
-                    out.setdefault(toks[j].text, v)
+            if t.kind is Kind.DIRECTIVE:
+                defined = _defined_literal(toks, i)
+                if defined is not None:
+                    out.setdefault(*defined)
+                continue
+            declared = _declared_constant(toks, i)
+            if declared is None:
+                continue
+            j, v = declared
+            func = function_at(unit, j)
+            if func is not None:  # a local constant (its value, or None if not a literal)
+                local.setdefault((func.open, toks[j].text), []).append((j, v))
+            elif v is not None:
+                out.setdefault(toks[j].text, v)
         return out, local
 
     return cached(unit, "_hz_constants", make)
+
+
+def _defined_literal(toks: Sequence[Token], i: int) -> tuple[str, int] | None:
+    """(NAME, value) of ``#define NAME <integer literal>`` at directive ``i``: the literal
+    alone, since anything after it would make the value an expression."""
+    value = toks[i + 3]
+    if toks[i + 1].text != "define" or not value.in_directive or value.kind is not Kind.NUMBER:
+        return None
+    if i + 4 < len(toks) and toks[i + 4].in_directive and toks[i + 4].kind is not Kind.DIRECTIVE:
+        return None
+    v = int_value(value.text)
+    return None if v is None else (toks[i + 2].text, v)
+
+
+def _declared_constant(toks: Sequence[Token], i: int) -> tuple[int, int | None] | None:
+    """(name token, value) of ``const``/``constexpr T NAME = ...`` starting at ``i``; the
+    value is None unless the initializer is one integer literal."""
+    if toks[i].kind is not Kind.IDENT or toks[i].text not in ("constexpr", "const"):
+        return None
+    j = i + 1
+    while j < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is Kind.IDENT:
+        j += 1
+    if j + 3 >= len(toks) or toks[j].kind is not Kind.IDENT or toks[j + 1].text != "=":
+        return None
+    literal = toks[j + 2].kind is Kind.NUMBER and toks[j + 3].text == ";"
+    return j, int_value(toks[j + 2].text) if literal else None
 
 
 def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
@@ -220,43 +232,61 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
     parts: list[str] = []
     i = first
     while i < end:
-        t = toks[i]
-        if t.text == "sizeof" and i + 1 < end and toks[i + 1].text == "(":
+        if toks[i].text == "sizeof" and i + 1 < end and toks[i + 1].text == "(":
             close = match(toks, i + 1)
             if close is None or close >= end:
                 return None
-            name = " ".join(x.text for x in toks[i + 2 : close])
-            if name not in SIZEOF:
+            size = SIZEOF.get(" ".join(x.text for x in toks[i + 2 : close]))
+            if size is None:
                 return None
-            parts.append(str(SIZEOF[name]))
+            parts.append(str(size))
             i = close + 1
             continue
-        if t.kind is Kind.NUMBER:
-            v = int_value(t.text)
-            if v is None:
-                return None
-            parts.append(str(v))
-        elif t.kind is Kind.IDENT:
-            value = constant_at(unit, t.text, i)
-            if value is None and _depth < 8:
-                value = _single_assignment(unit, i, _depth)
-            if value is None and _depth < 8:
-                value = _file_constant(unit, t.text, _depth)
-            if value is not None:
-                parts.append(str(value))
-            else:
-                rng = _define_ranges(unit).get(t.text)
-                value = evaluate(unit, *rng, _depth + 1) if rng and _depth < 8 else None
-                if value is None:
-                    return None
-                parts.append(str(value))
-        elif t.text in ("+", "-", "*", "/", "%", "(", ")", "<<", ">>"):
-            parts.append("//" if t.text == "/" else t.text)
-        elif t.text in ("static_cast", "size_t", "<", ">"):
-            pass
-        else:
+        part = _expression_part(unit, i, _depth)
+        if part is None:
             return None
+        if part:
+            parts.append(part)
         i += 1
+    return _arithmetic(parts)
+
+
+_OPERATORS = frozenset(("+", "-", "*", "/", "%", "(", ")", "<<", ">>"))
+_SKIPPED = frozenset(("static_cast", "size_t", "<", ">"))
+
+
+def _expression_part(unit: Unit, i: int, depth: int) -> str | None:
+    """Token ``i`` as Python arithmetic: a number, an operator (``/`` as ``//``), or the value
+    of a name; "" for a token that does not change the value, None when it is not constant."""
+    t = unit.tokens[i]
+    if t.kind is Kind.NUMBER:
+        v = int_value(t.text)
+        return None if v is None else str(v)
+    if t.kind is Kind.IDENT:
+        value = _name_value(unit, i, depth)
+        return None if value is None else str(value)
+    if t.text in _OPERATORS:
+        return "//" if t.text == "/" else t.text
+    return "" if t.text in _SKIPPED else None
+
+
+def _name_value(unit: Unit, i: int, depth: int) -> int | None:
+    """The value of the name at token ``i``: a constant in scope, a local assigned once, a
+    file-scope constant expression, or a ``#define`` body (each followed at most 8 deep)."""
+    name = unit.tokens[i].text
+    value = constant_at(unit, name, i)
+    if value is None and depth < 8:
+        value = _single_assignment(unit, i, depth)
+    if value is None and depth < 8:
+        value = _file_constant(unit, name, depth)
+    if value is not None:
+        return value
+    rng = _define_ranges(unit).get(name)
+    return evaluate(unit, *rng, depth + 1) if rng and depth < 8 else None
+
+
+def _arithmetic(parts: list[str]) -> int | None:
+    """The integer value of the arithmetic ``parts`` spell (digits and operators only)."""
     expr = " ".join(parts)
     if not expr or not _ARITH.match(expr.replace("//", "/")):
         return None

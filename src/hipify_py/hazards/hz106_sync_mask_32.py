@@ -34,7 +34,7 @@ arithmetic (an unsafe fix widens them at their definition).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..analysis.values import int_value
 from ..context import Context
@@ -55,66 +55,104 @@ def _lanes(value: int) -> str:
     return f"{len(lanes)} of the lanes 0-31"
 
 
-def _finding(site: MaskSite, report: Report) -> Finding:
-    where = _where(site)
-    fix = None
-    severity = Severity.ERROR
-    if site.kind == "full":
-        message = f"32-bit full mask `{site.text}` passed to {where}: HIP needs {FULL64}"
-        fix = Fix(site.edits, f"use the 64-bit full mask {FULL64}", safe=True)
-    elif site.kind == "full-ull":
-        message = (
-            f"mask `{site.text}` passed to {where} names only lanes 0-31 of a 64-lane "
-            f"wavefront; the full mask is {FULL64}"
+# what a finding says: (message, fix or None, severity)
+_Described = tuple[str, Fix | None, Severity]
+
+
+def _full(site: MaskSite, where: str, report: Report) -> _Described:
+    """CUDA's full mask: the conversion's 64-bit full mask keeps its meaning."""
+    message = f"32-bit full mask `{site.text}` passed to {where}: HIP needs {FULL64}"
+    return message, Fix(site.edits, f"use the 64-bit full mask {FULL64}", safe=True), Severity.ERROR
+
+
+def _full_ull(site: MaskSite, where: str, report: Report) -> _Described:
+    """``0xffffffffULL`` compiles but names lanes 0-31 only; the conversion keeps a 64-bit
+    literal as written, so widening it is this rule's fix."""
+    message = (
+        f"mask `{site.text}` passed to {where} names only lanes 0-31 of a 64-lane "
+        f"wavefront; the full mask is {FULL64}"
+    )
+    widen = report.edit(site.start, site.end, FULL64)
+    return message, Fix((widen,), f"use the 64-bit full mask {FULL64}", safe=True), Severity.ERROR
+
+
+def _partial(site: MaskSite, where: str, report: Report) -> _Described:
+    """A partial mask compiles once widened; which lanes take part is a person's decision."""
+    value = int_value(site.text) or 0
+    message = (
+        f"partial mask `{site.text}` passed to {where} (widened to 64 bits so it compiles) "
+        f"names {_lanes(value)} of a 64-lane wavefront: decide which lanes take part"
+    )
+    return message, None, Severity.WARNING
+
+
+def _macro(site: MaskSite, where: str, report: Report) -> _Described:
+    """A mask macro: fixed at its definition when it serves only as a mask."""
+    macro_value, _, reasons = site.detail.partition("; ")
+    message = (
+        f"mask macro `{site.text}` ({macro_value}) passed to {where} is 32-bit: HIP needs 64 bits"
+    )
+    if not site.default:
+        message += f" ({reasons}, so it is not changed)"
+        return (
+            message,
+            Fix(site.edits, "widen the definition to 64 bits", safe=False),
+            Severity.ERROR,
         )
-        # the conversion keeps a 64-bit literal as written: widening it is this rule's fix
-        widen = report.edit(site.start, site.end, FULL64)
-        fix = Fix((widen,), f"use the 64-bit full mask {FULL64}", safe=True)
-    elif site.kind == "partial":
-        severity = Severity.WARNING
-        value = int_value(site.text) or 0
-        message = (
-            f"partial mask `{site.text}` passed to {where} (widened to 64 bits so it compiles) "
-            f"names {_lanes(value)} of a 64-lane wavefront: decide which lanes take part"
-        )
-    elif site.kind == "macro":
-        macro_value, _, reasons = site.detail.partition("; ")
-        message = (
-            f"mask macro `{site.text}` ({macro_value}) passed to {where} is 32-bit: "
-            "HIP needs 64 bits"
-        )
-        if site.default:
-            if site.open:
-                severity = Severity.WARNING
-                message += "; widened, but it is a partial mask: decide which lanes take part"
-            else:
-                fix = Fix(site.edits, f"define it as {FULL64}", safe=True)
-        else:
-            message += f" ({reasons}, so it is not changed)"
-            fix = Fix(site.edits, "widen the definition to 64 bits", safe=False)
-    elif site.kind == "variable":
-        spelling, _, reasons = site.detail.partition("; ")
-        message = (
-            f"mask `{site.text}` of 32-bit type `{spelling}` passed to {where}: "
-            f"HIP needs a 64-bit mask (unsigned long long)"
-        )
-        if site.default and not site.open:
-            fix = Fix(site.edits, "declare the mask as unsigned long long", safe=True)
-        elif site.default:
-            severity = Severity.WARNING
-            message += "; widened, check which lanes its value names on a 64-lane wavefront"
-        else:
-            message += f" ({reasons}, so it is not changed)" if reasons else ""
-            if site.edits:
-                fix = Fix(site.edits, "declare the mask as unsigned long long", safe=False)
-    elif site.detail.startswith("declared"):
+    if site.open:
+        message += "; widened, but it is a partial mask: decide which lanes take part"
+        return message, None, Severity.WARNING
+    return message, Fix(site.edits, f"define it as {FULL64}", safe=True), Severity.ERROR
+
+
+def _variable(site: MaskSite, where: str, report: Report) -> _Described:
+    """A mask variable: its declaration widened when it serves only as a mask."""
+    spelling, _, reasons = site.detail.partition("; ")
+    message = (
+        f"mask `{site.text}` of 32-bit type `{spelling}` passed to {where}: "
+        f"HIP needs a 64-bit mask (unsigned long long)"
+    )
+    if site.default and not site.open:
+        safe = Fix(site.edits, "declare the mask as unsigned long long", safe=True)
+        return message, safe, Severity.ERROR
+    if site.default:
+        message += "; widened, check which lanes its value names on a 64-lane wavefront"
+        return message, None, Severity.WARNING
+    message += f" ({reasons}, so it is not changed)" if reasons else ""
+    fix = (
+        Fix(site.edits, "declare the mask as unsigned long long", safe=False)
+        if site.edits
+        else None
+    )
+    return message, fix, Severity.ERROR
+
+
+def _elsewhere(site: MaskSite, where: str, report: Report) -> _Described:
+    """A mask defined outside this file: an error when its 32-bit type is known, a warning
+    when only a header's definition could say."""
+    if site.detail.startswith("declared"):
         message = (
             f"mask `{site.text}` passed to {where} is 32-bit ({site.detail}): "
             f"HIP needs a 64-bit mask (unsigned long long)"
         )
-    else:
-        severity = Severity.WARNING
-        message = f"mask `{site.text}` passed to {where} is {site.detail}: HIP needs a 64-bit mask"
+        return message, None, Severity.ERROR
+    message = f"mask `{site.text}` passed to {where} is {site.detail}: HIP needs a 64-bit mask"
+    return message, None, Severity.WARNING
+
+
+# MaskSite.kind -> what its finding says
+_DESCRIBE: dict[str, Callable[[MaskSite, str, Report], _Described]] = {
+    "full": _full,
+    "full-ull": _full_ull,
+    "partial": _partial,
+    "macro": _macro,
+    "variable": _variable,
+    "elsewhere": _elsewhere,
+}
+
+
+def _finding(site: MaskSite, report: Report) -> Finding:
+    message, fix, severity = _DESCRIBE[site.kind](site, _where(site), report)
     return report(site.start, site.end, message, fix=fix, severity=severity)
 
 

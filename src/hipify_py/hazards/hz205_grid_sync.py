@@ -28,11 +28,11 @@ in another file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -62,43 +62,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     launched = bool(_COOP & ids)
     toks = unit.tokens
-    grids = set()
-    for i, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text in ("this_grid", "grid_group"):
-            # `cg::grid_group g = ...` or `auto g = cg::this_grid();`
-            j = i + 1
-            if t.text == "grid_group" and j < len(toks) and toks[j].kind is Kind.IDENT:
-                grids.add(toks[j].text)
-            k = i - 1
-            while k > 0 and toks[k].text in ("::", "cg", "cooperative_groups"):
-                k -= 1
-            if toks[k].text == "=" and toks[k - 1].kind is Kind.IDENT:
-                grids.add(toks[k - 1].text)
-    for i, t in enumerate(toks):
-        hit = None
-        if (
-            t.kind is Kind.IDENT
-            and t.text in grids
-            and i + 3 < len(toks)
-            and toks[i + 1].text in (".", "->")
-            and toks[i + 2].text == "sync"
-        ):
-            hit = (t.start, toks[i + 3].end, f"{t.text}.sync()")
-        elif (
-            t.text == "this_grid"
-            and i + 4 < len(toks)
-            and toks[i + 3].text == "."
-            and toks[i + 4].text == "sync"
-        ):
-            hit = (t.start, toks[i + 4].end, "this_grid().sync()")
-        elif (
-            t.text == "sync"
-            and i + 2 < len(toks)
-            and toks[i + 1].text == "("
-            and toks[i + 2].text in grids
-            and toks[i - 1].text == "::"
-        ):
-            hit = (toks[i - 2].start, toks[i + 2].end, f"sync({toks[i + 2].text})")
+    grids = _grid_names(toks)
+    for i in range(len(toks)):
+        hit = _grid_sync_at(toks, i, grids)
         if hit:
             yield report(
                 hit[0],
@@ -110,3 +76,50 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 else f"grid-wide `{hit[2]}` needs a cooperative launch "
                 f"(hipLaunchCooperativeKernel); none in this file",
             )
+
+
+def _grid_names(toks: Sequence[Token]) -> set[str]:
+    """Variables holding the grid group: ``cg::grid_group g = ...``, ``auto g =
+    cg::this_grid();`` (their ``.sync()`` is a grid-wide barrier)."""
+    grids: set[str] = set()
+    for i, t in enumerate(toks):
+        if t.kind is Kind.IDENT and t.text in ("this_grid", "grid_group"):
+            j = i + 1
+            if t.text == "grid_group" and j < len(toks) and toks[j].kind is Kind.IDENT:
+                grids.add(toks[j].text)
+            k = i - 1
+            while k > 0 and toks[k].text in ("::", "cg", "cooperative_groups"):
+                k -= 1
+            if toks[k].text == "=" and toks[k - 1].kind is Kind.IDENT:
+                grids.add(toks[k - 1].text)
+    return grids
+
+
+def _grid_sync_at(toks: Sequence[Token], i: int, grids: set[str]) -> tuple[int, int, str] | None:
+    """(start, end, spelling) of a grid-wide barrier starting at token ``i``: ``g.sync()``,
+    ``this_grid().sync()`` or ``cg::sync(g)``."""
+    t = toks[i]
+    if (
+        t.kind is Kind.IDENT
+        and t.text in grids
+        and i + 3 < len(toks)
+        and toks[i + 1].text in (".", "->")
+        and toks[i + 2].text == "sync"
+    ):
+        return t.start, toks[i + 3].end, f"{t.text}.sync()"
+    if (
+        t.text == "this_grid"
+        and i + 4 < len(toks)
+        and toks[i + 3].text == "."
+        and toks[i + 4].text == "sync"
+    ):
+        return t.start, toks[i + 4].end, "this_grid().sync()"
+    if (
+        t.text == "sync"
+        and i + 2 < len(toks)
+        and toks[i + 1].text == "("
+        and toks[i + 2].text in grids
+        and toks[i - 1].text == "::"
+    ):
+        return toks[i - 2].start, toks[i + 2].end, f"sync({toks[i + 2].text})"
+    return None

@@ -25,12 +25,12 @@ Replace the instruction with the HIP intrinsic that does the same (`__lane_id()`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import match
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -51,22 +51,10 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     toks = unit.tokens
     for i, t in enumerate(toks):
-        if t.kind is not Kind.IDENT or t.text not in _ASM:
+        parens = _asm_parens(toks, i)
+        if parens is None:
             continue
-        j = i + 1
-        while j < len(toks) and toks[j].text in ("volatile", "__volatile__", "goto", "inline"):
-            j += 1
-        if j >= len(toks) or toks[j].text != "(":
-            continue
-        close = match(toks, j)
-        if close is None:
-            continue
-        template = ""
-        for k in range(j + 1, close):
-            if toks[k].kind is Kind.STRING:
-                template += toks[k].text
-            elif toks[k].text in (":", "::"):  # `::"n"(N)`: no outputs, then the inputs
-                break
+        template = _template(toks, *parens)
         m = _PTX.search(template)
         if not m or _GCN.search(template):
             continue
@@ -74,7 +62,33 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         snippet = " ".join(text.split())[:40]
         yield report(
             t.start,
-            toks[close].end,
+            toks[parens[1]].end,
             f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "
             f"(use a HIP intrinsic or __builtin_amdgcn_*)",
         )
+
+
+def _asm_parens(toks: Sequence[Token], i: int) -> tuple[int, int] | None:
+    """The ``(`` and ``)`` of the asm statement whose keyword is token ``i`` (its qualifiers
+    ``volatile``/``goto``/``inline`` skipped)."""
+    t = toks[i]
+    if t.kind is not Kind.IDENT or t.text not in _ASM:
+        return None
+    j = i + 1
+    while j < len(toks) and toks[j].text in ("volatile", "__volatile__", "goto", "inline"):
+        j += 1
+    if j >= len(toks) or toks[j].text != "(":
+        return None
+    close = match(toks, j)
+    return None if close is None else (j, close)
+
+
+def _template(toks: Sequence[Token], open_: int, close: int) -> str:
+    """The assembler template: the string literals before the first ``:`` (the operands)."""
+    template = ""
+    for k in range(open_ + 1, close):
+        if toks[k].kind is Kind.STRING:
+            template += toks[k].text
+        elif toks[k].text in (":", "::"):  # `::"n"(N)`: no outputs, then the inputs
+            break
+    return template

@@ -26,12 +26,12 @@ or `reinterpret_cast<__half&>(h.x)`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import scope_of
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -48,26 +48,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if ctx.options.target_rocm >= (7, 0) or not (_TYPES & unit.identifiers):
         return
     toks = unit.tokens
-    names: dict[tuple[int, str], str] = {}  # (scope, name) -> type; scope: function body or -1
-    for i, t in enumerate(toks):
-        if t.kind is Kind.IDENT and t.text in _TYPES and toks[i - 1].text not in ("<", ","):
-            j = i + 1
-            while j < len(toks) and toks[j].text in ("&", "const", "__restrict__"):
-                j += 1
-            while j < len(toks) and toks[j].kind is Kind.IDENT:
-                names[(scope_of(unit, j), toks[j].text)] = t.text
-                j += 1
-                if j < len(toks) and toks[j].text in ("=", "["):
-                    # skip the initializer up to the next top-level comma
-                    depth = 0
-                    while j < len(toks) and not (depth == 0 and toks[j].text in (",", ";", ")")):
-                        depth += toks[j].text in ("(", "[", "{")
-                        depth -= toks[j].text in (")", "]", "}")
-                        j += 1
-                if j < len(toks) and toks[j].text == ",":
-                    j += 1
-                    continue
-                break
+    names = _half2_variables(unit)
     if not names:
         return
     for i, t in enumerate(toks[:-3]):
@@ -86,3 +67,43 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 f"`{t.text}.{toks[i + 2].text}` on {kind}: HIP stores the "
                 f"halves as unsigned short bits; use __low2half/__high2half",
             )
+
+
+def _half2_variables(unit: Unit) -> dict[tuple[int, str], str]:
+    """(scope, name) -> type of every variable declared with a half2 type; scope: the
+    function body's ``{`` token, or -1 at file scope (a name means that variable only there)."""
+    toks = unit.tokens
+    names: dict[tuple[int, str], str] = {}
+    for i, t in enumerate(toks):
+        if t.kind is Kind.IDENT and t.text in _TYPES and toks[i - 1].text not in ("<", ","):
+            _declare(unit, i, names)
+    return names
+
+
+def _declare(unit: Unit, i: int, names: dict[tuple[int, str], str]) -> None:
+    """Record in ``names`` each name declared by the half2 type at token ``i``:
+    ``half2 a, b = x, c[4];`` declares a, b and c."""
+    toks = unit.tokens
+    j = i + 1
+    while j < len(toks) and toks[j].text in ("&", "const", "__restrict__"):
+        j += 1
+    while j < len(toks) and toks[j].kind is Kind.IDENT:
+        names[(scope_of(unit, j), toks[j].text)] = toks[i].text
+        j += 1
+        if j < len(toks) and toks[j].text in ("=", "["):
+            j = _initializer_end(toks, j)
+        if j < len(toks) and toks[j].text == ",":
+            j += 1
+            continue
+        break
+
+
+def _initializer_end(toks: Sequence[Token], j: int) -> int:
+    """The next top-level ``,``, ``;`` or ``)`` from token ``j``: the end of an initializer or
+    array bound, where the next declarator (or the end of the declaration) starts."""
+    depth = 0
+    while j < len(toks) and not (depth == 0 and toks[j].text in (",", ";", ")")):
+        depth += toks[j].text in ("(", "[", "{")
+        depth -= toks[j].text in (")", "]", "}")
+        j += 1
+    return j

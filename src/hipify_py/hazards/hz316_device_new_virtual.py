@@ -26,12 +26,12 @@ throwing. Suppress with `// hipify-py: ignore[HZ316]` once verified on the targe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import function_at, functions
+from ..analysis.functions import Func, function_at, functions
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -48,43 +48,70 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
     if not (ids & (_DEVICE_ONLY | {"virtual"})):
         return
-    toks = unit.tokens
     if ids & _DEVICE_ONLY and any(f.is_device for f in functions(unit)):
-        for name in sorted(ids & _DEVICE_ONLY):
-            for i in unit.identifier_positions[name]:
-                t = toks[i]
-                if t.in_directive or t.kind is not Kind.IDENT:
-                    continue
-                func = function_at(unit, i)
-                if func is None or not func.is_device or func.is_host:
-                    continue
-                if toks[i - 1].text in ("operator", "::") or (
-                    name == "delete" and toks[i - 1].text == "="
-                ):
-                    continue  # operator new, ::new, `= delete`
-                if name == "new" and toks[i + 1].text == "(":
-                    continue  # placement new constructs in memory the caller owns
-                what = f"`{name}[]`" if toks[i + 1].text == "[" else f"`{name}`"
-                yield report(
-                    t.start,
-                    t.end,
-                    f"{what} in device function `{func.name}`: listed as unsupported in HIP "
-                    f"device code; allocate on the host or in shared memory",
-                )
+        yield from _device_only_constructs(unit, report)
+    yield from _virtual_device_functions(unit, report)
+
+
+def _device_only_constructs(unit: Unit, report: Report) -> Iterator[Proposal]:
+    """new/delete, try/throw and __prof_trigger in a device-only function."""
+    toks = unit.tokens
+    for name in sorted(unit.identifiers & _DEVICE_ONLY):
+        for i in unit.identifier_positions[name]:
+            func = _device_function_using(unit, i)
+            if func is None:
+                continue
+            t = toks[i]
+            what = f"`{name}[]`" if toks[i + 1].text == "[" else f"`{name}`"
+            yield report(
+                t.start,
+                t.end,
+                f"{what} in device function `{func.name}`: listed as unsupported in HIP "
+                f"device code; allocate on the host or in shared memory",
+            )
+
+
+def _device_function_using(unit: Unit, i: int) -> Func | None:
+    """The device-only function in which token ``i`` is the unsupported construct; None for
+    host code and for the forms that stay legal: ``operator new``, ``::new``, ``= delete``,
+    and placement new (it constructs in memory the caller owns)."""
+    toks = unit.tokens
+    t = toks[i]
+    if t.in_directive or t.kind is not Kind.IDENT:
+        return None
+    func = function_at(unit, i)
+    if func is None or not func.is_device or func.is_host:
+        return None
+    if toks[i - 1].text in ("operator", "::") or (t.text == "delete" and toks[i - 1].text == "="):
+        return None
+    if t.text == "new" and toks[i + 1].text == "(":
+        return None
+    return func
+
+
+def _virtual_device_functions(unit: Unit, report: Report) -> Iterator[Proposal]:
+    """``virtual`` in a declaration that also says ``__device__``."""
+    toks = unit.tokens
     for i in unit.identifier_positions.get("virtual", ()):
-        t = toks[i]
-        k, words = i + 1, set()
-        while k < len(toks) and toks[k].text not in (";", "{", "("):
-            words.add(toks[k].text)
-            k += 1
-        k2 = i - 1
-        while k2 >= 0 and toks[k2].kind is Kind.IDENT:
-            words.add(toks[k2].text)
-            k2 -= 1
-        if "__device__" in words:
+        if "__device__" in _declaration_words(toks, i):
+            t = toks[i]
             yield report(
                 t.start,
                 t.end,
                 "`virtual` __device__ function: virtual dispatch in HIP device code is listed "
                 "as unsupported; objects with a vtable built on the host do not work on the GPU",
             )
+
+
+def _declaration_words(toks: Sequence[Token], i: int) -> set[str]:
+    """The words of the declaration around token ``i``: the identifiers before it and every
+    token after it up to its ``;``, body or parameter list."""
+    k, words = i + 1, set()
+    while k < len(toks) and toks[k].text not in (";", "{", "("):
+        words.add(toks[k].text)
+        k += 1
+    k2 = i - 1
+    while k2 >= 0 and toks[k2].kind is Kind.IDENT:
+        words.add(toks[k2].text)
+        k2 -= 1
+    return words

@@ -27,12 +27,12 @@ Convert through float, which is exact for bfloat16 and rounds once for half, as 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import scope_of
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -94,25 +94,12 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     toks = unit.tokens
     declared = _declared(unit)
-
-    def family_of(k: int) -> frozenset[str] | None:
-        if k >= len(toks) or toks[k].kind is not Kind.IDENT:
-            return None
-        return declared.get((scope_of(unit, k), toks[k].text)) or declared.get((-1, toks[k].text))
-
     for i, t in enumerate(toks):
         if t.kind is not Kind.IDENT or t.in_directive:
             continue
-        target = _family(t.text)
-        operand = None
-        if t.text == "static_cast" and i + 4 < len(toks) and toks[i + 3].text == ">":
-            target, operand = _family(toks[i + 2].text), i + 5
-        elif target and i + 2 < len(toks) and toks[i + 1].text == "(":
-            operand = i + 2  # functional cast T(x)
-        elif target and toks[i - 1].text == "(" and i + 2 < len(toks) and toks[i + 1].text == ")":
-            operand = i + 2  # C cast (T)x
+        target, operand = _cast_at(toks, i)
         if target and operand is not None:
-            source = family_of(operand)
+            source = _family_of(unit, declared, operand)
             if source is not None and source is not target:
                 yield report(
                     t.start,
@@ -130,3 +117,27 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 f"`{t.text}` instantiated with both a half and a bfloat16 type: a conversion "
                 f"between them in its body does not compile, {WHY}; convert through float",
             )
+
+
+def _cast_at(toks: Sequence[Token], i: int) -> tuple[frozenset[str] | None, int | None]:
+    """(the type family named at token ``i``, the operand's token when it is a cast to it):
+    ``static_cast<T>(x)``, the functional cast ``T(x)`` or the C cast ``(T)x``."""
+    target = _family(toks[i].text)
+    if toks[i].text == "static_cast" and i + 4 < len(toks) and toks[i + 3].text == ">":
+        return _family(toks[i + 2].text), i + 5
+    if target and i + 2 < len(toks) and toks[i + 1].text == "(":
+        return target, i + 2  # functional cast T(x)
+    if target and toks[i - 1].text == "(" and i + 2 < len(toks) and toks[i + 1].text == ")":
+        return target, i + 2  # C cast (T)x
+    return target, None
+
+
+def _family_of(
+    unit: Unit, declared: dict[tuple[int, str], frozenset[str]], k: int
+) -> frozenset[str] | None:
+    """The type family of the variable at token ``k``: declared in its function, else at
+    file scope."""
+    toks = unit.tokens
+    if k >= len(toks) or toks[k].kind is not Kind.IDENT:
+        return None
+    return declared.get((scope_of(unit, k), toks[k].text)) or declared.get((-1, toks[k].text))

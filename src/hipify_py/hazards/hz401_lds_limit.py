@@ -205,7 +205,6 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         and "hipLaunchKernelGGL" not in unit.identifiers
     ):
         return
-    toks = unit.tokens
     static = _static_shared(unit) if "__shared__" in text else {}
     for name, (size, span) in static.items():
         if size > LDS_BYTES and span and name:
@@ -215,53 +214,81 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 f"kernel `{name}` declares {size:,} bytes of static __shared__ "
                 f"memory; MI300X (gfx942) LDS is 65,536 bytes per CU",
             )
-    # dynamic sizes at launches
-    ends = unit.launch_config_ends  # found once per file, in linear time
-    for i in unit.launch_openers:
-        stop = ends.get(i)
-        if stop is None or i == 0:
-            continue
-        k = i + 1
-        depth, args, start = 0, [], k
-        while k < stop:
-            x = toks[k].text
-            if x in ("(", "[", "{"):
-                depth += 1
-            elif x in (")", "]", "}"):
-                depth -= 1
-            elif x == "," and depth == 0:
-                args.append((start, k))
-                start = k + 1
-            elif x == "<<<":  # a nested launch: its commas are its own
-                k = ends.get(k) or k
-            k += 1
-        args.append((start, k))
-        if len(args) >= 3:
-            kernel = toks[i - 1].text if toks[i - 1].kind is Kind.IDENT else ""
-            if toks[i - 1].text == ">":  # templated kernel: name<T><<<
-                j = i - 1
-                while j > max(0, i - 512) and toks[j].text != "<":
-                    j -= 1
-                kernel = toks[j - 1].text if j > 0 else ""
-            yield from _dynamic(unit, report, kernel, args[2], static)
+    yield from _chevron_launches(unit, report, static)
+    toks = unit.tokens
     for c in calls(unit, {"hipLaunchKernelGGL"}):
         if len(c.args) >= 4:
             a, b = c.args[0]
             kernel = next((x.text for x in toks[a:b] if x.kind is Kind.IDENT), "")
             yield from _dynamic(unit, report, kernel, c.args[3], static)
+    yield from _dynamic_size_attributes(unit, report)
+
+
+def _chevron_launches(unit: Unit, report: Report, static: _Static) -> Iterator[Finding]:
+    """Dynamic shared memory at ``kernel<<<grid, block, bytes>>>`` launches."""
+    toks = unit.tokens
+    ends = unit.launch_config_ends  # found once per file, in linear time
+    for i in unit.launch_openers:
+        stop = ends.get(i)
+        if stop is None or i == 0:
+            continue
+        args = _launch_config(toks, i, stop, ends)
+        if len(args) >= 3:
+            yield from _dynamic(unit, report, _launched_kernel(toks, i), args[2], static)
+
+
+def _launch_config(
+    toks: Sequence[Token], opener: int, stop: int, ends: dict[int, int | None]
+) -> list[tuple[int, int]]:
+    """Token ranges of the arguments between the ``<<<`` at ``opener`` and its ``>>>`` at
+    ``stop`` (a nested launch's commas are its own)."""
+    k = opener + 1
+    depth, args, start = 0, [], k
+    while k < stop:
+        x = toks[k].text
+        if x in ("(", "[", "{"):
+            depth += 1
+        elif x in (")", "]", "}"):
+            depth -= 1
+        elif x == "," and depth == 0:
+            args.append((start, k))
+            start = k + 1
+        elif x == "<<<":
+            k = ends.get(k) or k
+        k += 1
+    args.append((start, k))
+    return args
+
+
+def _launched_kernel(toks: Sequence[Token], opener: int) -> str:
+    """The kernel name before the ``<<<`` at ``opener``, also for ``name<T><<<``."""
+    kernel = toks[opener - 1].text if toks[opener - 1].kind is Kind.IDENT else ""
+    if toks[opener - 1].text == ">":  # templated kernel: name<T><<<
+        j = opener - 1
+        while j > max(0, opener - 512) and toks[j].text != "<":
+            j -= 1
+        kernel = toks[j - 1].text if j > 0 else ""
+    return kernel
+
+
+def _dynamic_size_attributes(unit: Unit, report: Report) -> Iterator[Finding]:
+    """``cudaFuncSetAttribute(k, ...MaxDynamicSharedMemorySize, bytes)`` asking for more
+    than the LDS holds."""
+    toks = unit.tokens
     for c in calls(unit, {"cudaFuncSetAttribute", "hipFuncSetAttribute"}):
-        if len(c.args) == 3:
-            a, b = c.args[1]
-            if "MaxDynamicSharedMemorySize" not in unit.text[toks[a].start : toks[b - 1].end]:
-                continue
-            value = evaluate(unit, *c.args[2])
-            if value is not None and value > LDS_BYTES:
-                yield report(
-                    toks[c.index].start,
-                    toks[c.close].end,
-                    f"`{c.name}` asks for {value:,} bytes of dynamic shared memory; "
-                    f"MI300X (gfx942) LDS is 65,536 bytes per CU",
-                )
+        if len(c.args) != 3:
+            continue
+        a, b = c.args[1]
+        if "MaxDynamicSharedMemorySize" not in unit.text[toks[a].start : toks[b - 1].end]:
+            continue
+        value = evaluate(unit, *c.args[2])
+        if value is not None and value > LDS_BYTES:
+            yield report(
+                toks[c.index].start,
+                toks[c.close].end,
+                f"`{c.name}` asks for {value:,} bytes of dynamic shared memory; "
+                f"MI300X (gfx942) LDS is 65,536 bytes per CU",
+            )
 
 
 def _dynamic(

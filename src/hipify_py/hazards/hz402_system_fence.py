@@ -59,24 +59,14 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         )
     if "volatile" not in unit.identifiers:
         return
-    volatile_names: set[str] = set()
-    for i in occurrences(unit, ("volatile",)):
-        j = i + 1
-        while j < len(toks) and (toks[j].kind is Kind.IDENT or toks[j].text == "*"):
-            j += 1
-        if j < len(toks) and toks[j - 1].kind is Kind.IDENT and toks[j].text in "=;,)":
-            volatile_names.add(toks[j - 1].text)
+    volatile_names = _volatile_names(unit)
     gpu_visible = _gpu_visible_names(unit, toks)
     for i in occurrences(unit, ("while",)):
+        loop = _while_loop(unit, i)
+        if loop is None:
+            continue
+        f, close = loop
         t = toks[i]
-        if i + 1 >= len(toks) or toks[i + 1].text != "(":
-            continue
-        f = function_at(unit, i)
-        if f is None:
-            continue
-        close = match(toks, i + 1)
-        if close is None:
-            continue
         cond = toks[i + 2 : close]
         names = {x.text for x in cond if x.kind is Kind.IDENT}
         if not f.is_host:
@@ -90,8 +80,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                     f"(or another XCD) reach a running kernel only through fine-grained "
                     f"memory (hipHostMalloc) or system-scope atomics on AMD",
                 )
-            continue
-        if (
+        elif (
             any(x.text == "volatile" for x in cond) or names & volatile_names
         ) and names & gpu_visible:
             yield report(
@@ -100,6 +89,32 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 f"host polls `{text_of(unit, i + 2, close)}`: GPU writes reach the "
                 f"host only through fine-grained memory (hipHostMalloc) on AMD",
             )
+
+
+def _volatile_names(unit: Unit) -> set[str]:
+    """Names declared ``volatile`` (``volatile int* flag``, a parameter or a variable)."""
+    toks = unit.tokens
+    names: set[str] = set()
+    for i in occurrences(unit, ("volatile",)):
+        j = i + 1
+        while j < len(toks) and (toks[j].kind is Kind.IDENT or toks[j].text == "*"):
+            j += 1
+        if j < len(toks) and toks[j - 1].kind is Kind.IDENT and toks[j].text in "=;,)":
+            names.add(toks[j - 1].text)
+    return names
+
+
+def _while_loop(unit: Unit, i: int) -> tuple[Func, int] | None:
+    """(the function, the condition's closing parenthesis) of the ``while (...)`` at token
+    ``i`` inside a function body."""
+    toks = unit.tokens
+    if i + 1 >= len(toks) or toks[i + 1].text != "(":
+        return None
+    f = function_at(unit, i)
+    if f is None:
+        return None
+    close = match(toks, i + 1)
+    return None if close is None else (f, close)
 
 
 def _device_polls(
@@ -166,6 +181,18 @@ def _gpu_visible_names(unit: Unit, toks: Sequence[Token]) -> set[str]:
     names: set[str] = set()
     for c in calls(unit, _HOST_ALLOCS):
         names |= {t.text for a, b in c.args[:2] for t in toks[a:b] if t.kind is Kind.IDENT}
+    names |= _kernel_argument_names(unit, toks)
+    assignments = [e - 1 for e in unit.operators_spelled(("=",)) if 0 < e < len(toks) - 1]
+    for _ in range(2):
+        for i in assignments:
+            if toks[i].kind is Kind.IDENT and _assigned_from(toks, i + 2, names):
+                names.add(toks[i].text)
+    return names
+
+
+def _kernel_argument_names(unit: Unit, toks: Sequence[Token]) -> set[str]:
+    """The names passed to kernels, at ``<<<...>>>(...)`` and ``hipLaunchKernelGGL``."""
+    names: set[str] = set()
     for i in unit.operators_spelled((">>>",)):
         if i + 1 < len(toks) and toks[i + 1].text == "(":
             close = match(toks, i + 1)
@@ -173,15 +200,13 @@ def _gpu_visible_names(unit: Unit, toks: Sequence[Token]) -> set[str]:
                 names |= {x.text for x in toks[i + 2 : close] if x.kind is Kind.IDENT}
     for c in calls(unit, {"hipLaunchKernelGGL"}):
         names |= {t.text for a, b in c.args[4:] for t in toks[a:b] if t.kind is Kind.IDENT}
-    assignments = [e - 1 for e in unit.operators_spelled(("=",)) if 0 < e < len(toks) - 1]
-    for _ in range(2):
-        for i in assignments:
-            t = toks[i]
-            if t.kind is Kind.IDENT:
-                k = i + 2
-                while k < len(toks) and toks[k].text not in (";", ","):
-                    if toks[k].kind is Kind.IDENT and toks[k].text in names:
-                        names.add(t.text)
-                        break
-                    k += 1
     return names
+
+
+def _assigned_from(toks: Sequence[Token], k: int, names: set[str]) -> bool:
+    """The value starting at token ``k`` (up to its ``;`` or ``,``) names one of ``names``."""
+    while k < len(toks) and toks[k].text not in (";", ","):
+        if toks[k].kind is Kind.IDENT and toks[k].text in names:
+            return True
+        k += 1
+    return False

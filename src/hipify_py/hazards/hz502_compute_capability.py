@@ -25,12 +25,12 @@ capability check under `#ifdef __HIP_PLATFORM_NVIDIA__`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import one_per_line
 from ..context import Context
 from ..findings import Finding, Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -67,30 +67,7 @@ def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
         return
     toks = unit.tokens
     pos = unit.identifier_positions
-    props = set()
-    last = len(toks) - 2
-    first = sorted(i for n in (_PROP_TYPES | _PROP_CALLS) & ids for i in pos[n] if i < last)
-    for i in first:
-        t = toks[i]
-        if t.text in _PROP_TYPES:
-            j = i + 1
-            while toks[j].text in ("*", "&", "const"):
-                j += 1
-            if toks[j].kind is Kind.IDENT:
-                props.add(toks[j].text)
-        elif (
-            t.text in _PROP_CALLS and toks[i - 1].text != "." and i > 2 and toks[i - 1].text == "::"
-        ):
-            k = i - 1
-            while (
-                k > 0
-                and toks[k].text in ("::",)
-                or toks[k].kind is Kind.IDENT
-                and toks[k - 1].text == "::"
-            ):
-                k -= 1
-            if toks[k - 1].text == "=" and toks[k - 2].kind is Kind.IDENT:
-                props.add(toks[k - 2].text)
+    props = _prop_names(unit)
     for i in sorted(i for n in attrs | ({"major", "minor"} & ids) for i in pos[n]):
         t = toks[i]
         if t.text in attrs and not t.in_directive:
@@ -100,22 +77,8 @@ def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
                 f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
                 f"compute capability",
             )
-            continue
-        if t.text not in ("major", "minor") or i < 2 or toks[i - 1].text not in (".", "->"):
-            continue
-        owner = toks[i - 2]
-        if owner.text == ")":
-            k = i - 2
-            while k > 0 and toks[k].text != "(":
-                k -= 1
-            ok = toks[k - 1].text in _PROP_CALLS
-        else:
-            ok = owner.text in props
-        if not ok:
-            continue
-        prev = toks[i - 3].text if i >= 3 else ""
-        nxt = toks[i + 1].text if i + 1 < len(toks) else ""
-        if nxt in _OPS or prev in _OPS:
+        elif _is_version_comparison(toks, i, props):
+            owner = toks[i - 2]
             yield report(
                 owner.start,
                 t.end,
@@ -123,3 +86,64 @@ def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
                 f"{t.text}`: on AMD major.minor is the GFXIP version (9.4 for gfx942)"
                 f"; test features or gcnArchName instead",
             )
+
+
+def _prop_names(unit: Unit) -> set[str]:
+    """Variables holding device properties: declared with a properties type, or assigned
+    from ``at::cuda::getCurrentDeviceProperties()`` and the like."""
+    toks = unit.tokens
+    ids = unit.identifiers
+    pos = unit.identifier_positions
+    props: set[str] = set()
+    last = len(toks) - 2
+    first = sorted(i for n in (_PROP_TYPES | _PROP_CALLS) & ids for i in pos[n] if i < last)
+    for i in first:
+        name = _declared_prop(toks, i) if toks[i].text in _PROP_TYPES else _assigned_prop(toks, i)
+        if name is not None:
+            props.add(name)
+    return props
+
+
+def _declared_prop(toks: Sequence[Token], i: int) -> str | None:
+    """The name declared by the properties type at token ``i`` (``cudaDeviceProp* p``)."""
+    j = i + 1
+    while toks[j].text in ("*", "&", "const"):
+        j += 1
+    return toks[j].text if toks[j].kind is Kind.IDENT else None
+
+
+def _assigned_prop(toks: Sequence[Token], i: int) -> str | None:
+    """The variable assigned the result of the qualified properties call at token ``i``
+    (``auto* p = at::cuda::getCurrentDeviceProperties();``)."""
+    if toks[i - 1].text == "." or i <= 2 or toks[i - 1].text != "::":
+        return None
+    k = i - 1
+    while (
+        k > 0 and toks[k].text in ("::",) or toks[k].kind is Kind.IDENT and toks[k - 1].text == "::"
+    ):
+        k -= 1
+    if toks[k - 1].text == "=" and toks[k - 2].kind is Kind.IDENT:
+        return toks[k - 2].text
+    return None
+
+
+def _is_version_comparison(toks: Sequence[Token], i: int, props: set[str]) -> bool:
+    """Token ``i`` is ``.major``/``.minor`` of device properties, compared or combined with
+    something (``prop.major >= 7``, ``major * 10 + minor``)."""
+    if toks[i].text not in ("major", "minor") or i < 2 or toks[i - 1].text not in (".", "->"):
+        return False
+    if not _names_properties(toks, i - 2, props):
+        return False
+    prev = toks[i - 3].text if i >= 3 else ""
+    nxt = toks[i + 1].text if i + 1 < len(toks) else ""
+    return nxt in _OPS or prev in _OPS
+
+
+def _names_properties(toks: Sequence[Token], k: int, props: set[str]) -> bool:
+    """Token ``k`` ends an expression for device properties: a properties variable, or the
+    ``)`` of a properties call."""
+    if toks[k].text != ")":
+        return toks[k].text in props
+    while k > 0 and toks[k].text != "(":
+        k -= 1
+    return toks[k - 1].text in _PROP_CALLS

@@ -28,7 +28,7 @@ Compare or serialise the fields you need (`name`, `gcnArchName`, `totalGlobalMem
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..analysis.calls import calls
 from ..analysis.functions import scope_of
@@ -91,6 +91,14 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
                 f"`{name}` is the deprecated pre-6.0 properties layout (hip_deprecated.h); use "
                 f"hipDeviceProp_t / hipGetDeviceProperties",
             )
+    visible_at = _visible_props(unit)
+    yield from _byte_operations(unit, report, visible_at)
+    yield from _sizeofs(unit, report, visible_at)
+
+
+def _visible_props(unit: Unit) -> Callable[[int], set[str]]:
+    """The properties variables (and types) visible at a token: those of its function, and
+    the file-scope ones."""
     by_scope: dict[int, set[str]] = {}
     for scope, name in _prop_variables(unit):
         by_scope.setdefault(scope, set()).add(name)
@@ -99,6 +107,14 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
     def visible_at(index: int) -> set[str]:
         return by_scope.get(scope_of(unit, index), set()) | file_scope
 
+    return visible_at
+
+
+def _byte_operations(
+    unit: Unit, report: Report, visible_at: Callable[[int], set[str]]
+) -> Iterator[Finding]:
+    """``memcpy``/``memcmp``/``memset`` on a whole properties struct (its fields are fine)."""
+    toks = unit.tokens
     for c in calls(unit, {"memcpy", "memcmp", "memset"}):
         visible = visible_at(c.index)
         hit = {
@@ -114,19 +130,27 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
                 f"`{c.name}` on device properties `{sorted(hit)[0]}`: hipDeviceProp_t has "
                 f"another layout than cudaDeviceProp; compare or copy the fields you need",
             )
+
+
+def _sizeofs(
+    unit: Unit, report: Report, visible_at: Callable[[int], set[str]]
+) -> Iterator[Finding]:
+    """``sizeof`` of the properties struct, except where it sizes storage for the struct
+    itself (``malloc(sizeof(prop))``, ``new char[sizeof(cudaDeviceProp)]``)."""
+    toks = unit.tokens
     for c in calls(unit, {"sizeof"}):
         visible = visible_at(c.index)
         arg = toks[c.args[0][0] : c.args[0][1]] if c.args else []
-        if len(arg) == 1 and arg[0].text in visible:
-            k = c.index - 1
-            # `new char[sizeof(cudaDeviceProp)]`, `malloc(sizeof(prop))`: the struct itself
-            if toks[k].text in ("(", "[") and toks[k - 1].text in ("malloc", "new", "calloc"):
-                continue
-            if toks[k].text == "[":
-                continue
-            yield report(
-                toks[c.index].start,
-                toks[c.close].end,
-                "`sizeof` of the device-properties struct: its size and layout differ between "
-                "CUDA and HIP (hipDeviceProp_tR0600)",
-            )
+        if len(arg) != 1 or arg[0].text not in visible:
+            continue
+        k = c.index - 1
+        if toks[k].text in ("(", "[") and toks[k - 1].text in ("malloc", "new", "calloc"):
+            continue
+        if toks[k].text == "[":
+            continue
+        yield report(
+            toks[c.index].start,
+            toks[c.close].end,
+            "`sizeof` of the device-properties struct: its size and layout differ between "
+            "CUDA and HIP (hipDeviceProp_tR0600)",
+        )

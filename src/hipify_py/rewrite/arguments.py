@@ -7,7 +7,7 @@ takes as ``const void*``, a callback argument HIP does not have.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
@@ -132,13 +132,70 @@ def _has_type(tokens: Sequence[Token], arg: Arg, type_name: str) -> bool:
     )
 
 
-_SHAPED = (
-    frozenset(APPEND_ARGUMENT)
-    | frozenset(APPEND_BY_ARGUMENT_TYPE)
-    | frozenset(VOID_POINTER_ARGUMENT)
-    | frozenset(VOID_POINTER_POINTER_ARGUMENT)
-    | frozenset(DROP_ARGUMENT)
-)
+def _append_argument(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
+    """The argument CUDA defaults and HIP requires, appended when the call leaves it out."""
+    arity, extra = APPEND_ARGUMENT[name]
+    args = call_args(tokens, i)
+    if args is not None and len(args) == arity:
+        end = args[-1].span(tokens)[1]
+        yield Edit(end, end, f", {extra}", RULE)
+
+
+def _append_by_argument_type(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
+    """The defaulted argument the renamed (``_v2``) HIP function requires: only the CUDA 13
+    form, recognised by its argument's type, is renamed, so only it needs the argument."""
+    index, type_name, arity, extra = APPEND_BY_ARGUMENT_TYPE[name]
+    args = call_args(tokens, i)
+    if args is not None and len(args) == arity and _has_type(tokens, args[index], type_name):
+        end = args[-1].span(tokens)[1]
+        yield Edit(end, end, f", {extra}", RULE)
+
+
+def _cast_argument(tokens: Sequence[Token], i: int, index: int, cast: str) -> Iterator[Edit]:
+    """Argument ``index`` wrapped in ``cast``, unless the code already casts it (a ``*cast``
+    or a parenthesised C-style cast): HIP declares the parameter as an untyped pointer."""
+    args = call_args(tokens, i)
+    if args is None or len(args) <= index:
+        return
+    arg = args[index]
+    if "cast" in tokens[arg.first].text or tokens[arg.first].text == "(":
+        return
+    start, end = arg.span(tokens)
+    yield Edit(start, start, cast, RULE)
+    yield Edit(end, end, ")", RULE)
+
+
+def _cast_to_void_pointer(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
+    """A kernel passed where HIP takes ``const void*`` (CUDA's templates take the function)."""
+    yield from _cast_argument(
+        tokens, i, VOID_POINTER_ARGUMENT[name], "reinterpret_cast<const void*>("
+    )
+
+
+def _cast_to_void_pointer_pointer(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
+    """A ``T**`` passed where HIP takes ``void**``, cast the way CUDA's template casts it."""
+    yield from _cast_argument(tokens, i, VOID_POINTER_POINTER_ARGUMENT[name], "(void**)(void*)(")
+
+
+def _drop_argument(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
+    """The callback argument HIP's function does not have, removed with its comma."""
+    arity, index = DROP_ARGUMENT[name]
+    args = call_args(tokens, i)
+    if args is not None and len(args) == arity:
+        start = args[index - 1].span(tokens)[1]
+        end = args[index].span(tokens)[1]
+        yield Edit(start, end, "", RULE)
+
+
+# API name -> how its call is adapted (each table's names are the calls its adapter handles)
+_ADAPTERS: dict[str, Callable[[Sequence[Token], int, str], Iterator[Edit]]] = {
+    **dict.fromkeys(DROP_ARGUMENT, _drop_argument),
+    **dict.fromkeys(VOID_POINTER_POINTER_ARGUMENT, _cast_to_void_pointer_pointer),
+    **dict.fromkeys(VOID_POINTER_ARGUMENT, _cast_to_void_pointer),
+    **dict.fromkeys(APPEND_BY_ARGUMENT_TYPE, _append_by_argument_type),
+    **dict.fromkeys(APPEND_ARGUMENT, _append_argument),
+}
+_SHAPED = frozenset(_ADAPTERS)
 
 
 @rewrite_pass(
@@ -155,36 +212,4 @@ def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
         if i in roles:
             continue  # a macro definition's head is not a call
         name = tokens[i].text
-        if name in APPEND_ARGUMENT:
-            arity, extra = APPEND_ARGUMENT[name]
-            args = call_args(tokens, i)
-            if args is not None and len(args) == arity:
-                end = args[-1].span(tokens)[1]
-                yield Edit(end, end, f", {extra}", RULE)
-        elif name in APPEND_BY_ARGUMENT_TYPE:
-            index, type_name, arity, extra = APPEND_BY_ARGUMENT_TYPE[name]
-            args = call_args(tokens, i)
-            if (
-                args is not None
-                and len(args) == arity
-                and _has_type(tokens, args[index], type_name)
-            ):
-                end = args[-1].span(tokens)[1]
-                yield Edit(end, end, f", {extra}", RULE)
-        elif name in VOID_POINTER_ARGUMENT or name in VOID_POINTER_POINTER_ARGUMENT:
-            args = call_args(tokens, i)
-            index = VOID_POINTER_ARGUMENT.get(name, VOID_POINTER_POINTER_ARGUMENT.get(name, 0))
-            cast = "(void**)(void*)(" if name in VOID_POINTER_POINTER_ARGUMENT else None
-            if args is not None and len(args) > index:
-                arg = args[index]
-                if "cast" not in tokens[arg.first].text and tokens[arg.first].text != "(":
-                    start, end = arg.span(tokens)
-                    yield Edit(start, start, cast or "reinterpret_cast<const void*>(", RULE)
-                    yield Edit(end, end, ")", RULE)
-        elif name in DROP_ARGUMENT:
-            arity, index = DROP_ARGUMENT[name]
-            args = call_args(tokens, i)
-            if args is not None and len(args) == arity:
-                start = args[index - 1].span(tokens)[1]
-                end = args[index].span(tokens)[1]
-                yield Edit(start, end, "", RULE)
+        yield from _ADAPTERS[name](tokens, i, name)

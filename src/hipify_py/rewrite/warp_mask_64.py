@@ -83,29 +83,43 @@ def checked_calls(unit: Unit, ctx: Context) -> list[tuple[str, int, Sequence[Tok
     present = MASKED_SYNC & unit.identifiers
     if not present:
         return []
-    target = ctx.options.target_rocm
-    toks = unit.tokens
     out = []
     for name in present:
-        if target < DEFAULT_ON and not unit.is_hip:
-            if name == "__syncwarp":
-                continue  # rewritten to a wave barrier before 7.0
-            if target < FIRST_WITH_SYNC_BUILTINS and name in MASKLESS:
-                continue  # the mask is dropped
+        if not _keeps_mask(name, unit, ctx):
+            continue
         for i in unit.identifier_positions[name]:
-            if i + 1 >= len(toks) or toks[i + 1].text != "(":
-                continue
-            if i and toks[i - 1].text in (".", "->"):
-                continue
-            close = match_forward(toks, i + 1)
-            if close is None:
-                continue
-            args = split_args(toks, i + 2, close)
-            if not args:
-                continue
-            out.append((name, i, toks[args[0].first : args[0].last + 1]))
+            mask = _mask_argument(unit.tokens, i)
+            if mask is not None:
+                out.append((name, i, mask))
     out.sort(key=lambda c: c[1])
     return out
+
+
+def _keeps_mask(name: str, unit: Unit, ctx: Context) -> bool:
+    """The call keeps its mask in the output: before ROCm 7.0 the warp-sync-legacy rewrite
+    turns CUDA's ``__syncwarp`` into a wave barrier, and before 6.2 drops the masks."""
+    target = ctx.options.target_rocm
+    if target >= DEFAULT_ON or unit.is_hip:
+        return True
+    if name == "__syncwarp":
+        return False
+    return target >= FIRST_WITH_SYNC_BUILTINS or name not in MASKLESS
+
+
+def _mask_argument(toks: Sequence[Token], i: int) -> Sequence[Token] | None:
+    """The first argument's tokens when token ``i`` names a free-function call with arguments
+    (a member of the same name is someone else's function)."""
+    if i + 1 >= len(toks) or toks[i + 1].text != "(":
+        return None
+    if i and toks[i - 1].text in (".", "->"):
+        return None
+    close = match_forward(toks, i + 1)
+    if close is None:
+        return None
+    args = split_args(toks, i + 2, close)
+    if not args:
+        return None
+    return toks[args[0].first : args[0].last + 1]
 
 
 def is_wide(text: str) -> bool:

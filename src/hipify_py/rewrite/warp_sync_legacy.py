@@ -9,13 +9,13 @@ reported, because code that relied on a *partial* mask needs a human.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
-from ..frontend.syntax import call_args
+from ..frontend.syntax import Arg, call_args
 from ..frontend.unit import Unit
 from ..rules import Tally, declare_rule, rewrite_pass
 
@@ -101,51 +101,86 @@ def warp_sync_legacy(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     tokens = unit.tokens
     removed_until = -1  # end of a mask argument already deleted (it may hold __activemask())
     for i, tok in enumerate(tokens):
-        if tok.kind is not Kind.IDENT or (i and tokens[i - 1].text in (".", "->", "::")):
-            continue
-        if tok.start < removed_until:
+        if tok.start < removed_until or not _is_handled_call(tokens, i):
             continue
         name = tok.text
-        if name not in HANDLED:
-            continue
         if target >= FIRST_WITH_SYNC_BUILTINS and name != "__syncwarp":  # 7.0 added it
-            yield ENABLE_FLAG.report(
-                tok.start,
-                tok.end,
-                f"`{name}` needs -DHIP_ENABLE_WARP_SYNC_BUILTINS on ROCm "
-                f"{'.'.join(map(str, target))}",
-            )
+            yield _needs_flag(tok, target)
             continue
         args = call_args(tokens, i)
-        if name == "__syncwarp":
-            if args is not None and len(args) <= 1:
-                close = tokens[i + 1].end if not args else args[-1].span(tokens)[1]
-                close = unit.text.index(")", close) + 1
-                yield Edit(tok.start, close, "__builtin_amdgcn_wave_barrier()", RULE)
-                yield _report(
-                    tok,
-                    "`__syncwarp()` became `__builtin_amdgcn_wave_barrier()`: "
-                    "HIP before 7.0 has no __syncwarp; a wavefront runs in lockstep",
-                )
-            continue
-        if name == "__activemask":
-            if args == []:
-                close = tokens[i + 2].end
-                yield Edit(tok.start, close, "__ballot(1)", RULE)
-                yield _report(tok, "`__activemask()` became `__ballot(1)`")
-            continue
-        if not args or len(args) < 2:
-            continue
-        mask_text = args[0].text(tokens, unit.text)
-        yield Edit(tok.start, tok.end, MASKLESS[name], RULE)
-        removed_until = args[1].span(tokens)[0]
-        yield Edit(args[0].span(tokens)[0], removed_until, "", RULE)
+        if name in _MASKLESS_FORMS:
+            yield from _MASKLESS_FORMS[name](unit, i, args)
+        elif args and len(args) >= 2:
+            removed_until = args[1].span(tokens)[0]
+            yield from _without_mask(unit, i, args, target)
+
+
+def _is_handled_call(tokens: Sequence[Token], i: int) -> bool:
+    """Token ``i`` names one of the intrinsics (not a member of the same name)."""
+    tok = tokens[i]
+    if tok.kind is not Kind.IDENT or (i and tokens[i - 1].text in (".", "->", "::")):
+        return False
+    return tok.text in HANDLED
+
+
+def _needs_flag(tok: Token, target: tuple[int, ...]) -> Finding:
+    """ROCm 6.2-6.4 have the intrinsic, but only with the macro defined."""
+    return ENABLE_FLAG.report(
+        tok.start,
+        tok.end,
+        f"`{tok.text}` needs -DHIP_ENABLE_WARP_SYNC_BUILTINS on ROCm {'.'.join(map(str, target))}",
+    )
+
+
+def _wave_barrier(unit: Unit, i: int, args: list[Arg] | None) -> Iterator[Edit | Finding]:
+    """``__syncwarp()`` (HIP before 7.0 has none): a wavefront runs in lockstep, so a wave
+    barrier keeps the ordering it gives."""
+    tokens = unit.tokens
+    tok = tokens[i]
+    if args is not None and len(args) <= 1:
+        close = tokens[i + 1].end if not args else args[-1].span(tokens)[1]
+        close = unit.text.index(")", close) + 1
+        yield Edit(tok.start, close, "__builtin_amdgcn_wave_barrier()", RULE)
         yield _report(
             tok,
-            f"`{name}({mask_text}, ...)` became `{MASKLESS[name]}(...)`: HIP "
-            f"{'.'.join(map(str, target))} has no *_sync intrinsics; check the "
-            "code if the mask is not the full warp",
+            "`__syncwarp()` became `__builtin_amdgcn_wave_barrier()`: "
+            "HIP before 7.0 has no __syncwarp; a wavefront runs in lockstep",
         )
+
+
+def _ballot_all(unit: Unit, i: int, args: list[Arg] | None) -> Iterator[Edit | Finding]:
+    """``__activemask()``: the lanes that vote, which old HIP spells ``__ballot(1)``."""
+    tokens = unit.tokens
+    tok = tokens[i]
+    if args == []:
+        close = tokens[i + 2].end
+        yield Edit(tok.start, close, "__ballot(1)", RULE)
+        yield _report(tok, "`__activemask()` became `__ballot(1)`")
+
+
+# the intrinsics without a mask argument -> their old-HIP form
+_MASKLESS_FORMS: dict[str, Callable[[Unit, int, list[Arg] | None], Iterator[Edit | Finding]]] = {
+    "__syncwarp": _wave_barrier,
+    "__activemask": _ballot_all,
+}
+
+
+def _without_mask(
+    unit: Unit, i: int, args: list[Arg], target: tuple[int, ...]
+) -> Iterator[Edit | Finding]:
+    """A masked call as its maskless form: the mask (first argument) deleted with its comma."""
+    tokens = unit.tokens
+    tok = tokens[i]
+    name = tok.text
+    mask_text = args[0].text(tokens, unit.text)
+    yield Edit(tok.start, tok.end, MASKLESS[name], RULE)
+    yield Edit(args[0].span(tokens)[0], args[1].span(tokens)[0], "", RULE)
+    yield _report(
+        tok,
+        f"`{name}({mask_text}, ...)` became `{MASKLESS[name]}(...)`: HIP "
+        f"{'.'.join(map(str, target))} has no *_sync intrinsics; check the "
+        "code if the mask is not the full warp",
+    )
 
 
 def _report(tok: Token, message: str) -> Finding:
