@@ -277,12 +277,12 @@ class _Brackets:
 
     def single(self, other: str, index: int, in_directive: int) -> None:
         """One of ``( ) [ ] { } ; , ? ~`` (``other``), token ``index``."""
-        stack = self.macro if in_directive else self.code
         if self.macro and not in_directive:
             self.end_macro()
         if other in _OPENERS:
-            stack.append(index)
+            (self.macro if in_directive else self.code).append(index)
         elif other in _CLOSERS:
+            stack = self.macro if in_directive else self.code
             if stack and self.text[self.starts[stack[-1]]] == _CLOSERS[other]:
                 self.pairs[stack.pop()] = index
             else:
