@@ -343,7 +343,7 @@ def test_in_place_and_stdout_runs_are_the_same_from_the_cache(tree, converted):
 def test_recorded_edits_unpack_within_a_bound(monkeypatch):
     """A record's packed edits inflate to at most EDITS_LIMIT bytes; past it (a damaged or
     hostile cache file) they are malformed, which makes the file a miss, not a memory spike."""
-    packed = pack_edits([[0, 1, "x" * 100, "r"]])
+    packed = pack_edits([[0, 1, "x" * 100, "r", 0]])
     assert [e.text for e in cache_records._RecordedEdits(packed)] == ["x" * 100]
     padded = base64.b64encode(zlib.compress(b"[]" + b" " * 1000)).decode()  # JSON at any cut
     assert list(cache_records._RecordedEdits(padded)) == []

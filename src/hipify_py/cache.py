@@ -55,8 +55,8 @@ from .untrusted import UntrustedInputError, read_regular
 
 # 2: conversions count launches and HIP_SYMBOL wraps (result.conversions_of); 3: a record's
 # edits are one JSON text, parsed only when an output is written (a no-change run skips them);
-# 4: that text packed (``pack_edits``)
-FORMAT = 4
+# 4: that text packed (``pack_edits``); 5: an edit's rank (``Edit.rank``)
+FORMAT = 5
 MAX_CACHE_FILES = 16  # run keys kept (the most recently used)
 MAX_RECORDS = 200_000  # files in one cache file (held in memory during a run)
 LOAD_LIMIT = 1 << 30  # bytes of one cache file

@@ -21,7 +21,7 @@ EDITS_LIMIT = 1 << 28  # bytes of one record's edits unpacked (a 16 MiB source's
 
 def record_of(result: FileResult) -> dict[str, Any]:
     return {
-        "edits": pack_edits([[e.start, e.end, e.text, e.rule] for e in result.edits]),
+        "edits": pack_edits([_edit_row(e) for e in result.edits]),
         "findings": [_finding_row(f) for f in result.findings],
         "conversions": dict(result.conversions),
         "problems": list(result.parse_problems),
@@ -41,7 +41,7 @@ def _finding_row(f: Finding) -> list[Any]:
     fix = None
     if f.fix is not None:
         fix = [
-            [[e.start, e.end, e.text, e.rule] for e in f.fix.edits],
+            [_edit_row(e) for e in f.fix.edits],
             f.fix.description,
             f.fix.safe,
         ]
@@ -60,11 +60,15 @@ def _finding_row(f: Finding) -> list[Any]:
     ]
 
 
+def _edit_row(e: Edit) -> list[Any]:
+    return [e.start, e.end, e.text, e.rule, e.rank]
+
+
 def _edit(row: list[Any]) -> Edit:
-    start, end, text, rule = row
-    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end):
+    start, end, text, rule, rank = row
+    if not all(isinstance(n, int) for n in (start, end, rank)) or not 0 <= start <= end:
         raise ValueError("bad edit")
-    return Edit(start, end, str(text), str(rule))
+    return Edit(start, end, str(text), str(rule), rank)
 
 
 def pack_edits(rows: list[list[Any]]) -> str:
@@ -94,7 +98,7 @@ class _RecordedEdits(Sequence[Edit]):
     def __init__(self, text: Any) -> None:
         if not isinstance(text, str):
             raise ValueError("bad edits")
-        self._text: str | None = text  # [start, end, text, rule] rows (``pack_edits``)
+        self._text: str | None = text  # [start, end, text, rule, rank] rows (``pack_edits``)
         self._edits: tuple[Edit, ...] = ()
 
     def _decoded(self) -> tuple[Edit, ...]:

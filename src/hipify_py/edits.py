@@ -11,7 +11,7 @@ import bisect
 import re
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, count, repeat
 from operator import add
 
@@ -22,6 +22,11 @@ class Edit:
     end: int
     text: str
     rule: str
+    # Whole lines inserted at one point go in the order of their passes (``rules.Pass.order``,
+    # stamped by ``pipeline.proposals_of``): the runtime #include (headers) before the shims
+    # that use what it declares, both before a guard that opens above the first definition.
+    # Not part of an edit's identity: the same edit proposed twice is applied once.
+    rank: int = field(default=0, compare=False)
 
 
 class EditConflict(ValueError):
@@ -33,34 +38,22 @@ def _is_line_insert(edit: Edit) -> bool:
     return edit.start == edit.end and edit.text.endswith(("\n", "\r"))
 
 
-# Whole-line insertions of these rules at one point go in this order: the runtime #include
-# before the shims that use what it declares (a file with no include before its first use),
-# and both before a guard that opens above the file's first definition.
-_LINES_IN_ORDER = ("header", "shims", "vector-operator-guard")
-
-
-def _line_rank(edit: Edit) -> int:
-    return _LINES_IN_ORDER.index(edit.rule) if edit.rule in _LINES_IN_ORDER else -1
-
-
 def _checked(edits: Iterable[Edit]) -> list[Edit]:
     """The edits in application order; raises ``EditConflict`` if two touch the same bytes.
 
     Two insertions at one point compose in one way only when one of them inserts whole lines
     and the other text inside a line (``#include`` above a launch that starts the file): the
-    lines go first; or when both insert lines of rules whose order ``_LINES_IN_ORDER`` fixes.
+    lines go first; or when both insert lines, from passes of different ranks (``Edit.rank``).
     Any other pair at one point has no defined order and is a conflict.
     """
-    ordered = sorted(
-        set(edits), key=lambda e: (e.start, e.end, not _is_line_insert(e), _line_rank(e))
-    )
+    ordered = sorted(set(edits), key=lambda e: (e.start, e.end, not _is_line_insert(e), e.rank))
     for before, after in zip(ordered, ordered[1:], strict=False):
         overlaps = after.start < before.end
         same_point_inserts = before.start == before.end == after.start == after.end
         if same_point_inserts and _is_line_insert(before) != _is_line_insert(after):
             same_point_inserts = False
         elif same_point_inserts and _is_line_insert(before) and after.rule != before.rule:
-            same_point_inserts = not (0 <= _line_rank(before) < _line_rank(after))
+            same_point_inserts = before.rank == after.rank
         if overlaps or same_point_inserts:
             raise EditConflict(
                 f"edits overlap: {before.rule} [{before.start},{before.end}) and "

@@ -67,7 +67,8 @@ def proposals_of(
                 continue
             for proposal in proposals:
                 if isinstance(proposal, Edit):
-                    edits.append(proposal)
+                    inserts = proposal.start == proposal.end  # only their order needs a rank
+                    edits.append(replace(proposal, rank=rule_pass.order) if inserts else proposal)
                 else:
                     findings.append(_locate(proposal, unit))
     findings.sort(key=lambda f: (f.start, f.rule))

@@ -26,7 +26,7 @@ GUARD = "#if !defined(__HIP_PLATFORM_AMD__)  // HIP's vector types define these 
 
 @rewrite_pass(
     RULE,
-    order=30,
+    order=55,  # after shims (50): its guard opens below the shims inserted at the same point
     tallies=(
         Tally(
             RULE,
