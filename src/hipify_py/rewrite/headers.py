@@ -121,27 +121,10 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     top = ((), guard_branch(unit))
     for inc in found:
         entry = header_entry(inc.path, ctx.mappings)
-        target = inc.path
-        if entry is not None:
-            if is_convertible(entry, ctx.options):
-                target = _layout(hip_name(entry, ctx.options) or inc.path, ctx)
-            elif entry.status == "unsupported" or no_hip_library(entry, ctx.options):
-                why = no_hip_library(entry, ctx.options) or entry.note
-                yield UNSUPPORTED_HEADER.report(
-                    inc.path_start,
-                    inc.path_end,
-                    f"'{inc.path}' has no HIP counterpart" + (f": {why}" if why else ""),
-                    extra={"api": inc.path, "family": entry.family},
-                )
-        elif inc.angled and _CUDA_SDK_HEADER.fullmatch(inc.path):
-            yield UNSUPPORTED_HEADER.report(
-                inc.path_start,
-                inc.path_end,
-                f"'{inc.path}' is a CUDA header with no known HIP counterpart",
-                extra={"api": inc.path, "family": "headers"},
-            )
-        elif not inc.angled and inc.path.endswith(".cu") and not ctx.options.keep_names:
-            target = inc.path[:-3] + ".hip"
+        unsupported = _no_counterpart(inc, entry, ctx)
+        if unsupported is not None:
+            yield unsupported
+        target = _include_target(inc, entry, ctx)
         duplicate = any(t == target and _covers(b, inc.branch) for t, b in emitted)
         if duplicate and inc.alone:
             if target != inc.path or entry is not None:
@@ -152,27 +135,78 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
             has_runtime_api = True
             has_runtime = has_runtime or target == RUNTIME_HEADER
         if target != inc.path:
-            spelled = f"<{target}>" if inc.angled else f'"{target}"'
-            prelude = next((t for h, t in PRELUDES.items() if target.endswith(h)), "")
-            if entry is not None and prelude:
-                prelude = prelude.replace("\n", unit.newline)
-                yield Edit(inc.start, inc.path_end, f"{prelude}#include {spelled}", "header")
-                continue
-            yield Edit(inc.path_start, inc.path_end, spelled, "header")
+            yield _retargeted(unit, inc, entry, target)
+    inserted = _inserted_includes(unit, ctx, found, has_runtime, has_runtime_api)
+    if inserted:
+        at = insertion_point(unit, found)
+        if at == len(unit.text) and unit.text[-1:] not in ("\r", "\n", ""):  # no final newline
+            inserted = unit.newline + inserted
+        yield Edit(at, at, inserted, "header")
+
+
+def _no_counterpart(inc: Include, entry: Entry | None, ctx: Context) -> Finding | None:
+    """The finding for a CUDA header that HIP (or the chosen HIP libraries) cannot replace:
+    a table entry without a convertible HIP name, or an unlisted CUDA SDK header."""
+    if entry is not None:
+        if is_convertible(entry, ctx.options):
+            return None
+        if entry.status == "unsupported" or no_hip_library(entry, ctx.options):
+            why = no_hip_library(entry, ctx.options) or entry.note
+            return UNSUPPORTED_HEADER.report(
+                inc.path_start,
+                inc.path_end,
+                f"'{inc.path}' has no HIP counterpart" + (f": {why}" if why else ""),
+                extra={"api": inc.path, "family": entry.family},
+            )
+        return None
+    if inc.angled and _CUDA_SDK_HEADER.fullmatch(inc.path):
+        return UNSUPPORTED_HEADER.report(
+            inc.path_start,
+            inc.path_end,
+            f"'{inc.path}' is a CUDA header with no known HIP counterpart",
+            extra={"api": inc.path, "family": "headers"},
+        )
+    return None
+
+
+def _include_target(inc: Include, entry: Entry | None, ctx: Context) -> str:
+    """What the include names after conversion: the HIP header for a convertible CUDA one,
+    ``x.hip`` for a quoted ``x.cu`` (the file is renamed unless names are kept), else itself."""
+    if entry is not None:
+        if is_convertible(entry, ctx.options):
+            return _layout(hip_name(entry, ctx.options) or inc.path, ctx)
+        return inc.path
+    if not inc.angled and inc.path.endswith(".cu") and not ctx.options.keep_names:
+        return inc.path[:-3] + ".hip"
+    return inc.path
+
+
+def _retargeted(unit: Unit, inc: Include, entry: Entry | None, target: str) -> Edit:
+    """The include rewritten to ``target``, spelled as it was (``<>`` or quotes); a HIP
+    header with a prelude (a macro it must see first) gets the prelude before it."""
+    spelled = f"<{target}>" if inc.angled else f'"{target}"'
+    prelude = next((t for h, t in PRELUDES.items() if target.endswith(h)), "")
+    if entry is not None and prelude:
+        prelude = prelude.replace("\n", unit.newline)
+        return Edit(inc.start, inc.path_end, f"{prelude}#include {spelled}", "header")
+    return Edit(inc.path_start, inc.path_end, spelled, "header")
+
+
+def _inserted_includes(
+    unit: Unit, ctx: Context, found: list[Include], has_runtime: bool, has_runtime_api: bool
+) -> str:
+    """The ``#include`` lines to add: hip_runtime.h where the code needs it and no include
+    gives it, then, in CUDA code, nvcc's implicit C headers that HIP does not include."""
     inserted = ""
     if not has_runtime and _needs_runtime(unit, ctx, has_runtime_api):
         quoted = any(not inc.angled and inc.path in _CUDA_RUNTIME_SPELLINGS for inc in found)
         spelled = f'"{RUNTIME_HEADER}"' if quoted else f"<{RUNTIME_HEADER}>"
         inserted = f"#include {spelled}{unit.newline}"
         has_runtime = True
-    if has_runtime:  # CUDA code: nvcc's implicit C headers that HIP does not include
+    if has_runtime:
         extra = implicit_headers(unit, {inc.path for inc in found})
         inserted += "".join(f"#include <{h}>{unit.newline}" for h in extra)
-    if inserted:
-        at = insertion_point(unit, found)
-        if at == len(unit.text) and unit.text[-1:] not in ("\r", "\n", ""):  # no final newline
-            inserted = unit.newline + inserted
-        yield Edit(at, at, inserted, "header")
+    return inserted
 
 
 def _layout(path: str, ctx: Context) -> str:

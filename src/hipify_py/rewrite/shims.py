@@ -20,8 +20,8 @@ from ..analysis.insertion import insertion_point
 from ..analysis.tokens import match
 from ..context import Context
 from ..edits import Edit
+from ..frontend.directives import Include, next_line
 from ..frontend.directives import includes as directive_includes
-from ..frontend.directives import next_line
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
@@ -415,43 +415,20 @@ def _is_unsigned_literal(text: str) -> bool:
     return text[:1].isdigit() and text.rstrip("lL")[-1:] in ("u", "U")
 
 
+# a shim a file needs: (offset of its first use, include guard, shim text)
+_Pending = tuple[int, str, str]
+
+
 @rewrite_pass("shims", order=50)
 def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    pending = []
-    for guard, text, names in SHIMS.values():
-        uses = _uses(unit, names)
-        if uses and not _defines(unit, guard, names):
-            pending.append((unit.tokens[min(uses)].start, guard, text))
-    for guard, text, names, types in TYPED_SHIMS.values():
-        if not types & unit.identifiers or _defines_overload(unit, names, types):
-            continue
-        uses = _uses(unit, names)
-        if uses and not _defines(unit, guard, names):
-            pending.append((unit.tokens[min(uses)].start, guard, text))
-    mixed = _mixed_min_max(unit)
-    if mixed and MIXED_MIN_MAX_GUARD not in unit.identifiers:
-        pending.append((unit.tokens[min(mixed)].start, MIXED_MIN_MAX_GUARD, _MIXED_MIN_MAX))
-    for guard, text, names in HOST_SHIMS.values():
-        uses = [i for i in _uses(unit, names) if _in_host_code(unit, i)]
-        if (
-            uses
-            and not _defines_overload(unit, names, _HOST_RETURNS)
-            and guard not in unit.identifiers
-        ):
-            pending.append((unit.tokens[min(uses)].start, guard, text))
+    pending = [*_table_shims(unit), *_mixed_min_max_shim(unit), *_host_shims(unit)]
     if not pending:
         return
     nl = unit.newline
     found = directive_includes(unit.text, unit.tokens, unit.directives)
     at_offset: dict[int, str] = {}
     for first_use, guard, text in sorted(pending):
-        before = [inc for inc in found if inc.line_end <= first_use and not inc.branch]
-        if not before:  # where the runtime include goes (after it: edits orders the two)
-            at = insertion_point(unit, found)
-        else:
-            at = before[-1].line_end
-            if not unit.text[:at].endswith(("\n", "\r")):
-                at = next_line(unit.text, at)
+        at = _shim_position(unit, found, first_use)
         body = text.replace("\n", nl)
         # HIP's NVIDIA backend includes CUDA's own headers, which define what a shim stands in
         # for: there the shim would be a redefinition
@@ -460,3 +437,57 @@ def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
         at_offset[at] = at_offset.get(at, "") + block
     for at, block in at_offset.items():
         yield Edit(at, at, block, RULE)
+
+
+def _wanted(unit: Unit, guard: str, text: str, names: frozenset[str]) -> _Pending | None:
+    """A shim for ``names`` when the file uses one of them and defines none itself."""
+    uses = _uses(unit, names)
+    if uses and not _defines(unit, guard, names):
+        return unit.tokens[min(uses)].start, guard, text
+    return None
+
+
+def _table_shims(unit: Unit) -> list[_Pending]:
+    """The shims of ``SHIMS``, and of ``TYPED_SHIMS`` where the file names their types and
+    does not declare its own overload for them."""
+    wanted = [_wanted(unit, guard, text, names) for guard, text, names in SHIMS.values()]
+    wanted += [
+        _wanted(unit, guard, text, names)
+        for guard, text, names, types in TYPED_SHIMS.values()
+        if types & unit.identifiers and not _defines_overload(unit, names, types)
+    ]
+    return [w for w in wanted if w is not None]
+
+
+def _mixed_min_max_shim(unit: Unit) -> list[_Pending]:
+    """The mixed signed/unsigned ``min``/``max`` overloads, unless the file has them."""
+    mixed = _mixed_min_max(unit)
+    if mixed and MIXED_MIN_MAX_GUARD not in unit.identifiers:
+        return [(unit.tokens[min(mixed)].start, MIXED_MIN_MAX_GUARD, _MIXED_MIN_MAX)]
+    return []
+
+
+def _host_shims(unit: Unit) -> list[_Pending]:
+    """The ``HOST_SHIMS`` used in host code, unless the file defines its own version."""
+    pending: list[_Pending] = []
+    for guard, text, names in HOST_SHIMS.values():
+        uses = [i for i in _uses(unit, names) if _in_host_code(unit, i)]
+        if (
+            uses
+            and not _defines_overload(unit, names, _HOST_RETURNS)
+            and guard not in unit.identifiers
+        ):
+            pending.append((unit.tokens[min(uses)].start, guard, text))
+    return pending
+
+
+def _shim_position(unit: Unit, found: list[Include], first_use: int) -> int:
+    """Where a shim goes: after the last unconditional include before its first use, or
+    where the runtime include goes when there is none (after it: edits orders the two)."""
+    before = [inc for inc in found if inc.line_end <= first_use and not inc.branch]
+    if not before:
+        return insertion_point(unit, found)
+    at = before[-1].line_end
+    if not unit.text[:at].endswith(("\n", "\r")):
+        at = next_line(unit.text, at)
+    return at
