@@ -23,10 +23,10 @@ SOURCES = sorted(p.name for p in UNITS.glob("*.cu"))
 
 def test_fixtures_are_cuda(nvcc, nvidia_include, tmp_path):
     assert len(SOURCES) >= 7
-    cublas = nvidia_include("cublas")
+    libs = [f for lib in ("cublas", "cusolver") for f in ("-I", nvidia_include(lib))]
     for name in SOURCES:
         proc = subprocess.run(
-            [nvcc, "-arch=sm_90", "-std=c++17", "-I", cublas, "-c", str(UNITS / name)]
+            [nvcc, "-arch=sm_90", "-std=c++17", *libs, "-c", str(UNITS / name)]
             + ["-o", str(tmp_path / "a.o")],
             capture_output=True,
             text=True,
@@ -237,3 +237,57 @@ def test_template_keyword_only_for_dependent_member_templates():
         "template <typename T> int g(T x) { return A<sizeof(T)>::value; }\n"
     )
     assert "template cast" not in hip(plain)  # no dependent qualifier before it: unchanged
+
+
+def test_data_only_enums_are_defined_and_reported_as_warnings():
+    """cusolverPrecType_t/cusolverIRSRefinement_t/cudaEmulationMantissaControl as data (the
+    library samples' utils headers): defined once with CUDA's values, HZ300 warns; a call of an
+    IRS API that takes them stays an HZ300 error."""
+    src = (UNITS / "enum_data.cu").read_text()
+    out = hip(src)
+    assert out.count("#define HIPIFY_PY_SHIM_CUSOLVER_IRS_ENUMS") == 1
+    assert out.count("#define HIPIFY_PY_SHIM_CUDA_EMULATION_ENUMS") == 1
+    assert "CUSOLVER_R_32F = 1204," in out
+    assert "CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC = 0," in out
+    hz300 = [f for f in result(src).findings if f.rule == "HZ300"]
+    assert {f.extra["api"] for f in hz300} >= {"cusolverPrecType_t", "cudaEmulationMantissaControl"}
+    assert {f.severity.value for f in hz300} == {"warning"}
+    call = src.replace(
+        "  cudaFree(d);\n",
+        "  cudaFree(d);\n  cusolverDnIRSParams_t params;\n  cusolverDnIRSParamsCreate(&params);\n",
+    )
+    errors = {f.extra["api"] for f in result(call).findings if f.severity.value == "error"}
+    assert "cusolverDnIRSParamsCreate" in errors
+    assert "#define HIPIFY_PY_SHIM" not in hip("cudaDataType t = CUDA_R_32F;\n")
+
+
+def test_mma_include_unused_by_the_file_is_kept_for_nvidia_only():
+    """cuda_hgemm's common.h includes "mma.h" for its WMMA kernels: in the header (no WMMA
+    name) the include goes under __HIP_PLATFORM_NVIDIA__ with an HP001 warning; an includer that
+    uses WMMA is an HZ313 error at its own first use; a file that uses WMMA keeps the include."""
+    header = (UNITS / "mma_common.cuh").read_text()
+    out = hip(header, "mma_common.cuh")
+    assert (
+        "#if defined(__HIP_PLATFORM_NVIDIA__)  // hipify-py: ROCm has no mma.h\n"
+        '#include "mma.h"\n#endif\n' in out
+    )
+    [hp001] = [f for f in result(header, "mma_common.cuh").findings if f.rule == "HP001"]
+    assert hp001.severity.value == "warning" and hp001.line == 5
+    assert not [f for f in result(header, "mma_common.cuh").findings if f.rule == "HZ313"]
+    user = (
+        '#include "mma_common.cuh"\nusing namespace nvcuda;\n__global__ void k(half* a) {\n'
+        "  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> f;\n}\n"
+    )
+    [wmma] = [f for f in result(user).findings if f.rule == "HZ313"]
+    assert wmma.severity.value == "error" and wmma.line == 2
+    direct = "#include <mma.h>\n" + user.split("\n", 1)[1]
+    assert "#if defined(__HIP_PLATFORM_NVIDIA__)" not in hip(direct)
+    assert [f.line for f in result(direct).findings if f.rule == "HZ313"] == [1]
+    assert {f.severity.value for f in result(direct).findings if f.rule == "HP001"} == {"error"}
+
+
+def test_cublas_cudart_version_in_a_macro_gets_the_shim():
+    src = (UNITS / "cudart_version.cu").read_text()
+    out = hip(src)
+    assert out.count("static inline size_t cublasGetCudartVersion()") == 1
+    assert "HZ300" not in {f.rule for f in result(src).findings}

@@ -32,10 +32,13 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..mappings import is_convertible, no_hip_library
+from ..rewrite.enum_shims import DATA_SHIMMED
 from ..rewrite.shims import SHIMMED
 from ..rewrite.version_gates import VERSION_MACROS
 from ..rules import Proposal, Report, hazard_rule
 
+# an enum the port defines (rewrite/enum_shims.py): the file compiles, so a warning
+_DATA_SHIM_NOTE = "; hipify-py defines it with CUDA's values (plain data, no HIP API takes it)"
 # reported by their own rule with a better message (HZ501, HZ503), or defined by a shim
 DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS, *SHIMMED})
 
@@ -81,6 +84,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         yield report(
             t.start,
             t.end,
-            msg,
+            msg + (_DATA_SHIM_NOTE if t.text in DATA_SHIMMED else ""),
+            severity=Severity.WARNING if t.text in DATA_SHIMMED else None,
             extra={"api": t.text, "family": family, "status": e.status},
         )

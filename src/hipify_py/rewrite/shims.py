@@ -25,6 +25,7 @@ from ..frontend.directives import includes as directive_includes
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
+from .enum_shims import DATA_SHIMS
 
 RULE = "shims"
 
@@ -246,6 +247,16 @@ _QUALIFIERS = """\
 #endif
 """
 
+_CUDART_VERSION = """\
+// hipify-py shim: cuBLAS's cublasGetCudartVersion (hipBLAS has none): the HIP runtime's version
+#include <hip/hip_runtime_api.h>
+#include <cstddef>
+static inline size_t cublasGetCudartVersion() {
+  int v = 0;
+  return hipRuntimeGetVersion(&v) == hipSuccess ? static_cast<size_t>(v) : 0;
+}
+"""
+
 # shim -> (guard macro, text, names whose use needs it)
 SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "load_store": (
@@ -253,6 +264,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         _LOAD_STORE,
         frozenset({"__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"})
         | frozenset({"__stcs", "__stcg", "__stwb", "__stwt"}),
+    ),
+    "cudart_version": (
+        "HIPIFY_PY_SHIM_CUDART_VERSION",
+        _CUDART_VERSION,
+        frozenset({"cublasGetCudartVersion"}),
     ),
     "bf16": (
         "HIPIFY_PY_SHIM_BF16",
@@ -340,6 +356,8 @@ _UNSIGNED_BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim"})
 CG_ONLY = frozenset({"reduce", "inclusive_scan", "exclusive_scan"})  # only as cg::NAME
 SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONLY
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
+# used inside error-check macros: a use in a #define body needs the shim too
+_IN_MACROS = frozenset({"CubDebugExit", "cublasGetCudartVersion"})
 OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB"})  # used without a call
 
 
@@ -349,7 +367,7 @@ def _uses(unit: Unit, names: frozenset[str]) -> list[int]:
     found = []
     for name in names & unit.identifiers:
         for i in unit.identifier_positions[name]:
-            if toks[i].in_directive and name != "CubDebugExit":
+            if toks[i].in_directive and name not in _IN_MACROS:
                 continue
             if name in CG_ONLY and not (
                 i >= 2 and toks[i - 1].text == "::" and toks[i - 2].text in CG_NAMESPACES
@@ -421,7 +439,8 @@ _Pending = tuple[int, str, str]
 
 @rewrite_pass("shims", order=50)
 def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    pending = [*_table_shims(unit), *_mixed_min_max_shim(unit), *_host_shims(unit)]
+    pending = [*_table_shims(unit), *_data_shims(unit), *_mixed_min_max_shim(unit)]
+    pending += _host_shims(unit)
     if not pending:
         return
     nl = unit.newline
@@ -457,6 +476,16 @@ def _table_shims(unit: Unit) -> list[_Pending]:
         if types & unit.identifiers and not _defines_overload(unit, names, types)
     ]
     return [w for w in wanted if w is not None]
+
+
+def _data_shims(unit: Unit) -> list[_Pending]:
+    """The enums of ``DATA_SHIMS`` a file names anywhere (a type or value, not only a call)."""
+    out = []
+    for guard, (text, names) in DATA_SHIMS.items():
+        uses = [i for n in names & unit.identifiers for i in unit.identifier_positions[n]]
+        if uses and not _defines(unit, guard, names):
+            out.append((unit.tokens[min(uses)].start, guard, text))
+    return out
 
 
 def _mixed_min_max_shim(unit: Unit) -> list[_Pending]:
