@@ -80,7 +80,7 @@ def test_names_newer_than_the_target_stay_and_are_reported():
     src = "void f() { cuDevResourceGenerateDesc(0, 0, 0); }\n"
     assert "cuDevResourceGenerateDesc(0, 0, 0)" in body(src)
     (f,) = only("HZ302", src)
-    assert f.severity.value == "warning" and "left unconverted" in f.message
+    assert f.severity.value == "error" and "left unconverted" in f.message
 
 
 def test_cudnn_is_reported_without_miopen_and_converted_with_it():

@@ -16,6 +16,9 @@ are HIP 7.0+; `--target-rocm 7.2` or newer converts the names added in ROCm 7.2.
 v = __reduce_add_sync(mask, v);   // HZ302 with --target-rocm 6.4: HIP added it in 7.0
 ```
 
+A CUDA name left unconverted is an error (the file cannot compile for the targeted release);
+a HIP name in a HIP source is a warning (it may sit behind a `HIP_VERSION` guard).
+
 ## How to fix
 Raise `--target-rocm` if you can require that release, or guard the code with
 `#if HIP_VERSION_MAJOR >= ...` and provide a fallback.
@@ -76,10 +79,12 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if not (i > 0 and toks[i - 1].text in (".", "->")):
             e = candidates[t.text]
             want = ".".join(str(x) for x in ctx.options.target_rocm)
+            left = t.text == e.cuda  # a CUDA name stays: the file cannot compile on ROCm
             yield report(
                 t.start,
                 t.end,
                 f"`{e.hip}` (for `{e.cuda}`) needs HIP {e.hip_added}, newer than the "
-                f"targeted ROCm {want}" + ("; left unconverted" if t.text == e.cuda else ""),
+                f"targeted ROCm {want}" + ("; left unconverted" if left else ""),
+                severity=Severity.ERROR if left else None,
                 extra={"api": t.text, "family": e.family, "hip": e.hip, "hip_added": e.hip_added},
             )
