@@ -291,3 +291,17 @@ def test_cublas_cudart_version_in_a_macro_gets_the_shim():
     out = hip(src)
     assert out.count("static inline size_t cublasGetCudartVersion()") == 1
     assert "HZ300" not in {f.rule for f in result(src).findings}
+
+
+def test_a_file_testing_use_rocm_defines_it_for_amd_once():
+    """HeCBench attention-paged (vLLM's cuda_compat.h): the rules skip the #ifndef USE_ROCM
+    variant, so the AMD build must take the #else one; converting again adds nothing."""
+    src = (UNITS / "rocm_switch.cu").read_text()
+    out = hip(src)
+    assert out.count("#define USE_ROCM 1") == 1
+    assert out.index("#define USE_ROCM 1") < out.index("\n#ifndef USE_ROCM")
+    assert "uint32_t(-1)" in out  # the CUDA variant is left as written
+    assert "#define USE_ROCM" not in hip("#ifdef USE_ROCM_X\n#endif\nint x;\n")
+    own = "#define USE_ROCM\n#ifndef USE_ROCM\nint x;\n#endif\n"
+    assert hip(own).count("#define USE_ROCM") == 1
+    assert "#define USE_ROCM 1" not in hip(src, portable=True)
