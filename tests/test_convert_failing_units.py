@@ -305,3 +305,13 @@ def test_a_file_testing_use_rocm_defines_it_for_amd_once():
     own = "#define USE_ROCM\n#ifndef USE_ROCM\nint x;\n#endif\n"
     assert hip(own).count("#define USE_ROCM") == 1
     assert "#define USE_ROCM 1" not in hip(src, portable=True)
+
+
+def test_use_rocm_define_and_runtime_include_at_the_same_point():
+    """exllamav2's layer_norm.cu: nothing above the first test, so the define and the
+    runtime include go to the same offset (was an edit conflict: the file failed)."""
+    src = (
+        "#ifndef USE_ROCM\n#define FULL 0xffffffff\n#endif\n__global__ void k(int* p) { *p = 1; }\n"
+    )
+    out = hip(src)
+    assert out.index("#define USE_ROCM 1") < out.index("#include <hip/hip_runtime.h>")

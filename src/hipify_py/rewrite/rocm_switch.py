@@ -44,7 +44,7 @@ def _first_test(unit: Unit) -> int | None:
     return None
 
 
-@rewrite_pass("rocm-switch", order=7)
+@rewrite_pass("rocm-switch", order=4)  # its lines go above the includes
 def rocm_switch(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if ctx.options.portable or "USE_ROCM" not in unit.identifiers:
         return  # --portable: its compat header defines it
