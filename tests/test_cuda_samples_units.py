@@ -113,3 +113,11 @@ def test_an_include_with_no_hip_counterpart_is_an_error_also_when_quoted():
     assert [f.line for f in found] == [1, 2]
     assert all(f.severity is Severity.ERROR for f in found)
     assert "no EGL API" in found[0].message
+
+
+def test_map_flags_hint_is_a_shim_not_an_error():
+    src = (UNITS / "map_flags.cu").read_text()
+    out = hip(src)
+    assert "static inline hipError_t cudaGraphicsResourceSetMapFlags(" in out
+    assert "hipGraphicsRegisterFlagsWriteDiscard" in out
+    assert only("HZ300", src) == []

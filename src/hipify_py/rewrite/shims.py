@@ -246,6 +246,15 @@ _QUALIFIERS = """\
 #endif
 """
 
+_MAP_FLAGS = """\
+// hipify-py shim: cudaGraphicsResourceSetMapFlags (HIP 7.2 has none): its flags only promise
+// how kernels will use the resource while mapped (read-only, write-discard); HIP maps without
+#include <hip/hip_runtime_api.h>
+static inline hipError_t cudaGraphicsResourceSetMapFlags(hipGraphicsResource_t, unsigned int) {
+  return hipSuccess;
+}
+"""
+
 # shim -> (guard macro, text, names whose use needs it)
 SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "load_store": (
@@ -276,6 +285,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         "HIPIFY_PY_SHIM_QUALIFIERS",
         _QUALIFIERS,
         frozenset({"__grid_constant__", "CUDART_CB"}),
+    ),
+    "map_flags": (
+        "HIPIFY_PY_SHIM_MAP_FLAGS",
+        _MAP_FLAGS,
+        frozenset({"cudaGraphicsResourceSetMapFlags"}),
     ),
     "cg_reduce": (
         "HIPIFY_PY_SHIM_CG_REDUCE",
