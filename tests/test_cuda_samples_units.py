@@ -121,3 +121,11 @@ def test_map_flags_hint_is_a_shim_not_an_error():
     assert "static inline hipError_t cudaGraphicsResourceSetMapFlags(" in out
     assert "hipGraphicsRegisterFlagsWriteDiscard" in out
     assert only("HZ300", src) == []
+
+
+def test_directed_rounding_division_sqrt_and_double_come_from_the_shim():
+    src = (UNITS / "rounded.cu").read_text()
+    out = hip(src)
+    assert "__device__ inline float __fdiv_rd(float a, float b) { return __ocml_div_rtn_f32" in out
+    assert "__device__ inline double __drcp_ru(double a) { return __ocml_div_rtp_f64(1.0, a)" in out
+    assert only("HZ300", src) == []

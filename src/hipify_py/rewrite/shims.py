@@ -83,18 +83,41 @@ __device__ inline __half htanh_approx(__half a) { return htanh(a); }
 __device__ inline __half2 h2tanh_approx(__half2 a) { return h2tanh(a); }
 """
 
-_ROUNDED = """\
-// hipify-py shim: CUDA's directed-rounding float arithmetic on the device library's own
-__device__ inline float __fadd_rd(float a, float b) { return __ocml_add_rtn_f32(a, b); }
-__device__ inline float __fadd_ru(float a, float b) { return __ocml_add_rtp_f32(a, b); }
-__device__ inline float __fadd_rz(float a, float b) { return __ocml_add_rtz_f32(a, b); }
-__device__ inline float __fsub_rd(float a, float b) { return __ocml_sub_rtn_f32(a, b); }
-__device__ inline float __fsub_ru(float a, float b) { return __ocml_sub_rtp_f32(a, b); }
-__device__ inline float __fsub_rz(float a, float b) { return __ocml_sub_rtz_f32(a, b); }
-__device__ inline float __fmul_rd(float a, float b) { return __ocml_mul_rtn_f32(a, b); }
-__device__ inline float __fmul_ru(float a, float b) { return __ocml_mul_rtp_f32(a, b); }
-__device__ inline float __fmul_rz(float a, float b) { return __ocml_mul_rtz_f32(a, b); }
-"""
+# CUDA's directed-rounding arithmetic -> the device library's (ocml) operation: CUDA name
+# stem, ocml operation, type, arity; rounding suffix d/u/z -> ocml's rtn/rtp/rtz.  A
+# reciprocal is a division of 1 in that rounding (as clang's __clang_hip_math.h writes it).
+_ROUNDED_OPS = (
+    ("__fadd", "add", "float", 2),
+    ("__fsub", "sub", "float", 2),
+    ("__fmul", "mul", "float", 2),
+    ("__fdiv", "div", "float", 2),
+    ("__fsqrt", "sqrt", "float", 1),
+    ("__frcp", "div", "float", 1),
+    ("__fmaf", "fma", "float", 3),
+    ("__dadd", "add", "double", 2),
+    ("__dsub", "sub", "double", 2),
+    ("__dmul", "mul", "double", 2),
+    ("__ddiv", "div", "double", 2),
+    ("__dsqrt", "sqrt", "double", 1),
+    ("__drcp", "div", "double", 1),
+    ("__fma", "fma", "double", 3),
+)
+_ROUNDING = {"d": "rtn", "u": "rtp", "z": "rtz"}
+
+
+def _rounded(stem: str, op: str, type_: str, arity: int, r: str) -> str:
+    params = ", ".join(f"{type_} {v}" for v in "abc"[:arity])
+    one = "1.0f" if type_ == "float" else "1.0"
+    args = f"{one}, a" if stem.endswith("rcp") else ", ".join("abc"[:arity])
+    bits = "f32" if type_ == "float" else "f64"
+    call = f"__ocml_{op}_{_ROUNDING[r]}_{bits}({args})"
+    return f"__device__ inline {type_} {stem}_r{r}({params}) {{ return {call}; }}\n"
+
+
+_ROUNDED = (
+    "// hipify-py shim: CUDA's directed-rounding arithmetic on the device library's own\n"
+    + "".join(_rounded(*o, r) for o in _ROUNDED_OPS for r in _ROUNDING)
+)
 
 _BYTES = """\
 // hipify-py shim: CUDA's 4-byte SIMD intrinsics, byte by byte
@@ -277,7 +300,7 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "rounded": (
         "HIPIFY_PY_SHIM_ROUNDED",
         _ROUNDED,
-        frozenset(f"__f{op}_r{r}" for op in ("add", "sub", "mul") for r in "duz"),
+        frozenset(f"{o[0]}_r{r}" for o in _ROUNDED_OPS for r in _ROUNDING),
     ),
     "bytes": ("HIPIFY_PY_SHIM_BYTES", _BYTES, frozenset({"__dp4a", "__vmaxs4"})),
     "cub_debug": ("HIPIFY_PY_SHIM_CUB_DEBUG", _CUB_DEBUG, frozenset({"CubDebugExit"})),
