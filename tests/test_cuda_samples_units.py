@@ -129,3 +129,10 @@ def test_directed_rounding_division_sqrt_and_double_come_from_the_shim():
     assert "__device__ inline float __fdiv_rd(float a, float b) { return __ocml_div_rtn_f32" in out
     assert "__device__ inline double __drcp_ru(double a) { return __ocml_div_rtp_f64(1.0, a)" in out
     assert only("HZ300", src) == []
+
+
+def test_system_scope_wrapping_atomics_and_driver_functions_header():
+    src = (UNITS / "system_atomics.cu").read_text()
+    out = hip(src)
+    assert "__device__ inline unsigned int atomicInc_system(" in out
+    assert "#include <hip/driver_types.h>" in out and "make_hipExtent(32, 32, 32)" in out

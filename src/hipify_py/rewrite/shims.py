@@ -278,6 +278,27 @@ static inline hipError_t cudaGraphicsResourceSetMapFlags(hipGraphicsResource_t, 
 }
 """
 
+_SYSTEM_WRAP = """\
+// hipify-py shim: CUDA's system-scope wrapping increment/decrement (HIP 7.2 has atomicInc and
+// atomicDec at device scope only): a compare-and-swap loop with HIP's atomicCAS_system
+__device__ inline unsigned int atomicInc_system(unsigned int* p, unsigned int v) {
+  unsigned int old = *p, seen;
+  do {
+    seen = old;
+    old = atomicCAS_system(p, seen, seen >= v ? 0u : seen + 1u);
+  } while (old != seen);
+  return old;
+}
+__device__ inline unsigned int atomicDec_system(unsigned int* p, unsigned int v) {
+  unsigned int old = *p, seen;
+  do {
+    seen = old;
+    old = atomicCAS_system(p, seen, (seen == 0u || seen > v) ? v : seen - 1u);
+  } while (old != seen);
+  return old;
+}
+"""
+
 # shim -> (guard macro, text, names whose use needs it)
 SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "load_store": (
@@ -308,6 +329,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         "HIPIFY_PY_SHIM_QUALIFIERS",
         _QUALIFIERS,
         frozenset({"__grid_constant__", "CUDART_CB"}),
+    ),
+    "system_wrap": (
+        "HIPIFY_PY_SHIM_SYSTEM_WRAP",
+        _SYSTEM_WRAP,
+        frozenset({"atomicInc_system", "atomicDec_system"}),
     ),
     "map_flags": (
         "HIPIFY_PY_SHIM_MAP_FLAGS",
