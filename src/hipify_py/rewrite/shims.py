@@ -25,6 +25,7 @@ from ..frontend.directives import next_line
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
+from ._shim_texts import MAP_FLAGS, ROUNDED, ROUNDED_OPS, ROUNDING, SYSTEM_WRAP
 
 RULE = "shims"
 
@@ -82,42 +83,6 @@ __device__ inline __half2 h2tanh(__half2 a) {
 __device__ inline __half htanh_approx(__half a) { return htanh(a); }
 __device__ inline __half2 h2tanh_approx(__half2 a) { return h2tanh(a); }
 """
-
-# CUDA's directed-rounding arithmetic -> the device library's (ocml) operation: CUDA name
-# stem, ocml operation, type, arity; rounding suffix d/u/z -> ocml's rtn/rtp/rtz.  A
-# reciprocal is a division of 1 in that rounding (as clang's __clang_hip_math.h writes it).
-_ROUNDED_OPS = (
-    ("__fadd", "add", "float", 2),
-    ("__fsub", "sub", "float", 2),
-    ("__fmul", "mul", "float", 2),
-    ("__fdiv", "div", "float", 2),
-    ("__fsqrt", "sqrt", "float", 1),
-    ("__frcp", "div", "float", 1),
-    ("__fmaf", "fma", "float", 3),
-    ("__dadd", "add", "double", 2),
-    ("__dsub", "sub", "double", 2),
-    ("__dmul", "mul", "double", 2),
-    ("__ddiv", "div", "double", 2),
-    ("__dsqrt", "sqrt", "double", 1),
-    ("__drcp", "div", "double", 1),
-    ("__fma", "fma", "double", 3),
-)
-_ROUNDING = {"d": "rtn", "u": "rtp", "z": "rtz"}
-
-
-def _rounded(stem: str, op: str, type_: str, arity: int, r: str) -> str:
-    params = ", ".join(f"{type_} {v}" for v in "abc"[:arity])
-    one = "1.0f" if type_ == "float" else "1.0"
-    args = f"{one}, a" if stem.endswith("rcp") else ", ".join("abc"[:arity])
-    bits = "f32" if type_ == "float" else "f64"
-    call = f"__ocml_{op}_{_ROUNDING[r]}_{bits}({args})"
-    return f"__device__ inline {type_} {stem}_r{r}({params}) {{ return {call}; }}\n"
-
-
-_ROUNDED = (
-    "// hipify-py shim: CUDA's directed-rounding arithmetic on the device library's own\n"
-    + "".join(_rounded(*o, r) for o in _ROUNDED_OPS for r in _ROUNDING)
-)
 
 _BYTES = """\
 // hipify-py shim: CUDA's 4-byte SIMD intrinsics, byte by byte
@@ -269,36 +234,6 @@ _QUALIFIERS = """\
 #endif
 """
 
-_MAP_FLAGS = """\
-// hipify-py shim: cudaGraphicsResourceSetMapFlags (HIP 7.2 has none): its flags only promise
-// how kernels will use the resource while mapped (read-only, write-discard); HIP maps without
-#include <hip/hip_runtime_api.h>
-static inline hipError_t cudaGraphicsResourceSetMapFlags(hipGraphicsResource_t, unsigned int) {
-  return hipSuccess;
-}
-"""
-
-_SYSTEM_WRAP = """\
-// hipify-py shim: CUDA's system-scope wrapping increment/decrement (HIP 7.2 has atomicInc and
-// atomicDec at device scope only): a compare-and-swap loop with HIP's atomicCAS_system
-__device__ inline unsigned int atomicInc_system(unsigned int* p, unsigned int v) {
-  unsigned int old = *p, seen;
-  do {
-    seen = old;
-    old = atomicCAS_system(p, seen, seen >= v ? 0u : seen + 1u);
-  } while (old != seen);
-  return old;
-}
-__device__ inline unsigned int atomicDec_system(unsigned int* p, unsigned int v) {
-  unsigned int old = *p, seen;
-  do {
-    seen = old;
-    old = atomicCAS_system(p, seen, (seen == 0u || seen > v) ? v : seen - 1u);
-  } while (old != seen);
-  return old;
-}
-"""
-
 # shim -> (guard macro, text, names whose use needs it)
 SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "load_store": (
@@ -320,8 +255,8 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "double2half": ("HIPIFY_PY_SHIM_DOUBLE2HALF", _DOUBLE2HALF, frozenset({"__double2half"})),
     "rounded": (
         "HIPIFY_PY_SHIM_ROUNDED",
-        _ROUNDED,
-        frozenset(f"{o[0]}_r{r}" for o in _ROUNDED_OPS for r in _ROUNDING),
+        ROUNDED,
+        frozenset(f"{o[0]}_r{r}" for o in ROUNDED_OPS for r in ROUNDING),
     ),
     "bytes": ("HIPIFY_PY_SHIM_BYTES", _BYTES, frozenset({"__dp4a", "__vmaxs4"})),
     "cub_debug": ("HIPIFY_PY_SHIM_CUB_DEBUG", _CUB_DEBUG, frozenset({"CubDebugExit"})),
@@ -332,12 +267,12 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     ),
     "system_wrap": (
         "HIPIFY_PY_SHIM_SYSTEM_WRAP",
-        _SYSTEM_WRAP,
+        SYSTEM_WRAP,
         frozenset({"atomicInc_system", "atomicDec_system"}),
     ),
     "map_flags": (
         "HIPIFY_PY_SHIM_MAP_FLAGS",
-        _MAP_FLAGS,
+        MAP_FLAGS,
         frozenset({"cudaGraphicsResourceSetMapFlags"}),
     ),
     "cg_reduce": (
