@@ -136,3 +136,14 @@ def test_system_scope_wrapping_atomics_and_driver_functions_header():
     out = hip(src)
     assert "__device__ inline unsigned int atomicInc_system(" in out
     assert "#include <hip/driver_types.h>" in out and "make_hipExtent(32, 32, 32)" in out
+
+
+def test_compressible_memory_is_reported_where_it_is_asked_for():
+    # cuda-samples cudaCompressibleMemory: no table row, so the converted file failed silently
+    src = (
+        "#include <cuda.h>\n"
+        "void f(CUmemAllocationProp* p) {\n"
+        "  p->allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;\n"
+        "}\n"
+    )
+    assert [f.line for f in only("HZ300", src)] == [3]
