@@ -108,6 +108,29 @@ def test_library_targets_bring_their_packages():
     )
 
 
+def test_cusolver_links_what_cudatoolkit_links_with_it():
+    # cuda-samples cuSolverDn_LinearSolver: helper_cusolver.h calls cusparseGetMatIndexBase, and
+    # the target links only CUDA::cusolver (FindCUDAToolkit: cusolver DEPS cublas cusparse);
+    # with roc::hipsolver alone the link failed (undefined symbol hipsparseGetMatIndexBase)
+    text = (
+        "find_package(CUDAToolkit REQUIRED)\n"
+        "if(TARGET CUDA::cusolver)\n"
+        "  target_link_libraries(app PRIVATE CUDA::cudart CUDA::cusolver)\n"
+        "endif()\n"
+    )
+    assert converted("cmake", text) == (
+        "find_package(hip REQUIRED)\n"
+        f"{ROCM_FIRST}\n"
+        "find_package(hipsolver REQUIRED)\n"
+        "find_package(hipblas REQUIRED)\n"
+        "find_package(hipsparse REQUIRED)\n"
+        "if(TARGET roc::hipsolver)\n"
+        "  target_link_libraries(app PRIVATE hip::host"
+        " roc::hipsolver roc::hipblas roc::hipsparse)\n"
+        "endif()\n"
+    )
+
+
 def test_roc_option_links_the_roc_libraries():
     text = "find_package(CUDAToolkit)\ntarget_link_libraries(a CUDA::cublas)\n"
     assert converted("cmake", text, roc=True) == (

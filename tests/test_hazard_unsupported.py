@@ -230,3 +230,26 @@ def test_hz330_vector_operators_that_hip_defines(tmp_path, gfx942_check):
     f.write_text(hip(src))
     proc = gfx942_check(f)
     assert "use of overloaded operator '+=' is ambiguous" in proc.stderr
+
+
+def test_hz321_a_copy_of_the_cuda_api_is_reported_once_at_its_first_type():
+    # cuda-samples' matrixMulDynlinkJIT/cuda_drvapi_dynlink_cuda.h: a dlopen loader's copy of
+    # cuda.h; converted, `typedef unsigned long long hipDeviceptr_t` clashes with HIP's void*
+    src = (
+        "#include <cuda.h>\n"
+        "#define API 5000\n"
+        "#if API >= 3020\n"
+        "#if defined(_WIN64) || defined(__LP64__)\n"
+        "typedef unsigned long long CUdeviceptr;\n"
+        "#else\n"
+        "typedef unsigned int CUdeviceptr;\n"
+        "#endif\n"
+        "#endif\n"
+        "typedef struct CUctx_st *CUcontext;\n"
+    )
+    assert [f.line for f in only("HZ321", src)] == [5]
+
+
+def test_hz321_using_the_cuda_types_is_not_declaring_them():
+    src = "#include <cuda.h>\ntypedef CUdeviceptr devptr;\nCUcontext ctx;\nvoid f(CUdeviceptr);\n"
+    assert only("HZ321", src) == []

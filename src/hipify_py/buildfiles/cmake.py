@@ -27,7 +27,7 @@ from .cmake_findcuda import (
 )
 from .cmake_targets import ROCM_INCLUDES_FIRST, host_link, project_languages
 from .include_dirs import cmake_include_dirs
-from .libraries import NO_ROCM_LIBRARY, is_cuda_library, rocm_library
+from .libraries import NO_ROCM_LIBRARY, is_cuda_library, linked_with, rocm_library
 from .names import rename_edits, renamed
 from .nvcc_flags import RELOCATABLE_CODE, Word, convert_flags
 from .registry import build_system
@@ -262,15 +262,20 @@ def _cmake_variable(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
 
 
 def _imported_target(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:
-    """``CUDA::cublas`` -> ``roc::hipblas``, whose package the file must then find."""
+    """``CUDA::cublas`` -> ``roc::hipblas``, whose package the file must then find (linked:
+    with the libraries FindCUDAToolkit links it with)."""
     lib = m.group("target")
     rocm = rocm_library(lib, site.ctx.options)
     if rocm is None:
         yield NO_ROCM_LIBRARY.report(m.start(), m.end(), f"CUDA::{lib} has no ROCm counterpart")
         return
-    yield Edit(m.start(), m.end(), rocm.target, RULE)
-    if rocm.package:
-        site.packages.setdefault(rocm.package, site.cmd.start)
+    linked = [rocm]
+    if site.cmd.name in ("target_link_libraries", "link_libraries"):
+        linked += linked_with(lib, site.ctx.options)
+    yield Edit(m.start(), m.end(), " ".join(r.target for r in linked), RULE)
+    for r in linked:
+        if r.package:
+            site.packages.setdefault(r.package, site.cmd.start)
 
 
 def _generator_expression(m: re.Match[str], site: _Site) -> Iterator[Edit | Finding]:

@@ -96,6 +96,18 @@ def rocm_library(cuda: str, options: Options) -> RocmLib | None:
     return roc if options.roc and roc is not None else hip
 
 
+# What FindCUDAToolkit's imported target links besides the library itself (CMake 3.25:
+# ``cusolver DEPS cublas cusparse``): code built against CUDA::cusolver may call cuSPARSE
+# (cuda-samples' helper_cusolver.h) without naming it; roc::hipsolver brings no hipSPARSE.
+TARGET_DEPS: dict[str, tuple[str, ...]] = {"cusolver": ("cublas", "cusparse")}
+
+
+def linked_with(cuda: str, options: Options) -> list[RocmLib]:
+    """The ROCm libraries that stand in for the CUDA libraries ``CUDA::<cuda>`` links too."""
+    deps = (rocm_library(d, options) for d in TARGET_DEPS.get(cuda.removesuffix("_static"), ()))
+    return [d for d in deps if d is not None]
+
+
 def is_cuda_library(name: str) -> bool:
     base = name.removesuffix("_static")
     return base in _TABLE or base in UNSUPPORTED

@@ -4,7 +4,11 @@
 Every use of a CUDA API, type, enum value or macro that the mapping tables mark as having no
 HIP equivalent (`status: unsupported`) or as removed from HIP (`status: removed`), from all
 families: runtime, driver, device functions, cuBLAS, cuDNN, cuFFT, cuSPARSE, cuSOLVER,
-cuRAND, CUB, NVRTC... Names with a dedicated rule (e.g. `__CUDA_ARCH__`, HZ501) are left to it.
+cuRAND, CUB, NVRTC... Names with a dedicated rule (e.g. `__CUDA_ARCH__`, HZ501) are left to
+it, and so are the labels of a `case` that the conversion leaves out of the AMD build (a
+`return`/`break` group labelled only by enum values HIP lacks, as in an error-string switch),
+and the zero-initialised `CUctxCreateParams` of a CUDA 13 `cuCtxCreate` call that the
+conversion drops.
 cuDNN is reported too unless `--miopen` (or `--roc`) is given: ROCm ships no hipDNN, so without
 that option the cuDNN names stay; with it they become MIOpen names where MIOpen has one.
 
@@ -28,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.apis import api_uses
+from ..analysis.ctx_create import empty_ctx_params
+from ..analysis.unsupported_cases import unsupported_case_groups
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
@@ -50,8 +56,11 @@ DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS, *SHIMMED})
     "CUDA API with no HIP equivalent (from the mapping tables)",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
+    toks = unit.tokens
+    guarded = [(toks[g.first].start, toks[g.end].start) for g in unsupported_case_groups(unit, ctx)]
+    guarded += [c.declaration for c in empty_ctx_params(unit) if c.declaration is not None]
     for t, e in api_uses(unit):
-        if t.text in DEDICATED:
+        if t.text in DEDICATED or any(a <= t.start < b for a, b in guarded):
             continue
         library = no_hip_library(e, ctx.options)
         if e.status not in ("unsupported", "removed") and not library:

@@ -25,6 +25,7 @@ from ..frontend.directives import includes as directive_includes
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
+from ._shim_texts import CG_REDUCE, MAP_FLAGS, ROUNDED, ROUNDED_OPS, ROUNDING, SYSTEM_WRAP
 from .enum_shims import DATA_SHIMS
 
 RULE = "shims"
@@ -84,19 +85,6 @@ __device__ inline __half htanh_approx(__half a) { return htanh(a); }
 __device__ inline __half2 h2tanh_approx(__half2 a) { return h2tanh(a); }
 """
 
-_ROUNDED = """\
-// hipify-py shim: CUDA's directed-rounding float arithmetic on the device library's own
-__device__ inline float __fadd_rd(float a, float b) { return __ocml_add_rtn_f32(a, b); }
-__device__ inline float __fadd_ru(float a, float b) { return __ocml_add_rtp_f32(a, b); }
-__device__ inline float __fadd_rz(float a, float b) { return __ocml_add_rtz_f32(a, b); }
-__device__ inline float __fsub_rd(float a, float b) { return __ocml_sub_rtn_f32(a, b); }
-__device__ inline float __fsub_ru(float a, float b) { return __ocml_sub_rtp_f32(a, b); }
-__device__ inline float __fsub_rz(float a, float b) { return __ocml_sub_rtz_f32(a, b); }
-__device__ inline float __fmul_rd(float a, float b) { return __ocml_mul_rtn_f32(a, b); }
-__device__ inline float __fmul_ru(float a, float b) { return __ocml_mul_rtp_f32(a, b); }
-__device__ inline float __fmul_rz(float a, float b) { return __ocml_mul_rtz_f32(a, b); }
-"""
-
 _BYTES = """\
 // hipify-py shim: CUDA's 4-byte SIMD intrinsics, byte by byte
 __host__ __device__ inline int __dp4a(int a, int b, int c) {
@@ -130,68 +118,6 @@ _CUB_DEBUG = """\
       std::exit(1);                                                                  \\
     }                                                                                \\
   } while (0)
-"""
-
-_CG_REDUCE = """\
-// hipify-py shim: cooperative_groups/reduce.h (not in HIP 7.2): cg::reduce over a tile or
-// a coalesced group of any size (shuffles down, then lane 0's value to every lane, as in CUDA)
-#include <hip/hip_cooperative_groups.h>
-#include <type_traits>
-namespace cooperative_groups {
-template <class T> struct plus { __device__ T operator()(T a, T b) const { return a + b; } };
-template <class T> struct less {
-  __device__ T operator()(T a, T b) const { return b < a ? b : a; }
-};
-template <class T> struct greater {
-  __device__ T operator()(T a, T b) const { return a < b ? b : a; }
-};
-template <class T> struct bit_and { __device__ T operator()(T a, T b) const { return a & b; } };
-template <class T> struct bit_or { __device__ T operator()(T a, T b) const { return a | b; } };
-template <class T> struct bit_xor { __device__ T operator()(T a, T b) const { return a ^ b; } };
-template <class Group, class T>
-__device__ inline T hipify_py_shfl(const Group& g, T v, unsigned delta, bool down) {
-  if constexpr (std::is_arithmetic<T>::value) {
-    return down ? g.shfl_down(v, delta) : g.shfl(v, delta);
-  } else {  // a struct (HIP shuffles arithmetic types only): word by word
-    int w[(sizeof(T) + 3) / 4] = {};
-    __builtin_memcpy(w, &v, sizeof(T));
-    for (int& x : w) x = down ? g.shfl_down(x, delta) : g.shfl(x, delta);
-    T r = v;
-    __builtin_memcpy(&r, w, sizeof(T));
-    return r;
-  }
-}
-template <class Group, class T, class Op>
-__device__ inline T reduce(const Group& g, T v, Op op) {
-  const unsigned n = g.size(), rank = g.thread_rank();
-  for (unsigned m = 1; m < n; m *= 2) {
-    T other = hipify_py_shfl(g, v, m, true);
-    if (rank + m < n) v = op(v, other);
-  }
-  return hipify_py_shfl(g, v, 0, false);
-}
-// cooperative_groups/scan.h: Hillis-Steele over the tile (lane i combines lanes 0..i in order);
-// exclusive: lane 0 gets T{} (CUDA leaves it undefined but for plus, where it is 0)
-template <class Group, class T, class Op>
-__device__ inline T inclusive_scan(const Group& g, T v, Op op) {
-  for (unsigned d = 1; d < g.size(); d *= 2) {
-    T o = g.shfl_up(v, d);
-    if (g.thread_rank() >= d) v = op(o, v);
-  }
-  return v;
-}
-template <class Group, class T> __device__ inline T inclusive_scan(const Group& g, T v) {
-  return inclusive_scan(g, v, plus<T>());
-}
-template <class Group, class T, class Op>
-__device__ inline T exclusive_scan(const Group& g, T v, Op op) {
-  T o = g.shfl_up(inclusive_scan(g, v, op), 1);
-  return g.thread_rank() == 0 ? T{} : o;
-}
-template <class Group, class T> __device__ inline T exclusive_scan(const Group& g, T v) {
-  return exclusive_scan(g, v, plus<T>());
-}
-}  // namespace cooperative_groups
 """
 
 _HALF_ATOMIC_ADD = """\
@@ -283,8 +209,8 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "double2half": ("HIPIFY_PY_SHIM_DOUBLE2HALF", _DOUBLE2HALF, frozenset({"__double2half"})),
     "rounded": (
         "HIPIFY_PY_SHIM_ROUNDED",
-        _ROUNDED,
-        frozenset(f"__f{op}_r{r}" for op in ("add", "sub", "mul") for r in "duz"),
+        ROUNDED,
+        frozenset(f"{o[0]}_r{r}" for o in ROUNDED_OPS for r in ROUNDING),
     ),
     "bytes": ("HIPIFY_PY_SHIM_BYTES", _BYTES, frozenset({"__dp4a", "__vmaxs4"})),
     "cub_debug": ("HIPIFY_PY_SHIM_CUB_DEBUG", _CUB_DEBUG, frozenset({"CubDebugExit"})),
@@ -293,9 +219,19 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         _QUALIFIERS,
         frozenset({"__grid_constant__", "CUDART_CB"}),
     ),
+    "system_wrap": (
+        "HIPIFY_PY_SHIM_SYSTEM_WRAP",
+        SYSTEM_WRAP,
+        frozenset({"atomicInc_system", "atomicDec_system"}),
+    ),
+    "map_flags": (
+        "HIPIFY_PY_SHIM_MAP_FLAGS",
+        MAP_FLAGS,
+        frozenset({"cudaGraphicsResourceSetMapFlags"}),
+    ),
     "cg_reduce": (
-        "HIPIFY_PY_SHIM_CG_REDUCE",
-        _CG_REDUCE,
+        "HIPIFY_PY_SHIMCG_REDUCE",
+        CG_REDUCE,
         frozenset({"reduce", "inclusive_scan", "exclusive_scan"}),
     ),
 }

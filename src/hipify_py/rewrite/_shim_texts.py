@@ -1,0 +1,135 @@
+"""Shim texts of the arithmetic and host-runtime shims (``shims`` inserts them): CUDA's
+directed-rounding operations, the system-scope wrapping atomics, map-flag hints and the
+cooperative-groups reduce/scan.  Kept
+apart from the pass so that each stays small."""
+
+from __future__ import annotations
+
+# CUDA's directed-rounding arithmetic -> the device library's (ocml) operation: CUDA name
+# stem, ocml operation, type, arity; rounding suffix d/u/z -> ocml's rtn/rtp/rtz.  A
+# reciprocal is a division of 1 in that rounding (as clang's __clang_hip_math.h writes it).
+ROUNDED_OPS = (
+    ("__fadd", "add", "float", 2),
+    ("__fsub", "sub", "float", 2),
+    ("__fmul", "mul", "float", 2),
+    ("__fdiv", "div", "float", 2),
+    ("__fsqrt", "sqrt", "float", 1),
+    ("__frcp", "div", "float", 1),
+    ("__fmaf", "fma", "float", 3),
+    ("__dadd", "add", "double", 2),
+    ("__dsub", "sub", "double", 2),
+    ("__dmul", "mul", "double", 2),
+    ("__ddiv", "div", "double", 2),
+    ("__dsqrt", "sqrt", "double", 1),
+    ("__drcp", "div", "double", 1),
+    ("__fma", "fma", "double", 3),
+)
+ROUNDING = {"d": "rtn", "u": "rtp", "z": "rtz"}
+
+
+def rounded(stem: str, op: str, type_: str, arity: int, r: str) -> str:
+    params = ", ".join(f"{type_} {v}" for v in "abc"[:arity])
+    one = "1.0f" if type_ == "float" else "1.0"
+    args = f"{one}, a" if stem.endswith("rcp") else ", ".join("abc"[:arity])
+    bits = "f32" if type_ == "float" else "f64"
+    call = f"__ocml_{op}_{ROUNDING[r]}_{bits}({args})"
+    return f"__device__ inline {type_} {stem}_r{r}({params}) {{ return {call}; }}\n"
+
+
+ROUNDED = (
+    "// hipify-py shim: CUDA's directed-rounding arithmetic on the device library's own\n"
+    + "".join(rounded(*o, r) for o in ROUNDED_OPS for r in ROUNDING)
+)
+
+MAP_FLAGS = """\
+// hipify-py shim: cudaGraphicsResourceSetMapFlags (HIP 7.2 has none): its flags only promise
+// how kernels will use the resource while mapped (read-only, write-discard); HIP maps without
+#include <hip/hip_runtime_api.h>
+static inline hipError_t cudaGraphicsResourceSetMapFlags(hipGraphicsResource_t, unsigned int) {
+  return hipSuccess;
+}
+"""
+
+SYSTEM_WRAP = """\
+// hipify-py shim: CUDA's system-scope wrapping increment/decrement (HIP 7.2 has atomicInc and
+// atomicDec at device scope only): a compare-and-swap loop with HIP's atomicCAS_system
+__device__ inline unsigned int atomicInc_system(unsigned int* p, unsigned int v) {
+  unsigned int old = *p, seen;
+  do {
+    seen = old;
+    old = atomicCAS_system(p, seen, seen >= v ? 0u : seen + 1u);
+  } while (old != seen);
+  return old;
+}
+__device__ inline unsigned int atomicDec_system(unsigned int* p, unsigned int v) {
+  unsigned int old = *p, seen;
+  do {
+    seen = old;
+    old = atomicCAS_system(p, seen, (seen == 0u || seen > v) ? v : seen - 1u);
+  } while (old != seen);
+  return old;
+}
+"""
+
+
+CG_REDUCE = """\
+// hipify-py shim: cooperative_groups/reduce.h (not in HIP 7.2): cg::reduce over a tile or
+// a coalesced group of any size (shuffles down, then lane 0's value to every lane, as in CUDA)
+#include <hip/hip_cooperative_groups.h>
+#include <type_traits>
+namespace cooperative_groups {
+template <class T> struct plus { __device__ T operator()(T a, T b) const { return a + b; } };
+template <class T> struct less {
+  __device__ T operator()(T a, T b) const { return b < a ? b : a; }
+};
+template <class T> struct greater {
+  __device__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+template <class T> struct bit_and { __device__ T operator()(T a, T b) const { return a & b; } };
+template <class T> struct bit_or { __device__ T operator()(T a, T b) const { return a | b; } };
+template <class T> struct bit_xor { __device__ T operator()(T a, T b) const { return a ^ b; } };
+template <class Group, class T>
+__device__ inline T hipify_py_shfl(const Group& g, T v, unsigned delta, bool down) {
+  if constexpr (std::is_arithmetic<T>::value) {
+    return down ? g.shfl_down(v, delta) : g.shfl(v, delta);
+  } else {  // a struct (HIP shuffles arithmetic types only): word by word
+    int w[(sizeof(T) + 3) / 4] = {};
+    __builtin_memcpy(w, &v, sizeof(T));
+    for (int& x : w) x = down ? g.shfl_down(x, delta) : g.shfl(x, delta);
+    T r = v;
+    __builtin_memcpy(&r, w, sizeof(T));
+    return r;
+  }
+}
+template <class Group, class T, class Op>
+__device__ inline T reduce(const Group& g, T v, Op op) {
+  const unsigned n = g.size(), rank = g.thread_rank();
+  for (unsigned m = 1; m < n; m *= 2) {
+    T other = hipify_py_shfl(g, v, m, true);
+    if (rank + m < n) v = op(v, other);
+  }
+  return hipify_py_shfl(g, v, 0, false);
+}
+// cooperative_groups/scan.h: Hillis-Steele over the tile (lane i combines lanes 0..i in order);
+// exclusive: lane 0 gets T{} (CUDA leaves it undefined but for plus, where it is 0)
+template <class Group, class T, class Op>
+__device__ inline T inclusive_scan(const Group& g, T v, Op op) {
+  for (unsigned d = 1; d < g.size(); d *= 2) {
+    T o = g.shfl_up(v, d);
+    if (g.thread_rank() >= d) v = op(o, v);
+  }
+  return v;
+}
+template <class Group, class T> __device__ inline T inclusive_scan(const Group& g, T v) {
+  return inclusive_scan(g, v, plus<T>());
+}
+template <class Group, class T, class Op>
+__device__ inline T exclusive_scan(const Group& g, T v, Op op) {
+  T o = g.shfl_up(inclusive_scan(g, v, op), 1);
+  return g.thread_rank() == 0 ? T{} : o;
+}
+template <class Group, class T> __device__ inline T exclusive_scan(const Group& g, T v) {
+  return exclusive_scan(g, v, plus<T>());
+}
+}  // namespace cooperative_groups
+"""
