@@ -155,9 +155,46 @@ def test_hz103_shuffle_without_width_in_sub_warp_code():
 }"""
     found = only("HZ103", src)
     # `lane` is group-relative here (the function works in 32-lane groups): `lane + 1` without
-    # width reads the lower group's lanes from the upper one as well
-    assert [f.line for f in found] == [2, 3, 5]
-    assert "width" in found[0].message
+    # width reads the lower group's lanes from the upper one as well; one finding per
+    # function, at the first, naming the others
+    assert [f.line for f in found] == [2]
+    assert "width" in found[0].message and "dependent lines: 3, 5" in found[0].message
+    assert found[0].extra == {"related_lines": "3,5"}
+
+
+# segsort's store phase: 16-thread segments (`gid >> 4`), a 32-lane lane id without a group id,
+# the segment's offset broadcast from "lane 0" and "lane 16" of the warp
+SEGMENT_STORE = """__global__ void store(const int* begins, const int* key, int* keyB, int n) {
+  const int gid = threadIdx.x + blockIdx.x * blockDim.x;
+  const int seg = gid >> 4;
+  int k = seg < n ? begins[seg] : 0;
+  int lane_id = threadIdx.x & 31;
+  int kk = __shfl_sync(0xffffffff, k, 0);
+  if ((lane_id >> 4) == 0) keyB[kk + lane_id] = key[gid];
+  kk = __shfl_sync(0xffffffff, k, 16);
+  if ((lane_id >> 4) == 1) keyB[kk + lane_id - 16] = key[gid];
+}
+"""
+
+
+def test_hz103_broadcast_from_a_lane_of_a_32_lane_id(nvcc, tmp_path):
+    (tmp_path / "s.cu").write_text(SEGMENT_STORE)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "s.cu"), "-o", str(tmp_path / "s.o")]
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    # lanes 32-63 count themselves 0-31 of their warp, but read lanes 0 and 16 of the wavefront:
+    # one finding for the function, the second broadcast a dependent line
+    found = only("HZ103", SEGMENT_STORE)
+    assert [(f.line, f.extra.get("related_lines")) for f in found] == [(6, "8")]
+
+
+def test_hz103_no_broadcast_finding_with_width_or_a_hardware_source_lane():
+    with_width = SEGMENT_STORE.replace(", 0)", ", 0, 32)").replace(", 16)", ", 16, 32)")
+    assert only("HZ103", with_width) == []
+    # a source lane computed from threadIdx is a hardware lane; without a 32-lane id the
+    # broadcast means the hardware warp
+    hardware = SEGMENT_STORE.replace("k, 0)", "k, threadIdx.x ^ 1)").replace("k, 16)", "k, 1)")
+    hardware = hardware.replace("threadIdx.x & 31", "threadIdx.x % warpSize")
+    assert only("HZ103", hardware) == []
 
 
 # --------------------------------------------------------------------------- HZ104

@@ -10,8 +10,15 @@ A `__shfl`, `__shfl_up`, `__shfl_down` or `__shfl_xor` (or `_sync` form) call wi
   (`0`, `lane ^ 1`, `(lane + 1) & 31`) and every `__shfl_up*`. `__shfl_down*` and
   `__shfl_xor*` by less than 32 stay inside the group for the lanes that read the result, so
   they are not reported there, nor is any lane arithmetic of such a function (HZ101/HZ102);
+- in a function that derives a 32-lane lane id from the thread index (`lane = tid & 31`)
+  without a matching group id, the same group-crossing shuffles: its lanes 32-63 count
+  themselves 0-31 of their own warp, so `__shfl_sync(m, k, 0)` meant "lane 0 of my warp"
+  (segsort's broadcasts of a segment's offset) hands them lane 0 of the wavefront;
 - elsewhere, a shuffle whose source lane or offset uses 32-lane arithmetic (`% 32`, `& 31`,
   `% 16`) or is the literal lane 31.
+
+The shuffles of one function that cross are one diagnosis: the finding sits at the first and
+lists the others as dependent lines (each needs the same width).
 
 ## Why it breaks on AMD
 `width` defaults to `warpSize`, which is 64 on MI300X (gfx942). On a 32-wide NVIDIA warp the
@@ -34,8 +41,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.calls import SHUFFLES, Call, calls
+from ..analysis.functions import function_at
 from ..analysis.values import int_value
-from ..analysis.warp_model import GROUP32, crosses_groups, model_at
+from ..analysis.warp_model import GROUP32, LANE32, crosses_groups, model_at, related
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
@@ -57,21 +65,30 @@ def _has_width(call: Call) -> bool:
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
+    by_function: dict[int, list[Call]] = {}
     for c in calls(unit, SHUFFLES):
-        if _has_width(c):
-            continue
-        if model_at(unit, c.index) == GROUP32:
-            hit = crosses_groups(unit, c)
-        else:
-            hit = _sub_warp_lane(unit, c)
-        if hit:
-            yield report(
-                toks[c.index].start,
-                toks[c.close].end,
-                f"`{c.name}` without a width argument in 32-lane sub-warp code: the "
-                f"default width is warpSize (64 on MI300X), so lanes 32-63 read the other "
-                f"32-lane group; pass width 32 explicitly",
-            )
+        if not _has_width(c) and _crosses(unit, c):
+            func = function_at(unit, c.index)
+            by_function.setdefault(func.open if func else -c.index, []).append(c)
+    for hits in by_function.values():
+        first = hits[0]
+        more = related(unit, [c.index for c in hits[1:]], first.index)
+        yield report(
+            toks[first.index].start,
+            toks[first.close].end,
+            f"`{first.name}` without a width argument in 32-lane sub-warp code: the "
+            f"default width is warpSize (64 on MI300X), so lanes 32-63 read the other "
+            f"32-lane group; pass width 32 explicitly{more.note}",
+            extra=more.extra,
+        )
+
+
+def _crosses(unit: Unit, c: Call) -> bool:
+    """The shuffle reads across a 32-lane group where its function means one."""
+    model = model_at(unit, c.index)
+    if model == GROUP32:
+        return crosses_groups(unit, c)
+    return _sub_warp_lane(unit, c) or (model == LANE32 and crosses_groups(unit, c))
 
 
 def _sub_warp_lane(unit: Unit, c: Call) -> bool:
