@@ -3,8 +3,8 @@ made by hand does hipify-py make itself or point at?
 
 Usage:
   python benchmarks/hazard_recall.py hunks CORPUS OUT.jsonl --ports GIT_DIR [--programs a-m]
-  python benchmarks/hazard_recall.py score KEY.jsonl CORPUS [--split dev|held-out|all]
-                                           [--show-missed | --show]
+  python benchmarks/hazard_recall.py score KEY.jsonl CORPUS [--removed-corpus DIR]
+                 [--split dev|held-out|fresh|unseen|all] [--show-missed | --show]
 
 CORPUS is HeCBench's tree of CUDA programs (`CORPUS/src/NAME-cuda`), kept outside the repo;
 GIT_DIR is a git repository holding the human ports `src/NAME-hip` (read with `git show`).
@@ -94,7 +94,7 @@ def _norm(line: str) -> str:
 
 # programs HeCBench deleted before `--rev`: the last commit that had both versions and where
 # the port lived then (the fresh split, labelled and scored only after the dev/held-out work;
-# extract `DIR/NAME-cuda` of that commit into CORPUS/src to score them)
+# extract `DIR/NAME-cuda` of that commit into REMOVED_CORPUS/src to score them)
 REMOVED: dict[str, tuple[str, str]] = {
     "agsg": ("92b8b3e4d", ""),
     "alp": ("ff8bf8dcb", ""),
@@ -289,6 +289,12 @@ def _split(program: str) -> str:
     return "held-out" if program[0].lower() >= "n" else "dev"
 
 
+def _program_dir(args: argparse.Namespace, program: str) -> Path:
+    """The CUDA program's directory: REMOVED programs come from ``--removed-corpus``."""
+    top = args.removed_corpus if program in REMOVED and args.removed_corpus else args.corpus
+    return top / "src" / f"{program}-cuda"
+
+
 def score(args: argparse.Namespace) -> None:
     rows = [json.loads(x) for x in Path(args.key).read_text().splitlines() if x.strip()]
     rows = [r for r in rows if r.get("amd", True)]
@@ -297,7 +303,7 @@ def score(args: argparse.Namespace) -> None:
     elif args.split != "all":
         rows = [r for r in rows if _split(r["program"]) == args.split]
     progs = sorted({r["program"] for r in rows})
-    dirs = [args.corpus / "src" / f"{p}-cuda" for p in progs]
+    dirs = [_program_dir(args, p) for p in progs]
     by_file: dict[tuple[str, str], list[dict]] = collections.defaultdict(list)
     for f in _findings(dirs, False):
         m = re.search(r"src/([^/]+)-cuda/(.*)$", f["path"])
@@ -333,7 +339,7 @@ def _tally(
 ) -> dict[str, collections.Counter]:
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for r in rows:
-        src = args.corpus / "src" / f"{r['program']}-cuda" / r["file"]
+        src = _program_dir(args, r["program"]) / r["file"]
         conv = out / f"{r['program']}-cuda" / r["file"]
         port = port_text(args.ports, args.rev, r["program"], r["file"]) or ""
         text = src.read_text(errors="replace")
@@ -376,6 +382,7 @@ def main() -> None:
     s.add_argument("corpus", type=Path)
     s.add_argument("--split", choices=("dev", "held-out", "fresh", "unseen", "all"), default="all")
     s.add_argument("--show-missed", action="store_true")
+    s.add_argument("--removed-corpus", type=Path, help="where the REMOVED programs are extracted")
     s.add_argument("--show", action="store_true", help="every edit and what caught it")
     for q in (h, s):
         q.add_argument("--ports", default="/work/.mirror/zjin-lcf+HeCBench/repo")
