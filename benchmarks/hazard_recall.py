@@ -62,7 +62,7 @@ CLASS_RULES: dict[str, frozenset[str]] = {
     "lds": frozenset({"HZ401"}),
     "inline-ptx": frozenset({"HZ310"}),
     "wmma": frozenset({"HZ313"}),
-    "unsupported-api": frozenset({"HZ300", "HZ301", "HZ302", "HZ311", "HZ312"}),
+    "unsupported-api": frozenset({"HZ300", "HZ301", "HZ302", "HZ311", "HZ312", "HP001"}),
     "sync": frozenset({"HZ201", "HZ202", "HZ203", "HZ205", "HZ206"}),
     "launch-bounds": frozenset({"HZ204"}),
     "arch-macro": frozenset({"HZ501", "HZ502", "HZ503"}),
@@ -112,6 +112,9 @@ def port_text(git_dir: str, rev: str, program: str, rel: str) -> str | None:
     """The human port of CUDA file ``rel`` of ``program`` (ports keep `.cu`, some use `.hip`)."""
     rev, top = REMOVED.get(program, (rev, "src/"))
     for name in (rel, re.sub(r"\.cu$", ".hip", rel), re.sub(r"\.cuh$", ".h", rel)):
+        plain = Path(git_dir, f"{program}-hip", name)  # a directory of ports, not a git mirror
+        if plain.is_file():
+            return plain.read_text(errors="replace")
         text = git_show(git_dir, rev, f"{top}{program}-hip/{name}")
         if text is not None:
             return text
@@ -197,12 +200,15 @@ def _in_range(name: str, spec: str | None) -> bool:
 
 
 def _programs(corpus: Path, ports: str, rev: str, spec: str | None) -> list[Path]:
-    listing = subprocess.run(
-        ["git", "--git-dir", ports, "ls-tree", "--name-only", f"{rev}:src"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    if list(Path(ports).glob("*-hip")):  # a directory of ports
+        listing = [d.name for d in Path(ports).glob("*-hip")]
+    else:
+        listing = subprocess.run(
+            ["git", "--git-dir", ports, "ls-tree", "--name-only", f"{rev}:src"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
     have = {n[: -len("-hip")] for n in listing if n.endswith("-hip")} | set(REMOVED)
     return [
         d
@@ -283,25 +289,36 @@ def _findings(dirs: list[Path], unsafe: bool) -> list[dict]:
     return json.loads(proc.stdout)["findings"] if proc.stdout.strip() else []
 
 
-def _split(program: str) -> str:
-    if program in REMOVED:
+def _split(row: dict) -> str:
+    if "split" in row:  # the in-source rows name theirs
+        return str(row["split"])
+    if row["program"] in REMOVED:
         return "fresh"
-    return "held-out" if program[0].lower() >= "n" else "dev"
+    return "held-out" if row["program"][0].lower() >= "n" else "dev"
 
 
 def _program_dir(args: argparse.Namespace, program: str) -> Path:
-    """The CUDA program's directory: REMOVED programs come from ``--removed-corpus``."""
+    """The CUDA program's directory: REMOVED programs come from ``--removed-corpus``, the
+    CUDA side of in-source ports from ``--in-source``."""
+    if args.in_source and (args.in_source / "src" / f"{program}-cuda").is_dir():
+        return args.in_source / "src" / f"{program}-cuda"
     top = args.removed_corpus if program in REMOVED and args.removed_corpus else args.corpus
     return top / "src" / f"{program}-cuda"
+
+
+def _ports(args: argparse.Namespace, program: str) -> str:
+    if args.in_source and (args.in_source / "ports" / f"{program}-hip").is_dir():
+        return str(args.in_source / "ports")
+    return str(args.ports)
 
 
 def score(args: argparse.Namespace) -> None:
     rows = [json.loads(x) for x in Path(args.key).read_text().splitlines() if x.strip()]
     rows = [r for r in rows if r.get("amd", True)]
     if args.split == "unseen":
-        rows = [r for r in rows if _split(r["program"]) != "dev"]
+        rows = [r for r in rows if _split(r) != "dev"]
     elif args.split != "all":
-        rows = [r for r in rows if _split(r["program"]) == args.split]
+        rows = [r for r in rows if _split(r) == args.split]
     progs = sorted({r["program"] for r in rows})
     dirs = [_program_dir(args, p) for p in progs]
     by_file: dict[tuple[str, str], list[dict]] = collections.defaultdict(list)
@@ -316,13 +333,15 @@ def score(args: argparse.Namespace) -> None:
     _print(tally)
 
 
-def _caught(row: dict, found: list[dict], text: str, converted: str, remaining: list[dict]) -> str:
+def _caught(
+    row: dict, found: list[dict], at_text: str, converted: str, remaining: list[dict]
+) -> str:
     a, b = row["lines"]
     if not any(h["lines"][0] <= b and a <= h["lines"][1] for h in remaining):
         return "converted"
     if row.get("converted_if") and re.search(row["converted_if"], converted):
         return "converted"
-    lo, hi = _scope(text, row.get("at", row["lines"]))
+    lo, hi = _scope(at_text, row.get("at", row["lines"]))
     rules = CLASS_RULES[row["class"]]
     for f in found:
         if f["rule"] not in rules:
@@ -341,11 +360,14 @@ def _tally(
     for r in rows:
         src = _program_dir(args, r["program"]) / r["file"]
         conv = out / f"{r['program']}-cuda" / r["file"]
-        port = port_text(args.ports, args.rev, r["program"], r["file"]) or ""
+        port = port_text(_ports(args, r["program"]), args.rev, r["program"], r["file"]) or ""
         text = src.read_text(errors="replace")
         converted = conv.read_text(errors="replace")
         remaining = remaining_hunks(text, converted, port)
-        how = _caught(r, by_file[(r["program"], r["file"])], text, converted, remaining)
+        at_file = r.get("at_file", r["file"])  # the port edited a header, the hazard is a use
+        at_text = (_program_dir(args, r["program"]) / at_file).read_text(errors="replace")
+        found = by_file[(r["program"], at_file)]
+        how = _caught(r, found, at_text, converted, remaining)
         for key in ("all", f"class {r['class']}", *(["required"] if r["required"] else [])):
             tally[key]["edits"] += 1
             tally[key]["caught"] += bool(how)
@@ -380,9 +402,16 @@ def main() -> None:
     s = sub.add_parser("score")
     s.add_argument("key", type=Path)
     s.add_argument("corpus", type=Path)
-    s.add_argument("--split", choices=("dev", "held-out", "fresh", "unseen", "all"), default="all")
+    splits = ("dev", "held-out", "fresh", "in-source", "unseen", "all")
+    s.add_argument("--split", choices=splits, default="all")
     s.add_argument("--show-missed", action="store_true")
     s.add_argument("--removed-corpus", type=Path, help="where the REMOVED programs are extracted")
+    s.add_argument(
+        "--in-source",
+        type=Path,
+        help="programs whose ROCm port lives in #ifdef USE_ROCM branches: DIR/src/NAME-cuda "
+        "and DIR/ports/NAME-hip, the file with the macro undefined and defined (unifdef)",
+    )
     s.add_argument("--show", action="store_true", help="every edit and what caught it")
     for q in (h, s):
         q.add_argument("--ports", default="/work/.mirror/zjin-lcf+HeCBench/repo")
