@@ -319,6 +319,10 @@ def score(args: argparse.Namespace) -> None:
         rows = [r for r in rows if _split(r) != "dev"]
     elif args.split != "all":
         rows = [r for r in rows if _split(r) == args.split]
+    absent = {r["program"] for r in rows if not _program_dir(args, r["program"]).is_dir()}
+    if absent:  # REMOVED or in-source programs without --removed-corpus / --in-source
+        print(f"not scored (no CUDA tree given): {', '.join(sorted(absent))}")
+        rows = [r for r in rows if r["program"] not in absent]
     progs = sorted({r["program"] for r in rows})
     dirs = [_program_dir(args, p) for p in progs]
     by_file: dict[tuple[str, str], list[dict]] = collections.defaultdict(list)
