@@ -371,7 +371,9 @@ def _tally(
         at_file = r.get("at_file", r["file"])  # the port edited a header, the hazard is a use
         at_text = (_program_dir(args, r["program"]) / at_file).read_text(errors="replace")
         found = by_file[(r["program"], at_file)]
-        how = _caught(r, found, at_text, converted, remaining)
+        # `converted_if` looks where the hazard is: a shim goes into the file that uses it
+        at_conv = (out / f"{r['program']}-cuda" / at_file).read_text(errors="replace")
+        how = _caught(r, found, at_text, at_conv, remaining)
         for key in ("all", f"class {r['class']}", *(["required"] if r["required"] else [])):
             tally[key]["edits"] += 1
             tally[key]["caught"] += bool(how)
