@@ -197,6 +197,45 @@ def test_hz103_no_broadcast_finding_with_width_or_a_hardware_source_lane():
     assert only("HZ103", hardware) == []
 
 
+# bitsandbytes' 4-bit GEMV: one 32-thread warp per row, reduced with cub's default logical warp
+WARP_REDUCE_ROWS = """#include <cub/cub.cuh>
+template <int THREADS>
+__global__ void gemv(const float* a, const float* b, float* out, int k) {
+  typedef cub::WarpReduce<float> WarpReduce;
+  __shared__ typename WarpReduce::TempStorage temp_storage[THREADS / 32];
+  const int warp_idx = threadIdx.x / 32;
+  const int warp_lane = threadIdx.x % 32;
+  const int row = (THREADS / 32) * blockIdx.x + warp_idx;
+  float acc = 0.0f;
+  for (int i = warp_lane; i < k; i += 32) acc += a[row * k + i] * b[i];
+  acc = WarpReduce(temp_storage[warp_idx]).Sum(acc);
+  if (warp_lane == 0) out[row] = acc;
+}
+template __global__ void gemv<128>(const float*, const float*, float*, int);
+"""
+
+
+def test_hz103_cub_warp_collective_without_width_in_32_lane_code(nvcc, tmp_path):
+    (tmp_path / "g.cu").write_text(WARP_REDUCE_ROWS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "g.cu"), "-o", str(tmp_path / "g.o")]
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    found = only("HZ103", WARP_REDUCE_ROWS)
+    assert [f.line for f in found] == [4]
+    assert "`cub::WarpReduce<...>`" in found[0].message and "second template" in found[0].message
+    # with the logical width given, or in code that works in hardware warps, nothing
+    assert (
+        only("HZ103", WARP_REDUCE_ROWS.replace("WarpReduce<float>", "WarpReduce<float, 32>")) == []
+    )
+    hardware = WARP_REDUCE_ROWS.replace("threadIdx.x / 32", "threadIdx.x / warpSize")
+    assert only("HZ103", hardware.replace("threadIdx.x % 32", "threadIdx.x % warpSize")) == []
+
+
+def test_cub_warp_threads_macro_has_no_hipcub_counterpart():
+    src = "#define WARP_THREADS CUB_WARP_THREADS(0)\nstatic constexpr int W = WARP_THREADS;\n"
+    found = only("HZ300", src)
+    assert [f.line for f in found] == [1] and "`CUB_WARP_THREADS`" in found[0].message
+
+
 # --------------------------------------------------------------------------- HZ104
 
 

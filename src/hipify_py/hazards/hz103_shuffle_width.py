@@ -20,6 +20,11 @@ A `__shfl`, `__shfl_up`, `__shfl_down` or `__shfl_xor` (or `_sync` form) call wi
 The shuffles of one function that cross are one diagnosis: the finding sits at the first and
 lists the others as dependent lines (each needs the same width).
 
+The same holds for hipCUB's warp collectives: `cub::WarpReduce<T>` / `cub::WarpScan<T>`
+without the logical warp width (second template argument) in such a function reduces over
+the hardware wavefront, 64 lanes on MI300X (bitsandbytes' 4-bit GEMV: `WarpReduce<float>`
+next to `warp_idx = threadIdx.x / 32` and `temp_storage[THREADS / 32]`).
+
 ## Why it breaks on AMD
 `width` defaults to `warpSize`, which is 64 on MI300X (gfx942). On a 32-wide NVIDIA warp the
 default and a 32-lane sub-group coincide; on a 64-wide wavefront an unbounded `__shfl_up` or
@@ -81,6 +86,60 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"32-lane group; pass width 32 explicitly{more.note}",
             extra=more.extra,
         )
+    for name, k, end in _collectives_without_width(unit):
+        yield report(
+            toks[k].start,
+            toks[end].end,
+            f"`{name}` without a logical warp width in 32-lane sub-warp code: hipCUB's "
+            f"default is the hardware wavefront (64 lanes on MI300X), so each reduction or "
+            f"scan spans two 32-lane groups; pass 32 as the second template argument",
+        )
+
+
+# cub/hipcub warp collectives: the second template argument is the logical warp width
+_COLLECTIVES = frozenset({"WarpReduce", "WarpScan"})
+
+
+def _collectives_without_width(unit: Unit) -> Iterator[tuple[str, int, int]]:
+    """`cub::WarpReduce<float>` (one template argument) spelled in a function that works in
+    32-lane groups: (the spelling, its first and last token), the first of each function."""
+    toks = unit.tokens
+    seen: set[int] = set()
+    for name in sorted(_COLLECTIVES):
+        for k in unit.identifier_positions.get(name, ()):
+            if not (k >= 2 and toks[k - 1].text == "::" and toks[k - 2].text in ("cub", "hipcub")):
+                continue
+            end = _single_template_argument(unit, k + 1)
+            func = function_at(unit, k)
+            if end is None or func is None or func.open in seen:
+                continue
+            if model_at(unit, k) in (GROUP32, LANE32):
+                seen.add(func.open)
+                yield f"{toks[k - 2].text}::{name}<...>", k - 2, end
+
+
+def _single_template_argument(unit: Unit, lt: int) -> int | None:
+    """The index of the `>` closing the template argument list opening at token ``lt`` when
+    that list holds one argument, else None."""
+    toks = unit.tokens
+    if lt >= len(toks) or toks[lt].text != "<":
+        return None
+    angle, paren = 1, 0
+    for j in range(lt + 1, min(len(toks), lt + 64)):
+        t = toks[j].text
+        if t in ("(", "["):
+            paren += 1
+        elif t in (")", "]"):
+            paren -= 1
+        elif paren == 0 and t == "<":
+            angle += 1
+        elif paren == 0 and t in (">", ">>"):
+            angle -= len(t)
+            if angle <= 0:
+                return j
+        elif paren == 0 and angle == 1 and t in (",", ";", "{"):
+            return None
+    return None
 
 
 def _crosses(unit: Unit, c: Call) -> bool:
