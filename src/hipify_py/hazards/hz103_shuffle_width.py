@@ -37,8 +37,8 @@ float left = __shfl_sync(mask, v, (lane + 31) % 32);   // HZ103 (and HZ101)
 ```
 
 ## How to fix
-Pass the width the algorithm means: `__shfl_sync(mask, v, src, 32)`, or rewrite the index
-arithmetic for `warpSize` lanes.
+Pass the width the algorithm means: `__shfl_sync(mask, v, src, 32)`,
+`cub::WarpReduce<float, 32>`, or rewrite the index arithmetic for `warpSize` lanes.
 """
 
 from __future__ import annotations
