@@ -13,7 +13,10 @@ A `__shfl`, `__shfl_up`, `__shfl_down` or `__shfl_xor` (or `_sync` form) call wi
 - in a function that derives a 32-lane lane id from the thread index (`lane = tid & 31`)
   without a matching group id, the same group-crossing shuffles: its lanes 32-63 count
   themselves 0-31 of their own warp, so `__shfl_sync(m, k, 0)` meant "lane 0 of my warp"
-  (segsort's broadcasts of a segment's offset) hands them lane 0 of the wavefront;
+  (segsort's broadcasts of a segment's offset) hands them lane 0 of the wavefront; unless
+  the function also votes or calls a hardware-warp helper (a ballot's bits are hardware
+  lanes): there the lane id is what is wrong (HZ101) and the broadcast is right once it is
+  the hardware lane;
 - elsewhere, a shuffle whose source lane or offset uses 32-lane arithmetic (`% 32`, `& 31`,
   `% 16`) or is the literal lane 31.
 
@@ -48,7 +51,14 @@ from collections.abc import Iterator
 from ..analysis.calls import SHUFFLES, Call, calls
 from ..analysis.functions import function_at
 from ..analysis.values import int_value
-from ..analysis.warp_model import GROUP32, LANE32, crosses_groups, model_at, related
+from ..analysis.warp_model import (
+    GROUP32,
+    LANE32,
+    crosses_groups,
+    meets_hardware_warp,
+    model_at,
+    related,
+)
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
@@ -147,7 +157,15 @@ def _crosses(unit: Unit, c: Call) -> bool:
     model = model_at(unit, c.index)
     if model == GROUP32:
         return crosses_groups(unit, c)
-    return _sub_warp_lane(unit, c) or (model == LANE32 and crosses_groups(unit, c))
+    if _sub_warp_lane(unit, c):
+        return True
+    # a lane id without a group id next to ballots or hardware-warp helpers is meant as the
+    # hardware lane: HZ101 reports the `& 31`, and the broadcast is right once that is fixed
+    return (
+        model == LANE32
+        and meets_hardware_warp(unit, function_at(unit, c.index)) is None
+        and crosses_groups(unit, c)
+    )
 
 
 def _sub_warp_lane(unit: Unit, c: Call) -> bool:
