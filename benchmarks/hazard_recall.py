@@ -3,8 +3,8 @@ made by hand does hipify-py make itself or point at?
 
 Usage:
   python benchmarks/hazard_recall.py hunks CORPUS OUT.jsonl --ports GIT_DIR [--programs a-m]
-  python benchmarks/hazard_recall.py score KEY.jsonl CORPUS [--split dev|held-out|all]
-                                           [--show-missed | --show]
+  python benchmarks/hazard_recall.py score KEY.jsonl CORPUS [--removed-corpus DIR]
+                 [--split dev|held-out|fresh|unseen|all] [--show-missed | --show]
 
 CORPUS is HeCBench's tree of CUDA programs (`CORPUS/src/NAME-cuda`), kept outside the repo;
 GIT_DIR is a git repository holding the human ports `src/NAME-hip` (read with `git show`).
@@ -29,7 +29,8 @@ when the conversion now makes it (no remaining hunk overlaps its lines) or when 
 warning finding of a rule of its class (`CLASS_RULES`) lies within its lines or in the
 function that encloses them (the CUDA lines of the function are taken from braces).
 Programs whose name starts with n-z are the held-out split: labelled and scored only after the
-fixes that the a-m split motivated.
+fixes that the a-m split motivated; the programs HeCBench has since deleted (`REMOVED`) are the
+fresh split, labelled and scored once, after the fixes of both; `unseen` is held-out + fresh.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ CLASS_RULES: dict[str, frozenset[str]] = {
     "lds": frozenset({"HZ401"}),
     "inline-ptx": frozenset({"HZ310"}),
     "wmma": frozenset({"HZ313"}),
-    "unsupported-api": frozenset({"HZ300", "HZ301", "HZ302", "HZ311", "HZ312"}),
+    "unsupported-api": frozenset({"HZ300", "HZ301", "HZ302", "HZ311", "HZ312", "HP001"}),
     "sync": frozenset({"HZ201", "HZ202", "HZ203", "HZ205", "HZ206"}),
     "launch-bounds": frozenset({"HZ204"}),
     "arch-macro": frozenset({"HZ501", "HZ502", "HZ503"}),
@@ -91,10 +92,30 @@ def _norm(line: str) -> str:
     return re.sub(r"cuda|hip", "X", re.sub(r"\s+", "", line), flags=re.I)
 
 
+# programs HeCBench deleted before `--rev`: the last commit that had both versions and where
+# the port lived then (the fresh split, labelled and scored only after the dev/held-out work;
+# extract `DIR/NAME-cuda` of that commit into REMOVED_CORPUS/src to score them)
+REMOVED: dict[str, tuple[str, str]] = {
+    "agsg": ("92b8b3e4d", ""),
+    "alp": ("ff8bf8dcb", ""),
+    "copy": ("d678b5df5", "src/"),
+    "dxtc1": ("d1c2778d6", "src/"),
+    "frechet": ("8380be1ff", "src/"),
+    "swish": ("102c3fef8", "src/"),
+    "tc": ("aa0334553", "src/"),
+    "voxelizer": ("767e1730e", "src/"),
+    "warpselect": ("5166dff80", "src/"),
+}
+
+
 def port_text(git_dir: str, rev: str, program: str, rel: str) -> str | None:
     """The human port of CUDA file ``rel`` of ``program`` (ports keep `.cu`, some use `.hip`)."""
+    rev, top = REMOVED.get(program, (rev, "src/"))
     for name in (rel, re.sub(r"\.cu$", ".hip", rel), re.sub(r"\.cuh$", ".h", rel)):
-        text = git_show(git_dir, rev, f"src/{program}-hip/{name}")
+        plain = Path(git_dir, f"{program}-hip", name)  # a directory of ports, not a git mirror
+        if plain.is_file():
+            return plain.read_text(errors="replace")
+        text = git_show(git_dir, rev, f"{top}{program}-hip/{name}")
         if text is not None:
             return text
     return None
@@ -172,18 +193,23 @@ def _without_shims(lines: list[str]) -> list[str]:
 def _in_range(name: str, spec: str | None) -> bool:
     if not spec:
         return True
+    if spec == "removed":
+        return name[: -len("-cuda")] in REMOVED
     lo, hi = spec.split("-")
     return lo <= name[0].lower() <= hi
 
 
 def _programs(corpus: Path, ports: str, rev: str, spec: str | None) -> list[Path]:
-    listing = subprocess.run(
-        ["git", "--git-dir", ports, "ls-tree", "--name-only", f"{rev}:src"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    have = {n[: -len("-hip")] for n in listing if n.endswith("-hip")}
+    if list(Path(ports).glob("*-hip")):  # a directory of ports
+        listing = [d.name for d in Path(ports).glob("*-hip")]
+    else:
+        listing = subprocess.run(
+            ["git", "--git-dir", ports, "ls-tree", "--name-only", f"{rev}:src"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    have = {n[: -len("-hip")] for n in listing if n.endswith("-hip")} | set(REMOVED)
     return [
         d
         for d in sorted((corpus / "src").glob("*-cuda"))
@@ -263,17 +289,42 @@ def _findings(dirs: list[Path], unsafe: bool) -> list[dict]:
     return json.loads(proc.stdout)["findings"] if proc.stdout.strip() else []
 
 
-def _split(program: str) -> str:
-    return "held-out" if program[0].lower() >= "n" else "dev"
+def _split(row: dict) -> str:
+    if "split" in row:  # the in-source rows name theirs
+        return str(row["split"])
+    if row["program"] in REMOVED:
+        return "fresh"
+    return "held-out" if row["program"][0].lower() >= "n" else "dev"
+
+
+def _program_dir(args: argparse.Namespace, program: str) -> Path:
+    """The CUDA program's directory: REMOVED programs come from ``--removed-corpus``, the
+    CUDA side of in-source ports from ``--in-source``."""
+    if args.in_source and (args.in_source / "src" / f"{program}-cuda").is_dir():
+        return args.in_source / "src" / f"{program}-cuda"
+    top = args.removed_corpus if program in REMOVED and args.removed_corpus else args.corpus
+    return top / "src" / f"{program}-cuda"
+
+
+def _ports(args: argparse.Namespace, program: str) -> str:
+    if args.in_source and (args.in_source / "ports" / f"{program}-hip").is_dir():
+        return str(args.in_source / "ports")
+    return str(args.ports)
 
 
 def score(args: argparse.Namespace) -> None:
     rows = [json.loads(x) for x in Path(args.key).read_text().splitlines() if x.strip()]
     rows = [r for r in rows if r.get("amd", True)]
-    if args.split != "all":
-        rows = [r for r in rows if _split(r["program"]) == args.split]
+    if args.split == "unseen":
+        rows = [r for r in rows if _split(r) != "dev"]
+    elif args.split != "all":
+        rows = [r for r in rows if _split(r) == args.split]
+    absent = {r["program"] for r in rows if not _program_dir(args, r["program"]).is_dir()}
+    if absent:  # REMOVED or in-source programs without --removed-corpus / --in-source
+        print(f"not scored (no CUDA tree given): {', '.join(sorted(absent))}")
+        rows = [r for r in rows if r["program"] not in absent]
     progs = sorted({r["program"] for r in rows})
-    dirs = [args.corpus / "src" / f"{p}-cuda" for p in progs]
+    dirs = [_program_dir(args, p) for p in progs]
     by_file: dict[tuple[str, str], list[dict]] = collections.defaultdict(list)
     for f in _findings(dirs, False):
         m = re.search(r"src/([^/]+)-cuda/(.*)$", f["path"])
@@ -286,13 +337,15 @@ def score(args: argparse.Namespace) -> None:
     _print(tally)
 
 
-def _caught(row: dict, found: list[dict], text: str, converted: str, remaining: list[dict]) -> str:
+def _caught(
+    row: dict, found: list[dict], at_text: str, converted: str, remaining: list[dict]
+) -> str:
     a, b = row["lines"]
     if not any(h["lines"][0] <= b and a <= h["lines"][1] for h in remaining):
         return "converted"
     if row.get("converted_if") and re.search(row["converted_if"], converted):
         return "converted"
-    lo, hi = _scope(text, row.get("at", row["lines"]))
+    lo, hi = _scope(at_text, row.get("at", row["lines"]))
     rules = CLASS_RULES[row["class"]]
     for f in found:
         if f["rule"] not in rules:
@@ -309,13 +362,18 @@ def _tally(
 ) -> dict[str, collections.Counter]:
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for r in rows:
-        src = args.corpus / "src" / f"{r['program']}-cuda" / r["file"]
+        src = _program_dir(args, r["program"]) / r["file"]
         conv = out / f"{r['program']}-cuda" / r["file"]
-        port = port_text(args.ports, args.rev, r["program"], r["file"]) or ""
+        port = port_text(_ports(args, r["program"]), args.rev, r["program"], r["file"]) or ""
         text = src.read_text(errors="replace")
         converted = conv.read_text(errors="replace")
         remaining = remaining_hunks(text, converted, port)
-        how = _caught(r, by_file[(r["program"], r["file"])], text, converted, remaining)
+        at_file = r.get("at_file", r["file"])  # the port edited a header, the hazard is a use
+        at_text = (_program_dir(args, r["program"]) / at_file).read_text(errors="replace")
+        found = by_file[(r["program"], at_file)]
+        # `converted_if` looks where the hazard is: a shim goes into the file that uses it
+        at_conv = (out / f"{r['program']}-cuda" / at_file).read_text(errors="replace")
+        how = _caught(r, found, at_text, at_conv, remaining)
         for key in ("all", f"class {r['class']}", *(["required"] if r["required"] else [])):
             tally[key]["edits"] += 1
             tally[key]["caught"] += bool(how)
@@ -346,12 +404,20 @@ def main() -> None:
     h = sub.add_parser("hunks")
     h.add_argument("corpus", type=Path)
     h.add_argument("out", type=Path)
-    h.add_argument("--programs", help="first letters, e.g. a-m")
+    h.add_argument("--programs", help="first letters, e.g. a-m, or `removed` (REMOVED)")
     s = sub.add_parser("score")
     s.add_argument("key", type=Path)
     s.add_argument("corpus", type=Path)
-    s.add_argument("--split", choices=("dev", "held-out", "all"), default="all")
+    splits = ("dev", "held-out", "fresh", "in-source", "unseen", "all")
+    s.add_argument("--split", choices=splits, default="all")
     s.add_argument("--show-missed", action="store_true")
+    s.add_argument("--removed-corpus", type=Path, help="where the REMOVED programs are extracted")
+    s.add_argument(
+        "--in-source",
+        type=Path,
+        help="programs whose ROCm port lives in #ifdef USE_ROCM branches: DIR/src/NAME-cuda "
+        "and DIR/ports/NAME-hip, the file with the macro undefined and defined (unifdef)",
+    )
     s.add_argument("--show", action="store_true", help="every edit and what caught it")
     for q in (h, s):
         q.add_argument("--ports", default="/work/.mirror/zjin-lcf+HeCBench/repo")

@@ -155,9 +155,85 @@ def test_hz103_shuffle_without_width_in_sub_warp_code():
 }"""
     found = only("HZ103", src)
     # `lane` is group-relative here (the function works in 32-lane groups): `lane + 1` without
-    # width reads the lower group's lanes from the upper one as well
-    assert [f.line for f in found] == [2, 3, 5]
-    assert "width" in found[0].message
+    # width reads the lower group's lanes from the upper one as well; one finding per
+    # function, at the first, naming the others
+    assert [f.line for f in found] == [2]
+    assert "width" in found[0].message and "dependent lines: 3, 5" in found[0].message
+    assert found[0].extra == {"related_lines": "3,5"}
+
+
+# segsort's store phase: 16-thread segments (`gid >> 4`), a 32-lane lane id without a group id,
+# the segment's offset broadcast from "lane 0" and "lane 16" of the warp
+SEGMENT_STORE = """__global__ void store(const int* begins, const int* key, int* keyB, int n) {
+  const int gid = threadIdx.x + blockIdx.x * blockDim.x;
+  const int seg = gid >> 4;
+  int k = seg < n ? begins[seg] : 0;
+  int lane_id = threadIdx.x & 31;
+  int kk = __shfl_sync(0xffffffff, k, 0);
+  if ((lane_id >> 4) == 0) keyB[kk + lane_id] = key[gid];
+  kk = __shfl_sync(0xffffffff, k, 16);
+  if ((lane_id >> 4) == 1) keyB[kk + lane_id - 16] = key[gid];
+}
+"""
+
+
+def test_hz103_broadcast_from_a_lane_of_a_32_lane_id(nvcc, tmp_path):
+    (tmp_path / "s.cu").write_text(SEGMENT_STORE)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "s.cu"), "-o", str(tmp_path / "s.o")]
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    # lanes 32-63 count themselves 0-31 of their warp, but read lanes 0 and 16 of the wavefront:
+    # one finding for the function, the second broadcast a dependent line
+    found = only("HZ103", SEGMENT_STORE)
+    assert [(f.line, f.extra.get("related_lines")) for f in found] == [(6, "8")]
+
+
+def test_hz103_no_broadcast_finding_with_width_or_a_hardware_source_lane():
+    with_width = SEGMENT_STORE.replace(", 0)", ", 0, 32)").replace(", 16)", ", 16, 32)")
+    assert only("HZ103", with_width) == []
+    # a source lane computed from threadIdx is a hardware lane; without a 32-lane id the
+    # broadcast means the hardware warp
+    hardware = SEGMENT_STORE.replace("k, 0)", "k, threadIdx.x ^ 1)").replace("k, 16)", "k, 1)")
+    hardware = hardware.replace("threadIdx.x & 31", "threadIdx.x % warpSize")
+    assert only("HZ103", hardware) == []
+
+
+# bitsandbytes' 4-bit GEMV: one 32-thread warp per row, reduced with cub's default logical warp
+WARP_REDUCE_ROWS = """#include <cub/cub.cuh>
+template <int THREADS>
+__global__ void gemv(const float* a, const float* b, float* out, int k) {
+  typedef cub::WarpReduce<float> WarpReduce;
+  __shared__ typename WarpReduce::TempStorage temp_storage[THREADS / 32];
+  const int warp_idx = threadIdx.x / 32;
+  const int warp_lane = threadIdx.x % 32;
+  const int row = (THREADS / 32) * blockIdx.x + warp_idx;
+  float acc = 0.0f;
+  for (int i = warp_lane; i < k; i += 32) acc += a[row * k + i] * b[i];
+  acc = WarpReduce(temp_storage[warp_idx]).Sum(acc);
+  if (warp_lane == 0) out[row] = acc;
+}
+template __global__ void gemv<128>(const float*, const float*, float*, int);
+"""
+
+
+def test_hz103_cub_warp_collective_without_width_in_32_lane_code(nvcc, tmp_path):
+    (tmp_path / "g.cu").write_text(WARP_REDUCE_ROWS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "g.cu"), "-o", str(tmp_path / "g.o")]
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    found = only("HZ103", WARP_REDUCE_ROWS)
+    assert [f.line for f in found] == [4]
+    assert "`cub::WarpReduce<...>`" in found[0].message and "second template" in found[0].message
+    # with the logical width given, or in code that works in hardware warps, nothing
+    assert (
+        only("HZ103", WARP_REDUCE_ROWS.replace("WarpReduce<float>", "WarpReduce<float, 32>")) == []
+    )
+    hardware = WARP_REDUCE_ROWS.replace("threadIdx.x / 32", "threadIdx.x / warpSize")
+    assert only("HZ103", hardware.replace("threadIdx.x % 32", "threadIdx.x % warpSize")) == []
+
+
+def test_cub_warp_threads_macro_has_no_hipcub_counterpart():
+    src = "#define WARP_THREADS CUB_WARP_THREADS(0)\nstatic constexpr int W = WARP_THREADS;\n"
+    found = only("HZ300", src)
+    assert [f.line for f in found] == [1] and "`CUB_WARP_THREADS`" in found[0].message
 
 
 # --------------------------------------------------------------------------- HZ104
