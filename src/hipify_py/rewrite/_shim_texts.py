@@ -1,7 +1,6 @@
 """Shim texts of the arithmetic and host-runtime shims (``shims`` inserts them): CUDA's
 directed-rounding operations, the system-scope wrapping atomics, map-flag hints and the
-cooperative-groups reduce/scan.  Kept
-apart from the pass so that each stays small."""
+cooperative-groups reduce/scan.  Kept apart from the pass so that each stays small."""
 
 from __future__ import annotations
 
