@@ -50,6 +50,15 @@ __global__ void warp_barrier(int* o) { o[threadIdx.x] = 1; __syncwarp(); o[0] +=
 __global__ void votes(int* o) {
   o[threadIdx.x] = __syncthreads_count(o[0] > 0) + __syncthreads_and(o[1]) + __syncthreads_or(o[2]);
 }
+// HZ322: a warp-transpose block load of a multiple of 64 threads is not reported: it compiles
+#include <hipcub/hipcub.hpp>
+__global__ void load128(const int* in, int* o) {
+  typedef hipcub::BlockLoad<int, 128, 1, hipcub::BLOCK_LOAD_WARP_TRANSPOSE> L;
+  __shared__ typename L::TempStorage s;
+  int v[1];
+  L(s).Load(in, v);
+  o[threadIdx.x] = v[0];
+}
 """
 
 # each must be rejected: the rule's premise that the CUDA spelling breaks on gfx942
@@ -70,6 +79,12 @@ BREAKS = {
     "HZ105 __ffs on a 64-bit ballot": (
         "__global__ void k(int* o) { unsigned long long b = __ballot_sync(~0ull, o[0] > 0);"
         " o[0] = __ffs(b); }"
+    ),
+    "HZ322 a warp-transpose block load of 32 threads": (
+        "#include <hipcub/hipcub.hpp>\n"
+        "__global__ void k(const int* in, int* o) {"
+        " typedef hipcub::BlockLoad<int, 32, 1, hipcub::BLOCK_LOAD_WARP_TRANSPOSE> L;"
+        " __shared__ typename L::TempStorage s; int v[1]; L(s).Load(in, v); o[0] = v[0]; }"
     ),
 }  # fmt: skip
 
