@@ -57,6 +57,9 @@ VOID_POINTER_ARGUMENT: dict[str, int] = {
 # API -> index of a ``T**`` argument CUDA's C++ template accepts and HIP declares as ``void**``
 # (the C-style cast through ``void*`` is the template's own, which also takes ``const T**``)
 VOID_POINTER_POINTER_ARGUMENT: dict[str, int] = {"cudaHostGetDevicePointer": 0}
+# API -> indexes of pointer-array arguments CUDA declares ``const void* const A[]`` and
+# hipBLAS (ROCm 7.2.4) ``const void* A[]``: a ``void**`` converts to the first, not the second
+CONST_POINTER_ARRAYS: dict[str, tuple[int, ...]] = {"cublasGemmBatchedEx": (7, 10)}
 # API -> index of an argument HIP does not have (the block-size-to-shared-memory callback)
 DROP_ARGUMENT: dict[str, tuple[int, int]] = {  # name -> (arity, index)
     "cuOccupancyMaxPotentialBlockSize": (6, 3),
@@ -177,6 +180,18 @@ def _cast_to_void_pointer_pointer(tokens: Sequence[Token], i: int, name: str) ->
     yield from _cast_argument(tokens, i, VOID_POINTER_POINTER_ARGUMENT[name], "(void**)(void*)(")
 
 
+def _cast_to_const_pointer_array(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
+    """``(const void**)`` around each pointer-array argument, whatever its own cast: the
+    sample code's ``(void**)`` is what breaks."""
+    args = call_args(tokens, i)
+    for index in CONST_POINTER_ARRAYS[name]:
+        if args is None or len(args) <= index:
+            return
+        start, end = args[index].span(tokens)
+        yield Edit(start, start, "(const void**)(", RULE)
+        yield Edit(end, end, ")", RULE)
+
+
 def _drop_argument(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
     """The callback argument HIP's function does not have, removed with its comma."""
     arity, index = DROP_ARGUMENT[name]
@@ -190,6 +205,7 @@ def _drop_argument(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]
 # API name -> how its call is adapted (each table's names are the calls its adapter handles)
 _ADAPTERS: dict[str, Callable[[Sequence[Token], int, str], Iterator[Edit]]] = {
     **dict.fromkeys(DROP_ARGUMENT, _drop_argument),
+    **dict.fromkeys(CONST_POINTER_ARRAYS, _cast_to_const_pointer_array),
     **dict.fromkeys(VOID_POINTER_POINTER_ARGUMENT, _cast_to_void_pointer_pointer),
     **dict.fromkeys(VOID_POINTER_ARGUMENT, _cast_to_void_pointer),
     **dict.fromkeys(APPEND_BY_ARGUMENT_TYPE, _append_by_argument_type),
