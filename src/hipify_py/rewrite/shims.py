@@ -230,7 +230,7 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         frozenset({"cudaGraphicsResourceSetMapFlags"}),
     ),
     "cg_reduce": (
-        "HIPIFY_PY_SHIMCG_REDUCE",
+        "HIPIFY_PY_SHIM_CG_REDUCE",
         CG_REDUCE,
         frozenset({"reduce", "inclusive_scan", "exclusive_scan"}),
     ),
