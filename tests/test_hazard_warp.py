@@ -56,9 +56,12 @@ enum { kWarpLanes = 32, kTile = 32 };
 #define TILE_DIM 32
 const int warp_size = 64;
 __global__ void k(int* o) {
-  o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp + THREADS_PER_WARP + warpSize;
+  o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp + THREADS_PER_WARP + warpSize + kWarpLanes;
 }"""
     assert [f.line for f in only("HZ107", src)] == [1, 2, 3, 4]
+    # a source file that never uses its constant: nothing in it depends on the value
+    assert [f.line for f in only("HZ107", src.replace(" + kWarpLanes", ""))] == [1, 2, 3]
+    assert [f.line for f in only("HZ107", src.replace(" + kWarpLanes", ""), "t.h")] == [1, 2, 3, 4]
     assert only("HZ101", src) == []  # the uses follow the one definition to fix
 
 

@@ -268,36 +268,40 @@ def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
 
 def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
-    body = range(f.params[0], f.close)
     if any(
         (toks[k].text in _HARDWARE_NAMES and not _shadowed(toks, k, f)) or _lane_bits(toks, k)
-        for k in body
+        for k in range(f.params[0], f.close)
     ):
         return HARDWARE
-    group = False
+    return _shuffle_model(unit, f) or _ids_model(unit, f)
+
+
+def _shuffle_model(unit: Unit, f: Func) -> str | None:
+    """``HARDWARE`` for a shuffle of width 64 or more in ``f``, else ``GROUP32`` for one of
+    width 32 or less, else None."""
+    group = None
     for c in calls(unit, SHUFFLES):
         if f.open < c.index < f.close:
             w = _width(unit, c)
             if w is not None and w >= 64:
                 return HARDWARE
             if w is not None and w <= 32:
-                group = True
-    if group:
-        return GROUP32
+                group = GROUP32
+    return group
+
+
+def _ids_model(unit: Unit, f: Func) -> str | None:
+    """``GROUP32`` when ``f`` derives both a lane id (`& 31`, `% 32`) and a group id
+    (`/ 32`, `>> 5`) from the thread index, ``LANE32`` for a lane id alone (it may still be
+    meant as the hardware lane), else None."""
+    toks = unit.tokens
     taint = None
-    seen: set[str] = set()  # "lane" (`& 31`, `% 32`) and "group" (`/ 32`, `>> 5`) ids
+    seen: set[str] = set()
     for k in range(f.open + 1, f.close - 1):
         t = toks[k]
         if t.kind is not Kind.PUNCT or t.text not in _GROUPING:
             continue
-        nxt = toks[k + 1]
-        if nxt.kind is Kind.NUMBER:
-            value = int_value(nxt.text)
-        elif nxt.kind is Kind.IDENT:
-            value = constant_at(unit, nxt.text, k + 1)
-        else:
-            continue
-        if value != _GROUPING[t.text]:
+        if _operand_value(unit, k + 1) != _GROUPING[t.text]:
             continue
         rng = operand_before(toks, k)
         if rng is None:
@@ -305,11 +309,19 @@ def _own_model(unit: Unit, f: Func) -> str | None:
         taint = taint or thread_taint(unit, f)
         if taint.any(*rng) is not None:
             seen.add("lane" if t.text in ("&", "%") else "group")
-    # a lane id alone may still be meant as the hardware lane; with a matching group id the
-    # function splits the block into 32-thread groups on purpose
     if seen == {"lane", "group"}:
         return GROUP32
     return LANE32 if seen == {"lane"} else None
+
+
+def _operand_value(unit: Unit, k: int) -> int | None:
+    """The value of the number or file constant at token ``k``."""
+    nxt = unit.tokens[k]
+    if nxt.kind is Kind.NUMBER:
+        return int_value(nxt.text)
+    if nxt.kind is Kind.IDENT:
+        return constant_at(unit, nxt.text, k)
+    return None
 
 
 @dataclass(frozen=True)
@@ -370,6 +382,111 @@ def meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
             if func.open < k < func.close and k + 1 < len(toks) and toks[k + 1].text in ("(", "<"):
                 return g.name
     return None
+
+
+# votes whose answer covers every lane of the wavefront, and warp-wide matrix operations: in
+# code of 32-lane groups, a 64-lane wavefront answers for both groups at once
+_WAVE_WIDE = frozenset(
+    {"__any_sync", "__all_sync", "__any", "__all", "__uni_sync", "wmma", "mma_sync"}
+)
+
+
+def works_in_wavefronts(unit: Unit, func: Func) -> bool:
+    """``func`` does something whose lanes are those of the hardware wavefront: it meets the
+    hardware warp (``meets_hardware_warp``), votes across the whole wavefront
+    (`__any_sync`), multiplies warp-wide matrix fragments (wmma), or has a shuffle without a
+    sub-warp width that crosses a 32-lane group (``crosses_groups``) outside consistent
+    group code (there HZ103 reports the shuffle, where its width goes).  Code of consistent
+    32-lane groups that does none of these computes the same on a 64-lane wavefront."""
+    if meets_hardware_warp(unit, func) is not None:
+        return True
+    toks = unit.tokens
+    if any(toks[k].text in _WAVE_WIDE for k in range(func.open + 1, func.close)):
+        return True
+    # in code of consistent groups, a shuffle that crosses is HZ103's, fixed at the shuffle
+    return model_of(unit, func) != GROUP32 and any(
+        func.open < c.index < func.close and crosses_groups(unit, c) for c in calls(unit, SHUFFLES)
+    )
+
+
+def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
+    """Some function that uses a warp-size constant (token indexes ``uses``), or a device
+    function of the file that calls it, works in wavefronts (``works_in_wavefronts``); or the
+    host uses it (launch geometry, per-warp counts) in a file whose kernels do."""
+    if any(_passed_away(unit, k) for k in uses):
+        return True
+    device = [f for f in functions(unit) if f.is_device]
+    users = {f.open: f for k in uses if (f := _user(unit, k)) is not None}
+    if any(not f.is_device for f in users.values()):
+        users.update((f.open, f) for f in device)  # the host sizes what the kernels run
+    for _ in range(2):  # the callers of a helper that uses it, and theirs
+        for f in list(users.values()):
+            users.update((g.open, g) for g in _callers(unit, f, device))
+    return any(f.is_device and works_in_wavefronts(unit, f) for f in users.values())
+
+
+def _user(unit: Unit, k: int) -> Func | None:
+    """The function whose body or parameter list (a default `int width = WARP_SIZE`) holds
+    token ``k``."""
+    return function_at(unit, k) or next(
+        (f for f in functions(unit) if f.params[0] < k < f.params[1]), None
+    )
+
+
+def _passed_away(unit: Unit, k: int) -> bool:
+    """The constant at token ``k`` goes where this file cannot follow it: an argument of a
+    kernel launch (`k<<<g, b>>>(out, WARP_SIZE)`; the kernel takes it as its warp size), or a
+    template argument of a type the file does not define (`WarpExchange<int, 4, kWarp>`)."""
+    toks = unit.tokens
+    depth = 0
+    for j in range(k - 1, max(k - 200, 0), -1):
+        text = toks[j].text
+        if text in (";", "{", "}"):
+            return False
+        if text in (")", ">"):
+            depth += 1
+        elif text in ("(", "<") and depth:
+            depth -= 1
+        elif text == "(":
+            return toks[j - 1].text == ">>>"
+        elif text == "<":
+            name = toks[j - 1].text
+            return (
+                toks[j - 1].kind is Kind.IDENT
+                and name not in _CASTS
+                and _template_arguments(toks, j)
+                and not _defined_here(unit, name)
+            )
+    return False
+
+
+_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
+
+
+def _template_arguments(toks: Sequence[Token], j: int) -> bool:
+    """The `<` at token ``j`` opens template arguments, not a comparison: its `>` comes
+    before the statement or condition ends, and a name, `::`, `(`, `{`, `;` or `>` follows it."""
+    depth = 0
+    for k in range(j + 1, min(j + 100, len(toks) - 1)):
+        text = toks[k].text
+        if text in (";", "{", "}", "&&", "||", "?") or (text == ")" and not depth):
+            return False
+        depth += (text == "(") - (text == ")")
+        if text == ">" and not depth:
+            nxt = toks[k + 1]
+            return nxt.kind is Kind.IDENT or nxt.text in ("::", "(", "{", ";", ">")
+    return False
+
+
+def _defined_here(unit: Unit, name: str) -> bool:
+    toks = unit.tokens
+    return any(
+        toks[k - 1].text in ("struct", "class")
+        or (toks[k - 1].text == "using" and toks[k + 1].text == "=")
+        or toks[k + 1].text == "{"
+        for k in unit.identifier_positions.get(name, ())
+        if 0 < k < len(toks) - 1
+    ) or any(f.name == name for f in functions(unit))
 
 
 def _only_a_mask(unit: Unit, k: int, func: Func) -> bool:
