@@ -470,3 +470,32 @@ __device__ float f(float v) {
     assert f.line == 3 and f.severity.value == "warning" and f.fix is None
     assert "defined outside this file" in f.message
     assert "FULL_MASK, v, 1" in result(src).text
+
+
+# egs: one 32-bit ballot variable per block of a kernel, each counted once; `uint` is glibc's,
+# unknown to a hermetic parse
+COUNTED_BALLOTS = """#include <sys/types.h>
+__global__ void steps(const int* status, unsigned* counters) {
+  if (status[threadIdx.x] == 1) {
+    uint count_mask = __ballot_sync(0xffffffffu, status[threadIdx.x] == 1);
+    if (threadIdx.x % 32 == 0) counters[0] += __popc(count_mask);
+  }
+  if (status[threadIdx.x] == 2) {
+    uint count_mask = __ballot_sync(0xffffffffu, status[threadIdx.x] == 2);
+    if (threadIdx.x % 32 == 0) counters[1] += __popc(count_mask);
+  }
+}
+"""
+
+
+def test_hz105_a_count_of_a_stored_ballot_is_a_dependent_line(nvcc, tmp_path):
+    (tmp_path / "c.cu").write_text(COUNTED_BALLOTS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "c.cu"), "-o", str(tmp_path / "c.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    found = only("HZ105", COUNTED_BALLOTS)
+    assert [(f.line, f.extra["related_lines"]) for f in found] == [(4, "5"), (8, "9")]
+    assert "`__popc` on it count only 32 lanes" in found[0].message
+    out = fixed(COUNTED_BALLOTS, unsafe_fixes=True)
+    assert (
+        out.count("unsigned long long count_mask") == 2 and out.count("__popcll(count_mask)") == 2
+    )
