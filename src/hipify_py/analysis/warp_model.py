@@ -374,6 +374,11 @@ def meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
         for c in calls(unit, _VOTES)
     ):
         return ""
+    return _calls_hardware_helper(unit, func)
+
+
+def _calls_hardware_helper(unit: Unit, func: Func) -> str | None:
+    """The name of a function of the file in the ``HARDWARE`` model that ``func`` calls."""
     toks = unit.tokens
     for g in functions(unit):
         if g.open == func.open or model_of(unit, g) != HARDWARE:
@@ -384,6 +389,27 @@ def meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
     return None
 
 
+def _indexes_a_vote(unit: Unit, k: int, func: Func) -> bool:
+    """The vote at token ``k`` (or the variable it is stored in) meets a shift in one
+    statement: its bits are picked by a lane (`__popc(bal & ~(-1 << lane))`,
+    `(bal >> lane) & 1`), which a 32-lane id picks from the wrong half on lanes 32-63."""
+    toks = unit.tokens
+    at = [k]
+    if toks[k - 1].text == "=" and toks[k - 2].kind is Kind.IDENT:
+        name = toks[k - 2].text
+        at += [j for j in range(k + 1, func.close) if toks[j].text == name]
+    for j in at:
+        lo = j
+        while lo > func.open and toks[lo - 1].text not in (";", "{", "}"):
+            lo -= 1
+        hi = j
+        while hi < func.close and toks[hi].text not in (";", "{", "}"):
+            hi += 1
+        if any(toks[m].text in ("<<", ">>") for m in range(lo, hi)):
+            return True
+    return False
+
+
 # votes whose answer covers every lane of the wavefront, and warp-wide matrix operations: in
 # code of 32-lane groups, a 64-lane wavefront answers for both groups at once
 _WAVE_WIDE = frozenset(
@@ -392,15 +418,18 @@ _WAVE_WIDE = frozenset(
 
 
 def works_in_wavefronts(unit: Unit, func: Func) -> bool:
-    """``func`` does something whose lanes are those of the hardware wavefront: it meets the
-    hardware warp (``meets_hardware_warp``), votes across the whole wavefront
+    """``func`` does something whose lanes are those of the hardware wavefront: it works in
+    hardware warps (``HARDWARE``, or calls a helper that does), picks a ballot's bits by a
+    lane (``_indexes_a_vote``; a ballot only counted is HZ105's), votes across the whole wavefront
     (`__any_sync`), multiplies warp-wide matrix fragments (wmma), or has a shuffle without a
     sub-warp width that crosses a 32-lane group (``crosses_groups``) outside consistent
     group code (there HZ103 reports the shuffle, where its width goes).  Code of consistent
     32-lane groups that does none of these computes the same on a 64-lane wavefront."""
-    if meets_hardware_warp(unit, func) is not None:
+    if model_of(unit, func) == HARDWARE or _calls_hardware_helper(unit, func):
         return True
     toks = unit.tokens
+    if any(_indexes_a_vote(unit, c.index, func) for c in calls(unit, _VOTES)):
+        return True
     if any(toks[k].text in _WAVE_WIDE for k in range(func.open + 1, func.close)):
         return True
     # in code of consistent groups, a shuffle that crosses is HZ103's, fixed at the shuffle
@@ -422,7 +451,23 @@ def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
     for _ in range(2):  # the callers of a helper that uses it, and theirs
         for f in list(users.values()):
             users.update((g.open, g) for g in _callers(unit, f, device))
-    return any(f.is_device and works_in_wavefronts(unit, f) for f in users.values())
+    return any(
+        f.is_device and (works_in_wavefronts(unit, f) or _open_helper(unit, f, device))
+        for f in users.values()
+    )
+
+
+def _open_helper(unit: Unit, f: Func, device: list[Func]) -> bool:
+    """``f`` is a device helper nobody in this file calls, with a shuffle that has no width
+    of 32 or less and no group model of its own: its callers elsewhere decide what a warp is
+    (as HZ102 keeps reporting such helpers' offset-16 loops)."""
+    if "__global__" in f.specifiers or model_of(unit, f) == GROUP32:
+        return False
+    if any(g.open != f.open for g in _callers(unit, f, device)):
+        return False
+    return any(
+        f.open < c.index < f.close and (_width(unit, c) or 64) > 32 for c in calls(unit, SHUFFLES)
+    )
 
 
 def _user(unit: Unit, k: int) -> Func | None:

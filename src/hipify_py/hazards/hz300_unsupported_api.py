@@ -78,9 +78,15 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         note = getattr(e, "note", None)
         if note:
             msg += f": {note}"
-        yield report(
-            t.start,
-            t.end,
-            msg,
-            extra={"api": t.text, "family": family, "status": e.status},
-        )
+        cause = _root_cause(family, e.status, library, msg if note else "")
+        extra = {"api": t.text, "family": family, "status": e.status, "root_cause": cause}
+        yield report(t.start, t.end, msg, extra=extra)
+
+
+def _root_cause(family: str, status: str, library: str | None, noted: str) -> str:
+    """What the names of one file share (``root_causes`` folds them into one finding): one
+    library the target lacks (one action for all its names), a family's names HIP lacks (the
+    SIMD intrinsics, cusolverMg), or, for a name with a note of its own, that message."""
+    if library:
+        return f"{family} library: {library}"
+    return noted or f"{family} {status}"
