@@ -375,3 +375,27 @@ def test_hz107_where_the_constant_meets_the_wavefront(nvcc, tmp_path):
     only_blocks = HOST_ARGUMENT.replace(", warp_size);", ", 32);")
     assert [f.line for f in only("HZ107", only_blocks)] == [6]
     assert only("HZ107", only_blocks.replace("__any_sync(0xffffffffu, ", "(")) == []
+
+
+# dpid: the file's own float4 overload of __shfl_down defaults its width to 32
+OWN_OVERLOAD = """__device__ float4 __shfl_down(const float4 v, const unsigned d, const unsigned width = 32) {
+  return make_float4(__shfl_down_sync(0xffffffffu, v.x, d, width),
+                     __shfl_down_sync(0xffffffffu, v.y, d, width),
+                     __shfl_down_sync(0xffffffffu, v.z, d, width),
+                     __shfl_down_sync(0xffffffffu, v.w, d, width));
+}
+__device__ void reduce(float4& v) {
+  float4 o = __shfl_down(v, 16);
+  v.x += o.x;
+}
+"""
+
+
+def test_hz102_a_call_of_the_files_own_width_32_overload_stays_in_its_group(nvcc, tmp_path):
+    (tmp_path / "o.cu").write_text(OWN_OVERLOAD)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "o.cu"), "-o", str(tmp_path / "o.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert only("HZ102", OWN_OVERLOAD) == []
+    wide = OWN_OVERLOAD.replace("width = 32", "width = 64")
+    assert [f.line for f in only("HZ102", wide)] == [8]

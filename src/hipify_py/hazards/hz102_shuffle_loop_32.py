@@ -18,6 +18,10 @@ for (int off = 16; off > 0; off /= 2)       // HZ102
   v += __shfl_down_sync(0xffffffff, v, off);
 ```
 
+A file that defines its own overload of the shuffle with a default width of 32 (`float4
+__shfl_down(float4 v, unsigned d, unsigned width = 32)`) has its calls without width read
+within 32-lane groups: not reported.
+
 ## How to fix
 Start at `warpSize / 2` (`for (int off = warpSize / 2; off > 0; off /= 2)`) and bound scans by
 `warpSize`; or, if the algorithm is meant for 32-lane groups, pass `width = 32` explicitly and
@@ -30,6 +34,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from ..analysis.calls import SHUFFLES, Call, calls
+from ..analysis.functions import functions
 from ..analysis.tokens import match, text_of
 from ..analysis.values import evaluate, int_value
 from ..analysis.warp_constants import reported_names
@@ -47,13 +52,26 @@ def _full_width(unit: Unit, call: Call) -> bool:
     constant defined elsewhere (ggml's `WARP_SIZE`, 32) may mean a 32-lane group on purpose."""
     w = SHUFFLES[call.name]
     if len(call.args) <= w:
-        return True
+        default = _own_overload_width(unit, call.name)
+        return default is None or default >= 64
     a, b = call.args[w]
     text = text_of(unit, a, b)
     if text in ("warpSize", "C10_WARP_SIZE"):
         return True
     value = evaluate(unit, a, b)
     return value is not None and value >= 64
+
+
+def _own_overload_width(unit: Unit, name: str) -> int | None:
+    """The default width of the file's own overload of shuffle ``name`` (dpid's
+    `float4 __shfl_down(const float4 var, uint32_t srcLane, uint32_t width = 32)`), which a
+    call without width on that type takes; None when the file defines no such overload."""
+    toks = unit.tokens
+    for f in functions(unit):
+        lo, hi = f.params
+        if f.name == name and hi - lo > 3 and toks[hi - 2].text == "=":
+            return int_value(toks[hi - 1].text)
+    return None
 
 
 def loop_sites(unit: Unit) -> list[tuple[int, int, Call]]:
