@@ -378,7 +378,7 @@ def test_hz107_where_the_constant_meets_the_wavefront(nvcc, tmp_path):
 
 
 # dpid: the file's own float4 overload of __shfl_down defaults its width to 32
-OWN_OVERLOAD = """__device__ float4 __shfl_down(const float4 v, const unsigned d, const unsigned width = 32) {
+OWN_OVERLOAD = """__device__ float4 __shfl_down(const float4 v, unsigned d, unsigned width = 32) {
   return make_float4(__shfl_down_sync(0xffffffffu, v.x, d, width),
                      __shfl_down_sync(0xffffffffu, v.y, d, width),
                      __shfl_down_sync(0xffffffffu, v.z, d, width),
