@@ -134,6 +134,13 @@ def test_hz102_unrolled_offset_16_on_hip_side():
         "#include <hip/hip_runtime.h>\n__device__ float r(float v) {\n"
         "  v += __shfl_xor(v, 16); v += __shfl_xor(v, 8);\n  return v;\n}\n"
     )
+    # alone, the butterfly stays in its 32-lane group: its callers decide
+    assert only("HZ102", src, "t.hip") == []
+    # a caller that stores one result per hardware wavefront gets half of each one's sum
+    src += (
+        "__global__ void k(float* o) {\n  float v = r(o[threadIdx.x]);\n"
+        "  if (threadIdx.x % warpSize == 0) o[threadIdx.x / warpSize] = v;\n}\n"
+    )
     assert len(only("HZ102", src, "t.hip")) == 1
 
 

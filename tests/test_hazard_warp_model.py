@@ -91,9 +91,15 @@ def test_consistent_32_lane_groups_draw_no_wave_size_finding():
 
 
 def test_helpers_take_the_model_of_their_callers():
-    # alone, the offset-16 loops of helpers nobody calls here stay reported
+    # alone, the offset-16 loops of helpers nobody calls here stay in their 32-lane groups
     helper = GROUP_ROWS.split("__global__")[0]
-    assert [f.line for f in only("HZ102", helper)] == [3, 7]
+    assert only("HZ102", helper) == []
+    # a caller that works in hardware warps (one result per wavefront) makes them wrong
+    hardware = helper + (
+        "__global__ void k(float* o) {\n  float v = group_sum(group_max(o[threadIdx.x]));\n"
+        "  if (threadIdx.x % warpSize == 0) o[threadIdx.x / warpSize] = v;\n}\n"
+    )
+    assert [f.line for f in only("HZ102", hardware)] == [3, 7]
 
 
 def test_a_shuffle_that_crosses_the_group_is_reported_where_the_width_goes():

@@ -451,23 +451,18 @@ def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
     for _ in range(2):  # the callers of a helper that uses it, and theirs
         for f in list(users.values()):
             users.update((g.open, g) for g in _callers(unit, f, device))
-    return any(
-        f.is_device and (works_in_wavefronts(unit, f) or _open_helper(unit, f, device))
-        for f in users.values()
-    )
+    return any(f.is_device and works_in_wavefronts(unit, f) for f in users.values())
 
 
-def _open_helper(unit: Unit, f: Func, device: list[Func]) -> bool:
-    """``f`` is a device helper nobody in this file calls, with a shuffle that has no width
-    of 32 or less and no group model of its own: its callers elsewhere decide what a warp is
-    (as HZ102 keeps reporting such helpers' offset-16 loops)."""
-    if "__global__" in f.specifiers or model_of(unit, f) == GROUP32:
-        return False
-    if any(g.open != f.open for g in _callers(unit, f, device)):
-        return False
-    return any(
-        f.open < c.index < f.close and (_width(unit, c) or 64) > 32 for c in calls(unit, SHUFFLES)
-    )
+def called_in_wavefronts(unit: Unit, func: Func) -> bool:
+    """``func``, or a device function of the file that calls it (two levels up), works in
+    wavefronts (``works_in_wavefronts``)."""
+    device = [f for f in functions(unit) if f.is_device]
+    users = {func.open: func}
+    for _ in range(2):
+        for f in list(users.values()):
+            users.update((g.open, g) for g in _callers(unit, f, device))
+    return any(works_in_wavefronts(unit, f) for f in users.values())
 
 
 def _user(unit: Unit, k: int) -> Func | None:
