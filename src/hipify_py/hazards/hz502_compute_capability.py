@@ -5,8 +5,8 @@ Run-time compute-capability checks: `prop.major` / `prop.minor` (or `->major`) o
 `cudaDeviceProp`/`hipDeviceProp_t` (or `getCurrentDeviceProperties()`/`getDeviceProperties()`
 results) compared with or combined into a number, and queries of
 `cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms). A test that no current GPU
-passes (`prop.major < 6`: a waiver for old GPUs) is not reported: gfx942 (major 9) fails it
-as sm_80 and sm_90 do, so HIP takes the same branch.
+passes (`prop.major < 6`, `!(prop.major >= 5)`: a waiver for old GPUs) is not reported:
+gfx942 (major 9) fails it as sm_80 and sm_90 do, so HIP takes the same branch.
 
 ## Why it breaks on AMD
 On AMD, `major.minor` is the GFXIP version (9.4 for MI300X/gfx942, 9.0 for MI200/gfx90a,
@@ -64,8 +64,17 @@ def _old_gpu_waiver(toks: Sequence[Token], i: int) -> bool:
         "<": lambda m: m < value,
         "<=": lambda m: m <= value,
         "==": lambda m: m == value,
+        ">=": lambda m: m >= value,
+        ">": lambda m: m > value,
     }.get(toks[i + 1].text)
-    return taken is not None and not any(taken(m) for m in (8, 9))
+    if taken is None:
+        return False
+    # `!(prop.major >= 5)`: the negated test is the waiver
+    negated = i >= 4 and toks[i - 3].text == "(" and toks[i - 4].text == "!"
+    closes = i + 3 < len(toks) and toks[i + 3].text == ")"
+    if negated and closes:
+        return all(taken(m) for m in (8, 9))
+    return toks[i + 1].text in ("<", "<=", "==") and not any(taken(m) for m in (8, 9))
 
 
 @hazard_rule(
