@@ -46,10 +46,10 @@ from ..analysis.warp_model import (
     GROUP32,
     HARDWARE,
     LANE32,
-    called_in_wavefronts,
     guarded_scan,
     model_at,
 )
+from ..analysis.wavefronts import called_in_wavefronts
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token

@@ -49,7 +49,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.warp_constants import definitions, uses
-from ..analysis.warp_model import reaches_wavefronts, related
+from ..analysis.warp_model import related
+from ..analysis.wavefronts import reaches_wavefronts
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
