@@ -76,6 +76,16 @@ struct Version { int major, minor; };
 bool newer(Version a) { return a.major > 2; }"""
     found = only("HZ502", src)
     assert [f.line for f in found] == [4, 5, 7]
+    # atomicSystemWide: a waiver for old GPUs, which gfx942 (9) fails like sm_80/sm_90 do
+    waiver = src.replace("prop.major >= 8", "prop.major < 6")
+    assert [f.line for f in only("HZ502", waiver)] == [5, 7]
+    negated = src.replace("if (prop.major >= 8) {}", "if (!(prop.major >= 5)) return;")
+    assert [f.line for f in only("HZ502", negated)] == [5, 7]
+    assert [f.line for f in only("HZ502", src.replace("prop.major >= 8", "prop.major < 9"))] == [
+        4,
+        5,
+        7,
+    ]
 
 
 def test_hz502_pytorch_device_properties():

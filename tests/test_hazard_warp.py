@@ -56,9 +56,12 @@ enum { kWarpLanes = 32, kTile = 32 };
 #define TILE_DIM 32
 const int warp_size = 64;
 __global__ void k(int* o) {
-  o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp + THREADS_PER_WARP + warpSize;
+  o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarp + THREADS_PER_WARP + warpSize + kWarpLanes;
 }"""
     assert [f.line for f in only("HZ107", src)] == [1, 2, 3, 4]
+    # a source file that never uses its constant: nothing in it depends on the value
+    assert [f.line for f in only("HZ107", src.replace(" + kWarpLanes", ""))] == [1, 2, 3]
+    assert [f.line for f in only("HZ107", src.replace(" + kWarpLanes", ""), "t.h")] == [1, 2, 3, 4]
     assert only("HZ101", src) == []  # the uses follow the one definition to fix
 
 
@@ -130,6 +133,13 @@ def test_hz102_unrolled_offset_16_on_hip_side():
     src = (
         "#include <hip/hip_runtime.h>\n__device__ float r(float v) {\n"
         "  v += __shfl_xor(v, 16); v += __shfl_xor(v, 8);\n  return v;\n}\n"
+    )
+    # alone, the butterfly stays in its 32-lane group: its callers decide
+    assert only("HZ102", src, "t.hip") == []
+    # a caller that stores one result per hardware wavefront gets half of each one's sum
+    src += (
+        "__global__ void k(float* o) {\n  float v = r(o[threadIdx.x]);\n"
+        "  if (threadIdx.x % warpSize == 0) o[threadIdx.x / warpSize] = v;\n}\n"
     )
     assert len(only("HZ102", src, "t.hip")) == 1
 
@@ -543,3 +553,32 @@ __device__ float f(float v) {
     assert f.line == 3 and f.severity.value == "warning" and f.fix is None
     assert "defined outside this file" in f.message
     assert "FULL_MASK, v, 1" in result(src).text
+
+
+# egs: one 32-bit ballot variable per block of a kernel, each counted once; `uint` is glibc's,
+# unknown to a hermetic parse
+COUNTED_BALLOTS = """#include <sys/types.h>
+__global__ void steps(const int* status, unsigned* counters) {
+  if (status[threadIdx.x] == 1) {
+    uint count_mask = __ballot_sync(0xffffffffu, status[threadIdx.x] == 1);
+    if (threadIdx.x % 32 == 0) counters[0] += __popc(count_mask);
+  }
+  if (status[threadIdx.x] == 2) {
+    uint count_mask = __ballot_sync(0xffffffffu, status[threadIdx.x] == 2);
+    if (threadIdx.x % 32 == 0) counters[1] += __popc(count_mask);
+  }
+}
+"""
+
+
+def test_hz105_a_count_of_a_stored_ballot_is_a_dependent_line(nvcc, tmp_path):
+    (tmp_path / "c.cu").write_text(COUNTED_BALLOTS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "c.cu"), "-o", str(tmp_path / "c.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    found = only("HZ105", COUNTED_BALLOTS)
+    assert [(f.line, f.extra["related_lines"]) for f in found] == [(4, "5"), (8, "9")]
+    assert "`__popc` on it count only 32 lanes" in found[0].message
+    out = fixed(COUNTED_BALLOTS, unsafe_fixes=True)
+    assert (
+        out.count("unsigned long long count_mask") == 2 and out.count("__popcll(count_mask)") == 2
+    )

@@ -91,9 +91,15 @@ def test_consistent_32_lane_groups_draw_no_wave_size_finding():
 
 
 def test_helpers_take_the_model_of_their_callers():
-    # alone, the offset-16 loops of helpers nobody calls here stay reported
+    # alone, the offset-16 loops of helpers nobody calls here stay in their 32-lane groups
     helper = GROUP_ROWS.split("__global__")[0]
-    assert [f.line for f in only("HZ102", helper)] == [3, 7]
+    assert only("HZ102", helper) == []
+    # a caller that works in hardware warps (one result per wavefront) makes them wrong
+    hardware = helper + (
+        "__global__ void k(float* o) {\n  float v = group_sum(group_max(o[threadIdx.x]));\n"
+        "  if (threadIdx.x % warpSize == 0) o[threadIdx.x / warpSize] = v;\n}\n"
+    )
+    assert [f.line for f in only("HZ102", hardware)] == [3, 7]
 
 
 def test_a_shuffle_that_crosses_the_group_is_reported_where_the_width_goes():
@@ -294,8 +300,14 @@ def test_hz107_lane_ids_with_a_default_shuffle_width_of_32_are_consistent(nvcc, 
     cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "w.cu"), "-o", str(tmp_path / "w.o")]
     assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
     assert only("HZ107", WRAPPED_WIDTH) == []
-    # without the width the wrapper shuffles across the whole 64-lane wavefront
-    hardware = WRAPPED_WIDTH.replace(", laneMask, width)", ", laneMask)")
+    # an xor by less than 32 stays in its group even without the width: still consistent
+    butterfly = WRAPPED_WIDTH.replace(", laneMask, width)", ", laneMask)")
+    assert only("HZ107", butterfly) == []
+    # reading an absolute lane without the width crosses into the other group of the wavefront
+    hardware = WRAPPED_WIDTH.replace(
+        "__shfl_xor_sync(0xffffffff, val, laneMask, width)",
+        "__shfl_sync(0xffffffff, val, laneMask)",
+    )
     assert [f.line for f in only("HZ107", hardware)] == [1]
 
 
@@ -321,3 +333,75 @@ def test_hz103_a_source_lane_from_a_ballot_is_a_hardware_lane(nvcc, tmp_path):
     cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "b.cu"), "-o", str(tmp_path / "b.o")]
     assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
     assert [f.line for f in only("HZ103", BALLOT_LEADER)] == [8]  # only the `0` source lane
+
+
+# snake / vote / warpexchange: where a warp-size constant of 32 meets the hardware wavefront
+HOST_BLOCKS = """#define warp_size 32
+__global__ void scale(float* x) { x[blockIdx.x * blockDim.x + threadIdx.x] *= 2.f; }
+void run(float* x, int warps) {
+  int threads = warp_size * warps;
+  scale<<<1024 / threads, threads>>>(x);
+}
+"""
+HOST_ARGUMENT = """__global__ void any_per_warp(const int* in, int* out, int ws) {
+  int any = __any_sync(0xffffffffu, in[threadIdx.x] > 0);
+  if (threadIdx.x % ws == 0) out[threadIdx.x / ws] = any;
+}
+void run(const int* in, int* out) {
+  const int warp_size = 32;
+  any_per_warp<<<1, 3 * warp_size>>>(in, out, warp_size);
+}
+"""
+FOREIGN_TEMPLATE = """#include <cub/warp/warp_exchange.cuh>
+constexpr int warp_threads = 32;
+__global__ void exchange(int* d) {
+  using Exchange = cub::WarpExchange<int, 4, warp_threads>;
+  __shared__ typename Exchange::TempStorage tmp[4];
+  int items[4] = {d[threadIdx.x], 0, 0, 0};
+  Exchange(tmp[threadIdx.x / warp_threads]).StripedToBlocked(items, items);
+  d[threadIdx.x] = items[0];
+}
+"""
+
+
+def test_hz107_where_the_constant_meets_the_wavefront(nvcc, tmp_path):
+    for n, src in enumerate((HOST_BLOCKS, HOST_ARGUMENT, FOREIGN_TEMPLATE)):
+        f = tmp_path / f"h{n}.cu"
+        f.write_text(src)
+        cmd = [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / f"h{n}.o")]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+    # block sizes only: a 64-lane wavefront simply holds two of these 32-thread groups
+    assert only("HZ107", HOST_BLOCKS) == []
+    # a kernel takes it as its warp size, and votes across the whole wavefront
+    assert [f.line for f in only("HZ107", HOST_ARGUMENT)] == [6]
+    # a template this file cannot see takes it (cub's warp exchange works in hardware warps)
+    assert [f.line for f in only("HZ107", FOREIGN_TEMPLATE)] == [2]
+    # only sizing the block of a kernel that votes across the wavefront: still its warp size
+    only_blocks = HOST_ARGUMENT.replace(", warp_size);", ", 32);")
+    assert [f.line for f in only("HZ107", only_blocks)] == [6]
+    assert only("HZ107", only_blocks.replace("__any_sync(0xffffffffu, ", "(")) == []
+
+
+# dpid: the file's own float4 overload of __shfl_down defaults its width to 32
+OWN_OVERLOAD = """__device__ float4 __shfl_down(const float4 v, unsigned d, unsigned width = 32) {
+  return make_float4(__shfl_down_sync(0xffffffffu, v.x, d, width),
+                     __shfl_down_sync(0xffffffffu, v.y, d, width),
+                     __shfl_down_sync(0xffffffffu, v.z, d, width),
+                     __shfl_down_sync(0xffffffffu, v.w, d, width));
+}
+__device__ void reduce(float4& v) {
+  float4 o = __shfl_down(v, 16);
+  v.x += o.x;
+}
+"""
+
+
+def test_hz102_a_call_of_the_files_own_width_32_overload_stays_in_its_group(nvcc, tmp_path):
+    (tmp_path / "o.cu").write_text(OWN_OVERLOAD)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "o.cu"), "-o", str(tmp_path / "o.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert only("HZ102", OWN_OVERLOAD) == []
+    wide = OWN_OVERLOAD.replace("width = 32", "width = 64")
+    assert [f.line for f in only("HZ102", wide)] == [8]

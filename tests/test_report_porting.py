@@ -78,7 +78,7 @@ def test_the_examples_report_has_summary_findings_build_changes_and_rule_pages(
     # the summary: what needs a human, errors first, with the rule names
     human = page[page.index('id="human"') : page.index('id="risky"')]
     keys = re.findall(r'href="#rule=([\w-]+)"', human)
-    assert keys == ["HZ105", "HZ101", "risky", "HB106"]  # errors, warnings, then infos
+    assert keys == ["HZ101", "HZ105", "risky", "HB106"]  # errors, warnings, then infos
     severities = re.findall(r'<tr class="(error|warning|info)">', human)
     assert len(severities) == len(keys)
     assert severities == sorted(severities, key=["error", "warning", "info"].index)

@@ -26,6 +26,7 @@ from .policy import kept_in_file
 from .portable.source import portable_edits
 from .result import FileResult, conversions_of
 from .rewrite._names_only import names_only
+from .root_causes import one_per_root_cause
 from .rules import passes
 
 _T = TypeVar("_T")
@@ -40,14 +41,16 @@ def run_rules(
     unit: Unit, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
     """Every pass's proposals, with the findings the file reports (``policy.kept_in_file``:
-    not suppressed, not ignored by the project, not in code the HIP build never compiles)."""
+    not suppressed, not ignored by the project, not in code the HIP build never compiles),
+    repeats of one diagnosis folded into one (``root_causes``)."""
     edits, findings, problems = proposals_of(unit, ctx, phases)
     if "ast" in unit.__dict__ and unit.ast is None:  # a rule asked, and got no answer
         problems.append(
             f"not analysed: libclang could not parse the file ({unit._ast_error}), so the "
             "rules that need its syntax tree did not run"
         )
-    return edits, kept_in_file(findings, unit, ctx.ignores, inactive_in(unit)), problems
+    kept = kept_in_file(findings, unit, ctx.ignores, inactive_in(unit))
+    return edits, one_per_root_cause(kept), problems
 
 
 def proposals_of(

@@ -24,8 +24,9 @@ def bit_calls_on(unit: Unit, name: int) -> Iterator[Call]:
     ``name``, after the declaration and within its function (the file for a global).
 
     With an AST, a use counts only when it refers to that declaration (a later variable of the
-    same name in another block is someone else); without one, every use of the name after the
-    declaration, up to the next declaration of the same name, counts."""
+    same name in another block is someone else); without one, or where it cannot tell (a type
+    the hermetic parse does not know), every use of the name after the declaration, up to the
+    next declaration of the same name, counts."""
     toks = unit.tokens
     ident = toks[name].text
     func = function_at(unit, name)
@@ -38,13 +39,15 @@ def bit_calls_on(unit: Unit, name: int) -> Iterator[Call]:
         for k in range(c.open + 1, c.close):
             if toks[k].kind is not Kind.IDENT or toks[k].text != ident:
                 continue
+            ref = None
             if ast is not None:
                 cur = cursor_at(unit, toks[k].start)
                 ref = cur.referenced if cur is not None else None
-                if ref is None or ast.offset(ref.location) != where:
+            if ref is not None and ast is not None:
+                if ast.offset(ref.location) != where:
                     continue
             elif _redeclared(unit, name, c.index):
-                continue
+                continue  # no AST answer (`uint` undeclared in a hermetic parse): by tokens
             yield c
             break
 

@@ -42,34 +42,42 @@ def definitions(unit: Unit) -> list[tuple[str, int, int]]:
     names.update(n for n in _COMMENTED.findall(unit.text) if n in positions)
     named = sorted(i for name in names for i in positions[name])
     for i in named:
-        t = toks[i]
-        if i + 2 >= n:
+        if i + 2 >= n or toks[i].start in inactive:
             continue
-        if t.start in inactive:
-            continue
-        prev, nxt = toks[i - 1] if i else None, toks[i + 1]
-        value = None
-        if prev is not None and prev.text == "define" and t.in_directive:
-            # object-like `#define NAME 32` (one token body)
-            if unit.text[t.end : t.end + 1] == "(":
-                continue
-            if nxt.in_directive and nxt.kind is Kind.NUMBER and not _more_in_directive(toks, i + 2):
-                value = i + 1
-        elif not t.in_directive and nxt.text in ("=", "{") and prev is not None:
-            j = i + 2
-            if j < len(toks) and toks[j].text == "(":
-                j += 1
-            if (
-                j + 1 < len(toks)
-                and toks[j].kind is Kind.NUMBER
-                and toks[j + 1].text in (";", ",", "}", ")")
-            ):
-                if _declares(toks, i):
-                    value = j
+        value = _value_of(toks, i)
         if value is not None and int_value(toks[value].text) == 32:
-            out.append((t.text, i, value))
+            out.append((toks[i].text, i, value))
     unit.__dict__["_hz107_defs"] = out
     return out
+
+
+def _value_of(toks: Sequence[Token], i: int) -> int | None:
+    """The number token that the name at token ``i`` is defined as: `#define NAME 32` (one
+    token body, not a function-like macro), `const int NAME = 32;`, `NAME = (32)` of an
+    enum; None for anything else."""
+    t, nxt = toks[i], toks[i + 1]
+    prev = toks[i - 1] if i else None
+    if prev is None:
+        return None
+    if prev.text == "define" and t.in_directive:
+        if nxt.start == t.end and nxt.text == "(":
+            return None  # a function-like macro
+        if nxt.in_directive and nxt.kind is Kind.NUMBER and not _more_in_directive(toks, i + 2):
+            return i + 1
+        return None
+    if t.in_directive or nxt.text not in ("=", "{"):
+        return None
+    j = i + 2
+    if j < len(toks) and toks[j].text == "(":
+        j += 1
+    if (
+        j + 1 < len(toks)
+        and toks[j].kind is Kind.NUMBER
+        and toks[j + 1].text in (";", ",", "}", ")")
+        and _declares(toks, i)
+    ):
+        return j
+    return None
 
 
 def _more_in_directive(toks: Sequence[Token], j: int) -> bool:
@@ -91,6 +99,56 @@ def _declares(toks: Sequence[Token], i: int) -> bool:
     return False
 
 
+def uses(unit: Unit, name: str, at: int) -> tuple[list[int], list[int]]:
+    """The uses of the constant ``name`` defined at token ``at``: those that name it (not in
+    an `#ifndef NAME` test or a redefinition), and those that reach it through a macro
+    whose body names it (`#define ROUND(n) (((n) + WARP_SIZE - 1) / WARP_SIZE)`, two levels
+    deep), where the code that uses the value is."""
+    direct = _named(unit, name, at)
+    reached, seen = list(direct), {name}
+    for _ in range(2):
+        macros = {m for k in reached if (m := _macro_of(unit.tokens, k)) and m not in seen}
+        seen |= macros
+        reached += [j for m in macros for j in _named(unit, m, -1)]
+    return direct, reached
+
+
+def _named(unit: Unit, name: str, at: int) -> list[int]:
+    toks = unit.tokens
+    out = []
+    for k in unit.identifier_positions.get(name, ()):
+        if k == at:
+            continue
+        word, macro = _directive(toks, k)
+        if word in ("ifdef", "ifndef", "undef", "if", "elif", "defined") or (
+            word == "define" and macro == k
+        ):
+            continue
+        out.append(k)
+    return out
+
+
+def _directive(toks: Sequence[Token], k: int) -> tuple[str, int]:
+    """The directive word around token ``k`` and the token index of its first operand, or
+    ("", -1) outside directives."""
+    if not toks[k].in_directive:
+        return "", -1
+    j = k
+    while j > 0 and toks[j].kind is not Kind.DIRECTIVE:
+        j -= 1
+    return (toks[j + 1].text if j + 1 < len(toks) else ""), j + 2
+
+
+def _macro_of(toks: Sequence[Token], k: int) -> str | None:
+    """The macro whose `#define` body holds token ``k``."""
+    word, macro = _directive(toks, k)
+    if word != "define" or macro >= k:
+        return None
+    return toks[macro].text
+
+
 def reported_names(unit: Unit) -> frozenset[str]:
-    """Names whose definition HZ107 reports (their uses are not reported again)."""
+    """Names of the file's warp-size constants: the definition is the one place to fix (HZ107
+    reports it where the constant meets the hardware wavefront), so HZ101 and HZ102 do not
+    report their uses again."""
     return frozenset(name for name, _, _ in definitions(unit))

@@ -268,36 +268,40 @@ def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
 
 def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
-    body = range(f.params[0], f.close)
     if any(
         (toks[k].text in _HARDWARE_NAMES and not _shadowed(toks, k, f)) or _lane_bits(toks, k)
-        for k in body
+        for k in range(f.params[0], f.close)
     ):
         return HARDWARE
-    group = False
+    return _shuffle_model(unit, f) or _ids_model(unit, f)
+
+
+def _shuffle_model(unit: Unit, f: Func) -> str | None:
+    """``HARDWARE`` for a shuffle of width 64 or more in ``f``, else ``GROUP32`` for one of
+    width 32 or less, else None."""
+    group = None
     for c in calls(unit, SHUFFLES):
         if f.open < c.index < f.close:
             w = _width(unit, c)
             if w is not None and w >= 64:
                 return HARDWARE
             if w is not None and w <= 32:
-                group = True
-    if group:
-        return GROUP32
+                group = GROUP32
+    return group
+
+
+def _ids_model(unit: Unit, f: Func) -> str | None:
+    """``GROUP32`` when ``f`` derives both a lane id (`& 31`, `% 32`) and a group id
+    (`/ 32`, `>> 5`) from the thread index, ``LANE32`` for a lane id alone (it may still be
+    meant as the hardware lane), else None."""
+    toks = unit.tokens
     taint = None
-    seen: set[str] = set()  # "lane" (`& 31`, `% 32`) and "group" (`/ 32`, `>> 5`) ids
+    seen: set[str] = set()
     for k in range(f.open + 1, f.close - 1):
         t = toks[k]
         if t.kind is not Kind.PUNCT or t.text not in _GROUPING:
             continue
-        nxt = toks[k + 1]
-        if nxt.kind is Kind.NUMBER:
-            value = int_value(nxt.text)
-        elif nxt.kind is Kind.IDENT:
-            value = constant_at(unit, nxt.text, k + 1)
-        else:
-            continue
-        if value != _GROUPING[t.text]:
+        if _operand_value(unit, k + 1) != _GROUPING[t.text]:
             continue
         rng = operand_before(toks, k)
         if rng is None:
@@ -305,11 +309,19 @@ def _own_model(unit: Unit, f: Func) -> str | None:
         taint = taint or thread_taint(unit, f)
         if taint.any(*rng) is not None:
             seen.add("lane" if t.text in ("&", "%") else "group")
-    # a lane id alone may still be meant as the hardware lane; with a matching group id the
-    # function splits the block into 32-thread groups on purpose
     if seen == {"lane", "group"}:
         return GROUP32
     return LANE32 if seen == {"lane"} else None
+
+
+def _operand_value(unit: Unit, k: int) -> int | None:
+    """The value of the number or file constant at token ``k``."""
+    nxt = unit.tokens[k]
+    if nxt.kind is Kind.NUMBER:
+        return int_value(nxt.text)
+    if nxt.kind is Kind.IDENT:
+        return constant_at(unit, nxt.text, k)
+    return None
 
 
 @dataclass(frozen=True)
@@ -362,6 +374,11 @@ def meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
         for c in calls(unit, _VOTES)
     ):
         return ""
+    return _calls_hardware_helper(unit, func)
+
+
+def _calls_hardware_helper(unit: Unit, func: Func) -> str | None:
+    """The name of a function of the file in the ``HARDWARE`` model that ``func`` calls."""
     toks = unit.tokens
     for g in functions(unit):
         if g.open == func.open or model_of(unit, g) != HARDWARE:

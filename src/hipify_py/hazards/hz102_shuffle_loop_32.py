@@ -18,6 +18,14 @@ for (int off = 16; off > 0; off /= 2)       // HZ102
   v += __shfl_down_sync(0xffffffff, v, off);
 ```
 
+A butterfly or reduction loop (`__shfl_xor`/`__shfl_down` by less than 32) in a helper that
+neither it nor its callers in the file tie to the hardware wavefront (`warpSize`, a wavefront
+vote, a lane picking ballot bits) is not reported: it stays in its 32-lane group, and callers
+that keep 32-lane lane and warp ids (llm.c's `warpReduceSum`) get each group's result.
+A file that defines its own overload of the shuffle with a default width of 32 (`float4
+__shfl_down(float4 v, unsigned d, unsigned width = 32)`) has its calls without width read
+within 32-lane groups: not reported.
+
 ## How to fix
 Start at `warpSize / 2` (`for (int off = warpSize / 2; off > 0; off /= 2)`) and bound scans by
 `warpSize`; or, if the algorithm is meant for 32-lane groups, pass `width = 32` explicitly and
@@ -30,10 +38,18 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from ..analysis.calls import SHUFFLES, Call, calls
+from ..analysis.functions import function_at, functions
 from ..analysis.tokens import match, text_of
 from ..analysis.values import evaluate, int_value
 from ..analysis.warp_constants import reported_names
-from ..analysis.warp_model import GROUP32, HARDWARE, LANE32, guarded_scan, model_at
+from ..analysis.warp_model import (
+    GROUP32,
+    HARDWARE,
+    LANE32,
+    guarded_scan,
+    model_at,
+)
+from ..analysis.wavefronts import called_in_wavefronts
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -47,13 +63,26 @@ def _full_width(unit: Unit, call: Call) -> bool:
     constant defined elsewhere (ggml's `WARP_SIZE`, 32) may mean a 32-lane group on purpose."""
     w = SHUFFLES[call.name]
     if len(call.args) <= w:
-        return True
+        default = _own_overload_width(unit, call.name)
+        return default is None or default >= 64
     a, b = call.args[w]
     text = text_of(unit, a, b)
     if text in ("warpSize", "C10_WARP_SIZE"):
         return True
     value = evaluate(unit, a, b)
     return value is not None and value >= 64
+
+
+def _own_overload_width(unit: Unit, name: str) -> int | None:
+    """The default width of the file's own overload of shuffle ``name`` (dpid's
+    `float4 __shfl_down(const float4 var, uint32_t srcLane, uint32_t width = 32)`), which a
+    call without width on that type takes; None when the file defines no such overload."""
+    toks = unit.tokens
+    for f in functions(unit):
+        lo, hi = f.params
+        if f.name == name and hi - lo > 3 and toks[hi - 2].text == "=":
+            return int_value(toks[hi - 1].text)
+    return None
 
 
 def loop_sites(unit: Unit) -> list[tuple[int, int, Call]]:
@@ -99,14 +128,21 @@ def loop_sites(unit: Unit) -> list[tuple[int, int, Call]]:
 def _agrees(unit: Unit, call: Call) -> bool:
     """The shuffle sits in a function of consistent 32-lane groups and stays inside its group
     on a 64-lane wavefront (HZ103 reports the ones that cross); or it is a butterfly or
-    reduction step in a function that numbers lanes within 32 (`lane = tid & 31`), where an
-    xor/down by less than 32 stays inside the group too."""
+    reduction step (an xor/down by less than 32 stays inside its 32-lane group) in a function
+    that numbers lanes within 32 (`lane = tid & 31`), or in one that neither it nor its callers
+    in the file tie to the hardware wavefront (a `warpReduceSum` helper whose callers keep
+    32-lane lane and warp ids: lane 0 of each group holds that group's result, as on CUDA)."""
     model = model_at(unit, call.index)
     if model == GROUP32:
         return True
     if model != HARDWARE and guarded_scan(unit, call):
         return True  # a scan within 32-lane groups, guarded by the group lane id
-    return model == LANE32 and call.name.startswith(("__shfl_xor", "__shfl_down"))
+    if not call.name.startswith(("__shfl_xor", "__shfl_down")):
+        return False
+    func = function_at(unit, call.index)
+    return model == LANE32 or (
+        model is None and func is not None and not called_in_wavefronts(unit, func)
+    )
 
 
 def _via_constant(unit: Unit, i: int, close: int) -> bool:

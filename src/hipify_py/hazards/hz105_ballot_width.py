@@ -33,6 +33,7 @@ from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
 from ..analysis.values import type_size
+from ..analysis.warp_model import related
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token
@@ -97,6 +98,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     toks = unit.tokens
     mask_vars: set[str] = set()
+    covered: set[int] = set()  # bit intrinsics a reported store lists as its dependent lines
     bit_calls = {c.open: c for c in calls(unit, _BIT32)}
     for c in ballots:
         # 1. the whole argument of a 32-bit bit intrinsic: __popc(__ballot(p))
@@ -114,11 +116,15 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if store is None:
             continue
         mask_vars.add(toks[store[0] - 1].text)
-        finding = _truncating_store(unit, report, c, store[0], store[1])
-        if finding is not None:
-            yield finding
-    # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask)
+        found = _truncating_store(unit, report, c, store[0], store[1])
+        if found is not None:
+            covered.update(u.open for u in found[1])
+            yield found[0]
+    # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask), unless it is a
+    # dependent line of the store reported above (its fix changes that call too)
     for outer in bit_calls.values() if mask_vars else ():
+        if outer.open in covered:
+            continue
         names = {t.text for a, b in outer.args for t in toks[a:b] if t.kind is Kind.IDENT}
         hit = names & mask_vars
         if hit:
@@ -161,12 +167,14 @@ def _assignment(toks: Sequence[Token], c: Call) -> tuple[int, int] | None:
 
 def _truncating_store(
     unit: Unit, report: Report, c: Call, eq: int, stmt_end: int
-) -> Finding | None:
-    """The finding for a ballot stored in a variable narrower than 64 bits, or None.  Its fix
+) -> tuple[Finding, list[Call]] | None:
+    """The finding for a ballot stored in a variable narrower than 64 bits, with the 32-bit
+    bit intrinsics it reaches (its dependent lines), or None.  Its fix
     widens the declaration and every 32-bit bit intrinsic the variable later reaches in the
     same function (`__ffs(mask)` on a 64-bit value is an ambiguous call in HIP)."""
     toks = unit.tokens
     name = toks[eq - 1]
+    uses = list(bit_calls_on(unit, eq - 1))
     first = eq - 1
     while (
         first > 0
@@ -190,7 +198,6 @@ def _truncating_store(
     m = _NARROW_TYPE.match(head)
     if m:
         base = toks[first].start
-        uses = list(bit_calls_on(unit, eq - 1))
         fix = Fix(
             (
                 report.edit(base + m.start(1), base + m.end(1), "unsigned long long"),
@@ -204,10 +211,19 @@ def _truncating_store(
             safe=False,
         )
     what = "stored in" if head.strip() else "assigned to"
-    return report(
+    more = related(unit, [u.index for u in uses], eq)
+    counted = (
+        f"; the {', '.join(sorted({f'`{u.name}`' for u in uses}))} on it count only 32 lanes "
+        f"too (use the 64-bit forms){more.note}"
+        if uses
+        else ""
+    )
+    finding = report(
         toks[first].start,
         toks[stmt_end - 1].end,
         f"`{c.name}` result {what} 32-bit `{spelling or head.strip()} "
-        f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost",
+        f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost{counted}",
         fix=fix,
+        extra=more.extra,
     )
+    return finding, uses

@@ -14,11 +14,17 @@ constant (lane ids, warp counts, per-warp strides, shared-memory slots per warp)
 half a wavefront: reductions drop lanes 32-63 and per-warp slots collide. The definition is the
 one place to fix, so the uses are not reported again by HZ101 or HZ102 (shuffle loops bounded by
 the constant): the finding lists them as dependent lines (notes in text output, related
-locations in SARIF). A constant used only in functions that work in consistent 32-lane groups
-(lane and group ids both derived from it, shuffles of width 32) is not reported: such code
-computes the same on a 64-lane wavefront, which simply holds two groups; nor is one whose
-functions only take a 32-lane lane id from it while the file's shuffles pass a width of 32 (also
-through a wrapper's default argument, `int width = WARP_SIZE`).
+locations in SARIF).
+
+Reported only where the constant meets the hardware wavefront: a function that uses it (or a
+kernel that calls one that does) also uses `warpSize` or `__lane_id()`, counts or indexes a
+ballot, votes with `__any_sync`/`__all_sync`, multiplies wmma fragments, or shuffles across a
+32-lane group without a width; the host passes it to a kernel as an argument, or sizes blocks
+for kernels that do any of this; or a template this file does not define takes it. Code of
+consistent 32-lane groups (lane and group ids from the constant, reductions that stay in the
+group, per-group shared slots, block sizes) computes the same on a 64-lane wavefront, which
+simply holds two groups: not reported. A source file that never uses its constant is not
+reported; a header that does not is (the files that include it may).
 
 ## Example
 ```cuda
@@ -42,13 +48,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis.functions import function_at
-from ..analysis.warp_constants import definitions
-from ..analysis.warp_model import GROUP32, LANE32, file_has_group32, model_at, related
+from ..analysis.warp_constants import definitions, uses
+from ..analysis.warp_model import related
+from ..analysis.wavefronts import reaches_wavefronts
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
+
+# a header's constant may be used by the files that include it; a source file's is its own
+_SOURCES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
 
 
 @hazard_rule(
@@ -60,11 +69,12 @@ from ..rules import Proposal, Report, hazard_rule
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for name, i, value in definitions(unit):
-        uses = [k for k in unit.identifier_positions[name] if k != i]
-        models = {model_at(unit, k) for k in uses if function_at(unit, k) is not None}
-        if models and models <= {GROUP32, LANE32} and (GROUP32 in models or file_has_group32(unit)):
-            continue  # its users work in consistent 32-lane groups (lane ids, width-32 shuffles)
-        more = related(unit, uses, i)
+        direct, reached = uses(unit, name, i)
+        if reached and not reaches_wavefronts(unit, reached):
+            continue  # consistent 32-lane groups, or block sizes: right on a 64-lane wavefront
+        if not reached and unit.path.endswith(_SOURCES):
+            continue  # a source file that never uses it: nothing here depends on it
+        more = related(unit, direct, i)
         yield report(
             toks[i].start,
             toks[value].end,

@@ -90,10 +90,27 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         note = getattr(e, "note", None)
         if note:
             msg += f": {note}"
+        shimmed = t.text in DATA_SHIMMED  # data a shim defines: a warning, its own cause
+        cause = _root_cause(family, e.status, library, msg if note else "")
+        extra = {
+            "api": t.text,
+            "family": family,
+            "status": e.status,
+            "root_cause": cause + (" (shimmed data)" if shimmed else ""),
+        }
         yield report(
             t.start,
             t.end,
-            msg + (_DATA_SHIM_NOTE if t.text in DATA_SHIMMED else ""),
-            severity=Severity.WARNING if t.text in DATA_SHIMMED else None,
-            extra={"api": t.text, "family": family, "status": e.status},
+            msg + (_DATA_SHIM_NOTE if shimmed else ""),
+            severity=Severity.WARNING if shimmed else None,
+            extra=extra,
         )
+
+
+def _root_cause(family: str, status: str, library: str | None, noted: str) -> str:
+    """What the names of one file share (``root_causes`` folds them into one finding): one
+    library the target lacks (one action for all its names), a family's names HIP lacks (the
+    SIMD intrinsics, cusolverMg), or, for a name with a note of its own, that message."""
+    if library:
+        return f"{family} library: {library}"
+    return noted or f"{family} {status}"

@@ -65,6 +65,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             toks[parens[1]].end,
             f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "
             f"(use a HIP intrinsic or __builtin_amdgcn_*)",
+            extra={"root_cause": snippet},  # the same PTX again: one replacement
         )
 
 

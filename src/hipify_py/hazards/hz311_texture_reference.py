@@ -73,6 +73,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 t.end,
                 "texture reference `texture<...>`: removed in CUDA 12 and deprecated "
                 "in HIP; use a texture object (hipTextureObject_t)",
+                extra={"root_cause": "texture references"},
             )
         elif t.text in _APIS and not (i > 0 and toks[i - 1].text in (".", "->")):
             yield report(
@@ -80,4 +81,5 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 t.end,
                 f"texture reference API `{t.text}`: removed in CUDA 12 and "
                 f"deprecated in HIP; use hipCreateTextureObject",
+                extra={"root_cause": "texture reference API"},
             )

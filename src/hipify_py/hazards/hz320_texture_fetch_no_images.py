@@ -69,4 +69,5 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 t.end,
                 f"`{t.text}` needs image instructions, which {', '.join(targets)} lacks "
                 "(__HIP_NO_IMAGE_SUPPORT): read the data from global memory instead",
+                extra={"root_cause": "no image instructions"},  # one redesign per file
             )

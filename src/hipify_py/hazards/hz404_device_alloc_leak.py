@@ -113,6 +113,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 toks[c.close].end,
                 f"`{name}` allocated with `{c.name}` leaks on the early `{t.text}` at "
                 f"line {line} (freed only later)",
+                extra={"root_cause": f"early exit at line {line}"},  # one exit to fix
             )
             break
 

@@ -4,7 +4,9 @@
 Run-time compute-capability checks: `prop.major` / `prop.minor` (or `->major`) on a
 `cudaDeviceProp`/`hipDeviceProp_t` (or `getCurrentDeviceProperties()`/`getDeviceProperties()`
 results) compared with or combined into a number, and queries of
-`cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms).
+`cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms). A test that no current GPU
+passes (`prop.major < 6`, `!(prop.major >= 5)`: a waiver for old GPUs) is not reported:
+gfx942 (major 9) fails it as sm_80 and sm_90 do, so HIP takes the same branch.
 
 ## Why it breaks on AMD
 On AMD, `major.minor` is the GFXIP version (9.4 for MI300X/gfx942, 9.0 for MI200/gfx90a,
@@ -28,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import one_per_line
+from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
@@ -47,6 +50,31 @@ _ATTRS = frozenset(
     }
 )
 _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
+
+
+def _old_gpu_waiver(toks: Sequence[Token], i: int) -> bool:
+    """`prop.major < 6` (token ``i`` is `major`): a test that no current GPU passes, neither
+    NVIDIA's (major 8, 9) nor gfx942 (major 9), so HIP takes the same branch as sm_90."""
+    if toks[i].text != "major" or i + 2 >= len(toks) or toks[i + 2].kind is not Kind.NUMBER:
+        return False
+    value = int_value(toks[i + 2].text)
+    if value is None:
+        return False
+    taken = {
+        "<": lambda m: m < value,
+        "<=": lambda m: m <= value,
+        "==": lambda m: m == value,
+        ">=": lambda m: m >= value,
+        ">": lambda m: m > value,
+    }.get(toks[i + 1].text)
+    if taken is None:
+        return False
+    # `!(prop.major >= 5)`: the negated test is the waiver
+    negated = i >= 4 and toks[i - 3].text == "(" and toks[i - 4].text == "!"
+    closes = i + 3 < len(toks) and toks[i + 3].text == ")"
+    if negated and closes:
+        return all(taken(m) for m in (8, 9))
+    return toks[i + 1].text in ("<", "<=", "==") and not any(taken(m) for m in (8, 9))
 
 
 @hazard_rule(
@@ -77,7 +105,7 @@ def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
                 f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
                 f"compute capability",
             )
-        elif _is_version_comparison(toks, i, props):
+        elif _is_version_comparison(toks, i, props) and not _old_gpu_waiver(toks, i):
             owner = toks[i - 2]
             yield report(
                 owner.start,

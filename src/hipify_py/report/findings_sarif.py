@@ -85,7 +85,7 @@ def _related(f: Finding) -> list[dict]:
                 "artifactLocation": _uri(f.path),
                 "region": {"startLine": int(line)},
             },
-            "message": {"text": "depends on the same warp-size assumption"},
+            "message": {"text": "depends on the same root cause"},
         }
         for n, line in enumerate(lines.split(","))
         if line

@@ -1,0 +1,161 @@
+"""Where code of 32-lane groups meets the hardware wavefront: the evidence HZ107 and HZ102 need
+before they call a warp-size constant or a 32-lane loop wrong (``warp_model`` decides each
+function's model; this module follows a constant's uses and a helper's callers to it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..frontend.lexer import Kind, Token
+from ..frontend.unit import Unit
+from .calls import SHUFFLES, calls
+from .functions import Func, function_at, functions
+from .warp_model import (
+    _VOTES,
+    GROUP32,
+    HARDWARE,
+    _callers,
+    _calls_hardware_helper,
+    crosses_groups,
+    model_of,
+)
+
+
+def _indexes_a_vote(unit: Unit, k: int, func: Func) -> bool:
+    """The vote at token ``k`` (or the variable it is stored in) meets a shift in one
+    statement: its bits are picked by a lane (`__popc(bal & ~(-1 << lane))`,
+    `(bal >> lane) & 1`), which a 32-lane id picks from the wrong half on lanes 32-63."""
+    toks = unit.tokens
+    at = [k]
+    if toks[k - 1].text == "=" and toks[k - 2].kind is Kind.IDENT:
+        name = toks[k - 2].text
+        at += [j for j in range(k + 1, func.close) if toks[j].text == name]
+    for j in at:
+        lo = j
+        while lo > func.open and toks[lo - 1].text not in (";", "{", "}"):
+            lo -= 1
+        hi = j
+        while hi < func.close and toks[hi].text not in (";", "{", "}"):
+            hi += 1
+        if any(toks[m].text in ("<<", ">>") for m in range(lo, hi)):
+            return True
+    return False
+
+
+# votes whose answer covers every lane of the wavefront, and warp-wide matrix operations: in
+# code of 32-lane groups, a 64-lane wavefront answers for both groups at once
+_WAVE_WIDE = frozenset(
+    {"__any_sync", "__all_sync", "__any", "__all", "__uni_sync", "wmma", "mma_sync"}
+)
+
+
+def works_in_wavefronts(unit: Unit, func: Func) -> bool:
+    """``func`` does something whose lanes are those of the hardware wavefront: it works in
+    hardware warps (``HARDWARE``, or calls a helper that does), picks a ballot's bits by a
+    lane (``_indexes_a_vote``; a ballot only counted is HZ105's), votes across the whole wavefront
+    (`__any_sync`), multiplies warp-wide matrix fragments (wmma), or has a shuffle without a
+    sub-warp width that crosses a 32-lane group (``crosses_groups``) outside consistent
+    group code (there HZ103 reports the shuffle, where its width goes).  Code of consistent
+    32-lane groups that does none of these computes the same on a 64-lane wavefront."""
+    if model_of(unit, func) == HARDWARE or _calls_hardware_helper(unit, func):
+        return True
+    toks = unit.tokens
+    if any(_indexes_a_vote(unit, c.index, func) for c in calls(unit, _VOTES)):
+        return True
+    if any(toks[k].text in _WAVE_WIDE for k in range(func.open + 1, func.close)):
+        return True
+    # in code of consistent groups, a shuffle that crosses is HZ103's, fixed at the shuffle
+    return model_of(unit, func) != GROUP32 and any(
+        func.open < c.index < func.close and crosses_groups(unit, c) for c in calls(unit, SHUFFLES)
+    )
+
+
+def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
+    """Some function that uses a warp-size constant (token indexes ``uses``), or a device
+    function of the file that calls it, works in wavefronts (``works_in_wavefronts``); or the
+    host uses it (launch geometry, per-warp counts) in a file whose kernels do."""
+    if any(_passed_away(unit, k) for k in uses):
+        return True
+    device = [f for f in functions(unit) if f.is_device]
+    users = {f.open: f for k in uses if (f := _user(unit, k)) is not None}
+    if any(not f.is_device for f in users.values()):
+        users.update((f.open, f) for f in device)  # the host sizes what the kernels run
+    for _ in range(2):  # the callers of a helper that uses it, and theirs
+        for f in list(users.values()):
+            users.update((g.open, g) for g in _callers(unit, f, device))
+    return any(f.is_device and works_in_wavefronts(unit, f) for f in users.values())
+
+
+def called_in_wavefronts(unit: Unit, func: Func) -> bool:
+    """``func``, or a device function of the file that calls it (two levels up), works in
+    wavefronts (``works_in_wavefronts``)."""
+    device = [f for f in functions(unit) if f.is_device]
+    users = {func.open: func}
+    for _ in range(2):
+        for f in list(users.values()):
+            users.update((g.open, g) for g in _callers(unit, f, device))
+    return any(works_in_wavefronts(unit, f) for f in users.values())
+
+
+def _user(unit: Unit, k: int) -> Func | None:
+    """The function whose body or parameter list (a default `int width = WARP_SIZE`) holds
+    token ``k``."""
+    return function_at(unit, k) or next(
+        (f for f in functions(unit) if f.params[0] < k < f.params[1]), None
+    )
+
+
+def _passed_away(unit: Unit, k: int) -> bool:
+    """The constant at token ``k`` goes where this file cannot follow it: an argument of a
+    kernel launch (`k<<<g, b>>>(out, WARP_SIZE)`; the kernel takes it as its warp size), or a
+    template argument of a type the file does not define (`WarpExchange<int, 4, kWarp>`)."""
+    toks = unit.tokens
+    depth = 0
+    for j in range(k - 1, max(k - 200, 0), -1):
+        text = toks[j].text
+        if text in (";", "{", "}"):
+            return False
+        if text in (")", ">"):
+            depth += 1
+        elif text in ("(", "<") and depth:
+            depth -= 1
+        elif text == "(":
+            return toks[j - 1].text == ">>>"
+        elif text == "<":
+            name = toks[j - 1].text
+            return (
+                toks[j - 1].kind is Kind.IDENT
+                and name not in _CASTS
+                and _template_arguments(toks, j)
+                and not _defined_here(unit, name)
+            )
+    return False
+
+
+_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
+
+
+def _template_arguments(toks: Sequence[Token], j: int) -> bool:
+    """The `<` at token ``j`` opens template arguments, not a comparison: its `>` comes
+    before the statement or condition ends, and a name, `::`, `(`, `{`, `;` or `>` follows it."""
+    depth = 0
+    for k in range(j + 1, min(j + 100, len(toks) - 1)):
+        text = toks[k].text
+        if text in (";", "{", "}", "&&", "||", "?") or (text == ")" and not depth):
+            return False
+        depth += (text == "(") - (text == ")")
+        if text == ">" and not depth:
+            nxt = toks[k + 1]
+            return nxt.kind is Kind.IDENT or nxt.text in ("::", "(", "{", ";", ">")
+    return False
+
+
+def _defined_here(unit: Unit, name: str) -> bool:
+    toks = unit.tokens
+    return any(
+        toks[k - 1].text in ("struct", "class")
+        or (toks[k - 1].text == "using" and toks[k + 1].text == "=")
+        or toks[k + 1].text == "{"
+        for k in unit.identifier_positions.get(name, ())
+        if 0 < k < len(toks) - 1
+    ) or any(f.name == name for f in functions(unit))
