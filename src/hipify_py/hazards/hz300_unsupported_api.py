@@ -90,14 +90,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         note = getattr(e, "note", None)
         if note:
             msg += f": {note}"
-        shimmed = t.text in DATA_SHIMMED  # data a shim defines: a warning, its own cause
+        shimmed = t.text in DATA_SHIMMED  # data a shim defines: a warning
         cause = _root_cause(family, e.status, library, msg if note else "")
-        extra = {
-            "api": t.text,
-            "family": family,
-            "status": e.status,
-            "root_cause": cause + (" (shimmed data)" if shimmed else ""),
-        }
+        extra = {"api": t.text, "family": family, "status": e.status, "root_cause": cause}
         yield report(
             t.start,
             t.end,
