@@ -78,22 +78,8 @@ def test_every_function_is_typed_and_none_is_over_complexity_ten() -> None:
     assert config["ruff"]["lint"]["mccabe"]["max-complexity"] == 10
 
 
-def test_each_complexity_exemption_is_still_needed() -> None:
-    """A file exempt from the complexity bar (``per-file-ignores``) still has a function over
-    it: once the last one is split, its exemption must go, so the list only shrinks."""
-    import subprocess
-    import sys
-
-    ignores = _pyproject()["tool"]["ruff"]["lint"]["per-file-ignores"]
-    exempt = sorted(path for path, codes in ignores.items() if "C901" in codes)
-    assert all((ROOT / path).is_file() for path in exempt), "an exempt file does not exist"
-    args = ["--isolated", "--select", "C901", "--config", "lint.mccabe.max-complexity=10"]
-    result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", *args, "--output-format", "concise", *exempt],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    over = {line.split(":", 1)[0] for line in result.stdout.splitlines() if "C901" in line}
-    assert sorted(set(exempt) - over) == []
+def test_no_file_is_exempt_from_the_complexity_bar() -> None:
+    """Every function is under complexity 10 (issue 27 counted 40 over it), so ruff's bar has
+    no per-file exemption: a new complex function fails ``ruff check`` wherever it is."""
+    ignores = _pyproject()["tool"]["ruff"]["lint"].get("per-file-ignores", {})
+    assert [path for path, codes in ignores.items() if "C901" in codes] == []

@@ -415,6 +415,22 @@ def _warp_stride(unit: Unit, i: int) -> Site | None:
 
 def _flat_tile_column(toks: Sequence[Token], first: int, end: int) -> bool:
     """`tile[(row << 5) + (col & 31)]`: a row-major tile index whose column wraps at 32."""
+    k = _enclosing_subscript(toks, first)
+    if k is None:
+        return False
+    close = _closing(toks, k)
+    inner = toks[k + 1 : close]
+    return any(
+        t.text in ("<<", "*")
+        and j + 1 < len(inner)
+        and int_value(inner[j + 1].text) in (5, 32, 33)
+        and k + 1 + j < first
+        for j, t in enumerate(inner)
+    )
+
+
+def _enclosing_subscript(toks: Sequence[Token], first: int) -> int | None:
+    """The ``[`` of the subscript that holds token ``first`` (within its statement), if any."""
     k, depth = first - 1, 0
     while k >= 0:
         x = toks[k].text
@@ -423,16 +439,19 @@ def _flat_tile_column(toks: Sequence[Token], first: int, end: int) -> bool:
         elif x in ("(", "["):
             if depth == 0:
                 if x == "[":
-                    break
+                    return k
             else:
                 depth -= 1
         elif x in (";", "{", "}"):
-            return False
+            return None
         k -= 1
-    if k < 0:
-        return False
-    close = k
-    depth = 0
+    return None
+
+
+def _closing(toks: Sequence[Token], k: int) -> int:
+    """The bracket closing the one at ``k``, counting ``()`` and ``[]`` alike (the end of the
+    tokens if it does not close)."""
+    close, depth = k, 0
     while close < len(toks):
         x = toks[close].text
         if x in ("(", "["):
@@ -442,14 +461,7 @@ def _flat_tile_column(toks: Sequence[Token], first: int, end: int) -> bool:
             if depth == 0:
                 break
         close += 1
-    inner = toks[k + 1 : close]
-    return any(
-        t.text in ("<<", "*")
-        and j + 1 < len(inner)
-        and int_value(inner[j + 1].text) in (5, 32, 33)
-        and k + 1 + j < first
-        for j, t in enumerate(inner)
-    )
+    return close
 
 
 @hazard_rule(

@@ -47,20 +47,8 @@ _NAMES = frozenset(
 def _names(unit: Unit) -> dict[str, str]:
     """Name -> the run-time warp size it stands for: the built-ins, and object-like macros
     whose body uses one (`#define WARP_SZ warpSize`), followed through macro chains."""
-    toks = unit.tokens
     names = {n: n for n in _NAMES & unit.identifiers}
-    defines: list[tuple[str, list[str]]] = []
-    for d in unit.directives:
-        if d + 3 < len(toks) and toks[d + 1].text == "define" and toks[d + 2].in_directive:
-            name = toks[d + 2]
-            if unit.text[name.end : name.end + 1] == "(":
-                continue
-            body: list[str] = []
-            k = d + 3
-            while k < len(toks) and toks[k].in_directive and toks[k].kind is not Kind.DIRECTIVE:
-                body.append(toks[k].text)
-                k += 1
-            defines.append((name.text, body))
+    defines = _object_like_defines(unit)
     for macro, body in defines:
         if macro in names and not any(b in _NAMES for b in body):
             del names[macro]  # `#define C10_WARP_SIZE 32`: the file's own constant (HZ107's)
@@ -73,11 +61,29 @@ def _names(unit: Unit) -> dict[str, str]:
     return names
 
 
+def _object_like_defines(unit: Unit) -> list[tuple[str, list[str]]]:
+    """Each ``#define NAME body`` of the file without parameters: (NAME, body token texts)."""
+    toks = unit.tokens
+    defines: list[tuple[str, list[str]]] = []
+    for d in unit.directives:
+        if d + 3 < len(toks) and toks[d + 1].text == "define" and toks[d + 2].in_directive:
+            name = toks[d + 2]
+            if unit.text[name.end : name.end + 1] == "(":
+                continue
+            body: list[str] = []
+            k = d + 3
+            while k < len(toks) and toks[k].in_directive and toks[k].kind is not Kind.DIRECTIVE:
+                body.append(toks[k].text)
+                k += 1
+            defines.append((name.text, body))
+    return defines
+
+
 def constant_context(toks: Sequence[Token], i: int) -> str | None:
     """Why token i sits where a constant expression is required, or None."""
     # walk out of brackets to the statement start
     j = i - 1
-    depth = 0
+    depth = 0  # parentheses open between the statement start and an array bound's `[`
     while j >= 0:
         t = toks[j]
         if t.in_directive != toks[i].in_directive:
@@ -90,44 +96,64 @@ def constant_context(toks: Sequence[Token], i: int) -> str | None:
             j = k - 1
             continue
         if x in (";", "{", "}") and t.kind is Kind.PUNCT:
-            if (
-                x == "{"
-                and j > 0
-                and toks[j - 1].text == "enum"
-                or (x == "{" and j > 1 and toks[j - 2].text == "enum")
-            ):
-                return "an enum value"
-            break
+            return "an enum value" if x == "{" and _opens_enum(toks, j) else None
         if x == "[" and t.kind is Kind.PUNCT:
-            close = match(toks, j)
-            if (
-                close is not None
-                and j > 1
-                and toks[j - 1].kind is Kind.IDENT
-                and (toks[j - 2].kind is Kind.IDENT or toks[j - 2].text in ("*", "]"))
-                and toks[j - 2].text not in ("return", "case", "else", "do", "delete")
-            ):
-                head = toks[_stmt_start(toks, j) : j]
-                depth = sum((x2.text == "(") - (x2.text == ")") for x2 in head)
-                if depth == 0 and not any(x2.text == "=" for x2 in head):
-                    return "an array bound"
-        if x == "(" and j > 0 and toks[j - 1].text == "static_assert":
-            return "a static_assert"
-        if x == "(" and j > 0 and toks[j - 1].text == "__launch_bounds__":
-            return "a __launch_bounds__ argument"
-        if x == "constexpr" and j > 0 and toks[j - 1].text == "if":
-            return "an `if constexpr` condition"
-        if x == "<" and j > 0 and toks[j - 1].kind is Kind.IDENT and depth == 0:
-            k = i + 1
-            while k < len(toks) and toks[k].text not in (";", "{", ">", ">>"):
-                k += 1
-            if k < len(toks) and toks[k].text in (">", ">>"):
-                return "a template argument"
-        if x in ("constexpr", "constinit") and t.kind is Kind.IDENT:
-            return "a constexpr initializer"
-        if x == "case":
-            return "a case label"
+            bound, depth = _array_bound(toks, j, depth)
+            if bound:
+                return "an array bound"
+        why = _constant_marker(toks, i, j, depth)
+        if why is not None:
+            return why
         j -= 1
+    return None
+
+
+def _opens_enum(toks: Sequence[Token], j: int) -> bool:
+    """The ``{`` at ``j`` opens an enum's body (``enum {`` or ``enum Name {``)."""
+    return (j > 0 and toks[j - 1].text == "enum") or (j > 1 and toks[j - 2].text == "enum")
+
+
+def _array_bound(toks: Sequence[Token], j: int, depth: int) -> tuple[bool, int]:
+    """Whether the ``[`` at ``j`` bounds an array being declared (``T name[...]``, not an
+    index), and the parentheses open before it in its statement (``depth`` if not looked at)."""
+    close = match(toks, j)
+    if (
+        close is not None
+        and j > 1
+        and toks[j - 1].kind is Kind.IDENT
+        and (toks[j - 2].kind is Kind.IDENT or toks[j - 2].text in ("*", "]"))
+        and toks[j - 2].text not in ("return", "case", "else", "do", "delete")
+    ):
+        head = toks[_stmt_start(toks, j) : j]
+        depth = sum((x2.text == "(") - (x2.text == ")") for x2 in head)
+        return depth == 0 and not any(x2.text == "=" for x2 in head), depth
+    return False, depth
+
+
+_CALL_CONTEXTS = {
+    "static_assert": "a static_assert",
+    "__launch_bounds__": "a __launch_bounds__ argument",
+}
+
+
+def _constant_marker(toks: Sequence[Token], i: int, j: int, depth: int) -> str | None:
+    """The constant-requiring context token ``j`` opens for token ``i``, if any."""
+    x = toks[j].text
+    before = toks[j - 1] if j > 0 else None
+    if x == "(" and before is not None and before.text in _CALL_CONTEXTS:
+        return _CALL_CONTEXTS[before.text]
+    if x == "constexpr" and before is not None and before.text == "if":
+        return "an `if constexpr` condition"
+    if x == "<" and before is not None and before.kind is Kind.IDENT and depth == 0:
+        k = i + 1
+        while k < len(toks) and toks[k].text not in (";", "{", ">", ">>"):
+            k += 1
+        if k < len(toks) and toks[k].text in (">", ">>"):
+            return "a template argument"
+    if x in ("constexpr", "constinit") and toks[j].kind is Kind.IDENT:
+        return "a constexpr initializer"
+    if x == "case":
+        return "a case label"
     return None
 
 
