@@ -88,5 +88,6 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 f"`{text_of(unit, a, b)}` depends on the thread (`{name}`), with a barrier "
                 f"in the other arm too: a wavefront split by it arrives at both (AMD counts "
                 f"wavefronts, not threads); put one barrier after the if",
+                extra={"root_cause": f"the if at line {line}"},  # one fix for all its barriers
             )
             break
