@@ -100,3 +100,21 @@ def test_hz503_cuda_version_gates():
     assert [f.line for f in found] == [1, 4]
     assert all(f.severity.value == "warning" for f in found)
     assert "#if 12000 /* CUDART_VERSION */ >= 11000" in found[0].message
+
+
+def test_hz501_a_gate_that_only_picks_tuning_values_is_not_reported():
+    """llm.c's `MAX_1024_THREADS_BLOCKS`: every branch, #else included, defines the same macro
+    as a number, so HIP gets the #else value (a launch-bounds hint), not a dropped code path."""
+    tuning = (
+        "#if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ >= 900\n#define MAX_BLOCKS 2\n"
+        "#else\n#define MAX_BLOCKS 1\n#endif\n"
+    )
+    assert only("HZ501", tuning) == []
+    # no #else (HIP gets no value), other names per branch, or code in a branch: reported
+    for src in (
+        "#if __CUDA_ARCH__ >= 800\n#define MAX_BLOCKS 2\n#endif\n",
+        "#if __CUDA_ARCH__ >= 800\n#define MAX_BLOCKS 2\n#else\n#define MIN_BLOCKS 1\n#endif\n",
+        "#if __CUDA_ARCH__ >= 800\n#define MAX_BLOCKS 2\nint fast = 1;\n#else\n"
+        "#define MAX_BLOCKS 1\n#endif\n",
+    ):
+        assert [f.line for f in only("HZ501", src)] == [1], src

@@ -7,7 +7,9 @@ code: capability gates such as `#if __CUDA_ARCH__ >= 800` and device-pass guards
 `__CUDA_ARCH__` undefined, evaluates as the device pass of a current GPU (sm_90, CUDA 12)
 does is not reported: `#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800` guards a fallback for
 old GPUs that HIP skips, as gfx942 should, and `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800`
-keeps the modern path.
+keeps the modern path. Nor is an `#if` whose every branch, `#else` included, only defines the
+same object-like macros as numbers (`#if __CUDA_ARCH__ >= 800` / `#define BLOCKS 2` / `#else` /
+`#define BLOCKS 1`): HIP gets the `#else` value, a tuning choice, not a dropped code path.
 
 ## Why it breaks on AMD
 hip-clang does not define `__CUDA_ARCH__` (HIPIFY maps `__CUDACC__` to `__HIPCC__` but has no
@@ -32,13 +34,14 @@ capability checks use the feature macros (`__HIP_ARCH_HAS_*`), the per-target ma
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import occurrences, one_per_line
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.conditions import UNDEFINED, evaluate
-from ..frontend.lexer import Token
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -64,8 +67,8 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         prev = toks[i - 1].text if i > 0 else ""
         if t.in_directive and prev == "define":
             continue
-        if t.in_directive and _as_on_current_gpu(toks, i):
-            continue  # HIP takes the branch an sm_90 device pass takes
+        if t.in_directive and (_as_on_current_gpu(toks, i) or _tunes_constants(unit, i)):
+            continue  # HIP takes the branch an sm_90 device pass takes, or a tuning value
         if (
             nxt is not None
             and nxt.text in ("<", ">", "<=", ">=", "==", "!=")
@@ -122,3 +125,47 @@ def _evaluate(body: Sequence[Token], defined: dict[str, int]) -> bool | None:
         if tok.text.startswith("__CUDA_ARCH") and tok.text not in known:
             known[tok.text] = defined.get(tok.text, UNDEFINED)
     return evaluate(body, known)
+
+
+_BRANCH_LINES = 64  # directive lines of one #if group looked at
+
+
+def _tunes_constants(unit: Unit, i: int) -> bool:
+    """The ``#if`` on token ``i``'s line, through its ``#endif``, holds nothing but
+    ``#define NAME number`` lines, the same names in every branch, and has an ``#else``."""
+    toks, dirs = unit.tokens, unit.directives
+    at = bisect_right(dirs, i) - 1
+    if at < 0 or unit.directive_word(dirs[at]) != "if":
+        return False
+    branches: list[set[str]] = [set()]
+    for k in range(at + 1, min(len(dirs), at + _BRANCH_LINES)):
+        d = dirs[k]
+        if not all(toks[j].in_directive for j in range(dirs[k - 1], d)):
+            return False  # code between two directive lines
+        word = unit.directive_word(d)
+        if word == "define" and _defines_a_number(toks, d):
+            branches[-1].add(toks[d + 2].text)
+        elif word in ("elif", "else"):
+            branches.append(set())
+        elif word == "endif":
+            return unit.directive_word(dirs[k - 1]) != "if" and _same_names(
+                branches, unit, dirs, at, k
+            )
+        else:
+            return False
+    return False
+
+
+def _defines_a_number(toks: Sequence[Token], d: int) -> bool:
+    """``#define NAME number`` and nothing more on the line at ``d``."""
+    if d + 3 >= len(toks) or not toks[d + 3].in_directive or toks[d + 3].kind is not Kind.NUMBER:
+        return False
+    return d + 4 >= len(toks) or not toks[d + 4].in_directive or toks[d + 4].kind is Kind.DIRECTIVE
+
+
+def _same_names(
+    branches: list[set[str]], unit: Unit, dirs: Sequence[int], at: int, end: int
+) -> bool:
+    """Every branch defines the same names, and one of the branches is an ``#else``."""
+    has_else = any(unit.directive_word(dirs[k]) == "else" for k in range(at + 1, end))
+    return has_else and bool(branches[0]) and all(b == branches[0] for b in branches)
