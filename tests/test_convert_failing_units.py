@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from _convert import hip, result
+from _units import assert_nvcc_builds, convert_directory
 
 UNITS = Path(__file__).parent / "fixtures" / "units"
 SOURCES = sorted(p.name for p in UNITS.glob("*.cu"))
@@ -24,29 +25,12 @@ SOURCES = sorted(p.name for p in UNITS.glob("*.cu"))
 def test_fixtures_are_cuda(nvcc, nvidia_include, tmp_path):
     assert len(SOURCES) >= 7
     libs = [f for lib in ("cublas", "cusolver") for f in ("-I", nvidia_include(lib))]
-    for name in SOURCES:
-        proc = subprocess.run(
-            [nvcc, "-arch=sm_90", "-std=c++17", *libs, "-c", str(UNITS / name)]
-            + ["-o", str(tmp_path / "a.o")],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert proc.returncode == 0, name + proc.stdout + proc.stderr
+    assert_nvcc_builds(nvcc, (UNITS / name for name in SOURCES), libs, tmp_path)
 
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("units") / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "hipify_py", "convert", str(UNITS), "--out-dir", str(out)]
-        + ["--no-cache", "-j1", "-q"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
+    return convert_directory(UNITS, tmp_path_factory.mktemp("units") / "out")
 
 
 @pytest.mark.parametrize("name", SOURCES)

@@ -3,13 +3,12 @@ fixture under ``fixtures/sample_units/`` builds with nvcc, and its conversion fo
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from _convert import hip, result
+from _units import assert_nvcc_builds, convert_directory
 from hipify_py.findings import Severity
 from test_hazard_common import only
 
@@ -19,26 +18,12 @@ SOURCES = sorted(p.name for p in UNITS.iterdir() if p.suffix in (".cu", ".cpp"))
 
 def test_fixtures_are_cuda(nvcc, nvidia_include, tmp_path):
     includes = [f"-I{nvidia_include(lib)}" for lib in ("cusolver", "cublas", "cusparse")]
-    for name in SOURCES:
-        cmd = [nvcc, "-arch=sm_90", "-std=c++17", *includes, "-c", str(UNITS / name)]
-        proc = subprocess.run(
-            [*cmd, "-o", str(tmp_path / "a.o")], capture_output=True, text=True, timeout=300
-        )
-        assert proc.returncode == 0, name + proc.stdout + proc.stderr
+    assert_nvcc_builds(nvcc, (UNITS / name for name in SOURCES), includes, tmp_path)
 
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("sample_units") / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "hipify_py", "convert", str(UNITS), "--out-dir", str(out)]
-        + ["--no-cache", "-j1", "-q"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
+    return convert_directory(UNITS, tmp_path_factory.mktemp("sample_units") / "out")
 
 
 @pytest.mark.parametrize("name", SOURCES)

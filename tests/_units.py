@@ -1,0 +1,27 @@
+"""Helpers for directories of reproducers (``fixtures/units``, ``fixtures/sample_units``):
+each file is real CUDA that nvcc builds, and the command line converts the directory once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def assert_nvcc_builds(nvcc: str, files: Iterable[Path], flags: list[str], tmp: Path) -> None:
+    """Each file compiles for sm_90 with ``flags`` (library include directories)."""
+    for src in files:
+        cmd = [nvcc, "-arch=sm_90", "-std=c++17", *flags, "-c", str(src), "-o", str(tmp / "a.o")]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, src.name + proc.stdout + proc.stderr
+
+
+def convert_directory(src: Path, out: Path) -> Path:
+    """``hipify-py convert src --out-dir out`` as a user runs it; the output directory."""
+    cmd = [sys.executable, "-m", "hipify_py", "convert", str(src), "--out-dir", str(out)]
+    proc = subprocess.run(
+        [*cmd, "--no-cache", "-j1", "-q"], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
