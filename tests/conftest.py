@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,12 @@ def nvidia_include():
         raise AssertionError("unreachable")
 
     return find
+
+
+@pytest.fixture
+def terminal_sigint() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt, as in a terminal, also when the suite was started as a
+    background job (which starts with SIGINT ignored, so Ctrl-C would never arrive)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -381,7 +381,7 @@ def test_an_output_directory_below_a_file_and_an_empty_output_name(tmp_path: Pat
 
 
 def test_ctrl_c_during_a_write_lands_once_the_file_is_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, terminal_sigint: None
 ) -> None:
     """The interrupt is held while a temporary file exists beside the one it replaces: it
     left an empty `.k.cu.PID-N.tmp` in the source tree of an --in-place run."""

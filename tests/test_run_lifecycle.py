@@ -40,6 +40,8 @@ def _tree(root: Path, count: int, functions: int = 40) -> Path:
 # fifth file: the interrupt lands at a known point of the run, on any machine load
 _CTRL_C_AFTER_FIVE = """
 import os, signal, sys
+# Ctrl-C as in a terminal, also when the suite runs as a background job (SIGINT ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import hipify_py.output as output
 from hipify_py.cli import main
 emit = output.Writer.emit
