@@ -21,7 +21,7 @@ from hipify_py.verify.compile import collect_sources
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void k(float* p) {
-#ifdef __CUDA_ARCH__
+#if __CUDA_ARCH__ >= 800
   p[threadIdx.x] = 0.f;
 #endif
 }
@@ -30,8 +30,8 @@ int main() { float* p; cudaMalloc(&p, 64); k<<<1, 16>>>(p); return 0; }
 # every CUDA file and build file reports a finding, so check's report names each one it read
 FILES = {
     "src/k.cu": KERNEL,
-    "include/k.cuh": "#include <cuda_runtime.h>\n#ifdef __CUDA_ARCH__\n#endif\n",
-    ".hidden/h.cpp": "void g() { cudaDeviceSynchronize(); }\n#ifdef __CUDA_ARCH__\n#endif\n",
+    "include/k.cuh": "#include <cuda_runtime.h>\n#if __CUDA_ARCH__ >= 800\n#endif\n",
+    ".hidden/h.cpp": "void g() { cudaDeviceSynchronize(); }\n#if __CUDA_ARCH__ >= 800\n#endif\n",
     "src/host.cpp": "int plain() { return 1; }\n",
     "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nset(CUDA_SEPARABLE_COMPILATION ON)\n",
     "cmake/cuda.cmake": "set(CUDA_SEPARABLE_COMPILATION ON)\n",

@@ -19,9 +19,13 @@ def test_hz501_cuda_arch_gates_and_guards():
 #define ON_DEVICE 1
 #endif"""
     found = only("HZ501", src)
-    # line 4 is the old-GPU fallback HIP skips, as the sm_90 device pass does
-    assert [f.line for f in found] == [2, 8]
-    assert ">= 800" in found[0].message and "__HIP_DEVICE_COMPILE__" in found[1].message
+    # line 4 is the old-GPU fallback HIP skips, as the sm_90 device pass does; line 8 asks for
+    # the device pass, which convert rewrites (test_convert_device_pass_guards)
+    assert [f.line for f in found] == [2]
+    assert ">= 800" in found[0].message
+    # a device-pass test convert does not rewrite (in a macro body) is still reported
+    (guard,) = only("HZ501", "#define ON_DEVICE defined(__CUDA_ARCH__)\n#if ON_DEVICE\n#endif\n")
+    assert "__HIP_DEVICE_COMPILE__" in guard.message
     assert "HZ300" not in rules_of(src)  # the dedicated rule, not the generic one
 
 
@@ -100,6 +104,17 @@ def test_hz503_cuda_version_gates():
     assert [f.line for f in found] == [1, 4]
     assert all(f.severity.value == "warning" for f in found)
     assert "#if 12000 /* CUDART_VERSION */ >= 11000" in found[0].message
+
+
+def test_hz503_one_gate_repeated_is_one_finding():
+    # HeCBench atomicCAS: `#if CUDA_VERSION >= 12080` around each of six kernels
+    gate = "#if CUDA_VERSION >= 12080\nint k{n};\n#endif\n"
+    src = (
+        "".join(gate.format(n=n) for n in range(3)) + "#if CUDA_VERSION >= 11000\nint m;\n#endif\n"
+    )
+    found = only("HZ503", src)
+    assert [f.line for f in found] == [1, 10]
+    assert found[0].extra["related_lines"] == "4,7" and "also at lines 4, 7" in found[0].message
 
 
 def test_hz501_a_gate_that_only_picks_tuning_values_is_not_reported():

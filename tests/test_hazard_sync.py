@@ -188,6 +188,17 @@ __global__ void __launch_bounds__(Square, 2048 / Square) f(int* x) { x[0] = 1; }
     assert [f.line for f in only("HZ204", src)] == [6, 7]
 
 
+def test_hz204_a_minimum_from_another_header_with_large_blocks_is_a_hint():
+    # llm.c: MAX_1024_THREADS_BLOCKS comes from cuda_common.h; a CUDA SM holds 2048 threads, so
+    # with 1024 it is at most 2 (a hint).  With 128 threads nothing bounds it: still reported.
+    src = """#include "common.h"
+__global__ void __launch_bounds__(1024, MAX_1024_THREADS_BLOCKS) a(int* x) { x[0] = 1; }
+__global__ void __launch_bounds__(128, MIN_BLOCKS) b(int* x) { x[0] = 1; }
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) c(int* x) { x[0] = 1; }
+"""
+    assert [f.line for f in only("HZ204", src)] == [3, 4]
+
+
 def test_hz204_hip_side_reports_without_fix():
     src = (
         "#include <hip/hip_runtime.h>\n"

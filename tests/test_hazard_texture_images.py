@@ -41,3 +41,19 @@ def test_the_finding_is_what_clang_says_for_gfx942(nvcc, rocm7, tmp_path):
     bad = subprocess.run([*clang, "--offload-arch=gfx942"], capture_output=True, text=True)
     lines = {int(x.split(":")[1]) for x in bad.stderr.splitlines() if "is unavailable" in x}
     assert bad.returncode != 0 and lines == {3, 4, 5}
+
+
+OWN_TEX2D = """__device__ uint2 tex2D(const int rows, const int cols, const int c, const int r) {
+  return make_uint2(r < rows ? r : rows - 1, c < cols ? c : cols - 1);
+}
+__global__ void k(uint2* o, int rows, int cols) {
+  o[threadIdx.x] = tex2D(rows, cols, threadIdx.x, 0);
+}
+__global__ void t(cudaTextureObject_t tx, float* o) { o[0] = tex1Dfetch<float>(tx, 0); }
+"""
+
+
+def test_a_function_of_the_files_own_named_tex2D_is_no_texture_read():
+    # HeCBench debayer's image.h defines a plain-memory tex2D that emulates address modes
+    (found,) = only("HZ320", OWN_TEX2D)
+    assert found.line == 7 and "tex1Dfetch" in found.message

@@ -330,6 +330,21 @@ def test_hz105_ballot_into_32_bits_and_popc():
     assert "__popcll" in found[1].message
 
 
+def test_hz105_one_narrow_mask_of_one_function_is_one_finding():
+    # HeCBench atomicAggregate: `int mask` from __match_any_sync, then __ffs and two __popc
+    src = """__device__ int agg(int* p, int mask) {
+  mask = __match_any_sync(0xffffffff, (unsigned long long)p);
+  int leader = __ffs(mask) - 1;
+  int res = atomicAdd(p, __popc(mask));
+  return res + __popc(mask & 3) + leader;
+}
+__device__ int two(int mask) { return __popc(mask); }  // another function's mask
+__device__ int other(int* p) { int m2 = 0; m2 = __ballot_sync(~0u, p[0]); return __popc(m2); }
+"""
+    found = [f for f in only("HZ105", src) if "ballot mask" in f.message]
+    assert [(f.line, f.extra.get("related_lines")) for f in found] == [(3, "4,5"), (8, None)]
+
+
 def test_hz105_unsafe_fix_widens_the_declaration():
     src = "__global__ void k(int* o) {\n  unsigned int m = __ballot(o[0] > 0);\n  o[1] = m;\n}\n"
     (f,) = only("HZ105", src, "t.hip")

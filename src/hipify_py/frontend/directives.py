@@ -165,3 +165,18 @@ def integer(literal: str) -> int | None:
         return int(literal.rstrip("uUlL"), 0)
     except ValueError:
         return None
+
+
+def defined_span(toks: Sequence[Token], i: int) -> tuple[int, int] | None:
+    """Byte span of ``defined NAME`` / ``defined ( NAME )`` around token i, if it is one."""
+    if i >= 1 and toks[i - 1].text == "defined":
+        return toks[i - 1].start, toks[i].end
+    if (
+        i >= 2
+        and toks[i - 1].text == "("
+        and toks[i - 2].text == "defined"
+        and i + 1 < len(toks)
+        and toks[i + 1].text == ")"
+    ):
+        return toks[i - 2].start, toks[i + 1].end
+    return None

@@ -32,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
+from ..analysis.functions import scope_of
 from ..analysis.values import type_size
 from ..analysis.warp_model import related
 from ..context import Context
@@ -97,7 +98,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not ballots:
         return
     toks = unit.tokens
-    mask_vars: set[str] = set()
+    mask_vars: set[tuple[str, int]] = set()  # (name, function scope) holding a ballot
     covered: set[int] = set()  # bit intrinsics a reported store lists as its dependent lines
     bit_calls = {c.open: c for c in calls(unit, _BIT32)}
     for c in ballots:
@@ -115,24 +116,28 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         store = _assignment(toks, c)
         if store is None:
             continue
-        mask_vars.add(toks[store[0] - 1].text)
+        mask_vars.add((toks[store[0] - 1].text, scope_of(unit, store[0])))
         found = _truncating_store(unit, report, c, store[0], store[1])
         if found is not None:
             covered.update(u.open for u in found[1])
             yield found[0]
-    # 3. a mask variable passed to a 32-bit bit intrinsic: __popc(mask), unless it is a
-    # dependent line of the store reported above (its fix changes that call too)
+    # 3. a mask variable of the same function passed to a 32-bit bit intrinsic: __popc(mask),
+    # unless it is a dependent line of the store reported above (its fix changes that call too)
     for outer in bit_calls.values() if mask_vars else ():
         if outer.open in covered:
             continue
+        scope = scope_of(unit, outer.index)
         names = {t.text for a, b in outer.args for t in toks[a:b] if t.kind is Kind.IDENT}
-        hit = names & mask_vars
+        hit = sorted(n for n in names if (n, scope) in mask_vars)
         if hit:
+            var = hit[0]
             yield report(
                 toks[outer.index].start,
                 toks[outer.close].end,
-                f"`{outer.name}` on ballot mask `{sorted(hit)[0]}` counts only 32 "
+                f"`{outer.name}` on ballot mask `{var}` counts only 32 "
                 f"lanes: use `{_BIT32[outer.name]}` on the 64-bit mask",
+                # one mask of one function is one fix (widen it): one finding, the rest its lines
+                extra={"root_cause": f"{var}@{scope}"},
             )
 
 

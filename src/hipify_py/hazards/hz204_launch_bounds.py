@@ -6,7 +6,10 @@ and any third argument (CUDA 12's max-blocks-per-cluster). HIP reads the second 
 min waves per execution unit (SIMD); gfx942 runs at most 8 waves per SIMD, so a value from 1 to
 8 is a hint the compiler can meet and is not reported (`(256, 2)` asks for 2 resident blocks
 of 8 waves on a CUDA SM and for 2 waves per SIMD on a CDNA3 compute unit: about the same
-occupancy). A value above 8, or one the file does not let us evaluate, is reported.
+occupancy). A value above 8 is reported, and so is one the file does not let us evaluate,
+unless the first argument is at least 256 threads: a CUDA SM holds at most 2048 threads, so
+a minimum CUDA can meet is then at most `2048 / 256` = 8 (llm.c's
+`__launch_bounds__(1024, MAX_1024_THREADS_BLOCKS)`, its macro set in another header).
 
 ## Why it breaks on AMD
 HIP accepts the same syntax but reads the second parameter as **MIN_WARPS_PER_EXECUTION_UNIT**,
@@ -42,6 +45,7 @@ from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
 MAX_WAVES_PER_EU = 8  # wave slots per SIMD on gfx942 (clang warns above it)
+SM_THREADS = 2048  # the most resident threads of a CUDA SM (every architecture since Kepler)
 
 
 @hazard_rule(
@@ -58,7 +62,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         (a0, b0), (a1, b1) = c.args[0], c.args[1]
         second = text_of(unit, a1, b1)
         value = evaluate(unit, a1, b1)
-        if value is not None and 1 <= value <= MAX_WAVES_PER_EU and len(c.args) == 2:
+        if len(c.args) == 2 and _within_reach(value, evaluate(unit, a0, b0)):
             continue  # a waves-per-SIMD hint gfx942 can meet: harmless
         fix = None
         if (
@@ -90,3 +94,11 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"SM) {side}{extra}; gfx942 holds at most {MAX_WAVES_PER_EU} waves per SIMD",
             fix=fix,
         )
+
+
+def _within_reach(blocks: int | None, threads: int | None) -> bool:
+    """Whether the minimum is (or, as CUDA can only meet minima up to ``SM_THREADS / threads``,
+    must be) a waves-per-SIMD hint gfx942 can meet."""
+    if blocks is None:
+        return threads is not None and threads > 0 and SM_THREADS // threads <= MAX_WAVES_PER_EU
+    return 1 <= blocks <= MAX_WAVES_PER_EU

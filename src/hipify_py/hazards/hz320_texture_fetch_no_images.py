@@ -14,6 +14,9 @@ mark every such function unavailable in device code, so the kernel does not comp
 The host side (`hipCreateTextureObject`, arrays) still compiles, and the same source builds
 for gfx90a or gfx950.
 
+A function of the file's own that happens to carry such a name (a plain-memory `tex2D` helper
+that emulates addressing modes) is not one: neither its definition nor its calls are reported.
+
 ## Example
 ```cuda
 __global__ void k(cudaTextureObject_t t, float* o) {
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import functions
 from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
@@ -59,7 +63,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not targets or not _FETCH & unit.identifiers:
         return
     toks = unit.tokens
-    for i in occurrences(unit, _FETCH):
+    own = {f.name for f in functions(unit)} & _FETCH  # the file's own function, no texture
+    for i in occurrences(unit, _FETCH - own):
         t = toks[i]
         called = i + 1 < len(toks) and toks[i + 1].text in ("(", "<")
         member = i > 0 and toks[i - 1].text in (".", "->")

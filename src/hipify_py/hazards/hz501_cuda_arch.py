@@ -10,6 +10,9 @@ old GPUs that HIP skips, as gfx942 should, and `!defined(__CUDA_ARCH__) || __CUD
 keeps the modern path. Nor is an `#if` whose every branch, `#else` included, only defines the
 same object-like macros as numbers (`#if __CUDA_ARCH__ >= 800` / `#define BLOCKS 2` / `#else` /
 `#define BLOCKS 1`): HIP gets the `#else` value, a tuning choice, not a dropped code path.
+Nor are device-pass tests (`#ifdef __CUDA_ARCH__`, `defined(__CUDA_ARCH__)` with no comparison
+on the line): `convert` makes them test `__HIP_DEVICE_COMPILE__` as well
+(`rewrite/device_pass_guards.py`), which means the same, and lines that already do.
 
 ## Why it breaks on AMD
 hip-clang does not define `__CUDA_ARCH__` (HIPIFY maps `__CUDACC__` to `__HIPCC__` but has no
@@ -41,9 +44,13 @@ from ..analysis.tokens import occurrences, one_per_line
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.conditions import UNDEFINED, evaluate
+from ..frontend.directives import defined_span
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
+from ..rewrite.device_pass_guards import DEVICE, device_pass_edits
 from ..rules import Proposal, Report, hazard_rule
+
+_COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 
 
 @hazard_rule(
@@ -61,19 +68,20 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
     if not names:
         return
     toks = unit.tokens
+    converted = device_pass_edits(unit)
     for i in occurrences(unit, names):
         t = toks[i]
+        if i in converted or (t.in_directive and _names(toks, i, DEVICE)):
+            continue  # a device-pass test convert rewrites, or one written for HIP already
+        if t.in_directive and defined_span(toks, i) is not None and _compared(toks, i):
+            continue  # `defined(X) && X >= 800`: the comparison is the gate to report
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         prev = toks[i - 1].text if i > 0 else ""
         if t.in_directive and prev == "define":
             continue
         if t.in_directive and (_as_on_current_gpu(toks, i) or _tunes_constants(unit, i)):
             continue  # HIP takes the branch an sm_90 device pass takes, or a tuning value
-        if (
-            nxt is not None
-            and nxt.text in ("<", ">", "<=", ">=", "==", "!=")
-            and nxt.in_directive == t.in_directive
-        ):
+        if nxt is not None and nxt.text in _COMPARISONS and nxt.in_directive == t.in_directive:
             k = i + 2
             value = toks[k].text if k < len(toks) else "?"
             msg = (
@@ -104,17 +112,38 @@ _CURRENT = {
 def _as_on_current_gpu(toks: Sequence[Token], i: int) -> bool:
     """The `#if`/`#elif` around token ``i`` is as true on HIP (``__CUDA_ARCH__`` undefined) as
     in the device pass of a current GPU; False when it cannot be evaluated."""
+    start, end = _directive_around(toks, i)
+    if toks[start].text != "#" or toks[start + 1].text not in ("if", "elif"):
+        return False
+    body = toks[start + 2 : end + 1]
+    hip = _evaluate(body, {k: v for k, v in _CURRENT.items() if k != "__CUDA_ARCH__"})
+    return hip is not None and hip == _evaluate(body, _CURRENT)
+
+
+def _directive_around(toks: Sequence[Token], i: int) -> tuple[int, int]:
+    """The first (its '#') and last token of the directive line holding token ``i``."""
     start = i
     while start > 0 and toks[start].text != "#" and toks[start - 1].in_directive:
         start -= 1
     end = i
     while end + 1 < len(toks) and toks[end + 1].in_directive and toks[end + 1].text != "#":
         end += 1
-    if toks[start].text != "#" or toks[start + 1].text not in ("if", "elif"):
-        return False
-    body = toks[start + 2 : end + 1]
-    hip = _evaluate(body, {k: v for k, v in _CURRENT.items() if k != "__CUDA_ARCH__"})
-    return hip is not None and hip == _evaluate(body, _CURRENT)
+    return start, end
+
+
+def _names(toks: Sequence[Token], i: int, name: str) -> bool:
+    """The directive line holding token ``i`` names ``name``."""
+    start, end = _directive_around(toks, i)
+    return any(t.text == name for t in toks[start : end + 1])
+
+
+def _compared(toks: Sequence[Token], i: int) -> bool:
+    """The directive line holding token ``i`` also compares its name with something."""
+    start, end = _directive_around(toks, i)
+    return any(
+        t.text == toks[i].text and toks[k + 1].text in _COMPARISONS
+        for k, t in enumerate(toks[start:end], start)
+    )
 
 
 def _evaluate(body: Sequence[Token], defined: dict[str, int]) -> bool | None:

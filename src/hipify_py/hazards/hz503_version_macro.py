@@ -25,7 +25,8 @@ converted code takes the branch a CUDA 12.0 build takes. That is the HIP-correct
 for most gates: HIP 7 covers the CUDA 11 and 12.0 API (bf16 and fp8 types, memory pools,
 graphs), while the branches for later releases use what HIP lacks or spells differently
 (Hopper/Blackwell clusters, TMA, fp4, CUDA 13's changed signatures). A macro the file
-`#define`s itself is left alone: the project provides its value.
+`#define`s itself is left alone: the project provides its value.  The same condition written
+several times in a file (a gate around each of six kernels) is one finding, listing the others.
 
 ## How to fix
 Read the reported condition. If the branch needs a newer CUDA feature that HIP has, replace the
@@ -71,5 +72,6 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             first.end,
             f"CUDA version macro evaluated as on CUDA {REFERENCE_CUDA}: "
             f"`{original.strip()}` becomes `{result.strip()}`",
-            extra={"condition": result.strip()},
+            # the same gate repeated is one decision: one finding, the others its lines
+            extra={"condition": result.strip(), "root_cause": original.strip()},
         )

@@ -16,13 +16,12 @@ project provides its value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from ..context import Context
 from ..edits import Edit
 from ..frontend.cuda_release import REFERENCE_CUDA, VERSION_MACROS
-from ..frontend.directives import defined_names
-from ..frontend.lexer import Token
+from ..frontend.directives import defined_names, defined_span
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 
@@ -52,7 +51,7 @@ def gate_edits(unit: Unit) -> list[Edit]:
                     value = "1" if word == "ifdef" else "0"
                     edits.append(Edit(prev.start, tok.end, f"if {value} /* {word} {name} */", RULE))
                     continue
-                defined = _defined_span(toks, i)
+                defined = defined_span(toks, i)
                 if defined is not None:
                     start, end = defined
                     edits.append(Edit(start, end, f"1 /* defined({name}) */", RULE))
@@ -64,21 +63,6 @@ def gate_edits(unit: Unit) -> list[Edit]:
 def _defined_here(unit: Unit) -> set[str]:
     """Version macros the file defines itself: the project provides them, so they stay."""
     return defined_names(unit.tokens, unit.directives) & VERSION_MACROS.keys()
-
-
-def _defined_span(toks: Sequence[Token], i: int) -> tuple[int, int] | None:
-    """Byte span of ``defined NAME`` / ``defined ( NAME )`` around token i, if it is one."""
-    if i >= 1 and toks[i - 1].text == "defined":
-        return toks[i - 1].start, toks[i].end
-    if (
-        i >= 2
-        and toks[i - 1].text == "("
-        and toks[i - 2].text == "defined"
-        and i + 1 < len(toks)
-        and toks[i + 1].text == ")"
-    ):
-        return toks[i - 2].start, toks[i + 1].end
-    return None
 
 
 @rewrite_pass(

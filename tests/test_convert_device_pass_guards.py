@@ -1,0 +1,66 @@
+"""`#ifdef __CUDA_ARCH__` device/host splits keep their meaning on HIP (rewrite/device_pass_guards).
+
+hip-clang never defines __CUDA_ARCH__; the converted test asks for __HIP_DEVICE_COMPILE__ too,
+so the AMD device pass takes the device branch (fixtures/units/device_pass.cu compiles for
+gfx942 only so).  Capability gates stay, and HZ501 reports them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from _convert import body, hip
+from test_hazard_common import only
+
+EITHER = "defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)"
+
+
+@pytest.mark.parametrize(
+    ("cuda", "converted"),
+    [
+        ("#ifdef __CUDA_ARCH__\n", f"#if {EITHER}\n"),
+        (
+            "#ifndef __CUDA_ARCH__\n",
+            "#if !defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)\n",
+        ),
+        (
+            "#if defined(__CUDA_ARCH__) && !defined(NDEBUG)\n",
+            f"#if ({EITHER}) && !defined(NDEBUG)\n",
+        ),
+        ("#if !defined __CUDA_ARCH__\n", f"#if !({EITHER})\n"),
+        ("#if 0\n#elif defined(__CUDA_ARCH__)\n", f"#if 0\n#elif ({EITHER})\n"),
+    ],
+)
+def test_device_pass_tests_ask_for_either_device_pass(cuda, converted):
+    src = cuda + "int a;\n#endif\n"
+    out = body(src)
+    assert out == converted + "int a;\n#endif\n"
+    assert only("HZ501", src) == []
+    assert body(out) == out  # converting twice equals converting once
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n",
+        "#if __CUDA_ARCH__\n",
+        "#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__) || X\n",
+    ],
+)
+def test_capability_gates_and_hip_aware_tests_stay(gate):
+    src = gate + "int a;\n#endif\n"
+    assert body(src) == src
+
+
+def test_a_capability_gate_is_reported_at_its_comparison():
+    (f,) = only("HZ501", "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\nint a;\n#endif\n")
+    assert f.column == 31 and "capability gate `__CUDA_ARCH__ >= 800`" in f.message
+
+
+def test_the_fixture_s_kernel_callee_takes_the_device_branch():
+    out = hip((Path(__file__).parent / "fixtures" / "units" / "device_pass.cu").read_text())
+    assert f"#if {EITHER}\n#include <hip/hip_math_constants.h>" in out
+    guard = "#if !defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)\n  if (n < 0) throw"
+    assert guard in out
