@@ -117,6 +117,14 @@ def test_hz503_one_gate_repeated_is_one_finding():
     assert found[0].extra["related_lines"] == "4,7" and "also at lines 4, 7" in found[0].message
 
 
+def test_hz501_one_gate_repeated_is_one_finding():
+    # cudpp sa_kernel.cuh: `#if __CUDA_ARCH__ >= 200` around each of a dozen kernels
+    gate = "#if __CUDA_ARCH__ >= 200\nint k{n};\n#endif\n"
+    src = "".join(gate.format(n=n) for n in range(3)) + "#if __CUDA_ARCH__ >= 700\nint m;\n#endif\n"
+    found = only("HZ501", src)
+    assert [(f.line, f.extra.get("related_lines")) for f in found] == [(1, "4,7"), (10, None)]
+
+
 def test_hz501_a_gate_that_only_picks_tuning_values_is_not_reported():
     """llm.c's `MAX_1024_THREADS_BLOCKS`: every branch, #else included, defines the same macro
     as a number, so HIP gets the #else value (a launch-bounds hint), not a dropped code path."""

@@ -114,6 +114,18 @@ __global__ void __cluster_dims__(2, 1, 1) k(half* a, float* c) {
     assert [f.line for f in only("HZ314", src)] == [3]
 
 
+def test_hz314_the_clusters_of_a_file_are_one_finding():
+    # apex group_norm_v2: `cg::this_cluster()` in a dozen kernels, one redesign without clusters
+    src = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void __cluster_dims__(2, 1, 1) a(float* x) { x[cg::this_cluster().block_rank()] = 1; }
+__global__ void b(float* x) { cg::this_cluster().sync(); x[0] = 2; }
+"""
+    (f,) = only("HZ314", src)
+    assert f.line == 3 and f.extra["related_lines"] == "4"
+    assert "`this_cluster`" in f.message
+
+
 def test_hz313_reports_the_first_use_the_hip_build_compiles():
     src = """#ifndef USE_ROCM
 #include <mma.h>

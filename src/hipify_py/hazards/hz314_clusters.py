@@ -84,4 +84,5 @@ def _findings(
                 t.end,
                 f"thread-block cluster feature `{t.text}`: HIP has no clusters or "
                 f"distributed shared memory",
+                extra={"root_cause": "no clusters"},  # one redesign per file, not one per use
             )

@@ -96,7 +96,10 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
             )
         else:
             msg = f"`{t.text}` is undefined on HIP (no AMD equivalent for compute capability)"
-        yield report(t.start, t.end, msg)
+        # a gate repeated verbatim (`#if __CUDA_ARCH__ >= 200` around each of a dozen
+        # kernels) is one decision: one finding, the others its lines
+        cause = unit.line_text(unit.lines.position(t.start)[0]).strip() if t.in_directive else ""
+        yield report(t.start, t.end, msg, extra={"root_cause": cause} if cause else {})
 
 
 # the device pass HIP should behave like: a current GPU built with the CUDA the tables target
