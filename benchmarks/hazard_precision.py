@@ -5,6 +5,7 @@ Usage:
   python benchmarks/hazard_precision.py count CORPUS [--rules HZ1]      # counts, worst files
   python benchmarks/hazard_precision.py sample CORPUS OUT.jsonl [--per-rule 8] [--seed 1]
   python benchmarks/hazard_precision.py score JUDGED.jsonl              # precision per rule
+  python benchmarks/hazard_precision.py rescore JUDGED.jsonl            # ... of today's rules
   python benchmarks/hazard_precision.py answer IN.jsonl OUT.jsonl --ports GIT_DIR [--rev HEAD]
 
 The corpus stays outside the repo (e.g. HeCBench's `src/*-cuda` under /work/ext-hazards-hecbench);
@@ -90,6 +91,26 @@ def score(args: argparse.Namespace) -> None:
         print(f"all    {n:6d}  {total['true']:4d}  {total['true'] / n:9.2f}")
 
 
+def rescore(args: argparse.Namespace) -> None:
+    """The judged rows today's rules still report (same rule, file and line; a folded finding
+    keeps its lines in ``related_lines``), scored; the rows they no longer report, counted by
+    verdict.  Run from the directory the rows' paths are relative to."""
+    rows = [json.loads(line) for line in Path(args.judged).read_text().splitlines() if line]
+    reported: set[tuple[str, str, int]] = set()
+    for path in sorted({row["path"] for row in rows}):
+        for f in _findings(Path(path), None):
+            related = (f.get("data") or {}).get("related_lines", "")
+            lines = [f["line"], *map(int, filter(None, related.split(",")))]
+            reported.update((f["rule"], path, line) for line in lines)
+    kept = [r for r in rows if (r["rule"], r["path"], r["line"]) in reported]
+    gone = collections.Counter(r["verdict"] for r in rows if r not in kept)
+    print(f"no longer reported: {gone['true']} judged true, {gone['false']} judged false")
+    kept_file = Path(args.judged).with_suffix(".kept.jsonl")
+    kept_file.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    score(argparse.Namespace(judged=kept_file))
+    kept_file.unlink()
+
+
 def _normalized(line: str) -> str:
     """A line with the renames of a port undone, so only real edits differ."""
     line = re.sub(r"cuda|hip", "X", line, flags=re.I)
@@ -158,13 +179,16 @@ def main() -> None:
     s.add_argument("--seed", type=int, default=1)
     j = sub.add_parser("score")
     j.add_argument("judged", type=Path)
+    r = sub.add_parser("rescore")
+    r.add_argument("judged", type=Path)
     a = sub.add_parser("answer")
     a.add_argument("sample", type=Path)
     a.add_argument("out", type=Path)
     a.add_argument("--ports", required=True, help="git dir with src/NAME-hip ports")
     a.add_argument("--rev", default="HEAD")
     args = p.parse_args()
-    {"count": count, "sample": sample, "score": score, "answer": answer}[args.cmd](args)
+    commands = {"count": count, "sample": sample, "score": score, "rescore": rescore}
+    {**commands, "answer": answer}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -33,9 +33,24 @@ def test_version_gates_keep_the_cuda_12_branch(cuda, hip):
     out = body(src)
     assert out == hip + "int a;\n#endif\n"
     assert "HIP_VERSION" not in out
+    # CUDA 12.0 and 13.0 take the same branch of each: converted without a finding
+    assert only("HZ503", src) == []
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        "#if CUDA_VERSION >= 12080\n",  # HeCBench: the __nv_atomic_load_n path
+        "#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ >= 13)\n",  # cub iterators
+        "#if 0\n#elif defined(X) && CUDART_VERSION < 12040\n",
+    ],
+)
+def test_a_gate_cuda_13_answers_otherwise_is_reported(gate):
+    src = gate + "int a;\n#endif\n"
     (f,) = only("HZ503", src)
-    assert f.severity.value == "warning"
-    assert f"becomes `{hip.strip()}`" in f.message and "CUDA 12.0" in f.message
+    assert f.severity.value == "warning" and "CUDA 12.0" in f.message
+    assert "a branch CUDA 13.0 builds no longer take" in f.message
+    assert f"`{gate.splitlines()[-1]}` becomes `{body(gate).splitlines()[-1]}`" in f.message
 
 
 def test_version_gate_branch_is_the_one_cuda_12_takes():

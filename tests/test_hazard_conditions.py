@@ -39,7 +39,18 @@ def inactive_words(src: str, defines: tuple[str, ...] = ()) -> list[str]:
         # unknown macros keep the branch checked, whatever the other operand
         ("#if defined(USE_ROCM) && ROCM_VERSION >= 60000\nMA\n#else\nMB\n#endif\n", []),
         ("#ifdef MY_SWITCH\nMA\n#else\nMB\n#endif\n", []),
-        ("#if __CUDA_ARCH__ >= 800\nMA\n#endif\n", []),
+        # hip-clang never defines __CUDA_ARCH__: a capability gate's branch is dead (HZ501
+        # reports the gate); a device-pass test is not (convert makes it a HIP one)
+        ("#if __CUDA_ARCH__ >= 800\nMA\n#endif\n", ["MA"]),
+        ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        ("#ifdef __CUDA_ARCH__\nMA\n#else\nMB\n#endif\n", []),
+        ("#if defined(__CUDA_ARCH__) && defined(X)\nMA\n#endif\n", []),
+        # the CUDA version macros have the values convert writes (CUDA 12.0); the CUDA
+        # libraries' version macros are defined by no ROCm header
+        ("#if CUDA_VERSION < 9000\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        ("#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 11600\nMA\n#endif\n", ["MA"]),
+        # nccl's reduce_kernel.h: fp8 paths behind cuda_fp8.h's switch
+        ("#if defined(__CUDA_FP8_TYPES_EXIST__)\nMA\n#endif\n", ["MA"]),
         # short-circuit: the HIP test decides
         ("#if !defined(USE_ROCM) && CUDART_VERSION >= 12000\nMA\n#endif\n", ["MA"]),
         ("#if defined(USE_ROCM) || CUDA_VERSION >= 12000\nMA\n#else\nMB\n#endif\n", ["MB"]),

@@ -167,6 +167,31 @@ void g(int n) {
     assert "line 4" in found[0].message and "never freed" in found[1].message
 
 
+def test_hz404_a_pointer_handed_out_in_an_expression_does_not_leak():
+    # apex allocate_raw returns it cast to int64_t; tiny-cuda-nn stores it in a member
+    src = """int64_t allocate_raw(int64_t size) {
+  float* ptr = 0L;
+  cudaMalloc(&ptr, size);
+  return ((int64_t)ptr);
+}
+struct Mem {
+  float* m_data;
+  void allocate(size_t n) {
+    uint8_t* rawptr = nullptr;
+    cudaMalloc((void**)&rawptr, n + 64);
+    m_data = (float*)(rawptr + 32);
+  }
+};
+void lost(size_t n) {
+  uint8_t* raw = nullptr;
+  cudaMalloc((void**)&raw, n);
+  uint8_t* shifted = raw + 32;
+  cudaMemset(shifted, 0, n);
+}
+"""
+    assert [f.line for f in only("HZ404", src)] == [16]
+
+
 def test_hz404_negatives():
     src = """float* make(int n) { float* d; cudaMalloc(&d, n); return d; }
 int checked(int n) {

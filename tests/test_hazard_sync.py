@@ -41,7 +41,8 @@ SYNCWARPS = """__global__ void k(float* s, int* flag) {
 def test_hz201_reports_a_syncwarp_where_diverged_lanes_meet(nvcc, tmp_path):
     nvcc_compiles(nvcc, tmp_path, SYNCWARPS)
     found = only("HZ201", SYNCWARPS)
-    assert [f.line for f in found] == [18, 22, 24, 24]
+    # line 24's arms exchange nothing: each __syncwarp is a barrier among its own lanes
+    assert [f.line for f in found] == [18, 22]
     assert found[0].severity.value == "warning" and "independent thread" in found[0].message
 
 
@@ -188,15 +189,16 @@ __global__ void __launch_bounds__(Square, 2048 / Square) f(int* x) { x[0] = 1; }
     assert [f.line for f in only("HZ204", src)] == [6, 7]
 
 
-def test_hz204_a_minimum_from_another_header_with_large_blocks_is_a_hint():
-    # llm.c: MAX_1024_THREADS_BLOCKS comes from cuda_common.h; a CUDA SM holds 2048 threads, so
-    # with 1024 it is at most 2 (a hint).  With 128 threads nothing bounds it: still reported.
+def test_hz204_a_minimum_it_cannot_evaluate_is_taken_for_a_hint():
+    # llm.c: MAX_1024_THREADS_BLOCKS from cuda_common.h; apex: BLOCKS_PER_SM, a template
+    # parameter (1-3 in every instantiation). Judged on real code, all were hints gfx942 meets.
     src = """#include "common.h"
 __global__ void __launch_bounds__(1024, MAX_1024_THREADS_BLOCKS) a(int* x) { x[0] = 1; }
-__global__ void __launch_bounds__(128, MIN_BLOCKS) b(int* x) { x[0] = 1; }
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) c(int* x) { x[0] = 1; }
+template <int BLOCK, int BLOCKS_PER_SM>
+__global__ void __launch_bounds__(BLOCK, BLOCKS_PER_SM) b(int* x) { x[0] = 1; }
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS, 2) c(int* x) { x[0] = 1; }
 """
-    assert [f.line for f in only("HZ204", src)] == [3, 4]
+    assert [f.line for f in only("HZ204", src)] == [5]  # only the cluster argument
 
 
 def test_hz204_hip_side_reports_without_fix():

@@ -35,11 +35,27 @@ void f(S s) {
     assert only("HZ300", src) == []
 
 
+def test_hz300_a_function_the_file_defines_and_dead_library_branches():
+    # moderngpu defines its own mulhi; apex's cublasLt code sits under CUBLAS_VERSION, which no
+    # ROCm header defines, so the HIP build never compiles it
+    own = "namespace mgpu {\n__device__ int mulhi(int a, int b) { return __mulhi(a, b); }\n}\n"
+    assert only("HZ300", own) == []
+    assert len(only("HZ300", "__device__ int f(int a) { return mulhi(a, a); }\n")) == 1
+    lt = (
+        "#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 11600\n"
+        "void f() { cublasLtMatmulDescInit(0, 0, 0); }\n#endif\n"
+    )
+    assert only("HZ300", lt) == []
+    assert len(only("HZ300", lt.split("\n", 1)[1].replace("#endif\n", ""))) == 1
+
+
 def test_hz301_experimental_only_without_flag():
     src = "void f(int* s, void* fn, void* c) { cudaOccupancyMaxPotentialClusterSize(s, fn, c); }\n"
-    (f,) = only("HZ301", src)
+    (f,) = only("HZ301", src, target_rocm=(7, 14))
     assert f.severity.value == "info" and "--experimental" in f.message
-    assert only("HZ301", src, experimental=True) == []
+    assert only("HZ301", src, experimental=True, target_rocm=(7, 14)) == []
+    # newer than the targeted ROCm (7.13): --experimental would not help; HZ302 says why
+    assert only("HZ301", src) == [] and len(only("HZ302", src)) == 1
 
 
 def test_hz302_newer_rocm_on_both_sides():

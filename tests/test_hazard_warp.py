@@ -309,8 +309,12 @@ __global__ void k(int* o, int n) {
     cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "c.cu"), "-o", str(tmp_path / "c.o")]
     assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
     assert only("HZ104", src) == []
-    # without the file's own definition it is PyTorch's, run-time on ROCm: one finding a line
-    assert len(only("HZ104", src.split("\n", 1)[1])) == 1
+    # without the file's own definition it is PyTorch's: constexpr (64 on gfx9) in device code
+    # (apex megatron softmax kernels), a run-time query on the host
+    assert only("HZ104", src.split("\n", 1)[1]) == []
+    host = "void launch(int* o) {\n  constexpr int w = C10_WARP_SIZE;\n  k<<<1, w>>>(o, 0);\n}\n"
+    (f,) = only("HZ104", host)
+    assert f.line == 2 and "run-time on the ROCm host pass" in f.message
 
 
 # --------------------------------------------------------------------------- HZ105
@@ -545,6 +549,40 @@ def test_hz108_sub_warp_and_wide_masks_are_not_reported():
 }"""
     assert only("HZ108", src) == []
     assert len(only("HZ108", src.replace("1ull << lane", "1u << lane"))) == 1
+
+
+def test_hz104_a_function_s_own_warpsize_constant_is_a_constant():
+    # nccl reduce_copy: `constexpr int warpSize = 32;` shadows HIP's run-time warpSize
+    src = """__device__ void f(float* o) {
+  constexpr int warpSize = 32;
+  constexpr int stride = 4 > 2 ? 4 : warpSize;
+  o[stride] = 1;
+}
+__global__ void g(float* o) { constexpr int w = warpSize; o[w] = 1; }
+"""
+    assert [f.line for f in only("HZ104", src)] == [6]
+
+
+def test_hz108_a_plane_is_not_a_lane():
+    # nccl net_ib: NCCL_IB_PLANE_VIRT_BIT (0x1 << NCCL_IB_PLANE_MAX_INDEX), a flag bit
+    src = "#define VIRT_BIT (1u << NCCL_IB_PLANE_MAX_INDEX)\n"
+    src += "unsigned f(int plane) { return 1u << plane; }\n"
+    assert only("HZ108", src) == []
+    assert len(only("HZ108", "__device__ unsigned f(int myLane) { return 1u << myLane; }\n")) == 1
+
+
+def test_hz108_a_32_lane_group_s_lane_id_never_reaches_63():
+    # cudpp multisplit, apex nhwc batch norm: laneId = threadIdx.x & 0x1F (0-31)
+    src = """__global__ void k(unsigned* o, unsigned m) {
+  int laneId = threadIdx.x & 0x1F;
+  o[0] = __popc(m & (0xFFFFFFFF >> (31 - laneId)));
+  o[1] = (m & (1U << laneId)) != 0;
+}
+__global__ void h(unsigned* o, unsigned m) {
+  int lane = threadIdx.x % warpSize;
+  o[0] = __popc(m & ((1u << lane) - 1));
+}"""
+    assert [f.line for f in only("HZ108", src)] == [8]
 
 
 def test_hz106_masks_in_code_hip_never_compiles_stay_as_they_are():

@@ -46,3 +46,12 @@ def test_findings_without_a_declared_cause_stay_apart():
     (found,) = only("HZ300", quiet)
     assert found.line == 4 and found.extra["related_lines"] == "5,6,7,8"
     assert [f.rule for f in findings(quiet)] == ["HZ300"]
+
+
+def test_a_long_list_of_lines_is_cut_in_the_message_only():
+    # apex's bottleneck.cpp: 300 cuDNN lines in one diagnosis; the message names twenty
+    calls = "".join(f"  o[{k}] = __vabs2(x);\n" for k in range(25))
+    src = f"__global__ void k(unsigned* o, unsigned x) {{\n{calls}}}\n"
+    (found,) = only("HZ300", src)
+    assert found.extra["related_lines"] == ",".join(str(n) for n in range(3, 27))
+    assert "(also at lines 3, 4, 5" in found.message and "22 and 4 more)" in found.message

@@ -6,6 +6,7 @@ The compile side (nvcc builds the fixture, its conversion builds for gfx942) is
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,23 +23,23 @@ def test_consecutive_element_wise_definitions_share_one_guard():
     out = hip(src)
     assert out.count(GUARD) == 1 and out.count("#endif") == 1
     guarded = out[out.index(GUARD) : out.index("#endif")].split("\n", 1)[1]
-    assert guarded.count("operator") == 7 and "dot(" not in guarded
+    assert guarded.count("operator") == 9 and "dot(" not in guarded
     assert only("HZ330", src) == []  # nothing left for a human
 
 
 @pytest.mark.parametrize(
     "definition",
     [
-        # operands swapped in a non-commutative operator: not HIP's a - b
-        "float2 operator-(float2 a, float2 b) { return make_float2(b.x - a.x, b.y - a.y); }",
+        # operands swapped in a non-commutative operator, with a scalar: HIP's template wins
+        "float2 operator-(float2 a, float s) { return make_float2(s - a.x, s - a.y); }",
         # a scalar of another type: HIP converts it to int first, this computes in float
         "int2 operator*(int2 a, float s) { return make_int2(a.x * s, a.y * s); }",
         # a component from another component
         "float2 operator*(float2 a, float2 b) { return make_float2(a.x * b.y, a.y * b.x); }",
         # not every component
         "void operator+=(float3 &a, float3 b) { a.x += b.x; a.y += b.y; }",
-        # another operator inside
-        "float2 operator+(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }",
+        # another operator inside, in an operator HIP defines as a non-template friend
+        "float2 operator/(float2 a, float2 b) { return make_float2(a.x * b.x, a.y * b.y); }",
     ],
 )
 def test_operators_that_differ_from_hip_stay_and_are_reported(definition):
@@ -60,3 +61,34 @@ def test_a_definition_that_ends_the_file_without_a_newline():
     src = "inline __device__ float2 operator-(float2 a) { return make_float2(-a.x, -a.y); }"
     out = hip(src)
     assert out.rstrip().endswith("}\n#endif") and out.index(GUARD) < out.index("operator")
+
+
+WINS = """#include <cuda_runtime.h>
+// two vectors of one type, not element-wise: an exact non-template match beats HIP's templates
+// (the float4 results compile only if these are the operators chosen)
+__host__ __device__ float4 operator-(float2 a, float2 b) { return make_float4(b.x, a.x, 0, 0); }
+__host__ __device__ float4 operator+(const float2& a, const float2& b) {
+  return make_float4(a.y, b.y, 0, 0);
+}
+__host__ __device__ bool operator==(float3 a, float3 b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+__global__ void k(float2* p, float4* q, float3* r, bool* o) {
+  q[0] = p[0] - p[1];
+  q[1] = p[0] + p[1];
+  o[0] = r[0] == r[1];
+}
+"""
+
+
+def test_an_exact_two_vector_operator_stays_the_one_calls_use(nvcc, gfx942_check, tmp_path):
+    """pytorch3d's all-components `operator==`, apex's braced `operator+`: not ambiguous."""
+    (tmp_path / "w.cu").write_text(WINS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "w.cu"), "-o", str(tmp_path / "w.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ330", WINS) == []
+    out = hip(WINS)
+    assert GUARD not in out
+    (tmp_path / "w.hip").write_text(out)
+    proc = gfx942_check(tmp_path / "w.hip")
+    assert proc.returncode == 0, proc.stderr[-2000:]

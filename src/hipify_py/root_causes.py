@@ -6,9 +6,10 @@ first place, listing the others as its dependent lines.
 Each such finding is true, but a user acts once (a shim, a port of that library's use, a
 replacement for image reads), and fifty copies of it bury the other findings of the file.
 Findings without a declared cause stay apart: two reads of `prop.major` are two places to fix.
-The merged finding keeps every line: in its message, and as ``extra["related_lines"]``, which
-SARIF shows as related locations.  Findings that carry a fix stay apart (each fix edits its
-own place), and so do findings that already list dependent lines of their own."""
+The merged finding keeps every line as ``extra["related_lines"]`` (SARIF shows them as related
+locations) and lists the first twenty in its message.  Findings that carry a fix stay apart
+(each fix edits its own place), and so do findings that already list dependent lines of their
+own."""
 
 from __future__ import annotations
 
@@ -37,7 +38,9 @@ def _foldable(f: Finding) -> bool:
 def _fold(group: list[Finding]) -> Finding:
     first = group[0]
     lines = sorted({f.line for f in group} - {first.line})
-    listed = ", ".join(map(str, lines))
+    listed = ", ".join(map(str, lines[:_LISTED]))
+    if len(lines) > _LISTED:  # every line stays in related_lines (SARIF, JSON)
+        listed += f" and {len(lines) - _LISTED} more"
     names = list(dict.fromkeys(_subject(f) for f in group[1:] if f.message != first.message))
     names = [n for n in names if n and n != _subject(first)]
     if names:
@@ -52,7 +55,8 @@ def _fold(group: list[Finding]) -> Finding:
     return replace(first, message=first.message + note, extra=extra)
 
 
-_SHOWN = 8  # names listed in a folded message; every line is listed
+_SHOWN = 8  # names listed in a folded message
+_LISTED = 20  # lines listed in it (a file of 300 cuDNN calls: the message stays readable)
 
 
 def _subject(f: Finding) -> str:

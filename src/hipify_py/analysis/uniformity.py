@@ -106,19 +106,22 @@ def _last_assignment_uniform(
     return False
 
 
+def arms(toks: Sequence[Token], cond_end: int, limit: int) -> tuple[range, range] | None:
+    """The token ranges of the two arms of `if (c) ... else ...` whose condition ends at
+    ``cond_end`` (each a block or one statement), or None without an ``else``."""
+    then_first = cond_end + 1
+    if then_first >= limit:
+        return None
+    then_last = statement_end(toks, then_first, limit)
+    if then_last + 1 >= limit or toks[then_last + 1].text != "else":
+        return None
+    else_first = then_last + 2
+    else_last = statement_end(toks, else_first, limit)
+    return range(then_first, then_last + 1), range(else_first, else_last + 1)
+
+
 def both_arms_call(toks: Sequence[Token], cond_end: int, limit: int, names: frozenset[str]) -> bool:
     """`if (c) { ...; f(); } else { ...; f(); }` for an ``f`` of ``names``: the threads on
     either side of the condition meet at a call of their own arm."""
-    then_first = cond_end + 1
-    if then_first >= limit:
-        return False
-    then_last = statement_end(toks, then_first, limit)  # a block or one statement
-    if then_last + 1 >= limit or toks[then_last + 1].text != "else":
-        return False
-    else_first = then_last + 2
-    else_last = statement_end(toks, else_first, limit)
-
-    def calls_one(lo: int, hi: int) -> bool:
-        return any(t.text in names for t in toks[lo : hi + 1])
-
-    return calls_one(then_first, then_last) and calls_one(else_first, else_last)
+    found = arms(toks, cond_end, limit)
+    return found is not None and all(any(toks[k].text in names for k in arm) for arm in found)

@@ -97,6 +97,31 @@ def _parameters(unit: Unit, d: OperatorDef) -> list[tuple[str, list[str]]] | Non
     return found
 
 
+# HIP_vector_type's non-template friends `operator*(HIP_vector_type, const HIP_vector_type&)` and
+# `operator/`: an exact user match is ambiguous with them (ROCm 7.2.4 amd_hip_vector_types.h)
+_FRIENDS = frozenset({"*", "/"})
+
+
+def wins_every_call(unit: Unit, d: OperatorDef) -> bool:
+    """A binary operator other than ``*`` and ``/`` whose two parameters are both ``d.vector``
+    (by value or const reference): for the only calls it takes, two such vectors, this exact
+    non-template match beats HIP's templates, and a call with other types never reached it on
+    CUDA either (CUDA's vector types do not convert into one another): it stays the operator
+    those calls use."""
+    if d.op in COMPOUND or d.op in _FRIENDS:
+        return False
+    toks = unit.tokens
+    params = split(toks, d.open + 1, d.close)
+    if len(params) != 2:
+        return False
+    for first, end in params:
+        words = [t.text for t in toks[first:end]]
+        kept = [w for w in words[:-1] if w not in _QUALIFIERS]
+        if kept != [d.vector] or ("&" in words and "const" not in words):
+            return False
+    return True
+
+
 def _signature_matches(unit: Unit, d: OperatorDef, params: list[tuple[str, list[str]]]) -> bool:
     """Vector parameters all of ``d.vector``, scalars of its element type, and (binary and
     unary operators) the vector returned: the shapes HIP's operators have."""
@@ -176,12 +201,19 @@ def _compound_body(unit: Unit, d: OperatorDef, comps: str, params: list[tuple[st
 def _returned_components(
     unit: Unit, d: OperatorDef, comps: str, params: list[tuple[str, bool]]
 ) -> bool:
-    """``return make_<vector>(a.x op b.x, ...);`` with one argument per component."""
+    """``return make_<vector>(a.x op b.x, ...);`` with one argument per component, or the same
+    components braced: ``return {a.x op b.x, ...};``, ``return <vector>{...};`` (apex)."""
     toks = unit.tokens
     body = range(d.body + 1, d.end)
-    if len(body) < 5 or [toks[k].text for k in body[:3]] != ["return", f"make_{d.vector}", "("]:
+    head = [toks[k].text for k in body[:3]]
+    if len(body) < 5 or head[0] != "return":
         return False
-    paren = body[2]
+    if head[1:] in ([f"make_{d.vector}", "("], [d.vector, "{"]):
+        paren = body[2]
+    elif head[1] == "{":
+        paren = body[1]
+    else:
+        return False
     if unit.lexed.brackets.get(paren) != body[-2] or toks[body[-1]].text != ";":
         return False
     args = split(toks, paren + 1, body[-2])

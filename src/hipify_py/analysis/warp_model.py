@@ -110,7 +110,7 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
     if func is None or not call.name.startswith("__shfl_up") or len(call.args) <= at:
         return False
     toks = unit.tokens
-    lanes = _group_lanes(unit, func)
+    lanes = group_lanes(unit, func)
     if not lanes:
         return False
     a, b = call.args[at]
@@ -150,7 +150,7 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
     )
 
 
-def _group_lanes(unit: Unit, f: Func) -> set[str]:
+def group_lanes(unit: Unit, f: Func) -> set[str]:
     """Names of ``f`` set to a 32-lane lane id: `lane = tid & 31`, `laneid(tid % 32)`."""
     toks = unit.tokens
     out = set()
@@ -184,7 +184,7 @@ def _lane_bits(toks: Sequence[Token], k: int) -> bool:
     return not (k >= 2 and toks[k - 1].text == "(" and toks[k - 2].text in MASKED_SYNC)
 
 
-def _shadowed(toks: Sequence[Token], k: int, f: Func) -> bool:
+def shadowed(toks: Sequence[Token], k: int, f: Func) -> bool:
     """`int warpSize = 32;` inside ``f``: the name at token ``k`` is a local constant of the
     function, not the hardware warp."""
     name = toks[k].text
@@ -269,7 +269,7 @@ def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
 def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
     if any(
-        (toks[k].text in _HARDWARE_NAMES and not _shadowed(toks, k, f)) or _lane_bits(toks, k)
+        (toks[k].text in _HARDWARE_NAMES and not shadowed(toks, k, f)) or _lane_bits(toks, k)
         for k in range(f.params[0], f.close)
     ):
         return HARDWARE

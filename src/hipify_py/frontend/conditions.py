@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .cuda_release import REFERENCE_CUDA, macro_values
 from .directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, Line, integer, lines
 from .lexer import Kind, Token
 
@@ -26,9 +27,13 @@ UNDEFINED = object()  # a macro known to be undefined in the HIP/AMD build
 DEFINED = object()  # a macro known to be defined, with a value the evaluator does not know
 
 # What a HIP-Clang compile for AMD GPUs defines (HIP porting guide, "Compiler defines"), plus the
-# switches of ported projects (PyTorch ``USE_ROCM``, ggml ``GGML_USE_HIP``).  ``__CUDA_ARCH__``
-# and ``CUDA_VERSION`` stay unknown: gates on them are hazards of their own (HZ501, HZ503), and
-# reporting inside their branches keeps what is behind them checked once the gate is fixed.
+# switches of ported projects (PyTorch ``USE_ROCM``, ggml ``GGML_USE_HIP``, faiss
+# ``USE_AMD_ROCM``), plus the CUDA
+# version macros at the values ``convert`` writes in their place (``cuda_release``): the branch
+# a version gate drops is never compiled by the converted code.  hip-clang never defines
+# ``__CUDA_ARCH__``, so a capability gate's branch is dead too (HZ501 reports the gate: fixing
+# it, for AMD, brings the branch back under the rules); a pure device-pass test
+# (``#ifdef __CUDA_ARCH__``) is not, as ``convert`` makes it test ``__HIP_DEVICE_COMPILE__``.
 HIP_BUILD: Mapping[str, object] = {
     "__HIP_PLATFORM_AMD__": 1,
     "__HIP_PLATFORM_HCC__": 1,
@@ -39,6 +44,21 @@ HIP_BUILD: Mapping[str, object] = {
     "__HIP_PLATFORM_NVCC__": UNDEFINED,
     "__NVCC__": UNDEFINED,
     "__CUDA_ARCH_LIST__": UNDEFINED,
+    "__CUDA_ARCH__": UNDEFINED,
+    # nvcc's feature macros and cuda_fp*.h's type switches: no ROCm 7.2.4 header defines them
+    **dict.fromkeys(
+        (
+            "__CUDA_ARCH_HAS_FEATURE__",
+            "__CUDA_ARCH_SPECIFIC__",
+            "__CUDA_ARCH_FAMILY_SPECIFIC__",
+            "__CUDA_FP16_TYPES_EXIST__",
+            "__CUDA_BF16_TYPES_EXIST__",
+            "__CUDA_FP8_TYPES_EXIST__",
+            "__CUDA_FP6_TYPES_EXIST__",
+            "__CUDA_FP4_TYPES_EXIST__",
+        ),
+        UNDEFINED,
+    ),
     "__HIP_DEVICE_COMPILE__": None,  # defined in the device pass only: both passes compile
     "HIP_VERSION": DEFINED,
     "HIP_VERSION_MAJOR": DEFINED,
@@ -50,6 +70,26 @@ HIP_BUILD: Mapping[str, object] = {
     "GGML_USE_HIP": 1,
     "GGML_USE_HIPBLAS": 1,
     "GGML_USE_MUSA": UNDEFINED,
+    "USE_AMD_ROCM": 1,  # faiss
+    "__CUDA__": UNDEFINED,  # clang's CUDA language mode; HIP mode defines __HIP__ instead
+    **macro_values(REFERENCE_CUDA),
+    # the CUDA libraries' version macros: no ROCm 7.2.4 header defines them (hipBLAS, hipSPARSE,
+    # hipFFT, hipRAND, hipSOLVER, hipCUB and MIOpen have their own), and convert keeps them
+    **dict.fromkeys(
+        (
+            "CUBLAS_VERSION",
+            "CUBLAS_VER_MAJOR",
+            "CUSPARSE_VERSION",
+            "CUSPARSE_VER_MAJOR",
+            "CUFFT_VERSION",
+            "CURAND_VERSION",
+            "CUSOLVER_VERSION",
+            "CUDNN_VERSION",
+            "CUDNN_MAJOR",
+            "CUB_VERSION",
+        ),
+        UNDEFINED,
+    ),
 }
 
 
@@ -129,7 +169,7 @@ class _HipBranches:
         if word in CONDITIONAL_OPEN:
             cond = self._condition(word, body)
             stack.append([here, cond, cond, line.end])
-            if word == "if" and cond is not None:
+            if word == "if" and cond is not None and self._decided_by_others(body):
                 self.ranges.append((line.start, line.end))
         elif word in CONDITIONAL_NEXT and stack:
             self._next_branch(line, word, body)
@@ -141,10 +181,21 @@ class _HipBranches:
     def _condition(self, word: str, body: list[Token]) -> bool | None:
         """Whether HIP takes the branch ``#if``/``#elif`` (evaluated) or ``#ifdef``,
         ``#ifndef``, ``#elifdef``, ``#elifndef`` opens (None: cannot tell)."""
+        known: Mapping[str, object] = self.known
+        if _device_pass_test(word, body):  # convert makes it a __HIP_DEVICE_COMPILE__ test
+            known = {**known, _ARCH: None}
         if word in ("if", "elif"):
-            return evaluate(body, self.known)
-        cond = _defined(body[0].text if body else "", self.known)
+            return evaluate(body, known)
+        cond = _defined(body[0].text if body else "", known)
         return _not(cond) if word in ("ifndef", "elifndef") else cond
+
+    def _decided_by_others(self, body: list[Token]) -> bool:
+        """The condition's outcome does not hang on the CUDA version or architecture macros
+        (``#if !defined(USE_ROCM) && CUDA_VERSION >= 12000``): a line HIP decides by those
+        stays reportable, as HZ501 and HZ503 say what the converted gate selects."""
+        if not any(t.text in _GATE_NAMES for t in body):
+            return True
+        return evaluate(body, {**self.known, **dict.fromkeys(_GATE_NAMES)}) is not None
 
     def _next_branch(self, line: Line, word: str, body: list[Token]) -> None:
         """``#else``/``#elif...``: close the branch before, open this one."""
@@ -152,7 +203,7 @@ class _HipBranches:
         _close(frame, line.start, self.ranges)
         taken = frame[2]
         cond = True if word == "else" else self._condition(word, body)
-        if word == "elif" and cond is not None:
+        if word == "elif" and cond is not None and self._decided_by_others(body):
             self.ranges.append((line.start, line.end))
         frame[1] = _and(_not(taken), cond)
         frame[2] = _or(taken, cond)
@@ -179,6 +230,24 @@ class _HipBranches:
             known[name] = _literal(body[1].text)
         else:
             known[name] = DEFINED
+
+
+_ARCH = "__CUDA_ARCH__"
+_GATE_NAMES = frozenset({*macro_values(REFERENCE_CUDA), _ARCH})
+
+
+def _device_pass_test(word: str, body: list[Token]) -> bool:
+    """The line asks whether this is the device pass (``#ifdef __CUDA_ARCH__``,
+    ``defined(__CUDA_ARCH__) && X``: every ``__CUDA_ARCH__`` a defined-test), not for an
+    architecture; ``rewrite/device_pass_guards`` converts exactly these."""
+    if word in ("ifdef", "ifndef", "elifdef", "elifndef"):
+        return bool(body) and body[0].text == _ARCH
+    uses = [k for k, t in enumerate(body) if t.text == _ARCH]
+    return bool(uses) and all(
+        (k >= 1 and body[k - 1].text == "defined")
+        or (k >= 2 and body[k - 1].text == "(" and body[k - 2].text == "defined")
+        for k in uses
+    )
 
 
 def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:

@@ -10,13 +10,22 @@ or spells differently (see ``rewrite/version_gates``).
 from __future__ import annotations
 
 REFERENCE_CUDA = "12.0"
-# the value of each macro on the reference release
-VERSION_MACROS = {
-    "CUDA_VERSION": "12000",
-    "CUDART_VERSION": "12000",
-    "__CUDACC_VER_MAJOR__": "12",
-    "__CUDACC_VER_MINOR__": "0",
-    "__CUDACC_VER_BUILD__": "0",
-    "__CUDA_API_VER_MAJOR__": "12",
-    "__CUDA_API_VER_MINOR__": "0",
-}
+NEWEST_CUDA = "13.0"  # the toolkit a project builds with today: HZ503 compares the two
+
+
+def macro_values(release: str) -> dict[str, int]:
+    """The value of each version macro on CUDA ``release`` ("12.0")."""
+    major, minor = (int(x) for x in release.split("."))
+    return {
+        "CUDA_VERSION": major * 1000 + minor * 10,
+        "CUDART_VERSION": major * 1000 + minor * 10,
+        "__CUDACC_VER_MAJOR__": major,
+        "__CUDACC_VER_MINOR__": minor,
+        "__CUDACC_VER_BUILD__": 0,
+        "__CUDA_API_VER_MAJOR__": major,
+        "__CUDA_API_VER_MINOR__": minor,
+    }
+
+
+# the value of each macro on the reference release, as the converted code spells it
+VERSION_MACROS = {name: str(value) for name, value in macro_values(REFERENCE_CUDA).items()}

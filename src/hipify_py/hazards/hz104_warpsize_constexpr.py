@@ -6,6 +6,10 @@
 `enum` value; and the deprecated `__AMDGCN_WAVEFRONT_SIZE` macros used the same way. A name
 the file `#define`s itself as a number (`#define C10_WARP_SIZE 32`) is the file's constant,
 not the run-time warp size (HZ107 reports a warp size of 32); one finding per line.
+PyTorch's `C10_WARP_SIZE` counts only outside device code: on ROCm it calls an overload that
+is `constexpr` (64 on gfx9) in `__device__`/`__global__` functions and a run-time query on
+the host (torch/headeronly/macros/Macros.h).  A function that declares a `warpSize` of its own
+(`constexpr int warpSize = 32;`, as NCCL's device code does) uses that constant, not HIP's.
 
 ## Why it breaks on AMD
 Since HIP 7.0 `warpSize` is **not** `constexpr` (one binary may serve wave32 RDNA and wave64
@@ -33,6 +37,7 @@ from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import function_at
 from ..analysis.tokens import match, match_back, occurrences, one_per_line
+from ..analysis.warp_model import shadowed
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token
@@ -218,6 +223,13 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, report), unit)
 
 
+def _device_only(unit: Unit, i: int) -> bool:
+    """Token ``i`` is in the body of a ``__global__``/``__device__`` (not ``__host__``)
+    function, where PyTorch's ROCm ``C10_WARP_SIZE`` picks its constexpr device overload."""
+    func = function_at(unit, i)
+    return func is not None and func.is_device and not func.is_host
+
+
 def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
     if not (_NAMES & unit.identifiers):
         return
@@ -233,6 +245,11 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         if why is None:
             continue
         base = names[t.text]
+        func = function_at(unit, i)
+        if t.text == "warpSize" and func is not None and shadowed(toks, i, func):
+            continue  # nccl's `constexpr int warpSize = 32;`: the function's own constant
+        if base == "C10_WARP_SIZE" and _device_only(unit, i):
+            continue  # PyTorch's device-side C10_WARP_SIZE is constexpr (64 on gfx9)
         if base == "warpSize":
             what = "`warpSize`" if t.text == base else f"`{t.text}` (warpSize)"
         elif base == "C10_WARP_SIZE":

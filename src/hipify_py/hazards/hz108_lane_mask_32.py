@@ -5,7 +5,9 @@ Lane masks built in 32 bits: `1u << lane`, `1 << laneId`, `(1u << lane) - 1` (th
 me" mask), `1u << __lane_id()`, `0xffffffff >> (32 - lane)`, and helper functions named like a
 lane mask (`lanemask_lt()`, `lane_mask_le`) that return a 32-bit type. The shift amount must
 be a lane id (a name containing `lane`, or `__lane_id()`), so bitset bit indices are not
-reported.
+reported; nor is a lane id of a 32-lane group (`laneId = threadIdx.x & 0x1F` in the same
+function), which never exceeds 31: where such code loses lanes, the cause is a truncated
+ballot (HZ105) or a shuffle without width (HZ103), reported there.
 
 ## Why it breaks on AMD
 A lane id on MI300X (gfx942) runs from 0 to 63. Shifting a 32-bit one by 32 or more is
@@ -30,16 +32,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import Func, functions
+from ..analysis.functions import Func, function_at, functions
 from ..analysis.tokens import match, one_per_line
 from ..analysis.values import int_value
+from ..analysis.warp_model import group_lanes
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
-_LANE = re.compile(r"lane", re.I)
+# a word that is a lane: `lane`, `laneId`, `lane_id`, `myLane`, `LANE_ID` (not `plane`, `PLANE`)
+_LANE = re.compile(r"(?<![A-Za-z0-9])(?:lane|Lane|LANE)|[a-z0-9]Lane")
 _HELPER = re.compile(r"lane_?mask", re.I)
 _NARROW = frozenset({"unsigned", "int", "uint32_t", "uint", "uint32", "u32", "int32_t"})
 _WIDE = frozenset({"long", "uint64_t", "int64_t", "size_t", "u64", "lane_mask_t", "mask_t"})
@@ -152,6 +156,14 @@ def _helpers(unit: Unit) -> Iterator[Func]:
             yield func
 
 
+def _group_relative(unit: Unit, first: int, end: int) -> bool:
+    """Every lane name of the mask expression is a 32-lane group's lane id in its function."""
+    toks = unit.tokens
+    func = function_at(unit, first)
+    names = {t.text for t in toks[first:end] if t.kind is Kind.IDENT and _LANE.search(t.text)}
+    return func is not None and bool(names) and names <= group_lanes(unit, func)
+
+
 @hazard_rule(
     "HZ108",
     "lane-mask-32bit",
@@ -164,6 +176,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     out: list[Finding] = []
     for first, end in [*_shift_sites(unit), *_all_ones_shift_sites(unit)]:
+        if _group_relative(unit, first, end):
+            continue
         text = unit.text[toks[first].start : toks[end - 1].end]
         out.append(
             report(

@@ -2,8 +2,11 @@
 
 ## What it detects
 `__syncwarp()` in **both** arms of an `if`/`else` whose condition differs between the lanes
-of a warp: lanes on either side meet at the `__syncwarp` of their own arm to exchange data
+of a warp, where one arm writes an array before its `__syncwarp` that the other arm reads
+after its own: the lanes on either side meet there to exchange data
 (`if (lane < 16) { buf[lane] = a; __syncwarp(); ... } else { __syncwarp(); b = buf[lane - 16]; }`).
+Arms that exchange nothing through arrays (each notifies its own peers, as in NCCL's
+all-reduce roles) meet for nothing: each `__syncwarp` is a barrier among its own lanes.
 A `__syncwarp()` that every lane reaches together, or one in a branch or loop that only some
 lanes enter (a barrier among the lanes that are there), is right on AMD and not reported;
 neither is a condition on values that are the same for every lane of a warp (`threadIdx.y`
@@ -32,13 +35,15 @@ checked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.calls import calls
 from ..analysis.functions import enclosing_conditions, function_at
-from ..analysis.uniformity import WARP, both_arms_call, varying_name
+from ..analysis.tokens import match
+from ..analysis.uniformity import WARP, arms, both_arms_call, varying_name
 from ..context import Context
 from ..findings import Severity
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -61,7 +66,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             if kw != "if" or not both_arms_call(toks, b, func.close, _SYNCWARP):
                 continue
             name = varying_name(unit, func, a, b, WARP)
-            if name is None:
+            if name is None or not _exchange(toks, b, func.close):
                 continue
             yield report(
                 toks[c.index].start,
@@ -71,3 +76,33 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 "other arm starts, so the lanes do not meet there",
             )
             break
+
+
+def _exchange(toks: Sequence[Token], cond_end: int, limit: int) -> bool:
+    """One arm writes an array before its `__syncwarp` that the other arm reads after its own:
+    the data the lanes meet to exchange (nccl's role arms that only notify peers meet for
+    nothing: each is a barrier among its own lanes)."""
+    found = arms(toks, cond_end, limit)
+    if found is None:
+        return False
+    halves = [_split_at_syncwarp(toks, arm) for arm in found]
+    (w0, r0), (w1, r1) = halves
+    return bool(w0 & r1 or w1 & r0)
+
+
+def _split_at_syncwarp(toks: Sequence[Token], arm: range) -> tuple[set[str], set[str]]:
+    """The arrays an arm writes (`x[...] =`) before its first `__syncwarp` and the arrays it
+    reads (`x[...]` not assigned) after it."""
+    at = next((k for k in arm if toks[k].text in _SYNCWARP), arm.stop)
+    written: set[str] = set()
+    read: set[str] = set()
+    for k in arm:
+        if toks[k].kind is not Kind.IDENT or k + 1 >= arm.stop or toks[k + 1].text != "[":
+            continue
+        close = match(toks, k + 1)
+        stored = close is not None and close + 1 < len(toks) and toks[close + 1].text == "="
+        if k < at and stored:
+            written.add(toks[k].text)
+        elif k > at and not stored:
+            read.add(toks[k].text)
+    return written, read

@@ -8,7 +8,8 @@ cuRAND, CUB, NVRTC... Names with a dedicated rule (e.g. `__CUDA_ARCH__`, HZ501) 
 it, and so are the labels of a `case` that the conversion leaves out of the AMD build (a
 `return`/`break` group labelled only by enum values HIP lacks, as in an error-string switch),
 and the zero-initialised `CUctxCreateParams` of a CUDA 13 `cuCtxCreate` call that the
-conversion drops.
+conversion drops.  A name the file defines as a function of its own (moderngpu's `mulhi`) is
+not CUDA's.
 cuDNN is reported too unless `--miopen` (or `--roc`) is given: ROCm ships no hipDNN, so without
 that option the cuDNN names stay; with it they become MIOpen names where MIOpen has one.
 
@@ -33,6 +34,7 @@ from collections.abc import Iterator
 
 from ..analysis.apis import api_uses
 from ..analysis.ctx_create import empty_ctx_params
+from ..analysis.functions import functions
 from ..analysis.unsupported_cases import unsupported_case_groups
 from ..context import Context
 from ..findings import Severity
@@ -59,8 +61,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     guarded = [(toks[g.first].start, toks[g.end].start) for g in unsupported_case_groups(unit, ctx)]
     guarded += [c.declaration for c in empty_ctx_params(unit) if c.declaration is not None]
+    own = {f.name for f in functions(unit)}  # moderngpu's own `mulhi`: not CUDA's
     for t, e in api_uses(unit):
-        if t.text in DEDICATED or any(a <= t.start < b for a, b in guarded):
+        if t.text in DEDICATED or t.text in own or any(a <= t.start < b for a, b in guarded):
             continue
         library = no_hip_library(e, ctx.options)
         if e.status not in ("unsupported", "removed") and not library:

@@ -2,7 +2,8 @@
 
 ## What it detects
 A CUDA API whose HIP equivalent is marked **experimental** in the mapping tables, while the
-conversion runs without `--experimental`.
+conversion runs without `--experimental`.  Not when the HIP name is newer than the targeted
+ROCm: `--experimental` would not make that compile, and HZ302 reports it.
 
 ## Why it breaks on AMD
 hipify-py converts experimental APIs only when asked: without `--experimental` the CUDA name
@@ -27,6 +28,7 @@ from ..analysis.apis import api_uses
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
+from ..mappings import needs_newer_hip
 from ..rules import Proposal, Report, hazard_rule
 
 
@@ -40,7 +42,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if ctx.options.experimental:
         return
     for t, e in api_uses(unit):
-        if e.status == "experimental":
+        if e.status == "experimental" and not needs_newer_hip(e, ctx.options):
             since = (
                 f" (since HIP {e.hip_experimental})" if getattr(e, "hip_experimental", None) else ""
             )

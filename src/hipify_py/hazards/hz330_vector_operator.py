@@ -22,6 +22,13 @@ One diagnosis per file, at the first such definition the HIP build compiles: a
 helper_math.h-style header has a hundred of them and one guard fixes them all; the others are
 its dependent lines.
 
+Not reported: a binary operator other than `*` and `/` whose two parameters are both that
+vector type (by value or const reference), e.g. an all-components `bool operator==(float3,
+float3)`: for two such vectors it is an exact non-template match and beats HIP's templates,
+and calls with other types did not reach it on CUDA either.  HIP's `*` and `/` are non-template
+friends of the vector type, so a user `operator*(float2, float2)` (a complex product) is
+ambiguous with them.
+
 `convert` already guards the definitions it can prove element-wise (`a.x op b.x` per
 component, one vector type, scalars of its element type: `rewrite/vector_operator_guard.py`);
 this rule reports the others.
@@ -37,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.diagnosis import first_of_file
-from ..analysis.vector_operators import COMPOUND, definitions, is_elementwise
+from ..analysis.vector_operators import COMPOUND, definitions, is_elementwise, wins_every_call
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
@@ -54,7 +61,11 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "operator" not in unit.identifiers:
         return
     toks = unit.tokens
-    defined = {d.at: (d.op, d.vector) for d in definitions(unit) if not is_elementwise(unit, d)}
+    defined = {
+        d.at: (d.op, d.vector)
+        for d in definitions(unit)
+        if not is_elementwise(unit, d) and not wins_every_call(unit, d)
+    }
     found = first_of_file(unit, list(defined))
     if found is None:
         return

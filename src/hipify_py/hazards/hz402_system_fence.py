@@ -10,10 +10,12 @@ not reported.
 
 ## Why it breaks on AMD
 `__threadfence()` and `__threadfence_block()` behave as on CUDA, but the system-scope fence
-only makes writes visible to the host when the memory is **fine-grained** (e.g. from
+only makes writes visible to the host, or to peer GPUs reading it through IPC or peer
+mappings, when the memory is **fine-grained** (e.g. from
 `hipHostMalloc` with default flags, or `hipExtMallocWithFlags(..., hipDeviceMallocFinegrained)`).
 Coarse-grained memory (plain `hipMalloc`, and `hipMallocManaged` by default) is coherent only
-at kernel boundaries, so the host spins forever or reads stale data.
+at kernel boundaries, so the host (or the peer GPU's kernel) spins forever or reads stale
+data.
 
 ## Example
 ```cuda
@@ -54,8 +56,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         yield report(
             toks[c.index].start,
             toks[c.close].end,
-            "`__threadfence_system()` makes writes visible to the host only in "
-            "fine-grained memory (hipHostMalloc), not in hipMalloc'd memory",
+            "`__threadfence_system()` makes writes visible to the host or to other GPUs "
+            "only in fine-grained memory (hipHostMalloc, hipDeviceMallocFinegrained), not "
+            "in hipMalloc'd memory, which is coherent only at kernel boundaries",
         )
     if "volatile" not in unit.identifiers:
         return

@@ -5,7 +5,8 @@ In a host function, device or pinned memory allocated into a local pointer
 (`cudaMalloc(&p, ...)`, `hipMalloc`, `cudaMallocAsync`, `cudaMallocHost`, `hipHostMalloc`,
 `cudaMallocPitch`, ...) that is not freed on every path: a `return`, `throw` or `TORCH_CHECK`
 between the allocation and the matching `cudaFree`/`hipFree`, or no free at all while the
-pointer never leaves the function (not returned, not stored elsewhere). Error checks of the
+pointer never leaves the function (not returned, not stored elsewhere: also not as part of
+an expression, `return (int64_t)ptr;` or `m_data = (T*)rawptr;` into a member). Error checks of the
 allocation itself (`if (cudaMalloc(&p, n) != cudaSuccess) return;`, or `return err;` inside
 `if (err != cudaSuccess) {...}`) are not paths that leak, and neither is the end of `main`.
 
@@ -36,7 +37,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from ..analysis.allocations import ALLOCS, FREES, pointer_target
 from ..analysis.calls import Call, calls
 from ..analysis.functions import Func, enclosing_conditions, function_at
-from ..analysis.tokens import inside, match_back, occurrences
+from ..analysis.tokens import inside, match_back, occurrences, statement_bounds
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -86,8 +87,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             if fr.args and any(t.text == name for t in toks[fr.args[0][0] : fr.args[0][1]])
         ]
         later = [fr.index for fr in my_frees if fr.index > c.index]
-        uses = unit.identifier_positions.get(name, ())
-        if _escapes(toks, inside(uses, c.close, f.close)):
+        uses = inside(unit.identifier_positions.get(name, ()), c.close, f.close)
+        if _escapes(toks, uses) or any(_handed_out(toks, f, j) for j in uses):
             continue
         if not my_frees:
             yield report(
@@ -116,6 +117,49 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 extra={"root_cause": f"early exit at line {line}"},  # one exit to fix
             )
             break
+
+
+def _handed_out(toks: Sequence[Token], f: Func, j: int) -> bool:
+    """The statement holding use ``j`` returns an expression of it (`return (int64_t)ptr;`,
+    apex's allocate_raw) or stores one in what outlives the call: a member (`m_data =
+    (T*)rawptr;`, tiny-cuda-nn's GPUMemory), a global, a parameter, through a pointer."""
+    first, _ = statement_bounds(toks, j, f.open + 1, f.close)
+    if _call_argument(toks, first, j):
+        return False  # `return cudaFree(p);`, `err = cudaMemset(p, 0, n);`: used, not handed out
+    if toks[first].text == "return":
+        return True
+    eq = next((k for k in range(first, j) if toks[k].text == "="), None)
+    if eq is None or eq == first:
+        return False
+    lhs = toks[first:eq]
+    if lhs[0].text == "*" or any(t.text in (".", "->", "[", "::") for t in lhs):
+        return True  # through a pointer, into a member or an element (not `T* local = ...`)
+    target = lhs[-1]
+    return target.kind is Kind.IDENT and len(lhs) == 1 and not _body_local(toks, f, target.text, j)
+
+
+def _call_argument(toks: Sequence[Token], first: int, j: int) -> bool:
+    """Token ``j`` is inside the parentheses of a call that starts after ``first``."""
+    depth_opens: list[int] = []
+    for k in range(first, j):
+        if toks[k].text == "(":
+            depth_opens.append(k)
+        elif toks[k].text == ")" and depth_opens:
+            depth_opens.pop()
+    return any(
+        k > 0 and toks[k - 1].kind is Kind.IDENT and toks[k - 1].text != "return"
+        for k in depth_opens
+    )
+
+
+def _body_local(toks: Sequence[Token], f: Func, name: str, before: int) -> bool:
+    """``name`` is declared in the body of ``f`` before token ``before`` (`T name ...`)."""
+    return any(
+        toks[k].text == name
+        and (toks[k - 1].kind is Kind.IDENT or toks[k - 1].text in ("*", "&", ">"))
+        and toks[k + 1].text in (";", "=", ",", "[", "(", "{")
+        for k in range(f.open + 1, before)
+    )
 
 
 def _escapes(toks: Sequence[Token], uses: Iterable[int]) -> bool:

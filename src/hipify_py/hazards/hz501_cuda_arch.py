@@ -41,6 +41,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import occurrences, one_per_line
+from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.conditions import UNDEFINED, evaluate
@@ -84,10 +85,15 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         if nxt is not None and nxt.text in _COMPARISONS and nxt.in_directive == t.in_directive:
             k = i + 2
             value = toks[k].text if k < len(toks) else "?"
+            taken = _true_at_zero(nxt.text, value)  # hip-clang: an undefined name reads 0
+            effect = (
+                "so HIP compiles this branch, the one for the oldest GPUs"
+                if taken
+                else "so this branch is never compiled for AMD"
+            )
             msg = (
                 f"capability gate `{t.text} {nxt.text} {value}`: {t.text} is undefined "
-                f"on HIP, so this branch is never compiled for AMD (use __gfx*__ or "
-                f"__HIP_ARCH_HAS_* feature macros)"
+                f"on HIP, {effect} (use __gfx*__ or __HIP_ARCH_HAS_* feature macros)"
             )
         elif prev in ("ifdef", "ifndef", "(", "defined") or t.in_directive:
             msg = (
@@ -121,6 +127,14 @@ def _as_on_current_gpu(toks: Sequence[Token], i: int) -> bool:
     body = toks[start + 2 : end + 1]
     hip = _evaluate(body, {k: v for k, v in _CURRENT.items() if k != "__CUDA_ARCH__"})
     return hip is not None and hip == _evaluate(body, _CURRENT)
+
+
+def _true_at_zero(op: str, literal: str) -> bool:
+    """`0 op literal`: how an `#if` reads a comparison of a macro HIP leaves undefined."""
+    value = int_value(literal)
+    if value is None:
+        return False
+    return {"<": 0 < value, "<=": 0 <= value, "==": value == 0, "!=": value != 0}.get(op, False)
 
 
 def _directive_around(toks: Sequence[Token], i: int) -> tuple[int, int]:

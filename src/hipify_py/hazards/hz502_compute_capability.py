@@ -4,9 +4,12 @@
 Run-time compute-capability checks: `prop.major` / `prop.minor` (or `->major`) on a
 `cudaDeviceProp`/`hipDeviceProp_t` (or `getCurrentDeviceProperties()`/`getDeviceProperties()`
 results) compared with or combined into a number, and queries of
-`cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms). A test that no current GPU
-passes (`prop.major < 6`, `!(prop.major >= 5)`: a waiver for old GPUs) is not reported:
-gfx942 (major 9) fails it as sm_80 and sm_90 do, so HIP takes the same branch.
+`cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms). A test of `major` against a
+number that gfx942 (major 9) answers as a Volta/Turing GPU (major 7) does is not reported:
+HIP then takes the branch of GPUs without the feature (`major < 6` and `!(major >= 5)` waivers
+for old GPUs, `major >= 10` Blackwell paths, `major == 8` Ampere kernels), the portable one.
+Reported are tests gfx942 passes as a recent NVIDIA GPU (`major >= 8`: TF32 on, Ampere
+kernels), `minor` tests and arithmetic (`major * 10 + minor` = 94 selects a variant).
 
 ## Why it breaks on AMD
 On AMD, `major.minor` is the GFXIP version (9.4 for MI300X/gfx942, 9.0 for MI200/gfx90a,
@@ -52,29 +55,23 @@ _ATTRS = frozenset(
 _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
 
 
-def _old_gpu_waiver(toks: Sequence[Token], i: int) -> bool:
-    """`prop.major < 6` (token ``i`` is `major`): a test that no current GPU passes, neither
-    NVIDIA's (major 8, 9) nor gfx942 (major 9), so HIP takes the same branch as sm_90."""
+def _same_as_volta(toks: Sequence[Token], i: int) -> bool:
+    """`prop.major OP N` (token ``i`` is `major`) that gfx942 (major 9) answers as a Volta or
+    Turing GPU (major 7) does: HIP takes the branch of GPUs without the feature the test is
+    about (`major < 6` waivers, `major >= 10` Blackwell paths, `major == 8`), which is the
+    portable one."""
     if toks[i].text != "major" or i + 2 >= len(toks) or toks[i + 2].kind is not Kind.NUMBER:
         return False
     value = int_value(toks[i + 2].text)
-    if value is None:
-        return False
-    taken = {
+    test = {
         "<": lambda m: m < value,
         "<=": lambda m: m <= value,
         "==": lambda m: m == value,
+        "!=": lambda m: m != value,
         ">=": lambda m: m >= value,
         ">": lambda m: m > value,
     }.get(toks[i + 1].text)
-    if taken is None:
-        return False
-    # `!(prop.major >= 5)`: the negated test is the waiver
-    negated = i >= 4 and toks[i - 3].text == "(" and toks[i - 4].text == "!"
-    closes = i + 3 < len(toks) and toks[i + 3].text == ")"
-    if negated and closes:
-        return all(taken(m) for m in (8, 9))
-    return toks[i + 1].text in ("<", "<=", "==") and not any(taken(m) for m in (8, 9))
+    return value is not None and test is not None and test(9) == test(7)
 
 
 @hazard_rule(
@@ -105,7 +102,7 @@ def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
                 f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
                 f"compute capability",
             )
-        elif _is_version_comparison(toks, i, props) and not _old_gpu_waiver(toks, i):
+        elif _is_version_comparison(toks, i, props) and not _same_as_volta(toks, i):
             owner = toks[i - 2]
             yield report(
                 owner.start,
