@@ -65,7 +65,7 @@ CLASS_RULES: dict[str, frozenset[str]] = {
     "unsupported-api": frozenset({"HZ300", "HZ301", "HZ302", "HZ311", "HZ312", "HP001"}),
     "sync": frozenset({"HZ201", "HZ202", "HZ203", "HZ205", "HZ206"}),
     "launch-bounds": frozenset({"HZ204"}),
-    "arch-macro": frozenset({"HZ501", "HZ502", "HZ503"}),
+    "arch-macro": frozenset({"HZ501", "HZ502"}),
     "intrinsic-overload": frozenset({"HZ317", "HZ318", "HZ330", "HZ340", "HZ315"}),
 }
 

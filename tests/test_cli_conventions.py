@@ -154,4 +154,5 @@ def test_a_retired_rule_id_still_works_in_ignore_and_select(here):
     (here / "k.cu").write_text(KERNEL)
     assert _run("check", "k.cu", "--ignore", "HZ206").exit_code == 0
     assert _run("check", "k.cu", "--select", "HZ206").exit_code == 0
+    assert _run("check", "k.cu", "--select", "HZ503").exit_code == 0  # retired in round 5
     assert _run("check", "k.cu", "--ignore", "HZ2069").exit_code == 2

@@ -100,25 +100,6 @@ def test_hz502_pytorch_device_properties():
     assert len(only("HZ502", src)) == 1
 
 
-def test_hz503_cuda_version_gates():
-    # both are taken on CUDA 12.0 as on 13.0 (the modern branch): converted, not reported
-    src = "#if CUDART_VERSION >= 11000\nint a;\n#endif\n#ifdef CUDA_VERSION\nint b;\n#endif\n"
-    assert only("HZ503", src) == []
-    (f,) = only("HZ503", src.replace("11000", "12080"))
-    assert f.line == 1 and "#if 12000 /* CUDART_VERSION */ >= 12080" in f.message
-
-
-def test_hz503_one_gate_repeated_is_one_finding():
-    # HeCBench atomicCAS: `#if CUDA_VERSION >= 12080` around each of six kernels
-    gate = "#if CUDA_VERSION >= 12080\nint k{n};\n#endif\n"
-    src = (
-        "".join(gate.format(n=n) for n in range(3)) + "#if CUDA_VERSION >= 12090\nint m;\n#endif\n"
-    )
-    found = only("HZ503", src)
-    assert [f.line for f in found] == [1, 10]
-    assert found[0].extra["related_lines"] == "4,7" and "also at lines 4, 7" in found[0].message
-
-
 def test_hz501_one_gate_repeated_is_one_finding():
     # cudpp sa_kernel.cuh: `#if __CUDA_ARCH__ >= 200` around each of a dozen kernels
     gate = "#if __CUDA_ARCH__ >= 200\nint k{n};\n#endif\n"

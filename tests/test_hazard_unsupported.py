@@ -283,3 +283,11 @@ def test_hz321_a_copy_of_the_cuda_api_is_reported_once_at_its_first_type():
 def test_hz321_using_the_cuda_types_is_not_declaring_them():
     src = "#include <cuda.h>\ntypedef CUdeviceptr devptr;\nCUcontext ctx;\nvoid f(CUdeviceptr);\n"
     assert only("HZ321", src) == []
+
+
+def test_hz321_only_names_the_conversion_renames_into_hip_types():
+    # nccl mem_manager.h's fallback for CUDA < 12.3: ROCm 7.2.4 has no fabric handle, so the
+    # name stays CUDA's and redeclares nothing of HIP's
+    src = "#include <cuda.h>\ntypedef struct CUmemFabricHandle_st CUmemFabricHandle;\n"
+    assert only("HZ321", src) == []
+    assert len(only("HZ321", src, target_rocm=(7, 14))) == 1

@@ -10,7 +10,6 @@ or spells differently (see ``rewrite/version_gates``).
 from __future__ import annotations
 
 REFERENCE_CUDA = "12.0"
-NEWEST_CUDA = "13.0"  # the toolkit a project builds with today: HZ503 compares the two
 
 
 def macro_values(release: str) -> dict[str, int]:

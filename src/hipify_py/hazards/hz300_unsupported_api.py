@@ -47,7 +47,7 @@ from ..rules import Proposal, Report, hazard_rule
 
 # an enum the port defines (rewrite/enum_shims.py): the file compiles, so a warning
 _DATA_SHIM_NOTE = "; hipify-py defines it with CUDA's values (plain data, no HIP API takes it)"
-# reported by their own rule with a better message (HZ501, HZ503), or defined by a shim
+# reported by their own rule (HZ501), given CUDA 12.0's values (version_gates), or shimmed
 DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS, *SHIMMED})
 
 

@@ -4,7 +4,9 @@
 A file that declares the CUDA API's own types itself: `typedef ... CUdeviceptr;`,
 `typedef struct CUctx_st *CUcontext;`. Such a header is a copy of `cuda.h` made to load
 `libcuda` at run time (cuda-samples' `cuda_drvapi_dynlink_cuda.h`, loaders that `dlopen` the
-driver). Reported once per file, at the first such declaration.
+driver). Reported once per file, at the first such declaration; only for names the conversion
+renames (a library's own `ncclResult_t` keeps its name, and a type the targeted ROCm lacks,
+`CUmemFabricHandle` on 7.2.4, stays CUDA's).
 
 ## Why it breaks on AMD
 The conversion renames the declared names like every other use, so the copy now redeclares
@@ -30,6 +32,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
+from ..mappings import is_convertible
 from ..rules import Proposal, Report, hazard_rule
 
 
@@ -46,7 +49,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     declared = sorted(
         i
         for name, e in unit.mapped.items()
-        if e.kind == "type" and e.hip
+        # only a name the conversion renames (ncclResult_t stays ncclResult_t; a type the
+        # target ROCm lacks stays CUDA's) ends up redeclaring a HIP type
+        if e.kind == "type" and e.hip and e.hip != name and is_convertible(e, ctx.options)
         for i in positions[name]
         if i + 1 < len(toks) and toks[i + 1].text == ";"
     )
