@@ -220,12 +220,13 @@ __global__ void k(float* x) {
 }
 void run(float* x) { k<<<80, 256>>>(x); }"""
     [plain] = only("HZ205", src)
-    assert plain.line == 6 and "needs a cooperative launch" in plain.message
+    assert plain.line == 6 and "line 8 launches the ordinary way" in plain.message
     coop = src.replace(
         "k<<<80, 256>>>(x);", "void* a[] = {&x}; cudaLaunchCooperativeKernel((void*)k, 80, 256, a);"
     )
-    [launched] = only("HZ205", coop)
-    assert launched.line == 6 and "co-resident" in launched.message
+    assert only("HZ205", coop) == []
+    # apex, nccl: the launch lives in another file's helper; nothing here to judge
+    assert only("HZ205", src.replace("k<<<80, 256>>>(x);", "LAUNCH_KERNEL(k, x);")) == []
 
 
 def test_hz205_block_sync_is_not_grid_sync():

@@ -41,6 +41,11 @@ def test_hz300_a_function_the_file_defines_and_dead_library_branches():
     own = "namespace mgpu {\n__device__ int mulhi(int a, int b) { return __mulhi(a, b); }\n}\n"
     assert only("HZ300", own) == []
     assert len(only("HZ300", "__device__ int f(int a) { return mulhi(a, a); }\n")) == 1
+    # nccl's DOCA wrapper declares CUDA's enumerators itself
+    enum = "enum Attr { CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING = 118, OTHER };\n"
+    assert only("HZ300", enum) == []
+    use = "int a = CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING;\n"
+    assert len(only("HZ300", use)) == 1
     lt = (
         "#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 11600\n"
         "void f() { cublasLtMatmulDescInit(0, 0, 0); }\n#endif\n"

@@ -585,6 +585,24 @@ __global__ void h(unsigned* o, unsigned m) {
     assert [f.line for f in only("HZ108", src)] == [8]
 
 
+def test_hz106_a_parameter_of_a_per_platform_mask_type_is_wide_on_hip():
+    # pytorch_scatter utils.cuh: warp_mask_t is unsigned long long under USE_ROCM; the parse
+    # cannot resolve `mask` (at::Half is unknown), the tokens read its declaration
+    src = """#ifdef USE_ROCM
+using warp_mask_t = unsigned long long;
+#else
+using warp_mask_t = unsigned int;
+#endif
+__device__ float up(const warp_mask_t mask, const at::Half var, unsigned delta) {
+  return __shfl_up_sync(mask, var.operator __half(), delta);
+}
+__device__ float dn(const unsigned mask, const at::Half var, unsigned delta) {
+  return __shfl_down_sync(mask, var.operator __half(), delta);
+}
+"""
+    assert [f.line for f in only("HZ106", src)] == [10]
+
+
 def test_hz106_masks_in_code_hip_never_compiles_stay_as_they_are():
     src = """#ifndef USE_ROCM
 __device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }

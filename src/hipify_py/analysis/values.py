@@ -93,6 +93,23 @@ def type_size(unit: Unit, declared: str) -> int | None:
     return None
 
 
+def parameter_size(unit: Unit, tok: Token) -> int | None:
+    """Size in bytes, as the HIP build sees it, of the parameter ``tok`` names in the function
+    around it (read from tokens, where the parse could not resolve the use); None if ``tok``
+    names no parameter or the type is unknown."""
+    func = function_at(unit, unit.token_covering(tok.start))
+    if func is None:
+        return None
+    toks = unit.tokens
+    for k in range(func.params[0] + 1, func.params[1]):
+        if toks[k].text == tok.text and toks[k + 1].text in (",", ")", "="):
+            first = k
+            while first > func.params[0] + 1 and toks[first - 1].text not in (",", "("):
+                first -= 1
+            return type_size(unit, unit.text[toks[first].start : toks[k].start])
+    return None
+
+
 def _typedefs(unit: Unit) -> dict[str, str]:
     """`typedef T NAME;` / `using NAME = T;` outside the branches HIP never compiles."""
 

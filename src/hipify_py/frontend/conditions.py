@@ -190,9 +190,10 @@ class _HipBranches:
         return _not(cond) if word in ("ifndef", "elifndef") else cond
 
     def _decided_by_others(self, body: list[Token]) -> bool:
-        """The condition's outcome does not hang on ``__CUDA_ARCH__``
-        (``#if !defined(USE_ROCM) && __CUDA_ARCH__ >= 800``): a line HIP decides by it
-        stays reportable where HZ501 says what the converted gate selects."""
+        """The condition's outcome does not hang on the CUDA version macros or
+        ``__CUDA_ARCH__`` (``#if !defined(USE_ROCM) && __CUDA_ARCH__ >= 800``): a line HIP
+        decides by those is the conversion's to rewrite (``--portable`` guards the version
+        values it writes) and HZ501's to report, so it is not settled text."""
         if not any(t.text in _GATE_NAMES for t in body):
             return True
         return evaluate(body, {**self.known, **dict.fromkeys(_GATE_NAMES)}) is not None
@@ -233,7 +234,7 @@ class _HipBranches:
 
 
 _ARCH = "__CUDA_ARCH__"
-_GATE_NAMES = frozenset({_ARCH})
+_GATE_NAMES = frozenset({*macro_values(REFERENCE_CUDA), _ARCH})
 
 
 def _device_pass_test(word: str, body: list[Token]) -> bool:

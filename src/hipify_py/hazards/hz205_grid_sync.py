@@ -2,34 +2,37 @@
 
 ## What it detects
 Grid-wide cooperative-groups synchronisation (`grid.sync()`, `cg::this_grid().sync()`,
-`cg::sync(grid)`), however the kernel is launched: in a file with no cooperative launch
-(`cudaLaunchCooperativeKernel`, `hipLaunchCooperativeKernel`, their multi-device forms,
-`cudaLaunchAttributeCooperative`) the launch is missing; with one, the grid size must still be
-validated for MI300X.
+`cg::sync(grid)`) in a kernel that the same file launches the ordinary way (`<<<...>>>`,
+`hipLaunchKernelGGL`) and nowhere cooperatively (`cudaLaunchCooperativeKernel`,
+`hipLaunchCooperativeKernel`, their multi-device forms, `cudaLaunchAttributeCooperative`).
+A kernel launched in another file, or through a project macro, is not reported (judged on
+apex and nccl: their cooperative launches sat in launch helpers of other headers), and
+neither is one with a cooperative launch: CUDA already requires that launch, and a grid too
+large for the device fails it on both vendors.
 
 ## Why it breaks on AMD
 `grid.sync()` is only valid in a kernel started with a cooperative launch whose grid fits
 on the device at once. With a normal `<<<>>>`/`hipLaunchKernelGGL` launch the grid barrier
-deadlocks or returns without synchronising. HIP 7.0 added stricter validation and new error
-codes for cooperative launches, so a grid that fit by luck on NVIDIA may now be rejected.
+deadlocks or returns without synchronising.
 
 ## Example
 ```cuda
-cg::grid_group grid = cg::this_grid();
-phase1(); grid.sync(); phase2();        // HZ205 if no cooperative launch is in this file
+__global__ void k(float* x) { cg::grid_group grid = cg::this_grid(); x[0] = 1; grid.sync(); }
+void run(float* x) { k<<<80, 256>>>(x); }   // HZ205 at grid.sync()
 ```
 
 ## How to fix
 Launch the kernel with `hipLaunchCooperativeKernel` (size the grid with
 `hipOccupancyMaxActiveBlocksPerMultiprocessor` x CU count) and check its error code, or split
-the kernel at the grid barrier into two launches. Suppress the finding when the launch lives
-in another file.
+the kernel at the grid barrier into two launches.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import function_at
+from ..analysis.tokens import match_back
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -58,24 +61,42 @@ _COOP = frozenset(
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
-    if "this_grid" not in ids and "grid_group" not in ids:
+    if ("this_grid" not in ids and "grid_group" not in ids) or _COOP & ids:
         return
-    launched = bool(_COOP & ids)
     toks = unit.tokens
+    plain = _plain_launches(unit)
+    if not plain:
+        return
     grids = _grid_names(toks)
     for i in range(len(toks)):
         hit = _grid_sync_at(toks, i, grids)
-        if hit:
+        func = function_at(unit, i) if hit else None
+        if hit and func is not None and func.name in plain:
+            line = unit.lines.position(toks[plain[func.name]].start)[0]
             yield report(
                 hit[0],
                 hit[1],
-                f"grid-wide `{hit[2]}`: HIP 7 rejects a cooperative launch whose grid exceeds "
-                f"the co-resident blocks of the device; size it with "
-                f"hipOccupancyMaxActiveBlocksPerMultiprocessor and check the error"
-                if launched
-                else f"grid-wide `{hit[2]}` needs a cooperative launch "
-                f"(hipLaunchCooperativeKernel); none in this file",
+                f"grid-wide `{hit[2]}` in `{func.name}`, which line {line} launches the "
+                f"ordinary way: it needs a cooperative launch (hipLaunchCooperativeKernel)",
             )
+
+
+def _plain_launches(unit: Unit) -> dict[str, int]:
+    """Kernel name -> token of its first ordinary launch in the file: `k<<<`, `k<T><<<`,
+    `hipLaunchKernelGGL(k, ...)`."""
+    toks = unit.tokens
+    found: dict[str, int] = {}
+    for o in unit.launch_openers:
+        k = o - 1
+        if k > 0 and toks[k].text == ">":
+            back = match_back(toks, k)
+            k = back - 1 if back is not None else k
+        if k >= 0 and toks[k].kind is Kind.IDENT:
+            found.setdefault(toks[k].text, k)
+    for i in unit.identifier_positions.get("hipLaunchKernelGGL", ()):
+        if i + 2 < len(toks) and toks[i + 1].text == "(" and toks[i + 2].kind is Kind.IDENT:
+            found.setdefault(toks[i + 2].text, i)
+    return found
 
 
 def _grid_names(toks: Sequence[Token]) -> set[str]:

@@ -9,7 +9,7 @@ it, and so are the labels of a `case` that the conversion leaves out of the AMD 
 `return`/`break` group labelled only by enum values HIP lacks, as in an error-string switch),
 and the zero-initialised `CUctxCreateParams` of a CUDA 13 `cuCtxCreate` call that the
 conversion drops.  A name the file defines as a function of its own (moderngpu's `mulhi`) is
-not CUDA's.
+not CUDA's, and neither is an enumerator it declares.
 cuDNN is reported too unless `--miopen` (or `--roc`) is given: ROCm ships no hipDNN, so without
 that option the cuDNN names stay; with it they become MIOpen names where MIOpen has one.
 
@@ -38,6 +38,7 @@ from ..analysis.functions import functions
 from ..analysis.unsupported_cases import unsupported_case_groups
 from ..context import Context
 from ..findings import Severity
+from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import is_convertible, no_hip_library
 from ..rewrite.enum_shims import DATA_SHIMMED
@@ -61,7 +62,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     guarded = [(toks[g.first].start, toks[g.end].start) for g in unsupported_case_groups(unit, ctx)]
     guarded += [c.declaration for c in empty_ctx_params(unit) if c.declaration is not None]
-    own = {f.name for f in functions(unit)}  # moderngpu's own `mulhi`: not CUDA's
+    # moderngpu's own `mulhi`, a DOCA wrapper's own `CU_*` enumerators: not CUDA's
+    own = {f.name for f in functions(unit)} | _enumerators(unit)
     for t, e in api_uses(unit):
         if t.text in DEDICATED or t.text in own or any(a <= t.start < b for a, b in guarded):
             continue
@@ -112,3 +114,18 @@ def _root_cause(family: str, status: str, library: str | None, noted: str) -> st
     if library:
         return f"{family} library: {library}"
     return noted or f"{family} {status}"
+
+
+def _enumerators(unit: Unit) -> set[str]:
+    """Names the file declares as enumerators (`enum X { CU_A = 1, CU_B };`)."""
+    toks = unit.tokens
+    out: set[str] = set()
+    for e in unit.identifier_positions.get("enum", ()):
+        k = e + 1
+        while k < len(toks) and toks[k].text not in ("{", ";"):
+            k += 1
+        close = unit.lexed.brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
+        for j in range(k + 1, close or k):
+            if toks[j].kind is Kind.IDENT and toks[j - 1].text in ("{", ","):
+                out.add(toks[j].text)
+    return out

@@ -184,6 +184,7 @@ def _escapes(toks: Sequence[Token], uses: Iterable[int]) -> bool:
             "(",
             "make_pair",
             "emplace",
+            "from_blob",  # a tensor whose deleter frees it (gsplat)
         ):
             return True
     return False

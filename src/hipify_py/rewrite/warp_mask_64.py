@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import MASKED_SYNC
 from ..analysis.cursor import cursor_at
-from ..analysis.values import int_value
+from ..analysis.values import int_value, parameter_size
 from ..context import Context
 from ..edits import Edit
 from ..frontend.conditions import inactive_in
@@ -322,15 +322,9 @@ def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskS
         cur = cursor_at(unit, tok.start)
         decl = cur.referenced if cur is not None else None
         if cur is None or decl is None:
-            # neither declared nor defined in this file: a header's macro or variable
-            elsewhere.append(
-                _elsewhere(
-                    tok,
-                    name,
-                    "defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a "
-                    "header); if it is 32-bit, make that definition 64-bit",
-                )
-            )
+            unresolved = _unresolved(unit, tok, name)
+            if unresolved is not None:
+                elsewhere.append(unresolved)
             continue
         size = cur.type.get_canonical().get_size()
         if not 0 < size < 8:
@@ -348,12 +342,19 @@ def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskS
         site = _declaration_site(unit, ident, where, decl, tuple(dict.fromkeys(names)), mask_tokens)
         if site is not None:
             out.append(site)
-    seen: set[str] = set()
-    for site in elsewhere:  # once per name, not at every use
-        if site.text not in seen:
-            seen.add(site.text)
-            out.append(site)
-    return out
+    once: dict[str, MaskSite] = {}  # a header's mask once, not at every use
+    for site in elsewhere:
+        once.setdefault(site.text, site)
+    return out + list(once.values())
+
+
+def _unresolved(unit: Unit, tok: Token, name: str) -> MaskSite | None:
+    """A mask the parse could not resolve (a header's macro or variable) unless the tokens show
+    a parameter of a type 64 bits wide in the HIP build."""
+    if parameter_size(unit, tok) == 8:
+        return None  # pytorch_scatter's `warp_mask_t mask`: 64-bit where USE_ROCM
+    detail = "defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a header)"
+    return _elsewhere(tok, name, f"{detail}; if it is 32-bit, make that definition 64-bit")
 
 
 def _declaration_site(
