@@ -95,6 +95,18 @@ bool newer(Version a) { return a.major > 2; }"""
         assert [f.line for f in only("HZ502", src.replace("prop.major >= 8", portable))] == [5, 7]
 
 
+def test_hz502_tests_that_decide_nothing_on_gfx942():
+    # lightseq gemm_test: a printed version, a Turing test; a Hopper test is reported
+    src = """void f() {
+  cudaDeviceProp devProp;
+  cudaGetDeviceProperties(&devProp, 0);
+  printf("compute SM %d\\n", devProp.major * 10 + devProp.minor);
+  if (devProp.major == 7 && devProp.minor == 5) { printf("turing\\n"); }
+  if (devProp.major == 9 && devProp.minor == 0) { printf("hopper\\n"); }
+}"""
+    assert [f.line for f in only("HZ502", src)] == [6]
+
+
 def test_hz502_pytorch_device_properties():
     src = "bool sm80() { return at::cuda::getCurrentDeviceProperties()->major >= 8; }\n"
     assert len(only("HZ502", src)) == 1
@@ -106,6 +118,38 @@ def test_hz501_one_gate_repeated_is_one_finding():
     src = "".join(gate.format(n=n) for n in range(3)) + "#if __CUDA_ARCH__ >= 700\nint m;\n#endif\n"
     found = only("HZ501", src)
     assert [(f.line, f.extra.get("related_lines")) for f in found] == [(1, "4,7"), (10, None)]
+
+
+def test_hz501_a_fallback_hip_takes_is_not_a_dropped_path():
+    # ColossalAI, CTranslate2: `#else` computes the same; a trap or no #else is reported
+    src = """__device__ float f(float a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __fmaf_rn(a, a, a);
+#else
+  return a * a + a;
+#endif
+}
+__global__ void k(float* x) {
+#if __CUDA_ARCH__ >= 900
+  x[0] = f(x[1]);
+#else
+  printf("unsupported\\n");
+  assert(false);
+#endif
+}
+__global__ void g(float* x) {
+#if __CUDA_ARCH__ >= 700
+  x[0] = 1;
+#endif
+}
+#if __CUDA_ARCH__ >= 800
+__global__ void h(float* x) { x[0] = 2; }
+#else
+__global__ void h(float* x) { }
+#endif
+"""
+    # line 21: CTranslate2's flash kernels, whose #else is an empty body
+    assert [f.line for f in only("HZ501", src)] == [9, 17, 21]
 
 
 def test_hz501_a_gate_that_only_picks_tuning_values_is_not_reported():

@@ -10,6 +10,11 @@ old GPUs that HIP skips, as gfx942 should, and `!defined(__CUDA_ARCH__) || __CUD
 keeps the modern path. Nor is an `#if` whose every branch, `#else` included, only defines the
 same object-like macros as numbers (`#if __CUDA_ARCH__ >= 800` / `#define BLOCKS 2` / `#else` /
 `#define BLOCKS 1`): HIP gets the `#else` value, a tuning choice, not a dropped code path.
+Nor a gate with another branch when the branch HIP compiles is a real implementation, not a
+trap (`assert(false)`, `#error`, an empty kernel): `#if __CUDA_ARCH__ >= 800` bf16 intrinsics
+`#else` the same through float (ColossalAI, CTranslate2, cudpp: the fallbacks computed the
+same).  A gate with
+no other branch (the kernel body is simply gone on HIP) or a trap in HIP's branch is reported.
 Nor are device-pass tests (`#ifdef __CUDA_ARCH__`, `defined(__CUDA_ARCH__)` with no comparison
 on the line): `convert` makes them test `__HIP_DEVICE_COMPILE__` as well
 (`rewrite/device_pass_guards.py`), which means the same, and lines that already do.
@@ -44,7 +49,7 @@ from ..analysis.tokens import occurrences, one_per_line
 from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Finding, Severity
-from ..frontend.conditions import UNDEFINED, evaluate
+from ..frontend.conditions import UNDEFINED, evaluate, inactive_in
 from ..frontend.directives import defined_span
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
@@ -80,8 +85,11 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         prev = toks[i - 1].text if i > 0 else ""
         if t.in_directive and prev == "define":
             continue
-        if t.in_directive and (_as_on_current_gpu(toks, i) or _tunes_constants(unit, i)):
-            continue  # HIP takes the branch an sm_90 device pass takes, or a tuning value
+        if t.in_directive and (
+            _as_on_current_gpu(toks, i) or _tunes_constants(unit, i) or _takes_a_fallback(unit, i)
+        ):
+            continue  # HIP takes the branch an sm_90 device pass takes, a tuning value, or a
+            # fallback the gate offers
         if nxt is not None and nxt.text in _COMPARISONS and nxt.in_directive == t.in_directive:
             k = i + 2
             value = toks[k].text if k < len(toks) else "?"
@@ -200,6 +208,49 @@ def _tunes_constants(unit: Unit, i: int) -> bool:
         else:
             return False
     return False
+
+
+_TRAPS = frozenset({"assert", "__trap", "__builtin_trap", "abort", "static_assert"})
+
+
+def _takes_a_fallback(unit: Unit, i: int) -> bool:
+    """The ``#if`` on token ``i``'s line has another branch, and the one HIP compiles (the
+    rest are in ``inactive_in``) holds statements and no trap (`assert(false)`, `#error`; an
+    empty kernel body is a stub too):
+    `#if __CUDA_ARCH__ >= 800` fast path `#else` portable path, which HIP takes (ColossalAI,
+    CTranslate2, cudpp: the fallback computes the same)."""
+    toks, dirs = unit.tokens, unit.directives
+    at = bisect_right(dirs, i) - 1
+    if at < 0 or unit.directive_word(dirs[at]) != "if":
+        return False
+    bounds = _branches(unit, at)
+    if len(bounds) < 3 or unit.directive_word(dirs[bounds[-1]]) != "endif":
+        return False  # no other branch: on HIP the code is simply gone
+    inactive = inactive_in(unit)
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        body = [t for t in toks[dirs[a] : dirs[b]] if not t.in_directive]
+        if body and body[0].start not in inactive:
+            nested = {unit.directive_word(dirs[k]) for k in range(a + 1, b)}
+            stub = not any(t.text == ";" for t in body)  # CTranslate2: `void k(p) { }` kernels
+            return not stub and "error" not in nested and not any(t.text in _TRAPS for t in body)
+    return False
+
+
+def _branches(unit: Unit, at: int) -> list[int]:
+    """Directive indexes of the ``#if`` at directive ``at``: its line, each ``#elif``/``#else``
+    of the same level, and its ``#endif`` (the list stops short without one)."""
+    bounds, depth = [at], 0
+    for k in range(at + 1, min(len(unit.directives), at + _BRANCH_LINES * 4)):
+        word = unit.directive_word(unit.directives[k])
+        if word in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif depth and word == "endif":
+            depth -= 1
+        elif not depth and word in ("elif", "else", "endif"):
+            bounds.append(k)
+            if word == "endif":
+                break
+    return bounds
 
 
 def _defines_a_number(toks: Sequence[Token], d: int) -> bool:

@@ -5,9 +5,10 @@ Run-time compute-capability checks: `prop.major` / `prop.minor` (or `->major`) o
 `cudaDeviceProp`/`hipDeviceProp_t` (or `getCurrentDeviceProperties()`/`getDeviceProperties()`
 results) compared with or combined into a number, and queries of
 `cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms). A test of `major` against a
-number that gfx942 (major 9) answers as a Volta/Turing GPU (major 7) does is not reported:
-HIP then takes the branch of GPUs without the feature (`major < 6` and `!(major >= 5)` waivers
-for old GPUs, `major >= 10` Blackwell paths, `major == 8` Ampere kernels), the portable one.
+number that gfx942 (major 9) answers as a Pascal GPU (major 6) does is not reported: HIP then
+takes the branch of GPUs without the feature (`major < 6` and `!(major >= 5)` waivers for old
+GPUs, `major >= 10` Blackwell paths, `major == 8` Ampere kernels), the portable one; nor is a
+version only printed, or a `minor` test joined by `&&` to a `major` test gfx942 fails.
 Reported are tests gfx942 passes as a recent NVIDIA GPU (`major >= 8`: TF32 on, Ampere
 kernels), `minor` tests and arithmetic (`major * 10 + minor` = 94 selects a variant).
 
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..analysis.tokens import one_per_line
+from ..analysis.tokens import one_per_line, statement_bounds
 from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Finding, Severity
@@ -55,11 +56,12 @@ _ATTRS = frozenset(
 _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
 
 
-def _same_as_volta(toks: Sequence[Token], i: int) -> bool:
-    """`prop.major OP N` (token ``i`` is `major`) that gfx942 (major 9) answers as a Volta or
-    Turing GPU (major 7) does: HIP takes the branch of GPUs without the feature the test is
-    about (`major < 6` waivers, `major >= 10` Blackwell paths, `major == 8`), which is the
-    portable one."""
+def _same_as_pascal(toks: Sequence[Token], i: int) -> bool:
+    """`prop.major OP N` (token ``i`` is `major`) that gfx942 (major 9) answers as a Pascal GPU
+    (major 6) does: HIP takes the branch of GPUs without the feature the test is about
+    (`major < 6` waivers, `major >= 10` Blackwell paths, `major == 8` Ampere and `major == 7`
+    Turing kernels), the portable one.  A test gfx942 passes as a recent GPU does
+    (`major >= 7`, `major >= 8`: TF32 on) or fails as one does (`major < 8`) is reported."""
     if toks[i].text != "major" or i + 2 >= len(toks) or toks[i + 2].kind is not Kind.NUMBER:
         return False
     value = int_value(toks[i + 2].text)
@@ -71,7 +73,39 @@ def _same_as_volta(toks: Sequence[Token], i: int) -> bool:
         ">=": lambda m: m >= value,
         ">": lambda m: m > value,
     }.get(toks[i + 1].text)
-    return value is not None and test is not None and test(9) == test(7)
+    return value is not None and test is not None and test(9) == test(6)
+
+
+_PRINTS = frozenset({"printf", "fprintf", "sprintf", "snprintf"})
+
+
+def _moot(toks: Sequence[Token], i: int) -> bool:
+    """The test at token ``i`` decides nothing on gfx942: a `major` test it answers as a
+    Pascal GPU does, a version only printed (`printf("sm %d", major * 10 + minor)`), or a `minor`
+    test next to (`&&`) a `major` test false for major 9 (`major == 7 && minor == 5`)."""
+    if _same_as_pascal(toks, i):
+        return True
+    first, last = statement_bounds(toks, i, 0, len(toks) - 1)
+    words = [t.text for t in toks[first:last]]
+    if words and words[0] in _PRINTS or any(w in _PRINTS for w in words[: i - first]):
+        return True
+    return (
+        toks[i].text == "minor"
+        and "&&" in words
+        and any(
+            toks[k].text == "major" and _same_as_pascal(toks, k) and not _passes_at_9(toks, k)
+            for k in range(first, last)
+        )
+    )
+
+
+def _passes_at_9(toks: Sequence[Token], k: int) -> bool:
+    """`major OP N` (token ``k``) holds for major 9."""
+    value = int_value(toks[k + 2].text) or 0
+    op = toks[k + 1].text
+    return {"<": 9 < value, "<=": 9 <= value, "==": value == 9, "!=": value != 9}.get(
+        op, 9 >= value if op == ">=" else 9 > value
+    )
 
 
 @hazard_rule(
@@ -102,7 +136,7 @@ def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
                 f"`{t.text}` is the GFXIP version on AMD (9.4 for gfx942), not a "
                 f"compute capability",
             )
-        elif _is_version_comparison(toks, i, props) and not _same_as_volta(toks, i):
+        elif _is_version_comparison(toks, i, props) and not _moot(toks, i):
             owner = toks[i - 2]
             yield report(
                 owner.start,
