@@ -112,6 +112,16 @@ __global__ void first_unmarked(volatile int* nlist, const int* nindex, int* out)
 """
 
 
+def test_hz402_the_system_fences_of_a_file_are_one_finding():
+    # nccl ubx.cu: 16 fences before peer-GPU barriers, one fix (fine-grained flag memory)
+    src = "".join(
+        f"__global__ void k{n}(int* f) {{ f[0] = 1; __threadfence_system(); f[1] = 1; }}\n"
+        for n in range(3)
+    )
+    (f,) = only("HZ402", src)
+    assert f.line == 1 and f.extra["related_lines"] == "2,3" and "other GPUs" in f.message
+
+
 def test_hz402_a_kernel_that_walks_a_volatile_list_does_not_spin(nvcc, tmp_path):
     assert [f.line for f in only("HZ402", DEVICE_POLLS)] == [2]
     cu = tmp_path / "p.cu"

@@ -59,6 +59,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             "`__threadfence_system()` makes writes visible to the host or to other GPUs "
             "only in fine-grained memory (hipHostMalloc, hipDeviceMallocFinegrained), not "
             "in hipMalloc'd memory, which is coherent only at kernel boundaries",
+            # one fix for the file (fine-grained memory for what the fences publish): nccl's
+            # ubx.cu has 16 of them
+            extra={"root_cause": "system fences"},
         )
     if "volatile" not in unit.identifiers:
         return
