@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .cuda_release import REFERENCE_CUDA, macro_values
-from .directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, Line, integer, lines
+from .directives import (
+    ARCH,
+    CONDITIONAL_NEXT,
+    CONDITIONAL_OPEN,
+    Line,
+    device_pass_test,
+    integer,
+    lines,
+)
 from .lexer import Kind, Token
 
 if TYPE_CHECKING:
@@ -182,8 +190,8 @@ class _HipBranches:
         """Whether HIP takes the branch ``#if``/``#elif`` (evaluated) or ``#ifdef``,
         ``#ifndef``, ``#elifdef``, ``#elifndef`` opens (None: cannot tell)."""
         known: Mapping[str, object] = self.known
-        if _device_pass_test(word, body):  # convert makes it a __HIP_DEVICE_COMPILE__ test
-            known = {**known, _ARCH: None}
+        if device_pass_test(word, body):  # convert makes it a __HIP_DEVICE_COMPILE__ test
+            known = {**known, ARCH: None}
         if word in ("if", "elif"):
             return evaluate(body, known)
         cond = _defined(body[0].text if body else "", known)
@@ -233,22 +241,7 @@ class _HipBranches:
             known[name] = DEFINED
 
 
-_ARCH = "__CUDA_ARCH__"
-_GATE_NAMES = frozenset({*macro_values(REFERENCE_CUDA), _ARCH})
-
-
-def _device_pass_test(word: str, body: list[Token]) -> bool:
-    """The line asks whether this is the device pass (``#ifdef __CUDA_ARCH__``,
-    ``defined(__CUDA_ARCH__) && X``: every ``__CUDA_ARCH__`` a defined-test), not for an
-    architecture; ``rewrite/device_pass_guards`` converts exactly these."""
-    if word in ("ifdef", "ifndef", "elifdef", "elifndef"):
-        return bool(body) and body[0].text == _ARCH
-    uses = [k for k, t in enumerate(body) if t.text == _ARCH]
-    return bool(uses) and all(
-        (k >= 1 and body[k - 1].text == "defined")
-        or (k >= 2 and body[k - 1].text == "(" and body[k - 2].text == "defined")
-        for k in uses
-    )
+_GATE_NAMES = frozenset({*macro_values(REFERENCE_CUDA), ARCH})
 
 
 def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:

@@ -180,3 +180,21 @@ def defined_span(toks: Sequence[Token], i: int) -> tuple[int, int] | None:
     ):
         return toks[i - 2].start, toks[i + 1].end
     return None
+
+
+ARCH = "__CUDA_ARCH__"
+
+
+def device_pass_test(word: str, body: Sequence[Token]) -> bool:
+    """The directive (``word``, ``body``) asks whether this is the device pass, not for an
+    architecture: ``#ifdef __CUDA_ARCH__``, or an ``#if``/``#elif`` whose every
+    ``__CUDA_ARCH__`` is a defined-test (``defined(__CUDA_ARCH__) && X``).  The branch
+    evaluator and the pass that rewrites such tests for HIP ask this one question."""
+    if word in ("ifdef", "ifndef"):
+        return len(body) == 1 and body[0].text == ARCH
+    uses = [k for k, t in enumerate(body) if t.text == ARCH]
+    return (
+        word in ("if", "elif")
+        and bool(uses)
+        and all(defined_span(body, k) is not None for k in uses)
+    )

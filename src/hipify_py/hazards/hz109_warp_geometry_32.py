@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at, functions
+from ..analysis.launches import launched_name
 from ..analysis.tokens import split
 from ..analysis.values import int_value
 from ..context import Context
@@ -119,20 +120,6 @@ def _expansion(toks: Sequence[Token], a: int, b: int, host: Func, at: int) -> li
     return out
 
 
-def _launched(toks: Sequence[Token], i: int) -> str | None:
-    """The kernel name before the `<<<` at ``i`` (`k<<<`, `k<T, 4><<<`)."""
-    j = i - 1
-    if j > 0 and toks[j].text == ">":
-        depth = 0
-        while j > 0:
-            depth += (toks[j].text == ">") - (toks[j].text == "<")
-            if depth == 0:
-                break
-            j -= 1
-        j -= 1
-    return toks[j].text if j >= 0 and toks[j].kind is Kind.IDENT else None
-
-
 def _factor_of_32(toks: Sequence[Token], k: int) -> str | None:
     """For the 32 at ``k``: the name it multiplies (`32 * k`, `k * 32`); for a name at ``k``:
     the name itself when it is such a factor of 32, else None."""
@@ -161,7 +148,7 @@ def _launch_sites(unit: Unit, kernels: dict[str, Func]) -> Iterator[tuple[int, i
     ends = unit.launch_config_ends
     for i in unit.launch_openers:
         stop = ends.get(i)
-        kernel = _launched(toks, i)
+        kernel = launched_name(toks, i)
         if stop is None or kernel is None or kernel not in kernels:
             continue
         host = function_at(unit, i)
@@ -274,7 +261,7 @@ def _commented_sites(unit: Unit) -> Iterator[tuple[int, int, str]]:
     ends = unit.launch_config_ends
     for i in unit.launch_openers:
         stop = ends.get(i)
-        kernel = _launched(toks, i)
+        kernel = launched_name(toks, i)
         if stop is None or kernel is None or kernel in defined:
             continue
         host = function_at(unit, i)

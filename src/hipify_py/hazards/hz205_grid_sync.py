@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import function_at
-from ..analysis.tokens import match_back
+from ..analysis.launches import launched_name
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -87,12 +87,9 @@ def _plain_launches(unit: Unit) -> dict[str, int]:
     toks = unit.tokens
     found: dict[str, int] = {}
     for o in unit.launch_openers:
-        k = o - 1
-        if k > 0 and toks[k].text == ">":
-            back = match_back(toks, k)
-            k = back - 1 if back is not None else k
-        if k >= 0 and toks[k].kind is Kind.IDENT:
-            found.setdefault(toks[k].text, k)
+        name = launched_name(toks, o)
+        if name is not None:
+            found.setdefault(name, o - 1)
     for i in unit.identifier_positions.get("hipLaunchKernelGGL", ()):
         if i + 2 < len(toks) and toks[i + 1].text == "(" and toks[i + 2].kind is Kind.IDENT:
             found.setdefault(toks[i + 2].text, i)

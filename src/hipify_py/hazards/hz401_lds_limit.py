@@ -32,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from ..analysis.calls import calls
 from ..analysis.cursor import cursor_at
 from ..analysis.functions import function_at
+from ..analysis.launches import launched_name
 from ..analysis.tokens import match, statement_bounds
 from ..analysis.values import SIZEOF, evaluate
 from ..context import Context
@@ -234,7 +235,7 @@ def _chevron_launches(unit: Unit, report: Report, static: _Static) -> Iterator[F
             continue
         args = _launch_config(toks, i, stop, ends)
         if len(args) >= 3:
-            yield from _dynamic(unit, report, _launched_kernel(toks, i), args[2], static)
+            yield from _dynamic(unit, report, launched_name(toks, i) or "", args[2], static)
 
 
 def _launch_config(
@@ -258,17 +259,6 @@ def _launch_config(
         k += 1
     args.append((start, k))
     return args
-
-
-def _launched_kernel(toks: Sequence[Token], opener: int) -> str:
-    """The kernel name before the ``<<<`` at ``opener``, also for ``name<T><<<``."""
-    kernel = toks[opener - 1].text if toks[opener - 1].kind is Kind.IDENT else ""
-    if toks[opener - 1].text == ">":  # templated kernel: name<T><<<
-        j = opener - 1
-        while j > max(0, opener - 512) and toks[j].text != "<":
-            j -= 1
-        kernel = toks[j - 1].text if j > 0 else ""
-    return kernel
 
 
 def _dynamic_size_attributes(unit: Unit, report: Report) -> Iterator[Finding]:

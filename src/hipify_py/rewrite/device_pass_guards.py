@@ -19,18 +19,17 @@ a line that already names ``__HIP_DEVICE_COMPILE__`` was written for HIP (or con
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import cached
 from ..context import Context
 from ..edits import Edit
-from ..frontend.directives import defined_span
+from ..frontend.directives import ARCH, Line, defined_span, device_pass_test, lines
+from ..frontend.lexer import Token
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 
 RULE = "device-pass-guard"
-ARCH = "__CUDA_ARCH__"
 DEVICE = "__HIP_DEVICE_COMPILE__"
 _EITHER = f"defined({DEVICE}) || defined({ARCH})"
 _NEITHER = f"!defined({DEVICE}) && !defined({ARCH})"
@@ -45,36 +44,27 @@ def device_pass_edits(unit: Unit) -> dict[int, Edit]:
 def _edits(unit: Unit) -> dict[int, Edit]:
     if ARCH not in unit.identifiers:
         return {}
-    toks, dirs = unit.tokens, unit.directives
-    by_line: dict[int, list[int]] = {}
-    for i in unit.identifier_positions[ARCH]:
-        if toks[i].in_directive:
-            by_line.setdefault(dirs[bisect.bisect_right(dirs, i) - 1], []).append(i)
+    toks = unit.tokens
     out: dict[int, Edit] = {}
-    for hash_at, uses in by_line.items():
-        out.update(_line_edits(unit, hash_at, uses))
+    for line in lines(toks, unit.directives):
+        if device_pass_test(line.word, line.body) and all(t.text != DEVICE for t in line.body):
+            out.update(_line_edits(toks, line))  # (a line naming DEVICE is HIP's already)
     return out
 
 
-def _line_edits(unit: Unit, hash_at: int, uses: list[int]) -> dict[int, Edit]:
-    """The edits of one directive line (its '#' at ``hash_at``), none unless every use of
-    ``__CUDA_ARCH__`` on it is a defined-test."""
-    toks = unit.tokens
-    word = unit.directive_word(hash_at)
-    end = hash_at + 1
-    while end < len(toks) and toks[end].in_directive and toks[end].text != "#":
-        end += 1
-    if any(t.text == DEVICE for t in toks[hash_at:end]):
-        return {}  # written for HIP already
-    if word in ("ifdef", "ifndef") and uses == [hash_at + 2] and end == hash_at + 3:
-        test = _EITHER if word == "ifdef" else _NEITHER
-        return {uses[0]: Edit(toks[hash_at + 1].start, toks[uses[0]].end, f"if {test}", RULE)}
-    if word not in ("if", "elif"):
-        return {}
-    tests = {i: span for i in uses if (span := defined_span(toks, i)) is not None}
-    if len(tests) < len(uses):
-        return {}  # a comparison too: a capability gate
-    return {i: Edit(a, b, f"({_EITHER})", RULE) for i, (a, b) in tests.items()}
+def _line_edits(toks: Sequence[Token], line: Line) -> dict[int, Edit]:
+    """The edits of one device-pass test: ``#ifdef``/``#ifndef`` becomes an ``#if`` of either
+    name, each ``defined(__CUDA_ARCH__)`` of an ``#if``/``#elif`` a test of either."""
+    first = line.at + 2  # the body's first token
+    if line.word in ("ifdef", "ifndef"):
+        test = _EITHER if line.word == "ifdef" else _NEITHER
+        return {first: Edit(toks[line.at + 1].start, toks[first].end, f"if {test}", RULE)}
+    out = {}
+    for i in range(first, first + len(line.body)):
+        span = defined_span(toks, i) if toks[i].text == ARCH else None
+        if span is not None:
+            out[i] = Edit(span[0], span[1], f"({_EITHER})", RULE)
+    return out
 
 
 @rewrite_pass(
