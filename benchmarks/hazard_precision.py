@@ -74,12 +74,19 @@ def sample(args: argparse.Namespace) -> None:
 
 
 def score(args: argparse.Namespace) -> None:
+    _print_precision(_rows(args.judged))
+
+
+def _rows(judged: Path) -> list[dict]:
+    return [json.loads(line) for line in Path(judged).read_text().splitlines() if line]
+
+
+def _print_precision(rows: list[dict]) -> None:
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for line in Path(args.judged).read_text().splitlines():
-        row = json.loads(line)
+    for row in rows:
         if row.get("verdict") in ("true", "false"):
             tally[row["rule"]][row["verdict"]] += 1
-    total = collections.Counter()
+    total: collections.Counter = collections.Counter()
     print("rule   judged  true  precision")
     for rule in sorted(tally):
         t = tally[rule]
@@ -95,7 +102,7 @@ def rescore(args: argparse.Namespace) -> None:
     """The judged rows today's rules still report (same rule, file and line; a folded finding
     keeps its lines in ``related_lines``), scored; the rows they no longer report, counted by
     verdict.  Run from the directory the rows' paths are relative to."""
-    rows = [json.loads(line) for line in Path(args.judged).read_text().splitlines() if line]
+    rows = _rows(args.judged)
     reported: set[tuple[str, str, int]] = set()
     for path in sorted({row["path"] for row in rows}):
         for f in _findings(Path(path), None):
@@ -105,10 +112,7 @@ def rescore(args: argparse.Namespace) -> None:
     kept = [r for r in rows if (r["rule"], r["path"], r["line"]) in reported]
     gone = collections.Counter(r["verdict"] for r in rows if r not in kept)
     print(f"no longer reported: {gone['true']} judged true, {gone['false']} judged false")
-    kept_file = Path(args.judged).with_suffix(".kept.jsonl")
-    kept_file.write_text("".join(json.dumps(r) + "\n" for r in kept))
-    score(argparse.Namespace(judged=kept_file))
-    kept_file.unlink()
+    _print_precision(kept)
 
 
 def _normalized(line: str) -> str:
@@ -145,7 +149,7 @@ def git_show(git_dir: str, rev: str, path: str) -> str | None:
 
 
 def answer(args: argparse.Namespace) -> None:
-    rows = [json.loads(line) for line in Path(args.sample).read_text().splitlines() if line]
+    rows = _rows(args.sample)
     for row in rows:
         port = _port_text(args.ports, args.rev, row["path"])
         if port is None:

@@ -43,6 +43,11 @@ def functions(unit: Unit) -> list[Func]:
     return cached(unit, "_hz_functions", lambda: _find_functions(unit.tokens, _braces(unit)))
 
 
+def defined_names(unit: Unit) -> frozenset[str]:
+    """Names of the functions the file defines: its own `mulhi` or `tex2D` is not CUDA's."""
+    return cached(unit, "_hz_defined_names", lambda: frozenset(f.name for f in functions(unit)))
+
+
 def _braces(unit: Unit) -> list[int]:
     """The '{' that have their '}' (from the lexer's bracket table): only those can open a
     function body."""

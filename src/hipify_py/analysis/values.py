@@ -93,6 +93,18 @@ def type_size(unit: Unit, declared: str) -> int | None:
     return None
 
 
+def compare(op: str, left: int, right: int) -> bool | None:
+    """``left op right`` for a C comparison operator; None for any other operator."""
+    return {
+        "<": left < right,
+        "<=": left <= right,
+        ">": left > right,
+        ">=": left >= right,
+        "==": left == right,
+        "!=": left != right,
+    }.get(op)
+
+
 def parameter_size(unit: Unit, tok: Token) -> int | None:
     """Size in bytes, as the HIP build sees it, of the parameter ``tok`` names in the function
     around it (read from tokens, where the parse could not resolve the use); None if ``tok``

@@ -151,7 +151,15 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
 
 
 def group_lanes(unit: Unit, f: Func) -> set[str]:
-    """Names of ``f`` set to a 32-lane lane id: `lane = tid & 31`, `laneid(tid % 32)`."""
+    """Names of ``f`` set to a 32-lane lane id: `lane = tid & 31`, `laneid(tid % 32)` (found
+    once per function: HZ108 asks at every lane mask, the model at every shuffle)."""
+    found: dict[int, set[str]] = cached(unit, "_hz_group_lanes", dict)
+    if f.open not in found:
+        found[f.open] = _group_lanes(unit, f)
+    return found[f.open]
+
+
+def _group_lanes(unit: Unit, f: Func) -> set[str]:
     toks = unit.tokens
     out = set()
     for k in range(f.open + 1, f.close - 3):

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import Func, function_at, functions
+from ..analysis.functions import Func, defined_names, function_at, functions
 from ..analysis.launches import launched_name
 from ..analysis.tokens import split
 from ..analysis.values import int_value
@@ -257,7 +257,7 @@ def _commented_sites(unit: Unit) -> Iterator[tuple[int, int, str]]:
     if not said:
         return
     toks = unit.tokens
-    defined = {f.name for f in functions(unit)}
+    defined = defined_names(unit)
     ends = unit.launch_config_ends
     for i in unit.launch_openers:
         stop = ends.get(i)

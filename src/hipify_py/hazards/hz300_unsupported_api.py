@@ -34,7 +34,7 @@ from collections.abc import Iterator
 
 from ..analysis.apis import api_uses
 from ..analysis.ctx_create import empty_ctx_params
-from ..analysis.functions import functions
+from ..analysis.functions import defined_names
 from ..analysis.unsupported_cases import unsupported_case_groups
 from ..context import Context
 from ..findings import Severity
@@ -63,7 +63,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     guarded = [(toks[g.first].start, toks[g.end].start) for g in unsupported_case_groups(unit, ctx)]
     guarded += [c.declaration for c in empty_ctx_params(unit) if c.declaration is not None]
     # moderngpu's own `mulhi`, a DOCA wrapper's own `CU_*` enumerators: not CUDA's
-    own = {f.name for f in functions(unit)} | _enumerators(unit)
+    own = defined_names(unit) | _enumerators(unit)
     for t, e in api_uses(unit):
         if t.text in DEDICATED or t.text in own or any(a <= t.start < b for a, b in guarded):
             continue

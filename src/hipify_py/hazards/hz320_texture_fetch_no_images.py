@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis.functions import functions
+from ..analysis.functions import defined_names
 from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
@@ -63,7 +63,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not targets or not _FETCH & unit.identifiers:
         return
     toks = unit.tokens
-    own = {f.name for f in functions(unit)} & _FETCH  # the file's own function, no texture
+    own = defined_names(unit) & _FETCH  # the file's own function, no texture
     for i in occurrences(unit, _FETCH - own):
         t = toks[i]
         called = i + 1 < len(toks) and toks[i + 1].text in ("(", "<")

@@ -46,7 +46,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import occurrences, one_per_line
-from ..analysis.values import int_value
+from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.conditions import UNDEFINED, evaluate, inactive_in
@@ -140,9 +140,7 @@ def _as_on_current_gpu(toks: Sequence[Token], i: int) -> bool:
 def _true_at_zero(op: str, literal: str) -> bool:
     """`0 op literal`: how an `#if` reads a comparison of a macro HIP leaves undefined."""
     value = int_value(literal)
-    if value is None:
-        return False
-    return {"<": 0 < value, "<=": 0 <= value, "==": value == 0, "!=": value != 0}.get(op, False)
+    return value is not None and compare(op, 0, value) is True
 
 
 def _directive_around(toks: Sequence[Token], i: int) -> tuple[int, int]:
@@ -181,33 +179,41 @@ def _evaluate(body: Sequence[Token], defined: dict[str, int]) -> bool | None:
     return evaluate(body, known)
 
 
-_BRANCH_LINES = 64  # directive lines of one #if group looked at
+_BRANCH_LINES = 256  # directive lines of one #if group looked at
 
 
 def _tunes_constants(unit: Unit, i: int) -> bool:
     """The ``#if`` on token ``i``'s line, through its ``#endif``, holds nothing but
     ``#define NAME number`` lines, the same names in every branch, and has an ``#else``."""
+    bounds = _if_group(unit, i)
+    if bounds is None:
+        return False
     toks, dirs = unit.tokens, unit.directives
+    if not all(t.in_directive for t in toks[dirs[bounds[0]] : dirs[bounds[-1]]]):
+        return False  # code between the directive lines
+    if all(unit.directive_word(dirs[k]) != "else" for k in bounds):
+        return False
+    branches = [
+        {toks[dirs[k] + 2].text for k in range(a + 1, b)}
+        for a, b in zip(bounds, bounds[1:], strict=False)
+        if all(
+            unit.directive_word(dirs[k]) == "define" and _defines_a_number(toks, dirs[k])
+            for k in range(a + 1, b)
+        )
+    ]
+    complete = len(branches) == len(bounds) - 1  # no branch holds anything else
+    return complete and bool(branches[0]) and all(b == branches[0] for b in branches)
+
+
+def _if_group(unit: Unit, i: int) -> list[int] | None:
+    """The directive indexes of the ``#if`` on token ``i``'s line (see ``_branches``), None
+    unless that line is an ``#if`` whose ``#endif`` comes."""
+    dirs = unit.directives
     at = bisect_right(dirs, i) - 1
     if at < 0 or unit.directive_word(dirs[at]) != "if":
-        return False
-    branches: list[set[str]] = [set()]
-    for k in range(at + 1, min(len(dirs), at + _BRANCH_LINES)):
-        d = dirs[k]
-        if not all(toks[j].in_directive for j in range(dirs[k - 1], d)):
-            return False  # code between two directive lines
-        word = unit.directive_word(d)
-        if word == "define" and _defines_a_number(toks, d):
-            branches[-1].add(toks[d + 2].text)
-        elif word in ("elif", "else"):
-            branches.append(set())
-        elif word == "endif":
-            return unit.directive_word(dirs[k - 1]) != "if" and _same_names(
-                branches, unit, dirs, at, k
-            )
-        else:
-            return False
-    return False
+        return None
+    bounds = _branches(unit, at)
+    return bounds if unit.directive_word(dirs[bounds[-1]]) == "endif" else None
 
 
 _TRAPS = frozenset({"assert", "__trap", "__builtin_trap", "abort", "static_assert"})
@@ -219,13 +225,10 @@ def _takes_a_fallback(unit: Unit, i: int) -> bool:
     empty kernel body is a stub too):
     `#if __CUDA_ARCH__ >= 800` fast path `#else` portable path, which HIP takes (ColossalAI,
     CTranslate2, cudpp: the fallback computes the same)."""
-    toks, dirs = unit.tokens, unit.directives
-    at = bisect_right(dirs, i) - 1
-    if at < 0 or unit.directive_word(dirs[at]) != "if":
-        return False
-    bounds = _branches(unit, at)
-    if len(bounds) < 3 or unit.directive_word(dirs[bounds[-1]]) != "endif":
+    bounds = _if_group(unit, i)
+    if bounds is None or len(bounds) < 3:
         return False  # no other branch: on HIP the code is simply gone
+    toks, dirs = unit.tokens, unit.directives
     inactive = inactive_in(unit)
     for a, b in zip(bounds, bounds[1:], strict=False):
         body = [t for t in toks[dirs[a] : dirs[b]] if not t.in_directive]
@@ -240,7 +243,7 @@ def _branches(unit: Unit, at: int) -> list[int]:
     """Directive indexes of the ``#if`` at directive ``at``: its line, each ``#elif``/``#else``
     of the same level, and its ``#endif`` (the list stops short without one)."""
     bounds, depth = [at], 0
-    for k in range(at + 1, min(len(unit.directives), at + _BRANCH_LINES * 4)):
+    for k in range(at + 1, min(len(unit.directives), at + _BRANCH_LINES)):
         word = unit.directive_word(unit.directives[k])
         if word in ("if", "ifdef", "ifndef"):
             depth += 1
@@ -258,11 +261,3 @@ def _defines_a_number(toks: Sequence[Token], d: int) -> bool:
     if d + 3 >= len(toks) or not toks[d + 3].in_directive or toks[d + 3].kind is not Kind.NUMBER:
         return False
     return d + 4 >= len(toks) or not toks[d + 4].in_directive or toks[d + 4].kind is Kind.DIRECTIVE
-
-
-def _same_names(
-    branches: list[set[str]], unit: Unit, dirs: Sequence[int], at: int, end: int
-) -> bool:
-    """Every branch defines the same names, and one of the branches is an ``#else``."""
-    has_else = any(unit.directive_word(dirs[k]) == "else" for k in range(at + 1, end))
-    return has_else and bool(branches[0]) and all(b == branches[0] for b in branches)

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.tokens import one_per_line, statement_bounds
-from ..analysis.values import int_value
+from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
@@ -62,18 +62,17 @@ def _same_as_pascal(toks: Sequence[Token], i: int) -> bool:
     (`major < 6` waivers, `major >= 10` Blackwell paths, `major == 8` Ampere and `major == 7`
     Turing kernels), the portable one.  A test gfx942 passes as a recent GPU does
     (`major >= 7`, `major >= 8`: TF32 on) or fails as one does (`major < 8`) is reported."""
+    at_9 = _major_test(toks, i, 9)
+    return at_9 is not None and at_9 == _major_test(toks, i, 6)
+
+
+def _major_test(toks: Sequence[Token], i: int, major: int) -> bool | None:
+    """What `prop.major OP N` (token ``i`` is `major`) gives for ``major``; None if it is not
+    such a test."""
     if toks[i].text != "major" or i + 2 >= len(toks) or toks[i + 2].kind is not Kind.NUMBER:
-        return False
+        return None
     value = int_value(toks[i + 2].text)
-    test = {
-        "<": lambda m: m < value,
-        "<=": lambda m: m <= value,
-        "==": lambda m: m == value,
-        "!=": lambda m: m != value,
-        ">=": lambda m: m >= value,
-        ">": lambda m: m > value,
-    }.get(toks[i + 1].text)
-    return value is not None and test is not None and test(9) == test(6)
+    return None if value is None else compare(toks[i + 1].text, major, value)
 
 
 _PRINTS = frozenset({"printf", "fprintf", "sprintf", "snprintf"})
@@ -87,24 +86,15 @@ def _moot(toks: Sequence[Token], i: int) -> bool:
         return True
     first, last = statement_bounds(toks, i, 0, len(toks) - 1)
     words = [t.text for t in toks[first:last]]
-    if words and words[0] in _PRINTS or any(w in _PRINTS for w in words[: i - first]):
+    if any(w in _PRINTS for w in words[: i - first]):
         return True
     return (
         toks[i].text == "minor"
         and "&&" in words
         and any(
-            toks[k].text == "major" and _same_as_pascal(toks, k) and not _passes_at_9(toks, k)
+            toks[k].text == "major" and _same_as_pascal(toks, k) and not _major_test(toks, k, 9)
             for k in range(first, last)
         )
-    )
-
-
-def _passes_at_9(toks: Sequence[Token], k: int) -> bool:
-    """`major OP N` (token ``k``) holds for major 9."""
-    value = int_value(toks[k + 2].text) or 0
-    op = toks[k + 1].text
-    return {"<": 9 < value, "<=": 9 <= value, "==": value == 9, "!=": value != 9}.get(
-        op, 9 >= value if op == ">=" else 9 > value
     )
 
 
