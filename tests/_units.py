@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 
@@ -25,3 +25,10 @@ def convert_directory(src: Path, out: Path) -> Path:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
+
+
+def assert_converted_compiles(converted: Path, name: str, gfx942_check: Callable) -> None:
+    """The conversion of fixture ``name`` (in the converted directory) compiles for gfx942."""
+    src = converted / name.replace(".cu", ".hip")
+    proc = gfx942_check(src)
+    assert proc.returncode == 0, src.read_text() + proc.stderr[-3000:]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from _convert import hip, result
-from _units import assert_nvcc_builds, convert_directory
+from _units import assert_converted_compiles, assert_nvcc_builds, convert_directory
 from hipify_py.findings import Severity
 from test_hazard_common import only
 
@@ -28,9 +28,7 @@ def converted(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("name", SOURCES)
 def test_conversion_compiles_for_gfx942(name, converted, gfx942_check):
-    src = converted / name.replace(".cu", ".hip")
-    proc = gfx942_check(src)
-    assert proc.returncode == 0, src.read_text() + proc.stderr[-3000:]
+    assert_converted_compiles(converted, name, gfx942_check)
 
 
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__)"
