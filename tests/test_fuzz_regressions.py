@@ -22,6 +22,16 @@ def test_a_launch_inside_a_kernel_name_is_no_launch_of_that_name():
     hip("void f() { k<fk<<<g, b>>>(x, 4><<<g, b, 0, s>>>(p); }\n")
 
 
+def test_a_launch_inside_another_launchs_name_or_arguments_is_left_alike_by_every_run():
+    # input 86269 (fourth run): the inner launch took the outer one's `<<<` into its arguments
+    # and was rewritten; the next run then rewrote the outer launch around hipLaunchKernelGGL
+    hip("void f() { k<fk<<<g, b>>>(x, 4><<<g, b, 0, s>>>(p); , v > 0.0f);\n}\n")
+    nested_name = hip("void f() { k<fk<<<g, b>>>(x)><<<g, b>>>(p); }\n")
+    assert "k<hipLaunchKernelGGL(fk, dim3(g), dim3(b), 0, 0, x)><<<g, b>>>(p)" in nested_name
+    nested_argument = hip("void f() { k<<<g, b>>>(fk<<<g, b>>>(x)); }\n")
+    assert "k<<<g, b>>>(hipLaunchKernelGGL(fk," in nested_argument
+
+
 def test_a_macro_bomb_within_the_old_budget_is_not_parsed():
     # input 16200: 2**19 expansions of `x,` passed the 2-million-token budget; the parse took
     # 178 MB for a 478-byte file (over its 64 MiB)

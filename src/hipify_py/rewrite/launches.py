@@ -158,7 +158,10 @@ _SPECIFIERS = frozenset({"static", "inline", "extern", "__forceinline__", "__noi
 
 
 def rewrite_launch(
-    unit: Unit, chevron: int, templates: frozenset[str] = frozenset()
+    unit: Unit,
+    chevron: int,
+    templates: frozenset[str] = frozenset(),
+    holds_launch: Callable[[int, int], bool] | None = None,
 ) -> list[Edit] | None:
     """The edits for one launch whose ``<<<`` (or ``<< <``) is tokens[chevron]; None if it is
     not a launch."""
@@ -166,6 +169,7 @@ def rewrite_launch(
     head = kernel_name_start(tokens, chevron)
     if head is None:
         return None
+    holds_launch = holds_launch or _launch_finder(unit)
     name_first, templated = head
     templated = templated or tokens[chevron - 1].text in templates
     last = unit.launch_config_ends.get(chevron)
@@ -179,7 +183,10 @@ def rewrite_launch(
     if paren >= len(tokens) or tokens[paren].text != "(":
         return None
     paren_close = match_forward(tokens, paren)
-    if paren_close is None:
+    if paren_close is None or holds_launch(head[0], chevron) or holds_launch(paren, paren_close):
+        # a launch (or its rewrite) inside this one's kernel name or arguments: no valid CUDA
+        # (a launch is a void expression), and rewriting one of the two would let a second run
+        # rewrite the other: both are left as they are
         return None
 
     src = unit.text
@@ -246,12 +253,30 @@ def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
     templates = template_kernels(unit)
     tokens = unit.tokens
     in_include = _include_lines(unit)
+    holds_launch = _launch_finder(unit)
     for i in sorted(unit.launch_openers + unit.spaced_launch_openers):
         if tokens[i].in_directive and in_include(i):
             continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
-        edits = rewrite_launch(unit, i, templates)
+        edits = rewrite_launch(unit, i, templates, holds_launch)
         if edits:
             yield from edits
+
+
+def _launch_finder(unit: Unit) -> Callable[[int, int], bool]:
+    """Whether tokens strictly between two indices hold a launch opener or a
+    ``hipLaunchKernelGGL``: a bisection in their sorted positions, so a file of many nested
+    launches stays linear."""
+    marks = sorted(
+        unit.launch_openers
+        + unit.spaced_launch_openers
+        + unit.identifier_positions.get("hipLaunchKernelGGL", [])
+    )
+
+    def holds(first: int, last: int) -> bool:
+        k = bisect.bisect_right(marks, first)
+        return k < len(marks) and marks[k] < last
+
+    return holds
 
 
 def _include_lines(unit: Unit) -> Callable[[int], bool]:
