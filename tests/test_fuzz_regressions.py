@@ -30,6 +30,16 @@ def test_a_launch_inside_another_launchs_name_or_arguments_is_left_alike_by_ever
     assert "k<hipLaunchKernelGGL(fk, dim3(g), dim3(b), 0, 0, x)><<<g, b>>>(p)" in nested_name
     nested_argument = hip("void f() { k<<<g, b>>>(fk<<<g, b>>>(x)); }\n")
     assert "k<<<g, b>>>(hipLaunchKernelGGL(fk," in nested_argument
+    # input 5544 (fifth run): a launch in another's configuration
+    nested_config = hip("void h() { a<<<b<<<1, 1>>>(), c(d<<<2, 3>>>())>>>(x); }\n")
+    assert "a<<<hipLaunchKernelGGL(b, dim3(1), dim3(1), 0, 0), c(" in nested_config
+
+
+def test_a_version_macro_in_a_header_name_is_left_to_the_headers_pass():
+    # input 78444 (fifth run): `#include <cub/... CUDA_VERSION ...>`: the header's edit and the
+    # version macro's overlapped, and the file was not converted
+    out = hip("#include <cub/x CUDA_VERSION y>\nint v = CUDA_VERSION;\n")
+    assert "#include <hipcub/hipcub.hpp>" in out and "int v = 12000 /* CUDA_VERSION */;" in out
 
 
 def test_a_macro_bomb_within_the_old_budget_is_not_parsed():

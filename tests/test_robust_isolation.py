@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 
 import pytest
@@ -53,6 +54,21 @@ def test_a_parse_is_limited_by_cpu_time_not_by_the_clock(monkeypatch):
     """Wall time depends on the machine's load; CPU time much less, so the same file gets the
     same verdict (and the same output) on a busy machine."""
     monkeypatch.setattr("hipify_py.frontend.unit.parse", _spin)
+    monkeypatch.setattr(clang, "PARSE_SECONDS", 1)
+    out = result(BROKEN)
+    assert any("took over 1 s of CPU time" in p for p in out.parse_problems)
+
+
+def _spin_on_a_thread(*args, **kwargs):
+    worker = threading.Thread(target=_spin, daemon=True)  # libclang parses on its own thread
+    worker.start()
+    worker.join()  # the first thread waits: asleep, while the parse runs
+
+
+def test_a_parse_on_another_thread_is_running_not_asleep(monkeypatch):
+    """The first thread's state alone made every parse over PARSE_SECONDS of wall time a
+    "hang" (fuzz input 28640, which then converted differently from run to run)."""
+    monkeypatch.setattr("hipify_py.frontend.unit.parse", _spin_on_a_thread)
     monkeypatch.setattr(clang, "PARSE_SECONDS", 1)
     out = result(BROKEN)
     assert any("took over 1 s of CPU time" in p for p in out.parse_problems)

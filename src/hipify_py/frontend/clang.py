@@ -172,14 +172,29 @@ def _wait(pid: int) -> tuple[int, bool]:
 
 
 def _sleeping(pid: int) -> bool:
-    """Whether the process is asleep (S: waiting for an event; D: in uninterruptible I/O is
-    not counted: paging on a full machine is not a hang)."""
+    """Whether every thread of the process is asleep (S: waiting for an event; D: in
+    uninterruptible I/O is not counted: paging on a full machine is not a hang).
+
+    Every thread, not the process's first: libclang parses on a thread of its own while the
+    first one waits for it, so a long parse looked asleep and was cut after PARSE_SECONDS of
+    wall time, parsed or not with the machine's load."""
     try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            state = fh.read().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
         return False
-    return state == "S"
+    states = [_state(f"/proc/{pid}/task/{task}/stat") for task in tasks]
+    return bool(states) and all(state == "S" for state in states)
+
+
+def _state(stat: str) -> str:
+    """The state letter of a /proc ``stat`` file ('' if it cannot be read: a thread that
+    just ended)."""
+    try:
+        with open(stat, encoding="ascii", errors="replace") as fh:
+            fields = fh.read().rpartition(")")[2].split()
+    except OSError:
+        return ""
+    return fields[0] if fields else ""
 
 
 def _probe_in_child(attempt: Callable[[], Ast], extra: int) -> NoReturn:  # pragma: no cover

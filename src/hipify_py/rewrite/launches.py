@@ -183,8 +183,10 @@ def rewrite_launch(
     if paren >= len(tokens) or tokens[paren].text != "(":
         return None
     paren_close = match_forward(tokens, paren)
-    if paren_close is None or holds_launch(head[0], chevron) or holds_launch(paren, paren_close):
-        # a launch (or its rewrite) inside this one's kernel name or arguments: no valid CUDA
+    if paren_close is None:
+        return None
+    if holds_launch(name_first, chevron) or holds_launch(chevron, paren_close):
+        # a launch (or its rewrite) inside this one's name, configuration or arguments: no CUDA
         # (a launch is a void expression), and rewriting one of the two would let a second run
         # rewrite the other: both are left as they are
         return None

@@ -48,6 +48,8 @@ def gate_edits(unit: Unit) -> list[Edit]:
                 continue
             if tok.in_directive:
                 word = unit.directive_word(i)
+                if word in ("include", "include_next"):
+                    continue  # part of a header name (the headers pass owns that text)
                 if word in ("ifdef", "ifndef") and prev is not None and prev.text == word:
                     value = "1" if word == "ifdef" else "0"
                     edits.append(Edit(prev.start, tok.end, f"if {value} /* {word} {name} */", RULE))
