@@ -54,6 +54,19 @@ def test_hz300_a_function_the_file_defines_and_dead_library_branches():
     assert len(only("HZ300", lt.split("\n", 1)[1].replace("#endif\n", ""))) == 1
 
 
+def test_hz300_a_function_of_the_projects_namespace_is_the_projects():
+    # CTranslate2 declares and calls its own ctranslate2::cuda::cublasGetStatusName
+    own = (
+        "namespace ct { namespace cuda { const char* cublasGetStatusName(int s); } }\n"
+        "void f(int s) { puts(ct::cuda::cublasGetStatusName(s)); }\n"
+    )
+    assert only("HZ300", own) == []
+    # CUDA's names stay CUDA's: global scope, libcu++'s cuda::, a call inside a namespace
+    assert len(only("HZ300", "void f(int s) { puts(::cublasGetStatusName(s)); }\n")) == 1
+    called = "namespace ct { void f(int s) { puts(cublasGetStatusName(s)); } }\n"
+    assert len(only("HZ300", called)) == 1
+
+
 def test_hz301_experimental_only_without_flag():
     src = "void f(int* s, void* fn, void* c) { cudaOccupancyMaxPotentialClusterSize(s, fn, c); }\n"
     (f,) = only("HZ301", src, target_rocm=(7, 14))

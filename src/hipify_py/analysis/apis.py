@@ -5,6 +5,10 @@ per file."""
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..mappings import Entry
@@ -15,6 +19,65 @@ def api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
     """(token, entry) for every identifier token that names a mapped CUDA API (computed once
     per file: several rules ask)."""
     return cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
+
+
+# the namespaces CUDA's own C++ names live in (libcu++, CUB, Thrust, WMMA, cooperative groups)
+_CUDA_NAMESPACES = frozenset({"cuda", "cub", "thrust", "nvcuda", "cooperative_groups", "cg", "std"})
+
+
+def _project_qualified(toks: Sequence[Token], i: int) -> bool:
+    """Whether the name at token ``i`` is qualified by a namespace or class of the project
+    (``ctranslate2::cuda::cublasGetStatusName``): the project's own function of that name,
+    not CUDA's C API, which lives at global scope (``::cudaMalloc`` is CUDA's)."""
+    outer = None
+    k = i
+    while k >= 2 and toks[k - 1].text == "::" and toks[k - 2].kind is Kind.IDENT:
+        outer = toks[k - 2].text
+        k -= 2
+    return outer is not None and outer not in _CUDA_NAMESPACES
+
+
+def _declared_in_project_namespaces(unit: Unit, names: AbstractSet[str]) -> set[str]:
+    """The mapped names the file declares as functions inside a namespace of its own
+    (``namespace ctranslate2 { namespace cuda { const char* cublasGetStatusName(...); } }``):
+    the project's functions, whatever CUDA calls its own."""
+    toks = unit.tokens
+    spans: list[tuple[int, int]] = []  # the project namespaces' bodies, merged, in order
+    for n in unit.identifier_positions.get("namespace", ()):
+        k = n + 1
+        if k >= len(toks) or toks[k].kind is not Kind.IDENT or toks[k].text in _CUDA_NAMESPACES:
+            continue
+        while k < len(toks) and toks[k].text not in ("{", ";", "="):
+            k += 1
+        close = unit.lexed.brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
+        if close is None or spans and close <= spans[-1][1]:
+            continue  # nested in the namespace before: already covered
+        spans.append((k, close))
+    if not spans:
+        return set()
+    starts = [a for a, _ in spans]
+
+    def inside(i: int) -> bool:
+        k = bisect.bisect_right(starts, i) - 1
+        return k >= 0 and i < spans[k][1]
+
+    return {
+        name
+        for name in names
+        for i in unit.identifier_positions.get(name, ())
+        if _declares_function(toks, i) and inside(i)
+    }
+
+
+def _declares_function(toks: Sequence[Token], i: int) -> bool:
+    """Whether the name at token ``i`` is declared there as a function: a type (or ``*``/``&``
+    after one) before it, ``(`` after it."""
+    if i + 1 >= len(toks) or toks[i + 1].text != "(" or i == 0:
+        return False
+    before = toks[i - 1]
+    return before.text in ("*", "&") or (
+        before.kind is Kind.IDENT and before.text not in ("return", "else", "case", "throw")
+    )
 
 
 _NOT_CODE_DIRECTIVES = frozenset({"include", "include_next", "pragma", "error", "warning", "line"})
@@ -32,10 +95,11 @@ def _api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
         for i in positions.get("define", ())
         if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)
     }
+    own = _declared_in_project_namespaces(unit, names - defined)
     out: list[tuple[Token, Entry]] = []
-    for i in sorted(i for n in names - defined for i in positions[n]):
+    for i in sorted(i for n in names - defined - own for i in positions[n]):
         t = toks[i]
-        if i > 0 and toks[i - 1].text in (".", "->"):
+        if i > 0 and toks[i - 1].text in (".", "->") or _project_qualified(toks, i):
             continue
         if t.in_directive:
             j = i

@@ -45,21 +45,56 @@ def _family(name: str) -> frozenset[str] | None:
     return HALF if name in HALF else BF16 if name in BF16 else None
 
 
-def _declared(unit: Unit) -> dict[tuple[int, str], frozenset[str]]:
-    """(scope, variable) -> type family, for variables and pointers declared as half or bf16."""
+Declarations = dict[tuple[int, str], list[tuple[int, frozenset[str] | None]]]
+_DECLARATOR_END = frozenset({"=", ";", ",", ")", "[", "{"})
+_NOT_A_TYPE = frozenset({"return", "case", "else", "do", "goto", "throw", "co_return"})
+
+
+def _declared(unit: Unit) -> Declarations:
+    """(scope, variable) -> its declarations in order, as (token, type family), for the
+    variables some declaration gives a half or bf16 type; a declaration of the same name with
+    another type (``__half_raw res``) has the family None, so the nearest one decides."""
     toks = unit.tokens
-    names: dict[tuple[int, str], frozenset[str]] = {}
+    names: Declarations = {}
     for i, t in enumerate(toks[:-1]):
         family = _family(t.text) if t.kind is Kind.IDENT else None
         if family is None or toks[i - 1].text in ("<", ",", "(") and toks[i + 1].text == ">":
             continue
-        j = i + 1
-        while j < len(toks) and toks[j].text in ("*", "&", "const", "__restrict__"):
-            j += 1
-        if j < len(toks) and toks[j].kind is Kind.IDENT and toks[j].text not in HALF | BF16:
-            if j + 1 < len(toks) and toks[j + 1].text in ("=", ";", ",", ")", "[", "{"):
-                names[(scope_of(unit, j), toks[j].text)] = family
+        j = _declarator(toks, i)
+        if j is not None and toks[j].text not in HALF | BF16:
+            names.setdefault((scope_of(unit, j), toks[j].text), []).append((j, family))
+    for name in {name for _, name in names}:
+        for j in unit.identifier_positions.get(name, ()):
+            typ = _type_before(toks, j)
+            if typ is not None and _family(toks[typ].text) is None and _ends_declarator(toks, j):
+                names.setdefault((scope_of(unit, j), name), []).append((j, None))
+    for declarations in names.values():
+        declarations.sort()
     return names
+
+
+def _declarator(toks: Sequence[Token], i: int) -> int | None:
+    """The declared name after the type at token ``i`` (past ``*``, ``&``, qualifiers)."""
+    j = i + 1
+    while j < len(toks) and toks[j].text in ("*", "&", "const", "__restrict__"):
+        j += 1
+    if j < len(toks) and toks[j].kind is Kind.IDENT and _ends_declarator(toks, j):
+        return j
+    return None
+
+
+def _ends_declarator(toks: Sequence[Token], j: int) -> bool:
+    return j + 1 < len(toks) and toks[j + 1].text in _DECLARATOR_END
+
+
+def _type_before(toks: Sequence[Token], j: int) -> int | None:
+    """The type identifier a declaration of the name at token ``j`` starts with, if any."""
+    k = j - 1
+    while k > 0 and toks[k].text in ("*", "&", "const", "__restrict__"):
+        k -= 1
+    if k >= 0 and toks[k].kind is Kind.IDENT and toks[k].text not in _NOT_A_TYPE:
+        return k
+    return None
 
 
 def _template_args(unit: Unit, i: int) -> tuple[int, list[str]] | None:
@@ -132,12 +167,14 @@ def _cast_at(toks: Sequence[Token], i: int) -> tuple[frozenset[str] | None, int 
     return target, None
 
 
-def _family_of(
-    unit: Unit, declared: dict[tuple[int, str], frozenset[str]], k: int
-) -> frozenset[str] | None:
-    """The type family of the variable at token ``k``: declared in its function, else at
-    file scope."""
+def _family_of(unit: Unit, declared: Declarations, k: int) -> frozenset[str] | None:
+    """The type family of the variable at token ``k``: its nearest declaration before it in
+    its function, else at file scope."""
     toks = unit.tokens
     if k >= len(toks) or toks[k].kind is not Kind.IDENT:
         return None
-    return declared.get((scope_of(unit, k), toks[k].text)) or declared.get((-1, toks[k].text))
+    for scope in (scope_of(unit, k), -1):
+        before = [family for at, family in declared.get((scope, toks[k].text), ()) if at < k]
+        if before:
+            return before[-1]
+    return None
