@@ -118,6 +118,13 @@ def test_a_software_ocp_codec_beside_the_intrinsics_is_reported():
     assert [only("HZ319", src) for src in SOFTWARE_DECOYS] == [[], []]
 
 
+def test_the_software_codecs_of_one_file_are_one_finding():
+    # FasterTransformer vendors a copy of an early cuda_fp8.hpp: 32 codecs, one decision
+    decoder = "__device__ float e5m2_to_float(uint8_t b) { return (float)b; }\n"
+    (f,) = only("HZ319", SOFTWARE + decoder)
+    assert f.line == 3 and "`e5m2_to_float`" in f.message and f.extra["related_lines"] == "15"
+
+
 def test_the_converted_names_are_reported_too():
     hip = QUANTIZE.replace("__nv_fp8_e4m3", "__hip_fp8_e4m3_fnuz").replace(
         "__nv_fp8_e5m2", "__hip_fp8_e5m2_fnuz"
