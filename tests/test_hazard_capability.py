@@ -152,6 +152,28 @@ __global__ void h(float* x) { }
     assert [f.line for f in only("HZ501", src)] == [9, 17, 21]
 
 
+def test_hz501_an_elif_chain_with_a_fallback_is_one_group():
+    # xgboost's `#elif __CUDA_ARCH__ >= 860` chain of launch-bound aliases ends in an #else;
+    # a chain with no #else leaves HIP nothing, at each gate
+    src = """template <int B> struct T {};
+#if __CUDA_ARCH__ >= 900
+using Bound = T<1024>;
+#elif __CUDA_ARCH__ >= 800
+using Bound = T<768>;
+#else
+using Bound = T<512>;
+#endif
+__global__ void k(float* p) {
+#if __CUDA_ARCH__ >= 800
+  p[0] = 1.f;
+#elif __CUDA_ARCH__ >= 700
+  p[0] = 2.f;
+#endif
+}
+"""
+    assert [f.line for f in only("HZ501", src)] == [10, 12]
+
+
 def test_hz501_a_gate_that_only_picks_tuning_values_is_not_reported():
     """llm.c's `MAX_1024_THREADS_BLOCKS`: every branch, #else included, defines the same macro
     as a number, so HIP gets the #else value (a launch-bounds hint), not a dropped code path."""

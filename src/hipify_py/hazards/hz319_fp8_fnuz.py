@@ -9,9 +9,12 @@ conversions, or the HIP names they become):
   `e5m2_to_float`: a name that says e4m3/e5m2 but not fnuz) in a file that also converts with
   the FP8 intrinsics or types: the two disagree on MI300X, where the intrinsics give FNUZ bytes;
 - a pointer cast to an FP8 pointer (`reinterpret_cast<__nv_fp8_e4m3*>(buf)`,
-  `(const __nv_fp8_e5m2*)p`): bytes that were encoded somewhere else (a file, a framework
-  tensor, another library) and are read as FP8 here. Casts of an address
-  (`reinterpret_cast<const __nv_fp8_e4m3*>(&packed.x)`, unpacking an FP8 vector) are not.
+  `(const __nv_fp8_e5m2*)p`) of raw bytes: a byte or void pointer the file declares
+  (`const uint8_t* buf`), or a framework tensor's `data_ptr()`: bytes that were encoded
+  somewhere else (a file, a framework tensor, another library) and are read as FP8 here.
+  Casts of an address (`reinterpret_cast<const __nv_fp8_e4m3*>(&packed.x)`, unpacking an FP8
+  vector) and of a buffer of another type (a layer's `T1*` workspace its own kernels fill)
+  are not.
 
 ## Why it breaks on AMD
 hipify maps `__nv_fp8_e4m3` to `__hip_fp8_e4m3_fnuz`, and MI300X (gfx942) computes in the
@@ -95,6 +98,32 @@ def _pointer_cast(toks: Sequence[Token], k: int) -> int | None:
     return None
 
 
+# pointee types of bytes that come from elsewhere (a file, a framework tensor, a byte buffer)
+_BYTE_TYPES = frozenset({"void", "char", "uint8_t", "int8_t", "byte", "unsigned", "signed"})
+
+
+def _holds_foreign_bytes(unit: Unit, operand: int) -> bool:
+    """Whether the cast's operand is raw bytes: a framework tensor's ``data_ptr``, or a name
+    this file declares as a byte or void pointer.  A buffer of the program's own FP8 type (a
+    layer's ``T1*`` workspace that its kernels fill on the device) is not reinterpreted."""
+    toks = unit.tokens
+    k = operand
+    while k < len(toks) and toks[k].text == "(":
+        k += 1
+    if k >= len(toks) or toks[k].kind is not Kind.IDENT:
+        return False
+    if any(t.text == "data_ptr" for t in toks[k + 1 : k + 6]):
+        return True
+    declared = [j for j in unit.identifier_positions.get(toks[k].text, ()) if j < k]
+    for j in reversed(declared):
+        if j >= 2 and toks[j - 1].text == "*":
+            t = j - 2
+            while t > 0 and toks[t].text in ("const", "__restrict__", "*"):
+                t -= 1
+            return toks[t].text in _BYTE_TYPES
+    return False
+
+
 @hazard_rule(
     "HZ319",
     "fp8-e4m3-fnuz",
@@ -124,6 +153,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 and operand is not None
                 and operand < len(toks)
                 and toks[operand].text != "&"
+                and _holds_foreign_bytes(unit, operand)
             ):
                 yield report(
                     t.start,

@@ -206,14 +206,32 @@ def _tunes_constants(unit: Unit, i: int) -> bool:
 
 
 def _if_group(unit: Unit, i: int) -> list[int] | None:
-    """The directive indexes of the ``#if`` on token ``i``'s line (see ``_branches``), None
-    unless that line is an ``#if`` whose ``#endif`` comes."""
+    """The directive indexes of the ``#if`` group of token ``i``'s line (see ``_branches``),
+    None unless that line is an ``#if`` or one of its ``#elif`` lines (xgboost's
+    ``#elif __CUDA_ARCH__ >= 800`` chains) and the group's ``#endif`` comes."""
     dirs = unit.directives
     at = bisect_right(dirs, i) - 1
+    if at >= 0 and unit.directive_word(dirs[at]) == "elif":
+        at = _opening_if(unit, at)
     if at < 0 or unit.directive_word(dirs[at]) != "if":
         return None
     bounds = _branches(unit, at)
     return bounds if unit.directive_word(dirs[bounds[-1]]) == "endif" else None
+
+
+def _opening_if(unit: Unit, at: int) -> int:
+    """The directive index of the ``#if`` an ``#elif`` at directive ``at`` belongs to (-1 if
+    not found within ``_BRANCH_LINES`` directive lines)."""
+    depth = 0
+    for k in range(at - 1, max(-1, at - _BRANCH_LINES), -1):
+        word = unit.directive_word(unit.directives[k])
+        if word == "endif":
+            depth += 1
+        elif word in ("if", "ifdef", "ifndef"):
+            if not depth:
+                return k
+            depth -= 1
+    return -1
 
 
 _TRAPS = frozenset({"assert", "__trap", "__builtin_trap", "abort", "static_assert"})
