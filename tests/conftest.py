@@ -97,6 +97,29 @@ def gfx942_check(clang19: str, rocm7: Path) -> Callable[[Path], subprocess.Compl
 
 
 @pytest.fixture(scope="session")
+def rocwmma_check(rocm7: Path) -> Callable[[Path], subprocess.CompletedProcess]:
+    """``rocwmma_check(path)``: a gfx942 syntax check of a HIP file that includes rocWMMA.
+
+    Debian's librocwmma-dev 7.2.4 (what `hipify-py toolchain fetch` unpacks) leaves out
+    rocWMMA's ``internal/`` headers, so ``<rocwmma/rocwmma.hpp>`` is not found from it, and
+    rocWMMA's internals call AMD builtins newer than clang-19 knows.  ``HIPIFY_PY_ROCWMMA``
+    names a ``usr`` directory whose ``include/rocwmma`` is whole and ``HIPIFY_PY_ROCWMMA_CLANG``
+    a clang that parses it; without them this skips, also in CI (no package provides them).
+    """
+    root = Path(os.environ.get("HIPIFY_PY_ROCWMMA", str(rocm7)))
+    if not (root / "include" / "rocwmma" / "internal" / "accessors.hpp").is_file():
+        pytest.skip(f"rocWMMA's internal/ headers are not in {root} (set HIPIFY_PY_ROCWMMA)")
+    clang = os.environ.get("HIPIFY_PY_ROCWMMA_CLANG", "") or require_tool("clang-19")
+
+    def check(path: Path) -> subprocess.CompletedProcess:
+        cmd = [clang, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
+        cmd += ["-std=c++17", f"--rocm-path={root}", "-isystem", str(root / "include")]
+        return subprocess.run([*cmd, str(path)], capture_output=True, text=True, timeout=300)
+
+    return check
+
+
+@pytest.fixture(scope="session")
 def nvcc() -> str:
     return require_tool("nvcc", "/usr/local/cuda/bin/nvcc")
 

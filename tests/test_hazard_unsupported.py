@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from _convert import hip
+from hipify_py.findings import Severity
 from hipify_py.pipeline import check_result
 from test_hazard_common import ctx, fixed, only, rules_of
 
@@ -139,13 +140,54 @@ def test_hz313_wmma_and_hz314_clusters():
     src = """#include <mma.h>
 using namespace nvcuda;
 __global__ void __cluster_dims__(2, 1, 1) k(half* a, float* c) {
+  int warp = threadIdx.x / 32;
   wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
-  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fa, a + warp * 256, 16);
 }"""
-    [wmma] = only("HZ313", src)  # one diagnosis for the file, at its first construct
-    assert wmma.line == 1 and wmma.extra["related_lines"] == "2,4,5"
-    assert "3 more in this file" in wmma.message and "`wmma::load_matrix_sync`" in wmma.message
+    [wmma] = only("HZ313", src)  # translated: one warning per kernel, at its first WMMA line
+    assert wmma.line == 5 and wmma.severity is Severity.WARNING
+    assert "`k` uses WMMA, translated to rocWMMA" in wmma.message
+    assert "64-lane wavefront" in wmma.message and "line 4 divides by 32" in wmma.message
+    assert [f.line for f in only("HZ313", src)] == [5]
     assert [f.line for f in only("HZ314", src)] == [3]
+
+
+def test_hz313_one_warning_per_function_none_outside_functions():
+    src = """#include <mma.h>
+using namespace nvcuda;
+typedef wmma::fragment<wmma::accumulator, 16, 16, 16, float> Acc;
+__device__ void zero(Acc& c) { wmma::fill_fragment(c, 0.f); }
+__global__ void a(float* c) {
+  Acc acc;
+  zero(acc);
+  wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);
+  wmma::store_matrix_sync(c + 256, acc, 16, wmma::mem_col_major);
+}
+__global__ void b(float* c) { c[0] = 1.f; }
+"""
+    found = only("HZ313", src)
+    assert [(f.line, f.severity) for f in found] == [(4, Severity.WARNING), (8, Severity.WARNING)]
+    assert "`zero`" in found[0].message and "divides by 32" not in found[0].message
+
+
+def test_hz313_what_rocwmma_lacks_is_an_error_at_its_line():
+    src = """#include <mma.h>
+#include <cuda_bf16.h>
+using namespace nvcuda;
+__global__ void k(const float* a, float* c) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> ft;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 32, 8, 16, float> acc;
+  wmma::fragment<wmma::accumulator, 32, 32, 8, float> fine;
+  float t = nvcuda::wmma::__float_to_tf32(a[0]);
+  wmma::bmma_sync(acc, ft, fb, acc);
+}"""
+    errors = [f for f in only("HZ313", src) if f.severity is Severity.ERROR]
+    assert [f.line for f in errors] == [5, 6, 7, 9, 10]
+    assert "`wmma::precision` has no rocWMMA counterpart" in errors[0].message
+    assert "rocwmma::bfloat16_t (hip_bfloat16)" in errors[1].message
+    assert "32x8x16 WMMA fragment" in errors[2].message
+    assert "`nvcuda::wmma::__float_to_tf32`" in errors[3].message
 
 
 def test_hz314_the_clusters_of_a_file_are_one_finding():
@@ -160,7 +202,7 @@ __global__ void b(float* x) { cg::this_cluster().sync(); x[0] = 2; }
     assert "`this_cluster`" in f.message
 
 
-def test_hz313_reports_the_first_use_the_hip_build_compiles():
+def test_hz313_reports_the_uses_the_hip_build_compiles():
     src = """#ifndef USE_ROCM
 #include <mma.h>
 using namespace nvcuda;
@@ -170,7 +212,7 @@ __global__ void k(half* a) {
   nvcuda::wmma::load_matrix_sync(f, a, 16);
 }"""
     [wmma] = only("HZ313", src)
-    assert wmma.line == 6 and wmma.extra["related_lines"] == "7"
+    assert wmma.line == 6 and wmma.severity is Severity.WARNING
 
 
 def test_hz313_rocwmma_is_fine():

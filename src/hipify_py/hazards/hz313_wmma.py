@@ -1,117 +1,177 @@
 """HZ313 wmma
 
 ## What it detects
-Warp-matrix code: `nvcuda::wmma`, `wmma::fragment`, `wmma::load_matrix_sync`,
-`wmma::mma_sync`, `wmma::store_matrix_sync`, `wmma::fill_fragment`, `using namespace nvcuda`
-and `#include <mma.h>`. Inline `mma.sync`/`ldmatrix` PTX is reported by HZ310.
+Warp-matrix code written with CUDA's WMMA API (`nvcuda::wmma`, or `wmma::` after `using
+namespace nvcuda`). The conversion translates it to AMD's rocWMMA (`#include
+<rocwmma/rocwmma.hpp>`, `rocwmma::fragment`, `rocwmma::load_matrix_sync`, `rocwmma::mma_sync`,
+`rocwmma::store_matrix_sync`, `rocwmma::fill_fragment`, `rocwmma::mem_row_major`; the table is
+`mappings/wmma.yaml`). Two findings:
+
+- a **warning once per function** that uses WMMA, at its first WMMA line: the names were
+  translated, and the warp geometry is left to check (with the line where the function divides
+  or takes a remainder by 32, if it does);
+- an **error** at each line that uses what rocWMMA does not have, left as it was: tf32
+  (`wmma::precision::tf32`, `__float_to_tf32`), sub-byte and bit fragments
+  (`precision::u4/s4/b1`, `wmma::experimental`, `bmma_sync`), a fragment of `__nv_bfloat16`
+  (rocWMMA's bf16 is `rocwmma::bfloat16_t`, ROCm's older `hip_bfloat16`, not the
+  `__hip_bfloat16` that `__nv_bfloat16` converts to), and the non-square shapes `32x8x16` and
+  `8x32x16` (rocWMMA's blocks on gfx942 are 16x16 or 32x32).
+
+Inline `mma.sync`/`ldmatrix` PTX is reported by HZ310.
 
 ## Why it breaks on AMD
-HIP does **not** implement the `nvcuda::wmma` API. AMD's matrix cores (MFMA on CDNA) are
-programmed through rocWMMA (a similar `rocwmma::` API, with different supported tile shapes
-and a 64-lane wavefront), through `__builtin_amdgcn_mfma_*` intrinsics, or through libraries
-(hipBLASLt, Composable Kernel).
-
-The older HIP note that "half-float shuffles are not supported" no longer holds: the ROCm 7.2
-headers overload `__shfl*` for `__half`/`__half2` and `__hip_bfloat16`, and the `_sync` forms are
-templates, so shuffling half values is not reported.
+A WMMA fragment belongs to one 32-lane warp on NVIDIA; a rocWMMA fragment belongs to one
+64-lane wavefront on MI300X (gfx942). The API calls translate one to one, but a kernel that
+gives each warp a tile computes its warp id as `threadIdx.x / 32` and launches 32 threads per
+tile: on gfx942 two such "warps" are one wavefront, so both halves load, multiply and store the
+same tile as one fragment, or a block of 32 threads leaves half the wavefront idle while the
+fragment needs all 64 lanes. The per-lane layout of `frag.x[i]` differs as well
+(`num_elements` is per lane and is not the same number). Error findings are the parts that do
+not compile.
 
 ## Example
 ```cuda
-wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;   // HZ313
-wmma::mma_sync(acc, a, b, acc);                                          // HZ313
+using namespace nvcuda;                       // -> namespace wmma = rocwmma;
+__global__ void k(const half* a, float* c) {
+  int warp = threadIdx.x / 32;                // HZ313 (warning): check the geometry
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;  // rocwmma::...
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> t;  // error
+}
 ```
 
-One diagnosis per file: the first warp-matrix construct the HIP build compiles is reported,
-with every other use in the file as a dependent line (SARIF related locations), because the
-fix is one port of the file's matrix code, not an edit per call.
-
 ## How to fix
-Port to rocWMMA (`#include <rocwmma/rocwmma.hpp>`, `rocwmma::fragment`, ...) and check the
-fragment shapes supported on gfx942, or call a GEMM library.
+For the warning: make one wavefront own one tile (`warp = threadIdx.x / warpSize`, launch
+64 threads per tile, or use `rocwmma::Constants::AMDGCN_WAVE_SIZE`), and do not rely on
+which lane holds which element of `frag.x`. For an error: use a type and shape rocWMMA
+supports (half or float inputs, 16x16 or 32x32 blocks), or a GEMM library (hipBLASLt).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 
-from ..analysis.diagnosis import first_of_file
-from ..analysis.tokens import occurrences
+from ..analysis.functions import Func, function_at
+from ..analysis.tokens import match, one_per_line
+from ..analysis.values import evaluate
+from ..analysis.wmma import WmmaUse, wmma_uses
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
-_FUNCS = frozenset(
-    {"load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment", "fragment", "bmma_sync"}
-)
+_SQUARE = frozenset({16, 32})  # rocWMMA's block sizes M and N on gfx942 (MFMA)
+_NO_FRAGMENT_TYPE = frozenset({"__nv_bfloat16"})
 
 
 @hazard_rule(
-    "HZ313", "wmma", Severity.ERROR, "nvcuda::wmma warp-matrix API (not in HIP; use rocWMMA)"
+    "HZ313",
+    "wmma",
+    Severity.WARNING,
+    "nvcuda::wmma translated to rocWMMA: check the wave64 tile geometry (errors: no rocWMMA form)",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
-    ids = unit.identifiers
-    if "wmma" not in ids and "nvcuda" not in ids:
-        return  # an include of <mma.h> alone: HP001's (rewrite/wmma_include.py)
-    sites = {s.index: s for s in _sites(unit)}
-    found = first_of_file(unit, list(sites))
-    if found is None:
+    uses = wmma_uses(unit)
+    if not uses:
         return
-    first, more = sites[found.first], found.related
-    uses = sorted({sites[i].construct for i in found.others} - {first.construct})
-    also = f"; {len(found.others)} more in this file ({', '.join(uses)})" if found.others else ""
-    yield report(
-        first.start,
-        first.end,
-        f"{first.message}{also}: port the file's warp-matrix code to rocWMMA{more.note}",
-        extra=more.extra,
+    errors = [report(*where, severity=Severity.ERROR) for where in _unsupported(unit, uses)]
+    yield from one_per_line(errors, unit)
+    seen: set[int] = set()
+    for use in uses:
+        func = function_at(unit, use.index)
+        if func is None or func.open in seen or not use.supported:
+            continue
+        seen.add(func.open)
+        yield report(use.start, use.end, _geometry_message(unit, func))
+
+
+def _geometry_message(unit: Unit, func: Func) -> str:
+    where = _divides_by_32(unit, func)
+    note = f" (line {where} divides by 32)" if where else ""
+    return (
+        f"`{func.name}` uses WMMA, translated to rocWMMA: a fragment belongs to a 64-lane "
+        "wavefront on gfx942, not a 32-lane warp; check the warp ids this function computes"
+        f"{note} and the threads its launch gives each tile (32 per tile leaves half a "
+        "wavefront; 64 make two CUDA warps one wavefront)"
     )
 
 
-@dataclass(frozen=True)
-class _Site:
-    index: int  # token index, for the line
-    start: int
-    end: int
-    construct: str  # what a reader recognises: `#include <mma.h>`, `wmma::mma_sync`
-    message: str
-
-
-def _sites(unit: Unit) -> Iterator[_Site]:
-    """Every warp-matrix construct of the file, in order."""
+def _divides_by_32(unit: Unit, func: Func) -> int | None:
+    """The line of the first ``x / 32`` or ``x % 32`` (32 spelled or a known constant)."""
     toks = unit.tokens
-    for i in sorted((*unit.directives, *occurrences(unit, ("nvcuda", "wmma")))):
-        t = toks[i]
-        if t.kind is Kind.DIRECTIVE and i + 2 < len(toks) and toks[i + 1].text == "include":
-            rest = unit.text[toks[i + 2].start : toks[i + 2].end + 8]
-            if rest.startswith(("<mma.h>", '"mma.h"')):
-                what = "`#include <mma.h>`"
-                yield _Site(i, t.start, toks[i + 2].end + 6, what, f"{what}: HIP has no WMMA")
+    for k in range(func.open, func.close):
+        if toks[k].text in ("/", "%") and evaluate(unit, k + 1, k + 2) == 32:
+            return unit.lines.position(toks[k].start)[0]
+    return None
+
+
+def _unsupported(unit: Unit, uses: Sequence[WmmaUse]) -> Iterator[tuple[int, int, str]]:
+    """(start, end, message) of each WMMA use rocWMMA cannot express."""
+    for use in uses:
+        if not use.supported:
+            why = use.entry.note if use.entry is not None and use.entry.note else ""
+            yield (
+                use.start,
+                use.end,
+                f"`{use.spelled}` has no rocWMMA counterpart"
+                + (f" ({why})" if why else "")
+                + ": left as it is, it does not compile for AMD; port this part by hand",
+            )
+        elif use.key.endswith("::fragment"):
+            yield from _fragment_problems(unit, use)
+
+
+def _fragment_problems(unit: Unit, use: WmmaUse) -> Iterator[tuple[int, int, str]]:
+    """A fragment's element type or shape that rocWMMA does not have."""
+    toks = unit.tokens
+    last = next(k for k in range(use.index, len(toks)) if toks[k].end == use.end)
+    found = _arguments(toks, last + 1)
+    if found is None or len(found[0]) < 5:
+        return
+    args, close = found
+    shape = [evaluate(unit, a, b) for a, b in args[1:4]]
+    kind = " ".join(t.text for t in toks[args[4][0] : args[4][1]])
+    if kind in _NO_FRAGMENT_TYPE:
+        yield (
+            use.start,
+            toks[close].end,
+            f"a WMMA fragment of `{kind}`: rocWMMA's bf16 fragments take rocwmma::bfloat16_t "
+            "(hip_bfloat16), not the __hip_bfloat16 it converts to; convert the data or use half",
+        )
+    elif None not in shape and (shape[0] not in _SQUARE or shape[1] not in _SQUARE):
+        m, n, k = shape
+        yield (
+            use.start,
+            toks[close].end,
+            f"a {m}x{n}x{k} WMMA fragment: rocWMMA's blocks on gfx942 are 16x16 or 32x32 "
+            "(M and N); retile the kernel",
+        )
+
+
+def _arguments(toks: Sequence[Token], opener: int) -> tuple[list[tuple[int, int]], int] | None:
+    """Token ranges of the top-level template arguments of the ``<`` at ``opener``, and the
+    index of its ``>``; None when ``toks[opener]`` opens no argument list that closes."""
+    if opener >= len(toks) or toks[opener].text != "<":
+        return None
+    out, start, depth, k = [], opener + 1, 1, opener + 1
+    while k < len(toks):
+        text = toks[k].text
+        if text in ("(", "[", "{"):
+            end = match(toks, k)
+            if end is None:
+                return None
+            k = end + 1
             continue
-        if t.kind is not Kind.IDENT:
-            continue
-        if (
-            t.text == "nvcuda"
-            and i > 0
-            and toks[i - 1].text == "namespace"
-            and i + 1 < len(toks)
-            and toks[i + 1].text == ";"
-        ):
-            what = "`using namespace nvcuda`"
-            message = f"{what} brings in nvcuda::wmma, which HIP does not support"
-            yield _Site(i, toks[max(i - 2, 0)].start, t.end, what, message)
-        elif t.text == "nvcuda" and i + 2 < len(toks) and toks[i + 2].text == "wmma":
-            what = "`nvcuda::wmma`"
-            yield _Site(i, t.start, toks[i + 2].end, what, f"{what} is not supported by HIP")
-        elif (
-            t.text == "wmma"
-            and i + 2 < len(toks)
-            and toks[i + 1].text == "::"
-            and toks[i + 2].text in _FUNCS
-            and not (i > 0 and toks[i - 1].text == "::")
-        ):
-            what = f"`wmma::{toks[i + 2].text}`"
-            message = f"{what} is not supported by HIP (rocWMMA: `rocwmma::{toks[i + 2].text}`)"
-            yield _Site(i, t.start, toks[i + 2].end, what, message)
+        if text in (";", ")", "]", "}"):
+            return None
+        depth += text.count("<") if text in ("<", "<<") else 0
+        if text in (">", ">>"):
+            depth -= len(text)
+            if depth <= 0:
+                out.append((start, k))
+                return out, k
+        elif text == "," and depth == 1:
+            out.append((start, k))
+            start = k + 1
+        k += 1
+    return None

@@ -19,7 +19,7 @@ from ..frontend.unit import Unit
 from ..mappings import Entry, MappingIndex, hip_name, is_convertible, no_hip_library
 from ..rules import Tally, declare_rule, rewrite_pass
 from .implicit_includes import implicit_headers
-from .wmma_include import unused_wmma_include
+from .wmma_include import kept_wmma_include
 
 RUNTIME_HEADER = "hip/hip_runtime.h"
 RUNTIME_API_HEADER = "hip/hip_runtime_api.h"
@@ -122,9 +122,9 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     top = ((), guard_branch(unit))
     for inc in found:
         entry = header_entry(inc.path, ctx.mappings)
-        # an unused <mma.h> is reported by the pass that guards it (wmma_include.py)
-        wmma = unused_wmma_include(unit, inc)
-        unsupported = None if wmma else _no_counterpart(inc, entry, ctx)
+        if kept_wmma_include(unit, inc):
+            continue  # an <mma.h> in a file without WMMA: wmma_include.py's
+        unsupported = _no_counterpart(inc, entry, ctx)
         if unsupported is not None:
             yield unsupported
         target = _include_target(inc, entry, ctx)

@@ -1,14 +1,16 @@
 """Keep ``#include <mma.h>`` for HIP's NVIDIA platform only where the file uses no WMMA.
 
+A file that uses WMMA gets ``<rocwmma/rocwmma.hpp>`` instead (the header table, and
+``wmma_names.py`` for a file that uses it through another file's include).
+
 Projects put ``#include "mma.h"`` into the common header every source includes (issue 23:
 cuda_hgemm's ``common.h``); ROCm 7.2.4 has no such header (``nvcuda::wmma`` has no HIP
 counterpart), so every file failed at that include, also the plain SIMT kernels and the cuBLAS
 calls that need nothing from it.  ``mma.h`` declares only ``nvcuda::wmma`` (and the ``mma``
 device functions under it), so a file that names neither ``nvcuda`` nor ``wmma`` needs it for
 nothing but its includers: the include is kept, inside ``#if defined(__HIP_PLATFORM_NVIDIA__)``,
-and HP001 says so as a warning.  A file that uses WMMA itself keeps the include as it was, and
-HZ313 reports it (an error, at the include and at the first use); so does every includer that
-uses WMMA through this header, which then stops at its own first ``wmma::`` line.
+and HP001 says so as a warning.  Mapping it to rocWMMA there instead would make every includer
+(the plain SIMT kernels, the cuBLAS calls) compile rocWMMA's templates for nothing.
 """
 
 from __future__ import annotations
@@ -30,14 +32,15 @@ _WMMA_NAMES = frozenset({"nvcuda", "wmma"})
 _NVIDIA_ONLY = "#if defined(__HIP_PLATFORM_NVIDIA__)  // hipify-py: ROCm has no {path}"
 
 
+def kept_wmma_include(unit: Unit, inc: Include) -> bool:
+    """An include of ``mma.h`` in a file that uses no WMMA name: not mapped to rocWMMA (the
+    headers pass leaves it to this pass; inside an ``#if`` it stays as it is)."""
+    return inc.path in WMMA_HEADERS and not _WMMA_NAMES & unit.identifiers
+
+
 def unused_wmma_include(unit: Unit, inc: Include) -> bool:
-    """An include of ``mma.h``, outside any ``#if``, in a file that uses no WMMA name."""
-    return (
-        inc.path in WMMA_HEADERS
-        and inc.alone
-        and inc.branch in ((), guard_branch(unit))
-        and not _WMMA_NAMES & unit.identifiers
-    )
+    """A kept include of ``mma.h`` outside any ``#if``: this pass guards it."""
+    return kept_wmma_include(unit, inc) and inc.alone and inc.branch in ((), guard_branch(unit))
 
 
 @rewrite_pass("wmma-include", order=6)
@@ -56,9 +59,9 @@ def wmma_include(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         yield RULES["HP001"].report(  # headers.py declares it and leaves this include to us
             inc.path_start,
             inc.path_end,
-            f"'{inc.path}' has no HIP counterpart (nvcuda::wmma); this file uses none of it, so "
-            "the include is kept for HIP's NVIDIA platform only: a file that uses WMMA through "
-            "it is reported there (HZ313)",
+            f"'{inc.path}' declares nvcuda::wmma, which this file does not use, so the include "
+            "is kept for HIP's NVIDIA platform only: a file that uses WMMA through it includes "
+            "<rocwmma/rocwmma.hpp> itself",
             severity=Severity.WARNING,
             extra={"api": inc.path, "family": "headers"},
         )

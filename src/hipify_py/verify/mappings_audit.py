@@ -91,6 +91,10 @@ FAMILY_LIBRARY = {
     "tensor": "hiptensor",
     "file": "hipfile",
     "nccl": "rccl",
+    # Debian's librocwmma-dev 7.2.4 ships rocwmma.hpp without the internal/ headers it includes
+    # (and those call builtins newer than clang-19): the names of mappings/wmma.yaml are checked
+    # against rocwmma.hpp's text by tests/test_convert_wmma.py instead
+    "wmma": "rocwmma/internal",
 }
 
 # CUDA prefix -> HIP prefix, longest first, used to guess the counterpart of an unsupported name.
