@@ -260,3 +260,25 @@ void f(torch::Tensor x, c10::optional<torch::Tensor> idx_, void** out) {
 }"""
     found = only("HZ405", src)
     assert [f.line for f in found] == [5]
+
+
+def test_hz405_views_and_container_elements_are_not_temporary_tensors():
+    """`.data()` without a type argument belongs to containers and views (a span over a named
+    vector, an Eigen map, a view's `Values()`), and `it->second` is the tensor stored in a map,
+    not a temporary; a tensor made by `contiguous()`/`to()` in the statement still is."""
+    src = """#include <torch/extension.h>
+#include <unordered_map>
+void f(Span<float> out, std::vector<float>& v, View t, std::unordered_map<void*, torch::Tensor>* m,
+       torch::Tensor x, void** ptrs) {
+  float* in_v = as_span(v).data();
+  float* in_out = out.subspan(1, 2).data();
+  auto values = t.Values().data();
+  void* stored = m->begin()->second.data_ptr();
+  void* flat = m->begin()->second.flat<uint8_t>().data();
+  float* bad = x.to(torch::kFloat).data_ptr<float>();
+  float* bad2 = m->begin()->second.contiguous().data<float>();
+  ptrs[0] = in_v; ptrs[1] = values; ptrs[2] = stored; ptrs[3] = in_out;
+  ptrs[4] = flat; ptrs[5] = bad; ptrs[6] = bad2;
+}"""
+    found = only("HZ405", src)
+    assert [f.line for f in found] == [10, 11]

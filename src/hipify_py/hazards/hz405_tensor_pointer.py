@@ -5,7 +5,9 @@ Raw pointers taken from a `torch::Tensor`/`at::Tensor` with `data_ptr()`, `data_
 `data<T>()`, `mutable_data_ptr` or `const_data_ptr` that outlive the tensor or are freed by hand:
   * the pointer is stored in a variable but the tensor is a temporary
     (`x.contiguous().data_ptr<float>()`, `at::empty(...).data_ptr()`, `t.to(kCUDA).data_ptr()`):
-    the storage may be released at the end of the statement;
+    the storage may be released at the end of the statement (a view of a named tensor,
+    `opt.value()`, or a tensor reached through a pointer or iterator, `it->second`, is not a
+    temporary; `data()` without a type argument is a container's or span's, not a tensor's);
   * the pointer (or the tensor's `data_ptr()` directly) is passed to `cudaFree`/`hipFree`:
     the caching allocator owns it;
   * a function returns the `data_ptr` of a tensor that is local to it.
@@ -65,10 +67,16 @@ _FACTORIES = frozenset(
 
 
 def _accessor(toks: Sequence[Token], i: int) -> int | None:
-    """If toks[i] is `.data_ptr` (etc.) called as a method, the index after its `()`."""
+    """If toks[i] is `.data_ptr` (etc.) called as a method, the index after its `()`.
+
+    `data` counts only with a type argument: a tensor's `data<T>()` is a raw pointer, while
+    `data()` without one is what every container and view has (`std::vector`, spans, Eigen
+    maps) and on a tensor returns another tensor, not a pointer."""
     if toks[i].text not in _DATA or toks[i - 1].text not in (".", "->"):
         return None
     j = i + 1
+    if toks[i].text == "data" and (j >= len(toks) or toks[j].text != "<"):
+        return None
     if j < len(toks) and toks[j].text == "<":
         while j < len(toks) and toks[j].text not in (">", ";"):
             j += 1
@@ -136,21 +144,24 @@ _REFERENCES = frozenset(
 
 def _object_before(toks: Sequence[Token], i: int) -> tuple[int, bool]:
     """(first token of the object expression before `.data_ptr` at token i, whether it is a
-    temporary: the result of a call such as `torch::empty<float>(...)`)."""
+    temporary that owns storage).
+
+    Read from the accessor backwards, the nearest link decides: a call's result is a temporary
+    (`x.contiguous()`, `torch::empty<float>(...)`) unless it refers to its object (a view,
+    `opt.value()`: then that object decides); a member reached with `.` is as temporary as the
+    object it belongs to; a name, or a member reached through `->` or `::`, lives elsewhere
+    (`it->second` is an element of the container the iterator walks, not a temporary)."""
     k = i - 2
-    temporary = False
+    # None: not yet decided by a nearer link; `p->data_ptr()` reads through a pointer
+    temporary: bool | None = False if toks[i - 1].text == "->" else None
     while k > 0:
         if toks[k].text == ")":
             o = match_back(toks, k)
             if o is None:
                 break
-            k = o - 1
-            # a call the object outlives (a view, optional::value()) is no temporary owner
-            temporary = temporary or toks[k].text not in _REFERENCES
-            if toks[k].text == ">":  # empty<float>(...)
-                while k > 0 and toks[k].text != "<":
-                    k -= 1
-                k -= 1
+            k = _callee(toks, o - 1)
+            if temporary is None and toks[k].text not in _REFERENCES:
+                temporary = True
             if toks[k].kind is Kind.IDENT:
                 k -= 1
         elif toks[k].kind is Kind.IDENT:
@@ -158,10 +169,21 @@ def _object_before(toks: Sequence[Token], i: int) -> tuple[int, bool]:
         else:
             break
         if toks[k].text in (".", "->", "::"):
+            if toks[k].text != "." and temporary is None:
+                temporary = False  # `it->second`, `p->view(-1)`: the object lives elsewhere
             k -= 1
             continue
         break
-    return k + 1, temporary
+    return k + 1, bool(temporary)
+
+
+def _callee(toks: Sequence[Token], k: int) -> int:
+    """The callee's name before the `(` at k + 1, past template arguments: `empty<float>(`."""
+    if toks[k].text == ">":
+        while k > 0 and toks[k].text != "<":
+            k -= 1
+        k -= 1
+    return k
 
 
 def _freed(unit: Unit, report: Report, from_tensor: dict[str, str]) -> Iterator[Finding]:
