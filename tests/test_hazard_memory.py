@@ -282,3 +282,33 @@ void f(Span<float> out, std::vector<float>& v, View t, std::unordered_map<void*,
 }"""
     found = only("HZ405", src)
     assert [f.line for f in found] == [10, 11]
+
+
+def test_hz404_freed_through_a_helper_or_returned_inside_an_object():
+    """`release(&a, &b)` gets the pointers' addresses (a helper that frees them), and `return
+    Buffer(n, data);` returns an object that owns the pointer: neither leaks. A pointer whose
+    address only goes to a second allocation, or that only feeds a runtime call in the
+    `return`, still does."""
+    src = """static void release(float** a, float** b) { cudaFree(*a); cudaFree(*b); }
+void run(int n) {
+  float* a; float* b;
+  cudaMalloc(&a, n);
+  cudaMalloc((void**)&b, n);
+  release(&a, &b);
+}
+Buffer load(int n) {
+  float* data = nullptr;
+  cudaMalloc(&data, n);
+  return Buffer(n, data);
+}
+void twice(int n) {
+  float* d;
+  cudaMalloc(&d, n);
+  cudaMalloc(&d, 2 * n);
+}
+cudaError_t clear(int n) {
+  float* d;
+  cudaMalloc(&d, n);
+  return cudaMemset(d, 0, n);
+}"""
+    assert [f.line for f in only("HZ404", src)] == [15, 16, 20]

@@ -6,9 +6,13 @@ In a host function, device or pinned memory allocated into a local pointer
 `cudaMallocPitch`, ...) that is not freed on every path: a `return`, `throw` or `TORCH_CHECK`
 between the allocation and the matching `cudaFree`/`hipFree`, or no free at all while the
 pointer never leaves the function (not returned, not stored elsewhere: also not as part of
-an expression, `return (int64_t)ptr;` or `m_data = (T*)rawptr;` into a member). Error checks of the
-allocation itself (`if (cudaMalloc(&p, n) != cudaSuccess) return;`, or `return err;` inside
-`if (err != cudaSuccess) {...}`) are not paths that leak, and neither is the end of `main`.
+an expression, `return (int64_t)ptr;` or `m_data = (T*)rawptr;` into a member, nor inside a
+returned object, `return Buffer(n, ptr);`; a `return` of a runtime call's status,
+`return cudaMemset(ptr, 0, n);`, hands nothing out), and its address not handed to a call
+(`release(&ptr);`, a helper that frees it; another allocation into it does not count).
+Error checks of the allocation itself (`if (cudaMalloc(&p, n) != cudaSuccess) return;`, or
+`return err;` inside `if (err != cudaSuccess) {...}`) are not paths that leak, and neither is
+the end of `main`.
 
 ## Why it breaks on AMD
 A leak is a leak on both vendors, but ports change the failure mode: HIP 7.0's `hipFree` no
@@ -88,7 +92,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         ]
         later = [fr.index for fr in my_frees if fr.index > c.index]
         uses = inside(unit.identifier_positions.get(name, ()), c.close, f.close)
-        if _escapes(toks, uses) or any(_handed_out(toks, f, j) for j in uses):
+        if _escapes(toks, uses) or any(_handed_out(unit, f, j) for j in uses):
             continue
         if not my_frees:
             yield report(
@@ -119,13 +123,19 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             break
 
 
-def _handed_out(toks: Sequence[Token], f: Func, j: int) -> bool:
+def _handed_out(unit: Unit, f: Func, j: int) -> bool:
     """The statement holding use ``j`` returns an expression of it (`return (int64_t)ptr;`,
-    apex's allocate_raw) or stores one in what outlives the call: a member (`m_data =
-    (T*)rawptr;`, tiny-cuda-nn's GPUMemory), a global, a parameter, through a pointer."""
+    apex's allocate_raw; `return Buffer(shape, ptr);`, an object that owns it) or stores one
+    in what outlives the call: a member (`m_data = (T*)rawptr;`, tiny-cuda-nn's GPUMemory), a
+    global, a parameter, through a pointer; or hands the pointer's address to a helper
+    (`release(&a, &b);`, which may free it or keep it)."""
+    toks = unit.tokens
     first, _ = statement_bounds(toks, j, f.open + 1, f.close)
-    if _call_argument(toks, first, j):
-        return False  # `return cudaFree(p);`, `err = cudaMemset(p, 0, n);`: used, not handed out
+    callees = _enclosing_calls(toks, first, j)
+    if callees and toks[j - 1].text == "&" and toks[j + 1].text not in ("[", ".", "->"):
+        return toks[callees[-1]].text not in ALLOCS  # not a re-allocation into the pointer
+    if callees:  # `return cudaFree(p);`, `err = cudaMemset(p, 0, n);`: used, not handed out
+        return toks[first].text == "return" and not _runtime_api(unit, toks[callees[-1]].text)
     if toks[first].text == "return":
         return True
     eq = next((k for k in range(first, j) if toks[k].text == "="), None)
@@ -138,18 +148,27 @@ def _handed_out(toks: Sequence[Token], f: Func, j: int) -> bool:
     return target.kind is Kind.IDENT and len(lhs) == 1 and not _body_local(toks, f, target.text, j)
 
 
-def _call_argument(toks: Sequence[Token], first: int, j: int) -> bool:
-    """Token ``j`` is inside the parentheses of a call that starts after ``first``."""
-    depth_opens: list[int] = []
+def _enclosing_calls(toks: Sequence[Token], first: int, j: int) -> list[int]:
+    """The callee names (token indices, outermost first) of the calls whose parentheses hold
+    token ``j``, in the statement that starts at ``first``; a cast's or grouping's are none."""
+    opens: list[int] = []
     for k in range(first, j):
         if toks[k].text == "(":
-            depth_opens.append(k)
-        elif toks[k].text == ")" and depth_opens:
-            depth_opens.pop()
-    return any(
-        k > 0 and toks[k - 1].kind is Kind.IDENT and toks[k - 1].text != "return"
-        for k in depth_opens
-    )
+            opens.append(k)
+        elif toks[k].text == ")" and opens:
+            opens.pop()
+    return [
+        k - 1
+        for k in opens
+        if k > 0 and toks[k - 1].kind is Kind.IDENT and toks[k - 1].text != "return"
+    ]
+
+
+def _runtime_api(unit: Unit, name: str) -> bool:
+    """A CUDA or HIP runtime call (`cudaFree`, `hipMemcpy`): it returns a status, so a
+    `return` of its result hands nothing out, where a project's call or constructor may
+    return an object that holds the pointer."""
+    return name in unit.mapped or bool(unit.mappings.by_hip(name))
 
 
 def _body_local(toks: Sequence[Token], f: Func, name: str, before: int) -> bool:
