@@ -190,3 +190,19 @@ def test_hz501_a_gate_that_only_picks_tuning_values_is_not_reported():
         "#define MAX_BLOCKS 1\n#endif\n",
     ):
         assert [f.line for f in only("HZ501", src)] == [1], src
+
+
+def test_hz504_the_parameter_after_a_properties_pointer_is_not_one():
+    """`(cudaDeviceProp* prop, bool sparse)`: the comma starts the next parameter, so `bool`
+    is no properties variable and `sizeof(bool)` elsewhere is not the struct's size (a
+    constructor with an initializer list leaves its parameters at file scope); a declaration
+    of two properties variables still names both."""
+    src = """template<typename T>
+Layer<T>::Layer(int n, cudaDeviceProp* prop, bool sparse) : Base(prop, sparse), n_(n) {}
+template<typename T>
+void Layer<T>::alloc(int n) { cudaMalloc(&buf_, sizeof(bool) * n); }
+void same(int* out) {
+  cudaDeviceProp a, b;
+  *out = sizeof(b);
+}"""
+    assert [f.line for f in only("HZ504", src)] == [7]

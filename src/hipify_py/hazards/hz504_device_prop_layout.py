@@ -46,11 +46,18 @@ _BYTES = frozenset({"memcpy", "memcmp", "memset", "std::memcpy", "std::memcmp"})
 
 def _prop_variables(unit: Unit) -> set[tuple[int, str]]:
     """(scope, name) of the variables declared with a properties type; scope is the body of
-    the function holding the declaration (or its parameter list), -1 at file scope."""
+    the function holding the declaration (or its parameter list), -1 at file scope.
+
+    In a parameter list a comma starts the next parameter, not another declarator of this
+    type: in `(cudaDeviceProp* prop, bool sparse)`, `bool` is no properties variable."""
     toks = unit.tokens
     names: set[tuple[int, str]] = set()
     for name in _TYPES & unit.identifiers:
         for i in unit.identifier_positions[name]:
+            k = i - 1
+            while k >= 0 and toks[k].text in ("const", "volatile", "struct", "::"):
+                k -= 1
+            parameter = k >= 0 and toks[k].text in ("(", ",")
             j = i + 1
             while j < len(toks) and toks[j].text in ("*", "&", "const"):
                 j += 1
@@ -61,7 +68,7 @@ def _prop_variables(unit: Unit) -> set[tuple[int, str]]:
                     while j < len(toks) and toks[j].text != "]":
                         j += 1
                     j += 1
-                if j < len(toks) and toks[j].text == ",":
+                if j < len(toks) and toks[j].text == "," and not parameter:
                     j += 1
                     continue
                 break
