@@ -12,7 +12,8 @@ from conftest import require_tool
 from hipify_py.cli.mappings import mappings
 from hipify_py.context import Options
 from hipify_py.mappings import hip_name, is_convertible, load_index
-from hipify_py.verify.mappings_audit import counterpart_candidates, probe_source
+from hipify_py.mappings.load import RulesText
+from hipify_py.verify.mappings_audit import counterpart_candidates, probe_source, run_audit
 from test_hazard_common import only
 
 # Done-when of issue 11, against ROCm 7.2.4 for the default target.
@@ -36,6 +37,7 @@ def test_rocm7_headers_declare_what_the_tables_emit(rocm7):
     assert len(absent) <= MAX_ABSENT, absent
     assert data["unexplained"] == [], data["unexplained"]
     assert len(pairs) <= MAX_COUNTERPARTS, pairs
+    assert data["dated_too_late"] == {}, data["dated_too_late"]  # no false HZ302 premise
     assert r.exit_code == 0
     # every header the conversion emits exists in the tree or in clang's resource dir
     assert set(data["headers_absent"]) <= {"nvToolsExt.h"}, data["headers_absent"]
@@ -126,3 +128,41 @@ def test_conversions_count_where_their_mapping_came_from():
     res = result("void f(cudaStream_t s, int* d) { cudaStreamGetDevice(s, d); }\n")
     assert res.conversions["rename/runtime@header check (ROCm 7.2.4)"] == 1
     assert res.conversions["rename/runtime"] == 1  # cudaStream_t: an AMD table row
+
+
+def test_a_name_dated_after_the_release_its_headers_declare_is_caught(rocm7):
+    """An entry whose hip_added is later than the checked release although its headers declare
+    the name (HZ302 would call it too new for 7.2.4): the audit lists it."""
+    rule = (
+        b"family: runtime\nentries:\n- {cuda: cudaDevAttrHostNumaId,"
+        b" hip: hipDeviceAttributeHostNumaId, kind: enum, status: supported, hip_added: 7.13.0}\n"
+    )
+    index = load_index(extra_files=(RulesText("late.yaml", rule),))
+    audit = run_audit(rocm7, require_tool("clang-19"), Options(), index)
+    assert set(audit.dated_too_late) == {"hipDeviceAttributeHostNumaId"}
+
+
+NUMA = """#include <cuda.h>
+#include <cuda_runtime.h>
+int numa_of(int dev) {
+  int id = -1;
+  cudaDeviceGetAttribute(&id, cudaDevAttrHostNumaId, dev);
+  CUdevice d;
+  cuDeviceGet(&d, dev);
+  cuDeviceGetAttribute(&id, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, d);
+  return id;
+}
+"""
+
+
+def test_host_numa_id_converts_for_rocm_7_2_and_compiles_for_gfx942(tmp_path, gfx942_check):
+    """hipDeviceAttributeHostNumaId is HIP 7.2 (the 7.2.4 headers declare it): converted for
+    --target-rocm 7.2 and the result compiles; for the 7.1 default it stays and HZ302 says so."""
+    out = result(NUMA, target_rocm=(7, 2))
+    assert [f for f in out.findings if f.rule == "HZ302"] == []
+    assert out.text.count("hipDeviceAttributeHostNumaId") == 2
+    path = tmp_path / "numa.hip"
+    path.write_text(out.text)
+    proc = gfx942_check(path)
+    assert proc.returncode == 0, out.text + proc.stderr[-3000:]
+    assert [f.line for f in only("HZ302", NUMA)] == [5, 8]

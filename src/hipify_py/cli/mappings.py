@@ -245,4 +245,8 @@ def audit(rocm_path: Path, target_rocm: str | None, clang: str, as_json: bool) -
         click.echo(f"  reviewed and kept unsupported (overrides.yaml)  {len(result.reviewed)}")
         for cuda, entry in sorted(result.headers_absent.items()):
             click.echo(f"header {cuda} -> {entry.hip}: not in the tree")
+        late = sorted(result.dated_too_late.items())
+        click.echo(f"dated after this release, yet declared (hip_added wrong)  {len(late)}")
+        for hip, entries in late:
+            click.echo(f"    {hip} <- {', '.join(sorted(e.cuda for e in entries))}")
     sys.exit(0 if all(result.explained(hip) for hip in result.absent) else 1)

@@ -12,7 +12,10 @@ It answers two questions for a target (``--target-rocm``, default options):
   explained by an entry of ``overrides.yaml``);
 * **counterparts**: CUDA names the tables call unsupported whose obvious HIP counterpart (the
   same name, or the name with the CUDA prefix replaced) is declared.  ``--write-rows`` turns
-  these into ``header_check.yaml`` so the conversion uses them.
+  these into ``header_check.yaml`` so the conversion uses them;
+* **dated too late**: HIP names whose ``hip_added`` is newer than the checked release although
+  its headers declare them: HZ302 would call them too new for that release, and the
+  conversion would leave them unconverted for it.
 
 Names of a family whose library headers are not in the checked tree (hipTensor, hipFile in the
 Debian ROCm 7.2.4 set) are listed as *unverified*, not absent.
@@ -31,10 +34,10 @@ from pathlib import Path
 
 import yaml
 
-from ..context import Options
+from ..context import Options, parse_version
 from ..frontend.directives import macro_numbers
 from ..mappings.index import Entry, MappingIndex
-from ..mappings.load import hip_name, is_convertible, load_index
+from ..mappings.load import hip_name, is_convertible, load_index, needs_newer_hip
 
 # Headers included by the probe, when present under DIR/include (clang's HIP wrapper headers come
 # with -x hip).
@@ -236,6 +239,8 @@ class Audit:
     # counterparts an overrides.yaml entry reviewed and kept unsupported (with its reason)
     reviewed: dict[str, tuple[Entry, str]] = field(default_factory=dict)
     headers_absent: dict[str, Entry] = field(default_factory=dict)  # CUDA header -> entry
+    # HIP names dated (hip_added) after the checked release that its headers declare
+    dated_too_late: dict[str, list[Entry]] = field(default_factory=dict)
 
     def explained(self, hip: str) -> bool:
         """An absent name is explained when an overrides.yaml entry produced it."""
@@ -257,6 +262,10 @@ class Audit:
             },
             "reviewed": {c: e.note for c, (e, _) in sorted(self.reviewed.items())},
             "headers_absent": {c: e.hip for c, e in sorted(self.headers_absent.items())},
+            "dated_too_late": {
+                h: sorted(f"{e.cuda} (hip_added {e.hip_added})" for e in es)
+                for h, es in sorted(self.dated_too_late.items())
+            },
         }
 
 
@@ -297,10 +306,15 @@ def run_audit(
     namespaces = frozenset(
         n for n, es in checkable.items() if any(e.kind == "namespace" for e in es)
     )
+    later = _dated_after_release(index, rocm)
     present = present_names(
-        list(checkable) + [g for gs in guesses.values() for g in gs], rocm, clang, namespaces
+        list(checkable) + [g for gs in guesses.values() for g in gs] + list(later),
+        rocm,
+        clang,
+        namespaces,
     )
     audit.absent = {n: es for n, es in checkable.items() if n not in present}
+    audit.dated_too_late = {n: es for n, es in later.items() if n in present}
     for e in unsupported:
         found = next((g for g in guesses[e.cuda] if g in present), None)
         if found:
@@ -314,6 +328,20 @@ def run_audit(
         if not any((d / target).is_file() for d in (include, clang_include) if d):
             audit.headers_absent[cuda] = entry
     return audit
+
+
+def _dated_after_release(index: MappingIndex, rocm: Path) -> dict[str, list[Entry]]:
+    """HIP name -> the entries that HZ302 holds back as newer than the checked release (read
+    from its headers): if the headers declare the name, the entry's ``hip_added`` is wrong."""
+    release = rocm_version(rocm)
+    if release is None:
+        return {}
+    options = Options(target_rocm=parse_version(release))
+    out: dict[str, list[Entry]] = {}
+    for e in index.entries.values():
+        if e.hip and e.status not in ("unsupported", "removed") and needs_newer_hip(e, options):
+            out.setdefault(e.hip, []).append(e)
+    return out
 
 
 def hip_header_tokens(rocm: Path, clang: str) -> set[str]:
