@@ -22,6 +22,7 @@ from .frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN
 from .frontend.directives import lines as directive_lines
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
+from .not_ported import not_ported
 from .policy import kept_in_file
 from .portable.source import portable_edits
 from .result import FileResult, conversions_of
@@ -41,7 +42,8 @@ def run_rules(
     unit: Unit, ctx: Context, phases: tuple[str, ...]
 ) -> tuple[list[Edit], list[Finding], list[str]]:
     """Every pass's proposals, with the findings the file reports (``policy.kept_in_file``:
-    not suppressed, not ignored by the project, not in code the HIP build never compiles),
+    not suppressed, not ignored by the project, not in code the HIP build never compiles, not
+    in a file that is not the project's to port),
     repeats of one diagnosis folded into one (``root_causes``)."""
     edits, findings, problems = proposals_of(unit, ctx, phases)
     if "ast" in unit.__dict__ and unit.ast is None:  # a rule asked, and got no answer
@@ -49,7 +51,9 @@ def run_rules(
             f"not analysed: libclang could not parse the file ({unit._ast_error}), so the "
             "rules that need its syntax tree did not run"
         )
-    kept = kept_in_file(findings, unit, ctx.ignores, inactive_in(unit))
+    inactive = inactive_in(unit)
+    moot = not_ported(unit, ctx.mappings, inactive) if findings else None
+    kept = kept_in_file(findings, unit, ctx.ignores, inactive, moot)
     return edits, one_per_root_cause(kept), problems
 
 

@@ -5,10 +5,13 @@ report format (as flake8's style guide decides for every plugin).
    finding turned off is neither reported, nor fixed, nor annotated, by convert and check alike:
    a. an inline ``// hipify-py: ignore[ID]`` on its line or the line before;
    b. the project config's ``ignore:`` and ``per-file-ignores:``;
-   c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port).
+   c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port);
+   d. a file that is not the project's to port (``not_ported``): a copy of a CUDA library the
+      conversion replaces with its ROCm counterpart reports nothing, a TensorRT source only
+      the finding that says TensorRT has no ROCm port.
 2. Per run, over a check's report:
-   d. ``--select`` / ``--ignore``;
-   e. the baseline: findings it knows are hidden, and counted.
+   e. ``--select`` / ``--ignore``;
+   f. the baseline: findings it knows are hidden, and counted.
 3. ``--fail-on``: which of the findings left fail the run.
 
 Stale HIP output (HZ001) is found per run, not per file: only its full ID in ``--ignore``,
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from .buildfiles.unit import BuildFile
     from .context import RuleFilter
     from .frontend.unit import Unit
+    from .not_ported import NotPorted
     from .report.findings_common import CheckReport
 
 
@@ -47,11 +51,15 @@ def kept_in_file(
     unit: Unit | BuildFile,
     ignores: RuleFilter | None,
     inactive: Container[int] = (),
+    not_ported: NotPorted | None = None,
 ) -> list[Finding]:
-    """Steps a-c: the findings of one file that its suppressions, the project config and its
-    inactive branches (offsets of code the HIP build skips) leave."""
+    """Steps a-d: the findings of one file that its suppressions, the project config, its
+    inactive branches (offsets of code the HIP build skips) and what the file is leave."""
     from .suppress import suppressed_rules  # only files with findings need it
 
+    if not_ported is not None:
+        family = not_ported.kept_family
+        findings = [f for f in findings if family and f.extra.get("family") == family]
     if not findings:
         return findings
     table = suppressed_rules(unit)
@@ -68,7 +76,7 @@ def kept_in_file(
 
 @dataclass(frozen=True)
 class RunPolicy:
-    """Steps d-f for one ``check`` run."""
+    """Steps e, f and 3 for one ``check`` run."""
 
     config: RuleFilter
     select: tuple[str, ...] = ()
@@ -78,7 +86,7 @@ class RunPolicy:
     baseline: tuple[Counter, Path] | None = None
 
     def wanted(self, f: Finding) -> bool:
-        """Step d (and b again for stale output, which is not found per file)."""
+        """Step e (and b again for stale output, which is not found per file)."""
         # imported here: the project config imports this module at every start-up, and the
         # report package (with the rule registry) is only needed once findings are judged
         from .report.findings_common import STALE_RULE

@@ -159,7 +159,8 @@ def _no_counterpart(inc: Include, entry: Entry | None, ctx: Context) -> Finding 
                 inc.path_start,
                 inc.path_end,
                 f"'{inc.path}' has no HIP counterpart" + (f": {why}" if why else ""),
-                extra={"api": inc.path, "family": entry.family},
+                # the headers of one library, with one reason, are one finding (root_causes)
+                extra={"api": inc.path, "family": entry.family, "root_cause": why or inc.path},
             )
         return None
     if inc.angled and _CUDA_SDK_HEADER.fullmatch(inc.path):

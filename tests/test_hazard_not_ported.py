@@ -1,0 +1,180 @@
+"""Files that are not the project's to port (``not_ported.py``): a copy of a CUDA library the
+conversion replaces with its ROCm counterpart reports no hazard, a TensorRT source only the
+TensorRT include; the project's own code next to them keeps every finding."""
+
+from __future__ import annotations
+
+from hipify_py.findings import Severity
+from hipify_py.pipeline import check_result
+from test_hazard_common import ctx, findings, rules_of
+
+# what a copy of CUB holds and a project's kernel may hold too: PTX and a 32-bit lane mask
+PTX_AND_MASK = """
+__device__ __forceinline__ unsigned int LaneMaskLt() {
+    unsigned int ret;
+    asm ("mov.u32 %0, %%lanemask_lt;" : "=r"(ret));
+    return ret;
+}
+"""
+OLD_CUB_COPY = f"""
+#pragma once
+#include "util_namespace.cuh"
+CUB_NS_PREFIX
+namespace cub {{
+{PTX_AND_MASK}
+template <int LOGICAL_WARP_THREADS>
+struct WarpId {{ int lane; }};
+}}  // CUB namespace
+CUB_NS_POSTFIX
+"""
+
+
+def test_the_code_of_a_cub_copy_is_a_hazard_in_the_projects_own_namespace():
+    """The decoy for every copy below: the same code as the project's own is reported."""
+    src = OLD_CUB_COPY.replace("namespace cub", "namespace mylib")
+    assert {"HZ108", "HZ310"} <= set(rules_of(src, "util_ptx.cuh"))
+
+
+def test_a_copy_of_cub_reports_nothing():
+    assert findings(OLD_CUB_COPY, "util_ptx.cuh") == []
+
+
+def test_a_copy_of_cub_that_only_defines_its_macros_reports_nothing():
+    src = """
+namespace cub {
+#ifndef CUB_PTX_ARCH
+  #ifndef __CUDA_ARCH__
+    #define CUB_PTX_ARCH 0
+  #else
+    #define CUB_PTX_ARCH __CUDA_ARCH__
+  #endif
+#endif
+}
+"""
+    assert "HZ501" in rules_of(src.replace("namespace cub", "namespace mine"), "arch.cuh")
+    assert findings(src, "arch.cuh") == []
+
+
+def test_a_copy_of_newer_cub_or_thrust_reports_nothing():
+    body = PTX_AND_MASK + "template <typename T> struct Traits { T x; };\n"
+    for begin, end in (("CUB", "CUB"), ("THRUST", "THRUST")):
+        src = f"#pragma once\n{begin}_NAMESPACE_BEGIN\n{body}{end}_NAMESPACE_END\n"
+        assert findings(src, "copy.cuh") == []
+
+
+def test_a_project_that_uses_cub_keeps_its_findings():
+    src = """
+#include <cub/cub.cuh>
+using namespace cub;
+__global__ void k(const int* in, int* out) {
+    typedef cub::BlockReduce<int, 128> Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    unsigned int lane;
+    asm ("mov.u32 %0, %%laneid;" : "=r"(lane));
+    out[0] = Reduce(tmp).Sum(in[threadIdx.x]);
+}
+"""
+    assert "HZ310" in rules_of(src)
+
+
+def test_a_project_that_specialises_cub_traits_keeps_its_findings():
+    src = (
+        """
+#include <cub/cub.cuh>
+struct my_half { unsigned short bits; };
+namespace cub {
+template <>
+struct NumericTraits<my_half> : BaseTraits<FLOATING_POINT, true, false, unsigned short, my_half> {};
+template <> struct FpLimits<my_half> { static my_half Max(); };
+}  // namespace cub
+"""
+        + PTX_AND_MASK
+    )
+    assert {"HZ108", "HZ310"} <= set(rules_of(src))
+
+
+def test_a_project_file_with_a_small_helper_in_the_cub_namespace_keeps_its_findings():
+    """Most of the file is the project's own code: one helper it adds to ``cub`` does not
+    make the file a copy of CUB."""
+    src = (
+        "namespace cub { struct MyOp { int x; }; }\n"
+        + PTX_AND_MASK
+        + """
+__global__ void scale(float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { x[i] = x[i] * a + 1.0f; }
+}
+"""
+    )
+    assert {"HZ108", "HZ310"} <= set(rules_of(src))
+
+
+FP8_HEADER = """
+#if !defined(__CUDA_FP8_HPP__)
+#define __CUDA_FP8_HPP__
+struct __CUDA_ALIGN__(2) __nv_fp8x2_e4m3 {
+    unsigned short __x;
+    __host__ __device__ __nv_fp8x2_e4m3() {}
+    __device__ explicit __nv_fp8x2_e4m3(const __half2 f) {
+        unsigned int h;
+        asm("{ mov.b32 %0, {%1,%2};}" : "=r"(h) : "h"(f.x), "h"(f.y));
+        __x = (unsigned short)h;
+    }
+};
+#endif
+"""
+
+
+def test_a_copy_of_nvidias_fp8_header_reports_nothing():
+    assert findings(FP8_HEADER, "cuda_fp8.hpp") == []
+
+
+def test_a_projects_own_fp8_type_without_nvidias_guard_keeps_its_findings():
+    src = FP8_HEADER.replace("__CUDA_FP8_HPP__", "MY_FP8_H")
+    assert "HZ310" in rules_of(src, "my_fp8.h")
+
+
+PLUGIN_HEADER = """
+#pragma once
+#include <NvInfer.h>
+#include "NvInferPlugin.h"
+#include <cudnn.h>
+#include <cublas_v2.h>
+namespace nvinfer1 {
+class MyPlugin : public IPluginV2DynamicExt {
+public:
+    void attachToContext(cudnnContext* cudnn, cublasContext* cublas, IGpuAllocator* a) noexcept;
+    cudnnHandle_t handle_ = nullptr;
+};
+}  // namespace nvinfer1
+"""
+
+
+def test_a_tensorrt_plugin_reports_one_error_at_its_tensorrt_include():
+    found = check_result(PLUGIN_HEADER, "MyPlugin.h", ctx()).findings
+    [hp001] = found
+    assert (hp001.rule, hp001.line, hp001.severity) == ("HP001", 3, Severity.ERROR)
+    assert "TensorRT has no ROCm port" in hp001.message and "also at lines 4" in hp001.message
+
+
+def test_a_tensorrt_plugin_source_without_the_include_reports_nothing():
+    src = """
+#include "MyPlugin.h"
+namespace nvinfer1 {
+void MyPlugin::attachToContext(cudnnContext*, cublasContext*, IGpuAllocator*) noexcept {}
+int MyPluginCreator::sm() {
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    return prop.major * 10 + prop.minor;
+}
+REGISTER_TENSORRT_PLUGIN(MyPluginCreator);
+}  // namespace nvinfer1
+"""
+    assert {"HZ300", "HZ502"} <= set(rules_of(src.replace("REGISTER_TENSORRT_PLUGIN", "REG")))
+    assert check_result(src, "MyPlugin.cu", ctx()).findings == []
+
+
+def test_the_same_code_outside_a_tensorrt_source_keeps_its_findings():
+    src = PLUGIN_HEADER.replace('#include <NvInfer.h>\n#include "NvInferPlugin.h"\n', "")
+    src = src.replace("nvinfer1", "mine")
+    assert "HZ300" in rules_of(src, "MyPlugin.h")
