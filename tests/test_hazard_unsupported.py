@@ -309,3 +309,21 @@ def test_hz321_only_names_the_conversion_renames_into_hip_types():
     src = "#include <cuda.h>\ntypedef struct CUmemFabricHandle_st CUmemFabricHandle;\n"
     assert only("HZ321", src) == []
     assert len(only("HZ321", src, target_rocm=(7, 14))) == 1
+
+
+def test_hz322_an_instantiation_the_hip_build_never_compiles_is_no_evidence():
+    kernel = (
+        "#include <cub/cub.cuh>\n"
+        "template <int NT>\n__global__ void k(const int* in, int* out) {\n"
+        "  typedef cub::BlockLoad<int, NT, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE> Load;\n"
+        "  __shared__ typename Load::TempStorage s; int v[4]; Load(s).Load(in, v); out[0] = v[0];\n"
+        "}\n"
+    )
+    launches = (
+        "void run(const int* in, int* out) {\n#%s\n"
+        "  k<32><<<1, 32>>>(in, out);\n#else\n  k<64><<<1, 64>>>(in, out);\n#endif\n}\n"
+    )
+    assert only("HZ322", kernel + launches % "ifndef USE_ROCM") == []
+    # decoy: the same 32-thread launch where HIP compiles it (an unknown switch) is reported
+    (f,) = only("HZ322", kernel + launches % "ifdef SMALL_BLOCKS")
+    assert f.line == 4 and "`k<32, ...>` at line 9" in f.message
