@@ -7,9 +7,10 @@ instantiation of a function template of the file with a half and a bfloat16 type
 body casts a variable of one of its type parameters straight to the other
 (`static_cast<To>(from)`, `To(from)`, `(To)from`) or instantiates such a template with its
 own parameters there, the way conversion benchmarks launch a `static_cast<To>(from)` kernel
-from `convert<half, __nv_bfloat16>(n)`. A template whose body converts through float (`To((float)from)`), one defined elsewhere, an explicit specialisation
-(`template <> half cast<half, __nv_bfloat16>(...)`, usually the through-float conversion
-itself) and the instantiations it covers are not reported.
+from `convert<half, __nv_bfloat16>(n)`. A template whose body converts through float
+(`To((float)from)`), one defined elsewhere, an explicit specialisation (`template <> half
+cast<half, __nv_bfloat16>(...)`, usually the through-float conversion itself) and the
+instantiations it covers are not reported.
 
 ## Why it breaks on AMD
 CUDA's `__nv_bfloat16` and `__half` convert to each other. In ROCm 7.2.4 neither
@@ -226,12 +227,7 @@ def _specialisation(toks: Sequence[Token], i: int) -> bool:
     k = i - 1
     while k > max(0, i - _LIST) and toks[k].text not in ("template", ";", "{", "}"):
         k -= 1
-    return (
-        toks[k].text == "template"
-        and k + 2 < i
-        and toks[k + 1].text == "<"
-        and (toks[k + 2].text == ">")
-    )
+    return toks[k].text == "template" and k + 2 < i and toks[k + 1].text + toks[k + 2].text == "<>"
 
 
 def _mixes(pairs: frozenset[tuple[int, int]], args: list[tuple[str, ...]]) -> bool:
