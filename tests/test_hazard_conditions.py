@@ -155,7 +155,7 @@ def test_a_switch_set_to_zero_on_the_command_line_is_not_the_hip_build():
 def test_no_hazards_in_the_cuda_branch_of_a_projects_hip_switch():
     mask = "__device__ int f(int v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
     arch = "#define HAS_FP8 (__CUDA_ARCH__ >= 890)\n"
-    for switch in ("#if LIBX_HIP\n", "#if !LIBX_HIP_FAST\n"):
-        src = switch + "#define HAS_FP8 0\n#else\n" + mask + arch + "#endif\n"
-        expected = [] if switch == "#if LIBX_HIP\n" else ["HZ106", "HZ501"]
-        assert sorted(rules_of(src)) == expected
+    src = "#if %s\n#define HAS_FP8 0\n#else\n" + mask + arch + "#endif\n"
+    assert rules_of(src % "LIBX_HIP") == []
+    # decoy: a feature toggle named after HIP decides nothing for the HIP build
+    assert sorted(rules_of(src % "LIBX_HIP_FAST")) == ["HZ106", "HZ501"]
