@@ -119,3 +119,43 @@ def test_deeply_nested_condition_is_unknown_not_a_crash():
     result = check_result(src, "m.cu", ctx())
     assert result.rule_errors == []
     assert [f.rule for f in result.findings] == ["HZ101"]  # unknown condition: still checked
+
+
+@pytest.mark.parametrize(
+    ("src", "dead"),
+    [
+        # a project's own switch: defined (as 1) by its HIP build, whatever the project
+        ("#if LIBX_HIP\nMA\n#else\nMB\n#endif\n", ["MB"]),
+        ("#if !LIBX_USE_HIP\nMA\n#endif\n", ["MA"]),
+        ("#ifndef WITH_ROCM\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        ("#if defined(USE_HIP_BACKEND) && X\nMA\n#else\nMB\n#endif\n", []),
+        ("#if !defined(ENABLE_HIP) && X\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        # ...unless the file or the command line says otherwise
+        ("#define LIBX_HIP 0\n#if LIBX_HIP\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        ("#ifndef __HIPCC__\n#define LIBX_HIP 0\n#endif\n#if LIBX_HIP\nMA\n#endif\n", []),
+        # decoys: a word after HIP (a version, a feature toggle, the device pass), a negation,
+        # another vendor
+        ("#if HIP_VERSION >= 60000000\nMA\n#else\nMB\n#endif\n", []),
+        ("#ifdef HIPBLAS_V2\nMA\n#else\nMB\n#endif\n", []),
+        ("#if LIBX_HIP_BF16_DOT2\nMA\n#else\nMB\n#endif\n", []),
+        ("#ifdef NO_HIP\nMA\n#else\nMB\n#endif\n", []),
+        ("#ifndef DISABLE_ROCM\nMA\n#else\nMB\n#endif\n", []),
+        ("#ifdef CUDA_OR_HIP\nMA\n#else\nMB\n#endif\n", []),
+        ("#ifdef LIBX_CHIP\nMA\n#else\nMB\n#endif\n", []),
+    ],
+)
+def test_a_projects_own_hip_switch_is_defined_in_the_hip_build(src, dead):
+    assert inactive_words(src) == dead
+
+
+def test_a_switch_set_to_zero_on_the_command_line_is_not_the_hip_build():
+    assert inactive_words("#if LIBX_HIP\nMA\n#else\nMB\n#endif\n", ("LIBX_HIP=0",)) == ["MA"]
+
+
+def test_no_hazards_in_the_cuda_branch_of_a_projects_hip_switch():
+    mask = "__device__ int f(int v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+    arch = "#define HAS_FP8 (__CUDA_ARCH__ >= 890)\n"
+    src = "#if %s\n#define HAS_FP8 0\n#else\n" + mask + arch + "#endif\n"
+    assert rules_of(src % "LIBX_HIP") == []
+    # decoy: a feature toggle named after HIP decides nothing for the HIP build
+    assert sorted(rules_of(src % "LIBX_HIP_FAST")) == ["HZ106", "HZ501"]

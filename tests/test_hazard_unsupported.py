@@ -351,3 +351,63 @@ def test_hz321_only_names_the_conversion_renames_into_hip_types():
     src = "#include <cuda.h>\ntypedef struct CUmemFabricHandle_st CUmemFabricHandle;\n"
     assert only("HZ321", src) == []
     assert len(only("HZ321", src, target_rocm=(7, 14))) == 1
+
+
+def test_hz322_an_instantiation_the_hip_build_never_compiles_is_no_evidence():
+    kernel = (
+        "#include <cub/cub.cuh>\n"
+        "template <int NT>\n__global__ void k(const int* in, int* out) {\n"
+        "  typedef cub::BlockLoad<int, NT, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE> Load;\n"
+        "  __shared__ typename Load::TempStorage s; int v[4]; Load(s).Load(in, v); out[0] = v[0];\n"
+        "}\n"
+    )
+    launches = (
+        "void run(const int* in, int* out) {\n#%s\n"
+        "  k<32><<<1, 32>>>(in, out);\n#else\n  k<64><<<1, 64>>>(in, out);\n#endif\n}\n"
+    )
+    assert only("HZ322", kernel + launches % "ifndef USE_ROCM") == []
+    # decoy: the same 32-thread launch where HIP compiles it (an unknown switch) is reported
+    (f,) = only("HZ322", kernel + launches % "ifdef SMALL_BLOCKS")
+    assert f.line == 4 and "`k<32, ...>` at line 9" in f.message
+
+
+HZ340_TEMPLATES = """\
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+template <typename To, typename From>
+__device__ To direct(From v) { return static_cast<To>(v); }
+template <>
+__device__ __half direct<__half, __nv_bfloat16>(__nv_bfloat16 v) {
+  return __float2half(__bfloat162float(v));
+}
+template <typename TIn, typename TOut>
+__global__ void via_float(const TIn* in, TOut* out) { out[0] = (TOut)((float)in[0]); }
+template <typename TIn, typename TOut>
+__global__ void c_cast(const TIn* in, TOut* out) { out[0] = (TOut)(in[0]); }
+__global__ void k(const __half* h, const __nv_bfloat16* b, __half* oh, __nv_bfloat16* ob) {
+  oh[0] = direct<__half, __nv_bfloat16>(b[0]);
+  ob[0] = direct<__nv_bfloat16, __half>(h[0]);
+  ob[1] = elsewhere<__nv_bfloat16, __half>(h[0]);
+}
+template void via_float<__half, __nv_bfloat16>(const __half*, __nv_bfloat16*);
+template void c_cast<__half, __nv_bfloat16>(const __half*, __nv_bfloat16*);
+template <typename A, typename B>
+void launch(const A* a, B* b) { c_cast<A, B><<<1, 1>>>(a, b); via_float<A, B><<<1, 1>>>(a, b); }
+template <typename A, typename B>
+void launch_float(const A* a, B* b) { via_float<A, B><<<1, 1>>>(a, b); }
+void run(const __half* h, __nv_bfloat16* b) { launch<__half, __nv_bfloat16>(h, b); }
+void run_float(const __half* h, __nv_bfloat16* b) { launch_float<__half, __nv_bfloat16>(h, b); }
+"""
+
+
+def test_hz340_an_instantiation_only_where_the_templates_body_casts_directly():
+    # the specialisation (through float) and what it serves, a template that converts through
+    # float (also through another template), and one defined in another file are not
+    # reported; the direct casts are, also where a template launches one with its parameters
+    found = only("HZ340", HZ340_TEMPLATES)
+    assert [(f.line, f.message.split("`")[1]) for f in found] == [
+        (15, "direct"),
+        (19, "c_cast"),
+        (24, "launch"),
+    ]
+    assert "where its body casts one to the other" in found[0].message

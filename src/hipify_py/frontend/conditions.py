@@ -11,7 +11,6 @@ checked.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,90 +25,11 @@ from .directives import (
     integer,
     lines,
 )
+from .hip_build import DEFINED, HIP_BUILD, NOT_FOR_INSTINCT, UNDEFINED, hip_switch
 from .lexer import Kind, Token
 
 if TYPE_CHECKING:
     from .unit import Unit
-
-UNDEFINED = object()  # a macro known to be undefined in the HIP/AMD build
-DEFINED = object()  # a macro known to be defined, with a value the evaluator does not know
-
-# What a HIP-Clang compile for AMD GPUs defines (HIP porting guide, "Compiler defines"), plus the
-# switches of ported projects (PyTorch ``USE_ROCM``, ggml ``GGML_USE_HIP``, faiss
-# ``USE_AMD_ROCM``), plus the CUDA
-# version macros at the values ``convert`` writes in their place (``cuda_release``): the branch
-# a version gate drops is never compiled by the converted code.  hip-clang never defines
-# ``__CUDA_ARCH__``, so a capability gate's branch is dead too (HZ501 reports the gate: fixing
-# it, for AMD, brings the branch back under the rules); a pure device-pass test
-# (``#ifdef __CUDA_ARCH__``) is not, as ``convert`` makes it test ``__HIP_DEVICE_COMPILE__``.
-HIP_BUILD: Mapping[str, object] = {
-    "__HIP_PLATFORM_AMD__": 1,
-    "__HIP_PLATFORM_HCC__": 1,
-    "__HIPCC__": 1,
-    "__HIP__": 1,
-    "__HIP_ROCclr__": 1,
-    "__HIP_PLATFORM_NVIDIA__": UNDEFINED,
-    "__HIP_PLATFORM_NVCC__": UNDEFINED,
-    "__NVCC__": UNDEFINED,
-    "__CUDA_ARCH_LIST__": UNDEFINED,
-    "__CUDA_ARCH__": UNDEFINED,
-    # nvcc's feature macros and cuda_fp*.h's type switches: no ROCm 7.2.4 header defines them
-    **dict.fromkeys(
-        (
-            "__CUDA_ARCH_HAS_FEATURE__",
-            "__CUDA_ARCH_SPECIFIC__",
-            "__CUDA_ARCH_FAMILY_SPECIFIC__",
-            "__CUDA_FP16_TYPES_EXIST__",
-            "__CUDA_BF16_TYPES_EXIST__",
-            "__CUDA_FP8_TYPES_EXIST__",
-            "__CUDA_FP6_TYPES_EXIST__",
-            "__CUDA_FP4_TYPES_EXIST__",
-        ),
-        UNDEFINED,
-    ),
-    "__HIP_DEVICE_COMPILE__": None,  # defined in the device pass only: both passes compile
-    "HIP_VERSION": DEFINED,
-    "HIP_VERSION_MAJOR": DEFINED,
-    "TORCH_HIP_VERSION": DEFINED,
-    "ROCM_VERSION": DEFINED,
-    "USE_ROCM": 1,
-    "HIP_COMPAT_HIP": 1,  # `convert --portable`'s hip_compat.h, under every HIP compiler
-    "__HIP_PLATFORM_ROCM__": 1,
-    "GGML_USE_HIP": 1,
-    "GGML_USE_HIPBLAS": 1,
-    "GGML_USE_MUSA": UNDEFINED,
-    "USE_AMD_ROCM": 1,  # faiss
-    "__CUDA__": UNDEFINED,  # clang's CUDA language mode; HIP mode defines __HIP__ instead
-    **macro_values(REFERENCE_CUDA),
-    # the CUDA libraries' version macros: no ROCm 7.2.4 header defines them (hipBLAS, hipSPARSE,
-    # hipFFT, hipRAND, hipSOLVER, hipCUB and MIOpen have their own), and convert keeps them
-    **dict.fromkeys(
-        (
-            "CUBLAS_VERSION",
-            "CUBLAS_VER_MAJOR",
-            "CUSPARSE_VERSION",
-            "CUSPARSE_VER_MAJOR",
-            "CUFFT_VERSION",
-            "CURAND_VERSION",
-            "CUSOLVER_VERSION",
-            "CUDNN_VERSION",
-            "CUDNN_MAJOR",
-            "CUB_VERSION",
-        ),
-        UNDEFINED,
-    ),
-}
-
-
-# Feature switches named after an NVIDIA architecture (ggml's TURING_MMA_AVAILABLE, a project's
-# HOPPER_TMA or NV_PTX_...) are defined from __CUDA_ARCH__ tests that HIP never passes, and the
-# RDNA target macros (__gfx1100__) are not defined when compiling for Instinct (gfx9): both are
-# taken as undefined unless a -D flag or a definition HIP compiles says otherwise.
-_NOT_FOR_INSTINCT = re.compile(
-    r"(?:^|_)(?:VOLTA|TURING|AMPERE|ADA|HOPPER|BLACKWELL|PASCAL|MAXWELL|KEPLER|NVIDIA|PTX|"
-    r"CP_ASYNC|TMA|WGMMA|SM\d+)(?:_|$)"
-    r"|^__gfx1\d{3}__$"  # RDNA (wave32) targets: not compiled for an Instinct GPU
-)
 
 
 @dataclass(frozen=True)
@@ -174,6 +94,9 @@ class _HipBranches:
         word, body = line.word, list(line.body)
         stack = self.stack
         here = _and(stack[-1][0], stack[-1][1]) if stack else True  # state of this line
+        for t in body:  # a project's HIP switch is defined like the table's names
+            if t.kind is Kind.IDENT and t.text not in self.known and hip_switch(t.text):
+                self.known[t.text] = 1
         if word in CONDITIONAL_OPEN:
             cond = self._condition(word, body)
             stack.append([here, cond, cond, line.end])
@@ -267,7 +190,7 @@ def _literal(text: str) -> object:
 
 def _defined(name: str, known: Mapping[str, object]) -> bool | None:
     if name not in known:
-        return False if _NOT_FOR_INSTINCT.search(name) else None
+        return False if NOT_FOR_INSTINCT.search(name) else None
     value = known[name]
     return None if value is None else value is not UNDEFINED
 
@@ -418,7 +341,7 @@ class _Parser:
         if x in ("true", "false"):
             return int(x == "true")
         value = self.known.get(x)
-        if value is UNDEFINED or (x not in self.known and _NOT_FOR_INSTINCT.search(x)):
+        if value is UNDEFINED or (x not in self.known and NOT_FOR_INSTINCT.search(x)):
             return 0
         return value if isinstance(value, int) else None
 

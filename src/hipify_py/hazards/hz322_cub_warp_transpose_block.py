@@ -6,7 +6,8 @@ A CUB `BlockLoad`/`BlockStore` with a warp-transpose algorithm (`BLOCK_LOAD_WARP
 multiple of 64: a literal such as `BlockLoad<int, 32, 4, BLOCK_LOAD_WARP_TRANSPOSE>`, or a
 template parameter that the file instantiates with such a value (`Test<32, 32, ...>()` of a
 template whose `BLOCK_THREADS` reaches the `BlockLoad`). Reported at the `BlockLoad`, with the
-instantiation in the message.
+instantiation in the message. An instantiation in code the HIP build never compiles (a
+32-thread launch under `#ifndef USE_ROCM`, whose `#else` launches 64) is not one.
 
 ## Why it breaks on AMD
 hipCUB's warp-transpose algorithms are rocPRIM's, which transpose a whole hardware wavefront
@@ -35,6 +36,7 @@ from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..findings import Severity
+from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
@@ -108,11 +110,13 @@ def _declared_name(toks: Sequence[Token], close: int) -> str | None:
 
 def _bad_instantiation(unit: Unit, name: str) -> tuple[str, int, int] | None:
     """A template of the file instantiated with a value of parameter ``name`` that is not a
-    multiple of the wavefront: (template, value, line)."""
+    multiple of the wavefront: (template, value, line).  An instantiation the HIP build never
+    compiles (the CUDA side of ``#ifndef USE_ROCM``) instantiates nothing on AMD."""
     toks = unit.tokens
+    inactive = inactive_in(unit)
     for template, index in _parameter_positions(unit, name).items():
         for i in unit.identifier_positions.get(template, ()):
-            if i + 1 >= len(toks) or toks[i + 1].text != "<":
+            if i + 1 >= len(toks) or toks[i + 1].text != "<" or toks[i].start in inactive:
                 continue
             parsed = _arguments(toks, i + 1)
             if parsed is None or index >= len(parsed[0]):

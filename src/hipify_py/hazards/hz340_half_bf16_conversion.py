@@ -2,10 +2,15 @@
 
 ## What it detects
 A direct conversion between CUDA's half and bfloat16 types: a cast (`static_cast<__half>(b)`,
-`__half(b)`, `(__nv_bfloat16)h`) of a variable declared with the other type, and a call of a
-template with both a half and a bfloat16 type among its explicit arguments
-(`convert<half, __nv_bfloat16>(n)`), the way conversion benchmarks instantiate a
-`static_cast<To>(from)` kernel.
+`__half(b)`, `(__nv_bfloat16)h`) of a variable declared with the other type, and an
+instantiation of a function template of the file with a half and a bfloat16 type where its
+body casts a variable of one of its type parameters straight to the other
+(`static_cast<To>(from)`, `To(from)`, `(To)from`) or instantiates such a template with its
+own parameters there, the way conversion benchmarks launch a `static_cast<To>(from)` kernel
+from `convert<half, __nv_bfloat16>(n)`. A template whose body converts through float
+(`To((float)from)`), one defined elsewhere, an explicit specialisation (`template <> half
+cast<half, __nv_bfloat16>(...)`, usually the through-float conversion itself) and the
+instantiations it covers are not reported.
 
 ## Why it breaks on AMD
 CUDA's `__nv_bfloat16` and `__half` convert to each other. In ROCm 7.2.4 neither
@@ -29,10 +34,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import scope_of
+from ..analysis.functions import Func, functions, scope_of
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import split_args
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -97,9 +103,9 @@ def _type_before(toks: Sequence[Token], j: int) -> int | None:
     return None
 
 
-def _template_args(unit: Unit, i: int) -> tuple[int, list[str]] | None:
+def _template_args(unit: Unit, i: int) -> tuple[int, list[tuple[str, ...]]] | None:
     """For `name < ... > (` or `name < ... > <<<` at token i: (index of '>', the identifiers
-    among the template arguments)."""
+    of each template argument)."""
     toks = unit.tokens
     if i + 1 >= len(toks) or toks[i + 1].text != "<":
         return None
@@ -115,7 +121,124 @@ def _template_args(unit: Unit, i: int) -> tuple[int, list[str]] | None:
         j += 1
     if depth or j + 1 >= len(toks) or toks[j + 1].text not in ("(", "<<<", "<<"):
         return None
-    return j, [t.text for t in toks[i + 2 : j] if t.kind is Kind.IDENT]
+    parts = split_args(toks, i + 2, j) or []
+    return j, [
+        tuple(t.text for t in toks[a.first : a.last + 1] if t.kind is Kind.IDENT) for a in parts
+    ]
+
+
+# a function template's direct casts: (target, source) positions among its type parameters
+Conversions = dict[str, frozenset[tuple[int, int]]]
+_LIST = 64  # tokens looked back from a function name for its `template <...>`
+
+
+def _converting_templates(unit: Unit) -> Conversions:
+    """The file's function templates whose body casts a variable of one type parameter straight
+    to another (``static_cast<To>(s[0])`` with ``const From* s``), or instantiates such a
+    template with its own parameters there (a host ``convert<To, From>`` launching
+    ``cvt<To, From>``): the evidence that an instantiation with a half and a bf16 type there
+    does not compile.  A body that goes through float (``To((float)x)``) or hands the value to
+    a function whose template arguments are deduced is no evidence."""
+    toks = unit.tokens
+    found: dict[str, set[tuple[int, int]]] = {}
+    forwards: list[tuple[str, str, dict[int, int]]] = []  # (template, callee, callee -> own)
+    for f in functions(unit):
+        params = _type_parameters(toks, f.name_index) if "template" in f.specifiers else {}
+        if params:
+            found.setdefault(f.name, set()).update(_direct_casts(toks, f, params))
+            forwards += [(f.name, *g) for g in _instantiations(unit, f, params)]
+    grew = True
+    while grew:  # each round adds a pair or stops: at most as many rounds as pairs
+        grew = False
+        for name, callee, positions in forwards:
+            for target, source in tuple(found.get(callee, ())):
+                to, of = positions.get(target), positions.get(source)
+                if to is not None and of is not None and to != of and (to, of) not in found[name]:
+                    found[name].add((to, of))
+                    grew = True
+    return {name: frozenset(pairs) for name, pairs in found.items() if pairs}
+
+
+def _direct_casts(toks: Sequence[Token], f: Func, params: dict[str, int]) -> set[tuple[int, int]]:
+    """(target, source) positions of the casts in ``f``'s body from a variable of one type
+    parameter to another."""
+    typed = {}  # variable -> the position of its type parameter
+    for k in range(f.params[0], f.close):
+        if toks[k].text in params and (j := _declarator(toks, k)) is not None:
+            typed[toks[j].text] = params[toks[k].text]
+    pairs = set()
+    for k in range(f.open, f.close):
+        cast = _cast(toks, k) if toks[k].kind is Kind.IDENT else None
+        if cast is None or cast[0] not in params:
+            continue
+        operand = cast[1]
+        while operand < f.close and toks[operand].text == "(":  # `(To)(s[i])`
+            operand += 1
+        source = typed.get(toks[operand].text)
+        if source is not None and source != params[cast[0]]:
+            pairs.add((params[cast[0]], source))
+    return pairs
+
+
+def _instantiations(
+    unit: Unit, f: Func, params: dict[str, int]
+) -> Iterator[tuple[str, dict[int, int]]]:
+    """The templates ``f``'s body instantiates with some of its own type parameters as
+    arguments: (template, its argument position -> ``f``'s parameter position)."""
+    toks = unit.tokens
+    for k in range(f.open, f.close):
+        if toks[k].kind is not Kind.IDENT or toks[k + 1].text != "<":
+            continue
+        args = _template_args(unit, k)
+        positions = {
+            n: params[a[0]]
+            for n, a in enumerate(args[1] if args else ())
+            if len(a) == 1 and a[0] in params
+        }
+        if positions:
+            yield toks[k].text, positions
+
+
+def _type_parameters(toks: Sequence[Token], name_i: int) -> dict[str, int]:
+    """The type parameters of the ``template <...>`` declaring the function named at token
+    ``name_i``: name -> position in the list."""
+    k = name_i - 1
+    while k > max(0, name_i - _LIST) and toks[k].text not in ("template", ";", "{", "}"):
+        k -= 1
+    if toks[k].text != "template" or toks[k + 1].text != "<":
+        return {}
+    depth, close = 0, k + 1
+    while close < name_i:
+        depth += {"<": 1, ">": -1, ">>": -2}.get(toks[close].text, 0)
+        if depth <= 0:
+            break
+        close += 1
+    params = {}
+    for n, a in enumerate(split_args(toks, k + 2, close) or ()):
+        group = toks[a.first : a.last + 1]
+        names = [t.text for t in group if t.kind is Kind.IDENT]
+        if names and names[0] in ("typename", "class") and len(names) > 1:
+            params[names[1]] = n
+    return params
+
+
+def _specialisation(toks: Sequence[Token], i: int) -> bool:
+    """The name at token ``i`` is declared by ``template <>`` (an explicit specialisation)."""
+    k = i - 1
+    while k > max(0, i - _LIST) and toks[k].text not in ("template", ";", "{", "}"):
+        k -= 1
+    return toks[k].text == "template" and k + 2 < i and toks[k + 1].text + toks[k + 2].text == "<>"
+
+
+def _mixes(pairs: frozenset[tuple[int, int]], args: list[tuple[str, ...]]) -> bool:
+    """One of the template's direct casts is between a half and a bf16 type in ``args``."""
+    families = [{_family(x) for x in arg} - {None} for arg in args]
+    return any(
+        max(target, source) < len(args)
+        and len(families[target]) == len(families[source]) == 1
+        and families[target] != families[source]
+        for target, source in pairs
+    )
 
 
 @hazard_rule(
@@ -129,42 +252,51 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     toks = unit.tokens
     declared = _declared(unit)
+    converting = _converting_templates(unit)
+    specialised: set[tuple[str, tuple[tuple[str, ...], ...]]] = set()
     for i, t in enumerate(toks):
         if t.kind is not Kind.IDENT or t.in_directive:
             continue
-        target, operand = _cast_at(toks, i)
-        if target and operand is not None:
-            source = _family_of(unit, declared, operand)
+        cast = _cast(toks, i)
+        target = _family(cast[0]) if cast else None
+        if cast and target:
+            source = _family_of(unit, declared, cast[1])
             if source is not None and source is not target:
                 yield report(
                     t.start,
-                    toks[operand].end,
-                    f"`{toks[operand].text}` cast to "
+                    toks[cast[1]].end,
+                    f"`{toks[cast[1]].text}` cast to "
                     f"{'half' if target is HALF else 'bfloat16'}: {WHY}; convert "
                     "through float",
                 )
             continue
-        args = _template_args(unit, i) if target is None else None
-        if args and HALF & set(args[1]) and BF16 & set(args[1]):
+        args = _template_args(unit, i) if t.text in converting else None
+        if args is None:
+            continue
+        key = (t.text, tuple(args[1]))
+        if _specialisation(toks, i):
+            specialised.add(key)  # its own body, not the template's, serves these arguments
+        elif key not in specialised and _mixes(converting[t.text], args[1]):
             yield report(
                 t.start,
                 toks[args[0]].end,
-                f"`{t.text}` instantiated with both a half and a bfloat16 type: a conversion "
-                f"between them in its body does not compile, {WHY}; convert through float",
+                f"`{t.text}` instantiated with a half and a bfloat16 type where its body casts "
+                f"one to the other: that does not compile, {WHY}; convert through float",
             )
 
 
-def _cast_at(toks: Sequence[Token], i: int) -> tuple[frozenset[str] | None, int | None]:
-    """(the type family named at token ``i``, the operand's token when it is a cast to it):
+def _cast(toks: Sequence[Token], i: int) -> tuple[str, int] | None:
+    """(the type named, the operand's token) when token ``i`` starts a cast:
     ``static_cast<T>(x)``, the functional cast ``T(x)`` or the C cast ``(T)x``."""
-    target = _family(toks[i].text)
-    if toks[i].text == "static_cast" and i + 4 < len(toks) and toks[i + 3].text == ">":
-        return _family(toks[i + 2].text), i + 5
-    if target and i + 2 < len(toks) and toks[i + 1].text == "(":
-        return target, i + 2  # functional cast T(x)
-    if target and toks[i - 1].text == "(" and i + 2 < len(toks) and toks[i + 1].text == ")":
-        return target, i + 2  # C cast (T)x
-    return target, None
+    if toks[i].text == "static_cast":
+        if i + 5 < len(toks) and toks[i + 1].text == "<" and toks[i + 3].text == ">":
+            return toks[i + 2].text, i + 5
+        return None
+    if i + 2 < len(toks) and toks[i + 1].text == "(":
+        return toks[i].text, i + 2  # functional cast T(x)
+    if i > 0 and toks[i - 1].text == "(" and i + 2 < len(toks) and toks[i + 1].text == ")":
+        return toks[i].text, i + 2  # C cast (T)x
+    return None
 
 
 def _family_of(unit: Unit, declared: Declarations, k: int) -> frozenset[str] | None:

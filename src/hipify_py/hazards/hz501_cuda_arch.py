@@ -49,8 +49,9 @@ from ..analysis.tokens import occurrences, one_per_line
 from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
-from ..frontend.conditions import UNDEFINED, evaluate, inactive_in
+from ..frontend.conditions import evaluate, inactive_in
 from ..frontend.directives import defined_span
+from ..frontend.hip_build import UNDEFINED
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rewrite.device_pass_guards import DEVICE, device_pass_edits

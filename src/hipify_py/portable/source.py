@@ -14,8 +14,9 @@ Each edit the conversion proposed becomes one of:
   An edit on an ``#if``/``#elif`` line (a version gate) becomes one condition that picks the
   AMD or the original expression.
 
-Code already inside a branch on ``__HIP_PLATFORM_AMD__``/``HIP_COMPAT_HIP``, or one the HIP
-build never compiles, is left alone: that is what makes a second run change nothing.
+Code already inside a branch on ``__HIP_PLATFORM_AMD__`` or a HIP switch (``HIP_COMPAT_HIP``,
+the project's own ``USE_ROCM``), or one the HIP build never compiles, is left alone: that is
+what makes a second run change nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..frontend.conditions import inactive_in
 from ..frontend.directives import CONDITIONAL_OPEN, Include, Line
 from ..frontend.directives import includes as directive_includes
 from ..frontend.directives import lines as directive_lines
+from ..frontend.hip_build import hip_switch
 from ..frontend.unit import Unit
 from .build_guard import line_span
 from .compat_header import HIP_SWITCH, NAME
@@ -153,14 +155,14 @@ def _implicit(inserted: str) -> list[str]:
 
 
 def _settled_ranges(dlines: list[Line], unit: Unit) -> list[tuple[int, int]]:
-    """Blocks that already choose a vendor (their #if names AMD's macro or the compat switch),
-    and text the HIP build never compiles."""
+    """Blocks that already choose a vendor (their #if names AMD's macro or a HIP switch: the
+    compat header's, the project's own), and text the HIP build never compiles."""
     ranges: list[tuple[int, int]] = []
     stack: list[tuple[int, bool]] = []
     for line in dlines:
         if line.word in CONDITIONAL_OPEN:
-            names = {t.text for t in line.body}
-            stack.append((line.start, bool(names & {AMD, HIP_SWITCH, "USE_ROCM"})))
+            vendor = any(t.text == AMD or hip_switch(t.text) for t in line.body)
+            stack.append((line.start, vendor))
         elif line.word == "endif" and stack:
             start, vendor = stack.pop()
             if vendor:

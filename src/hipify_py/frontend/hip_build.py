@@ -1,0 +1,111 @@
+"""What the HIP/AMD build defines: the macros it is known to define or not, and the names
+whose spelling says so (a project's own HIP switch, a feature named after an NVIDIA
+architecture), for ``conditions`` to decide which branches HIP compiles."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+
+from .cuda_release import REFERENCE_CUDA, macro_values
+
+UNDEFINED = object()  # a macro known to be undefined in the HIP/AMD build
+DEFINED = object()  # a macro known to be defined, with a value the evaluator does not know
+
+# What a HIP-Clang compile for AMD GPUs defines (HIP porting guide, "Compiler defines"), plus
+# the switches of ported projects that ``hip_switch`` does not recognise by name (ggml's
+# ``GGML_USE_HIPBLAS``), plus the CUDA version macros at the values ``convert`` writes in their
+# place (``cuda_release``): the branch a version gate drops is never compiled by the converted
+# code.  hip-clang never defines ``__CUDA_ARCH__``, so a capability gate's branch is dead too
+# (HZ501 reports the gate: fixing it, for AMD, brings the branch back under the rules); a pure
+# device-pass test (``#ifdef __CUDA_ARCH__``) is not, as ``convert`` makes it test
+# ``__HIP_DEVICE_COMPILE__``.
+HIP_BUILD: Mapping[str, object] = {
+    "__HIP_PLATFORM_AMD__": 1,
+    "__HIP_PLATFORM_HCC__": 1,
+    "__HIPCC__": 1,
+    "__HIP__": 1,
+    "__HIP_ROCclr__": 1,
+    "__HIP_PLATFORM_NVIDIA__": UNDEFINED,
+    "__HIP_PLATFORM_NVCC__": UNDEFINED,
+    "__NVCC__": UNDEFINED,
+    "__CUDA_ARCH_LIST__": UNDEFINED,
+    "__CUDA_ARCH__": UNDEFINED,
+    # nvcc's feature macros and cuda_fp*.h's type switches: no ROCm 7.2.4 header defines them
+    **dict.fromkeys(
+        (
+            "__CUDA_ARCH_HAS_FEATURE__",
+            "__CUDA_ARCH_SPECIFIC__",
+            "__CUDA_ARCH_FAMILY_SPECIFIC__",
+            "__CUDA_FP16_TYPES_EXIST__",
+            "__CUDA_BF16_TYPES_EXIST__",
+            "__CUDA_FP8_TYPES_EXIST__",
+            "__CUDA_FP6_TYPES_EXIST__",
+            "__CUDA_FP4_TYPES_EXIST__",
+        ),
+        UNDEFINED,
+    ),
+    "__HIP_DEVICE_COMPILE__": None,  # defined in the device pass only: both passes compile
+    "HIP_VERSION": DEFINED,
+    "HIP_VERSION_MAJOR": DEFINED,
+    "TORCH_HIP_VERSION": DEFINED,
+    "ROCM_VERSION": DEFINED,
+    "__HIP_PLATFORM_ROCM__": 1,
+    "GGML_USE_HIPBLAS": 1,
+    "GGML_USE_MUSA": UNDEFINED,
+    "__CUDA__": UNDEFINED,  # clang's CUDA language mode; HIP mode defines __HIP__ instead
+    **macro_values(REFERENCE_CUDA),
+    # the CUDA libraries' version macros: no ROCm 7.2.4 header defines them (hipBLAS, hipSPARSE,
+    # hipFFT, hipRAND, hipSOLVER, hipCUB and MIOpen have their own), and convert keeps them
+    **dict.fromkeys(
+        (
+            "CUBLAS_VERSION",
+            "CUBLAS_VER_MAJOR",
+            "CUSPARSE_VERSION",
+            "CUSPARSE_VER_MAJOR",
+            "CUFFT_VERSION",
+            "CURAND_VERSION",
+            "CUSOLVER_VERSION",
+            "CUDNN_VERSION",
+            "CUDNN_MAJOR",
+            "CUB_VERSION",
+        ),
+        UNDEFINED,
+    ),
+}
+
+
+# Feature switches named after an NVIDIA architecture (ggml's TURING_MMA_AVAILABLE, a project's
+# HOPPER_TMA or NV_PTX_...) are defined from __CUDA_ARCH__ tests that HIP never passes, and the
+# RDNA target macros (__gfx1100__) are not defined when compiling for Instinct (gfx9): both are
+# taken as undefined unless a -D flag or a definition HIP compiles says otherwise.
+NOT_FOR_INSTINCT = re.compile(
+    r"(?:^|_)(?:VOLTA|TURING|AMPERE|ADA|HOPPER|BLACKWELL|PASCAL|MAXWELL|KEPLER|NVIDIA|PTX|"
+    r"CP_ASYNC|TMA|WGMMA|SM\d+)(?:_|$)"
+    r"|^__gfx1\d{3}__$"  # RDNA (wave32) targets: not compiled for an Instinct GPU
+)
+
+
+# A project's own HIP/ROCm switch, the macro its HIP build defines and its CUDA build does not:
+# PyTorch's USE_ROCM, ggml's GGML_USE_HIP, faiss' USE_AMD_ROCM, bitsandbytes' BNB_HIP,
+# CTranslate2's CT2_USE_HIP, WITH_ROCM, convert --portable's HIP_COMPAT_HIP.  Recognised by its
+# words (split at "_"): the last is HIP or ROCM, or one of those followed by BUILD, BACKEND or
+# ENABLED.  A name with a word after it is about something else (HIP_VERSION, HIPBLAS_V2,
+# __HIP_DEVICE_COMPILE__, a feature toggle such as BNB_HIP_BF16_VDOT2), and one with a word
+# that negates or names another vendor (NO_HIP, DISABLE_ROCM, CUDA_OR_HIP) is not the switch.
+_SWITCH_WORDS = frozenset({"HIP", "ROCM"})
+_SWITCH_TAILS = frozenset({"BUILD", "BACKEND", "ENABLED"})
+_NOT_A_SWITCH = frozenset(
+    {"NO", "NOT", "NON", "DISABLE", "DISABLED", "WITHOUT", "SKIP", "OR", "CUDA", "NV", "NVIDIA"}
+)
+
+
+@functools.lru_cache(maxsize=4096)  # names of directive lines: few per project
+def hip_switch(name: str) -> bool:
+    """Whether ``name`` is spelled as a project's HIP/ROCm switch (see above), which the HIP
+    build defines as 1 unless a ``-D`` flag or the file's own definition says otherwise."""
+    words = name.strip("_").upper().split("_")
+    if len(words) > 1 and words[-1] in _SWITCH_TAILS:
+        words.pop()
+    return words[-1] in _SWITCH_WORDS and not _NOT_A_SWITCH.intersection(words)
