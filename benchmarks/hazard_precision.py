@@ -112,6 +112,9 @@ def rescore(args: argparse.Namespace) -> None:
     kept = [r for r in rows if (r["rule"], r["path"], r["line"]) in reported]
     gone = collections.Counter(r["verdict"] for r in rows if r not in kept)
     print(f"no longer reported: {gone['true']} judged true, {gone['false']} judged false")
+    for r in rows:  # a true finding lost is what a rule change must justify: name each
+        if r["verdict"] == "true" and r not in kept:
+            print(f"  lost (judged true): {r['rule']} {r['path']}:{r['line']}")
     _print_precision(kept)
 
 
