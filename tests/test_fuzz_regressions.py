@@ -77,3 +77,14 @@ def test_include_is_not_put_where_the_line_before_continues_or_a_comment_runs_on
 def test_a_kernel_name_never_spans_a_statement():
     # input 23893: matching `<...>` backwards took `k<d f() { k<A<B>` as one launch's name
     hip("void f() { k<d f() { k<A<B>><<<g, b>>>(p); }\nA<B>><<<g, b>>>(p); }\n")
+
+
+def test_a_shim_never_goes_into_a_comment_an_include_line_opens():
+    # input 736 (sixth run): `#include <cuda_runtime.h> /* a` + ` b */ ...`: the bf16 shim went
+    # after that line, inside the comment, so the next run added it again
+    src = (
+        "#include <cuda_runtime.h>\n#include <cuda_bf16.h> /* a\n b */\n"
+        "__global__ void k(nv_bfloat162* b, float* f) { b[0] = __float2bfloat162_rn(f[0]); }\n"
+    )
+    out = hip(src)
+    assert out.index("HIPIFY_PY_SHIM_BF16") < out.index("/* a")

@@ -447,9 +447,11 @@ def _host_shims(unit: Unit) -> list[_Pending]:
 
 
 def _shim_position(unit: Unit, found: list[Include], first_use: int) -> int:
-    """Where a shim goes: after the last unconditional include before its first use, or
-    where the runtime include goes when there is none (after it: edits orders the two)."""
-    before = [inc for inc in found if inc.line_end <= first_use and not inc.branch]
+    """Where a shim goes: after the last unconditional include before its first use that
+    stands alone on its line (after `#include <x> /* ...` the next line is inside that
+    comment, where the next run would not see the shim), or where the runtime include goes
+    when there is none (after it: edits orders the two)."""
+    before = [inc for inc in found if inc.line_end <= first_use and not inc.branch and inc.alone]
     if not before:
         return insertion_point(unit, found)
     at = before[-1].line_end
