@@ -83,7 +83,7 @@ def test_options_fields_join_lists_and_or_flags(tmp_path: Path) -> None:
     assert got["include_dirs"] == ("a", str(cuda / "include"))
     assert got["fix"] is True and got["unsafe_fixes"] is True
     assert "offload_arch" not in got  # the Options default (gfx942) stays
-    assert Options(**got).target_rocm == (7, 1)
+    assert Options(**got).target_rocm == context.DEFAULT_TARGET_ROCM
 
 
 # --------------------------------------------------------------------------- a probe option

@@ -168,7 +168,7 @@ def test_hipcc_52_cannot_check_a_gfx942_rocm7_tree(tmp_path, hipcc):
     result = CliRunner().invoke(verify, [str(tmp_path), "--toolchain", "hipcc"])
     assert result.exit_code == 2, result.output
     assert "hipcc (HIP 5.2) does not know gfx942" in result.stderr
-    assert "older than the ROCm 7.1 the tree targets" in result.stderr
+    assert "older than the ROCm 7.2 the tree targets" in result.stderr
     assert "hipify-py toolchain fetch" in result.stderr and "FAIL" not in result.output
     # what it can check, asked for explicitly: gfx90a for a tree converted for ROCm 5.2
     _write(tmp_path, "mask32.hip", GOOD)

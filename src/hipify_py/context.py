@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from .mappings.index import MappingIndex
 
 
+DEFAULT_TARGET_ROCM = (7, 2)
+"""The ROCm release the output is built and checked against unless ``--target-rocm`` says
+otherwise: the 7.2 line, whose 7.2.4 headers the mapping audit and the compile tests use."""
+
+
 def parse_version(text: str) -> tuple[int, ...]:
     """'7.1' -> (7, 1); raises ValueError with a readable message."""
     try:
@@ -76,14 +81,14 @@ class Options:
         ),
     )
     target_rocm: tuple[int, ...] = field(
-        default=(7, 1),
+        default=DEFAULT_TARGET_ROCM,
         metadata=cli(
             "--target-rocm",
             commands=TREE,
             help="ROCm version the output must build with.",
             metavar="X.Y",
             parse=parse_rocm_version,
-            default_text="7.1",
+            default_text=".".join(map(str, DEFAULT_TARGET_ROCM)),
             section="parse",
         ),
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from ..context import DEFAULT_TARGET_ROCM
 from ..mappings import KINDS, STATUSES, Entry, MappingError, MappingIndex, load_index
 from .params import PathArg
 
@@ -196,7 +197,11 @@ def stats(as_json: bool) -> None:
     show_default=True,
     help="ROCm tree whose include/ holds hip/ and the library headers (env ROCM_PATH).",
 )
-@click.option("--target-rocm", default=None, help="ROCm version to audit for (default 7.1).")
+@click.option(
+    "--target-rocm",
+    default=None,
+    help=f"ROCm version to audit for (default {'.'.join(map(str, DEFAULT_TARGET_ROCM))}).",
+)
 @click.option("--clang", default="clang-19", show_default=True, help="clang with HIP support.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
 def audit(rocm_path: Path, target_rocm: str | None, clang: str, as_json: bool) -> None:

@@ -2,14 +2,15 @@
 
 ## What it detects
 An API whose HIP equivalent appeared in a newer ROCm than the one targeted with
-`--target-rocm` (default 7.1), judged from the tables' `hip_added` column. Checked on CUDA
+`--target-rocm` (default 7.2), judged from the tables' `hip_added` column. Checked on CUDA
 sources (by the CUDA name) and on HIP sources (by the HIP name).
 
 ## Why it breaks on AMD
 The targeted release does not declare the HIP name, so hipify-py leaves the CUDA name in place
 (emitting the HIP name would only trade one undeclared identifier for another) and the file
 does not compile for that release. The warp `_sync` intrinsics and `__syncwarp`, for example,
-are HIP 7.0+; `--target-rocm 7.2` or newer converts the names added in ROCm 7.2.
+are HIP 7.0+; the names ROCm 7.10 and later add stay CUDA until `--target-rocm` names that
+release.
 
 ## Example
 ```cuda
