@@ -104,6 +104,22 @@ __device__ void amd() { asm volatile("s_waitcnt vmcnt(0)" ::: "memory"); }"""
     assert "mov.u32" in found[0].message
 
 
+def test_hz310_ptx_instruction_names_not_other_isas():
+    """A dotted instruction is PTX only when PTX has that instruction: ggml's Esperanto backend
+    carries RISC-V vector asm (`flw.ps`, `fbci.ps`) that no HIP build compiles; `lop3.b32`
+    (a digit in the name), `fence.acq_rel.gpu` and nccl's `ld..global` (an empty macro between
+    the dots) are PTX."""
+    src = """__device__ void riscv(float* p) {
+  __asm__ volatile("flw.ps f10, (%0)" ::"r"(p));
+  __asm__ volatile("fbci.ps f10, 0" ::: "f10"); }
+__device__ unsigned lop(unsigned a, unsigned b, unsigned c) {
+  unsigned d; asm("lop3.b32 %0, %1, %2, %3, 202;" : "=r"(d) : "r"(a), "r"(b), "r"(c)); return d; }
+__device__ void fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+#define LD(sp) asm volatile("ld." #sp ".global.v2.b64 {%0,%1}, [%2];" : "=l"(a), "=l"(b) : "l"(p))
+__device__ void ld(const long* p) { long a, b; LD(); }"""
+    assert [f.line for f in only("HZ310", src)] == [5, 6, 7]
+
+
 def test_hz310_quotes_the_template_not_the_operands():
     src = """#define WAIT_GROUP(N) asm volatile("cp.async.wait_group %0;\\n" ::"n"(N))
 __device__ void k() { WAIT_GROUP(1); }"""

@@ -35,8 +35,23 @@ from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
 _ASM = frozenset({"asm", "__asm__", "__asm"})
+# PTX instruction names (PTX ISA 8.x); a dotted instruction whose name is not one of them is
+# another ISA's (RISC-V vector `flw.ps`, ARM `ld1.4s`), which a CUDA project may carry in a
+# backend of its own
+_PTX_OPCODES = frozenset(
+    "abs activemask add addc and applypriority atom bar barrier bfe bfi bfind bmsk bra brev "
+    "brkpt brx call clz cnot copysign cos cp createpolicy cvt cvta discard div dp2a dp4a elect "
+    "ex2 exit fence fma fns getctarank griddepcontrol isspacep istypep ld ldmatrix ldu lg2 lop3 "
+    "mad mad24 madc mapa match max mbarrier membar min mma mov movmatrix mul mul24 multimem "
+    "nanosleep neg not or pmevent popc prefetch prefetchu prmt rcp red redux rem ret rsqrt sad "
+    "selp set setmaxnreg setp shf shfl shl shr sin slct sqrt st stackrestore stacksave stmatrix "
+    "sub subc suld suq sured sust szext tanh tcgen05 tensormap testp tex tld4 trap txq vabsdiff "
+    "vabsdiff2 vabsdiff4 vadd vadd2 vadd4 vavrg2 vavrg4 vmad vmax vmax2 vmax4 vmin vmin2 vmin4 "
+    "vote vset vset2 vset4 vshl vshr vsub vsub2 vsub4 wgmma wmma xor clusterlaunchcontrol".split()
+)
+_DOTTED = re.compile(r"\b([a-z][a-z0-9]+)(?:\.+[A-Za-z0-9_]+)+\b")
 _PTX = re.compile(
-    r"\b[a-z]{2,}(?:\.[a-z0-9]+)+\b|%%?(?:laneid|warpid|nwarpid|smid|clock|clock64|globaltimer|"
+    r"%%?(?:laneid|warpid|nwarpid|smid|clock|clock64|globaltimer|"
     r"lanemask_\w+|tid|ntid|ctaid|dynamic_smem_size)\b|\btrap\s*;|\bexit\s*;|\bmembar\b|"
     r"\bbar\.sync\b|\.reg\b"
 )
@@ -54,11 +69,10 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         parens = _asm_parens(toks, i)
         if parens is None:
             continue
-        template = _template(toks, *parens)
-        m = _PTX.search(template)
-        if not m or _GCN.search(template):
+        # the string literals joined: `"ld." #space ".global"` is `ld..global`
+        text = _template(toks, *parens).replace('"', "").replace("\\n", " ").replace("\\t", " ")
+        if not _is_ptx(text) or _GCN.search(text):
             continue
-        text = template.replace('"', "").replace("\\n", " ").replace("\\t", " ")
         snippet = " ".join(text.split())[:40]
         yield report(
             t.start,
@@ -67,6 +81,13 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"(use a HIP intrinsic or __builtin_amdgcn_*)",
             extra={"root_cause": snippet},  # the same PTX again: one replacement
         )
+
+
+def _is_ptx(template: str) -> bool:
+    """A PTX special register or statement, or a dotted instruction that PTX has."""
+    if _PTX.search(template):
+        return True
+    return any(m.group(1) in _PTX_OPCODES for m in _DOTTED.finditer(template))
 
 
 def _asm_parens(toks: Sequence[Token], i: int) -> tuple[int, int] | None:
