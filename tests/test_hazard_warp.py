@@ -563,6 +563,20 @@ __global__ void g(float* o) { constexpr int w = warpSize; o[w] = 1; }
     assert [f.line for f in only("HZ104", src)] == [6]
 
 
+def test_hz104_a_template_parameter_named_warpsize_is_a_constant():
+    # AMGX scalers: `template <int warpSize, typename T>` is instantiated with VectorSize
+    src = """template <int warpSize, typename T>
+__device__ T reduce(T v) {
+  __shared__ T s[warpSize];
+  if (warpSize > 16) { v += __shfl_down(v, 16, warpSize); }
+  return v + s[0];
+}
+template <typename T>
+__device__ T other(T v) { __shared__ T s[warpSize]; return v + s[0]; }
+"""
+    assert [f.line for f in only("HZ104", src)] == [8]
+
+
 def test_hz108_a_plane_is_not_a_lane():
     # nccl net_ib: NCCL_IB_PLANE_VIRT_BIT (0x1 << NCCL_IB_PLANE_MAX_INDEX), a flag bit
     src = "#define VIRT_BIT (1u << NCCL_IB_PLANE_MAX_INDEX)\n"

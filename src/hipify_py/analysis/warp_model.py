@@ -193,13 +193,48 @@ def _lane_bits(toks: Sequence[Token], k: int) -> bool:
 
 
 def shadowed(toks: Sequence[Token], k: int, f: Func) -> bool:
-    """`int warpSize = 32;` inside ``f``: the name at token ``k`` is a local constant of the
-    function, not the hardware warp."""
+    """`int warpSize = 32;` inside ``f``, or `template <int warpSize, ...>` before it (AMGX's
+    `warpReduceSum<VectorSize>`): the name at token ``k`` is the function's own constant, not
+    the hardware warp."""
     name = toks[k].text
-    return any(
+    if any(
         toks[j].text == name and toks[j - 1].kind is Kind.IDENT and toks[j + 1].text == "="
         for j in range(f.params[0] + 1, f.close)
-    )
+    ):
+        return True
+    return any(template_parameter(toks, j) for j in _header(toks, f) if toks[j].text == name)
+
+
+def template_parameter(toks: Sequence[Token], j: int) -> bool:
+    """Token ``j`` declares a template parameter: `int warpSize` followed by `,`, `>` or `=`
+    inside a `template <...>` (a bracket depth walk back to the `template <`)."""
+    if not (0 < j < len(toks) - 1 and toks[j - 1].kind is Kind.IDENT):
+        return False
+    if toks[j + 1].text not in (",", ">", "=") or toks[j - 1].text in ("return", "sizeof"):
+        return False
+    depth = 0
+    for i in range(j - 1, max(j - 64, 0) - 1, -1):
+        text = toks[i].text
+        if text in (">", ")"):
+            depth += 1
+        elif text == "(":
+            depth -= 1
+        elif text == "<":
+            if depth == 0:
+                return i > 0 and toks[i - 1].text == "template"
+            depth -= 1
+        elif text in (";", "{", "}"):
+            return False
+    return False
+
+
+def _header(toks: Sequence[Token], f: Func) -> range:
+    """The tokens from the end of the statement before ``f`` to its parameter list: where its
+    `template <...>` header is."""
+    start = f.name_index
+    while start > 0 and toks[start - 1].text not in (";", "{", "}") and f.name_index - start < 256:
+        start -= 1
+    return range(start, f.params[0])
 
 
 def _width(unit: Unit, call: Call) -> int | None:

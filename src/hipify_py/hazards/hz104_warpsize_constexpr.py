@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import function_at
 from ..analysis.tokens import match, match_back, occurrences, one_per_line
-from ..analysis.warp_model import shadowed
+from ..analysis.warp_model import shadowed, template_parameter
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token
@@ -242,8 +242,8 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         if t.in_directive and unit.directive_word(i) == "define":
             continue  # a macro (name or body): its uses where a constant is needed count
         why = constant_context(toks, i)
-        if why is None:
-            continue
+        if why is None or template_parameter(toks, i):
+            continue  # `template <int warpSize, ...>` declares a name of its own
         base = names[t.text]
         func = function_at(unit, i)
         if t.text == "warpSize" and func is not None and shadowed(toks, i, func):
