@@ -107,6 +107,24 @@ def test_hz502_tests_that_decide_nothing_on_gfx942():
     assert [f.line for f in only("HZ502", src)] == [6]
 
 
+def test_hz502_a_test_every_cdna_gpu_answers_as_a_baseline_gpu_does():
+    """The whole expression is evaluated for gfx90a/gfx942/gfx950 (9.0/9.4/9.5) and for Pascal
+    (6.1) and Turing (7.5): AMGX's `major >= 7` grid sizes, FasterTransformer's pre-Turing
+    exit and cudpp's `major * 10 + minor >= 12` decide nothing; TF32 at `>= 8`, an SM number
+    and a Hopper test that gfx90a (9.0) passes are reported."""
+    src = """void f() {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  if (!(prop.major >= 8 || (prop.major >= 7 && prop.minor >= 5))) { exit(-1); }
+  int grid = (prop.major >= 7) ? 1024 : 128;
+  bool sm12 = (prop.major * 10 + prop.minor) >= 12;
+  bool tf32 = prop.major >= 8;
+  int sm = prop.major * 10 + prop.minor;
+  bool hopper = prop.major == 9 && prop.minor == 0;
+}"""
+    assert [f.line for f in only("HZ502", src)] == [7, 8, 9]
+
+
 def test_hz502_pytorch_device_properties():
     src = "bool sm80() { return at::cuda::getCurrentDeviceProperties()->major >= 8; }\n"
     assert len(only("HZ502", src)) == 1

@@ -218,14 +218,19 @@ def _or(a: object, b: object) -> bool | None:
 def evaluate(body: Sequence[Token], known: Mapping[str, object]) -> bool | None:
     """The truth of an ``#if`` expression: True, False or None (unknown); ``known`` maps a
     macro to its value, ``DEFINED``, ``UNDEFINED`` or None (unknown)."""
+    value = expression_value(body, known)
+    return None if value is None else bool(value)
+
+
+def expression_value(body: Sequence[Token], known: Mapping[str, object]) -> int | None:
+    """The integer value of a C expression of numbers and ``known`` names (None: unknown or
+    not such an expression), by the preprocessor's rules."""
     parser = _Parser(body, known)
     try:
         value = parser.expr()
     except _Unknown:
         return None
-    if parser.i != len(body) or value is None:
-        return None
-    return bool(value)
+    return None if parser.i != len(body) else value
 
 
 class _Unknown(Exception):

@@ -4,13 +4,15 @@
 Run-time compute-capability checks: `prop.major` / `prop.minor` (or `->major`) on a
 `cudaDeviceProp`/`hipDeviceProp_t` (or `getCurrentDeviceProperties()`/`getDeviceProperties()`
 results) compared with or combined into a number, and queries of
-`cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms). A test of `major` against a
-number that gfx942 (major 9) answers as a Pascal GPU (major 6) does is not reported: HIP then
-takes the branch of GPUs without the feature (`major < 6` and `!(major >= 5)` waivers for old
-GPUs, `major >= 10` Blackwell paths, `major == 8` Ampere kernels), the portable one; nor is a
-version only printed, or a `minor` test joined by `&&` to a `major` test gfx942 fails.
-Reported are tests gfx942 passes as a recent NVIDIA GPU (`major >= 8`: TF32 on, Ampere
-kernels), `minor` tests and arithmetic (`major * 10 + minor` = 94 selects a variant).
+`cudaDevAttrComputeCapabilityMajor/Minor` (and the HIP forms). A test that every CDNA GPU
+(gfx90a 9.0, gfx942 9.4, gfx950 9.5) answers as a Pascal (6.1) or a Turing (7.5) GPU does is
+not reported: HIP then takes the branch of GPUs without the feature (`major < 6` and
+`!(major >= 8 || (major >= 7 && minor >= 5))` waivers for old GPUs, `major >= 10` Blackwell
+paths, `major == 8` Ampere kernels) or the one every GPU CUDA 13 supports takes
+(`major >= 7 ? 1024 : 128`); nor is a version only printed. Reported are tests a CDNA GPU
+passes as only a newer NVIDIA GPU does (`major >= 8`: TF32 on, Ampere kernels), tests the CDNA
+GPUs answer differently (`major == 9 && minor == 0`: gfx90a is "Hopper") and arithmetic
+(`major * 10 + minor` = 94 selects a variant).
 
 ## Why it breaks on AMD
 On AMD, `major.minor` is the GFXIP version (9.4 for MI300X/gfx942, 9.0 for MI200/gfx90a,
@@ -37,6 +39,7 @@ from ..analysis.tokens import one_per_line, statement_bounds
 from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
+from ..frontend.conditions import expression_value
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
@@ -56,14 +59,74 @@ _ATTRS = frozenset(
 _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
 
 
+# What CDNA GPUs report as major.minor (gfx90a 9.0, gfx942 9.4, gfx950 9.5), and two NVIDIA
+# GPUs a test that answers alike for all of them needs nothing for: Pascal (6.1), which
+# waivers for old GPUs name, and Turing (7.5), the oldest GPU CUDA 13 builds for: HIP then
+# takes the branch of GPUs without the feature the test is about, or the one every supported
+# GPU takes (AMGX's `major >= 7 ? 1024 : 128` grid sizes)
+_CDNA = ((9, 0), (9, 4), (9, 5))
+_BASELINES = ((6, 1), (7, 5))
+_VERSION_WORDS = frozenset({"&&", "||", "!", "(", ")", *_OPS, "-", "/", "%"})
+
+
 def _same_as_pascal(toks: Sequence[Token], i: int) -> bool:
-    """`prop.major OP N` (token ``i`` is `major`) that gfx942 (major 9) answers as a Pascal GPU
-    (major 6) does: HIP takes the branch of GPUs without the feature the test is about
-    (`major < 6` waivers, `major >= 10` Blackwell paths, `major == 8` Ampere and `major == 7`
-    Turing kernels), the portable one.  A test gfx942 passes as a recent GPU does
-    (`major >= 7`, `major >= 8`: TF32 on) or fails as one does (`major < 8`) is reported."""
+    """`prop.major OP N` (token ``i`` is `major`) that gfx942 (major 9) answers as a Pascal
+    (major 6) or Turing (major 7) GPU does (`major < 6` waivers, `major >= 10` Blackwell paths,
+    `major == 8` Ampere kernels, `major >= 7`).  A test gfx942 passes as only a newer GPU does
+    (`major >= 8`: TF32 on) or fails as one does (`major < 8`) is reported."""
     at_9 = _major_test(toks, i, 9)
-    return at_9 is not None and at_9 == _major_test(toks, i, 6)
+    return at_9 is not None and any(at_9 == _major_test(toks, i, m) for m, _ in _BASELINES)
+
+
+def _same_as_baseline(toks: Sequence[Token], i: int) -> bool | None:
+    """The whole version expression around token ``i`` (the longest run of `prop.major`,
+    `prop.minor`, numbers and operators, unbalanced parentheses trimmed) has one value for
+    every CDNA GPU, the value of a baseline GPU (`!(major >= 8 || (major >= 7 && minor >= 5))`,
+    a waiver for pre-Turing GPUs); None when it is no expression the evaluator reads."""
+    a = b = i
+    while a > 0 and _version_token(toks, a - 1):
+        a -= 1
+    while b + 1 < len(toks) and _version_token(toks, b + 1):
+        b += 1
+    run = [t for k, t in enumerate(toks[a : b + 1], a) if not _accessor(toks, k)]
+    while run and run[0].text == "(" and _depth(run) > 0:
+        run = run[1:]
+    while run and run[-1].text == ")" and _depth(run) < 0:
+        run = run[:-1]
+    amd = {expression_value(run, {"major": m, "minor": n}) for m, n in _CDNA}
+    if None in amd:
+        return None
+    baselines = {expression_value(run, {"major": m, "minor": n}) for m, n in _BASELINES}
+    return len(amd) == 1 and bool(amd & baselines)
+
+
+def _accessor(toks: Sequence[Token], k: int) -> bool:
+    """Token ``k`` is the `prop .`/`prop ->` before a `major`/`minor`."""
+    if toks[k].text in (".", "->"):
+        return k + 1 < len(toks) and toks[k + 1].text in ("major", "minor")
+    return (
+        k + 2 < len(toks)
+        and toks[k + 1].text in (".", "->")
+        and toks[k + 2].text
+        in (
+            "major",
+            "minor",
+        )
+    )
+
+
+def _version_token(toks: Sequence[Token], k: int) -> bool:
+    t = toks[k]
+    return (
+        t.kind is Kind.NUMBER
+        or t.text in _VERSION_WORDS
+        or t.text in ("major", "minor")
+        or _accessor(toks, k)
+    )
+
+
+def _depth(run: Sequence[Token]) -> int:
+    return sum(t.text == "(" for t in run) - sum(t.text == ")" for t in run)
 
 
 def _major_test(toks: Sequence[Token], i: int, major: int) -> bool | None:
@@ -82,7 +145,11 @@ def _moot(toks: Sequence[Token], i: int) -> bool:
     """The test at token ``i`` decides nothing on gfx942: a `major` test it answers as a
     Pascal GPU does, a version only printed (`printf("sm %d", major * 10 + minor)`), or a `minor`
     test next to (`&&`) a `major` test false for major 9 (`major == 7 && minor == 5`)."""
-    if _same_as_pascal(toks, i):
+    whole = _same_as_baseline(toks, i)
+    if whole is not None:
+        if whole:
+            return True
+    elif _same_as_pascal(toks, i):
         return True
     first, last = statement_bounds(toks, i, 0, len(toks) - 1)
     words = [t.text for t in toks[first:last]]
