@@ -125,6 +125,30 @@ def test_hz502_a_test_every_cdna_gpu_answers_as_a_baseline_gpu_does():
     assert [f.line for f in only("HZ502", src)] == [7, 8, 9]
 
 
+def test_code_the_project_wrote_for_hip_has_no_cuda_premise_findings():
+    """ggml's `#if defined(GGML_USE_HIP)` branch reads GFXIP major.minor on purpose: only the
+    project's HIP build compiles it, so HZ502 (a rule about CUDA code) does not report it; the
+    same test in code both builds compile is reported, and a HIP-only branch still gets the
+    rules about code HIP compiles (HZ106's 32-bit mask)."""
+    src = """void f(cudaDeviceProp prop, int* cc) {
+#if defined(GGML_USE_HIP)
+  if (prop.major > 0) { *cc = 0x1000000 + prop.major * 0x100 + prop.minor * 0x10; }
+#else
+  *cc = prop.major * 100;
+#endif
+  *cc += prop.major * 10 + prop.minor;
+}
+__device__ int g(int v) {
+#ifdef USE_ROCM
+  return __shfl_xor_sync(0xffffffff, v, 1);
+#else
+  return v;
+#endif
+}"""
+    assert [f.line for f in only("HZ502", src)] == [7]
+    assert [f.line for f in only("HZ106", src)] == [11]
+
+
 def test_hz502_pytorch_device_properties():
     src = "bool sm80() { return at::cuda::getCurrentDeviceProperties()->major >= 8; }\n"
     assert len(only("HZ502", src)) == 1

@@ -16,7 +16,7 @@ from .buildfiles.unit import BuildFile
 from .context import Context, pytorch_enabled
 from .edits import Edit, EditConflict, apply_edits
 from .findings import Finding
-from .frontend.conditions import inactive_in
+from .frontend.conditions import hip_written_in, inactive_in
 from .frontend.density import too_dense
 from .frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN
 from .frontend.directives import lines as directive_lines
@@ -53,7 +53,7 @@ def run_rules(
         )
     inactive = inactive_in(unit)
     moot = not_ported(unit, ctx.mappings, inactive) if findings else None
-    kept = kept_in_file(findings, unit, ctx.ignores, inactive, moot)
+    kept = kept_in_file(findings, unit, ctx.ignores, inactive, moot, hip_written_in(unit))
     return edits, one_per_root_cause(kept), problems
 
 

@@ -5,7 +5,9 @@ report format (as flake8's style guide decides for every plugin).
    finding turned off is neither reported, nor fixed, nor annotated, by convert and check alike:
    a. an inline ``// hipify-py: ignore[ID]`` on its line or the line before;
    b. the project config's ``ignore:`` and ``per-file-ignores:``;
-   c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port);
+   c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port),
+      and, for rules about CUDA code being ported (``RuleInfo.cuda_premise``), code only the
+      project's own HIP build compiles (``#ifdef USE_ROCM``: the project wrote it for AMD);
    d. a file that is not the project's to port (``not_ported``): a copy of a CUDA library the
       conversion replaces with its ROCm counterpart reports nothing, a TensorRT source only
       the finding that says TensorRT has no ROCm port.
@@ -52,9 +54,12 @@ def kept_in_file(
     ignores: RuleFilter | None,
     inactive: Container[int] = (),
     not_ported: NotPorted | None = None,
+    hip_written: Container[int] = (),
 ) -> list[Finding]:
     """Steps a-d: the findings of one file that its suppressions, the project config, its
-    inactive branches (offsets of code the HIP build skips) and what the file is leave."""
+    inactive branches (offsets of code the HIP build skips), its code written for HIP
+    (offsets only the project's HIP build compiles) and what the file is leave."""
+    from .rules import RULES  # the registry, filled by the passes that made the findings
     from .suppress import suppressed_rules  # only files with findings need it
 
     if not_ported is not None:
@@ -66,6 +71,9 @@ def kept_in_file(
     kept = []
     for f in findings:
         if f.start in inactive or (ignores is not None and ignores.ignores_rule(f.rule, unit.path)):
+            continue
+        info = RULES.get(f.rule)
+        if info is not None and info.cuda_premise and f.start in hip_written:
             continue
         line = unit.lines.position(f.start)[0]
         if line in table and (table[line] is None or matches_rule(f.rule, table[line] or ())):

@@ -38,6 +38,9 @@ class RuleInfo:
     severity: Severity  # the default; one finding may say more or less (``report(severity=)``)
     summary: str
     doc: str  # the rule page: What it detects / Why it breaks on AMD / Example / How to fix
+    # the finding is about CUDA code being ported, so code the project wrote for its own HIP
+    # build (``conditions.hip_written_in``) never has it (policy step c)
+    cuda_premise: bool = False
 
     @property
     def report(self) -> Report:
@@ -128,7 +131,9 @@ RETIRED: dict[str, str] = {
 }
 
 
-def declare_rule(id: str, name: str, severity: Severity, summary: str, doc: str) -> RuleInfo:
+def declare_rule(
+    id: str, name: str, severity: Severity, summary: str, doc: str, cuda_premise: bool = False
+) -> RuleInfo:
     """Declare finding ID ``id`` once; its ``report`` makes every finding of it.
 
     For a pass that reports several IDs (or an ID reported outside any pass); a hazard rule
@@ -136,21 +141,23 @@ def declare_rule(id: str, name: str, severity: Severity, summary: str, doc: str)
     """
     if id in RULES:
         raise ValueError(f"rule ID {id} registered twice")
-    info = RuleInfo(id, name, severity, summary, textwrap.dedent(doc).strip())
+    info = RuleInfo(id, name, severity, summary, textwrap.dedent(doc).strip(), cuda_premise)
     RULES[id] = info
     return info
 
 
 def hazard_rule(
-    id: str, name: str, severity: Severity, summary: str
+    id: str, name: str, severity: Severity, summary: str, *, cuda_premise: bool = False
 ) -> Callable[[RuleCheck], RuleCheck]:
     """Declare hazard rule ``id`` and register the decorated ``check(unit, ctx, report)`` as
     its pass; ``report`` makes the rule's findings.  The rule page is the docstring of the
-    module that defines the check (one rule per module)."""
+    module that defines the check (one rule per module).  ``cuda_premise``: the rule is about
+    CUDA code being ported (a CUDA-only API, a compute-capability test), which code the project
+    wrote for HIP does not have."""
 
     def register(check: RuleCheck) -> RuleCheck:
         doc = sys.modules[check.__module__].__doc__ or ""
-        report = declare_rule(id, name, severity, summary, doc).report
+        report = declare_rule(id, name, severity, summary, doc, cuda_premise).report
 
         def run(unit: Unit, ctx: Context) -> Iterable[Proposal]:
             return check(unit, ctx, report)

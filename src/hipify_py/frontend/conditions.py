@@ -25,7 +25,7 @@ from .directives import (
     integer,
     lines,
 )
-from .hip_build import DEFINED, HIP_BUILD, NOT_FOR_INSTINCT, UNDEFINED, hip_switch
+from .hip_build import CUDA_BUILD, DEFINED, HIP_BUILD, NOT_FOR_INSTINCT, UNDEFINED, hip_switch
 from .lexer import Kind, Token
 
 if TYPE_CHECKING:
@@ -59,10 +59,12 @@ def hip_inactive(
     tokens: Sequence[Token],
     directives: Sequence[int],
     defines: Iterable[str] = (),
+    build: Mapping[str, object] = HIP_BUILD,
 ) -> Inactive:
     """The branches a HIP/AMD compile skips; ``defines`` are extra ``NAME`` / ``NAME=VALUE``
-    (``-D``) settings that take precedence over the built-in HIP build table."""
-    branches = _HipBranches(defines)
+    (``-D``) settings that take precedence over the built-in HIP build table.  With
+    ``build=CUDA_BUILD``: the branches the project's CUDA build skips instead."""
+    branches = _HipBranches(defines, build)
     for line in lines(tokens, directives):
         if line.word:
             branches.directive(line)
@@ -82,8 +84,9 @@ class _HipBranches:
     branch was taken (True/None/False), start offset of the branch body].
     """
 
-    def __init__(self, defines: Iterable[str]) -> None:
-        self.known: dict[str, object] = dict(HIP_BUILD)
+    def __init__(self, defines: Iterable[str], build: Mapping[str, object] = HIP_BUILD) -> None:
+        self.known: dict[str, object] = dict(build)
+        self.switch = UNDEFINED if build is CUDA_BUILD else 1  # a project's HIP switch
         for setting in defines:
             name, _, value = setting.partition("=")
             self.known[name.strip()] = _literal(value.strip()) if value.strip() else 1
@@ -96,7 +99,7 @@ class _HipBranches:
         here = _and(stack[-1][0], stack[-1][1]) if stack else True  # state of this line
         for t in body:  # a project's HIP switch is defined like the table's names
             if t.kind is Kind.IDENT and t.text not in self.known and hip_switch(t.text):
-                self.known[t.text] = 1
+                self.known[t.text] = self.switch
         if word in CONDITIONAL_OPEN:
             cond = self._condition(word, body)
             stack.append([here, cond, cond, line.end])
@@ -402,6 +405,17 @@ def _apply(op: str, a: int | None, b: int | None) -> int | None:
         "/": lambda: int(a / b),
         "%": lambda: a % b,
     }[op]()
+
+
+def hip_written_in(unit: Unit) -> Inactive:
+    """The unit's code that only the project's HIP build compiles (the branches its CUDA build
+    skips: `#ifdef USE_ROCM`, the `#else` of `#ifndef GGML_USE_HIP`): written for AMD by the
+    project, so findings about CUDA code being ported do not apply there."""
+    found = unit.__dict__.get("_hip_written")
+    if found is None:
+        found = hip_inactive(unit.tokens, unit.directives, build=CUDA_BUILD)
+        unit.__dict__["_hip_written"] = found
+    return found
 
 
 def inactive_in(unit: Unit) -> Inactive:

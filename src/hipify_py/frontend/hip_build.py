@@ -76,6 +76,18 @@ HIP_BUILD: Mapping[str, object] = {
 }
 
 
+# What the project's CUDA build surely does not define: HIP's own macros.  Its other macros
+# stay unknown (``__CUDACC__`` too: the host compiler builds its .cpp files), and a project's
+# HIP switch (``hip_switch``) is undefined there.
+CUDA_BUILD: Mapping[str, object] = {
+    **{name: UNDEFINED for name, value in HIP_BUILD.items() if value == 1},
+    **dict.fromkeys(
+        ("HIP_VERSION", "HIP_VERSION_MAJOR", "TORCH_HIP_VERSION", "ROCM_VERSION"), UNDEFINED
+    ),
+    "__HIP_DEVICE_COMPILE__": UNDEFINED,
+}
+
+
 # Feature switches named after an NVIDIA architecture (ggml's TURING_MMA_AVAILABLE, a project's
 # HOPPER_TMA or NV_PTX_...) are defined from __CUDA_ARCH__ tests that HIP never passes, and the
 # RDNA target macros (__gfx1100__) are not defined when compiling for Instinct (gfx9): both are

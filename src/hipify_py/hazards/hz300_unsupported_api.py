@@ -57,6 +57,7 @@ DEDICATED = frozenset({"__CUDA_ARCH__", *VERSION_MACROS, *SHIMMED})
     "unsupported-api",
     Severity.ERROR,
     "CUDA API with no HIP equivalent (from the mapping tables)",
+    cuda_premise=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

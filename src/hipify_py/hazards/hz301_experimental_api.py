@@ -37,6 +37,7 @@ from ..rules import Proposal, Report, hazard_rule
     "experimental-api",
     Severity.INFO,
     "HIP equivalent is experimental: not converted without --experimental",
+    cuda_premise=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if ctx.options.experimental:

@@ -41,6 +41,7 @@ from ..rules import Proposal, Report, hazard_rule
     "cuda-api-declared",
     Severity.ERROR,
     "file declares the CUDA API's own types (a copy of cuda.h): renamed, it redeclares HIP's",
+    cuda_premise=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "typedef" not in unit.identifiers:

@@ -65,6 +65,7 @@ _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
     "cuda-arch-gate",
     Severity.WARNING,
     "__CUDA_ARCH__ gate: undefined on HIP, the branch is dropped",
+    cuda_premise=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, report), unit)

@@ -170,6 +170,7 @@ def _moot(toks: Sequence[Token], i: int) -> bool:
     "compute-capability-check",
     Severity.WARNING,
     "prop.major/minor compute-capability checks (GFXIP version on AMD)",
+    cuda_premise=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, ctx, report), unit)
