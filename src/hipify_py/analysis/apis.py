@@ -12,6 +12,7 @@ from collections.abc import Set as AbstractSet
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..mappings import Entry
+from .namespaces import namespace_bodies
 from .tokens import cached
 
 
@@ -41,20 +42,14 @@ def _declared_in_project_namespaces(unit: Unit, names: AbstractSet[str]) -> set[
     """The mapped names the file declares as functions inside a namespace of its own
     (``namespace ctranslate2 { namespace cuda { const char* cublasGetStatusName(...); } }``):
     the project's functions, whatever CUDA calls its own."""
-    toks = unit.tokens
     spans: list[tuple[int, int]] = []  # the project namespaces' bodies, merged, in order
-    for n in unit.identifier_positions.get("namespace", ()):
-        k = n + 1
-        if k >= len(toks) or toks[k].kind is not Kind.IDENT or toks[k].text in _CUDA_NAMESPACES:
-            continue
-        while k < len(toks) and toks[k].text not in ("{", ";", "="):
-            k += 1
-        close = unit.lexed.brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
-        if close is None or spans and close <= spans[-1][1]:
-            continue  # nested in the namespace before: already covered
-        spans.append((k, close))
+    for body in namespace_bodies(unit):
+        if body.name in _CUDA_NAMESPACES or spans and body.close <= spans[-1][1]:
+            continue  # CUDA's, or nested in the namespace before: already covered
+        spans.append((body.open, body.close))
     if not spans:
         return set()
+    toks = unit.tokens
     starts = [a for a, _ in spans]
 
     def inside(i: int) -> bool:
