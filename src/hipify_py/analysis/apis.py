@@ -5,11 +5,11 @@ per file."""
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from ..frontend.lexer import Kind, Token
+from ..frontend.spans import Spans
 from ..frontend.unit import Unit
 from ..mappings import Entry
 from .namespaces import namespace_bodies
@@ -50,17 +50,12 @@ def _declared_in_project_namespaces(unit: Unit, names: AbstractSet[str]) -> set[
     if not spans:
         return set()
     toks = unit.tokens
-    starts = [a for a, _ in spans]
-
-    def inside(i: int) -> bool:
-        k = bisect.bisect_right(starts, i) - 1
-        return k >= 0 and i < spans[k][1]
-
+    bodies = Spans(spans)
     return {
         name
         for name in names
         for i in unit.identifier_positions.get(name, ())
-        if _declares_function(toks, i) and inside(i)
+        if _declares_function(toks, i) and i in bodies
     }
 
 
