@@ -26,6 +26,7 @@ from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
+from .analysis.namespaces import namespace_bodies
 from .frontend.directives import includes
 from .frontend.lexer import Kind, Token
 from .frontend.unit import Unit
@@ -112,12 +113,11 @@ def _namespace_bodies(unit: Unit) -> Iterator[tuple[int, int, str]]:
     token at ``end`` closes the body (``}``, ``CUB_NAMESPACE_END``) or is past the file."""
     toks = unit.tokens
     positions = unit.identifier_positions
-    brackets = unit.lexed.brackets
-    for i in positions.get("namespace", ()):
-        if i + 2 < len(toks) and toks[i + 1].text in _NAMESPACES and toks[i + 2].text == "{":
-            close = brackets.get(i + 2)
-            if close is not None and not toks[i].in_directive:
-                yield i + 3, close, _NAMESPACES[toks[i + 1].text]
+    for body in namespace_bodies(unit):
+        # `namespace cub {` itself, in code (not `namespace cub::detail {`, nor a macro's body)
+        plain = body.open == body.keyword + 2 and not toks[body.keyword].in_directive
+        if plain and body.name in _NAMESPACES:
+            yield body.open + 1, body.close, _NAMESPACES[body.name]
     for begin, (end_macro, name) in _NAMESPACE_MACROS.items():
         ends = positions.get(end_macro, [])
         for i in positions.get(begin, ()):

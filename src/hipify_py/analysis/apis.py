@@ -5,13 +5,14 @@ per file."""
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from ..frontend.lexer import Kind, Token
+from ..frontend.spans import Spans
 from ..frontend.unit import Unit
 from ..mappings import Entry
+from .namespaces import namespace_bodies
 from .tokens import cached
 
 
@@ -41,31 +42,20 @@ def _declared_in_project_namespaces(unit: Unit, names: AbstractSet[str]) -> set[
     """The mapped names the file declares as functions inside a namespace of its own
     (``namespace ctranslate2 { namespace cuda { const char* cublasGetStatusName(...); } }``):
     the project's functions, whatever CUDA calls its own."""
-    toks = unit.tokens
     spans: list[tuple[int, int]] = []  # the project namespaces' bodies, merged, in order
-    for n in unit.identifier_positions.get("namespace", ()):
-        k = n + 1
-        if k >= len(toks) or toks[k].kind is not Kind.IDENT or toks[k].text in _CUDA_NAMESPACES:
-            continue
-        while k < len(toks) and toks[k].text not in ("{", ";", "="):
-            k += 1
-        close = unit.lexed.brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
-        if close is None or spans and close <= spans[-1][1]:
-            continue  # nested in the namespace before: already covered
-        spans.append((k, close))
+    for body in namespace_bodies(unit):
+        if body.name in _CUDA_NAMESPACES or spans and body.close <= spans[-1][1]:
+            continue  # CUDA's, or nested in the namespace before: already covered
+        spans.append((body.open, body.close))
     if not spans:
         return set()
-    starts = [a for a, _ in spans]
-
-    def inside(i: int) -> bool:
-        k = bisect.bisect_right(starts, i) - 1
-        return k >= 0 and i < spans[k][1]
-
+    toks = unit.tokens
+    bodies = Spans(spans)
     return {
         name
         for name in names
         for i in unit.identifier_positions.get(name, ())
-        if _declares_function(toks, i) and inside(i)
+        if _declares_function(toks, i) and i in bodies
     }
 
 

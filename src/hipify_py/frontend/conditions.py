@@ -10,7 +10,6 @@ checked.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -27,6 +26,7 @@ from .directives import (
 )
 from .hip_build import CUDA_BUILD, DEFINED, HIP_BUILD, NOT_FOR_INSTINCT, UNDEFINED, hip_switch
 from .lexer import Kind, Token
+from .spans import Spans
 
 if TYPE_CHECKING:
     from .unit import Unit
@@ -41,18 +41,15 @@ class Inactive:
     ranges: tuple[tuple[int, int], ...]
 
     def __contains__(self, offset: object) -> bool:
-        if not isinstance(offset, int) or not self.ranges:
-            return False
-        k = bisect.bisect_right(self._starts, offset) - 1
-        return k >= 0 and offset < self.ranges[k][1]
+        return isinstance(offset, int) and offset in self._spans
 
     @property
-    def _starts(self) -> list[int]:
-        starts = self.__dict__.get("_s")
-        if starts is None:
-            starts = [a for a, _ in self.ranges]
-            object.__setattr__(self, "_s", starts)
-        return starts
+    def _spans(self) -> Spans:
+        spans = self.__dict__.get("_s")
+        if spans is None:
+            spans = Spans(self.ranges)
+            object.__setattr__(self, "_s", spans)
+        return spans
 
 
 def hip_inactive(

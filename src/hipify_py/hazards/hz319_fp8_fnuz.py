@@ -44,7 +44,8 @@ so branch on the target, not on HIP.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Sequence
 
 from ..analysis.functions import functions
 from ..context import Context
@@ -102,11 +103,13 @@ def _pointer_cast(toks: Sequence[Token], k: int) -> int | None:
 _BYTE_TYPES = frozenset({"void", "char", "uint8_t", "int8_t", "byte", "unsigned", "signed"})
 
 
-def _holds_foreign_bytes(unit: Unit, operand: int) -> bool:
+def _holds_foreign_bytes(
+    toks: Sequence[Token], operand: int, byte_pointer: Callable[[int], bool]
+) -> bool:
     """Whether the cast's operand is raw bytes: a framework tensor's ``data_ptr``, or a name
-    this file declares as a byte or void pointer.  A buffer of the program's own FP8 type (a
-    layer's ``T1*`` workspace that its kernels fill on the device) is not reinterpreted."""
-    toks = unit.tokens
+    this file declares as a byte or void pointer (``byte_pointer``, see ``_byte_pointers``).
+    A buffer of the program's own FP8 type (a layer's ``T1*`` workspace that its kernels fill
+    on the device) is not reinterpreted."""
     k = operand
     while k < len(toks) and toks[k].text == "(":
         k += 1
@@ -114,14 +117,42 @@ def _holds_foreign_bytes(unit: Unit, operand: int) -> bool:
         return False
     if any(t.text == "data_ptr" for t in toks[k + 1 : k + 6]):
         return True
-    declared = [j for j in unit.identifier_positions.get(toks[k].text, ()) if j < k]
-    for j in reversed(declared):
+    return byte_pointer(k)
+
+
+def _byte_pointers(unit: Unit) -> Callable[[int], bool]:
+    """Whether the name at token ``k`` was last declared before ``k`` as a pointer to bytes
+    (``const uint8_t* buf``; the last ``* name`` before it decides).  A name's pointer
+    declarations are listed once, at its first cast, and each cast is a bisection in them: a
+    file of many casts of one name is not read again for each."""
+    toks = unit.tokens
+    known: dict[str, tuple[list[int], list[bool]]] = {}
+
+    def declared_bytes(k: int) -> bool:
+        name = toks[k].text
+        if name not in known:
+            known[name] = _pointer_declarations(unit, name)
+        at, of_bytes = known[name]
+        n = bisect_left(at, k)  # the declarations before k
+        return n > 0 and of_bytes[n - 1]
+
+    return declared_bytes
+
+
+def _pointer_declarations(unit: Unit, name: str) -> tuple[list[int], list[bool]]:
+    """The token indices where ``name`` follows a ``*`` (``T* name``), ascending, and for each
+    whether ``T`` (past ``const``, ``__restrict__`` and more ``*``) is a byte or void type."""
+    toks = unit.tokens
+    at: list[int] = []
+    of_bytes: list[bool] = []
+    for j in unit.identifier_positions.get(name, ()):
         if j >= 2 and toks[j - 1].text == "*":
             t = j - 2
             while t > 0 and toks[t].text in ("const", "__restrict__", "*"):
                 t -= 1
-            return toks[t].text in _BYTE_TYPES
-    return False
+            at.append(j)
+            of_bytes.append(toks[t].text in _BYTE_TYPES)
+    return at, of_bytes
 
 
 @hazard_rule(
@@ -135,6 +166,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not _uses_e4m3(unit):
         return
     toks = unit.tokens
+    byte_pointer = _byte_pointers(unit)
     for k, t in enumerate(toks):
         if t.kind is Kind.NUMBER and _number(t.text) == _OCP_E4M3_MAX:
             yield report(
@@ -153,7 +185,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 and operand is not None
                 and operand < len(toks)
                 and toks[operand].text != "&"
-                and _holds_foreign_bytes(unit, operand)
+                and _holds_foreign_bytes(toks, operand, byte_pointer)
             ):
                 yield report(
                     t.start,

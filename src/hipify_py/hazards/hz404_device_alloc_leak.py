@@ -36,12 +36,12 @@ or allocate through the framework's allocator (`at::empty`, `c10::hip::HIPCachin
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..analysis.allocations import ALLOCS, FREES, pointer_target
 from ..analysis.calls import Call, calls
 from ..analysis.functions import Func, enclosing_conditions, function_at
-from ..analysis.tokens import inside, match_back, occurrences, statement_bounds
+from ..analysis.tokens import cached, inside, match_back, occurrences, statement_bounds
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -51,16 +51,36 @@ from ..rules import Proposal, Report, hazard_rule
 _EXITS = frozenset({"return", "throw", "TORCH_CHECK", "AT_ERROR", "TORCH_CHECK_VALUE"})
 
 
-def _declared_local(toks: Sequence[Token], f: Func, name: str, before: int) -> bool:
-    for j in range(f.open + 1, before):
-        if (
-            toks[j].text == name
-            and toks[j].kind is Kind.IDENT
-            and toks[j - 1].text in ("*", ",")
-            and toks[j + 1].text in (";", "=", ",")
-        ):
-            return True
-    return False
+def _pointer_declaration(toks: Sequence[Token], k: int) -> bool:
+    """The name at ``k`` is declared there as a pointer (`T* p;`, `T *a, *p = nullptr;`)."""
+    return toks[k - 1].text in ("*", ",") and toks[k + 1].text in (";", "=", ",")
+
+
+def _declaration(toks: Sequence[Token], k: int) -> bool:
+    """The name at ``k`` is declared there (`T name ...`, `T* name`, `T& name`, `X<T> name`)."""
+    before, after = toks[k - 1], toks[k + 1].text
+    named = before.kind is Kind.IDENT or before.text in ("*", "&", ">")
+    return named and after in (";", "=", ",", "[", "(", "{")
+
+
+def _declared(
+    unit: Unit, declares: Callable[[Sequence[Token], int], bool], name: str, f: Func, before: int
+) -> bool:
+    """``name`` is declared (as ``declares`` tells) in the body of ``f`` before token
+    ``before``.  The name's declarations are listed once per file and bisected: a function of
+    many uses asks once per use, and a scan of the body for each was quadratic."""
+    toks = unit.tokens
+    listed: dict[tuple[str, str], list[int]] = cached(unit, "_hz404_declarations", dict)
+    key = (declares.__name__, name)
+    at = listed.get(key)
+    if at is None:
+        at = listed[key] = [
+            k
+            for k in unit.identifier_positions.get(name, ())
+            if 0 < k < len(toks) - 1 and declares(toks, k)
+        ]
+    n = bisect_right(at, f.open)
+    return n < len(at) and at[n] < before
 
 
 @hazard_rule(
@@ -82,7 +102,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if f is None or f.is_device or not c.args or f.name == "main":
             continue  # memory still held when main returns is released with the process
         name = pointer_target(toks, c)
-        if name is None or not _declared_local(toks, f, name, c.index):
+        if name is None or not _declared(unit, _pointer_declaration, name, f, c.index):
             continue
         in_function = frees[bisect_right(free_at, f.open) : bisect_left(free_at, f.close)]
         my_frees = [
@@ -92,7 +112,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         ]
         later = [fr.index for fr in my_frees if fr.index > c.index]
         uses = inside(unit.identifier_positions.get(name, ()), c.close, f.close)
-        if _escapes(toks, uses) or any(_handed_out(unit, f, j) for j in uses):
+        if any(_handed_out(unit, f, j) for j in uses):
             continue
         if not my_frees:
             yield report(
@@ -124,12 +144,17 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
 
 
 def _handed_out(unit: Unit, f: Func, j: int) -> bool:
-    """The statement holding use ``j`` returns an expression of it (`return (int64_t)ptr;`,
-    apex's allocate_raw; `return Buffer(shape, ptr);`, an object that owns it) or stores one
-    in what outlives the call: a member (`m_data = (T*)rawptr;`, tiny-cuda-nn's GPUMemory), a
-    global, a parameter, through a pointer; or hands the pointer's address to a helper
-    (`release(&a, &b);`, which may free it or keep it)."""
+    """Whether use ``j`` of the pointer (after its allocation, in ``f``) hands it out of the
+    function.  As is: returned, stored (`*out = p;`, `res.buf = p;`, even `T* q = p;`) or put
+    in a container or owner (`v.push_back(p)`, `from_blob(p, ...)`).  Or the statement holding
+    it returns an expression of it (`return (int64_t)ptr;`, apex's allocate_raw;
+    `return Buffer(shape, ptr);`, an object that owns it) or stores one in what outlives the
+    call: a member (`m_data = (T*)rawptr;`, tiny-cuda-nn's GPUMemory), a global, a parameter,
+    through a pointer; or hands the pointer's address to a helper (`release(&a, &b);`, which
+    may free it or keep it)."""
     toks = unit.tokens
+    if _passed_as_is(toks, j):
+        return True
     first, _ = statement_bounds(toks, j, f.open + 1, f.close)
     callees = _enclosing_calls(toks, first, j)
     if callees and toks[j - 1].text == "&" and toks[j + 1].text not in ("[", ".", "->"):
@@ -145,7 +170,11 @@ def _handed_out(unit: Unit, f: Func, j: int) -> bool:
     if lhs[0].text == "*" or any(t.text in (".", "->", "[", "::") for t in lhs):
         return True  # through a pointer, into a member or an element (not `T* local = ...`)
     target = lhs[-1]
-    return target.kind is Kind.IDENT and len(lhs) == 1 and not _body_local(toks, f, target.text, j)
+    return (
+        target.kind is Kind.IDENT
+        and len(lhs) == 1
+        and not _declared(unit, _declaration, target.text, f, j)
+    )
 
 
 def _enclosing_calls(toks: Sequence[Token], first: int, j: int) -> list[int]:
@@ -171,42 +200,32 @@ def _runtime_api(unit: Unit, name: str) -> bool:
     return name in unit.mapped or bool(unit.mappings.by_hip(name))
 
 
-def _body_local(toks: Sequence[Token], f: Func, name: str, before: int) -> bool:
-    """``name`` is declared in the body of ``f`` before token ``before`` (`T name ...`)."""
-    return any(
-        toks[k].text == name
-        and (toks[k - 1].kind is Kind.IDENT or toks[k - 1].text in ("*", "&", ">"))
-        and toks[k + 1].text in (";", "=", ",", "[", "(", "{")
-        for k in range(f.open + 1, before)
-    )
+# calls that take the pointer itself into what outlives the function
+_OWNERS = frozenset(
+    {
+        "push_back",
+        "emplace_back",
+        "insert",
+        "reset",
+        "(",
+        "make_pair",
+        "emplace",
+        "from_blob",  # a tensor whose deleter frees it (gsplat)
+    }
+)
 
 
-def _escapes(toks: Sequence[Token], uses: Iterable[int]) -> bool:
-    """Whether one of the pointer's ``uses`` (after its allocation, in the function) hands it
-    out of the function."""
-    for j in uses:
-        name = toks[j].text
-        prev, nxt = toks[j - 1].text, toks[j + 1].text
-        if prev == "return" and nxt == ";":
-            return True
-        if (
-            prev in ("=", "{")
-            and nxt in (";", ",", "}")
-            and not (toks[j - 2].text == name and toks[j - 3].text not in (".", "->"))
-        ):
-            return True  # stored somewhere (`*out = p;`, `res.buf = p;`), not `p = p`
-        if prev in ("(", ",") and toks[j - 2].text in (
-            "push_back",
-            "emplace_back",
-            "insert",
-            "reset",
-            "(",
-            "make_pair",
-            "emplace",
-            "from_blob",  # a tensor whose deleter frees it (gsplat)
-        ):
-            return True
-    return False
+def _passed_as_is(toks: Sequence[Token], j: int) -> bool:
+    """The pointer at use ``j`` is itself returned, stored or handed to an owner (the first
+    cases of ``_handed_out``, read from the tokens around it)."""
+    name = toks[j].text
+    prev, nxt = toks[j - 1].text, toks[j + 1].text
+    if prev == "return" and nxt == ";":
+        return True
+    if prev in ("=", "{") and nxt in (";", ",", "}"):
+        # stored somewhere (`*out = p;`, `res.buf = p;`), not `p = p`
+        return not (toks[j - 2].text == name and toks[j - 3].text not in (".", "->"))
+    return prev in ("(", ",") and toks[j - 2].text in _OWNERS
 
 
 def _is_alloc_check(toks: Sequence[Token], call: Call, j: int) -> bool:

@@ -15,6 +15,7 @@ from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import lines as directive_lines
 from ..frontend.lexer import Kind, Token
+from ..frontend.spans import Spans
 from ..frontend.syntax import (
     Arg,
     match_angle_backward,
@@ -254,10 +255,10 @@ def launches(unit: Unit, ctx: Context) -> Iterator[Edit]:
         return
     templates = template_kernels(unit)
     tokens = unit.tokens
-    in_include = _include_lines(unit)
+    include_lines = _include_lines(unit)
     holds_launch = _launch_finder(unit)
     for i in sorted(unit.launch_openers + unit.spaced_launch_openers):
-        if tokens[i].in_directive and in_include(i):
+        if tokens[i].in_directive and i in include_lines:
             continue  # part of a header name: `#include <a...x<<<1,1>` ends at the first `>`
         edits = rewrite_launch(unit, i, templates, holds_launch)
         if edits:
@@ -281,18 +282,11 @@ def _launch_finder(unit: Unit) -> Callable[[int, int], bool]:
     return holds
 
 
-def _include_lines(unit: Unit) -> Callable[[int], bool]:
-    """Whether a token lies on an ``#include``/``#include_next`` line (one pass over the
-    directive lines, not a walk back to the ``#`` for each ``<<<``)."""
-    spans = [
+def _include_lines(unit: Unit) -> Spans:
+    """The tokens of the ``#include``/``#include_next`` lines (one pass over the directive
+    lines, not a walk back to the ``#`` for each ``<<<``)."""
+    return Spans(
         (line.at, line.after)
         for line in directive_lines(unit.tokens, unit.directives)
         if line.word in ("include", "include_next")
-    ]
-    starts = [at for at, _ in spans]
-
-    def inside(i: int) -> bool:
-        k = bisect.bisect_right(starts, i) - 1
-        return k >= 0 and i < spans[k][1]
-
-    return inside
+    )

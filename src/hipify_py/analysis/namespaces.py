@@ -1,0 +1,48 @@
+"""The bodies of a file's named namespaces (``namespace NAME ... { ... }``).
+
+Two questions walk them: which mapped names the project declares in namespaces of its own
+(``apis``: ``ctranslate2::cuda::cublasGetStatusName`` is not CUDA's), and whether a file is a
+copy of CUB or Thrust (``not_ported``).  They filter the bodies differently, but finding a
+body (the name after ``namespace``, its ``{`` past ``a::b`` or attributes, the matching ``}``)
+is one walk, written and computed once here.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from .tokens import cached
+
+
+class NamespaceBody(NamedTuple):
+    """One ``namespace NAME ... { ... }``, as token indices."""
+
+    keyword: int  # the ``namespace`` token
+    name: str  # the name after it (``a`` of ``namespace a::b``)
+    open: int  # the body's ``{``
+    close: int  # its matching ``}``
+
+
+def namespace_bodies(unit: Unit) -> list[NamespaceBody]:
+    """Every named namespace with a body whose braces match, in token order (directives
+    included: a caller that wants code only checks ``tokens[keyword].in_directive``).  An
+    anonymous namespace, a ``using namespace`` and an alias (``namespace a = b;``) have none."""
+    return cached(unit, "_namespace_bodies", lambda: _bodies(unit))
+
+
+def _bodies(unit: Unit) -> list[NamespaceBody]:
+    toks = unit.tokens
+    brackets = unit.lexed.brackets
+    out: list[NamespaceBody] = []
+    for n in unit.identifier_positions.get("namespace", ()):
+        k = n + 1
+        if k >= len(toks) or toks[k].kind is not Kind.IDENT:
+            continue
+        while k < len(toks) and toks[k].text not in ("{", ";", "="):
+            k += 1
+        close = brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
+        if close is not None:
+            out.append(NamespaceBody(n, toks[n + 1].text, k, close))
+    return out
