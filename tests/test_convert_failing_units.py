@@ -308,6 +308,18 @@ def test_a_file_testing_use_rocm_defines_it_for_amd_once():
     assert "#define USE_ROCM 1" not in hip(src, portable=True)
 
 
+def test_a_project_switch_is_defined_and_its_compat_typedefs_kept():
+    """ggml (held out, 0/20 TUs before): `#if defined(GGML_USE_HIP)` chose the CUDA side in a
+    build that defined nothing, and its vendors/hip.h typedef was renamed into a redeclaration
+    of HIP's type (``hip`` also converts the output again: nothing changes)."""
+    out = hip((UNITS / "project_switch.cu").read_text())
+    assert out.count("#define MYPROJ_USE_HIP 1") == 1
+    assert "typedef __hip_fp8_e4m3 __nv_fp8_e4m3;" in out
+    # a switch's lookalikes are not defined: a feature toggle, a negation, the compiler's
+    decoys = "#if defined(MYPROJ_HIP_FP8) || defined(NO_HIP) || defined(__HIP__)\n#endif\n"
+    assert "#define" not in hip(decoys)
+
+
 def test_use_rocm_define_and_runtime_include_at_the_same_point():
     """exllamav2's layer_norm.cu: nothing above the first test, so the define and the
     runtime include go to the same offset (was an edit conflict: the file failed)."""

@@ -7,7 +7,10 @@ declaration and every use renamed alike, so the output stays consistent.  Only C
 names are mapped (everything else in the tables is ``cu*``/``__*``-prefixed), so user code
 that merely shares a common word is not touched.  The name a ``#define`` defines and its
 parameters are never renamed (portability shims keep working), and the CUDA version macros are
-left to ``version_gates``.
+left to ``version_gates``.  In a file that includes HIP's own headers (a project's HIP compat
+header, ggml's ``vendors/hip.h``: ``typedef __hip_fp8_e4m3 __nv_fp8_e4m3;``), the name a
+``typedef`` or ``using`` declares is a CUDA spelling the project gives a HIP type: renamed, it
+would redeclare HIP's type as something else.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..edits import Edit
+from ..frontend.directives import includes
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
 from ..mappings.provenance import rename_rule
@@ -40,7 +44,7 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if not wanted:
         return
     positions = unit.identifier_positions
-    roles = definition_roles(unit)
+    roles = definition_roles(unit).keys() | _aliases_of_hip_types(unit)
     for name, entry in wanted.items():
         default = hip_name(entry, ctx.options)
         rule = rename_rule(entry)
@@ -53,3 +57,24 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
             new = renamed_for_arity(tokens, i) or default
             if new and new != name:
                 yield Edit(tok.start, tok.end, new, rule)
+
+
+def _aliases_of_hip_types(unit: Unit) -> set[int]:
+    """In a file that includes a ``hip/`` header: the tokens a ``typedef ... NAME;`` or a
+    ``using NAME =`` declares."""
+    if not any(
+        i.path.startswith("hip/") for i in includes(unit.text, unit.tokens, unit.directives)
+    ):
+        return set()
+    toks = unit.tokens
+    found: set[int] = set()
+    for k in unit.identifier_positions.get("using", ()):
+        if k + 2 < len(toks) and toks[k + 2].text == "=":
+            found.add(k + 1)
+    for k in unit.identifier_positions.get("typedef", ()):
+        j = k + 1
+        while j < len(toks) and toks[j].text not in (";", "{", "}", "("):
+            j += 1
+        if j < len(toks) and toks[j].text == ";" and j - 1 > k + 1:
+            found.add(j - 1)
+    return found

@@ -1,4 +1,5 @@
-"""Define ``USE_ROCM`` in an AMD build of a file that tests it, as the analysis assumes.
+"""Define ``USE_ROCM`` (and a project's own HIP switch) in an AMD build of a file that tests it,
+as the analysis assumes.
 
 Code shared with ROCm projects (vLLM's ``cuda_compat.h``, PyTorch extensions) keeps its CUDA
 variant behind ``#ifndef USE_ROCM`` and its ROCm variant in the ``#else``.  hipify-py's rules
@@ -9,7 +10,10 @@ of the converted tree defines nothing, compiled that CUDA variant, and failed wi
 file now defines ``USE_ROCM`` where clang compiles HIP (``__HIP__``, before any header: HIP's
 headers define ``__HIP_PLATFORM_AMD__``) and nothing defined it, as ``convert --portable``'s
 compat header does: the build then compiles the variant the authors wrote for ROCm, the one
-hipify-py checked.
+hipify-py checked.  The same holds for every switch of a project's own (``frontend.hip_build.
+hip_switch``: ggml's ``GGML_USE_HIP``, bitsandbytes' ``BNB_HIP``): the rules take the HIP build
+to define it, and ggml's converted tree, built without it, compiled the CUDA side of its switch
+and failed in 19 of 20 TUs (issue 23, held out).
 """
 
 from __future__ import annotations
@@ -20,39 +24,57 @@ from ..analysis.insertion import insertion_point
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import includes as directive_includes
+from ..frontend.hip_build import hip_switch
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
 
 RULE = "rocm-switch"
 DEFINE = (
-    "#if (defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)) && !defined(USE_ROCM)  // hipify-py\n"
-    "#define USE_ROCM 1\n"
+    "#if (defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)) && !defined({name})  // hipify-py\n"
+    "#define {name} 1\n"
     "#endif\n"
 )
+_TESTS = frozenset({"if", "ifdef", "ifndef", "elif"})
 
 
-def _first_test(unit: Unit) -> int | None:
-    """Offset of the first ``#if``/``#ifdef``/``#ifndef``/``#elif`` line naming USE_ROCM."""
+def _tested_switches(unit: Unit) -> dict[str, int]:
+    """The project HIP switches the file's ``#if``/``#ifdef``/``#ifndef``/``#elif`` lines test
+    and never ``#define``, each with the offset of its first test."""
     toks = unit.tokens
-    for i in unit.identifier_positions.get("USE_ROCM", ()):
-        k = i
-        while k > 0 and toks[k].kind is not Kind.DIRECTIVE:
-            k -= 1
-        if k + 1 < len(toks) and toks[k + 1].text in ("if", "ifdef", "ifndef", "elif"):
-            return toks[k].start
-    return None
+    found: dict[str, int] = {}
+    defined: set[str] = set()
+    for k in unit.directives:
+        if k + 1 >= len(toks):
+            continue
+        word = toks[k + 1].text
+        j = k + 2
+        while j < len(toks) and toks[j].in_directive and toks[j].kind is not Kind.DIRECTIVE:
+            name = toks[j].text
+            if toks[j].kind is Kind.IDENT and _project_switch(name):
+                if word == "define" and j == k + 2:
+                    defined.add(name)
+                elif word in _TESTS:
+                    found.setdefault(name, toks[k].start)
+            j += 1
+    return {name: at for name, at in found.items() if name not in defined}
+
+
+def _project_switch(name: str) -> bool:
+    """A project's own switch (``USE_ROCM``, ``GGML_USE_HIP``), not the compiler's
+    (``__HIP__``) nor a bare word."""
+    return not name.startswith("__") and "_" in name.strip("_") and hip_switch(name)
 
 
 @rewrite_pass("rocm-switch", order=4)  # its lines go above the includes
 def rocm_switch(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    if ctx.options.portable or "USE_ROCM" not in unit.identifiers:
-        return  # --portable: its compat header defines it
-    toks = unit.tokens
-    if any(i > 0 and toks[i - 1].text == "define" for i in unit.identifier_positions["USE_ROCM"]):
-        return  # the file defines it (or was converted before)
-    first = _first_test(unit)
-    if first is None:
+    if ctx.options.portable or not unit.directives:
+        return  # --portable: its compat header defines USE_ROCM
+    switches = _tested_switches(unit)
+    if not switches:
         return
+    toks = unit.tokens
+    first = min(switches.values())
     at = min(insertion_point(unit, directive_includes(unit.text, toks, unit.directives)), first)
-    yield Edit(at, at, DEFINE.replace("\n", unit.newline), RULE)
+    text = "".join(DEFINE.format(name=name) for name in sorted(switches))
+    yield Edit(at, at, text.replace("\n", unit.newline), RULE)
