@@ -284,6 +284,25 @@ void f(Span<float> out, std::vector<float>& v, View t, std::unordered_map<void*,
     assert [f.line for f in found] == [10, 11]
 
 
+def test_hz404_a_pool_that_keeps_the_pointer_or_a_static_one():
+    """AMGX: `add_memory(ptr, size)` puts the block in a pool its destructor frees, and a
+    `static` pointer allocated once is kept for the process; a pointer only computed with
+    (`compute(d, n)`) still leaks."""
+    src = """struct Pool {
+  void add_memory(void* p, size_t n);
+  Pool(size_t n) { void* ptr; cudaMalloc(&ptr, n); add_memory(ptr, n); }
+};
+float* pinned() {
+  static float* ret = 0;
+  if (ret == 0) { cudaMallocHost((void**)&ret, 64); }
+  return 0;
+}
+void compute(float* d, int n);
+void run(int n) { float* d; cudaMalloc(&d, n); compute(d, n); }
+"""
+    assert [f.line for f in only("HZ404", src)] == [11]
+
+
 def test_hz404_freed_through_a_helper_or_returned_inside_an_object():
     """`release(&a, &b)` gets the pointers' addresses (a helper that frees them), and `return
     Buffer(n, data);` returns an object that owns the pointer: neither leaks. A pointer whose

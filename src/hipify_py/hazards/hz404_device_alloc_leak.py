@@ -35,6 +35,7 @@ or allocate through the framework's allocator (`at::empty`, `c10::hip::HIPCachin
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 
@@ -54,6 +55,19 @@ _EXITS = frozenset({"return", "throw", "TORCH_CHECK", "AT_ERROR", "TORCH_CHECK_V
 def _pointer_declaration(toks: Sequence[Token], k: int) -> bool:
     """The name at ``k`` is declared there as a pointer (`T* p;`, `T *a, *p = nullptr;`)."""
     return toks[k - 1].text in ("*", ",") and toks[k + 1].text in (";", "=", ",")
+
+
+def _static_pointer(toks: Sequence[Token], k: int) -> bool:
+    """A pointer declared ``static`` at ``k`` (AMGX's `static scalar_t* ret = 0;` allocated
+    once and kept for the process): it outlives the call, like a global."""
+    if not _pointer_declaration(toks, k):
+        return False
+    j = k - 1
+    while j > 0 and toks[j].text not in (";", "{", "}"):
+        if toks[j].text == "static":
+            return True
+        j -= 1
+    return False
 
 
 def _declaration(toks: Sequence[Token], k: int) -> bool:
@@ -103,6 +117,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             continue  # memory still held when main returns is released with the process
         name = pointer_target(toks, c)
         if name is None or not _declared(unit, _pointer_declaration, name, f, c.index):
+            continue
+        if _declared(unit, _static_pointer, name, f, c.index):
             continue
         in_function = frees[bisect_right(free_at, f.open) : bisect_left(free_at, f.close)]
         my_frees = [
@@ -159,6 +175,8 @@ def _handed_out(unit: Unit, f: Func, j: int) -> bool:
     callees = _enclosing_calls(toks, first, j)
     if callees and toks[j - 1].text == "&" and toks[j + 1].text not in ("[", ".", "->"):
         return toks[callees[-1]].text not in ALLOCS  # not a re-allocation into the pointer
+    if callees and _kept_by(unit, toks, callees[-1], j):
+        return True
     if callees:  # `return cudaFree(p);`, `err = cudaMemset(p, 0, n);`: used, not handed out
         return toks[first].text == "return" and not _runtime_api(unit, toks[callees[-1]].text)
     if toks[first].text == "return":
@@ -175,6 +193,27 @@ def _handed_out(unit: Unit, f: Func, j: int) -> bool:
         and len(lhs) == 1
         and not _declared(unit, _declaration, target.text, f, j)
     )
+
+
+# words of a function name that takes a pointer into its keeping (`add_memory`, `registerBuf`,
+# `track`): a function that only computes with it (`cudppSort`, `compute`) keeps nothing
+_KEEPING_WORDS = frozenset(
+    "add register push insert store put append track keep attach adopt manage own emplace "
+    "hold cache save record".split()
+)
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _kept_by(unit: Unit, toks: Sequence[Token], callee: int, j: int) -> bool:
+    """The pointer itself (token ``j``, a whole argument) goes to a function of the project's
+    own whose name says it keeps it: AMGX's memory pool `add_memory(ptr, size)` stores it and
+    frees it in its destructor."""
+    if toks[j - 1].text not in ("(", ",") or toks[j + 1].text not in (")", ","):
+        return False
+    name = toks[callee].text
+    if name in ALLOCS or name in FREES or _runtime_api(unit, name):
+        return False
+    return any(w.lower() in _KEEPING_WORDS for w in _WORD.findall(name))
 
 
 def _enclosing_calls(toks: Sequence[Token], first: int, j: int) -> list[int]:
