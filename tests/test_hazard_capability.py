@@ -154,6 +154,28 @@ def test_hz502_pytorch_device_properties():
     assert len(only("HZ502", src)) == 1
 
 
+def test_hz501_nvcc_target_list_and_gates_all_current_gpus_pass():
+    """ggml: `#ifdef __CUDA_ARCH_LIST__` with an `#else` HIP takes is a fallback; the list is
+    no device-pass guard (nvcc defines it in both passes); `__CUDA_ARCH__ != 610` next to a
+    project macro takes, on HIP, the branch of every current GPU whatever that macro is."""
+    src = """#ifdef __CUDA_ARCH_LIST__
+constexpr int highest(int arch) { return __CUDA_ARCH_LIST__; }
+#else
+static int highest(int arch) { return arch; }
+#endif
+#if defined(FP16_AVAILABLE) && __CUDA_ARCH__ != 610
+#define FAST_FP16_AVAILABLE
+#endif
+void features() {
+#ifdef __CUDA_ARCH_LIST__
+  puts("archs");
+#endif
+}
+"""
+    [found] = only("HZ501", src)
+    assert found.line == 10 and "nvcc's list of target GPUs" in found.message
+
+
 def test_hz501_one_gate_repeated_is_one_finding():
     # cudpp sa_kernel.cuh: `#if __CUDA_ARCH__ >= 200` around each of a dozen kernels
     gate = "#if __CUDA_ARCH__ >= 200\nint k{n};\n#endif\n"

@@ -105,6 +105,16 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
                 f"capability gate `{t.text} {nxt.text} {value}`: {t.text} is undefined "
                 f"on HIP, {effect} (use __gfx*__ or __HIP_ARCH_HAS_* feature macros)"
             )
+        elif t.text != "__CUDA_ARCH__" and t.in_directive:
+            what = (
+                "nvcc's list of target GPUs"
+                if t.text == "__CUDA_ARCH_LIST__"
+                else "an nvcc architecture feature macro"
+            )
+            msg = (
+                f"`{t.text}` ({what}) is undefined on HIP, so this branch is never compiled "
+                f"for AMD (use __gfx*__ or __HIP_ARCH_HAS_* feature macros)"
+            )
         elif prev in ("ifdef", "ifndef", "(", "defined") or t.in_directive:
             msg = (
                 f"`{t.text}` is undefined on HIP: as a device-pass guard use "
@@ -135,8 +145,28 @@ def _as_on_current_gpu(toks: Sequence[Token], i: int) -> bool:
     if toks[start].text != "#" or toks[start + 1].text not in ("if", "elif"):
         return False
     body = toks[start + 2 : end + 1]
-    hip = _evaluate(body, {k: v for k, v in _CURRENT.items() if k != "__CUDA_ARCH__"})
-    return hip is not None and hip == _evaluate(body, _CURRENT)
+    hip_build = {k: v for k, v in _CURRENT.items() if k != "__CUDA_ARCH__"}
+    others = sorted(
+        {
+            t.text
+            for t in body
+            if t.kind is Kind.IDENT and t.text != "defined" and not t.text.startswith("__CUDA")
+        }
+        - _CURRENT.keys()
+    )
+    if len(others) > _FREE_NAMES:
+        return False
+    # the project's own names (`defined(FP16_AVAILABLE) && __CUDA_ARCH__ != 610`) take each
+    # value: the gate decides alike on HIP and a current GPU whatever they are
+    for bits in range(1 << len(others)):
+        setting = {name: 1 if bits >> k & 1 else UNDEFINED for k, name in enumerate(others)}
+        hip = _evaluate(body, {**hip_build, **setting})
+        if hip is None or hip != _evaluate(body, {**_CURRENT, **setting}):
+            return False
+    return True
+
+
+_FREE_NAMES = 3  # names of the project's own tried both ways (8 evaluations at most)
 
 
 def _true_at_zero(op: str, literal: str) -> bool:
@@ -171,13 +201,14 @@ def _compared(toks: Sequence[Token], i: int) -> bool:
     )
 
 
-def _evaluate(body: Sequence[Token], defined: dict[str, int]) -> bool | None:
+def _evaluate(body: Sequence[Token], defined: dict[str, object]) -> bool | None:
     """The condition with the macros of ``_CURRENT`` (and any ``__CUDA_ARCH*``) defined as in
     ``defined`` and undefined otherwise; None when another name decides it."""
     known: dict[str, object] = {name: defined.get(name, UNDEFINED) for name in _CURRENT}
     for tok in body:
         if tok.text.startswith("__CUDA_ARCH") and tok.text not in known:
             known[tok.text] = defined.get(tok.text, UNDEFINED)
+    known.update((name, value) for name, value in defined.items() if name not in known)
     return evaluate(body, known)
 
 
@@ -215,7 +246,7 @@ def _if_group(unit: Unit, i: int) -> list[int] | None:
     at = bisect_right(dirs, i) - 1
     if at >= 0 and unit.directive_word(dirs[at]) == "elif":
         at = _opening_if(unit, at)
-    if at < 0 or unit.directive_word(dirs[at]) != "if":
+    if at < 0 or unit.directive_word(dirs[at]) not in ("if", "ifdef", "ifndef"):
         return None
     bounds = _branches(unit, at)
     return bounds if unit.directive_word(dirs[bounds[-1]]) == "endif" else None
