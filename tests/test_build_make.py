@@ -149,3 +149,21 @@ def test_fast_math_keeps_infinity_checks():
     text = "F = -O3 --use_fast_math\n"
     assert converted("make", text) == "F = -O3 -ffast-math -fno-finite-math-only\n"
     assert rules("make", text) == [("HB106", 1)]
+
+
+def test_thrust_wrapped_namespace_is_removed_and_reported(tmp_path, gfx942_check):
+    """AMGX's -DTHRUST_CUB_WRAPPED_NAMESPACE=amgx: rocThrust 7.2.4 names ::thrust in its own
+    headers, so every Thrust include fails with it (17 of AMGX's 19 TUs, held out)."""
+    text = "NVCCFLAGS = -O3 -DTHRUST_CUB_WRAPPED_NAMESPACE=amgx -DNDEBUG\n"
+    assert converted("make", text) == "NVCCFLAGS = -O3 -DNDEBUG\n"
+    assert rules("make", text) == [("HB109", 1)]
+    # the premise, against the ROCm 7.2.4 headers: with the macro Thrust does not compile
+    src = tmp_path / "t.hip"
+    src.write_text(
+        "#define THRUST_CUB_WRAPPED_NAMESPACE amgx\n#include <hip/hip_runtime.h>\n"
+        "#include <thrust/device_vector.h>\n#include <thrust/sort.h>\n"
+        "void f(thrust::device_vector<int>& v) { thrust::sort(v.begin(), v.end()); }\n"
+    )
+    assert gfx942_check(src).returncode != 0
+    src.write_text(src.read_text().split("\n", 1)[1])
+    assert gfx942_check(src).returncode == 0

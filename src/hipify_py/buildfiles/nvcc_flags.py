@@ -121,6 +121,34 @@ TORCH_ARCH = declare_rule(
     Build with `PYTORCH_ROCM_ARCH=gfx942` (several targets separated by `;`).
     """,
 )
+THRUST_NAMESPACE = declare_rule(
+    "HB109",
+    "thrust-wrapped-namespace",
+    Severity.WARNING,
+    "-DTHRUST_CUB_WRAPPED_NAMESPACE removed: rocThrust 7.2.4 does not build with it",
+    """
+    ## What it detects
+    `-DTHRUST_CUB_WRAPPED_NAMESPACE=<name>` among the CUDA compiler flags (AMGX wraps Thrust and
+    CUB in `amgx::` so that two copies of them cannot clash in one process).
+
+    ## Why it breaks on AMD
+    rocThrust 7.2.4 reads the macro but some of its headers name `::thrust` directly
+    (`thrust/detail/type_traits.h`), so every file that includes Thrust fails with "no member
+    named 'thrust' in the global namespace". hipify-py removes the flag: Thrust's names are then
+    in `::thrust`, as in a default build.
+
+    ## Example
+    ```cmake
+    set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS} -DTHRUST_CUB_WRAPPED_NAMESPACE=amgx)   # HB109
+    ```
+
+    ## How to fix
+    Nothing, unless the program links another library built with its own Thrust: then keep the
+    two apart at link time (hidden visibility), or spell `THRUST_NS_QUALIFIER` where the code
+    names the wrapped namespace itself.
+    """,
+)
+_THRUST_WRAPPED = re.compile(r"-DTHRUST_CUB_WRAPPED_NAMESPACE(?:=\S*)?")
 # what nvcc's --use_fast_math keeps meaning on clang: -ffast-math without finite-math-only
 _FAST_MATH = ("-ffast-math", "-fno-finite-math-only")
 
@@ -204,6 +232,14 @@ def convert_flags(
             yield from _WITH_VALUE[flag.name](flag, flag.value, rule)
         elif flag.name in _ALONE:
             yield from _ALONE[flag.name](flag, rule)
+        elif _THRUST_WRAPPED.fullmatch(flag.name):
+            yield from _replace_or_cut(flag.words, "", rule)
+            yield _finding(
+                flag.words[0],
+                THRUST_NAMESPACE,
+                f"`{flag.name}` removed: rocThrust "
+                "7.2.4 names ::thrust in its headers and does not build with it",
+            )
         else:  # not an nvcc flag, or one without its value: its next word is read on its own
             i += 1
             continue
