@@ -577,6 +577,16 @@ __device__ T other(T v) { __shared__ T s[warpSize]; return v + s[0]; }
     assert [f.line for f in only("HZ104", src)] == [8]
 
 
+def test_hz104_a_cast_of_warpsize_is_no_template_argument():
+    # LightGBM ShuffleReduceSum: min(static_cast<data_size_t>(warpSize), ...) is run-time code
+    src = """__device__ int f(int len) {
+  const int n = min(static_cast<int>(warpSize), static_cast<int>(len) - 1);
+  return n + Lanes<warpSize>::value;
+}
+"""
+    assert [f.line for f in only("HZ104", src)] == [3]
+
+
 def test_hz108_a_plane_is_not_a_lane():
     # nccl net_ib: NCCL_IB_PLANE_VIRT_BIT (0x1 << NCCL_IB_PLANE_MAX_INDEX), a flag bit
     src = "#define VIRT_BIT (1u << NCCL_IB_PLANE_MAX_INDEX)\n"

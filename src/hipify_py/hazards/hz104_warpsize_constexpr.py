@@ -89,11 +89,13 @@ def constant_context(toks: Sequence[Token], i: int) -> str | None:
     # walk out of brackets to the statement start
     j = i - 1
     depth = 0  # parentheses open between the statement start and an array bound's `[`
+    called = False  # token i is inside a call's parentheses (`static_cast<T>(warpSize)`)
     while j >= 0:
         t = toks[j]
         if t.in_directive != toks[i].in_directive:
             break
         x = t.text
+        called = called or x == "("
         if x in (")", "]", "}"):
             k = match_back(toks, j)
             if k is None:
@@ -106,7 +108,7 @@ def constant_context(toks: Sequence[Token], i: int) -> str | None:
             bound, depth = _array_bound(toks, j, depth)
             if bound:
                 return "an array bound"
-        why = _constant_marker(toks, i, j, depth)
+        why = _constant_marker(toks, i, j, depth, called)
         if why is not None:
             return why
         j -= 1
@@ -141,15 +143,19 @@ _CALL_CONTEXTS = {
 }
 
 
-def _constant_marker(toks: Sequence[Token], i: int, j: int, depth: int) -> str | None:
-    """The constant-requiring context token ``j`` opens for token ``i``, if any."""
+def _constant_marker(
+    toks: Sequence[Token], i: int, j: int, depth: int, called: bool
+) -> str | None:
+    """The constant-requiring context token ``j`` opens for token ``i``, if any; ``called``:
+    token ``i`` is inside parentheses after ``j`` (`static_cast<T>(warpSize)`: the `<...>` is
+    not around it)."""
     x = toks[j].text
     before = toks[j - 1] if j > 0 else None
     if x == "(" and before is not None and before.text in _CALL_CONTEXTS:
         return _CALL_CONTEXTS[before.text]
     if x == "constexpr" and before is not None and before.text == "if":
         return "an `if constexpr` condition"
-    if x == "<" and before is not None and before.kind is Kind.IDENT and depth == 0:
+    if x == "<" and before is not None and before.kind is Kind.IDENT and depth == 0 and not called:
         k = i + 1
         while k < len(toks) and toks[k].text not in (";", "{", ">", ">>"):
             k += 1
