@@ -350,6 +350,23 @@ def convert_hipify_py(project: Path, out: Path, extra: Sequence[str]) -> Convers
     return Conversion(seconds, proc.returncode, proc.stderr[-3000:], summary)
 
 
+def converted_flags(flags: Sequence[str], work: Path) -> list[str]:
+    """The project's flags as hipify-py converts them in a build file (a one-line Makefile
+    through `hipify-py convert`): what the user's converted build passes, e.g. without AMGX's
+    `-DTHRUST_CUB_WRAPPED_NAMESPACE` (HB109).  The flags as given if that conversion fails."""
+    if not flags:
+        return []
+    folder = work / "flags"
+    folder.mkdir(parents=True, exist_ok=True)
+    src, out = folder / "Makefile", folder / "Makefile.hip"
+    src.write_text("NVCCFLAGS = " + " ".join(flags) + "\n")
+    cmd = [sys.executable, "-m", "hipify_py", "convert", str(src), "-o", str(out), "-q", "--force"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0 or not out.is_file():
+        return list(flags)
+    return out.read_text().partition("=")[2].split()
+
+
 def convert_hipify_perl(project: Path, out: Path, script: Path) -> Conversion:
     """Copies the tree and runs hipify-perl -inplace over its sources in one process."""
     shutil.rmtree(out, ignore_errors=True)
@@ -434,6 +451,9 @@ def convert_project(
         "conversions": conversions,
         "resolver": IncludeResolver(project, system),
         "flags": list(flags),
+        "hipify_py_flags": converted_flags(flags, work / "hipify-py" / f"{name}.flags")
+        if "hipify-py" in needed
+        else list(flags),
         "checks": tuple(checks),
         "errors_by_file": errors_by_file,
     }
@@ -488,7 +508,8 @@ def check_tu(project: dict, tu: Path, tools: Toolchain, cache: NvccCache) -> TuR
         if tool == "hipify-py" and not path.is_file():
             path = path.with_suffix(".hip")
         inc = [trees[tree] / d.relative_to(root) for d in dirs]
-        amd = project_flags(flags, trees[tree], amd=True)
+        given = project.get("hipify_py_flags", flags) if tool == "hipify-py" else flags
+        amd = project_flags(given, trees[tree], amd=True)
         if arch == "gfx942":
             errs = _compile(tools.gfx942(path, inc, amd), prefixes)
         else:
