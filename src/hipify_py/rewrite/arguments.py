@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import Token
+from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import Arg, call_args
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
@@ -202,6 +202,27 @@ def _drop_argument(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]
         yield Edit(start, end, "", RULE)
 
 
+_NOT_TYPES = frozenset({"return", "else", "do", "case", "throw", "new", "delete", "sizeof"})
+
+
+def _declared_here(tokens: Sequence[Token], i: int) -> bool:
+    """The name at ``i`` is declared, not called: a type stands before it (AMGX declares its
+    own `cudaError_t cudaMallocHost(void **ptr, size_t size);` in its namespace, and
+    `cudaError_t memory::cudaMallocHost(...) {` defines it): its parameters get no argument."""
+    k = i - 1
+    while k >= 1 and tokens[k].text == "::" and tokens[k - 1].kind is Kind.IDENT:
+        k -= 2  # past `memory::`
+    return k >= 0 and tokens[k].kind is Kind.IDENT and tokens[k].text not in _NOT_TYPES
+
+
+def _namespaced(tokens: Sequence[Token], i: int) -> bool:
+    """`amgx::memory::cudaMallocHost(p, n)`: a function of the project's namespace that
+    shares the API's name (the runtime's own has none, or `::`) and keeps its parameters."""
+    if i < 2 or tokens[i - 1].text != "::":
+        return False
+    return tokens[i - 2].kind is Kind.IDENT and tokens[i - 2].text not in _NOT_TYPES
+
+
 # API name -> how its call is adapted (each table's names are the calls its adapter handles)
 _ADAPTERS: dict[str, Callable[[Sequence[Token], int, str], Iterator[Edit]]] = {
     **dict.fromkeys(DROP_ARGUMENT, _drop_argument),
@@ -225,7 +246,7 @@ def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
     positions = unit.identifier_positions
     roles = definition_roles(unit)
     for i in sorted(i for name in present for i in positions[name]):
-        if i in roles:
-            continue  # a macro definition's head is not a call
+        if i in roles or _declared_here(tokens, i) or _namespaced(tokens, i):
+            continue  # a macro definition's head, a declaration, a project's own function
         name = tokens[i].text
         yield from _ADAPTERS[name](tokens, i, name)
