@@ -143,9 +143,7 @@ _CALL_CONTEXTS = {
 }
 
 
-def _constant_marker(
-    toks: Sequence[Token], i: int, j: int, depth: int, called: bool
-) -> str | None:
+def _constant_marker(toks: Sequence[Token], i: int, j: int, depth: int, called: bool) -> str | None:
     """The constant-requiring context token ``j`` opens for token ``i``, if any; ``called``:
     token ``i`` is inside parentheses after ``j`` (`static_cast<T>(warpSize)`: the `<...>` is
     not around it)."""
