@@ -356,6 +356,7 @@ def run_key(ctx: Context, mode: RunMode, rules: Sequence[RulesText]) -> str:
             sorted((k, list(v)) for k, v in getattr(ignores, "per_file", {}).items()),
         ],
         "mode": mode,
+        "project": ctx.project.digest(),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

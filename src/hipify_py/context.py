@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .arch_names import amd_arch
 from .option_spec import CONVERT, TREE, WRITES, cli
+from .project_index import ProjectIndex
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -227,6 +228,7 @@ class Context:
     # project-config ignores, applied where inline suppressions are, so a finding the project
     # turned off is neither reported, nor fixed, nor annotated, in convert and check alike
     ignores: RuleFilter | None = None
+    project: ProjectIndex = ProjectIndex()  # what the rest of the tree defines
 
 
 # searched from its literal part (a line-start anchor first would make the search visit every

@@ -15,9 +15,14 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .buildfiles.registry import build_kind
 from .context import Renames
+from .project_index import ProjectIndex, index_of
+
+if TYPE_CHECKING:
+    from .mappings.index import MappingIndex
 
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 C_LIKE_SUFFIXES = frozenset(
@@ -247,6 +252,30 @@ def renames_of(items: Sequence[Candidate], paths: Sequence[Path]) -> Renames:
     if not any(p.is_dir() for p in paths):
         return Renames()
     return Renames(frozenset(str(c.real_path()) for c in items if c.path.suffix == ".cu"))
+
+
+# how much of one source the project index reads (a definition past it is not seen)
+INDEX_BYTES = 4 << 20
+
+
+def project_index_of(
+    items: Sequence[Candidate], paths: Sequence[Path], mappings: MappingIndex
+) -> ProjectIndex:
+    """The API names the tree's sources define (``project_index``); empty for a run over
+    single files, which knows no tree."""
+    if not any(p.is_dir() for p in paths):
+        return ProjectIndex()
+
+    def texts() -> Iterator[bytes]:
+        for c in items:
+            if c.path.suffix in CUDA_SUFFIXES or c.path.suffix in C_LIKE_SUFFIXES:
+                try:
+                    with open(c.path, "rb") as f:
+                        yield f.read(INDEX_BYTES)
+                except OSError:
+                    continue  # the run reports an unreadable file where it converts it
+
+    return index_of(texts(), mappings)
 
 
 def default_out_root(root: Path) -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import __version__
 from .cache import load_texts, open_cache, run
 from .context import Context
-from .discover import Candidate, discover, output_name
+from .discover import Candidate, discover, output_name, project_index_of
 from .files import holds
 from .mappings.load import RulesText
 from .output.manifest import Manifest
@@ -62,6 +62,7 @@ def run_check(
     no output); raises ``discover.UsageError`` for a path that does not exist."""
     skip = [hip_dir] if hip_dir is not None else []
     cands = discover(paths, include, exclude, skip)
+    ctx = replace(ctx, project=project_index_of(cands, paths, ctx.mappings))  # the whole tree's
     cands = select(cands, shard, lambda c: c.rel)
     mode = RunMode.CONVERT if hip_dir is not None else RunMode.CHECK
     cache = open_cache(ctx, mode, mapping_files, enabled=use_cache)

@@ -26,6 +26,7 @@ from . import interrupts
 from .context import Context, Options, Renames, RuleFilter
 from .discover import CUDA_SUFFIXES, HEAD_BYTES, Candidate, classify
 from .mappings.load import RulesText
+from .project_index import ProjectIndex
 from .result import FileStatus, Outcome, RunMode
 from .untrusted import TooLarge, UntrustedInputError, read_regular
 
@@ -47,6 +48,7 @@ def _init_worker(
     rules: tuple[RulesText, ...],
     renames: Renames,
     ignores: RuleFilter | None,
+    project: ProjectIndex,
     parent: int,
 ) -> None:
     global _worker_ctx
@@ -54,7 +56,7 @@ def _init_worker(
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C does
     _die_with(parent)
-    _worker_ctx = Context(options, load_index(options, list(rules)), renames, ignores)
+    _worker_ctx = Context(options, load_index(options, list(rules)), renames, ignores, project)
 
 
 def _die_with(parent: int) -> None:
@@ -223,7 +225,7 @@ def _parallel(
 ) -> Generator[Outcome, None, None]:
     pool = _Pool(
         min(jobs, len(todo)),
-        (ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, os.getpid()),
+        (ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, ctx.project, os.getpid()),
     )
     try:
         yield from _stream(pool, todo, mode, jobs, on_slow)

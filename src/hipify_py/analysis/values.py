@@ -122,6 +122,27 @@ def parameter_size(unit: Unit, tok: Token) -> int | None:
     return None
 
 
+def local_declaration(unit: Unit, tok: Token) -> tuple[str, int] | None:
+    """The type (as written) and line of the variable ``tok`` names, declared in the body of
+    the function around it before ``tok`` (`const uint32_t mask = 0xffffffff;`), read from
+    tokens where the parse could not resolve the use; None if there is none."""
+    at = unit.token_covering(tok.start)
+    func = function_at(unit, at)
+    if func is None:
+        return None
+    toks = unit.tokens
+    for k in range(at - 1, func.open, -1):
+        if toks[k].text == tok.text and toks[k + 1].text in ("=", ";", ",", "{"):
+            if toks[k - 1].kind is not Kind.IDENT or toks[k - 1].text in ("return", "case"):
+                continue
+            first = k - 1
+            while first > func.open + 1 and toks[first - 1].text not in (";", "{", "}", ","):
+                first -= 1
+            declared = unit.text[toks[first].start : toks[k].start]
+            return declared.strip(), unit.lines.position(toks[k].start)[0]
+    return None
+
+
 def _typedefs(unit: Unit) -> dict[str, str]:
     """`typedef T NAME;` / `using NAME = T;` outside the branches HIP never compiles."""
 

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from ..cache import load_texts, open_cache, run
 from ..context import Context
-from ..discover import UsageError, renames_of
+from ..discover import UsageError, project_index_of, renames_of
 from ..output import Destination, WriteBack, WriteError, Writer, plan
 from ..portable.tree import write_compat_headers
 from ..report.summary import Summary
@@ -51,7 +51,9 @@ def convert(paths: tuple[Path, ...], **kw: Any) -> None:
         writer = plan(paths, dest, ctx.options, kw["include"], kw["exclude"])
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
-    ctx = replace(ctx, renames=renames_of(writer.items, paths))  # the whole tree's, sharded too
+    # the whole tree's, sharded too
+    project = project_index_of(writer.items, paths, ctx.mappings)
+    ctx = replace(ctx, renames=renames_of(writer.items, paths), project=project)
     items = select(writer.items, kw["shard"], lambda c: c.rel)
     mode = RunMode.REWRITE if kw["no_hazards"] else RunMode.CONVERT
     cache = open_cache(ctx, mode, rules, enabled=not kw["no_cache"])

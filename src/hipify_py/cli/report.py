@@ -21,7 +21,7 @@ from click.core import ParameterSource
 from .. import __version__
 from ..cache import load_texts, open_cache, run
 from ..context import Context
-from ..discover import UsageError, discover, renames_of
+from ..discover import UsageError, discover, project_index_of, renames_of
 from ..report.porting import (
     PortReport,
     VerifyIndex,
@@ -66,7 +66,8 @@ def report(paths: tuple[Path, ...], **kw: Any) -> None:
         raise click.ClickException(
             f"nothing to report: no files under {', '.join(map(str, paths))}"
         )
-    ctx = replace(ctx, renames=renames_of(items, paths))
+    project = project_index_of(items, paths, ctx.mappings)
+    ctx = replace(ctx, renames=renames_of(items, paths), project=project)
     title = kw["title"] or f"hipify-py porting report: {', '.join(map(str, paths))}"
     port = PortReport(title, __version__, _conversion_options())
     cache = open_cache(ctx, RunMode.CONVERT, rules, enabled=not kw["no_cache"])

@@ -9,7 +9,9 @@ it, and so are the labels of a `case` that the conversion leaves out of the AMD 
 `return`/`break` group labelled only by enum values HIP lacks, as in an error-string switch),
 and the zero-initialised `CUctxCreateParams` of a CUDA 13 `cuCtxCreate` call that the
 conversion drops.  A name the file defines as a function of its own (moderngpu's `mulhi`) is
-not CUDA's, and neither is an enumerator it declares.
+not CUDA's, and neither is an enumerator it declares, nor, in a run over a tree, a name another
+file of the tree defines as a macro or a function (ggml's `vendors/hip.h` defines `__vsubss4`
+for its HIP build).
 cuDNN is reported too unless `--miopen` (or `--roc`) is given: ROCm ships no hipDNN, so without
 that option the cuDNN names stay; with it they become MIOpen names where MIOpen has one.
 
@@ -63,8 +65,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     guarded = [(toks[g.first].start, toks[g.end].start) for g in unsupported_case_groups(unit, ctx)]
     guarded += [c.declaration for c in empty_ctx_params(unit) if c.declaration is not None]
-    # moderngpu's own `mulhi`, a DOCA wrapper's own `CU_*` enumerators: not CUDA's
-    own = defined_names(unit) | _enumerators(unit)
+    # moderngpu's own `mulhi`, a DOCA wrapper's own `CU_*` enumerators, ggml's `__vsubss4`
+    # defined for HIP in another file of its tree: not CUDA's
+    own = defined_names(unit) | _enumerators(unit) | ctx.project.defined
     for t, e in api_uses(unit):
         if t.text in DEDICATED or t.text in own or any(a <= t.start < b for a, b in guarded):
             continue

@@ -22,17 +22,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..analysis.bit_intrinsics import BIT32, bit_calls_on
-from ..analysis.calls import MASKED_SYNC
 from ..analysis.cursor import cursor_at
-from ..analysis.values import int_value, parameter_size
+from ..analysis.values import int_value, local_declaration, parameter_size, type_size
 from ..context import Context
 from ..edits import Edit
-from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
-from ..frontend.syntax import match_forward, split_args
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
-from .warp_sync_legacy import DEFAULT_ON, FIRST_WITH_SYNC_BUILTINS, MASKLESS
+from ._mask_calls import hip_calls
+from .warp_sync_legacy import FIRST_WITH_SYNC_BUILTINS
 
 if TYPE_CHECKING:
     import clang.cindex as ci
@@ -77,51 +75,6 @@ def needs_64bit(ctx: Context) -> bool:
     return ctx.options.target_rocm >= FIRST_WITH_SYNC_BUILTINS
 
 
-def checked_calls(unit: Unit, ctx: Context) -> list[tuple[str, int, Sequence[Token]]]:
-    """(name, name token index, mask argument tokens) of every masked intrinsic call that keeps
-    its mask in the output (the warp-sync-legacy rewrite drops some for old ROCm)."""
-    present = MASKED_SYNC & unit.identifiers
-    if not present:
-        return []
-    out = []
-    for name in present:
-        if not _keeps_mask(name, unit, ctx):
-            continue
-        for i in unit.identifier_positions[name]:
-            mask = _mask_argument(unit.tokens, i)
-            if mask is not None:
-                out.append((name, i, mask))
-    out.sort(key=lambda c: c[1])
-    return out
-
-
-def _keeps_mask(name: str, unit: Unit, ctx: Context) -> bool:
-    """The call keeps its mask in the output: before ROCm 7.0 the warp-sync-legacy rewrite
-    turns CUDA's ``__syncwarp`` into a wave barrier, and before 6.2 drops the masks."""
-    target = ctx.options.target_rocm
-    if target >= DEFAULT_ON or unit.is_hip:
-        return True
-    if name == "__syncwarp":
-        return False
-    return target >= FIRST_WITH_SYNC_BUILTINS or name not in MASKLESS
-
-
-def _mask_argument(toks: Sequence[Token], i: int) -> Sequence[Token] | None:
-    """The first argument's tokens when token ``i`` names a free-function call with arguments
-    (a member of the same name is someone else's function)."""
-    if i + 1 >= len(toks) or toks[i + 1].text != "(":
-        return None
-    if i and toks[i - 1].text in (".", "->"):
-        return None
-    close = match_forward(toks, i + 1)
-    if close is None:
-        return None
-    args = split_args(toks, i + 2, close)
-    if not args:
-        return None
-    return toks[args[0].first : args[0].last + 1]
-
-
 def is_wide(text: str) -> bool:
     """The literal's type is 64 bits on Linux: an ``l``/``ll`` suffix or a value over 32 bits."""
     suffix = text[len(text.rstrip("uUlL")) :]
@@ -140,16 +93,12 @@ def mask_sites(unit: Unit, ctx: Context) -> list[MaskSite]:
     keeps its masks: they are CUDA's, and right there."""
     key = "_mask64_sites"
     if key not in unit.__dict__:
-        sites = _sites(unit, ctx) if needs_64bit(ctx) else []
-        if sites:
-            inactive = inactive_in(unit)
-            sites = [s for s in sites if s.start not in inactive]
-        unit.__dict__[key] = sites
+        unit.__dict__[key] = _sites(unit, ctx) if needs_64bit(ctx) else []
     return unit.__dict__[key]
 
 
 def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
-    calls = checked_calls(unit, ctx)
+    calls = hip_calls(unit, ctx)
     if not calls:
         return []
     sites: list[MaskSite] = []
@@ -353,6 +302,14 @@ def _unresolved(unit: Unit, tok: Token, name: str) -> MaskSite | None:
     a parameter of a type 64 bits wide in the HIP build."""
     if parameter_size(unit, tok) == 8:
         return None  # pytorch_scatter's `warp_mask_t mask`: 64-bit where USE_ROCM
+    local = local_declaration(unit, tok)
+    if local is not None:  # LightGBM's `const uint32_t mask = 0xffffffff;`, unparsed file
+        size = type_size(unit, local[0])
+        if size == 8:
+            return None
+        if size is not None:
+            detail = f"declared at line {local[1]} as `{local[0]}`"
+            return _elsewhere(tok, name, detail)
     detail = "defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a header)"
     return _elsewhere(tok, name, f"{detail}; if it is 32-bit, make that definition 64-bit")
 

@@ -1,0 +1,61 @@
+"""What a tree says that one of its files cannot: the CUDA API names the project defines itself.
+
+Rules see one file at a time.  A project that ports itself keeps its own definitions of CUDA
+names for HIP in a header of its own (ggml's ``vendors/hip.h`` defines ``__vsubss4`` and
+``__vsub4`` for its HIP build), so a file that calls them is no call of an API HIP lacks (HZ300
+reported three such files on ggml, held out).  ``index_of`` finds, over the texts of a tree's
+sources, the names of the mapping tables that some file defines as a macro or a function; the
+CLI builds it once per run over a tree (``discover.project_index_of``) and every file's context
+carries it.  Pure: the texts come from the caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .mappings.index import MappingIndex
+
+
+@dataclass(frozen=True)
+class ProjectIndex:
+    """``defined``: names of the mapping tables that a file of the tree defines (empty when no
+    tree is known: a file checked on its own).  ``hip_macros``: those of them a file that
+    includes HIP's headers defines as function-like macros: the project's own HIP form of the
+    call (LightGBM's `#define __shfl_down_sync(mask, val, offset) __shfl_down(val, offset)`,
+    whose HIP build never passes a mask on)."""
+
+    defined: frozenset[str] = frozenset()
+    hip_macros: frozenset[str] = frozenset()
+
+    def digest(self) -> str:
+        """A short hash of the index, for the per-file cache key (a file's findings depend on
+        what the rest of its tree defines)."""
+        text = "\n".join(sorted(self.defined)) + "\0" + "\n".join(sorted(self.hip_macros))
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+# `#define NAME`, and `NAME(params) {` / `NAME(params) const {` (a function definition; the
+# parameter list holds no parentheses, braces or semicolons), NAME not the tail of a longer name
+_MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(?)")
+_INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
+_FUNCTION = re.compile(rb"(?<!\w)([A-Za-z_]\w*)[ \t]*\([^;{}()]*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
+
+
+def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
+    """The mapped names that the sources ``texts`` define."""
+    names: set[str] = set()
+    hip_macros: set[str] = set()
+    for data in texts:
+        hip = _INCLUDES_HIP.search(data) is not None
+        for m in _MACRO.finditer(data):
+            names.add(m.group(1).decode("ascii"))
+            if hip and m.group(2):
+                hip_macros.add(m.group(1).decode("ascii"))
+        names.update(m.group(1).decode("ascii") for m in _FUNCTION.finditer(data))
+    known = frozenset(mappings.known(names))
+    return ProjectIndex(known, known & hip_macros)

@@ -1,0 +1,79 @@
+"""What the rest of a tree defines (``project_index``): a run over a tree knows it, a file
+checked on its own does not, and the cache keeps the two apart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from _convert import ctx
+from hipify_py.analysis.values import local_declaration
+from hipify_py.cli.check import check
+from hipify_py.frontend.unit import Unit
+from hipify_py.project_index import index_of
+
+# ggml's layout: vendors/hip.h defines for HIP what CUDA has and ROCm lacks, and redefines the
+# masked shuffles without their mask (as LightGBM's cuda_rocm_interop.h does)
+COMPAT = """#pragma once
+#include <hip/hip_runtime.h>
+#define __shfl_down_sync(mask, var, delta) __shfl_down(var, delta)
+static __device__ __forceinline__ int __vsubss4(const int a, const int b) { return a - b; }
+"""
+USER = """#include "vendors/hip.h"
+__device__ int dot(int a, int b) { return __vsubss4(a, b); }
+__device__ int sum(int v) {
+  unsigned mask = 0xffffffffu;
+  return v + __shfl_down_sync(mask, v, 1);
+}
+"""
+
+
+def _rules(path: Path) -> list[tuple[str, str, int]]:
+    """HZ300 and HZ106 findings, and those `convert` fixes itself (a 32-bit mask it widens);
+    through the per-file cache (each test has its own: ``XDG_CACHE_HOME`` below)."""
+    args = [str(path), "--format", "json", "--select", "HZ300,HZ106"]
+    result = CliRunner().invoke(check, args, catch_exceptions=False)
+    report = json.loads(result.output)
+    found = report["findings"] + report["fixed"]
+    return sorted((f["rule"], Path(f["path"]).name, f["line"]) for f in found)
+
+
+def test_a_tree_knows_the_names_another_file_defines(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("HIPIFY_PY_NO_CACHE", raising=False)
+    tree = tmp_path / "tree"
+    (tree / "vendors").mkdir(parents=True)
+    (tree / "vendors" / "hip.h").write_text(COMPAT)
+    (tree / "dot.cu").write_text(USER)
+    # over the tree: __vsubss4 is the project's, its __shfl_down_sync drops the mask
+    assert _rules(tree) == []
+    # the file on its own (its header out of reach) knows no tree: both are reported
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / "dot.cu").write_text(USER)
+    assert _rules(tmp_path / "alone" / "dot.cu") == [("HZ106", "dot.cu", 4), ("HZ300", "dot.cu", 2)]
+    # a tree whose macro file does not include HIP's headers keeps the mask finding (dot.cu is
+    # unchanged: the cache must not answer from the run before, whose tree defined more)
+    (tree / "vendors" / "hip.h").write_text(COMPAT.replace("#include <hip/hip_runtime.h>", ""))
+    assert _rules(tree) == [("HZ106", "dot.cu", 4)]
+
+
+def test_index_reads_definitions_not_calls() -> None:
+    texts = [
+        b"#define cudaMalloc hipMalloc\n",
+        b"int __vsub4(int a, int b) { return a - b; }\nint x = __vadd4(1, 2);\n",
+        b"int my__vabsss4(int a) { return a; }\n",
+    ]
+    found = index_of(texts, ctx().mappings)
+    assert found.defined == {"cudaMalloc", "__vsub4"}
+    assert found.hip_macros == set()
+
+
+def test_a_mask_declared_in_the_function_is_read_from_tokens() -> None:
+    src = (
+        "__device__ int f(int v) {\n  const uint32_t mask = 0xffffffff;\n  return g(mask, v);\n}\n"
+    )
+    unit = Unit("t.cu", src, ctx().mappings)
+    use = [t for t in unit.tokens if t.text == "mask"][-1]
+    assert local_declaration(unit, use) == ("const uint32_t", 2)
