@@ -35,13 +35,19 @@ from pathlib import Path
 
 
 def _findings(corpus: Path, rules: str | None) -> list[dict]:
-    cmd = [sys.executable, "-m", "hipify_py", "check", str(corpus), "--format", "json"]
-    if rules:
-        cmd += ["--select", rules]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if not proc.stdout.strip():
-        raise SystemExit(f"check gave no report: {proc.stderr.strip()[-400:]}")
-    return json.loads(proc.stdout)["findings"]
+    """`check`'s findings, one run per project (each folder of the corpus is one project, the
+    tree a user would check: what one project defines says nothing about another's code)."""
+    projects = sorted(p for p in corpus.iterdir() if p.is_dir()) if corpus.is_dir() else []
+    found: list[dict] = []
+    for tree in projects or [corpus]:
+        cmd = [sys.executable, "-m", "hipify_py", "check", str(tree), "--format", "json"]
+        if rules:
+            cmd += ["--select", rules]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if not proc.stdout.strip():
+            raise SystemExit(f"check gave no report: {proc.stderr.strip()[-400:]}")
+        found += json.loads(proc.stdout)["findings"]
+    return found
 
 
 def count(args: argparse.Namespace) -> None:
