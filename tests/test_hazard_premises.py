@@ -46,6 +46,17 @@ __global__ void premises(__half2* h2, __half* h, unsigned long long* o) {
 #endif
 // HZ201: ROCm 7 has __syncwarp (a wavefront fence and wave barrier), so a plain one is right
 __global__ void warp_barrier(int* o) { o[threadIdx.x] = 1; __syncwarp(); o[0] += o[1]; }
+// HZ316 retired: device new/delete and virtual calls compile, as they do for CUDA
+struct Shape { __device__ virtual int sides() const { return 0; } };
+struct Square : Shape { __device__ int sides() const override { return 4; } };
+__global__ void heap(int n, int* o) {
+  int* p = new int[n];
+  Square sq;
+  const Shape* s = &sq;
+  p[0] = s->sides();
+  o[0] = p[0];
+  delete[] p;
+}
 // HZ206 retired: the block votes are work-group reductions (__ockl_wgred_*), ROCm 5.2 to 7.2.4
 __global__ void votes(int* o) {
   o[threadIdx.x] = __syncthreads_count(o[0] > 0) + __syncthreads_and(o[1]) + __syncthreads_or(o[2]);

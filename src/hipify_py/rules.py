@@ -128,6 +128,8 @@ RETIRED: dict[str, str] = {
     "HZ206": "__syncthreads_count/_and/_or are work-group reductions on AMD (ROCm 5.2-7.2.4)",
     "HZ503": "convert writes CUDA 12.0's version values, the branches HIP 7 needs: none of 11 "
     "gates judged on unseen code needed a user's action (docs/hazard-precision.md, rounds 4-5)",
+    "HZ316": "device new/delete and virtual functions compile for gfx942 with ROCm 7.2.4 as they "
+    "do for CUDA; try/throw nvcc rejects too; __prof_trigger is HZ300's (round 9: 0 of 2 true)",
 }
 
 
