@@ -195,3 +195,15 @@ def test_report_lays_out_several_inputs_as_convert_writes_them(
     assert cli("report", "a", "b", "-o", "report.html")[0] == 0
     named = set(re.findall(r"\b[ab]/k\.hip\b", Path("report.html").read_text()))
     assert sorted(named) == written
+
+
+def test_a_dot_hu_header_is_cuda(tmp_path: Path) -> None:
+    """LightGBM's CUDA headers are `.hu` (`cuda_utils.hu` includes <cuda.h>); copied as not
+    CUDA, 11 of its 15 TUs failed with no finding (held out)."""
+    header = tmp_path / "cuda_utils.hu"
+    header.write_text("#include <cuda.h>\n#include <cuda_runtime.h>\n")
+    assert classify(header, header.read_bytes()).cuda
+    out = tmp_path / "out"
+    result = CliRunner().invoke(root, ["convert", str(tmp_path), "--out-dir", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    assert (out / "cuda_utils.hu").read_text() == "#include <hip/hip_runtime.h>\n"

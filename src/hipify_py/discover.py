@@ -24,7 +24,7 @@ from .project_index import ProjectIndex, index_of
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
 
-CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
+CUDA_SUFFIXES = frozenset({".cu", ".cuh", ".hu"})  # .hu: LightGBM's CUDA headers
 C_LIKE_SUFFIXES = frozenset(
     {
         ".c",

@@ -7,7 +7,9 @@ from pathlib import Path
 from ..context import Context
 from .compat_header import NAME, compat_header, early_headers, tests_rocm_switch, used_names
 
-_SUFFIXES = frozenset({".cu", ".cuh", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp", ".cxx", ".inl"})
+_SUFFIXES = frozenset(
+    {".cu", ".cuh", ".hu", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp", ".cxx", ".inl"}
+)
 _INCLUDE = f'#include "{NAME}"'
 
 
