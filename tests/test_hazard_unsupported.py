@@ -356,6 +356,15 @@ def test_hz321_a_copy_of_the_cuda_api_is_reported_once_at_its_first_type():
     assert [f.line for f in only("HZ321", src)] == [5]
 
 
+def test_hz321_a_hip_compat_header_keeps_its_aliases():
+    """ggml's vendors/hip.h includes HIP's headers and gives HIP types CUDA's names: those
+    typedefs keep their names in the conversion, so they redeclare nothing."""
+    src = "#include <hip/hip_runtime.h>\n#include <hip/hip_bf16.h>\n"
+    src += "typedef __hip_bfloat16 nv_bfloat16;\n"
+    assert only("HZ321", src) == []
+    assert "typedef __hip_bfloat16 nv_bfloat16;" in fixed(src)
+
+
 def test_hz321_using_the_cuda_types_is_not_declaring_them():
     src = "#include <cuda.h>\ntypedef CUdeviceptr devptr;\nCUcontext ctx;\nvoid f(CUdeviceptr);\n"
     assert only("HZ321", src) == []

@@ -33,6 +33,7 @@ from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import is_convertible
+from ..rewrite.identifiers import kept_aliases
 from ..rules import Proposal, Report, hazard_rule
 
 
@@ -47,6 +48,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "typedef" not in unit.identifiers:
         return
     toks, positions = unit.tokens, unit.identifier_positions
+    kept = kept_aliases(unit)  # a HIP compat header's aliases keep their names: no clash
     declared = sorted(
         i
         for name, e in unit.mapped.items()
@@ -54,7 +56,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         # target ROCm lacks stays CUDA's) ends up redeclaring a HIP type
         if e.kind == "type" and e.hip and e.hip != name and is_convertible(e, ctx.options)
         for i in positions[name]
-        if i + 1 < len(toks) and toks[i + 1].text == ";"
+        if i + 1 < len(toks) and toks[i + 1].text == ";" and i not in kept
     )
     for i in declared:
         first = i

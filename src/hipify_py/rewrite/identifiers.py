@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.tokens import cached
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import includes
@@ -44,7 +45,7 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if not wanted:
         return
     positions = unit.identifier_positions
-    roles = definition_roles(unit).keys() | _aliases_of_hip_types(unit)
+    roles = definition_roles(unit).keys() | kept_aliases(unit)
     for name, entry in wanted.items():
         default = hip_name(entry, ctx.options)
         rule = rename_rule(entry)
@@ -59,9 +60,13 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
                 yield Edit(tok.start, tok.end, new, rule)
 
 
-def _aliases_of_hip_types(unit: Unit) -> set[int]:
+def kept_aliases(unit: Unit) -> frozenset[int]:
     """In a file that includes a ``hip/`` header: the tokens a ``typedef ... NAME;`` or a
-    ``using NAME =`` declares."""
+    ``using NAME =`` declares, which keep their CUDA spelling (computed once per unit)."""
+    return cached(unit, "_kept_aliases", lambda: frozenset(_aliases(unit)))
+
+
+def _aliases(unit: Unit) -> set[int]:
     if not any(
         i.path.startswith("hip/") for i in includes(unit.text, unit.tokens, unit.directives)
     ):
