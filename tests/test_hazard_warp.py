@@ -677,3 +677,14 @@ def test_hz105_a_count_of_a_stored_ballot_is_a_dependent_line(nvcc, tmp_path):
     assert (
         out.count("unsigned long long count_mask") == 2 and out.count("__popcll(count_mask)") == 2
     )
+
+
+def test_hz106_an_unresolved_parameter_mask_is_named_as_one():
+    """mmcv's float16 `__shfl_sync(unsigned mask, ...)` wraps the call in a macro the parse
+    cannot read: the mask is this function's 32-bit parameter, not "defined outside"."""
+    src = """__device__ inline float shfl16(unsigned mask, float var, int lane, int width = 64) {
+  WRAP(float r = __shfl_sync(mask, var, lane, width); return r;);
+}
+"""
+    [found] = only("HZ106", src)
+    assert "32-bit parameter of this function" in found.message

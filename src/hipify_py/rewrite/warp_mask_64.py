@@ -300,8 +300,11 @@ def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskS
 def _unresolved(unit: Unit, tok: Token, name: str) -> MaskSite | None:
     """A mask the parse could not resolve (a header's macro or variable) unless the tokens show
     a parameter of a type 64 bits wide in the HIP build."""
-    if parameter_size(unit, tok) == 8:
+    size = parameter_size(unit, tok)
+    if size == 8:
         return None  # pytorch_scatter's `warp_mask_t mask`: 64-bit where USE_ROCM
+    if size is not None:  # mmcv's `__shfl_sync(unsigned mask, ...)` wrapper
+        return _elsewhere(tok, name, f"declared as a {size * 8}-bit parameter of this function")
     local = local_declaration(unit, tok)
     if local is not None:  # LightGBM's `const uint32_t mask = 0xffffffff;`, unparsed file
         size = type_size(unit, local[0])
