@@ -77,3 +77,19 @@ def test_a_mask_declared_in_the_function_is_read_from_tokens() -> None:
     unit = Unit("t.cu", src, ctx().mappings)
     use = [t for t in unit.tokens if t.text == "mask"][-1]
     assert local_declaration(unit, use) == ("const uint32_t", 2)
+
+
+def test_a_project_that_defines_cuda_arch_for_hip_owns_its_gates(tmp_path: Path) -> None:
+    """ggml's vendors/hip.h defines `__CUDA_ARCH__ 1300` for its HIP build: HZ501's premise
+    (undefined on HIP) does not hold in that tree."""
+    gate = '#include "hip_compat.h"\n#if __CUDA_ARCH__ >= 800\n__device__ int f() { return 1; }\n'
+    gate += "#endif\n"
+    (tmp_path / "k.cu").write_text(gate)
+    (tmp_path / "hip_compat.h").write_text(
+        "#include <hip/hip_runtime.h>\n#define __CUDA_ARCH__ 1300\n"
+    )
+    args = ["--format", "json", "--select", "HZ501", "--no-cache"]
+    run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+    assert json.loads(run.output)["findings"] == []
+    run = CliRunner().invoke(check, [str(tmp_path / "k.cu"), *args], catch_exceptions=False)
+    assert [f["line"] for f in json.loads(run.output)["findings"]] == [2]

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .frontend.directives import ARCH
+
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
 
@@ -24,10 +26,11 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ProjectIndex:
     """``defined``: names of the mapping tables that a file of the tree defines (empty when no
-    tree is known: a file checked on its own).  ``hip_macros``: those of them a file that
-    includes HIP's headers defines as function-like macros: the project's own HIP form of the
-    call (LightGBM's `#define __shfl_down_sync(mask, val, offset) __shfl_down(val, offset)`,
-    whose HIP build never passes a mask on)."""
+    tree is known: a file checked on its own).  ``hip_macros``: those of them, and
+    ``__CUDA_ARCH__``, that a file including HIP's headers defines as macros: the project's
+    own HIP form of the call (LightGBM's `#define __shfl_down_sync(mask, val, offset)
+    __shfl_down(val, offset)`, whose HIP build never passes a mask on), and ggml's
+    `#define __CUDA_ARCH__ 1300` for its HIP build."""
 
     defined: frozenset[str] = frozenset()
     hip_macros: frozenset[str] = frozenset()
@@ -41,7 +44,7 @@ class ProjectIndex:
 
 # `#define NAME`, and `NAME(params) {` / `NAME(params) const {` (a function definition; the
 # parameter list holds no parentheses, braces or semicolons), NAME not the tail of a longer name
-_MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(?)")
+_MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
 _FUNCTION = re.compile(rb"(?<!\w)([A-Za-z_]\w*)[ \t]*\([^;{}()]*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
 
@@ -54,8 +57,8 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
         hip = _INCLUDES_HIP.search(data) is not None
         for m in _MACRO.finditer(data):
             names.add(m.group(1).decode("ascii"))
-            if hip and m.group(2):
+            if hip:
                 hip_macros.add(m.group(1).decode("ascii"))
         names.update(m.group(1).decode("ascii") for m in _FUNCTION.finditer(data))
     known = frozenset(mappings.known(names))
-    return ProjectIndex(known, known & hip_macros)
+    return ProjectIndex(known, (known | {ARCH}) & hip_macros)

@@ -50,7 +50,7 @@ from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.conditions import evaluate, inactive_in
-from ..frontend.directives import defined_span
+from ..frontend.directives import ARCH, defined_span
 from ..frontend.hip_build import UNDEFINED
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
@@ -68,6 +68,8 @@ _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
     cuda_premise=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
+    if ARCH in ctx.project.hip_macros:
+        return iter(())  # ggml's HIP header defines __CUDA_ARCH__ itself: its gates are its own
     return one_per_line(_findings(unit, report), unit)
 
 
