@@ -436,3 +436,23 @@ def test_hz340_an_instantiation_only_where_the_templates_body_casts_directly():
         (24, "launch"),
     ]
     assert "where its body casts one to the other" in found[0].message
+
+
+def test_hz323_thrust_and_cub_through_a_namespace_of_the_project():
+    """AMGX names `amgx::thrust::` (built with -DTHRUST_CUB_WRAPPED_NAMESPACE=amgx, which
+    rocThrust 7.2.4 does not build with) and reopens `namespace thrust` inside `amgx`;
+    lightseq's `ls::cub::` comes from CUB_NS_PREFIX.  One finding per file; Thrust's own
+    qualified names are not reported."""
+    src = """#include <thrust/device_vector.h>
+namespace amgx {
+namespace thrust { namespace handle = ::amgx; }
+using device_memory = amgx::thrust::device_system_tag;
+void f(amgx::thrust::device_vector<int>& v);
+}
+ls::cub::CachingDeviceAllocator g_allocator(true);
+auto p = thrust::cuda::par;
+using T = std::thrust_like;
+int g(::thrust::device_vector<int>& v, thrust::system::cuda::tag t);
+"""
+    found = only("HZ323", src)
+    assert [(f.line, f.extra.get("related_lines")) for f in found] == [(3, "4,5,7")]
