@@ -239,11 +239,11 @@ def test_stopping_the_pool_closes_its_result_pipe(tmp_path: Path) -> None:
     from hipify_py.context import Context, Options
     from hipify_py.discover import walk
     from hipify_py.mappings import load_index
-    from hipify_py.runner import _Pool
+    from hipify_py.runner import _Pool, worker_args
 
     ctx = Context(Options(), load_index())
     (cand,) = walk([_tree(tmp_path, 1)])
-    pool = _Pool(1, (ctx.options, (), ctx.renames, ctx.ignores, os.getpid()))
+    pool = _Pool(1, worker_args(ctx, ()))
     assert pool.submit(cand, "convert", None).result().status == "converted"
     writer = pool.executor._result_queue._writer  # type: ignore[attr-defined]
     assert not writer.closed

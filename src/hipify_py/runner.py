@@ -59,6 +59,12 @@ def _init_worker(
     _worker_ctx = Context(options, load_index(options, list(rules)), renames, ignores, project)
 
 
+def worker_args(ctx: Context, mapping_files: Sequence[RulesText]) -> tuple:
+    """What ``_init_worker`` rebuilds a worker's context from (it is not pickled whole: the
+    mapping index is loaded in each worker)."""
+    return (ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, ctx.project, os.getpid())
+
+
 def _die_with(parent: int) -> None:
     """Ask the kernel to kill this worker when its parent dies (Linux)."""
     try:
@@ -223,10 +229,7 @@ def _parallel(
     mapping_files: Sequence[RulesText],
     on_slow: Callable[[Candidate], None] | None,
 ) -> Generator[Outcome, None, None]:
-    pool = _Pool(
-        min(jobs, len(todo)),
-        (ctx.options, tuple(mapping_files), ctx.renames, ctx.ignores, ctx.project, os.getpid()),
-    )
+    pool = _Pool(min(jobs, len(todo)), worker_args(ctx, mapping_files))
     try:
         yield from _stream(pool, todo, mode, jobs, on_slow)
     except BaseException:  # Ctrl-C or the consumer stopped: stop the workers now
