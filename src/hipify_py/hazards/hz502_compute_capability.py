@@ -67,9 +67,11 @@ _OPS = frozenset({"<", ">", "<=", ">=", "==", "!=", "*", "+"})
 _CDNA = ((9, 0), (9, 4), (9, 5))
 _BASELINES = ((6, 1), (7, 5))
 _VERSION_WORDS = frozenset({"&&", "||", "!", "(", ")", *_OPS, "-", "/", "%"})
+_FIELDS = ("major", "minor")
+_RUN_LIMIT = 64  # tokens looked at on each side of `major` (a condition, not a whole file)
 
 
-def _same_as_pascal(toks: Sequence[Token], i: int) -> bool:
+def _major_as_baseline(toks: Sequence[Token], i: int) -> bool:
     """`prop.major OP N` (token ``i`` is `major`) that gfx942 (major 9) answers as a Pascal
     (major 6) or Turing (major 7) GPU does (`major < 6` waivers, `major >= 10` Blackwell paths,
     `major == 8` Ampere kernels, `major >= 7`).  A test gfx942 passes as only a newer GPU does
@@ -84,9 +86,9 @@ def _same_as_baseline(toks: Sequence[Token], i: int) -> bool | None:
     every CDNA GPU, the value of a baseline GPU (`!(major >= 8 || (major >= 7 && minor >= 5))`,
     a waiver for pre-Turing GPUs); None when it is no expression the evaluator reads."""
     a = b = i
-    while a > 0 and _version_token(toks, a - 1):
+    while a > max(0, i - _RUN_LIMIT) and _version_token(toks, a - 1):
         a -= 1
-    while b + 1 < len(toks) and _version_token(toks, b + 1):
+    while b + 1 < min(len(toks), i + _RUN_LIMIT) and _version_token(toks, b + 1):
         b += 1
     run = [t for k, t in enumerate(toks[a : b + 1], a) if not _accessor(toks, k)]
     while run and run[0].text == "(" and _depth(run) > 0:
@@ -103,25 +105,14 @@ def _same_as_baseline(toks: Sequence[Token], i: int) -> bool | None:
 def _accessor(toks: Sequence[Token], k: int) -> bool:
     """Token ``k`` is the `prop .`/`prop ->` before a `major`/`minor`."""
     if toks[k].text in (".", "->"):
-        return k + 1 < len(toks) and toks[k + 1].text in ("major", "minor")
-    return (
-        k + 2 < len(toks)
-        and toks[k + 1].text in (".", "->")
-        and toks[k + 2].text
-        in (
-            "major",
-            "minor",
-        )
-    )
+        return k + 1 < len(toks) and toks[k + 1].text in _FIELDS
+    return k + 2 < len(toks) and toks[k + 1].text in (".", "->") and toks[k + 2].text in _FIELDS
 
 
 def _version_token(toks: Sequence[Token], k: int) -> bool:
     t = toks[k]
     return (
-        t.kind is Kind.NUMBER
-        or t.text in _VERSION_WORDS
-        or t.text in ("major", "minor")
-        or _accessor(toks, k)
+        t.kind is Kind.NUMBER or t.text in _VERSION_WORDS or t.text in _FIELDS or _accessor(toks, k)
     )
 
 
@@ -142,14 +133,12 @@ _PRINTS = frozenset({"printf", "fprintf", "sprintf", "snprintf"})
 
 
 def _moot(toks: Sequence[Token], i: int) -> bool:
-    """The test at token ``i`` decides nothing on gfx942: a `major` test it answers as a
-    Pascal GPU does, a version only printed (`printf("sm %d", major * 10 + minor)`), or a `minor`
-    test next to (`&&`) a `major` test false for major 9 (`major == 7 && minor == 5`)."""
+    """The test at token ``i`` decides nothing on gfx942: a version expression every CDNA GPU
+    answers as a Pascal or Turing GPU does (its `major` test alone when the expression is not
+    read), a version only printed (`printf("sm %d", major * 10 + minor)`), or a `minor` test
+    next to (`&&`) a `major` test false for major 9 (`major == 7 && minor == 5`)."""
     whole = _same_as_baseline(toks, i)
-    if whole is not None:
-        if whole:
-            return True
-    elif _same_as_pascal(toks, i):
+    if whole if whole is not None else _major_as_baseline(toks, i):
         return True
     first, last = statement_bounds(toks, i, 0, len(toks) - 1)
     words = [t.text for t in toks[first:last]]
@@ -159,7 +148,7 @@ def _moot(toks: Sequence[Token], i: int) -> bool:
         toks[i].text == "minor"
         and "&&" in words
         and any(
-            toks[k].text == "major" and _same_as_pascal(toks, k) and not _major_test(toks, k, 9)
+            toks[k].text == "major" and _major_as_baseline(toks, k) and not _major_test(toks, k, 9)
             for k in range(first, last)
         )
     )
