@@ -24,6 +24,7 @@ from ..analysis.insertion import insertion_point
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import includes as directive_includes
+from ..frontend.directives import lines
 from ..frontend.hip_build import hip_switch
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
@@ -41,22 +42,15 @@ _TESTS = frozenset({"if", "ifdef", "ifndef", "elif"})
 def _tested_switches(unit: Unit) -> dict[str, int]:
     """The project HIP switches the file's ``#if``/``#ifdef``/``#ifndef``/``#elif`` lines test
     and never ``#define``, each with the offset of its first test."""
-    toks = unit.tokens
     found: dict[str, int] = {}
     defined: set[str] = set()
-    for k in unit.directives:
-        if k + 1 >= len(toks):
-            continue
-        word = toks[k + 1].text
-        j = k + 2
-        while j < len(toks) and toks[j].in_directive and toks[j].kind is not Kind.DIRECTIVE:
-            name = toks[j].text
-            if toks[j].kind is Kind.IDENT and _project_switch(name):
-                if word == "define" and j == k + 2:
-                    defined.add(name)
-                elif word in _TESTS:
-                    found.setdefault(name, toks[k].start)
-            j += 1
+    for line in lines(unit.tokens, unit.directives):
+        if line.word == "define" and line.body:
+            defined.add(line.body[0].text)
+        elif line.word in _TESTS:
+            for t in line.body:
+                if t.kind is Kind.IDENT and _project_switch(t.text):
+                    found.setdefault(t.text, line.start)
     return {name: at for name, at in found.items() if name not in defined}
 
 
