@@ -56,12 +56,12 @@ def hip_inactive(
     tokens: Sequence[Token],
     directives: Sequence[int],
     defines: Iterable[str] = (),
-    build: Mapping[str, object] = HIP_BUILD,
+    cuda: bool = False,
 ) -> Inactive:
     """The branches a HIP/AMD compile skips; ``defines`` are extra ``NAME`` / ``NAME=VALUE``
-    (``-D``) settings that take precedence over the built-in HIP build table.  With
-    ``build=CUDA_BUILD``: the branches the project's CUDA build skips instead."""
-    branches = _HipBranches(defines, build)
+    (``-D``) settings that take precedence over the built-in HIP build table.  ``cuda``: the
+    branches the project's CUDA build skips instead (``CUDA_BUILD``, its HIP switches unset)."""
+    branches = _HipBranches(defines, cuda)
     for line in lines(tokens, directives):
         if line.word:
             branches.directive(line)
@@ -81,9 +81,9 @@ class _HipBranches:
     branch was taken (True/None/False), start offset of the branch body].
     """
 
-    def __init__(self, defines: Iterable[str], build: Mapping[str, object] = HIP_BUILD) -> None:
-        self.known: dict[str, object] = dict(build)
-        self.switch = UNDEFINED if build is CUDA_BUILD else 1  # a project's HIP switch
+    def __init__(self, defines: Iterable[str], cuda: bool = False) -> None:
+        self.known: dict[str, object] = dict(CUDA_BUILD if cuda else HIP_BUILD)
+        self.switch = UNDEFINED if cuda else 1  # a project's HIP switch
         for setting in defines:
             name, _, value = setting.partition("=")
             self.known[name.strip()] = _literal(value.strip()) if value.strip() else 1
@@ -408,18 +408,23 @@ def hip_written_in(unit: Unit) -> Inactive:
     """The unit's code that only the project's HIP build compiles (the branches its CUDA build
     skips: `#ifdef USE_ROCM`, the `#else` of `#ifndef GGML_USE_HIP`): written for AMD by the
     project, so findings about CUDA code being ported do not apply there."""
-    found = unit.__dict__.get("_hip_written")
-    if found is None:
-        found = hip_inactive(unit.tokens, unit.directives, build=CUDA_BUILD)
-        unit.__dict__["_hip_written"] = found
-    return found
+    return _branches_of(unit, cuda=True)
 
 
 def inactive_in(unit: Unit) -> Inactive:
-    """The unit's HIP-inactive ranges (computed once per unit), honouring its ``-D`` flags."""
-    found = unit.__dict__.get("_hip_inactive")
+    """The unit's HIP-inactive ranges, honouring its ``-D`` flags."""
+    return _branches_of(unit, cuda=False)
+
+
+def _branches_of(unit: Unit, cuda: bool) -> Inactive:
+    """The ranges one build skips, computed once per unit and build (the unit's ``-D`` flags
+    are its HIP build's: the CUDA build's are not known)."""
+    key = "_cuda_inactive" if cuda else "_hip_inactive"
+    found = unit.__dict__.get(key)
     if found is None:
-        defines = [a[2:] for a in unit.clang_args if a.startswith("-D") and len(a) > 2]
-        found = hip_inactive(unit.tokens, unit.directives, defines)
-        unit.__dict__["_hip_inactive"] = found
+        defines = (
+            [] if cuda else [a[2:] for a in unit.clang_args if a.startswith("-D") and len(a) > 2]
+        )
+        found = hip_inactive(unit.tokens, unit.directives, defines, cuda)
+        unit.__dict__[key] = found
     return found
