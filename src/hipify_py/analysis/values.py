@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
@@ -143,6 +144,38 @@ def local_declaration(unit: Unit, tok: Token) -> tuple[str, int] | None:
     return None
 
 
+class Alias(NamedTuple):
+    """One `typedef T NAME;` or `using NAME = T;` (token indices)."""
+
+    keyword: int  # its `typedef`/`using`
+    name: int  # the name it declares
+    type: str  # the aliased type, its words joined by spaces
+
+
+def aliases(unit: Unit) -> list[Alias]:
+    """Every `typedef T NAME;` and `using NAME = T;` of the file, in every branch, in order
+    (computed once per unit: the type-size reader, the renames and HZ321 ask)."""
+
+    def make() -> list[Alias]:
+        toks = unit.tokens
+        out: list[Alias] = []
+        for keyword in ("typedef", "using"):
+            for i in unit.identifier_positions.get(keyword, ()):
+                j = i + 1
+                while j < len(toks) and toks[j].text not in (";", "{", "("):
+                    j += 1
+                if j >= len(toks) or toks[j].text != ";":
+                    continue
+                body = [t.text for t in toks[i + 1 : j]]
+                if keyword == "typedef" and len(body) >= 2:
+                    out.append(Alias(i, j - 1, " ".join(body[:-1])))
+                elif keyword == "using" and len(body) >= 3 and body[1] == "=":
+                    out.append(Alias(i, i + 1, " ".join(body[2:])))
+        return sorted(out)
+
+    return cached(unit, "_aliases", make)
+
+
 def _typedefs(unit: Unit) -> dict[str, str]:
     """`typedef T NAME;` / `using NAME = T;` outside the branches HIP never compiles."""
 
@@ -150,20 +183,9 @@ def _typedefs(unit: Unit) -> dict[str, str]:
         toks = unit.tokens
         inactive = inactive_in(unit)
         out: dict[str, str] = {}
-        for name in ("typedef", "using"):
-            for i in unit.identifier_positions.get(name, ()):
-                if toks[i].start in inactive:
-                    continue
-                j = i + 1
-                while j < len(toks) and toks[j].text not in (";", "{", "("):
-                    j += 1
-                if j >= len(toks) or toks[j].text != ";":
-                    continue
-                body = [t.text for t in toks[i + 1 : j]]
-                if name == "typedef" and len(body) >= 2:
-                    out.setdefault(body[-1], " ".join(body[:-1]))
-                elif name == "using" and len(body) >= 3 and body[1] == "=":
-                    out.setdefault(body[0], " ".join(body[2:]))
+        for alias in aliases(unit):
+            if toks[alias.keyword].start not in inactive:
+                out.setdefault(toks[alias.name].text, alias.type)
         return out
 
     return cached(unit, "_hz_typedefs", make)

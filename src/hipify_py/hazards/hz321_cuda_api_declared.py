@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.values import aliases
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import is_convertible
 from ..rewrite.identifiers import kept_aliases
@@ -47,28 +47,26 @@ from ..rules import Proposal, Report, hazard_rule
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "typedef" not in unit.identifiers:
         return
-    toks, positions = unit.tokens, unit.identifier_positions
+    toks = unit.tokens
     kept = kept_aliases(unit)  # a HIP compat header's aliases keep their names: no clash
-    declared = sorted(
-        i
-        for name, e in unit.mapped.items()
+    for alias in aliases(unit):
+        name = toks[alias.name].text
+        e = unit.mapped.get(name)
         # only a name the conversion renames (ncclResult_t stays ncclResult_t; a type the
         # target ROCm lacks stays CUDA's) ends up redeclaring a HIP type
-        if e.kind == "type" and e.hip and e.hip != name and is_convertible(e, ctx.options)
-        for i in positions[name]
-        if i + 1 < len(toks) and toks[i + 1].text == ";" and i not in kept
-    )
-    for i in declared:
-        first = i
-        while first > 0 and toks[first - 1].text not in (";", "{", "}"):
-            if toks[first - 1].in_directive or toks[first - 1].kind is Kind.DIRECTIVE:
-                break
-            first -= 1
-        if toks[first].text == "typedef":
+        if (
+            toks[alias.keyword].text == "typedef"
+            and alias.name not in kept
+            and e is not None
+            and e.kind == "type"
+            and e.hip
+            and e.hip != name
+            and is_convertible(e, ctx.options)
+        ):
             yield report(
-                toks[i].start,
-                toks[i].end,
-                f"`{toks[i].text}` is declared here, as in CUDA's own headers: converted, this "
+                toks[alias.name].start,
+                toks[alias.name].end,
+                f"`{name}` is declared here, as in CUDA's own headers: converted, this "
                 "redeclares HIP's type; include <hip/hip_runtime.h> instead of a copy of the "
                 "CUDA API",
             )

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.tokens import cached
+from ..analysis.values import aliases
 from ..context import Context
 from ..edits import Edit
 from ..frontend.directives import includes
@@ -63,23 +64,13 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
 def kept_aliases(unit: Unit) -> frozenset[int]:
     """In a file that includes a ``hip/`` header: the tokens a ``typedef ... NAME;`` or a
     ``using NAME =`` declares, which keep their CUDA spelling (computed once per unit)."""
-    return cached(unit, "_kept_aliases", lambda: frozenset(_aliases(unit)))
 
+    def make() -> frozenset[int]:
+        if not {"typedef", "using"} & unit.identifiers:
+            return frozenset()
+        hip = any(
+            i.path.startswith("hip/") for i in includes(unit.text, unit.tokens, unit.directives)
+        )
+        return frozenset(a.name for a in aliases(unit)) if hip else frozenset()
 
-def _aliases(unit: Unit) -> set[int]:
-    if not any(
-        i.path.startswith("hip/") for i in includes(unit.text, unit.tokens, unit.directives)
-    ):
-        return set()
-    toks = unit.tokens
-    found: set[int] = set()
-    for k in unit.identifier_positions.get("using", ()):
-        if k + 2 < len(toks) and toks[k + 2].text == "=":
-            found.add(k + 1)
-    for k in unit.identifier_positions.get("typedef", ()):
-        j = k + 1
-        while j < len(toks) and toks[j].text not in (";", "{", "}", "("):
-            j += 1
-        if j < len(toks) and toks[j].text == ";" and j - 1 > k + 1:
-            found.add(j - 1)
-    return found
+    return cached(unit, "_kept_aliases", make)
