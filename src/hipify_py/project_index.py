@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,10 +43,14 @@ class ProjectIndex:
 
 
 # `#define NAME`, and `NAME(params) {` / `NAME(params) const {` (a function definition; the
-# parameter list holds no parentheses, braces or semicolons), NAME not the tail of a longer name
+# parameter list holds no parentheses, braces or semicolons), NAME not the tail of a longer name.
+# A definition is found from its `(`, a literal search, then its name before it: a pattern that
+# starts with the name is tried at every byte (a third of a cached `check` of an 8 MB tree).
 _MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
-_FUNCTION = re.compile(rb"(?<!\w)([A-Za-z_]\w*)[ \t]*\([^;{}()]*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
+_DEFINITION = re.compile(rb"\([^;{}()]*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NAME_BYTES = 256  # how far before its `(` a function's name (and its spaces) may start
 
 
 def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
@@ -59,6 +63,22 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
             names.add(m.group(1).decode("ascii"))
             if hip:
                 hip_macros.add(m.group(1).decode("ascii"))
-        names.update(m.group(1).decode("ascii") for m in _FUNCTION.finditer(data))
+        names.update(_functions(data))
     known = frozenset(mappings.known(names))
     return ProjectIndex(known, (known | {ARCH}) & hip_macros)
+
+
+def _functions(data: bytes) -> Iterator[str]:
+    """The names of the functions ``data`` defines: the identifier just before each plain
+    parameter list that a body follows (read backwards from the `(`: a search for a pattern
+    ending there would try every byte of the window)."""
+    for m in _DEFINITION.finditer(data):
+        end = m.start()
+        floor = max(0, end - _NAME_BYTES)
+        while end > floor and data[end - 1] in b" \t":
+            end -= 1
+        start = end
+        while start > floor and data[start - 1] in _WORD:
+            start -= 1
+        if start < end and not data[start : start + 1].isdigit() and (start == 0 or start > floor):
+            yield data[start:end].decode("ascii")
