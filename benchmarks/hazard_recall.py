@@ -62,7 +62,7 @@ CLASS_RULES: dict[str, frozenset[str]] = {
     "lds": frozenset({"HZ401"}),
     "inline-ptx": frozenset({"HZ310"}),
     "wmma": frozenset({"HZ313"}),
-    "unsupported-api": frozenset({"HZ300", "HZ301", "HZ302", "HZ311", "HZ312", "HP001"}),
+    "unsupported-api": frozenset({"HZ300", "HZ301", "HZ302", "HZ312", "HZ320", "HP001"}),
     "sync": frozenset({"HZ201", "HZ202", "HZ203", "HZ205", "HZ206"}),
     "launch-bounds": frozenset({"HZ204"}),
     "arch-macro": frozenset({"HZ501", "HZ502"}),

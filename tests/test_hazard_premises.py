@@ -57,6 +57,14 @@ __global__ void heap(int n, int* o) {
   o[0] = p[0];
   delete[] p;
 }
+// HZ311 retired: texture references and their binding compile (deprecated); reads are HZ320's
+texture<float, 1, hipReadModeElementType> tref;
+int bind(float* d, size_t n) {
+  size_t off = 0;
+  hipChannelFormatDesc desc = hipCreateChannelDesc<float>();
+  bool bound = hipBindTexture(&off, &tref, d, &desc, n) == hipSuccess;
+  return bound && hipUnbindTexture(tref) == hipSuccess;
+}
 // HZ206 retired: the block votes are work-group reductions (__ockl_wgred_*), ROCm 5.2 to 7.2.4
 __global__ void votes(int* o) {
   o[threadIdx.x] = __syncthreads_count(o[0] > 0) + __syncthreads_and(o[1]) + __syncthreads_or(o[2]);
@@ -83,7 +91,7 @@ BREAKS = {
     "HZ204 a cluster (third) __launch_bounds__ argument": (
         "__global__ void __launch_bounds__(256, 2, 1) k(int* o) { o[0] = 1; }"
     ),
-    "HZ311 texture fetches are unavailable on gfx94x": (
+    "HZ320 texture fetches are unavailable on gfx94x": (
         "texture<float, 1, hipReadModeElementType> t;"
         " __global__ void k(float* o) { o[threadIdx.x] = tex1Dfetch(t, threadIdx.x); }"
     ),

@@ -130,6 +130,8 @@ RETIRED: dict[str, str] = {
     "gates judged on unseen code needed a user's action (docs/hazard-precision.md, rounds 4-5)",
     "HZ316": "device new/delete and virtual functions compile for gfx942 with ROCm 7.2.4 as they "
     "do for CUDA; try/throw nvcc rejects too; __prof_trigger is HZ300's (round 9: 0 of 2 true)",
+    "HZ311": "texture references and hipBindTexture compile for gfx942 with ROCm 7.2.4 (deprecated,"
+    " a warning); their reads, which gfx942 cannot compile, are HZ320's (round 10: 0 of 6 true)",
 }
 
 
