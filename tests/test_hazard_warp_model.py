@@ -405,3 +405,63 @@ def test_hz102_a_call_of_the_files_own_width_32_overload_stays_in_its_group(nvcc
     assert only("HZ102", OWN_OVERLOAD) == []
     wide = OWN_OVERLOAD.replace("width = 32", "width = 64")
     assert [f.line for f in only("HZ102", wide)] == [8]
+
+
+# launch geometry (fastllm, round 10): a 32-thread block has no lanes 32-63; rows of 32 threads
+# (`dim3 threads(32, 4)`) are 32-lane groups with threadIdx.x the lane
+SMALL_BLOCKS = """__global__ __launch_bounds__(BLOCK) void norm(const float* x, float* y, int n) {
+  float s = 0.f;
+  for (int c = threadIdx.x; c < n; c += 32) s += x[blockIdx.x * n + c] * x[blockIdx.x * n + c];
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+  s = __shfl_sync(0xffffffffu, s, 0);
+  for (int c = threadIdx.x; c < n; c += 32) y[blockIdx.x * n + c] = x[blockIdx.x * n + c] / s;
+}
+__device__ float row_best(float v) {
+  for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, m));
+  return v;
+}
+__global__ void best_per_row(const float* x, float* out, int rows) {
+  int row = blockIdx.x * blockDim.y + threadIdx.y;
+  if (row >= rows) return;
+  float v = row_best(x[row * 32 + threadIdx.x]);
+  float first = __shfl_sync(0xffffffffu, x[row * 32 + threadIdx.x], 0);
+  if (threadIdx.x == 0) out[row] = v - first;
+}
+void launch(const float* x, float* y, float* out, int rows, int n) {
+  norm<<<rows, BLOCK>>>(x, y, n);
+  dim3 threads(32, ROWS);
+  best_per_row<<<(rows + ROWS - 1) / ROWS, threads>>>(x, out, rows);
+}
+"""
+
+
+def _small_blocks(block: int, rows: int) -> str:
+    return f"#define BLOCK {block}\n#define ROWS {rows}\n" + SMALL_BLOCKS
+
+
+def test_small_blocks_are_real_cuda(nvcc, tmp_path):
+    for block, rows in ((32, 4), (256, 1)):
+        src = tmp_path / f"blocks{block}.cu"
+        src.write_text(_small_blocks(block, rows))
+        proc = subprocess.run(
+            [nvcc, "-c", "-arch=sm_90", str(src), "-o", str(tmp_path / "b.o")],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_blocks_of_32_threads_and_rows_of_32_draw_no_wave_size_finding():
+    found = [(f.rule, f.line) for f in findings(_small_blocks(32, 4)) if f.rule in WAVE_RULES]
+    # the 32-thread kernel has no lanes 32-63; in rows of 32 only the lane-0 broadcast crosses
+    # into the other row of its wavefront
+    assert found == [("HZ103", 18)]
+
+
+def test_larger_blocks_keep_their_wave_size_findings():
+    # 256 threads: the offset-16 loop sees a 64-lane wavefront
+    found = findings(_small_blocks(256, 4))
+    assert {f.line for f in found if f.rule == "HZ102"} == {6}
+    # rows of 64 threads: the butterfly from 16 covers half a row, the lane-0 broadcast is right
+    rows64 = _small_blocks(32, 4).replace("threads(32", "threads(64")
+    found = [(f.rule, f.line) for f in findings(rows64) if f.rule in WAVE_RULES]
+    assert found == [("HZ102", 11)]

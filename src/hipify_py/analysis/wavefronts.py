@@ -12,6 +12,7 @@ from .calls import SHUFFLES, calls
 from .functions import Func, function_at, functions
 from .warp_model import (
     _VOTES,
+    BLOCK32,
     GROUP32,
     HARDWARE,
     _callers,
@@ -44,8 +45,9 @@ def _indexes_a_vote(unit: Unit, k: int, func: Func) -> bool:
 
 # votes whose answer covers every lane of the wavefront, and warp-wide matrix operations: in
 # code of 32-lane groups, a 64-lane wavefront answers for both groups at once
-_WAVE_WIDE = frozenset(
-    {"__any_sync", "__all_sync", "__any", "__all", "__uni_sync", "wmma", "mma_sync"}
+_WAVE_WIDE_MATRIX = frozenset({"wmma", "mma_sync"})
+_WAVE_WIDE = frozenset({"__any_sync", "__all_sync", "__any", "__all", "__uni_sync"}) | (
+    _WAVE_WIDE_MATRIX
 )
 
 
@@ -57,9 +59,11 @@ def works_in_wavefronts(unit: Unit, func: Func) -> bool:
     sub-warp width that crosses a 32-lane group (``crosses_groups``) outside consistent
     group code (there HZ103 reports the shuffle, where its width goes).  Code of consistent
     32-lane groups that does none of these computes the same on a 64-lane wavefront."""
+    toks = unit.tokens
+    if model_of(unit, func) == BLOCK32:  # no lane past 31; but wmma needs a whole wavefront
+        return any(toks[k].text in _WAVE_WIDE_MATRIX for k in range(func.open + 1, func.close))
     if model_of(unit, func) == HARDWARE or _calls_hardware_helper(unit, func):
         return True
-    toks = unit.tokens
     if any(_indexes_a_vote(unit, c.index, func) for c in calls(unit, _VOTES)):
         return True
     if any(toks[k].text in _WAVE_WIDE for k in range(func.open + 1, func.close)):

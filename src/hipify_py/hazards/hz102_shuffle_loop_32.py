@@ -43,6 +43,7 @@ from ..analysis.tokens import match, text_of
 from ..analysis.values import evaluate, int_value
 from ..analysis.warp_constants import reported_names
 from ..analysis.warp_model import (
+    BLOCK32,
     GROUP32,
     HARDWARE,
     LANE32,
@@ -133,7 +134,7 @@ def _agrees(unit: Unit, call: Call) -> bool:
     in the file tie to the hardware wavefront (a `warpReduceSum` helper whose callers keep
     32-lane lane and warp ids: lane 0 of each group holds that group's result, as on CUDA)."""
     model = model_at(unit, call.index)
-    if model == GROUP32:
+    if model in (GROUP32, BLOCK32):
         return True
     if model != HARDWARE and guarded_scan(unit, call):
         return True  # a scan within 32-lane groups, guarded by the group lane id

@@ -52,6 +52,7 @@ from ..analysis.calls import SHUFFLES, Call, calls
 from ..analysis.functions import function_at
 from ..analysis.values import int_value
 from ..analysis.warp_model import (
+    BLOCK32,
     GROUP32,
     LANE32,
     crosses_groups,
@@ -123,7 +124,7 @@ def _collectives_without_width(unit: Unit) -> Iterator[tuple[str, int, int]]:
             func = function_at(unit, k)
             if end is None or func is None or func.open in seen:
                 continue
-            if model_at(unit, k) in (GROUP32, LANE32):
+            if model_at(unit, k) in (GROUP32, LANE32, BLOCK32):
                 seen.add(func.open)
                 yield f"{toks[k - 2].text}::{name}<...>", k - 2, end
 
@@ -155,6 +156,8 @@ def _single_template_argument(unit: Unit, lt: int) -> int | None:
 def _crosses(unit: Unit, c: Call) -> bool:
     """The shuffle reads across a 32-lane group where its function means one."""
     model = model_at(unit, c.index)
+    if model == BLOCK32:
+        return False  # one group per block: nothing to cross
     if model == GROUP32:
         return crosses_groups(unit, c)
     if _sub_warp_lane(unit, c):
