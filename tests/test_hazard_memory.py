@@ -331,3 +331,24 @@ cudaError_t clear(int n) {
   return cudaMemset(d, 0, n);
 }"""
     assert [f.line for f in only("HZ404", src)] == [15, 16, 20]
+
+
+def test_hz404_a_pointer_kept_through_a_cast():
+    """fastllm's `weight.extra.push_back((void *)bias)` and kaldi's
+    `d_w_.reset(static_cast<float*>(tmp))` keep the pointer in an owner, through a cast; a
+    cast pointer passed to a function that only computes with it still leaks."""
+    src = """#include <memory>
+#include <vector>
+struct Weight { std::vector<void*> extra; std::unique_ptr<float> w; };
+void keep(Weight& weight, int n) {
+  float* bias;
+  cudaMalloc(&bias, n);
+  weight.extra.push_back((void *)bias);
+  void* tmp;
+  cudaMalloc(&tmp, n);
+  weight.w.reset(static_cast<float*>(tmp));
+}
+void compute(void* d, int n);
+void run(int n) { float* d; cudaMalloc(&d, n); compute((void*)d, n); }
+"""
+    assert [f.line for f in only("HZ404", src)] == [13]

@@ -256,15 +256,64 @@ _OWNERS = frozenset(
 
 def _passed_as_is(toks: Sequence[Token], j: int) -> bool:
     """The pointer at use ``j`` is itself returned, stored or handed to an owner (the first
-    cases of ``_handed_out``, read from the tokens around it)."""
+    cases of ``_handed_out``, read from the tokens around it), through casts too:
+    `weight.extra.push_back((void*)p)` (fastllm), `d_w_.reset(static_cast<T*>(p))` (kaldi)."""
     name = toks[j].text
-    prev, nxt = toks[j - 1].text, toks[j + 1].text
+    lo, hi = _through_casts(toks, j)
+    prev, nxt = toks[lo - 1].text, toks[hi + 1].text
     if prev == "return" and nxt == ";":
         return True
     if prev in ("=", "{") and nxt in (";", ",", "}"):
         # stored somewhere (`*out = p;`, `res.buf = p;`), not `p = p`
-        return not (toks[j - 2].text == name and toks[j - 3].text not in (".", "->"))
-    return prev in ("(", ",") and toks[j - 2].text in _OWNERS
+        return not (toks[lo - 2].text == name and toks[lo - 3].text not in (".", "->"))
+    return prev in ("(", ",") and toks[lo - 2].text in _OWNERS
+
+
+_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast"})
+_TYPE_PUNCT = frozenset({"*", "&", "::", "<", ">", ","})
+
+
+def _through_casts(toks: Sequence[Token], j: int) -> tuple[int, int]:
+    """The first and last token of the expression that token ``j`` is, with the casts around
+    it: `(void *)p`, `(T*)(p)`, `static_cast<T*>(p)`."""
+    lo = hi = j
+    for _ in range(4):  # casts of casts, a few deep
+        if lo < 2:
+            break
+        if toks[lo - 1].text == ")":
+            opened = _c_cast_open(toks, lo)
+            if opened is None:
+                break
+            lo = opened
+        elif toks[lo - 1].text == "(" and toks[hi + 1].text == ")":
+            wrapped = _call_cast_start(toks, lo)
+            if wrapped is None:
+                break
+            lo, hi = wrapped, hi + 1
+        else:
+            break
+    return lo, hi
+
+
+def _c_cast_open(toks: Sequence[Token], lo: int) -> int | None:
+    """The `(` of a C cast `(type)` that ends just before token ``lo``: only type words in it."""
+    k = lo - 2
+    while k > max(lo - 12, 0) and (toks[k].kind is Kind.IDENT or toks[k].text in _TYPE_PUNCT):
+        k -= 1
+    return k if toks[k].text == "(" and k < lo - 2 else None
+
+
+def _call_cast_start(toks: Sequence[Token], lo: int) -> int | None:
+    """The first token of `static_cast<T*>(` or of a grouping `(` whose parenthesis opens just
+    before token ``lo``; None for a call's parenthesis."""
+    if toks[lo - 2].text in ("(", ",", "=", "return"):
+        return lo - 1  # `(p)`: a grouping
+    if toks[lo - 2].text not in (">", ">>"):
+        return None
+    k = lo - 3
+    while k > max(lo - 14, 0) and toks[k].text != "<":
+        k -= 1
+    return k - 1 if toks[k].text == "<" and toks[k - 1].text in _CASTS else None
 
 
 def _is_alloc_check(toks: Sequence[Token], call: Call, j: int) -> bool:
