@@ -650,6 +650,20 @@ __device__ float f(float v) {
     assert "FULL_MASK, v, 1" in result(src).text
 
 
+def test_hz106_a_local_mask_of_a_type_from_another_file_names_its_declaration():
+    """nvdiffrast: `U32 actMask = __ballot_sync(~0u, act)`, U32 a typedef of another header
+    (the message said the mask was defined outside the file)."""
+    src = """#include "framework.h"
+__device__ int f(int v, bool act) {
+  U32 actMask = __ballot_sync(~0u, act);
+  return __shfl_sync(actMask, v, 0);
+}"""
+    f = only("HZ106", src)[-1]  # the first is the `~0u` literal
+    assert f.line == 4 and f.severity.value == "warning"
+    assert "is of type `U32` (declared at line 3; a type of another file)" in f.message
+    assert "outside this file" not in f.message
+
+
 # egs: one 32-bit ballot variable per block of a kernel, each counted once; `uint` is glibc's,
 # unknown to a hermetic parse
 COUNTED_BALLOTS = """#include <sys/types.h>

@@ -313,6 +313,9 @@ def _unresolved(unit: Unit, tok: Token, name: str) -> MaskSite | None:
         if size is not None:
             detail = f"declared at line {local[1]} as `{local[0]}`"
             return _elsewhere(tok, name, detail)
+        # nvdiffrast's `U32 actMask = __ballot_sync(...)`, U32 a typedef of another file
+        detail = f"of type `{local[0]}` (declared at line {local[1]}; a type of another file)"
+        return _elsewhere(tok, name, f"{detail}; if it is 32-bit, declare the mask 64-bit")
     detail = "defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a header)"
     return _elsewhere(tok, name, f"{detail}; if it is 32-bit, make that definition 64-bit")
 
