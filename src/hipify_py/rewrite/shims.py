@@ -164,12 +164,19 @@ __device__ inline __hip_bfloat16 atomicAdd(__hip_bfloat16* p, __hip_bfloat16 v) 
 
 _QUALIFIERS = """\
 // hipify-py shim: CUDA qualifiers HIP does not spell (kernel parameters are constant on AMD
-// already; CUDART_CB is a calling convention only on Windows)
+// already; CUDART_CB is a calling convention only on Windows; __device_builtin__ marks CUDA's
+// own declarations, which a project may repeat; __builtin_align__ is CUDA's alignment)
 #ifndef __grid_constant__
 #define __grid_constant__
 #endif
 #ifndef CUDART_CB
 #define CUDART_CB
+#endif
+#ifndef __device_builtin__
+#define __device_builtin__
+#endif
+#ifndef __builtin_align__
+#define __builtin_align__(n) __attribute__((aligned(n)))
 #endif
 """
 
@@ -217,7 +224,7 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "qualifiers": (
         "HIPIFY_PY_SHIM_QUALIFIERS",
         _QUALIFIERS,
-        frozenset({"__grid_constant__", "CUDART_CB"}),
+        frozenset({"__grid_constant__", "CUDART_CB", "__device_builtin__", "__builtin_align__"}),
     ),
     "system_wrap": (
         "HIPIFY_PY_SHIM_SYSTEM_WRAP",
@@ -294,7 +301,7 @@ SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONL
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
 # used inside error-check macros: a use in a #define body needs the shim too
 _IN_MACROS = frozenset({"CubDebugExit", "cublasGetCudartVersion"})
-OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB"})  # used without a call
+OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB", "__device_builtin__"})  # no call
 
 
 def _uses(unit: Unit, names: frozenset[str]) -> list[int]:
