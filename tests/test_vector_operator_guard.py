@@ -23,7 +23,7 @@ def test_consecutive_element_wise_definitions_share_one_guard():
     out = hip(src)
     assert out.count(GUARD) == 1 and out.count("#endif") == 1
     guarded = out[out.index(GUARD) : out.index("#endif")].split("\n", 1)[1]
-    assert guarded.count("operator") == 9 and "dot(" not in guarded
+    assert guarded.count("operator") == 10 and "dot(" not in guarded
     assert only("HZ330", src) == []  # nothing left for a human
 
 
@@ -92,3 +92,41 @@ def test_an_exact_two_vector_operator_stays_the_one_calls_use(nvcc, gfx942_check
     (tmp_path / "w.hip").write_text(out)
     proc = gfx942_check(tmp_path / "w.hip")
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+ONE_SIDED = """#include <cuda_runtime.h>
+// ccminer: uint2 as a 64-bit integer, operators for the device only; clang prefers them to
+// HIP's __host__ __device__ ones, so they are not ambiguous and keep their meaning
+static __device__ __forceinline__ uint2 add64(uint2 a, uint2 b) {
+  typedef unsigned long long u64;
+  u64 s = ((u64)a.y << 32 | a.x) + ((u64)b.y << 32 | b.x);
+  return make_uint2((unsigned)s, (unsigned)(s >> 32));
+}
+static __device__ __forceinline__ void operator+=(uint2& a, uint2 b) { a = add64(a, b); }
+static __device__ uint2 operator*(uint2 a, uint2 b) { return make_uint2(a.x * b.x, a.y ^ b.y); }
+// HIP's integral compound assignments are member templates: an exact user one wins
+__host__ __device__ void operator^=(uint4& a, const uint4& b) { a.x ^= b.y; a.y ^= b.x; }
+__global__ void k(uint2* p, uint4* q) {
+  uint2 v = p[0];
+  v += p[1];
+  p[2] = v * p[3];
+  q[0] ^= q[1];
+}
+"""
+
+
+def test_one_sided_and_integral_compound_operators_stay_the_ones_calls_use(
+    nvcc, gfx942_check, tmp_path
+):
+    (tmp_path / "o.cu").write_text(ONE_SIDED)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "o.cu"), "-o", str(tmp_path / "o.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ330", ONE_SIDED) == []
+    (tmp_path / "o.hip").write_text(hip(ONE_SIDED))
+    proc = gfx942_check(tmp_path / "o.hip")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # the same compound assignment for both sides is ambiguous with HIP's member: reported
+    both = ONE_SIDED.replace(
+        "static __device__ __forceinline__ void operator+=", "__host__ __device__ void operator+="
+    )
+    assert [f.line for f in only("HZ330", both)] == [9]

@@ -97,29 +97,53 @@ def _parameters(unit: Unit, d: OperatorDef) -> list[tuple[str, list[str]]] | Non
     return found
 
 
-# HIP_vector_type's non-template friends `operator*(HIP_vector_type, const HIP_vector_type&)` and
-# `operator/`: an exact user match is ambiguous with them (ROCm 7.2.4 amd_hip_vector_types.h)
-_FRIENDS = frozenset({"*", "/"})
+# HIP_vector_type's non-template members and friends (ROCm 7.2.4 amd_hip_vector_types.h): the
+# arithmetic compound assignments and `operator*`/`operator/` of two vectors.  The integral
+# compound assignments (`%=`, `^=`, `|=`, `&=`, `<<=`, `>>=`) are member templates, which an exact
+# non-template user operator beats, as it beats the binary templates.
+NON_TEMPLATE = frozenset({"+=", "-=", "*=", "/=", "*", "/"})
 
 
 def wins_every_call(unit: Unit, d: OperatorDef) -> bool:
-    """A binary operator other than ``*`` and ``/`` whose two parameters are both ``d.vector``
-    (by value or const reference): for the only calls it takes, two such vectors, this exact
-    non-template match beats HIP's templates, and a call with other types never reached it on
-    CUDA either (CUDA's vector types do not convert into one another): it stays the operator
-    those calls use."""
-    if d.op in COMPOUND or d.op in _FRIENDS:
+    """An operator on two ``d.vector`` operands (by value or const reference; a compound
+    assignment's left one a reference) that HIP's own cannot take from it: for the only calls
+    it takes, two such vectors, it stays the operator those calls use (a call with other types
+    never reached it on CUDA either: CUDA's vector types do not convert into one another).
+    That holds when HIP's is a template (an exact non-template match beats it), or when the
+    definition is for one side only (`__device__` or `__host__`, not both): clang prefers a
+    function of the caller's own side to HIP's `__host__ __device__` one, so the two are not
+    ambiguous (compiled: test_vector_operator_guard)."""
+    if d.op in NON_TEMPLATE and not _one_sided(unit, d):
         return False
     toks = unit.tokens
     params = split(toks, d.open + 1, d.close)
     if len(params) != 2:
         return False
-    for first, end in params:
+    for n, (first, end) in enumerate(params):
         words = [t.text for t in toks[first:end]]
         kept = [w for w in words[:-1] if w not in _QUALIFIERS]
-        if kept != [d.vector] or ("&" in words and "const" not in words):
+        if kept != [d.vector]:
+            return False
+        if n == 0 and d.op in COMPOUND:
+            if "&" not in words or "const" in words:
+                return False
+        elif "&" in words and "const" not in words:
             return False
     return True
+
+
+def _one_sided(unit: Unit, d: OperatorDef) -> bool:
+    """The definition says `__device__` or `__host__`, not both (a macro that may expand to
+    both, or no qualifier at all, is not known to be one-sided)."""
+    toks = unit.tokens
+    k = d.at
+    words: set[str] = set()
+    while k > 0 and toks[k - 1].text not in (";", "{", "}") and d.at - k < 32:
+        k -= 1
+        if toks[k].in_directive:
+            break
+        words.add(toks[k].text)
+    return ("__device__" in words) != ("__host__" in words)
 
 
 def _signature_matches(unit: Unit, d: OperatorDef, params: list[tuple[str, list[str]]]) -> bool:
@@ -185,12 +209,15 @@ def is_elementwise(unit: Unit, d: OperatorDef) -> bool:
 
 
 def _compound_body(unit: Unit, d: OperatorDef, comps: str, params: list[tuple[str, bool]]) -> bool:
-    """``a.x op= b.x; a.y op= b.y; ...``: one statement per component, in order."""
+    """``a.x op= b.x; a.y op= b.y; ...``: one statement per component, in order, then
+    perhaps ``return a;`` (HIP's returns the vector too; nvdiffrast's `operator*=`)."""
     words = [t.text for t in unit.tokens[d.body + 1 : d.end]]
     statements = " ".join(words).split(" ;")
+    (target, _), (source, svec) = params
+    if len(statements) == len(comps) + 2 and statements[-2].split() == ["return", target]:
+        del statements[-2]
     if statements[-1].strip() or len(statements) != len(comps) + 1:
         return False
-    (target, _), (source, svec) = params
     for statement, c in zip(statements[:-1], comps, strict=True):
         parts = statement.split()
         if parts[:4] != [target, ".", c, d.op] or not _operand(parts[4:], source, svec, c):

@@ -8,26 +8,28 @@ A user-defined operator on CUDA's built-in vector types (`float2`, `int4`, `ucha
 ## Why it breaks on AMD
 CUDA's vector types are plain structs without operators, so projects write their own. HIP's
 (`HIP_vector_type` in amd_hip_vector_types.h of ROCm 7.2.4) already define every arithmetic,
-compound-assignment, unary and comparison operator, element-wise.  A user compound
-assignment (`+=`, `/=`...) is then always ambiguous with HIP's member ("use of overloaded
-operator '+=' is ambiguous"); a binary or unary one is ambiguous or silently loses to HIP's
-template whenever the argument types differ from its signature (an `int` or `double` scalar).
+compound-assignment, unary and comparison operator, element-wise, as `__host__ __device__`
+functions.  A user `__host__ __device__` compound assignment `+=`, `-=`, `*=`, `/=` or a
+`*`/`/` of two vectors is then ambiguous with HIP's non-template one ("use of overloaded
+operator '+=' is ambiguous"); any user operator silently loses to HIP's element-wise template
+whenever a call's argument types differ from its signature (an `int` or `double` scalar).
 
 ## Example
 ```cuda
-__device__ void operator+=(float2& a, float2 b) { a.x += b.x; a.y += b.y; }  // HZ330
+__host__ __device__ void operator+=(float2& a, float2 b) { a.x += b.x; a.y += b.y; }  // HZ330
 ```
 
 One diagnosis per file, at the first such definition the HIP build compiles: a
 helper_math.h-style header has a hundred of them and one guard fixes them all; the others are
 its dependent lines.
 
-Not reported: a binary operator other than `*` and `/` whose two parameters are both that
-vector type (by value or const reference), e.g. an all-components `bool operator==(float3,
-float3)`: for two such vectors it is an exact non-template match and beats HIP's templates,
-and calls with other types did not reach it on CUDA either.  HIP's `*` and `/` are non-template
-friends of the vector type, so a user `operator*(float2, float2)` (a complex product) is
-ambiguous with them.
+Not reported: an operator on two operands of that vector type (by value or const reference)
+that HIP's cannot take from it: where HIP's is a template (the binary operators, the integral
+compound assignments `^=`, `&=`, `|=`, `%=`, `<<=`, `>>=`), the exact non-template user
+operator wins; where HIP's is not, a definition for one side only (`__device__` or `__host__`:
+ccminer's `static __device__ void operator^=(uint2&, uint2)`, round 10) wins too, since clang
+prefers the caller's own side to a `__host__ __device__` function (compiled in
+test_vector_operator_guard).  Calls with other types did not reach it on CUDA either.
 
 `convert` already guards the definitions it can prove element-wise (`a.x op b.x` per
 component, one vector type, scalars of its element type: `rewrite/vector_operator_guard.py`);
@@ -44,7 +46,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.diagnosis import first_of_file
-from ..analysis.vector_operators import COMPOUND, definitions, is_elementwise, wins_every_call
+from ..analysis.vector_operators import (
+    COMPOUND,
+    NON_TEMPLATE,
+    definitions,
+    is_elementwise,
+    wins_every_call,
+)
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
@@ -71,7 +79,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     i = found.first
     op, vector = defined[i]
-    if op in COMPOUND:
+    if op in COMPOUND and op in NON_TEMPLATE:
         why = f"always ambiguous with HIP's member `{vector}::operator{op}`"
     else:
         why = "ambiguous with, or silently replaced by, HIP's element-wise template when "
