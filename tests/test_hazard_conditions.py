@@ -8,7 +8,7 @@ from _convert import ctx
 from hipify_py.frontend.conditions import hip_inactive
 from hipify_py.frontend.lexer import lex
 from hipify_py.pipeline import check_result
-from test_hazard_common import rules_of
+from test_hazard_common import only, rules_of
 
 
 def inactive_words(src: str, defines: tuple[str, ...] = ()) -> list[str]:
@@ -159,3 +159,24 @@ def test_no_hazards_in_the_cuda_branch_of_a_projects_hip_switch():
     assert rules_of(src % "LIBX_HIP") == []
     # decoy: a feature toggle named after HIP decides nothing for the HIP build
     assert sorted(rules_of(src % "LIBX_HIP_FAST")) == ["HZ106", "HZ501"]
+
+
+def test_intellisense_stubs_are_compiled_by_no_build():
+    """ccminer: `#ifdef __INTELLISENSE__` defines __CUDA_ARCH__ for the editor; no compiler
+    defines __INTELLISENSE__, so __CUDA_ARCH__ stays undefined on HIP and the branch for
+    newer GPUs is dead; what `#ifndef __INTELLISENSE__` guards is compiled."""
+    src = """#ifdef __INTELLISENSE__
+#define __CUDA_ARCH__ 500
+#endif
+__global__
+#if __CUDA_ARCH__ > 500
+__launch_bounds__(32, 16)
+#else
+__launch_bounds__(64, 8)
+#endif
+void k(int* p) { p[0] = 1; }
+#ifndef __INTELLISENSE__
+__global__ void __launch_bounds__(32, 16) live(int* p) { p[0] = 1; }
+#endif
+"""
+    assert [f.line for f in only("HZ204", src)] == [12]

@@ -55,6 +55,9 @@ HIP_BUILD: Mapping[str, object] = {
     "GGML_USE_HIPBLAS": 1,
     "GGML_USE_MUSA": UNDEFINED,
     "__CUDA__": UNDEFINED,  # clang's CUDA language mode; HIP mode defines __HIP__ instead
+    # only Visual Studio's IntelliSense parser defines it: ccminer's `#ifdef __INTELLISENSE__`
+    # stubs (`#define __CUDA_ARCH__ 500`, fake texture reads) are compiled by no build
+    "__INTELLISENSE__": UNDEFINED,
     **macro_values(REFERENCE_CUDA),
     # the CUDA libraries' version macros: no ROCm 7.2.4 header defines them (hipBLAS, hipSPARSE,
     # hipFFT, hipRAND, hipSOLVER, hipCUB and MIOpen have their own), and convert keeps them
@@ -85,6 +88,7 @@ CUDA_BUILD: Mapping[str, object] = {
         ("HIP_VERSION", "HIP_VERSION_MAJOR", "TORCH_HIP_VERSION", "ROCM_VERSION"), UNDEFINED
     ),
     "__HIP_DEVICE_COMPILE__": UNDEFINED,
+    "__INTELLISENSE__": UNDEFINED,
 }
 
 

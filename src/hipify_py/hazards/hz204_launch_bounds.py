@@ -16,7 +16,9 @@ minimum CUDA can meet exceeds 8 anyway.
 HIP accepts the same syntax but reads the second parameter as **MIN_WARPS_PER_EXECUTION_UNIT**,
 not "minimum resident blocks per SM". A CUDA value above 8 (`2048 / 128` = 16) asks gfx942 for
 an occupancy it cannot reach: clang warns "failed to meet occupancy target given by
-'amdgpu-waves-per-eu'" and still squeezes registers toward it. A third (cluster) argument does
+'amdgpu-waves-per-eu'" and gives up on it, so the kernel keeps the registers it would use
+without the hint (clang-19 for gfx942: 122 VGPRs with `(128, 16)`, as with `(128)` alone) and
+the occupancy the CUDA code asked for is lost. A third (cluster) argument does
 not compile with HIP (`error: expected unqualified-id`, ROCm 7.2.4). `--maxregcount` has no
 HIP equivalent.
 
