@@ -270,3 +270,32 @@ void same(int* out) {
   *out = sizeof(b);
 }"""
     assert [f.line for f in only("HZ504", src)] == [7]
+
+
+def test_hz501_gates_that_only_respell_cuda_apis_or_fall_back_to_a_macro():
+    """ccminer: a gate that only defines CUDA API names HIP has (`__ldg` as a plain load for
+    old GPUs, `__shfl` as `__shfl_sync` for CUDA 9) drops nothing; a PTX path with a macro
+    fallback HIP takes (`#elif !defined(ld)` / `#define ld(x) (*(x))`) is a fallback. A gate
+    that defines a project name only for newer GPUs is still a dropped path."""
+    shims = """#include <cuda.h>
+#if __CUDA_ARCH__ < 320
+#define __ldg(x) (*(x))
+#endif
+#if CUDA_VERSION >= 9000 && __CUDA_ARCH__ >= 300
+#undef __shfl
+#define __shfl(var, srcLane, width) __shfl_sync(0xFFFFFFFFu, var, srcLane, width)
+#endif
+#if __CUDA_ARCH__ >= 320
+__device__ int ld(const int* p) {
+  int r;
+  asm("ld.global.nc.u32 %0, [%1];" : "=r"(r) : "l"(p));
+  return r;
+}
+#elif !defined(ld)
+#define ld(x) (*(x))
+#endif
+#if __CUDA_ARCH__ >= 320
+#define FAST_LOAD(x) __ldg(x)
+#endif
+"""
+    assert [f.line for f in only("HZ501", shims)] == [18]

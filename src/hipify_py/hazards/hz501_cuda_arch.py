@@ -45,6 +45,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import functions
 from ..analysis.tokens import occurrences, one_per_line
 from ..analysis.values import compare, int_value
 from ..context import Context
@@ -90,10 +91,13 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         if t.in_directive and prev == "define":
             continue
         if t.in_directive and (
-            _as_on_current_gpu(toks, i) or _tunes_constants(unit, i) or _takes_a_fallback(unit, i)
+            _as_on_current_gpu(toks, i)
+            or _tunes_constants(unit, i)
+            or _takes_a_fallback(unit, i)
+            or _api_shim(unit, i)
         ):
-            continue  # HIP takes the branch an sm_90 device pass takes, a tuning value, or a
-            # fallback the gate offers
+            continue  # HIP takes the branch an sm_90 device pass takes, a tuning value, a
+            # fallback the gate offers, or the gate only re-spells CUDA API names
         if nxt is not None and nxt.text in _COMPARISONS and nxt.in_directive == t.in_directive:
             k = i + 2
             value = toks[k].text if k < len(toks) else "?"
@@ -285,11 +289,61 @@ def _takes_a_fallback(unit: Unit, i: int) -> bool:
     inactive = inactive_in(unit)
     for a, b in zip(bounds, bounds[1:], strict=False):
         body = [t for t in toks[dirs[a] : dirs[b]] if not t.in_directive]
+        nested = [unit.directive_word(dirs[k]) for k in range(a + 1, b)]
+        if not body and b > a + 1 and toks[dirs[a + 1]].start not in inactive:
+            # ccminer: `#elif !defined(__ldg4)` / `#define __ldg4(x) (*(x))`: a macro fallback
+            # for what the other branches define (a function, a macro)
+            return set(nested) <= {"define", "undef"} and _replaces(unit, bounds, a, b)
         if body and body[0].start not in inactive:
-            nested = {unit.directive_word(dirs[k]) for k in range(a + 1, b)}
             stub = not any(t.text == ";" for t in body)  # CTranslate2: `void k(p) { }` kernels
             return not stub and "error" not in nested and not any(t.text in _TRAPS for t in body)
     return False
+
+
+def _replaces(unit: Unit, bounds: list[int], a: int, b: int) -> bool:
+    """The ``#define`` lines between directives ``a`` and ``b`` define every macro and function
+    the other branches of the group define, and those hold nothing else (a declaration or
+    statement of their own is a path the macros do not replace)."""
+    toks, dirs = unit.tokens, unit.directives
+    defined = {toks[dirs[k] + 2].text for k in range(a + 1, b) if dirs[k] + 2 < len(toks)}
+    funcs = functions(unit)
+    needed: set[str] = set()
+    for c, d in zip(bounds, bounds[1:], strict=False):
+        if c == a:
+            continue
+        lo, hi = dirs[c], dirs[d]
+        own = [f for f in funcs if lo < f.name_index < hi]
+        needed.update(f.name for f in own)
+        needed.update(
+            toks[dirs[k] + 2].text
+            for k in range(c + 1, d)
+            if unit.directive_word(dirs[k]) == "define" and dirs[k] + 2 < len(toks)
+        )
+        code = [k for k in range(lo, hi) if not toks[k].in_directive]
+        if code and not own:
+            return False  # statements or declarations, no function the macros stand for
+    return bool(needed) and needed <= defined
+
+
+def _api_shim(unit: Unit, i: int) -> bool:
+    """Every branch of the ``#if`` on token ``i``'s line only defines or undefines CUDA API
+    names, which HIP has itself: ccminer's `#if CUDA_VERSION >= 9000 && __CUDA_ARCH__ >= 300`
+    / `#define __shfl(v, l, w) __shfl_sync(0xFFFFFFFFu, v, l, w)` (HIP has `__shfl`), and
+    `#if __CUDA_ARCH__ < 320` / `#define __ldg(x) (*(x))` (HIP's `__ldg` is that load)."""
+    bounds = _if_group(unit, i)
+    if bounds is None:
+        return False
+    toks, dirs = unit.tokens, unit.directives
+    if not all(t.in_directive for t in toks[dirs[bounds[0]] : dirs[bounds[-1]]]):
+        return False  # code between the directive lines
+    names = set()
+    for k in range(bounds[0] + 1, bounds[-1]):
+        if k in bounds:
+            continue
+        if unit.directive_word(dirs[k]) not in ("define", "undef") or dirs[k] + 2 >= len(toks):
+            return False
+        names.add(toks[dirs[k] + 2].text)
+    return bool(names) and len(unit.mappings.known(names)) == len(names)
 
 
 def _branches(unit: Unit, at: int) -> list[int]:
