@@ -167,8 +167,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     toks = unit.tokens
     byte_pointer = _byte_pointers(unit)
+    near_fp8 = _near_fp8(unit)
     for k, t in enumerate(toks):
-        if t.kind is Kind.NUMBER and _number(t.text) == _OCP_E4M3_MAX:
+        if t.kind is Kind.NUMBER and _number(t.text) == _OCP_E4M3_MAX and near_fp8(k):
             yield report(
                 t.start,
                 t.end,
@@ -194,6 +195,38 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                     "format (another exponent bias), so bytes encoded as OCP FP8 elsewhere "
                     "(files, framework tensors, the host) read as half or twice their value",
                 )
+
+
+def _names_fp8(unit: Unit, lo: int, hi: int) -> bool:
+    toks = unit.tokens
+    return any(
+        toks[j].kind is Kind.IDENT and (_E4M3.match(toks[j].text) or _FP8_USE.match(toks[j].text))
+        for j in range(lo, hi)
+    )
+
+
+def _near_fp8(unit: Unit) -> Callable[[int], bool]:
+    """Whether token ``k`` is outside any function (a file constant, a macro), or in one that
+    names the e4m3 type or an FP8 conversion, or calls or launches a function of the file
+    that does: the 448 of `scale = amax / 448.f` before a quantising kernel.  A 448 in a
+    function of a file that uses FP8 elsewhere but never here (fastllm's bf16 paths that
+    only mimic the rounding, round 10) scales nothing into FP8."""
+    funcs = functions(unit)
+    toks = unit.tokens
+    direct = {f.name for f in funcs if _names_fp8(unit, f.params[0], f.close)}
+
+    def near(k: int) -> bool:
+        func = next((f for f in funcs if f.open < k < f.close), None)
+        if func is None or toks[k].in_directive:
+            return True
+        if func.name in direct:
+            return True
+        return any(
+            toks[j].kind is Kind.IDENT and toks[j].text in direct
+            for j in range(func.open + 1, func.close)
+        )
+
+    return near
 
 
 def _software_codecs(unit: Unit, report: Report) -> Iterator[Proposal]:
