@@ -85,6 +85,8 @@ def test_qualifiers_register_and_thrust_backend():
     assert "thrust::hip::par.on(s)" in out
     assert "#define __grid_constant__" in out
     assert "#define __device_builtin__\n" in out and "#define __builtin_align__(n)" in out
+    assert "/* HIP declares it: extern const dim3 blockDim; */" in out
+    assert hip(out).count("HIP declares it") == 2  # converting twice changes nothing more
     assert hip("int f(Reg& r) { return r.register(1); }").count("register") == 1
     assert "thrust::system::hip::par" in hip("auto& p = thrust::system::cuda::par;")
 
