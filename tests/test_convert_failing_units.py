@@ -339,3 +339,11 @@ def test_device_printf_drops_std_in_device_code_only():
     assert '{ printf("v=%d\\n", v); }' in out
     assert '::printf("block %d\\n"' in out and "::std::printf" not in out
     assert 'std::printf("done\\n");' in out  # host code keeps its spelling
+
+
+def test_nvtx_ranges_become_no_ops_once():
+    out = hip((UNITS / "nvtx.cu").read_text())
+    assert "nvtx3" not in out and "#include <stdint.h>" in out
+    assert out.count("#define HIPIFY_PY_SHIM_NVTX") == 1
+    assert "nvtxRangePushEx(&eventAttrib);" in out  # the project's calls stay as written
+    assert hip(out) == out  # converting twice equals converting once
