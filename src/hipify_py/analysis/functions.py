@@ -106,6 +106,15 @@ def _specifiers(tokens: Sequence[Token], name_i: int) -> frozenset[str]:
     return frozenset(found)
 
 
+def declaration_head(toks: Sequence[Token], f: Func) -> range:
+    """The tokens from the end of the statement before ``f`` to its parameter list: where its
+    `template <...>` header is."""
+    start = f.name_index
+    while start > 0 and toks[start - 1].text not in (";", "{", "}") and f.name_index - start < 256:
+        start -= 1
+    return range(start, f.params[0])
+
+
 def function_at(unit: Unit, index: int) -> Func | None:
     """The function whose body holds token ``index``."""
     funcs = functions(unit)

@@ -18,12 +18,9 @@ group-relative source lane (`__shfl_sync(m, v, 0)`, `__shfl_up_sync(m, v, 1)`). 
 `__shfl_down`/`__shfl_xor` by less than 32 stays inside the group for the lanes that use it
 (lane 0 of a reduction, every lane of a butterfly), so it agrees with the model.
 
-A kernel's launch geometry is evidence too.  One whose blocks hold at most 32 threads
-(`__launch_bounds__(32)`, or `<<<n, 32>>>` at every launch in the file) is ``BLOCK32``: its
-wavefront has no lanes 32-63, so no wave-size hazard holds in it (fastllm's 32-thread RMSNorm
-kernels drew false HZ102s, round 10).  One launched in rows of 32 threads at every launch
-(`dim3 threads(32, 4)`: threadIdx.x is the lane in its row, threadIdx.y the row) is
-``GROUP32`` unless it speaks of the hardware warp.
+A kernel's launch geometry is evidence too (``block_geometry``): blocks of at most 32 threads
+are ``BLOCK32``, with no lanes 32-63 and so no wave-size hazard; rows of 32 threads at every
+launch are ``GROUP32`` unless the kernel speaks of the hardware warp.
 """
 
 from __future__ import annotations
@@ -33,17 +30,15 @@ from dataclasses import dataclass
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
+from .block_geometry import BLOCK32, GROUP32, block_model
 from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
-from .functions import Func, enclosing_conditions, function_at, functions
-from .launches import launched_name
+from .functions import Func, declaration_head, enclosing_conditions, function_at, functions
 from .taint import thread_taint
-from .tokens import cached, operand_before, split
+from .tokens import cached, operand_before
 from .values import constant_at, evaluate, int_value
 
-GROUP32 = "group32"
 HARDWARE = "hardware"
 LANE32 = "lane32"  # a 32-lane lane id without a matching group id: reductions stay in the group
-BLOCK32 = "block32"  # blocks of at most 32 threads: no lane of a wavefront is past 31
 
 # operator -> what the right operand is worth when it splits thread ids into 32-lane groups
 _GROUPING = {"&": 31, "%": 32, ">>": 5, "/": 32}
@@ -211,7 +206,9 @@ def shadowed(toks: Sequence[Token], k: int, f: Func) -> bool:
         for j in range(f.params[0] + 1, f.close)
     ):
         return True
-    return any(template_parameter(toks, j) for j in _header(toks, f) if toks[j].text == name)
+    return any(
+        template_parameter(toks, j) for j in declaration_head(toks, f) if toks[j].text == name
+    )
 
 
 def template_parameter(toks: Sequence[Token], j: int) -> bool:
@@ -235,15 +232,6 @@ def template_parameter(toks: Sequence[Token], j: int) -> bool:
         elif text in (";", "{", "}"):
             return False
     return False
-
-
-def _header(toks: Sequence[Token], f: Func) -> range:
-    """The tokens from the end of the statement before ``f`` to its parameter list: where its
-    `template <...>` header is."""
-    start = f.name_index
-    while start > 0 and toks[start - 1].text not in (";", "{", "}") and f.name_index - start < 256:
-        start -= 1
-    return range(start, f.params[0])
 
 
 def _width(unit: Unit, call: Call) -> int | None:
@@ -292,7 +280,7 @@ def _decide(unit: Unit) -> dict[int, str]:
     out: dict[int, str] = {}
     for f in funcs:
         m = _own_model(unit, f)
-        geometry = _geometry(unit, f)
+        geometry = block_model(unit, f)
         if geometry == BLOCK32 or (geometry == GROUP32 and m != HARDWARE):
             m = geometry
         if m is not None:
@@ -307,76 +295,6 @@ def _decide(unit: Unit) -> dict[int, str]:
             if len(callers) == 1 and None not in callers and LANE32 not in callers:
                 out[f.open] = callers.pop()  # type: ignore[assignment]
     return out
-
-
-def _geometry(unit: Unit, f: Func) -> str | None:
-    """``BLOCK32`` for a kernel whose blocks hold at most 32 threads (its `__launch_bounds__`,
-    or the block of every launch of it in the file), ``GROUP32`` for one launched in rows of
-    32 threads at every launch, else None (not a kernel, not launched here, or a block this
-    file does not fix)."""
-    if "__global__" not in f.specifiers:
-        return None
-    toks = unit.tokens
-    header = _header(toks, f)
-    for c in calls(unit, {"__launch_bounds__"}):
-        if header.start <= c.index < header.stop and c.args:
-            bound = evaluate(unit, *c.args[0])
-            if bound is not None and bound <= 32:
-                return BLOCK32
-    shapes = []
-    ends = unit.launch_config_ends
-    for i in unit.launch_openers:
-        stop = ends.get(i)
-        if stop is None or launched_name(toks, i) != f.name:
-            continue
-        args = split(toks, i + 1, stop)
-        shapes.append(_block_shape(unit, *args[1]) if len(args) > 1 else None)
-    if not shapes or None in shapes:
-        return None
-    if all(x * rest <= 32 for x, rest in shapes):  # type: ignore[misc]
-        return BLOCK32
-    return GROUP32 if all(x == 32 for x, _rest in shapes) else None  # type: ignore[misc]
-
-
-def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
-    """(x, y * z) of the launch's block argument ``tokens[a:b]``: a number, `dim3(x, y)`, or
-    a `dim3 name(x, y)` / `dim3 name = dim3(x, y)` / `dim3 name{x, y}` declared before it in
-    the same function; None when it is none of these or a size is not a known constant."""
-    toks = unit.tokens
-    value = evaluate(unit, a, b)
-    if value is not None:
-        return value, 1
-    if b - a == 1 and toks[a].kind is Kind.IDENT:
-        func = function_at(unit, a)
-        lo = func.open if func is not None else 0
-        decl = next(
-            (
-                k
-                for k in range(a - 1, lo, -1)
-                if toks[k].text == toks[a].text and toks[k - 1].text == "dim3"
-            ),
-            None,
-        )
-        if decl is None:
-            return None
-        a = decl + 1
-        if toks[a].text == "=" and toks[a + 1].text == "dim3":
-            a += 2
-    elif toks[a].text == "dim3":
-        a += 1
-    else:
-        return None
-    opener = toks[a].text if a < len(toks) else ""
-    close = unit.lexed.brackets.get(a)
-    if opener not in ("(", "{") or close is None:
-        return None
-    sizes = [evaluate(unit, *r) for r in split(toks, a + 1, close)]
-    if not sizes or None in sizes or len(sizes) > 3:
-        return None
-    rest = 1
-    for v in sizes[1:]:
-        rest *= v  # type: ignore[operator]
-    return sizes[0], rest  # type: ignore[return-value]
 
 
 def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:

@@ -1,0 +1,89 @@
+"""What a kernel's launch geometry says about its lanes: ``BLOCK32`` for blocks of at most 32
+threads (`__launch_bounds__(32)`, or `<<<n, 32>>>` at every launch in the file), whose wavefront
+has no lanes 32-63, so no wave-size hazard holds in them (fastllm's 32-thread RMSNorm kernels
+drew false HZ102s, round 10); ``GROUP32`` for rows of 32 threads at every launch
+(`dim3 threads(32, 4)`: threadIdx.x is the lane in its row, threadIdx.y the row).  The warp
+model (``warp_model``) takes these as a kernel's model."""
+
+from __future__ import annotations
+
+from ..frontend.lexer import Kind
+from ..frontend.unit import Unit
+from .calls import calls
+from .functions import Func, declaration_head, function_at
+from .launches import launched_name
+from .tokens import split
+from .values import evaluate
+
+GROUP32 = "group32"
+BLOCK32 = "block32"  # blocks of at most 32 threads: no lane of a wavefront is past 31
+
+
+def block_model(unit: Unit, f: Func) -> str | None:
+    """``BLOCK32`` for a kernel whose blocks hold at most 32 threads (its `__launch_bounds__`,
+    or the block of every launch of it in the file), ``GROUP32`` for one launched in rows of
+    32 threads at every launch, else None (not a kernel, not launched here, or a block this
+    file does not fix)."""
+    if "__global__" not in f.specifiers:
+        return None
+    toks = unit.tokens
+    header = declaration_head(toks, f)
+    for c in calls(unit, {"__launch_bounds__"}):
+        if header.start <= c.index < header.stop and c.args:
+            bound = evaluate(unit, *c.args[0])
+            if bound is not None and bound <= 32:
+                return BLOCK32
+    shapes = []
+    ends = unit.launch_config_ends
+    for i in unit.launch_openers:
+        stop = ends.get(i)
+        if stop is None or launched_name(toks, i) != f.name:
+            continue
+        args = split(toks, i + 1, stop)
+        shapes.append(_block_shape(unit, *args[1]) if len(args) > 1 else None)
+    if not shapes or None in shapes:
+        return None
+    if all(x * rest <= 32 for x, rest in shapes):  # type: ignore[misc]
+        return BLOCK32
+    return GROUP32 if all(x == 32 for x, _rest in shapes) else None  # type: ignore[misc]
+
+
+def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
+    """(x, y * z) of the launch's block argument ``tokens[a:b]``: a number, `dim3(x, y)`, or
+    a `dim3 name(x, y)` / `dim3 name = dim3(x, y)` / `dim3 name{x, y}` declared before it in
+    the same function; None when it is none of these or a size is not a known constant."""
+    toks = unit.tokens
+    value = evaluate(unit, a, b)
+    if value is not None:
+        return value, 1
+    if b - a == 1 and toks[a].kind is Kind.IDENT:
+        func = function_at(unit, a)
+        lo = func.open if func is not None else 0
+        decl = next(
+            (
+                k
+                for k in range(a - 1, lo, -1)
+                if toks[k].text == toks[a].text and toks[k - 1].text == "dim3"
+            ),
+            None,
+        )
+        if decl is None:
+            return None
+        a = decl + 1
+        if toks[a].text == "=" and toks[a + 1].text == "dim3":
+            a += 2
+    elif toks[a].text == "dim3":
+        a += 1
+    else:
+        return None
+    opener = toks[a].text if a < len(toks) else ""
+    close = unit.lexed.brackets.get(a)
+    if opener not in ("(", "{") or close is None:
+        return None
+    sizes = [evaluate(unit, *r) for r in split(toks, a + 1, close)]
+    if not sizes or None in sizes or len(sizes) > 3:
+        return None
+    rest = 1
+    for v in sizes[1:]:
+        rest *= v  # type: ignore[operator]
+    return sizes[0], rest  # type: ignore[return-value]
