@@ -38,16 +38,18 @@ def _findings(corpus: Path, rules: str | None) -> list[dict]:
     """`check`'s findings, one run per project (each folder of the corpus is one project, the
     tree a user would check: what one project defines says nothing about another's code)."""
     projects = sorted(p for p in corpus.iterdir() if p.is_dir()) if corpus.is_dir() else []
-    found: list[dict] = []
-    for tree in projects or [corpus]:
-        cmd = [sys.executable, "-m", "hipify_py", "check", str(tree), "--format", "json"]
-        if rules:
-            cmd += ["--select", rules]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if not proc.stdout.strip():
-            raise SystemExit(f"check gave no report: {proc.stderr.strip()[-400:]}")
-        found += json.loads(proc.stdout)["findings"]
-    return found
+    return [f for tree in projects or [corpus] for f in _check(tree, rules)]
+
+
+def _check(tree: Path, rules: str | None) -> list[dict]:
+    """`check`'s findings on one tree (a project, or a single file)."""
+    cmd = [sys.executable, "-m", "hipify_py", "check", str(tree), "--format", "json"]
+    if rules:
+        cmd += ["--select", rules]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if not proc.stdout.strip():
+        raise SystemExit(f"check gave no report: {proc.stderr.strip()[-400:]}")
+    return list(json.loads(proc.stdout)["findings"])
 
 
 def count(args: argparse.Namespace) -> None:
@@ -104,17 +106,27 @@ def _print_precision(rows: list[dict]) -> None:
         print(f"all    {n:6d}  {total['true']:4d}  {total['true'] / n:9.2f}")
 
 
+def _project_of(path: str) -> str:
+    """The project folder a row's path is in (`ext-r8/ggml/src/x.cu` -> `ext-r8/ggml`); the
+    file itself for a path that is not under a corpus folder."""
+    parts = Path(path).parts
+    return str(Path(*parts[:2])) if len(parts) > 2 and parts[0].startswith("ext-") else path
+
+
 def rescore(args: argparse.Namespace) -> None:
     """The judged rows today's rules still report (same rule, file and line; a folded finding
     keeps its lines in ``related_lines``), scored; the rows they no longer report, counted by
     verdict.  Run from the directory the rows' paths are relative to."""
     rows = _rows(args.judged)
     reported: set[tuple[str, str, int]] = set()
-    for path in sorted({row["path"] for row in rows}):
-        for f in _findings(Path(path), None):
+    # each project checked as one tree (`ext-r8/ggml`), as the rows were sampled: the project
+    # index answers for definitions in other files; a row outside such a folder alone
+    trees = {_project_of(row["path"]) for row in rows}
+    for tree in sorted(trees):
+        for f in _check(Path(tree), None):
             related = (f.get("data") or {}).get("related_lines", "")
             lines = [f["line"], *map(int, filter(None, related.split(",")))]
-            reported.update((f["rule"], path, line) for line in lines)
+            reported.update((f["rule"], f["path"], line) for line in lines)
     kept = [r for r in rows if (r["rule"], r["path"], r["line"]) in reported]
     gone = collections.Counter(r["verdict"] for r in rows if r not in kept)
     print(f"no longer reported: {gone['true']} judged true, {gone['false']} judged false")
