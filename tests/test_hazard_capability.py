@@ -79,20 +79,20 @@ def test_hz502_compute_capability_checks():
 struct Version { int major, minor; };
 bool newer(Version a) { return a.major > 2; }"""
     found = only("HZ502", src)
-    assert [f.line for f in found] == [4, 5, 7]
+    # the attribute query at line 7 stores a value nothing tests: it decides nothing
+    assert [f.line for f in found] == [4, 5]
     # atomicSystemWide: a waiver for old GPUs, which gfx942 (9) fails like sm_80/sm_90 do
     waiver = src.replace("prop.major >= 8", "prop.major < 6")
-    assert [f.line for f in only("HZ502", waiver)] == [5, 7]
+    assert [f.line for f in only("HZ502", waiver)] == [5]
     negated = src.replace("if (prop.major >= 8) {}", "if (!(prop.major >= 5)) return;")
-    assert [f.line for f in only("HZ502", negated)] == [5, 7]
+    assert [f.line for f in only("HZ502", negated)] == [5]
     assert [f.line for f in only("HZ502", src.replace("prop.major >= 8", "prop.major < 9"))] == [
         4,
         5,
-        7,
     ]
     # apex, cudpp: gfx942 answers as a Volta does (the path without the feature): not reported
     for portable in ("prop.major >= 10", "prop.major == 8", "prop.major < 2"):
-        assert [f.line for f in only("HZ502", src.replace("prop.major >= 8", portable))] == [5, 7]
+        assert [f.line for f in only("HZ502", src.replace("prop.major >= 8", portable))] == [5]
 
 
 def test_hz502_tests_that_decide_nothing_on_gfx942():
@@ -299,3 +299,33 @@ __device__ int ld(const int* p) {
 #endif
 """
     assert [f.line for f in only("HZ501", shims)] == [18]
+
+
+def test_hz502_an_attribute_query_is_judged_by_the_tests_of_its_variable():
+    """fastllm: `cudaDeviceGetAttribute(&major, ...Major, dev)` then `major != 12 || minor != 0`
+    inside a longer condition: every CDNA GPU answers as a Pascal or Turing GPU does (not an
+    SM120), so nothing is reported; `cc >= 8` (gfx942 passes as an Ampere) and arithmetic
+    (`major * 10 + minor`) are."""
+    gate = """bool sm120(int sms) {
+  int device = -1, major = 0, minor = 0, n = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
+      major != 12 || minor != 0 || n != sms) {
+    return false;
+  }
+  return true;
+}
+bool tf32() {
+  int cc = 0;
+  cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, 0);
+  return cc >= 8;
+}
+int arch() {
+  int dev = 0, major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  return major * 10 + minor;
+}
+"""
+    assert [f.line for f in only("HZ502", gate)] == [13, 18, 19]

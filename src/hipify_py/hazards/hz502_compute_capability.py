@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import Func, function_at
 from ..analysis.tokens import one_per_line, statement_bounds
 from ..analysis.values import compare, int_value
 from ..context import Context
@@ -71,48 +72,63 @@ _FIELDS = ("major", "minor")
 _RUN_LIMIT = 64  # tokens looked at on each side of `major` (a condition, not a whole file)
 
 
-def _major_as_baseline(toks: Sequence[Token], i: int) -> bool:
+def _major_as_baseline(toks: Sequence[Token], i: int, fields: tuple[str, str] = _FIELDS) -> bool:
     """`prop.major OP N` (token ``i`` is `major`) that gfx942 (major 9) answers as a Pascal
     (major 6) or Turing (major 7) GPU does (`major < 6` waivers, `major >= 10` Blackwell paths,
     `major == 8` Ampere kernels, `major >= 7`).  A test gfx942 passes as only a newer GPU does
     (`major >= 8`: TF32 on) or fails as one does (`major < 8`) is reported."""
-    at_9 = _major_test(toks, i, 9)
-    return at_9 is not None and any(at_9 == _major_test(toks, i, m) for m, _ in _BASELINES)
+    at_9 = _major_test(toks, i, 9, fields[0])
+    return at_9 is not None and any(
+        at_9 == _major_test(toks, i, m, fields[0]) for m, _ in _BASELINES
+    )
 
 
-def _same_as_baseline(toks: Sequence[Token], i: int) -> bool | None:
+def _same_as_baseline(
+    toks: Sequence[Token], i: int, fields: tuple[str, str] = _FIELDS
+) -> bool | None:
     """The whole version expression around token ``i`` (the longest run of `prop.major`,
     `prop.minor`, numbers and operators, unbalanced parentheses trimmed) has one value for
     every CDNA GPU, the value of a baseline GPU (`!(major >= 8 || (major >= 7 && minor >= 5))`,
     a waiver for pre-Turing GPUs); None when it is no expression the evaluator reads."""
     a = b = i
-    while a > max(0, i - _RUN_LIMIT) and _version_token(toks, a - 1):
+    while a > max(0, i - _RUN_LIMIT) and _version_token(toks, a - 1, fields):
         a -= 1
-    while b + 1 < min(len(toks), i + _RUN_LIMIT) and _version_token(toks, b + 1):
+    while b + 1 < min(len(toks), i + _RUN_LIMIT) and _version_token(toks, b + 1, fields):
         b += 1
-    run = [t for k, t in enumerate(toks[a : b + 1], a) if not _accessor(toks, k)]
+    run = [t for k, t in enumerate(toks[a : b + 1], a) if not _accessor(toks, k, fields)]
+    # the run may start after a call's `)` or end at a `(`, joined by `||`/`&&` to conditions
+    # of other things (`... != cudaSuccess || major != 12 || minor != 0 || sms != n`): those
+    # are left out, which keeps the run's value wherever it decides the whole
+    while run and run[0].text in (")", "||", "&&"):
+        run = run[1:]
+    while run and run[-1].text in ("(", "||", "&&", "!"):
+        run = run[:-1]
     while run and run[0].text == "(" and _depth(run) > 0:
         run = run[1:]
     while run and run[-1].text == ")" and _depth(run) < 0:
         run = run[:-1]
-    amd = {expression_value(run, {"major": m, "minor": n}) for m, n in _CDNA}
+    major, minor = fields
+    amd = {expression_value(run, {major: m, minor: n}) for m, n in _CDNA}
     if None in amd:
         return None
-    baselines = {expression_value(run, {"major": m, "minor": n}) for m, n in _BASELINES}
+    baselines = {expression_value(run, {major: m, minor: n}) for m, n in _BASELINES}
     return len(amd) == 1 and bool(amd & baselines)
 
 
-def _accessor(toks: Sequence[Token], k: int) -> bool:
+def _accessor(toks: Sequence[Token], k: int, fields: tuple[str, str] = _FIELDS) -> bool:
     """Token ``k`` is the `prop .`/`prop ->` before a `major`/`minor`."""
     if toks[k].text in (".", "->"):
-        return k + 1 < len(toks) and toks[k + 1].text in _FIELDS
-    return k + 2 < len(toks) and toks[k + 1].text in (".", "->") and toks[k + 2].text in _FIELDS
+        return k + 1 < len(toks) and toks[k + 1].text in fields
+    return k + 2 < len(toks) and toks[k + 1].text in (".", "->") and toks[k + 2].text in fields
 
 
-def _version_token(toks: Sequence[Token], k: int) -> bool:
+def _version_token(toks: Sequence[Token], k: int, fields: tuple[str, str] = _FIELDS) -> bool:
     t = toks[k]
     return (
-        t.kind is Kind.NUMBER or t.text in _VERSION_WORDS or t.text in _FIELDS or _accessor(toks, k)
+        t.kind is Kind.NUMBER
+        or t.text in _VERSION_WORDS
+        or t.text in fields
+        or _accessor(toks, k, fields)
     )
 
 
@@ -120,10 +136,10 @@ def _depth(run: Sequence[Token]) -> int:
     return sum(t.text == "(" for t in run) - sum(t.text == ")" for t in run)
 
 
-def _major_test(toks: Sequence[Token], i: int, major: int) -> bool | None:
-    """What `prop.major OP N` (token ``i`` is `major`) gives for ``major``; None if it is not
-    such a test."""
-    if toks[i].text != "major" or i + 2 >= len(toks) or toks[i + 2].kind is not Kind.NUMBER:
+def _major_test(toks: Sequence[Token], i: int, major: int, field: str = "major") -> bool | None:
+    """What `prop.major OP N` (token ``i`` is `major`, or the variable ``field`` holding it)
+    gives for ``major``; None if it is not such a test."""
+    if toks[i].text != field or i + 2 >= len(toks) or toks[i + 2].kind is not Kind.NUMBER:
         return None
     value = int_value(toks[i + 2].text)
     return None if value is None else compare(toks[i + 1].text, major, value)
@@ -132,23 +148,26 @@ def _major_test(toks: Sequence[Token], i: int, major: int) -> bool | None:
 _PRINTS = frozenset({"printf", "fprintf", "sprintf", "snprintf"})
 
 
-def _moot(toks: Sequence[Token], i: int) -> bool:
+def _moot(toks: Sequence[Token], i: int, fields: tuple[str, str] = _FIELDS) -> bool:
     """The test at token ``i`` decides nothing on gfx942: a version expression every CDNA GPU
     answers as a Pascal or Turing GPU does (its `major` test alone when the expression is not
     read), a version only printed (`printf("sm %d", major * 10 + minor)`), or a `minor` test
     next to (`&&`) a `major` test false for major 9 (`major == 7 && minor == 5`)."""
-    whole = _same_as_baseline(toks, i)
-    if whole if whole is not None else _major_as_baseline(toks, i):
+    whole = _same_as_baseline(toks, i, fields)
+    if whole if whole is not None else _major_as_baseline(toks, i, fields):
         return True
     first, last = statement_bounds(toks, i, 0, len(toks) - 1)
     words = [t.text for t in toks[first:last]]
     if any(w in _PRINTS for w in words[: i - first]):
         return True
+    major, minor = fields
     return (
-        toks[i].text == "minor"
+        toks[i].text == minor
         and "&&" in words
         and any(
-            toks[k].text == "major" and _major_as_baseline(toks, k) and not _major_test(toks, k, 9)
+            toks[k].text == major
+            and _major_as_baseline(toks, k, fields)
+            and not _major_test(toks, k, 9, major)
             for k in range(first, last)
         )
     )
@@ -177,6 +196,8 @@ def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
     for i in sorted(i for n in attrs | ({"major", "minor"} & ids) for i in pos[n]):
         t = toks[i]
         if t.text in attrs and not t.in_directive:
+            if _query_moot(unit, i):
+                continue
             yield report(
                 t.start,
                 t.end,
@@ -192,6 +213,39 @@ def _findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
                 f"{t.text}`: on AMD major.minor is the GFXIP version (9.4 for gfx942)"
                 f"; test features or gcnArchName instead",
             )
+
+
+def _query_moot(unit: Unit, i: int) -> bool:
+    """The capability the attribute query at token ``i`` stores (`cudaDeviceGetAttribute(
+    &major, cudaDevAttrComputeCapabilityMajor, dev)`) is only tested the way every CDNA GPU
+    answers as a Pascal or Turing GPU does (fastllm's `major != 12 || minor != 0` SM120 gate,
+    round 10), in the function that queries it: each later use of the variable is ``_moot``
+    with the variables of the function's two queries as `major` and `minor`."""
+    func = function_at(unit, i)
+    held = _queried_variables(unit, func) if func is not None else {}
+    name = next((n for n, k in held.items() if k == i), None)
+    if func is None or name is None:
+        return False
+    names = {unit.tokens[k].text.lower().endswith("minor"): n for n, k in held.items()}
+    fields = (names.get(False, "major"), names.get(True, "minor"))
+    toks = unit.tokens
+    uses = [
+        k for k in unit.identifier_positions[name] if i < k < func.close and toks[k - 1].text != "&"
+    ]
+    return all(_moot(toks, k, fields) for k in uses)
+
+
+def _queried_variables(unit: Unit, func: Func) -> dict[str, int]:
+    """The variables ``func`` stores a capability query in (`cudaDeviceGetAttribute(&v,
+    ATTR, dev)`), each with the token index of its attribute."""
+    toks = unit.tokens
+    held: dict[str, int] = {}
+    for k in range(func.open + 1, func.close):
+        if toks[k].text in _ATTRS and toks[k - 1].text == ",":
+            j = k - 2
+            if toks[j].kind is Kind.IDENT and toks[j - 1].text == "&" and toks[j - 2].text == "(":
+                held[toks[j].text] = k
+    return held
 
 
 def _prop_names(unit: Unit) -> set[str]:
