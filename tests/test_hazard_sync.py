@@ -234,3 +234,19 @@ def test_hz205_block_sync_is_not_grid_sync():
 namespace cg = cooperative_groups;
 __global__ void k(float* x) { auto b = cg::this_thread_block(); x[0] = 1; b.sync(); }"""
     assert only("HZ205", src) == []
+
+
+def test_hz202_an_atomic_read_of_a_flag_is_no_lock():
+    """TransformerEngine's userbuffers: `while (atomicCAS(p, 0, 0) != 0) {}` swaps 0 for 0, a
+    read: one thread waits for another block or kernel to clear the flag; a lock taken with
+    `atomicCAS(p, 0, 1)` is still reported."""
+    src = """__global__ void consumer(unsigned* flag, int* out) {
+  if (threadIdx.x == 0) {
+    while (0 != (atomicCAS(flag, 0, 0))) {}
+  }
+  __syncthreads();
+  while (atomicCAS(flag + 1, 0, 1) != 0) {}
+  out[threadIdx.x] = 1;
+  atomicExch(flag + 1, 0);
+}"""
+    assert [f.line for f in only("HZ202", src)] == [6]

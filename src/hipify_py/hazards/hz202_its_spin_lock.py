@@ -91,6 +91,11 @@ def _atomic_calls(unit: Unit, first: int, end: int) -> list[Call]:
 
 def _takes_lock(unit: Unit, c: Call) -> bool:
     """The atomic swaps constants, as a lock does (`atomicCAS(&l, 0, 1)`, `atomicExch(&l, 1)`),
-    not values computed from what it read."""
-    values = c.args[1:]
-    return bool(values) and all(evaluate(unit, a, b) is not None for a, b in values)
+    not values computed from what it read; a compare-and-swap of a value with itself
+    (`atomicCAS(p, 0, 0)`) is an atomic read: a wait for another block or kernel to clear
+    the flag (TransformerEngine's userbuffers, round 11), which holds nothing another lane of
+    the wavefront waits for."""
+    values = [evaluate(unit, a, b) for a, b in c.args[1:]]
+    if not values or None in values:
+        return False
+    return not (c.name.startswith("atomicCAS") and len(values) == 2 and values[0] == values[1])
