@@ -465,3 +465,22 @@ def test_larger_blocks_keep_their_wave_size_findings():
     rows64 = _small_blocks(32, 4).replace("threads(32", "threads(64")
     found = [(f.rule, f.line) for f in findings(rows64) if f.rule in WAVE_RULES]
     assert found == [("HZ102", 11)]
+
+
+def test_hz107_a_width_given_to_another_files_reduction_helper_is_group_code():
+    """TransformerEngine: `warp_reduce_max<kThreadsPerWarp>(v)` (a helper of another header)
+    reduces 32-lane groups, and lane 0 of each writes slot `tid / 32`: consistent on 64 lanes.
+    The same constant given to a helper that is no reduction cannot be followed: reported."""
+    src = """#include "utils.cuh"
+constexpr int kThreadsPerWarp = 32;
+__global__ void amax(const float* x, float* out) {
+  __shared__ float slots[8];
+  float v = x[threadIdx.x];
+  float m = warp_reduce_max<kThreadsPerWarp>(v);
+  if (threadIdx.x % kThreadsPerWarp == 0) slots[threadIdx.x / kThreadsPerWarp] = m;
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = slots[0];
+}
+"""
+    assert only("HZ107", src) == []
+    assert len(only("HZ107", src.replace("warp_reduce_max<", "exchange_lanes<"))) == 1

@@ -4,6 +4,7 @@ function's model; this module follows a constant's uses and a helper's callers t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..frontend.lexer import Kind, Token
@@ -132,7 +133,25 @@ def _passed_away(unit: Unit, k: int) -> bool:
                 and name not in _CASTS
                 and _template_arguments(toks, j)
                 and not _defined_here(unit, name)
+                and not _group_reduction(toks, j, name)
             )
+    return False
+
+
+# words of a reduction or scan helper's name: `warp_reduce_max<32>(v)`, `warpAllReduceSum<32>`
+_REDUCING = re.compile(r"(?i)reduce|sum|max|min|scan")
+
+
+def _group_reduction(toks: Sequence[Token], j: int, name: str) -> bool:
+    """`name<...>(` at the `<` of token ``j`` calls a reduction or scan helper of another file
+    with the constant as its width (TransformerEngine's `warp_reduce_max<kThreadsPerWarp>(v)`,
+    round 11): a reduction over groups of that many lanes leaves each group's result in its
+    own group on a 64-lane wavefront, as the caller's `tid / 32` slots expect."""
+    depth = 0
+    for k in range(j + 1, min(j + 100, len(toks) - 1)):
+        depth += (toks[k].text in ("<", "(")) - (toks[k].text in (">", ")"))
+        if depth < 0:
+            return toks[k + 1].text == "(" and _REDUCING.search(name) is not None
     return False
 
 
