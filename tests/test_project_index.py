@@ -93,3 +93,30 @@ def test_a_project_that_defines_cuda_arch_for_hip_owns_its_gates(tmp_path: Path)
     assert json.loads(run.output)["findings"] == []
     run = CliRunner().invoke(check, [str(tmp_path / "k.cu"), *args], catch_exceptions=False)
     assert [f["line"] for f in json.loads(run.output)["findings"]] == [2]
+
+
+def test_macros_the_tree_defines_from_the_cuda_version_reach_other_files(tmp_path):
+    """TransformerEngine: common.h defines `FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)`, 0 in
+    the HIP build (convert writes CUDA 12.0); another file's `#if FP4_TYPE_SUPPORTED` code is
+    then code HIP never compiles, and its PTX is not reported.  A macro of two values, or one
+    that tests `defined(__CUDA_ARCH__)`, stays unknown."""
+    common = (
+        "#pragma once\n#include <cuda.h>\n#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)\n"
+        "#define TWO CUDA_VERSION\n"
+        "#define HAS_ARCH (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800)\n"
+    )
+    other = "#define TWO (CUDA_VERSION + 1)\n"
+    fp4 = (
+        '#include "common.h"\n#if FP4_TYPE_SUPPORTED\n__device__ unsigned cvt(float a) {\n'
+        '  unsigned r;\n  asm("cvt.rn.satfinite.e2m1x2.f32 %0, %1, %1;" : "=r"(r) : "f"(a));\n'
+        "  return r;\n}\n#endif\n"
+    )
+    index = index_of([t.encode() for t in (common, other, fp4)], ctx().mappings)
+    assert index.hip_values == ("FP4_TYPE_SUPPORTED=0",)
+    for name, text in (("common.h", common), ("other.h", other), ("fp4.cu", fp4)):
+        (tmp_path / name).write_text(text)
+    args = ["--select", "HZ310", "--format", "json"]
+    run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+    assert json.loads(run.output)["findings"] == []
+    run = CliRunner().invoke(check, [str(tmp_path / "fp4.cu"), *args], catch_exceptions=False)
+    assert len(json.loads(run.output)["findings"]) == 1  # alone, the value is not known

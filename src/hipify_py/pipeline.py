@@ -194,7 +194,14 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
     collecting = gc.isenabled()
     gc.disable()
     try:
-        unit = Unit(path, text, ctx.mappings, clang_args=_clang_args(ctx), hermetic=_hermetic(ctx))
+        unit = Unit(
+            path,
+            text,
+            ctx.mappings,
+            clang_args=_clang_args(ctx),
+            hermetic=_hermetic(ctx),
+            project_defines=ctx.project.hip_values,
+        )
         try:
             return work(unit, ctx)
         finally:

@@ -17,7 +17,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .frontend.conditions import expression_value
 from .frontend.directives import ARCH
+from .frontend.hip_build import HIP_BUILD
+from .frontend.lexer import lex
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -34,11 +37,17 @@ class ProjectIndex:
 
     defined: frozenset[str] = frozenset()
     hip_macros: frozenset[str] = frozenset()
+    # `NAME=VALUE` of the object-like macros the tree defines from the CUDA version or
+    # architecture macros, whose value the HIP build fixes: TransformerEngine's common.h
+    # `#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)` is 0 where convert writes CUDA 12.0
+    # (round 11: findings in `#if FP4_TYPE_SUPPORTED` code HIP never compiles)
+    hip_values: tuple[str, ...] = ()
 
     def digest(self) -> str:
         """A short hash of the index, for the per-file cache key (a file's findings depend on
         what the rest of its tree defines)."""
-        text = "\n".join(sorted(self.defined)) + "\0" + "\n".join(sorted(self.hip_macros))
+        parts = (sorted(self.defined), sorted(self.hip_macros), list(self.hip_values))
+        text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -57,6 +66,7 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
     """The mapped names that the sources ``texts`` define."""
     names: set[str] = set()
     hip_macros: set[str] = set()
+    values: dict[str, int | None] = {}
     for data in texts:
         hip = _INCLUDES_HIP.search(data) is not None
         for m in _MACRO.finditer(data):
@@ -64,8 +74,33 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
             if hip:
                 hip_macros.add(m.group(1).decode("ascii"))
         names.update(_functions(data))
+        for name, value in _version_macros(data):
+            values[name] = value if values.get(name, value) == value else None
     known = frozenset(mappings.known(names))
-    return ProjectIndex(known, (known | {ARCH}) & hip_macros)
+    hip_values = tuple(sorted(f"{n}={v}" for n, v in values.items() if v is not None))
+    return ProjectIndex(known, (known | {ARCH}) & hip_macros, hip_values)
+
+
+# `#define NAME body` on one line (object-like: no `(` right after the name)
+_OBJECT_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\r\n]*)$", re.M)
+_VERSION_NAMES = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_\w+|__CUDA_ARCH__)\b")
+
+
+def _version_macros(data: bytes) -> Iterator[tuple[str, int | None]]:
+    """(name, value in the HIP build) of each object-like macro ``data`` defines from the CUDA
+    version or architecture macros; None where the body is not an expression the HIP build's
+    values decide (a continued line, a name of the project's own, a `defined(__CUDA_ARCH__)`
+    device-pass test, which convert rewrites)."""
+    for m in _OBJECT_MACRO.finditer(data):
+        body = m.group(2)
+        if not _VERSION_NAMES.search(body):
+            continue
+        name = m.group(1).decode("ascii")
+        if body.rstrip().endswith(b"\\") or b"defined" in body:
+            yield name, None  # continued, or a device-pass test convert rewrites
+            continue
+        tokens = lex(body.decode("utf-8", "replace")).tokens
+        yield name, expression_value(tokens, HIP_BUILD)
 
 
 def _functions(data: bytes) -> Iterator[str]:

@@ -422,9 +422,8 @@ def _branches_of(unit: Unit, cuda: bool) -> Inactive:
     key = "_cuda_inactive" if cuda else "_hip_inactive"
     found = unit.__dict__.get(key)
     if found is None:
-        defines = (
-            [] if cuda else [a[2:] for a in unit.clang_args if a.startswith("-D") and len(a) > 2]
-        )
+        flags = [a[2:] for a in unit.clang_args if a.startswith("-D") and len(a) > 2]
+        defines = [] if cuda else [*unit.project_defines, *flags]  # -D flags win
         found = hip_inactive(unit.tokens, unit.directives, defines, cuda)
         unit.__dict__[key] = found
     return found

@@ -57,6 +57,9 @@ class Unit:
     mappings: MappingIndex
     clang_args: tuple[str, ...] = ()
     hermetic: bool = True
+    # `NAME=VALUE` the rest of the tree fixes for the HIP build (``ProjectIndex.hip_values``):
+    # settings of the branch evaluator below the file's own -D flags, not of the parse
+    project_defines: tuple[str, ...] = ()
     _ast_error: str | None = field(default=None, init=False)
 
     @cached_property
