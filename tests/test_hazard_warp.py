@@ -702,3 +702,21 @@ def test_hz106_an_unresolved_parameter_mask_is_named_as_one():
 """
     [found] = only("HZ106", src)
     assert "32-bit parameter of this function" in found.message
+
+
+def test_hz105_a_ballot_only_lanes_below_32_run_loses_nothing():
+    """TransformerEngine's standalone_topk: the ballot runs under `if (threadIdx.x < 32)`, so
+    lanes 32-63 never vote and 32 bits hold every vote; in the `else`, or outside, it does not."""
+    src = """#define WARP_SIZE 32
+__global__ void k(const int* in, int* out) {
+  if (threadIdx.x < WARP_SIZE) {
+    unsigned mask = __ballot_sync(0xffffffffu, in[threadIdx.x] > 0);
+    out[0] = __popc(mask);
+  } else {
+    unsigned m2 = __ballot_sync(0xffffffffu, in[threadIdx.x] > 1);
+    out[1] = __popc(m2);
+  }
+  unsigned m3 = __ballot_sync(0xffffffffu, in[0] > 0);
+  out[2] = m3;
+}"""
+    assert [f.line for f in only("HZ105", src)] == [7, 10]

@@ -32,8 +32,8 @@ from collections.abc import Iterator, Sequence
 from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
-from ..analysis.functions import scope_of
-from ..analysis.values import type_size
+from ..analysis.functions import enclosing_conditions, function_at, scope_of
+from ..analysis.values import evaluate, type_size
 from ..analysis.warp_model import related
 from ..context import Context
 from ..findings import Finding, Fix, Severity
@@ -102,6 +102,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     covered: set[int] = set()  # bit intrinsics a reported store lists as its dependent lines
     bit_calls = {c.open: c for c in calls(unit, _BIT32)}
     for c in ballots:
+        if _low_lanes_only(unit, c):
+            continue  # only lanes 0-31 vote: 32 bits hold every vote
         # 1. the whole argument of a 32-bit bit intrinsic: __popc(__ballot(p))
         outer = _bit_call_around(toks, c, bit_calls)
         if outer is not None:
@@ -139,6 +141,59 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 # one mask of one function is one fix (widen it): one finding, the rest its lines
                 extra={"root_cause": f"{var}@{scope}"},
             )
+
+
+# a thread or lane id, as a condition's left side spells it
+_THREAD_IDS = frozenset({"threadIdx.x", "tid", "lane", "laneid", "lane_id", "laneId", "tx"})
+
+
+def _low_lanes_only(unit: Unit, c: Call) -> bool:
+    """The ballot ``c`` runs in the then-branch of an `if` whose condition requires a thread
+    or lane id below 32 (`if (threadIdx.x < 32)`, `if (lane < WARP_SIZE && ...)` with
+    WARP_SIZE 32 in the file): lanes 32-63 never vote, so its upper 32 bits are zero
+    (TransformerEngine's standalone_topk, round 11)."""
+    func = function_at(unit, c.index)
+    if func is None:
+        return False
+    toks = unit.tokens
+    for keyword, first, end in enclosing_conditions(unit, c.index, func):
+        if keyword != "if" or not _in_then_branch(unit, end + 1, c.index):
+            continue
+        for a, b in _conjuncts(toks, first, end):
+            ops = [k for k in range(a, b) if toks[k].text in ("<", "<=")]
+            if len(ops) != 1:
+                continue
+            k = ops[0]
+            if "".join(t.text for t in toks[a:k]) not in _THREAD_IDS:
+                continue
+            bound = evaluate(unit, k + 1, b)
+            if bound is not None and bound <= (32 if toks[k].text == "<" else 31):
+                return True
+    return False
+
+
+def _conjuncts(toks: Sequence[Token], first: int, end: int) -> list[tuple[int, int]]:
+    """The token ranges of ``toks[first:end]`` joined by top-level `&&`."""
+    out, start, depth = [], first, 0
+    for k in range(first, end):
+        depth += (toks[k].text == "(") - (toks[k].text == ")")
+        if depth == 0 and toks[k].text == "&&":
+            out.append((start, k))
+            start = k + 1
+    out.append((start, end))
+    return out
+
+
+def _in_then_branch(unit: Unit, body: int, i: int) -> bool:
+    """Token ``i`` is in the statement that starts at token ``body`` (an if's then-branch),
+    not in an `else` after it."""
+    toks = unit.tokens
+    if body >= len(toks):
+        return False
+    if toks[body].text == "{":
+        close = unit.lexed.brackets.get(body)
+        return close is not None and body < i < close
+    return not any(toks[k].text == ";" for k in range(body, i))
 
 
 def _bit_call_around(toks: Sequence[Token], c: Call, bit_calls: dict[int, Call]) -> Call | None:
