@@ -82,6 +82,10 @@ def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):
         (b"__half h;", True),
         (b"__halfway h;", False),
         (b"int m = __NV_SATFINITE;", True),
+        # warp-ctc's ctc.h: a forward declaration of the driver's stream type, and nothing else
+        (b"typedef struct CUstream_st* GPUstream;", True),
+        (b"CUdeviceptr p; CUresult r;", True),
+        (b"int CUSTOM_LIMIT = CUPS;", False),
         # a header of inline-PTX macros has no other CUDA sign; x86 inline assembly is not PTX
         (b'#define LD(R, a) asm volatile("ldmatrix.sync.aligned.x1.m8n8.shared.b16 {%0}"', True),
         (b'#define WAIT() asm volatile("cp.async.wait_all;\\n" ::)', True),

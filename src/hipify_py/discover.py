@@ -59,6 +59,9 @@ _CUDA_USES = tuple(
         rb"cu(?<=\bcu)(?:da[A-Z_]\w*|(?:blas|rand|sparse|fft|solver|dnn|Ctx|Mem|Stream|Device"
         rb"|Launch)\w*|b::)\b",
         rb"nccl(?<=\bnccl)\w+\b",
+        # the driver API's types (`typedef struct CUstream_st* GPUstream;`, warp-ctc's ctc.h)
+        rb"CU(?<=\bCU)(?:stream|event|context|ctx|device|function|module|result|graph|array"
+        rb"|texObject|surfObject|mem|tensorMap)\w*\b",
         rb"__(?<=\b__)(?:global|device|shared)__\b",
         rb"threadIdx(?<=\bthreadIdx)\b",
         rb"blockIdx(?<=\bblockIdx)\b",
