@@ -103,6 +103,26 @@ __host__ __device__ inline unsigned __vmaxs4(unsigned a, unsigned b) {
   }
   return r;
 }
+__host__ __device__ inline unsigned __vsub4(unsigned a, unsigned b) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; i += 8) r |= (((a >> i) - (b >> i)) & 0xffu) << i;
+  return r;
+}
+__host__ __device__ inline unsigned __vsubss4(unsigned a, unsigned b) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; i += 8) {
+    int d = (int)(signed char)(a >> i) - (int)(signed char)(b >> i);
+    d = d < -128 ? -128 : (d > 127 ? 127 : d);
+    r |= (unsigned)(unsigned char)d << i;
+  }
+  return r;
+}
+__host__ __device__ inline unsigned __vcmpeq4(unsigned a, unsigned b) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; i += 8) r |= (((a >> i) & 0xffu) == ((b >> i) & 0xffu) ? 0xffu : 0u) << i;
+  return r;
+}
+__host__ __device__ inline unsigned __vcmpne4(unsigned a, unsigned b) { return ~__vcmpeq4(a, b); }
 """
 
 _CUB_DEBUG = """\
@@ -219,7 +239,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         ROUNDED,
         frozenset(f"{o[0]}_r{r}" for o in ROUNDED_OPS for r in ROUNDING),
     ),
-    "bytes": ("HIPIFY_PY_SHIM_BYTES", _BYTES, frozenset({"__dp4a", "__vmaxs4"})),
+    "bytes": (
+        "HIPIFY_PY_SHIM_BYTES",
+        _BYTES,
+        frozenset({"__dp4a", "__vmaxs4", "__vsub4", "__vsubss4", "__vcmpeq4", "__vcmpne4"}),
+    ),
     "cub_debug": ("HIPIFY_PY_SHIM_CUB_DEBUG", _CUB_DEBUG, frozenset({"CubDebugExit"})),
     "qualifiers": (
         "HIPIFY_PY_SHIM_QUALIFIERS",
