@@ -214,3 +214,25 @@ def test_spaced_launches_convert_like_unspaced_ones(
         timeout=300,
     )
     assert check.returncode == 0, check.stderr[-2000:]
+
+
+PASTED = """#define LAUNCH(tag) \\
+  void launch_##tag(const float* x, float* y, cudaStream_t s) { \\
+    k_##tag##_cuda1<<<1, 64, 0, s>>>(x, y); \\
+  }
+__global__ void k_f32_cuda1(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x]; }
+LAUNCH(f32)
+"""
+
+
+def test_a_kernel_name_pasted_in_a_macro_is_launched_whole(nvcc, gfx942_check, tmp_path):
+    """candle's mmvq launches: `k_##tag##_cuda1<<<...>>>` inside a macro body; the launch took
+    only `_cuda1` as the kernel, an undeclared name once the macro expanded."""
+    (tmp_path / "p.cu").write_text(PASTED)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "p.cu"), "-o", str(tmp_path / "p.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    out = hip(PASTED)
+    assert "hipLaunchKernelGGL(k_##tag##_cuda1, dim3(1), dim3(64), 0, s, x, y);" in out
+    (tmp_path / "p.hip").write_text(out)
+    proc = gfx942_check(tmp_path / "p.hip")
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -63,16 +63,7 @@ def _kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool
         templated = True
         i = opening - 1
     if tokens[i].kind is Kind.IDENT:
-        # extend over qualifiers: a::b::k, ::k, obj.k is not a kernel form CUDA allows
-        while i >= 2 and tokens[i - 1].text == "::" and tokens[i - 2].kind is Kind.IDENT:
-            i -= 2
-        if (
-            i >= 1
-            and tokens[i - 1].text == "::"
-            and (i < 2 or tokens[i - 2].kind is not Kind.IDENT)
-        ):
-            i -= 1
-        return i, templated
+        return _qualified_start(tokens, i), templated
     if tokens[i].text == ")" and not templated:  # (kernel_ptr)<<<...>>> or (*fp)<<<...>>>
         opening = match_backward(tokens, i)
         if opening is None:
@@ -81,6 +72,19 @@ def _kernel_name_start(tokens: Sequence[Token], chevron: int) -> tuple[int, bool
             return None  # f(x)<<<...: the parentheses are a call's arguments, not a kernel
         return opening, False
     return None
+
+
+def _qualified_start(tokens: Sequence[Token], i: int) -> int:
+    """The first token of the kernel name that ends at identifier ``i``: over names pasted in
+    a macro body (`k_##tag##_cuda1<<<...>>>`, candle's mmvq launches) and qualifiers
+    (`a::b::k`, `::k`; `obj.k` is not a kernel form CUDA allows)."""
+    while i >= 2 and tokens[i - 1].text == "##" and tokens[i - 2].kind is Kind.IDENT:
+        i -= 2
+    while i >= 2 and tokens[i - 1].text == "::" and tokens[i - 2].kind is Kind.IDENT:
+        i -= 2
+    if i >= 1 and tokens[i - 1].text == "::" and (i < 2 or tokens[i - 2].kind is not Kind.IDENT):
+        i -= 1
+    return i
 
 
 def _is_callee(tokens: Sequence[Token], k: int) -> bool:
