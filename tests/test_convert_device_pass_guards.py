@@ -64,3 +64,23 @@ def test_the_fixture_s_kernel_callee_takes_the_device_branch():
     assert f"#if {EITHER}\n#include <hip/hip_math_constants.h>" in out
     guard = "#if !defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)\n  if (n < 0) throw"
     assert guard in out
+
+
+def test_a_device_branch_that_reads_cuda_arch_as_a_value_is_left_to_hz501():
+    """candle (ggml-derived): `#ifdef __CUDA_ARCH__` / `#define NO_DEVICE_CODE
+    no_device_code(..., __CUDA_ARCH__, ...)`: made a test of __HIP_DEVICE_COMPILE__, HIP's
+    device pass compiled an undeclared name; the test stays, and HZ501 names the value."""
+    src = """#ifdef __CUDA_ARCH__
+#define NO_DEVICE_CODE no_device_code(__FILE__, __LINE__, __CUDA_ARCH__)
+#else
+#define NO_DEVICE_CODE
+#endif
+#ifdef __CUDA_ARCH__
+#include <math_constants.h>
+#endif
+"""
+    out = hip(src)
+    assert out.count("#ifdef __CUDA_ARCH__") == 1  # the first stays
+    assert "#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)" in out  # the second
+    [found] = only("HZ501", src)
+    assert found.line == 2 and "used as a value in a macro" in found.message

@@ -86,7 +86,6 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
             continue  # a device-pass test convert rewrites, or one written for HIP already
         if t.in_directive and defined_span(toks, i) is not None and _compared(toks, i):
             continue  # `defined(X) && X >= 800`: the comparison is the gate to report
-        nxt = toks[i + 1] if i + 1 < len(toks) else None
         prev = toks[i - 1].text if i > 0 else ""
         if t.in_directive and prev == "define":
             continue
@@ -98,40 +97,55 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         ):
             continue  # HIP takes the branch an sm_90 device pass takes, a tuning value, a
             # fallback the gate offers, or the gate only re-spells CUDA API names
-        if nxt is not None and nxt.text in _COMPARISONS and nxt.in_directive == t.in_directive:
-            k = i + 2
-            value = toks[k].text if k < len(toks) else "?"
-            taken = _true_at_zero(nxt.text, value)  # hip-clang: an undefined name reads 0
-            effect = (
-                "so HIP compiles this branch, the one for the oldest GPUs"
-                if taken
-                else "so this branch is never compiled for AMD"
-            )
-            msg = (
-                f"capability gate `{t.text} {nxt.text} {value}`: {t.text} is undefined "
-                f"on HIP, {effect} (use __gfx*__ or __HIP_ARCH_HAS_* feature macros)"
-            )
-        elif t.text != "__CUDA_ARCH__" and t.in_directive:
-            what = (
-                "nvcc's list of target GPUs"
-                if t.text == "__CUDA_ARCH_LIST__"
-                else "an nvcc architecture feature macro"
-            )
-            msg = (
-                f"`{t.text}` ({what}) is undefined on HIP, so this branch is never compiled "
-                f"for AMD (use __gfx*__ or __HIP_ARCH_HAS_* feature macros)"
-            )
-        elif prev in ("ifdef", "ifndef", "(", "defined") or t.in_directive:
-            msg = (
-                f"`{t.text}` is undefined on HIP: as a device-pass guard use "
-                f"__HIP_DEVICE_COMPILE__ (device code would take the host branch)"
-            )
-        else:
-            msg = f"`{t.text}` is undefined on HIP (no AMD equivalent for compute capability)"
+        msg = _message(toks, i)
         # a gate repeated verbatim (`#if __CUDA_ARCH__ >= 200` around each of a dozen
         # kernels) is one decision: one finding, the others its lines
         cause = unit.line_text(unit.lines.position(t.start)[0]).strip() if t.in_directive else ""
         yield report(t.start, t.end, msg, extra={"root_cause": cause} if cause else {})
+
+
+def _message(toks: Sequence[Token], i: int) -> str:
+    """What the ``__CUDA_ARCH*`` at token ``i`` does on HIP: a capability gate's branch, a
+    feature macro's, a value in a macro body, a device-pass guard, or a value in code."""
+    t = toks[i]
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    prev = toks[i - 1].text if i > 0 else ""
+    if nxt is not None and nxt.text in _COMPARISONS and nxt.in_directive == t.in_directive:
+        k = i + 2
+        value = toks[k].text if k < len(toks) else "?"
+        taken = _true_at_zero(nxt.text, value)  # hip-clang: an undefined name reads 0
+        effect = (
+            "so HIP compiles this branch, the one for the oldest GPUs"
+            if taken
+            else "so this branch is never compiled for AMD"
+        )
+        return (
+            f"capability gate `{t.text} {nxt.text} {value}`: {t.text} is undefined "
+            f"on HIP, {effect} (use __gfx*__ or __HIP_ARCH_HAS_* feature macros)"
+        )
+    elif t.text != "__CUDA_ARCH__" and t.in_directive:
+        what = (
+            "nvcc's list of target GPUs"
+            if t.text == "__CUDA_ARCH_LIST__"
+            else "an nvcc architecture feature macro"
+        )
+        return (
+            f"`{t.text}` ({what}) is undefined on HIP, so this branch is never compiled "
+            f"for AMD (use __gfx*__ or __HIP_ARCH_HAS_* feature macros)"
+        )
+    elif t.in_directive and _in_macro_body(toks, i):
+        return (
+            f"`{t.text}` used as a value in a macro: undefined on HIP, so the macro "
+            f"names an undeclared identifier wherever HIP compiles it (pass a value of "
+            f"the project's own, or leave the branch to CUDA)"
+        )
+    elif prev in ("ifdef", "ifndef", "(", "defined") or t.in_directive:
+        return (
+            f"`{t.text}` is undefined on HIP: as a device-pass guard use "
+            f"__HIP_DEVICE_COMPILE__ (device code would take the host branch)"
+        )
+    else:
+        return f"`{t.text}` is undefined on HIP (no AMD equivalent for compute capability)"
 
 
 # the device pass HIP should behave like: a current GPU built with the CUDA the tables target
@@ -190,6 +204,16 @@ def _directive_around(toks: Sequence[Token], i: int) -> tuple[int, int]:
     while end + 1 < len(toks) and toks[end + 1].in_directive and toks[end + 1].text != "#":
         end += 1
     return start, end
+
+
+def _in_macro_body(toks: Sequence[Token], i: int) -> bool:
+    """Token ``i`` is in the replacement of a `#define`, not a `defined(...)` test."""
+    start, _ = _directive_around(toks, i)
+    return (
+        start + 2 < i
+        and toks[start + 1].text == "define"
+        and toks[i - 1].text not in ("(", "defined")
+    )
 
 
 def _names(toks: Sequence[Token], i: int, name: str) -> bool:

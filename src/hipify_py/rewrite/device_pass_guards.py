@@ -46,10 +46,50 @@ def _edits(unit: Unit) -> dict[int, Edit]:
         return {}
     toks = unit.tokens
     out: dict[int, Edit] = {}
-    for line in lines(toks, unit.directives):
+    found = lines(toks, unit.directives)
+    # tokens of #if/#elif lines: a comparison there reads 0 on HIP, no undeclared name
+    conditions = {k for ln in found if ln.word in ("if", "elif") for k in range(ln.at, ln.after)}
+    for n, line in enumerate(found):
         if device_pass_test(line.word, line.body) and all(t.text != DEVICE for t in line.body):
-            out.update(_line_edits(toks, line))  # (a line naming DEVICE is HIP's already)
+            if not _device_branch_reads_arch(toks, found, n, conditions):
+                out.update(_line_edits(toks, line))  # (a line naming DEVICE is HIP's already)
     return out
+
+
+_OPENERS = frozenset({"if", "ifdef", "ifndef"})
+
+
+def _device_branch_reads_arch(
+    toks: Sequence[Token], found: list[Line], n: int, conditions: set[int]
+) -> bool:
+    """The branch the device pass takes at line ``n`` (after `#ifdef __CUDA_ARCH__`, the
+    `#else` of `#ifndef`) uses ``__CUDA_ARCH__`` as a value, in code or a `#define` body
+    (candle's `#define NO_DEVICE_CODE no_device_code(..., __CUDA_ARCH__, ...)`): HIP's device
+    pass would compile an undeclared name, so the test is left for HZ501 to report."""
+    line = found[n]
+    bounds, depth = [n], 0
+    for k in range(n + 1, len(found)):
+        word = found[k].word
+        if word in _OPENERS:
+            depth += 1
+        elif depth and word == "endif":
+            depth -= 1
+        elif not depth and word in ("elif", "else", "endif"):
+            bounds.append(k)
+            if word == "endif":
+                break
+    negated = line.word == "ifndef" or any(t.text == "!" for t in line.body)
+    if negated and len(bounds) > 2 and found[bounds[1]].word == "else":
+        first, last = found[bounds[1]].after, found[bounds[2]].at
+    elif not negated and len(bounds) > 1:
+        first, last = line.after, found[bounds[1]].at
+    else:
+        return False
+    conditions = {k for ln in found if ln.word in ("if", "elif") for k in range(ln.at, ln.after)}
+    return any(
+        toks[k].text == ARCH and k not in conditions and defined_span(toks, k) is None
+        for k in range(first, last)
+    )
 
 
 def _line_edits(toks: Sequence[Token], line: Line) -> dict[int, Edit]:
