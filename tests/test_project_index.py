@@ -19,10 +19,10 @@ from hipify_py.project_index import index_of
 COMPAT = """#pragma once
 #include <hip/hip_runtime.h>
 #define __shfl_down_sync(mask, var, delta) __shfl_down(var, delta)
-static __device__ __forceinline__ int __vsubss4(const int a, const int b) { return a - b; }
+static __device__ __forceinline__ int __vsubus4(const int a, const int b) { return a - b; }
 """
 USER = """#include "vendors/hip.h"
-__device__ int dot(int a, int b) { return __vsubss4(a, b); }
+__device__ int dot(int a, int b) { return __vsubus4(a, b); }
 __device__ int sum(int v) {
   unsigned mask = 0xffffffffu;
   return v + __shfl_down_sync(mask, v, 1);
@@ -47,7 +47,7 @@ def test_a_tree_knows_the_names_another_file_defines(tmp_path: Path, monkeypatch
     (tree / "vendors").mkdir(parents=True)
     (tree / "vendors" / "hip.h").write_text(COMPAT)
     (tree / "dot.cu").write_text(USER)
-    # over the tree: __vsubss4 is the project's, its __shfl_down_sync drops the mask
+    # over the tree: __vsubus4 is the project's, its __shfl_down_sync drops the mask
     assert _rules(tree) == []
     # the file on its own (its header out of reach) knows no tree: both are reported
     (tmp_path / "alone").mkdir()

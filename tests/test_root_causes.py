@@ -16,7 +16,7 @@ SIMD = """__global__ void simd(const unsigned* a, const unsigned* b, unsigned* o
   o[1] = __vabs4(x);
   o[2] = __vadd2(x, y);
   o[3] = __vadd2(y, x);
-  o[4] = __vsub4(x, y);
+  o[4] = __vsubus4(x, y);
   o[5] = __vcmpeq2(x, y);
 }
 """
@@ -28,7 +28,7 @@ def test_the_missing_names_of_one_family_are_one_finding(nvcc, tmp_path):
     assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
     (found,) = only("HZ300", SIMD)
     assert found.line == 3 and found.extra["related_lines"] == "4,5,6,7,8"
-    assert "the same holds for `__vabs4`, `__vadd2`, `__vsub4`, `__vcmpeq2`" in found.message
+    assert "the same holds for `__vabs4`, `__vadd2`, `__vsubus4`, `__vcmpeq2`" in found.message
     lines = [r["physicalLocation"]["region"]["startLine"] for r in _related(found)]
     assert lines == [4, 5, 6, 7, 8]
 
