@@ -9,7 +9,7 @@ directives through these functions, so they agree on what a directive line is.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -35,6 +35,24 @@ class Line(NamedTuple):
     start: int  # offset of the '#'
     end: int  # offset just past the line's last token
     after: int  # index in ``tokens`` just past the line's last token
+
+
+def branch_bounds(word: Callable[[int], str], at: int, end: int) -> list[int]:
+    """The directive positions of the ``#if`` at position ``at`` (``word(k)`` is the word of
+    directive ``k``): its line, each ``#elif``/``#else`` of the same level, and its ``#endif``;
+    the list stops short when no ``#endif`` comes before position ``end``."""
+    bounds, depth = [at], 0
+    for k in range(at + 1, end):
+        w = word(k)
+        if w in CONDITIONAL_OPEN:
+            depth += 1
+        elif depth and w == "endif":
+            depth -= 1
+        elif not depth and w in ("elif", "else", "endif"):
+            bounds.append(k)
+            if w == "endif":
+                break
+    return bounds
 
 
 def lines(tokens: Sequence[Token], directives: Sequence[int]) -> list[Line]:

@@ -51,7 +51,7 @@ from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.conditions import evaluate, inactive_in
-from ..frontend.directives import ARCH, defined_span
+from ..frontend.directives import ARCH, branch_bounds, defined_span
 from ..frontend.hip_build import UNDEFINED
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
@@ -248,12 +248,10 @@ _BRANCH_LINES = 256  # directive lines of one #if group looked at
 def _tunes_constants(unit: Unit, i: int) -> bool:
     """The ``#if`` on token ``i``'s line, through its ``#endif``, holds nothing but
     ``#define NAME number`` lines, the same names in every branch, and has an ``#else``."""
-    bounds = _if_group(unit, i)
+    bounds = _directives_only(unit, i)
     if bounds is None:
         return False
     toks, dirs = unit.tokens, unit.directives
-    if not all(t.in_directive for t in toks[dirs[bounds[0]] : dirs[bounds[-1]]]):
-        return False  # code between the directive lines
     if all(unit.directive_word(dirs[k]) != "else" for k in bounds):
         return False
     branches = [
@@ -266,6 +264,17 @@ def _tunes_constants(unit: Unit, i: int) -> bool:
     ]
     complete = len(branches) == len(bounds) - 1  # no branch holds anything else
     return complete and bool(branches[0]) and all(b == branches[0] for b in branches)
+
+
+def _directives_only(unit: Unit, i: int) -> list[int] | None:
+    """The ``_if_group`` of token ``i``'s line when only directive lines stand between its
+    ``#if`` and ``#endif`` (no code in any branch), else None."""
+    bounds = _if_group(unit, i)
+    if bounds is None:
+        return None
+    toks, dirs = unit.tokens, unit.directives
+    inside = toks[dirs[bounds[0]] : dirs[bounds[-1]]]
+    return bounds if all(t.in_directive for t in inside) else None
 
 
 def _if_group(unit: Unit, i: int) -> list[int] | None:
@@ -354,12 +363,10 @@ def _api_shim(unit: Unit, i: int) -> bool:
     names, which HIP has itself: ccminer's `#if CUDA_VERSION >= 9000 && __CUDA_ARCH__ >= 300`
     / `#define __shfl(v, l, w) __shfl_sync(0xFFFFFFFFu, v, l, w)` (HIP has `__shfl`), and
     `#if __CUDA_ARCH__ < 320` / `#define __ldg(x) (*(x))` (HIP's `__ldg` is that load)."""
-    bounds = _if_group(unit, i)
+    bounds = _directives_only(unit, i)
     if bounds is None:
         return False
     toks, dirs = unit.tokens, unit.directives
-    if not all(t.in_directive for t in toks[dirs[bounds[0]] : dirs[bounds[-1]]]):
-        return False  # code between the directive lines
     names = set()
     for k in range(bounds[0] + 1, bounds[-1]):
         if k in bounds:
@@ -371,20 +378,11 @@ def _api_shim(unit: Unit, i: int) -> bool:
 
 
 def _branches(unit: Unit, at: int) -> list[int]:
-    """Directive indexes of the ``#if`` at directive ``at``: its line, each ``#elif``/``#else``
-    of the same level, and its ``#endif`` (the list stops short without one)."""
-    bounds, depth = [at], 0
-    for k in range(at + 1, min(len(unit.directives), at + _BRANCH_LINES)):
-        word = unit.directive_word(unit.directives[k])
-        if word in ("if", "ifdef", "ifndef"):
-            depth += 1
-        elif depth and word == "endif":
-            depth -= 1
-        elif not depth and word in ("elif", "else", "endif"):
-            bounds.append(k)
-            if word == "endif":
-                break
-    return bounds
+    """Directive indexes of the ``#if`` at directive ``at`` (``branch_bounds``), looked at
+    over ``_BRANCH_LINES`` directive lines."""
+    dirs = unit.directives
+    end = min(len(dirs), at + _BRANCH_LINES)
+    return branch_bounds(lambda k: unit.directive_word(dirs[k]), at, end)
 
 
 def _defines_a_number(toks: Sequence[Token], d: int) -> bool:

@@ -24,7 +24,14 @@ from collections.abc import Iterator, Sequence
 from ..analysis.tokens import cached
 from ..context import Context
 from ..edits import Edit
-from ..frontend.directives import ARCH, Line, defined_span, device_pass_test, lines
+from ..frontend.directives import (
+    ARCH,
+    Line,
+    branch_bounds,
+    defined_span,
+    device_pass_test,
+    lines,
+)
 from ..frontend.lexer import Token
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
@@ -56,9 +63,6 @@ def _edits(unit: Unit) -> dict[int, Edit]:
     return out
 
 
-_OPENERS = frozenset({"if", "ifdef", "ifndef"})
-
-
 def _device_branch_reads_arch(
     toks: Sequence[Token], found: list[Line], n: int, conditions: set[int]
 ) -> bool:
@@ -67,17 +71,7 @@ def _device_branch_reads_arch(
     (candle's `#define NO_DEVICE_CODE no_device_code(..., __CUDA_ARCH__, ...)`): HIP's device
     pass would compile an undeclared name, so the test is left for HZ501 to report."""
     line = found[n]
-    bounds, depth = [n], 0
-    for k in range(n + 1, len(found)):
-        word = found[k].word
-        if word in _OPENERS:
-            depth += 1
-        elif depth and word == "endif":
-            depth -= 1
-        elif not depth and word in ("elif", "else", "endif"):
-            bounds.append(k)
-            if word == "endif":
-                break
+    bounds = branch_bounds(lambda k: found[k].word, n, len(found))
     negated = line.word == "ifndef" or any(t.text == "!" for t in line.body)
     if negated and len(bounds) > 2 and found[bounds[1]].word == "else":
         first, last = found[bounds[1]].after, found[bounds[2]].at
