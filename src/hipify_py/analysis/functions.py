@@ -78,13 +78,15 @@ def _find_functions(tokens: Sequence[Token], braces: list[int]) -> list[Func]:
                     close = match(tokens, i)
                     if close is not None:
                         out.append(
-                            Func(name.text, name_i, i, close, _specifiers(tokens, name_i), (k, j))
+                            Func(name.text, name_i, i, close, specifiers(tokens, name_i), (k, j))
                         )
                         after = close + 1
     return out
 
 
-def _specifiers(tokens: Sequence[Token], name_i: int) -> frozenset[str]:
+def specifiers(tokens: Sequence[Token], name_i: int) -> frozenset[str]:
+    """The words of the declaration before the name at token ``name_i`` (its CUDA qualifiers,
+    `static`, `template`, the return type), back to the statement before it."""
     found = set()
     j = name_i - 1
     while j >= 0:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
+from .functions import specifiers
 from .tokens import split
 
 VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
@@ -135,14 +136,7 @@ def wins_every_call(unit: Unit, d: OperatorDef) -> bool:
 def _one_sided(unit: Unit, d: OperatorDef) -> bool:
     """The definition says `__device__` or `__host__`, not both (a macro that may expand to
     both, or no qualifier at all, is not known to be one-sided)."""
-    toks = unit.tokens
-    k = d.at
-    words: set[str] = set()
-    while k > 0 and toks[k - 1].text not in (";", "{", "}") and d.at - k < 32:
-        k -= 1
-        if toks[k].in_directive:
-            break
-        words.add(toks[k].text)
+    words = specifiers(unit.tokens, d.at)
     return ("__device__" in words) != ("__host__" in words)
 
 

@@ -47,7 +47,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 
-from ..analysis.functions import functions
+from ..analysis.functions import function_at, functions
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -216,7 +216,7 @@ def _near_fp8(unit: Unit) -> Callable[[int], bool]:
     direct = {f.name for f in funcs if _names_fp8(unit, f.params[0], f.close)}
 
     def near(k: int) -> bool:
-        func = next((f for f in funcs if f.open < k < f.close), None)
+        func = function_at(unit, k)
         if func is None or toks[k].in_directive:
             return True
         if func.name in direct:
