@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from .calls import calls
+from .calls import Call, calls
 from .functions import Func, declaration_head, function_at
 from .launches import launched_name
-from .tokens import split
+from .tokens import cached, split
 from .values import evaluate
 
 GROUP32 = "group32"
@@ -28,24 +28,42 @@ def block_model(unit: Unit, f: Func) -> str | None:
         return None
     toks = unit.tokens
     header = declaration_head(toks, f)
-    for c in calls(unit, {"__launch_bounds__"}):
+    for c in _launch_bounds(unit):
         if header.start <= c.index < header.stop and c.args:
             bound = evaluate(unit, *c.args[0])
             if bound is not None and bound <= 32:
                 return BLOCK32
-    shapes = []
-    ends = unit.launch_config_ends
-    for i in unit.launch_openers:
-        stop = ends.get(i)
-        if stop is None or launched_name(toks, i) != f.name:
-            continue
-        args = split(toks, i + 1, stop)
-        shapes.append(_block_shape(unit, *args[1]) if len(args) > 1 else None)
+    shapes = _launch_shapes(unit).get(f.name)
     if not shapes or None in shapes:
         return None
     if all(x * rest <= 32 for x, rest in shapes):  # type: ignore[misc]
         return BLOCK32
     return GROUP32 if all(x == 32 for x, _rest in shapes) else None  # type: ignore[misc]
+
+
+def _launch_bounds(unit: Unit) -> list[Call]:
+    """The file's `__launch_bounds__(...)`, found once for all its kernels."""
+    return cached(unit, "_hz_launch_bounds", lambda: list(calls(unit, {"__launch_bounds__"})))
+
+
+def _launch_shapes(unit: Unit) -> dict[str, list[tuple[int, int] | None]]:
+    """The block shape (``_block_shape``) of each launch in the file, by kernel name: read
+    once for all its kernels."""
+
+    def read() -> dict[str, list[tuple[int, int] | None]]:
+        toks = unit.tokens
+        ends = unit.launch_config_ends
+        out: dict[str, list[tuple[int, int] | None]] = {}
+        for i in unit.launch_openers:
+            stop = ends.get(i)
+            name = launched_name(toks, i)
+            if stop is None or name is None:
+                continue
+            args = split(toks, i + 1, stop)
+            out.setdefault(name, []).append(_block_shape(unit, *args[1]) if len(args) > 1 else None)
+        return out
+
+    return cached(unit, "_hz_launch_shapes", read)
 
 
 def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
@@ -62,8 +80,8 @@ def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
         decl = next(
             (
                 k
-                for k in range(a - 1, lo, -1)
-                if toks[k].text == toks[a].text and toks[k - 1].text == "dim3"
+                for k in reversed(unit.identifier_positions[toks[a].text])
+                if lo < k < a and toks[k - 1].text == "dim3"
             ),
             None,
         )
