@@ -70,37 +70,41 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
     for data in texts:
         hip = _INCLUDES_HIP.search(data) is not None
         for m in _MACRO.finditer(data):
-            names.add(m.group(1).decode("ascii"))
+            name = m.group(1).decode("ascii")
+            names.add(name)
             if hip:
-                hip_macros.add(m.group(1).decode("ascii"))
+                hip_macros.add(name)
+            body = _version_body(data, m.end())
+            if body is not None:
+                value = _hip_value(body)
+                values[name] = value if values.get(name, value) == value else None
         names.update(_functions(data))
-        for name, value in _version_macros(data):
-            values[name] = value if values.get(name, value) == value else None
     known = frozenset(mappings.known(names))
     hip_values = tuple(sorted(f"{n}={v}" for n, v in values.items() if v is not None))
     return ProjectIndex(known, (known | {ARCH}) & hip_macros, hip_values)
 
 
-# `#define NAME body` on one line (object-like: no `(` right after the name)
-_OBJECT_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\r\n]*)$", re.M)
 _VERSION_NAMES = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_\w+|__CUDA_ARCH__)\b")
 
 
-def _version_macros(data: bytes) -> Iterator[tuple[str, int | None]]:
-    """(name, value in the HIP build) of each object-like macro ``data`` defines from the CUDA
-    version or architecture macros; None where the body is not an expression the HIP build's
-    values decide (a continued line, a name of the project's own, a `defined(__CUDA_ARCH__)`
-    device-pass test, which convert rewrites)."""
-    for m in _OBJECT_MACRO.finditer(data):
-        body = m.group(2)
-        if not _VERSION_NAMES.search(body):
-            continue
-        name = m.group(1).decode("ascii")
-        if body.rstrip().endswith(b"\\") or b"defined" in body:
-            yield name, None  # continued, or a device-pass test convert rewrites
-            continue
-        tokens = lex(body.decode("utf-8", "replace")).tokens
-        yield name, expression_value(tokens, HIP_BUILD)
+def _version_body(data: bytes, end: int) -> bytes | None:
+    """The rest of the line of an object-like `#define NAME` ending at offset ``end`` when
+    it names the CUDA version or architecture macros (a function-like macro's `(` follows
+    its name at once: None)."""
+    if data[end : end + 1] == b"(":
+        return None
+    eol = data.find(b"\n", end)
+    body = data[end : eol if eol >= 0 else len(data)]
+    return body if _VERSION_NAMES.search(body) else None
+
+
+def _hip_value(body: bytes) -> int | None:
+    """The value of a macro body in the HIP build; None where the body is not an expression
+    the HIP build's values decide (a continued line, a name of the project's own, a
+    `defined(__CUDA_ARCH__)` device-pass test, which convert rewrites)."""
+    if body.rstrip().endswith(b"\\") or b"defined" in body:
+        return None
+    return expression_value(lex(body.decode("utf-8", "replace")).tokens, HIP_BUILD)
 
 
 def _functions(data: bytes) -> Iterator[str]:
