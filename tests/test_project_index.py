@@ -99,11 +99,12 @@ def test_macros_the_tree_defines_from_the_cuda_version_reach_other_files(tmp_pat
     """TransformerEngine: common.h defines `FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)`, 0 in
     the HIP build (convert writes CUDA 12.0); another file's `#if FP4_TYPE_SUPPORTED` code is
     then code HIP never compiles, and its PTX is not reported.  A macro of two values, or one
-    that tests `defined(__CUDA_ARCH__)`, stays unknown."""
+    that tests `defined(__CUDA_ARCH__)` or names a macro of the project's, stays unknown."""
     common = (
         "#pragma once\n#include <cuda.h>\n#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)\n"
         "#define TWO CUDA_VERSION\n"
         "#define HAS_ARCH (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800)\n"
+        "#define HAS_AMPERE (__CUDA_ARCH__ >= CC_AMPERE)\n"  # bitsandbytes: another macro
     )
     other = "#define TWO (CUDA_VERSION + 1)\n"
     fp4 = (

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from .frontend.conditions import expression_value
 from .frontend.directives import ARCH
 from .frontend.hip_build import HIP_BUILD
-from .frontend.lexer import lex
+from .frontend.lexer import Kind, lex
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -104,7 +104,10 @@ def _hip_value(body: bytes) -> int | None:
     `defined(__CUDA_ARCH__)` device-pass test, which convert rewrites)."""
     if body.rstrip().endswith(b"\\") or b"defined" in body:
         return None
-    return expression_value(lex(body.decode("utf-8", "replace")).tokens, HIP_BUILD)
+    tokens = lex(body.decode("utf-8", "replace")).tokens
+    if any(t.kind is Kind.IDENT and t.text not in HIP_BUILD for t in tokens):
+        return None  # `__CUDA_ARCH__ >= BNB_CC_AMPERE`: a name of another file, not 0
+    return expression_value(tokens, HIP_BUILD)
 
 
 def _functions(data: bytes) -> Iterator[str]:
