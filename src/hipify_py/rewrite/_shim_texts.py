@@ -1,6 +1,7 @@
 """Shim texts of the arithmetic and host-runtime shims (``shims`` inserts them): CUDA's
 directed-rounding operations, the system-scope wrapping atomics, map-flag hints and the
-cooperative-groups reduce/scan.  Kept apart from the pass so that each stays small."""
+cooperative-groups reduce/scan, and NVTX's no-op ranges (the headers pass puts that one in
+place of the include).  Kept apart from the pass so that each stays small."""
 
 from __future__ import annotations
 
@@ -131,4 +132,52 @@ template <class Group, class T> __device__ inline T exclusive_scan(const Group& 
   return exclusive_scan(g, v, plus<T>());
 }
 }  // namespace cooperative_groups
+"""
+
+
+# NVTX (<nvtx3/nvToolsExt.h>) has no header in ROCm 7.2.4's set (roctx.h is not among them), so
+# its include becomes <stdint.h> and this: the C API's ranges and marks as no-ops (annotations
+# for NVIDIA's profilers; rocprofv3 traces the HIP runtime without them).  kaldi's cu-common.h
+# and multi-gpu-programming-models' PUSH_RANGE macros failed on the missing header (held out).
+NVTX_SHIM = """// hipify-py shim: NVTX ranges and marks, no-ops on AMD
+#ifndef HIPIFY_PY_SHIM_NVTX
+#define HIPIFY_PY_SHIM_NVTX
+#include <stddef.h>
+#include <stdint.h>
+typedef uint64_t nvtxRangeId_t;
+typedef union nvtxMessageValue_t {
+  const char* ascii;
+  const wchar_t* unicode;
+  void* registered;
+} nvtxMessageValue_t;
+typedef struct nvtxEventAttributes_t {
+  uint16_t version;
+  uint16_t size;
+  uint32_t category;
+  int32_t colorType;
+  uint32_t color;
+  int32_t payloadType;
+  int32_t reserved0;
+  union { uint64_t ullValue; int64_t llValue; double dValue; uint32_t uiValue; int32_t iValue;
+          float fValue; } payload;
+  int32_t messageType;
+  nvtxMessageValue_t message;
+} nvtxEventAttributes_t;
+#define NVTX_VERSION 3
+#define NVTX_EVENT_ATTRIB_STRUCT_SIZE ((uint16_t)sizeof(nvtxEventAttributes_t))
+#define NVTX_COLOR_UNKNOWN 0
+#define NVTX_COLOR_ARGB 1
+#define NVTX_MESSAGE_TYPE_UNKNOWN 0
+#define NVTX_MESSAGE_TYPE_ASCII 1
+#define NVTX_MESSAGE_TYPE_UNICODE 2
+static inline int nvtxRangePushA(const char* m) { (void)m; return 0; }
+static inline int nvtxRangePushEx(const nvtxEventAttributes_t* a) { (void)a; return 0; }
+static inline int nvtxRangePop(void) { return 0; }
+static inline void nvtxMarkA(const char* m) { (void)m; }
+static inline void nvtxMarkEx(const nvtxEventAttributes_t* a) { (void)a; }
+static inline nvtxRangeId_t nvtxRangeStartA(const char* m) { (void)m; return 0; }
+static inline nvtxRangeId_t nvtxRangeStartEx(const nvtxEventAttributes_t* a) { (void)a; return 0; }
+static inline void nvtxRangeEnd(nvtxRangeId_t id) { (void)id; }
+static inline void nvtxNameOsThreadA(uint32_t id, const char* name) { (void)id; (void)name; }
+#endif
 """

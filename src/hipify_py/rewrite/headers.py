@@ -18,6 +18,7 @@ from ..frontend.directives import includes as directive_includes
 from ..frontend.unit import Unit
 from ..mappings import Entry, MappingIndex, hip_name, is_convertible, no_hip_library
 from ..rules import Tally, declare_rule, rewrite_pass
+from ._shim_texts import NVTX_SHIM
 from .implicit_includes import implicit_headers
 from .wmma_include import kept_wmma_include
 
@@ -52,60 +53,16 @@ _CUDA_SDK_HEADER = re.compile(
 # makes hipblasHalf a uint16_t unless HIPBLAS_USE_HIP_HALF is defined before it, so converted
 # calls would find no matching hipblasHgemm.  The library's symbols are extern "C": the same.
 HIP_HALF = "#ifndef HIPBLAS_USE_HIP_HALF\n#define HIPBLAS_USE_HIP_HALF\n#endif\n"
-# NVTX (<nvtx3/nvToolsExt.h>) has no header in ROCm 7.2.4's set (roctx.h is not among them), so
-# its include becomes <stdint.h> and this: the C API's ranges and marks as no-ops (annotations
-# for NVIDIA's profilers; rocprofv3 traces the HIP runtime without them).  kaldi's cu-common.h
-# and multi-gpu-programming-models' PUSH_RANGE macros failed on the missing header (held out).
-NVTX_SHIM = """// hipify-py shim: NVTX ranges and marks, no-ops on AMD
-#ifndef HIPIFY_PY_SHIM_NVTX
-#define HIPIFY_PY_SHIM_NVTX
-#include <stddef.h>
-#include <stdint.h>
-typedef uint64_t nvtxRangeId_t;
-typedef union nvtxMessageValue_t {
-  const char* ascii;
-  const wchar_t* unicode;
-  void* registered;
-} nvtxMessageValue_t;
-typedef struct nvtxEventAttributes_t {
-  uint16_t version;
-  uint16_t size;
-  uint32_t category;
-  int32_t colorType;
-  uint32_t color;
-  int32_t payloadType;
-  int32_t reserved0;
-  union { uint64_t ullValue; int64_t llValue; double dValue; uint32_t uiValue; int32_t iValue;
-          float fValue; } payload;
-  int32_t messageType;
-  nvtxMessageValue_t message;
-} nvtxEventAttributes_t;
-#define NVTX_VERSION 3
-#define NVTX_EVENT_ATTRIB_STRUCT_SIZE ((uint16_t)sizeof(nvtxEventAttributes_t))
-#define NVTX_COLOR_UNKNOWN 0
-#define NVTX_COLOR_ARGB 1
-#define NVTX_MESSAGE_TYPE_UNKNOWN 0
-#define NVTX_MESSAGE_TYPE_ASCII 1
-#define NVTX_MESSAGE_TYPE_UNICODE 2
-static inline int nvtxRangePushA(const char* m) { (void)m; return 0; }
-static inline int nvtxRangePushEx(const nvtxEventAttributes_t* a) { (void)a; return 0; }
-static inline int nvtxRangePop(void) { return 0; }
-static inline void nvtxMarkA(const char* m) { (void)m; }
-static inline void nvtxMarkEx(const nvtxEventAttributes_t* a) { (void)a; }
-static inline nvtxRangeId_t nvtxRangeStartA(const char* m) { (void)m; return 0; }
-static inline nvtxRangeId_t nvtxRangeStartEx(const nvtxEventAttributes_t* a) { (void)a; return 0; }
-static inline void nvtxRangeEnd(nvtxRangeId_t id) { (void)id; }
-static inline void nvtxNameOsThreadA(uint32_t id, const char* name) { (void)id; (void)name; }
-#endif
-"""
 # What a HIP header needs before it that its CUDA counterpart did itself: HIP_HALF for hipblas.h;
 # cuda_gl_interop.h includes <GL/gl.h> and the runtime API, ROCm 7.2.4's hip_gl_interop.h uses
 # GLuint/GLenum and hipError_t without declaring them.
 PRELUDES = {
     "hipblas.h": HIP_HALF,
-    "stdint.h": NVTX_SHIM,
     "hip_gl_interop.h": "#include <GL/gl.h>\n#include <hip/hip_runtime_api.h>\n",
 }
+# What replaces a CUDA header that has no HIP counterpart but a shim: its include becomes the
+# table's HIP header (<stdint.h> for NVTX) after the shim
+SHIMMED_HEADERS = {"nvToolsExt.h": NVTX_SHIM, "nvtx3/nvToolsExt.h": NVTX_SHIM}
 UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library's umbrella
 
 UNSUPPORTED_HEADER = declare_rule(
@@ -236,7 +193,9 @@ def _retargeted(unit: Unit, inc: Include, entry: Entry | None, target: str) -> E
     """The include rewritten to ``target``, spelled as it was (``<>`` or quotes); a HIP
     header with a prelude (a macro it must see first) gets the prelude before it."""
     spelled = f"<{target}>" if inc.angled else f'"{target}"'
-    prelude = next((t for h, t in PRELUDES.items() if target.endswith(h)), "")
+    prelude = SHIMMED_HEADERS.get(inc.path) or next(
+        (t for h, t in PRELUDES.items() if target.endswith(h)), ""
+    )
     if entry is not None and prelude:
         prelude = prelude.replace("\n", unit.newline)
         return Edit(inc.start, inc.path_end, f"{prelude}#include {spelled}", "header")
