@@ -128,12 +128,13 @@ def _passed_away(unit: Unit, k: int) -> bool:
             return toks[j - 1].text == ">>>"
         elif text == "<":
             name = toks[j - 1].text
+            close = _template_close(toks, j)
             return (
                 toks[j - 1].kind is Kind.IDENT
                 and name not in _CASTS
-                and _template_arguments(toks, j)
+                and close is not None
                 and not _defined_here(unit, name)
-                and not _group_reduction(toks, j, name)
+                and not _group_reduction(toks, close, name)
             )
     return False
 
@@ -142,35 +143,32 @@ def _passed_away(unit: Unit, k: int) -> bool:
 _REDUCING = re.compile(r"(?i)reduce|sum|max|min|scan")
 
 
-def _group_reduction(toks: Sequence[Token], j: int, name: str) -> bool:
-    """`name<...>(` at the `<` of token ``j`` calls a reduction or scan helper of another file
-    with the constant as its width (TransformerEngine's `warp_reduce_max<kThreadsPerWarp>(v)`,
-    round 11): a reduction over groups of that many lanes leaves each group's result in its
-    own group on a 64-lane wavefront, as the caller's `tid / 32` slots expect."""
-    depth = 0
-    for k in range(j + 1, min(j + 100, len(toks) - 1)):
-        depth += (toks[k].text in ("<", "(")) - (toks[k].text in (">", ")"))
-        if depth < 0:
-            return toks[k + 1].text == "(" and _REDUCING.search(name) is not None
-    return False
+def _group_reduction(toks: Sequence[Token], close: int, name: str) -> bool:
+    """`name<...>(` (its template arguments end at token ``close``) calls a reduction or scan
+    helper of another file with the constant as its width (TransformerEngine's
+    `warp_reduce_max<kThreadsPerWarp>(v)`, round 11): a reduction over groups of that many
+    lanes leaves each group's result in its own group on a 64-lane wavefront, as the
+    caller's `tid / 32` slots expect."""
+    return toks[close + 1].text == "(" and _REDUCING.search(name) is not None
 
 
 _CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
 
 
-def _template_arguments(toks: Sequence[Token], j: int) -> bool:
-    """The `<` at token ``j`` opens template arguments, not a comparison: its `>` comes
-    before the statement or condition ends, and a name, `::`, `(`, `{`, `;` or `>` follows it."""
+def _template_close(toks: Sequence[Token], j: int) -> int | None:
+    """The `>` closing the template arguments the `<` at token ``j`` opens; None for a
+    comparison: its `>` must come before the statement or condition ends, and a name, `::`,
+    `(`, `{`, `;` or `>` follow it."""
     depth = 0
     for k in range(j + 1, min(j + 100, len(toks) - 1)):
         text = toks[k].text
         if text in (";", "{", "}", "&&", "||", "?") or (text == ")" and not depth):
-            return False
+            return None
         depth += (text == "(") - (text == ")")
         if text == ">" and not depth:
             nxt = toks[k + 1]
-            return nxt.kind is Kind.IDENT or nxt.text in ("::", "(", "{", ";", ">")
-    return False
+            return k if nxt.kind is Kind.IDENT or nxt.text in ("::", "(", "{", ";", ">") else None
+    return None
 
 
 def _defined_here(unit: Unit, name: str) -> bool:
