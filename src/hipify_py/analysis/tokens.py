@@ -40,6 +40,8 @@ CONTROL = frozenset(
         "alignas",
     }
 )
+# the C++ cast keywords: `static_cast<T*>(p)` is `p` for where a value goes
+CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
 
 
 def cached(unit: Unit, key: str, make: Callable[[], T]) -> T:

@@ -11,6 +11,7 @@ from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, calls
 from .functions import Func, function_at, functions
+from .tokens import CASTS
 from .warp_model import (
     _VOTES,
     BLOCK32,
@@ -131,7 +132,7 @@ def _passed_away(unit: Unit, k: int) -> bool:
             close = _template_close(toks, j)
             return (
                 toks[j - 1].kind is Kind.IDENT
-                and name not in _CASTS
+                and name not in CASTS
                 and close is not None
                 and not _defined_here(unit, name)
                 and not _group_reduction(toks, close, name)
@@ -150,9 +151,6 @@ def _group_reduction(toks: Sequence[Token], close: int, name: str) -> bool:
     lanes leaves each group's result in its own group on a 64-lane wavefront, as the
     caller's `tid / 32` slots expect."""
     return toks[close + 1].text == "(" and _REDUCING.search(name) is not None
-
-
-_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
 
 
 def _template_close(toks: Sequence[Token], j: int) -> int | None:

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterator, Sequence
 from ..analysis.allocations import ALLOCS, FREES, pointer_target
 from ..analysis.calls import Call, calls
 from ..analysis.functions import Func, enclosing_conditions, function_at
-from ..analysis.tokens import cached, inside, match_back, occurrences, statement_bounds
+from ..analysis.tokens import CASTS, cached, inside, match_back, occurrences, statement_bounds
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -269,7 +269,6 @@ def _passed_as_is(toks: Sequence[Token], j: int) -> bool:
     return prev in ("(", ",") and toks[lo - 2].text in _OWNERS
 
 
-_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast"})
 _TYPE_PUNCT = frozenset({"*", "&", "::", "<", ">", ","})
 
 
@@ -313,7 +312,7 @@ def _call_cast_start(toks: Sequence[Token], lo: int) -> int | None:
     k = lo - 3
     while k > max(lo - 14, 0) and toks[k].text != "<":
         k -= 1
-    return k - 1 if toks[k].text == "<" and toks[k - 1].text in _CASTS else None
+    return k - 1 if toks[k].text == "<" and toks[k - 1].text in CASTS else None
 
 
 def _is_alloc_check(toks: Sequence[Token], call: Call, j: int) -> bool:
