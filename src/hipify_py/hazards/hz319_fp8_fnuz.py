@@ -43,6 +43,7 @@ so branch on the target, not on HIP.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
@@ -211,18 +212,20 @@ def _near_fp8(unit: Unit) -> Callable[[int], bool]:
     that does: the 448 of `scale = amax / 448.f` before a quantising kernel.  A 448 in a
     function of a file that uses FP8 elsewhere but never here (fastllm's bf16 paths that
     only mimic the rounding, round 10) scales nothing into FP8."""
-    funcs = functions(unit)
     toks = unit.tokens
-    direct = {f.name for f in funcs if _names_fp8(unit, f.params[0], f.close)}
+
+    @functools.cache
+    def direct() -> frozenset[str]:  # read at the first 448 inside a function only
+        return frozenset(f.name for f in functions(unit) if _names_fp8(unit, f.params[0], f.close))
 
     def near(k: int) -> bool:
         func = function_at(unit, k)
         if func is None or toks[k].in_directive:
             return True
-        if func.name in direct:
+        if func.name in direct():
             return True
         return any(
-            toks[j].kind is Kind.IDENT and toks[j].text in direct
+            toks[j].kind is Kind.IDENT and toks[j].text in direct()
             for j in range(func.open + 1, func.close)
         )
 

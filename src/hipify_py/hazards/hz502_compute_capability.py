@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at
-from ..analysis.tokens import one_per_line, statement_bounds
+from ..analysis.tokens import cached, one_per_line, statement_bounds
 from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
@@ -238,6 +238,13 @@ def _query_moot(unit: Unit, i: int) -> bool:
 def _queried_variables(unit: Unit, func: Func) -> dict[str, int]:
     """The variables ``func`` stores a capability query in (`cudaDeviceGetAttribute(&v,
     ATTR, dev)`), each with the token index of its attribute."""
+    found: dict[int, dict[str, int]] = cached(unit, "_hz502_queried", dict)
+    if func.open not in found:  # once per function, not per query in it
+        found[func.open] = _queries_in(unit, func)
+    return found[func.open]
+
+
+def _queries_in(unit: Unit, func: Func) -> dict[str, int]:
     toks = unit.tokens
     held: dict[str, int] = {}
     for k in range(func.open + 1, func.close):
