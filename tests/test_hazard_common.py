@@ -26,7 +26,9 @@ def index():
 
 
 def ctx(**options) -> Context:
-    return Context(Options(**options), index())
+    """Every rule reports, the opt-in ones too (unless ``enable`` says otherwise): these tests
+    are about what each rule finds; test_policy's about which rules a run reports."""
+    return Context(Options(**{"enable": ("ALL",), **options}), index())
 
 
 def findings(src: str, path: str = "t.cu", **options):

@@ -70,7 +70,8 @@ def test_every_declared_field_is_an_options_field() -> None:
 
 def test_the_config_keys_are_the_declared_ones() -> None:
     keys = {o.config for o in OPTIONS if o.config}
-    assert keys == {"ignore", "mappings"}  # --ignore and --mapping add to the config's
+    # --ignore and --mapping add to the config's; --enable replaces the config's enable:
+    assert keys == {"ignore", "mappings", "enable"}
     assert set(config.known_keys()) == keys | {"per-file-ignores"}
 
 

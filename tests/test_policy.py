@@ -37,7 +37,18 @@ def test_each_step_in_one_run(tree: Path) -> None:  # noqa: F811 - the fixture
     assert lanes == {("lanes.cu", 5, "HZ101")}
     assert not any(f[0] == "vendor.cu" for f in _found(data))
     reduce_rules = {r for n, _, r in _found(data) if n == "reduce.cu"}
-    assert {"HZ101", "HZ102"} <= reduce_rules
+    # HZ102 is opt-in: reported when --enable, the config or --select by full ID asks for it,
+    # not when a --select prefix happens to cover it
+    assert "HZ101" in reduce_rules and "HZ102" not in reduce_rules
+    for asked in (("--enable", "hz10"), ("--select", "HZ101,HZ102")):
+        _, data = as_json("src", *asked, "--fail-on", "info")
+        assert ("reduce.cu", 4, "HZ102") in _found(data), asked
+    _, data = as_json("src", "--select", "HZ1", "--fail-on", "info")
+    assert "HZ102" not in {r for _, _, r in _found(data)}
+    config = tree / ".hipify-py.yaml"
+    config.write_text(config.read_text() + "enable: [HZ102]\n")
+    _, data = as_json("src", "--fail-on", "info")
+    assert ("reduce.cu", 4, "HZ102") in _found(data)
     # --select / --ignore over what the files left
     _, data = as_json("src", "--select", "HZ10", "--ignore", "HZ102,hz106", "--fail-on", "info")
     assert {r for _, _, r in _found(data)} == {"HZ101"}
@@ -47,7 +58,7 @@ def test_each_step_in_one_run(tree: Path) -> None:  # noqa: F811 - the fixture
     (tree / "src" / "new.cu").write_text(LANES.format(name="added", tail=""))
     code, data = as_json("src", "--baseline", "base.json")
     assert code == 1 and _found(data) == {("new.cu", 1, "HZ101")}
-    # --fail-on decides which of the findings left fail: the fence warning alone does not
+    # --fail-on decides which of the findings left fail: the managed-memory warning alone does not
     for name in ("lanes.cu", "reduce.cu", "new.cu", "vendor.cu"):
         (tree / "src" / name).unlink()
     assert invoke("src")[0] == 0

@@ -90,3 +90,11 @@ def test_following_adds_renames_and_drops_rows() -> None:
     assert out[4].startswith("| `HZ103` | warning |") and out[5] == "after"
     assert not any("HZ999" in line for line in out)
     assert follow_registry("\n".join(out), rules) == "\n".join(out)
+
+
+def test_readme_lists_the_opt_in_rules() -> None:
+    """The README's one line naming the opt-in rules names exactly the registry's."""
+    load_rules()
+    line = next(x for x in README.read_text(encoding="utf-8").split("\n\n") if "Opt-in: " in x)
+    listed = set(re.findall(r"\b[A-Z]{2}\d{3}\b", line.split("Opt-in: ")[1].split(".")[0]))
+    assert listed == {r.id for r in RULES.values() if r.opt_in}

@@ -16,7 +16,7 @@ from hipify_py.runner import process
 
 KERNEL = (
     "#include <cuda_runtime.h>{nl}// caf\xe9 au lait{nl}"
-    "__global__ void k(int* p) {{ __threadfence_system(); }}{nl}"
+    "__global__ void k(int* p) {{ cudaMallocManaged(0, 64); }}{nl}"
     "int main() {{{nl}  k<<<1, 1>>>(0);{nl}  cudaDeviceSynchronize();{nl}}}{nl}"
 )
 
@@ -33,9 +33,9 @@ def test_latin1_source_is_converted_byte_for_byte_and_checked(tmp_path):
     assert out.status == "converted"
     assert b"// caf\xe9 au lait\n" in out.result.data  # the Latin-1 byte, unchanged
     assert b"hipDeviceSynchronize();" in out.result.data
-    assert [f.rule for f in out.result.findings] == ["HZ402"]
+    assert [f.rule for f in out.result.findings] == ["HZ403"]
     checked = _process(tmp_path, data, RunMode.CHECK)
-    assert [f.rule for f in checked.result.findings] == ["HZ402"]
+    assert [f.rule for f in checked.result.findings] == ["HZ403"]
 
 
 def test_binary_cuda_source_is_a_failure_not_a_copy(tmp_path):
@@ -50,8 +50,8 @@ def test_every_line_ending_converts_and_reports_on_the_right_line(nl):
     assert "hipDeviceSynchronize();" in out.text and "cudaDeviceSynchronize" not in out.text
     assert "hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0, 0);" in out.text
     assert out.text.startswith("#include <hip/hip_runtime.h>" + nl)
-    assert [(f.rule, f.line) for f in out.findings] == [("HZ402", 3)]
-    assert hip(src, annotate=True).count("hipify-py[HZ402]") == 1
+    assert [(f.rule, f.line) for f in out.findings] == [("HZ403", 3)]
+    assert hip(src, annotate=True).count("hipify-py[HZ403]") == 1
 
 
 def test_bom_does_not_hide_the_pytorch_include():

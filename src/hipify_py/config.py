@@ -80,6 +80,16 @@ def unknown_pattern(patterns: Sequence[str]) -> str | None:
     )
 
 
+def rule_patterns(text: str) -> str:
+    """A comma list of rule IDs or prefixes, upper-cased: the ``parse`` of an option that
+    names rules (a ValueError names the first that matches no rule)."""
+    ids = split_ids([text])
+    bad = unknown_pattern(ids)
+    if bad is not None:
+        raise ValueError(f"no rule ID starts with {bad!r} (see `hipify-py rules`)")
+    return ",".join(ids)
+
+
 @dataclass
 class Config:
     """What the project config says; an empty Config when there is none."""

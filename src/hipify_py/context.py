@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .arch_names import amd_arch
+from .config import rule_patterns, split_ids
 from .option_spec import CONVERT, TREE, WRITES, cli
 from .project_index import ProjectIndex
 
@@ -148,6 +149,19 @@ class Options:
             section="output",
         ),
     )
+    enable: tuple[str, ...] = field(  # opt-in rules reported (``RuleInfo.opt_in``)
+        default=(),
+        metadata=cli(
+            "--enable",
+            commands=TREE,
+            help="Also report these opt-in rules (IDs or prefixes, comma list; ALL: every one). "
+            "`hipify-py rules` marks them.",
+            metavar="IDS",
+            parse=rule_patterns,
+            config="enable",
+            section="output",
+        ),
+    )
     include_dirs: tuple[str, ...] = field(
         default=(),
         metadata=cli(
@@ -198,6 +212,11 @@ class Options:
             section="convert",
         ),
     )
+
+    @property
+    def enabled(self) -> tuple[str, ...]:
+        """The opt-in rules ``enable`` turns on, one pattern each (policy step b)."""
+        return split_ids(self.enable)
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,9 @@ def run_rules(
         )
     inactive = inactive_in(unit)
     moot = not_ported(unit, ctx.mappings, inactive) if findings else None
-    kept = kept_in_file(findings, unit, ctx.ignores, inactive, moot, hip_written_in(unit))
+    kept = kept_in_file(
+        findings, unit, ctx.ignores, inactive, moot, hip_written_in(unit), ctx.options.enabled
+    )
     return edits, one_per_root_cause(kept), problems
 
 
@@ -268,7 +270,7 @@ def convert_build_text(text: str, path: str, ctx: Context, kind: str) -> FileRes
     unit = BuildFile(path, text, kind)
     phase = f"build:portable-{kind}" if ctx.options.portable else f"build:{kind}"
     edits, findings, problems = proposals_of(unit, ctx, (phase,))
-    findings = kept_in_file(findings, unit, ctx.ignores)
+    findings = kept_in_file(findings, unit, ctx.ignores, enabled=ctx.options.enabled)
     result = FileResult(path=path, original=text, text=text, findings=findings)
     result.rule_errors = problems
     result.parse_problems = list(problems)

@@ -4,7 +4,9 @@ report format (as flake8's style guide decides for every plugin).
 1. Per file, where the file is analysed (a worker; the per-file cache keeps the answer), so a
    finding turned off is neither reported, nor fixed, nor annotated, by convert and check alike:
    a. an inline ``// hipify-py: ignore[ID]`` on its line or the line before;
-   b. the project config's ``ignore:`` and ``per-file-ignores:``;
+   b. the project config's ``ignore:`` and ``per-file-ignores:``, and the opt-in rules
+      (``RuleInfo.opt_in``) that ``--enable`` / ``enable:`` (or ``check --select`` by full ID)
+      do not turn on;
    c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port),
       and, for rules about CUDA code being ported (``RuleInfo.cuda_premise``), code only the
       project's own HIP build compiles (``#ifdef USE_ROCM``: the project wrote it for AMD);
@@ -55,10 +57,12 @@ def kept_in_file(
     inactive: Container[int] = (),
     not_ported: NotPorted | None = None,
     hip_written: Container[int] = (),
+    enabled: Sequence[str] = (),
 ) -> list[Finding]:
-    """Steps a-d: the findings of one file that its suppressions, the project config, its
-    inactive branches (offsets of code the HIP build skips), its code written for HIP
-    (offsets only the project's HIP build compiles) and what the file is leave."""
+    """Steps a-d: the findings of one file that its suppressions, the project config, the
+    opt-in rules ``enabled`` (patterns), its inactive branches (offsets of code the HIP build
+    skips), its code written for HIP (offsets only the project's HIP build compiles) and what
+    the file is leave."""
     from .rules import RULES  # the registry, filled by the passes that made the findings
     from .suppress import suppressed_rules  # only files with findings need it
 
@@ -73,6 +77,8 @@ def kept_in_file(
         if f.start in inactive or (ignores is not None and ignores.ignores_rule(f.rule, unit.path)):
             continue
         info = RULES.get(f.rule)
+        if info is not None and info.opt_in and not matches_rule(f.rule, enabled):
+            continue
         if info is not None and info.cuda_premise and f.start in hip_written:
             continue
         line = unit.lines.position(f.start)[0]

@@ -41,6 +41,11 @@ class RuleInfo:
     # the finding is about CUDA code being ported, so code the project wrote for its own HIP
     # build (``conditions.hip_written_in``) never has it (policy step c)
     cuda_premise: bool = False
+    # reported only where the user enables it (``--enable``, the config's ``enable:``, or its
+    # full ID in ``--select``; policy step b): an advisory rule fewer than half of whose
+    # findings judged on held-out projects at first contact were worth acting on
+    # (docs/hazard-precision.md, "Opt-in rules")
+    opt_in: bool = False
 
     @property
     def report(self) -> Report:
@@ -52,6 +57,8 @@ class RuleInfo:
         a title line with ID, name and severity, the summary, then ``doc`` without its title."""
         title, _, rest = self.doc.partition("\n")
         header = f"# {self.id} {self.name} ({self.severity.value})\n\n{self.summary}\n"
+        if self.opt_in:
+            header += f"\nOpt-in: reported only with `--enable {self.id}` (or config `enable:`).\n"
         return header + (rest if title.strip().startswith(self.id) else self.doc)
 
 
@@ -136,7 +143,13 @@ RETIRED: dict[str, str] = {
 
 
 def declare_rule(
-    id: str, name: str, severity: Severity, summary: str, doc: str, cuda_premise: bool = False
+    id: str,
+    name: str,
+    severity: Severity,
+    summary: str,
+    doc: str,
+    cuda_premise: bool = False,
+    opt_in: bool = False,
 ) -> RuleInfo:
     """Declare finding ID ``id`` once; its ``report`` makes every finding of it.
 
@@ -145,23 +158,30 @@ def declare_rule(
     """
     if id in RULES:
         raise ValueError(f"rule ID {id} registered twice")
-    info = RuleInfo(id, name, severity, summary, textwrap.dedent(doc).strip(), cuda_premise)
+    doc = textwrap.dedent(doc).strip()
+    info = RuleInfo(id, name, severity, summary, doc, cuda_premise, opt_in)
     RULES[id] = info
     return info
 
 
 def hazard_rule(
-    id: str, name: str, severity: Severity, summary: str, *, cuda_premise: bool = False
+    id: str,
+    name: str,
+    severity: Severity,
+    summary: str,
+    *,
+    cuda_premise: bool = False,
+    opt_in: bool = False,
 ) -> Callable[[RuleCheck], RuleCheck]:
     """Declare hazard rule ``id`` and register the decorated ``check(unit, ctx, report)`` as
     its pass; ``report`` makes the rule's findings.  The rule page is the docstring of the
     module that defines the check (one rule per module).  ``cuda_premise``: the rule is about
     CUDA code being ported (a CUDA-only API, a compute-capability test), which code the project
-    wrote for HIP does not have."""
+    wrote for HIP does not have.  ``opt_in``: reported only where the user enables it."""
 
     def register(check: RuleCheck) -> RuleCheck:
         doc = sys.modules[check.__module__].__doc__ or ""
-        report = declare_rule(id, name, severity, summary, doc, cuda_premise).report
+        report = declare_rule(id, name, severity, summary, doc, cuda_premise, opt_in).report
 
         def run(unit: Unit, ctx: Context) -> Iterable[Proposal]:
             return check(unit, ctx, report)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from ..policy import RunPolicy
 from ..report import findings_baseline
 from ..report.findings_common import CheckReport
 from ..report.formats import Style, render
-from ..rules import load_rules
+from ..rules import RULES, load_rules
 from .common import build_options_context, load_config, write_or_fail
 from .nothing import refuse_when_nothing_checked
 from .option_table import declared, fields_set_by, of_command
@@ -66,6 +67,9 @@ def check(paths: tuple[Path, ...], **kw: Any) -> None:
     config = load_config(paths, config_path=kw["config_path"], no_config=kw["no_config"])
     manifest = _manifest(hip_dir)
     ctx, rules = build_options_context(kw, config, overrides=_recorded(manifest, paths))
+    named = tuple(i for i in select_ids if i in RULES and RULES[i].opt_in)
+    if named:  # an opt-in rule named in full is asked for
+        ctx = replace(ctx, options=replace(ctx.options, enable=(*ctx.options.enable, *named)))
     try:
         report = run_check(
             paths,

@@ -16,14 +16,21 @@ from ..rules import RULES, load_rules
 @click.command("rules")
 @click.option("--json", "as_json", is_flag=True, help="Print the rules as JSON.")
 def rules(as_json: bool) -> None:
-    """List the hazard rules: ID, severity, name and summary."""
+    """List the hazard rules: ID, severity, whether it is reported by default or only with
+    --enable (opt-in), name and summary."""
     load_rules()
     items = sorted(RULES.values(), key=lambda r: r.id)
     if as_json:
         click.echo(
             json.dumps(
                 [
-                    {"id": r.id, "name": r.name, "severity": r.severity.value, "summary": r.summary}
+                    {
+                        "id": r.id,
+                        "name": r.name,
+                        "severity": r.severity.value,
+                        "opt_in": r.opt_in,
+                        "summary": r.summary,
+                    }
                     for r in items
                 ],
                 indent=2,
@@ -33,11 +40,13 @@ def rules(as_json: bool) -> None:
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("ID", no_wrap=True)
     table.add_column("Severity", no_wrap=True)
+    table.add_column("Reported", no_wrap=True)
     table.add_column("Name", no_wrap=True)
     table.add_column("Summary")
     style = {"error": "red", "warning": "yellow", "info": "cyan"}
     for r in items:
-        table.add_row(r.id, f"[{style[r.severity.value]}]{r.severity.value}[/]", r.name, r.summary)
+        severity = f"[{style[r.severity.value]}]{r.severity.value}[/]"
+        table.add_row(r.id, severity, "opt-in" if r.opt_in else "default", r.name, r.summary)
     Console().print(table)
 
 

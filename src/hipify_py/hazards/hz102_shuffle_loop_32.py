@@ -168,6 +168,7 @@ def body_end(toks: Sequence[Token], close: int) -> int:
     "shuffle-loop-32",
     Severity.ERROR,
     "shuffle reduction/scan loop that covers only 32 lanes",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

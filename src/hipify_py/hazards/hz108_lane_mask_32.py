@@ -169,6 +169,7 @@ def _group_relative(unit: Unit, first: int, end: int) -> bool:
     "lane-mask-32bit",
     Severity.ERROR,
     "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not _LANE.search(unit.identifier_lines):

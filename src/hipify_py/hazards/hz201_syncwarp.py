@@ -55,6 +55,7 @@ _SYNCWARP = frozenset({"__syncwarp"})
     "syncwarp-its",
     Severity.WARNING,
     "__syncwarp in both arms of a lane-dependent if: HIP has no independent thread scheduling",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

@@ -57,6 +57,7 @@ _ATOMICS = frozenset(
     "its-spin-lock",
     Severity.WARNING,
     "per-thread spin lock on an atomic: hangs without independent thread scheduling",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_ATOMICS & unit.identifiers):

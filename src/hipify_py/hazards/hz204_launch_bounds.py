@@ -55,6 +55,7 @@ MAX_WAVES_PER_EU = 8  # wave slots per SIMD on gfx942 (clang warns above it)
     "launch-bounds-min-blocks",
     Severity.WARNING,
     "__launch_bounds__ second argument means min warps per EU in HIP",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

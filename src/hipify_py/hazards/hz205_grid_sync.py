@@ -58,6 +58,7 @@ _COOP = frozenset(
     "grid-sync-launch",
     Severity.WARNING,
     "grid-wide cooperative-groups sync: needs a cooperative launch sized for the device",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers

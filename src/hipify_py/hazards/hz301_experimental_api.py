@@ -38,6 +38,7 @@ from ..rules import Proposal, Report, hazard_rule
     Severity.INFO,
     "HIP equivalent is experimental: not converted without --experimental",
     cuda_premise=True,
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if ctx.options.experimental:

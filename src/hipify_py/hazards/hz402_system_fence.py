@@ -49,6 +49,7 @@ from ..rules import Proposal, Report, hazard_rule
     "system-fence-coherence",
     Severity.WARNING,
     "__threadfence_system / host polling need fine-grained memory on AMD",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

@@ -102,6 +102,7 @@ def _declared(
     "device-alloc-leak",
     Severity.WARNING,
     "device allocation not freed on every path of the function",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

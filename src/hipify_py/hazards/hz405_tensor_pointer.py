@@ -91,6 +91,7 @@ def _accessor(toks: Sequence[Token], i: int) -> int | None:
     "tensor-pointer-lifetime",
     Severity.ERROR,
     "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_DATA & unit.identifiers):

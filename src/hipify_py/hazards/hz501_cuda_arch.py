@@ -67,6 +67,7 @@ _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
     Severity.WARNING,
     "__CUDA_ARCH__ gate: undefined on HIP, the branch is dropped",
     cuda_premise=True,
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if ARCH in ctx.project.hip_macros:

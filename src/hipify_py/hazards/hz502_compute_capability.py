@@ -179,6 +179,7 @@ def _moot(toks: Sequence[Token], i: int, fields: tuple[str, str] = _FIELDS) -> b
     Severity.WARNING,
     "prop.major/minor compute-capability checks (GFXIP version on AMD)",
     cuda_premise=True,
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, ctx, report), unit)

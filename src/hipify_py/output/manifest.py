@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..config import rule_patterns
 from ..context import Options
 from ..discover import MANIFEST_NAME
 from ..files import write_file
@@ -175,11 +176,20 @@ def _option_value(key: str, value: Any, project: Sequence[Path]) -> Any:
         "defines": _DEFINE.fullmatch,
         "offload_arch": _ARCH.fullmatch,
         "extra_clang_args": functools.partial(_clang_arg, project=project),
+        "enable": _rule_patterns,
     }
     bad = next((v for v in value if not checks[key](v)), None)
     if bad is not None:
         raise ValueError(f"{bad!r} is not allowed")
     return tuple(value)
+
+
+def _rule_patterns(text: str) -> bool:
+    try:
+        rule_patterns(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _clang_arg(arg: str, project: Sequence[Path]) -> bool:

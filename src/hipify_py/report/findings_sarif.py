@@ -32,7 +32,7 @@ def _rule(rule_id: str, finding: Finding | None = None) -> dict:
         "shortDescription": {"text": info.summary},
         "fullDescription": {"text": info.summary},
         "help": {"text": doc, "markdown": doc},
-        "defaultConfiguration": {"level": level(info.severity)},
+        "defaultConfiguration": {"level": level(info.severity), "enabled": not info.opt_in},
         "properties": {
             "tags": ["hip", "amd", "portability"],
             "problem.severity": info.severity.value,
