@@ -161,3 +161,20 @@ def test_premise_fnuz_saturates_at_240_and_halves_ocp_bytes(tmp_path: Path, rocm
     assert header[gfx942:].split("#elif")[0].split()[-6:] == [
         "#define", "HIP_FP8_TYPE_OCP", "0", "#define", "HIP_FP8_TYPE_FNUZ", "1",
     ]  # fmt: skip
+
+
+def test_hz319_bytes_the_program_encodes_with_the_type_are_not_foreign() -> None:
+    """flashinfer's fmha_v2 host packing (round 12): `reinterpret_cast<__nv_fp8_e4m3*>(buf)[i]
+    = __nv_fp8_e4m3(x)` writes bytes with the type the device reads them with (FNUZ on both
+    sides after conversion); reading a byte buffer through the cast is still reported."""
+    src = """#include <cuda_fp8.h>
+#include <cstdint>
+void pack(const float* src, void* q_tmp, int n) {
+  for (int i = 0; i < n; ++i)
+    reinterpret_cast<__nv_fp8_e4m3*>(q_tmp)[i] = __nv_fp8_e4m3(src[i]);
+}
+float read(const uint8_t* bytes, int i) {
+  return float(reinterpret_cast<const __nv_fp8_e4m3*>(bytes)[i]);
+}
+"""
+    assert [f.line for f in only("HZ319", src)] == [8]

@@ -551,6 +551,31 @@ def test_hz108_sub_warp_and_wide_masks_are_not_reported():
     assert len(only("HZ108", src.replace("1ull << lane", "1u << lane"))) == 1
 
 
+def test_hz105_a_group_index_of_0_or_an_early_return_leaves_lanes_below_32():
+    """flashinfer's MoE kernels (round 12): a ballot under `if (warp == 0)` with `warp = tid /
+    32`, or after `if (threadIdx.x >= 32) return;`, runs in lanes 0-31 only; the same with 64
+    (a whole wavefront votes) is still reported."""
+    src = """__global__ void a(const int* v, int* out) {
+  int tid = threadIdx.x;
+  int warp = tid / 32;
+  if (warp == 0) {
+    unsigned int vote = __ballot_sync(0xFFFFFFFF, v[tid] > 0);
+    out[0] = __popc(vote);
+  }
+}
+__global__ void b(const int* v, int* out) {
+  if (threadIdx.x >= 32) return;
+  unsigned int vote = __ballot_sync(0xFFFFFFFF, v[threadIdx.x] > 0);
+  out[0] = __popc(vote);
+}"""
+    assert only("HZ105", src) == []
+    decoy = src.replace("tid / 32", "tid / 64").replace(">= 32", ">= 64")
+    assert [f.line for f in only("HZ105", decoy)] == [5, 11]
+    # gsplat (round 5): a group index broadcast from lane 0 is group 0 in all 64 lanes
+    broadcast = src.replace("tid / 32;", "__shfl_sync(~0u, tid >> 5, 0);")
+    assert [f.line for f in only("HZ105", broadcast)] == [5]
+
+
 def test_hz104_a_function_s_own_warpsize_constant_is_a_constant():
     # nccl reduce_copy: `constexpr int warpSize = 32;` shadows HIP's run-time warpSize
     src = """__device__ void f(float* o) {
@@ -720,3 +745,26 @@ __global__ void k(const int* in, int* out) {
   out[2] = m3;
 }"""
     assert [f.line for f in only("HZ105", src)] == [7, 10]
+
+
+def test_hz107_a_constant_that_sizes_cooperative_group_tiles_stays_in_its_groups():
+    """flashinfer's MoE top-k (round 12): `kWARP_SIZE = 32` only sizes `thread_block_tile<>`
+    / `tiled_partition<>` tiles and their lane ids; a tile's operations are tile-relative, so a
+    64-lane wavefront holds two tiles.  The same constant beside `warpSize` is reported."""
+    src = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+static constexpr int kWARP_SIZE = 32;
+__device__ float top(cg::thread_block_tile<kWARP_SIZE> const& warp, float v) {
+  for (int o = warp.size() / 2; o > 0; o /= 2) v = fmaxf(v, warp.shfl_xor(v, o));
+  return v;
+}
+__global__ void k(const float* in, float* out) {
+  auto warp = cg::tiled_partition<kWARP_SIZE>(cg::this_thread_block());
+  int lane = threadIdx.x % kWARP_SIZE;
+  float v = top(warp, in[threadIdx.x]);
+  if (lane == 0) out[threadIdx.x / kWARP_SIZE] = v;
+}
+"""
+    assert only("HZ107", src) == []
+    hardware = src.replace("if (lane == 0)", "if (lane == warpSize - 1)")
+    assert [f.line for f in only("HZ107", hardware)] == [3]

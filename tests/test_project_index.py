@@ -121,3 +121,36 @@ def test_macros_the_tree_defines_from_the_cuda_version_reach_other_files(tmp_pat
     assert json.loads(run.output)["findings"] == []
     run = CliRunner().invoke(check, [str(tmp_path / "fp4.cu"), *args], catch_exceptions=False)
     assert len(json.loads(run.output)["findings"]) == 1  # alone, the value is not known
+
+
+def test_a_warpsize_constant_of_the_project_s_namespace_is_its_own(tmp_path: Path) -> None:
+    """flashinfer's mamba kernels (round 12): `namespace flashinfer::mamba { constexpr unsigned
+    warpSize = 32; }` in one header makes `warpSize` in that namespace, and those nested in
+    it, the project's 32 in every file: no HZ104 for its constexpr uses, and blocks of
+    `dim3(warpSize, n)` are rows of 32 lanes, where a width-less shuffle is HZ103's.  The same
+    use outside the namespace is HIP's run-time warpSize."""
+    common = (
+        "#pragma once\nnamespace flashinfer::mamba {\nconstexpr unsigned warpSize = 32;\n"
+        "}  // namespace flashinfer::mamba\n"
+    )
+    kernel = (
+        '#include "common.cuh"\nnamespace flashinfer::mamba::mtp {\n'
+        "template <int DIM>\n__global__ void k(float* x) {\n"
+        "  constexpr int per_thread = DIM / warpSize;\n"
+        "  float v = x[threadIdx.x * per_thread];\n"
+        "  v = __shfl_sync(0xffffffffu, v, 0);\n  x[threadIdx.x] = v;\n}\n"
+        "void run(float* x, int n) {\n  dim3 block(warpSize, n);\n  k<64><<<1, block>>>(x);\n}\n"
+        "}  // namespace flashinfer::mamba::mtp\n"
+        "__global__ void hip_own(float* x) { constexpr int w = warpSize; x[w] = 1; }\n"
+    )
+    index = index_of([common.encode(), kernel.encode()], ctx().mappings)
+    assert index.warp_size_namespaces == {("flashinfer::mamba", 32)}
+    (tmp_path / "common.cuh").write_text(common)
+    (tmp_path / "k.cu").write_text(kernel)
+    args = ["--select", "HZ103,HZ104", "--format", "json", "--no-cache"]
+    run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+    found = sorted((f["rule"], f["line"]) for f in json.loads(run.output)["findings"])
+    assert found == [("HZ103", 7), ("HZ104", 15)]
+    run = CliRunner().invoke(check, [str(tmp_path / "k.cu"), *args], catch_exceptions=False)
+    found = sorted((f["rule"], f["line"]) for f in json.loads(run.output)["findings"])
+    assert ("HZ104", 5) in found  # alone, the header's constant is not known

@@ -14,12 +14,13 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .policy import matches_rule
+from .rule_ids import split_ids
 from .untrusted import (
     CONFIG_LIMIT,
     UntrustedInputError,
@@ -63,13 +64,6 @@ def known_keys() -> tuple[str, ...]:
     return (*OWN_KEYS, *_DECLARED)
 
 
-def split_ids(values: Iterable[str]) -> tuple[str, ...]:
-    out = []
-    for value in values:
-        out += [v.strip().upper() for v in value.split(",") if v.strip()]
-    return tuple(out)
-
-
 def unknown_pattern(patterns: Sequence[str]) -> str | None:
     from .rules import RETIRED, RULES, load_rules  # loads every rule module; rarely needed
 
@@ -78,16 +72,6 @@ def unknown_pattern(patterns: Sequence[str]) -> str | None:
     return next(
         (p for p in patterns if p != "ALL" and not any(r.startswith(p) for r in known)), None
     )
-
-
-def rule_patterns(text: str) -> str:
-    """A comma list of rule IDs or prefixes, upper-cased: the ``parse`` of an option that
-    names rules (a ValueError names the first that matches no rule)."""
-    ids = split_ids([text])
-    bad = unknown_pattern(ids)
-    if bad is not None:
-        raise ValueError(f"no rule ID starts with {bad!r} (see `hipify-py rules`)")
-    return ",".join(ids)
 
 
 @dataclass

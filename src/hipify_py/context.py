@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .arch_names import amd_arch
-from .config import rule_patterns, split_ids
 from .option_spec import CONVERT, TREE, WRITES, cli
 from .project_index import ProjectIndex
+from .rule_ids import rule_patterns, split_ids
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex

@@ -21,6 +21,7 @@ from .frontend.conditions import expression_value
 from .frontend.directives import ARCH
 from .frontend.hip_build import HIP_BUILD
 from .frontend.lexer import Kind, lex
+from .frontend.namespace_scope import namespaces_declaring
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -42,11 +43,21 @@ class ProjectIndex:
     # `#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)` is 0 where convert writes CUDA 12.0
     # (round 11: findings in `#if FP4_TYPE_SUPPORTED` code HIP never compiles)
     hip_values: tuple[str, ...] = ()
+    # the namespaces in which the tree declares a constant named warpSize of its own, with its
+    # value where a number gives it (flashinfer's `namespace flashinfer::mamba { constexpr
+    # unsigned warpSize = 32; }`): there the name is the project's 32, not HIP's run-time
+    # wavefront size (round 12: 6 false HZ104)
+    warp_size_namespaces: frozenset[tuple[str, int | None]] = frozenset()
 
     def digest(self) -> str:
         """A short hash of the index, for the per-file cache key (a file's findings depend on
         what the rest of its tree defines)."""
-        parts = (sorted(self.defined), sorted(self.hip_macros), list(self.hip_values))
+        parts = (
+            sorted(self.defined),
+            sorted(self.hip_macros),
+            list(self.hip_values),
+            sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
+        )
         text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
@@ -67,7 +78,11 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
     names: set[str] = set()
     hip_macros: set[str] = set()
     values: dict[str, int | None] = {}
+    warp_size: set[tuple[str, int | None]] = set()
     for data in texts:
+        if _WARP_SIZE_DECLARED.search(data):
+            tokens = lex(data.decode("utf-8", "replace")).tokens
+            warp_size |= namespaces_declaring(tokens, "warpSize")
         hip = _INCLUDES_HIP.search(data) is not None
         for m in _MACRO.finditer(data):
             name = m.group(1).decode("ascii")
@@ -81,9 +96,11 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
         names.update(_functions(data))
     known = frozenset(mappings.known(names))
     hip_values = tuple(sorted(f"{n}={v}" for n, v in values.items() if v is not None))
-    return ProjectIndex(known, (known | {ARCH}) & hip_macros, hip_values)
+    own_hip = frozenset((known | {ARCH}) & hip_macros)
+    return ProjectIndex(known, own_hip, hip_values, frozenset(warp_size))
 
 
+_WARP_SIZE_DECLARED = re.compile(rb"\bwarpSize[ \t]*[={]")
 _VERSION_NAMES = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_\w+|__CUDA_ARCH__)\b")
 
 

@@ -36,7 +36,7 @@ def block_model(unit: Unit, f: Func) -> str | None:
     shapes = _launch_shapes(unit).get(f.name)
     if not shapes or None in shapes:
         return None
-    if all(x * rest <= 32 for x, rest in shapes):  # type: ignore[misc]
+    if all(rest is not None and x * rest <= 32 for x, rest in shapes):  # type: ignore[misc]
         return BLOCK32
     return GROUP32 if all(x == 32 for x, _rest in shapes) else None  # type: ignore[misc]
 
@@ -46,14 +46,14 @@ def _launch_bounds(unit: Unit) -> list[Call]:
     return cached(unit, "_hz_launch_bounds", lambda: list(calls(unit, {"__launch_bounds__"})))
 
 
-def _launch_shapes(unit: Unit) -> dict[str, list[tuple[int, int] | None]]:
+def _launch_shapes(unit: Unit) -> dict[str, list[tuple[int, int | None] | None]]:
     """The block shape (``_block_shape``) of each launch in the file, by kernel name: read
     once for all its kernels."""
 
-    def read() -> dict[str, list[tuple[int, int] | None]]:
+    def read() -> dict[str, list[tuple[int, int | None] | None]]:
         toks = unit.tokens
         ends = unit.launch_config_ends
-        out: dict[str, list[tuple[int, int] | None]] = {}
+        out: dict[str, list[tuple[int, int | None] | None]] = {}
         for i in unit.launch_openers:
             stop = ends.get(i)
             name = launched_name(toks, i)
@@ -66,10 +66,12 @@ def _launch_shapes(unit: Unit) -> dict[str, list[tuple[int, int] | None]]:
     return cached(unit, "_hz_launch_shapes", read)
 
 
-def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
+def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int | None] | None:
     """(x, y * z) of the launch's block argument ``tokens[a:b]``: a number, `dim3(x, y)`, or
     a `dim3 name(x, y)` / `dim3 name = dim3(x, y)` / `dim3 name{x, y}` declared before it in
-    the same function; None when it is none of these or a size is not a known constant."""
+    the same function; y * z None when y or z is not a known constant (rows of x threads all
+    the same: flashinfer's `dim3 block(warpSize, numWarps)`), None when it is none of these
+    or x is not a known constant."""
     toks = unit.tokens
     value = evaluate(unit, a, b)
     if value is not None:
@@ -99,9 +101,9 @@ def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
     if opener not in ("(", "{") or close is None:
         return None
     sizes = [evaluate(unit, *r) for r in split(toks, a + 1, close)]
-    if not sizes or None in sizes or len(sizes) > 3:
+    if not sizes or sizes[0] is None or len(sizes) > 3:
         return None
-    rest = 1
+    rest: int | None = 1
     for v in sizes[1:]:
-        rest *= v  # type: ignore[operator]
-    return sizes[0], rest  # type: ignore[return-value]
+        rest = None if rest is None or v is None else rest * v
+    return sizes[0], rest

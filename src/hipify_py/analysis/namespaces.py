@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..frontend.lexer import Kind
+from ..frontend.namespace_scope import namespaces_declaring
 from ..frontend.unit import Unit
 from .tokens import cached
 
@@ -46,3 +47,32 @@ def _bodies(unit: Unit) -> list[NamespaceBody]:
         if close is not None:
             out.append(NamespaceBody(n, toks[n + 1].text, k, close))
     return out
+
+
+def qualified_namespace(unit: Unit, i: int) -> str:
+    """The named namespaces around token ``i``, outermost first (``a::b::c``; "" at global
+    scope)."""
+    toks = unit.tokens
+    return "::".join(
+        "::".join(toks[j].text for j in range(b.keyword + 1, b.open) if toks[j].kind is Kind.IDENT)
+        for b in namespace_bodies(unit)
+        if b.open < i < b.close
+    )
+
+
+def project_warp_size(unit: Unit, k: int) -> tuple[str, int | None] | None:
+    """The declaration (namespace, value) that the `warpSize` at token ``k`` names when it is a
+    constant the project declares in an enclosing namespace (flashinfer's `namespace
+    flashinfer::mamba { constexpr unsigned warpSize = 32; }`, in this file or another of the
+    tree), not HIP's run-time wavefront size; None otherwise."""
+    toks = unit.tokens
+    if toks[k].text != "warpSize" or (k > 0 and toks[k - 1].text == "::"):
+        return None
+    own = cached(unit, "_warp_size_namespaces", lambda: namespaces_declaring(toks, "warpSize"))
+    declared = unit.warp_size_namespaces | own
+    if not declared:
+        return None
+    here = qualified_namespace(unit, k)
+    # the innermost declaration wins, as C++ name lookup finds it
+    inside = [d for d in declared if here == d[0] or here.startswith(d[0] + "::")]
+    return max(inside, key=lambda d: len(d[0])) if inside else None

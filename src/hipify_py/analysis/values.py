@@ -11,6 +11,7 @@ from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .functions import function_at
+from .namespaces import project_warp_size
 from .tokens import cached, inside, match
 
 
@@ -346,6 +347,9 @@ def _name_value(unit: Unit, i: int, depth: int) -> int | None:
     """The value of the name at token ``i``: a constant in scope, a local assigned once, a
     file-scope constant expression, or a ``#define`` body (each followed at most 8 deep)."""
     name = unit.tokens[i].text
+    own = project_warp_size(unit, i) if name == "warpSize" else None
+    if own is not None and own[1] is not None:
+        return own[1]  # the project's own constant (flashinfer's), not HIP's run-time value
     value = constant_at(unit, name, i)
     if value is None and depth < 8:
         value = _single_assignment(unit, i, depth)

@@ -33,6 +33,7 @@ from ..frontend.unit import Unit
 from .block_geometry import BLOCK32, GROUP32, block_model
 from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
 from .functions import Func, declaration_head, enclosing_conditions, function_at, functions
+from .namespaces import project_warp_size
 from .taint import thread_taint
 from .tokens import cached, operand_before
 from .values import constant_at, evaluate, int_value
@@ -312,7 +313,12 @@ def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
 def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
     if any(
-        (toks[k].text in _HARDWARE_NAMES and not shadowed(toks, k, f)) or _lane_bits(toks, k)
+        (
+            toks[k].text in _HARDWARE_NAMES
+            and not shadowed(toks, k, f)
+            and project_warp_size(unit, k) is None
+        )
+        or _lane_bits(toks, k)
         for k in range(f.params[0], f.close)
     ):
         return HARDWARE

@@ -136,9 +136,16 @@ def _passed_away(unit: Unit, k: int) -> bool:
                 and close is not None
                 and not _defined_here(unit, name)
                 and not _group_reduction(toks, close, name)
+                and name not in _GROUP_TILES
             )
     return False
 
+
+# cooperative-groups tiles of that many threads (`cg::thread_block_tile<kWarpSize>`,
+# `tiled_partition<WARP_SIZE>(block)`): a tile's shuffles, votes and syncs are tile-relative on
+# every GPU, and HIP's tiles of 32 split a 64-lane wavefront in two (flashinfer's MoE top-k,
+# round 12), so the constant stays in its groups
+_GROUP_TILES = frozenset({"thread_block_tile", "tiled_partition"})
 
 # words of a reduction or scan helper's name: `warp_reduce_max<32>(v)`, `warpAllReduceSum<32>`
 _REDUCING = re.compile(r"(?i)reduce|sum|max|min|scan")

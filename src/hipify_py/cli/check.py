@@ -16,7 +16,7 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
-from ..config import split_ids, unknown_pattern
+from ..config import unknown_pattern
 from ..discover import UsageError
 from ..findings import Severity
 from ..gate import run_check
@@ -25,6 +25,7 @@ from ..policy import RunPolicy
 from ..report import findings_baseline
 from ..report.findings_common import CheckReport
 from ..report.formats import Style, render
+from ..rule_ids import split_ids
 from ..rules import RULES, load_rules
 from .common import build_options_context, load_config, write_or_fail
 from .nothing import refuse_when_nothing_checked

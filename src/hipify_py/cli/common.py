@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..config import Config, ConfigFileError
+from ..config import Config, ConfigFileError, unknown_pattern
 from ..context import Context, Options
 from ..files import WriteError, write_file
 from ..mappings import load_index
@@ -68,6 +68,11 @@ def build_options_context(
     command = click.get_current_context().command.name or ""
     from_config(values, config)
     options = replace(Options(**options_fields(command, values)), **(overrides or {}))
+    unknown = unknown_pattern(options.enabled)
+    if unknown is not None:
+        raise ConfigError(
+            f"--enable / enable: no rule ID starts with {unknown!r} (see `hipify-py rules`)"
+        )
     try:
         rules = user_rules(config, values["mapping_files"])
         index = load_index(options, rules)

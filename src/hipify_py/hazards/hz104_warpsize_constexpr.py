@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import function_at
+from ..analysis.functions import Func, function_at
+from ..analysis.namespaces import project_warp_size
 from ..analysis.tokens import match, match_back, occurrences, one_per_line
 from ..analysis.warp_model import shadowed, template_parameter
 from ..context import Context
@@ -227,6 +228,15 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, report), unit)
 
 
+def _own_constant(unit: Unit, i: int, func: Func | None) -> bool:
+    """The `warpSize` at token ``i`` is a constant of the project's: nccl's function-local
+    `constexpr int warpSize = 32;`, flashinfer's `namespace ... { constexpr unsigned warpSize
+    = 32; }`."""
+    if unit.tokens[i].text != "warpSize":
+        return False
+    return (func is not None and shadowed(unit.tokens, i, func)) or bool(project_warp_size(unit, i))
+
+
 def _device_only(unit: Unit, i: int) -> bool:
     """Token ``i`` is in the body of a ``__global__``/``__device__`` (not ``__host__``)
     function, where PyTorch's ROCm ``C10_WARP_SIZE`` picks its constexpr device overload."""
@@ -250,8 +260,8 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
             continue  # `template <int warpSize, ...>` declares a name of its own
         base = names[t.text]
         func = function_at(unit, i)
-        if t.text == "warpSize" and func is not None and shadowed(toks, i, func):
-            continue  # nccl's `constexpr int warpSize = 32;`: the function's own constant
+        if _own_constant(unit, i, func):
+            continue
         if base == "C10_WARP_SIZE" and _device_only(unit, i):
             continue  # PyTorch's device-side C10_WARP_SIZE is constexpr (64 on gfx9)
         if base == "warpSize":

@@ -148,10 +148,12 @@ _THREAD_IDS = frozenset({"threadIdx.x", "tid", "lane", "laneid", "lane_id", "lan
 
 
 def _low_lanes_only(unit: Unit, c: Call) -> bool:
-    """The ballot ``c`` runs in the then-branch of an `if` whose condition requires a thread
-    or lane id below 32 (`if (threadIdx.x < 32)`, `if (lane < WARP_SIZE && ...)` with
-    WARP_SIZE 32 in the file): lanes 32-63 never vote, so its upper 32 bits are zero
-    (TransformerEngine's standalone_topk, round 11)."""
+    """The ballot ``c`` runs only in lanes 0-31, so its upper 32 bits are zero: in the
+    then-branch of an `if` whose condition requires a thread or lane id below 32 (`if
+    (threadIdx.x < 32)`, `if (lane < WARP_SIZE && ...)` with WARP_SIZE 32 in the file;
+    TransformerEngine's standalone_topk, round 11) or a 32-lane group index of 0 (`if (warp
+    == 0)` with `warp = tid / 32`), or after `if (threadIdx.x >= 32) return;` at the top of
+    its function (flashinfer's MoE routing, round 12)."""
     func = function_at(unit, c.index)
     if func is None:
         return False
@@ -159,16 +161,70 @@ def _low_lanes_only(unit: Unit, c: Call) -> bool:
     for keyword, first, end in enclosing_conditions(unit, c.index, func):
         if keyword != "if" or not _in_then_branch(unit, end + 1, c.index):
             continue
-        for a, b in _conjuncts(toks, first, end):
-            ops = [k for k in range(a, b) if toks[k].text in ("<", "<=")]
-            if len(ops) != 1:
-                continue
-            k = ops[0]
-            if "".join(t.text for t in toks[a:k]) not in _THREAD_IDS:
-                continue
-            bound = evaluate(unit, k + 1, b)
-            if bound is not None and bound <= (32 if toks[k].text == "<" else 31):
-                return True
+        if any(_below_32(unit, a, b) for a, b in _conjuncts(toks, first, end)):
+            return True
+    return _returned_from_32(unit, func.open, c.index)
+
+
+def _below_32(unit: Unit, a: int, b: int) -> bool:
+    """The condition ``tokens[a:b]`` holds only for lanes 0-31: `tid < 32`, `lane <= 31`, or
+    `group == 0` where the group index is a thread id divided by 32 (`tid / 32`, `tid >> 5`)."""
+    toks = unit.tokens
+    ops = [k for k in range(a, b) if toks[k].text in ("<", "<=", "==")]
+    if len(ops) != 1:
+        return False
+    k = ops[0]
+    left = "".join(t.text for t in toks[a:k])
+    if toks[k].text == "==":
+        return evaluate(unit, k + 1, b) == 0 and _group_index(unit, a, k)
+    if left not in _THREAD_IDS:
+        return False
+    bound = evaluate(unit, k + 1, b)
+    return bound is not None and bound <= (32 if toks[k].text == "<" else 31)
+
+
+def _group_index(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` is a 32-lane group index: `threadIdx.x / 32`, or a name whose
+    declaration in the function initialises it so (`int warp = tid / 32;`).  Not through a
+    call: gsplat's `__shfl_sync(~0u, threadIdx.x >> 5, 0)` broadcasts lane 0's group to all 64
+    lanes of a wavefront, so lanes 32-63 take group 0 too (round 5)."""
+    toks = unit.tokens
+    text = "".join(t.text for t in toks[a:b])
+    if _GROUP_OF_32.fullmatch(text):
+        return True
+    func = function_at(unit, a)
+    if b - a != 1 or toks[a].kind is not Kind.IDENT or func is None:
+        return False
+    for d in unit.identifier_positions.get(toks[a].text, ()):
+        if func.open < d < a and toks[d - 1].kind is Kind.IDENT and toks[d + 1].text == "=":
+            end = next((j for j in range(d + 2, min(d + 40, func.close)) if toks[j].text == ";"), d)
+            return bool(_GROUP_OF_32.fullmatch("".join(t.text for t in toks[d + 2 : end])))
+    return False
+
+
+# a thread id divided into 32-lane groups, as an initialiser spells it
+_GROUP_OF_32 = re.compile(r"\(?(?:threadIdx\.x|tid|tx)\)?(?:/32|>>5)\b")
+
+
+def _returned_from_32(unit: Unit, open_: int, i: int) -> bool:
+    """`if (threadIdx.x >= 32) return;` (or `> 31`) at the top level of the function body
+    that opens at ``open_``, before token ``i``."""
+    toks = unit.tokens
+    depth = 0
+    for k in range(open_ + 1, i):
+        text = toks[k].text
+        depth += (text == "{") - (text == "}")
+        if depth or text != "if" or toks[k + 1].text != "(":
+            continue
+        close = unit.lexed.brackets.get(k + 1)
+        if close is None or close + 1 >= i or toks[close + 1].text != "return":
+            continue
+        ops = [j for j in range(k + 2, close) if toks[j].text in (">=", ">")]
+        if len(ops) != 1 or "".join(t.text for t in toks[k + 2 : ops[0]]) not in _THREAD_IDS:
+            continue
+        bound = evaluate(unit, ops[0] + 1, close)
+        if bound is not None and bound <= (32 if toks[ops[0]].text == ">=" else 31):
+            return True
     return False
 
 

@@ -20,7 +20,8 @@ Reported only where the constant meets the hardware wavefront: a function that u
 kernel that calls one that does) also uses `warpSize` or `__lane_id()`, counts or indexes a
 ballot, votes with `__any_sync`/`__all_sync`, multiplies wmma fragments, or shuffles across a
 32-lane group without a width; the host passes it to a kernel as an argument, or sizes blocks
-for kernels that do any of this; or a template this file does not define takes it. Code of
+for kernels that do any of this; or a template this file does not define takes it (not a
+cooperative-groups tile, `thread_block_tile<kWarpSize>`: its operations stay in it). Code of
 consistent 32-lane groups (lane and group ids from the constant, reductions that stay in the
 group, per-group shared slots, block sizes) computes the same on a 64-lane wavefront, which
 simply holds two groups: not reported. A source file that never uses its constant is not

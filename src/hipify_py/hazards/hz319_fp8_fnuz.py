@@ -100,6 +100,23 @@ def _pointer_cast(toks: Sequence[Token], k: int) -> int | None:
     return None
 
 
+def _stored_into(unit: Unit, end: int) -> bool:
+    """The cast that ends at token ``end`` (its operand's ``(`` for `reinterpret_cast`) is
+    indexed and stored into: `reinterpret_cast<__nv_fp8_e4m3*>(buf)[i] = __nv_fp8_e4m3(x);`
+    encodes with the type the device decodes with, FNUZ on both sides (flashinfer's fmha_v2
+    host packing, round 12), so no bytes of another format are read."""
+    toks, brackets = unit.tokens, unit.lexed.brackets
+    close = brackets.get(end) if toks[end].text == "(" else None
+    if close is None or close + 1 >= len(toks) or toks[close + 1].text != "[":
+        return False
+    index_close = brackets.get(close + 1)
+    return (
+        index_close is not None
+        and index_close + 1 < len(toks)
+        and (toks[index_close + 1].text == "=")
+    )
+
+
 # pointee types of bytes that come from elsewhere (a file, a framework tensor, a byte buffer)
 _BYTE_TYPES = frozenset({"void", "char", "uint8_t", "int8_t", "byte", "unsigned", "signed"})
 
@@ -188,6 +205,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 and operand < len(toks)
                 and toks[operand].text != "&"
                 and _holds_foreign_bytes(toks, operand, byte_pointer)
+                and not _stored_into(unit, end)
             ):
                 yield report(
                     t.start,

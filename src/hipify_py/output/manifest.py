@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import rule_patterns
 from ..context import Options
 from ..discover import MANIFEST_NAME
 from ..files import write_file
+from ..rule_ids import rule_patterns
 from ..untrusted import UntrustedInputError, decode_utf8, is_under, read_regular
 
 FORMAT = 1
