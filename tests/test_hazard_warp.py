@@ -768,3 +768,52 @@ __global__ void k(const float* in, float* out) {
     assert only("HZ107", src) == []
     hardware = src.replace("if (lane == 0)", "if (lane == warpSize - 1)")
     assert [f.line for f in only("HZ107", hardware)] == [3]
+
+
+def test_hz106_a_use_the_parse_misses_of_a_mask_widened_here_is_not_reported_again():
+    """arrayfire (round 13): `constexpr unsigned int FULL_MASK` at namespace scope is widened
+    at its declaration, but a use inside a specialisation on a type of another header (which
+    the parse cannot resolve) was reported again as "defined outside this file"."""
+    src = """#include "types.h"
+constexpr unsigned int FULL_MASK = 0xffffffff;
+template <typename T>
+__device__ T shfl_down_sync(T var, int delta) {
+  return __shfl_down_sync(FULL_MASK, var, delta);
+}
+template <>
+__device__ cfloat shfl_down_sync(cfloat var, int delta) {
+  cfloat res = {__shfl_down_sync(FULL_MASK, var.x, delta), __shfl_down_sync(FULL_MASK, var.y, 1)};
+  return res;
+}
+"""
+    assert [f.fixed for f in only("HZ106", src)] == [True]  # at the declaration, widened
+    assert "unsigned long long FULL_MASK = 0xffffffffffffffffULL;" in fixed(src)
+    header_only = src.replace("constexpr unsigned int FULL_MASK = 0xffffffff;", "")
+    assert [f.fixed for f in only("HZ106", header_only)] == [False]  # a header's: once
+
+
+def test_hz105_a_block_of_one_32_lane_group_rounded_up_has_no_lanes_past_31():
+    """warp's tile reductions (round 13): `if constexpr (warp_count == 1)` with `warp_count =
+    (BLOCK + WARP_SIZE - 1) / WARP_SIZE` (32) is a block of at most 32 threads; its `else`, and
+    a count rounded down (`block / 32 == 1`: up to 63 threads), are still reported."""
+    src = """#define WP_TILE_WARP_SIZE 32
+template <int WP_TILE_BLOCK_DIM>
+__device__ void reduce(const int* v, int* out) {
+  constexpr int warp_count = (WP_TILE_BLOCK_DIM + WP_TILE_WARP_SIZE - 1) / WP_TILE_WARP_SIZE;
+  if constexpr (warp_count == 1) {
+    unsigned int mask = __ballot_sync(0xFFFFFFFF, v[threadIdx.x] > 0);
+    out[0] = __ffs(mask) - 1;
+  } else {
+    unsigned int m2 = __ballot_sync(0xFFFFFFFF, v[threadIdx.x] > 0);
+    out[1] = __ffs(m2) - 1;
+  }
+}
+__device__ void floor_div(const int* v, int* out, int block) {
+  const int warps = block / WP_TILE_WARP_SIZE;
+  if (warps == 1) {
+    unsigned int m3 = __ballot_sync(0xFFFFFFFF, v[threadIdx.x] > 0);
+    out[2] = __ffs(m3) - 1;
+  }
+}
+"""
+    assert [f.line for f in only("HZ105", src)] == [9, 16]

@@ -76,11 +76,17 @@ _WIDE_WORDS = frozenset({"uint64_t", "int64_t", "size_t", "uintptr_t", "intptr_t
 _NARROW_WORDS = frozenset({"uint32_t", "int32_t", "uint", "u32", "int", "unsigned", "short"})
 
 
+# words of a declaration that do not change its type's size (`constexpr unsigned int`)
+_QUALIFIERS = frozenset(
+    {"const", "volatile", "constexpr", "static", "inline", "__device__", "__constant__"}
+)
+
+
 def type_size(unit: Unit, declared: str) -> int | None:
     """Size in bytes of a declared integer type written as words (`unsigned long long`,
     `uint32_t`, a `lane_mask_t` typedef), as the HIP/AMD build sees it: a typedef chosen per
     platform resolves to its definition in code HIP compiles.  None when unknown."""
-    words = [w for w in declared.replace("*", " * ").split() if w not in ("const", "volatile")]
+    words = [w for w in declared.replace("*", " * ").split() if w not in _QUALIFIERS]
     if not words or "*" in words:
         return None
     if words.count("long") == 2 or set(words) & _WIDE_WORDS:

@@ -27,7 +27,7 @@ unsafe because later code (`1 << lane`, `%x` printing) may still assume 32 bits.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
@@ -98,12 +98,17 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not ballots:
         return
     toks = unit.tokens
-    mask_vars: set[tuple[str, int]] = set()  # (name, function scope) holding a ballot
+    # (name, function scope) -> where a ballot is stored in it, and whether lanes 32-63 vote
+    mask_vars: dict[tuple[str, int], list[tuple[int, bool]]] = {}
     covered: set[int] = set()  # bit intrinsics a reported store lists as its dependent lines
     bit_calls = {c.open: c for c in calls(unit, _BIT32)}
     for c in ballots:
-        if _low_lanes_only(unit, c):
-            continue  # only lanes 0-31 vote: 32 bits hold every vote
+        if _low_lanes_only(unit, c):  # only lanes 0-31 vote: 32 bits hold every vote
+            store = _assignment(toks, c)
+            if store is not None:
+                key = (toks[store[0] - 1].text, scope_of(unit, store[0]))
+                mask_vars.setdefault(key, []).append((c.index, False))
+            continue
         # 1. the whole argument of a 32-bit bit intrinsic: __popc(__ballot(p))
         outer = _bit_call_around(toks, c, bit_calls)
         if outer is not None:
@@ -118,19 +123,33 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         store = _assignment(toks, c)
         if store is None:
             continue
-        mask_vars.add((toks[store[0] - 1].text, scope_of(unit, store[0])))
+        key = (toks[store[0] - 1].text, scope_of(unit, store[0]))
+        mask_vars.setdefault(key, []).append((c.index, True))
         found = _truncating_store(unit, report, c, store[0], store[1])
         if found is not None:
             covered.update(u.open for u in found[1])
             yield found[0]
     # 3. a mask variable of the same function passed to a 32-bit bit intrinsic: __popc(mask),
     # unless it is a dependent line of the store reported above (its fix changes that call too)
+    yield from _bits_of_masks(unit, report, bit_calls, mask_vars, covered)
+
+
+def _bits_of_masks(
+    unit: Unit,
+    report: Report,
+    bit_calls: dict[int, Call],
+    mask_vars: dict[tuple[str, int], list[tuple[int, bool]]],
+    covered: set[int],
+) -> Iterator[Finding]:
+    """Step 3 of ``check``: `__popc(mask)` on a mask variable that holds a ballot of its
+    function, one finding per mask (the others its dependent lines)."""
+    toks = unit.tokens
     for outer in bit_calls.values() if mask_vars else ():
         if outer.open in covered:
             continue
         scope = scope_of(unit, outer.index)
         names = {t.text for a, b in outer.args for t in toks[a:b] if t.kind is Kind.IDENT}
-        hit = sorted(n for n in names if (n, scope) in mask_vars)
+        hit = sorted(n for n in names if _wide_vote_before(mask_vars.get((n, scope)), outer))
         if hit:
             var = hit[0]
             yield report(
@@ -141,6 +160,15 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 # one mask of one function is one fix (widen it): one finding, the rest its lines
                 extra={"root_cause": f"{var}@{scope}"},
             )
+
+
+def _wide_vote_before(stores: list[tuple[int, bool]] | None, call: Call) -> bool:
+    """The last ballot stored in the mask before ``call`` (else the first after it: a loop)
+    is one that lanes 32-63 vote in."""
+    if not stores:
+        return False
+    before = [s for s in stores if s[0] < call.index]
+    return (before[-1] if before else stores[0])[1]
 
 
 # a thread or lane id, as a condition's left side spells it
@@ -166,31 +194,36 @@ def _low_lanes_only(unit: Unit, c: Call) -> bool:
     return _returned_from_32(unit, func.open, c.index)
 
 
+# a test of a token range [a, b) of a unit: `_group_of_32`, `_groups_rounded_up`
+_Form = Callable[[Unit, int, int], bool]
+
+
 def _below_32(unit: Unit, a: int, b: int) -> bool:
-    """The condition ``tokens[a:b]`` holds only for lanes 0-31: `tid < 32`, `lane <= 31`, or
-    `group == 0` where the group index is a thread id divided by 32 (`tid / 32`, `tid >> 5`)."""
+    """The condition ``tokens[a:b]`` holds only for lanes 0-31: `tid < 32`, `lane <= 31`,
+    `group == 0` where the group index is a thread id divided by 32 (`tid / 32`, `tid >> 5`),
+    or `warps == 1` where the count of 32-lane groups in the block is rounded up (`(BLOCK + 32
+    - 1) / 32`: a block of at most 32 threads; warp's tile reductions, round 13)."""
     toks = unit.tokens
     ops = [k for k in range(a, b) if toks[k].text in ("<", "<=", "==")]
     if len(ops) != 1:
         return False
     k = ops[0]
-    left = "".join(t.text for t in toks[a:k])
     if toks[k].text == "==":
-        return evaluate(unit, k + 1, b) == 0 and _group_index(unit, a, k)
-    if left not in _THREAD_IDS:
-        return False
-    bound = evaluate(unit, k + 1, b)
-    return bound is not None and bound <= (32 if toks[k].text == "<" else 31)
+        value = evaluate(unit, k + 1, b)
+        if value == 0:
+            return _matches_initializer(unit, a, k, _group_of_32)
+        return value == 1 and _matches_initializer(unit, a, k, _groups_rounded_up)
+    left = "".join(t.text for t in toks[a:k])
+    return left in _THREAD_IDS and _cut_at_32(unit, k, b)
 
 
-def _group_index(unit: Unit, a: int, b: int) -> bool:
-    """``tokens[a:b]`` is a 32-lane group index: `threadIdx.x / 32`, or a name whose
-    declaration in the function initialises it so (`int warp = tid / 32;`).  Not through a
-    call: gsplat's `__shfl_sync(~0u, threadIdx.x >> 5, 0)` broadcasts lane 0's group to all 64
-    lanes of a wavefront, so lanes 32-63 take group 0 too (round 5)."""
+def _matches_initializer(unit: Unit, a: int, b: int, form: _Form) -> bool:
+    """``tokens[a:b]``, or the initialiser of the name it is where the function declares it
+    (`int warp = tid / 32;`), has the ``form``.  Not through a call: gsplat's
+    `__shfl_sync(~0u, threadIdx.x >> 5, 0)` broadcasts lane 0's group to all 64 lanes of a
+    wavefront, so lanes 32-63 take group 0 too (round 5)."""
     toks = unit.tokens
-    text = "".join(t.text for t in toks[a:b])
-    if _GROUP_OF_32.fullmatch(text):
+    if form(unit, a, b):
         return True
     func = function_at(unit, a)
     if b - a != 1 or toks[a].kind is not Kind.IDENT or func is None:
@@ -198,12 +231,31 @@ def _group_index(unit: Unit, a: int, b: int) -> bool:
     for d in unit.identifier_positions.get(toks[a].text, ()):
         if func.open < d < a and toks[d - 1].kind is Kind.IDENT and toks[d + 1].text == "=":
             end = next((j for j in range(d + 2, min(d + 40, func.close)) if toks[j].text == ";"), d)
-            return bool(_GROUP_OF_32.fullmatch("".join(t.text for t in toks[d + 2 : end])))
+            return form(unit, d + 2, end)
     return False
 
 
-# a thread id divided into 32-lane groups, as an initialiser spells it
-_GROUP_OF_32 = re.compile(r"\(?(?:threadIdx\.x|tid|tx)\)?(?:/32|>>5)\b")
+def _group_of_32(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` is a thread id divided into 32-lane groups: `tid / 32`,
+    `threadIdx.x >> 5`, `(tid) / WARP_SIZE` with WARP_SIZE 32."""
+    toks = unit.tokens
+    op = next((k for k in range(a, b) if toks[k].text in ("/", ">>")), None)
+    if op is None or "".join(t.text for t in toks[a:op]).strip("()") not in _THREAD_IDS:
+        return False
+    return evaluate(unit, op + 1, b) == (32 if toks[op].text == "/" else 5)
+
+
+def _groups_rounded_up(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` counts a block's 32-lane groups rounded up, `(BLOCK + W - 1) / W` with
+    W 32 (or `(BLOCK + 31) / 32`): 1 only for blocks of at most 32 threads."""
+    toks = unit.tokens
+    close = unit.lexed.brackets.get(a) if toks[a].text == "(" else None
+    if close is None or close + 1 >= b or toks[close + 1].text != "/":
+        return False
+    if evaluate(unit, close + 2, b) != 32:
+        return False
+    plus = next((k for k in range(a + 1, close) if toks[k].text == "+"), None)
+    return plus is not None and evaluate(unit, plus + 1, close) == 31
 
 
 def _returned_from_32(unit: Unit, open_: int, i: int) -> bool:
@@ -222,10 +274,16 @@ def _returned_from_32(unit: Unit, open_: int, i: int) -> bool:
         ops = [j for j in range(k + 2, close) if toks[j].text in (">=", ">")]
         if len(ops) != 1 or "".join(t.text for t in toks[k + 2 : ops[0]]) not in _THREAD_IDS:
             continue
-        bound = evaluate(unit, ops[0] + 1, close)
-        if bound is not None and bound <= (32 if toks[ops[0]].text == ">=" else 31):
+        if _cut_at_32(unit, ops[0], close):
             return True
     return False
+
+
+def _cut_at_32(unit: Unit, op: int, end: int) -> bool:
+    """The comparison at token ``op`` with the bound up to ``end`` parts lanes 0-31 from the
+    rest: `< 32` or `<= 31` (the lanes kept), `>= 32` or `> 31` (the lanes sent away)."""
+    bound = evaluate(unit, op + 1, end)
+    return bound is not None and bound <= (32 if unit.tokens[op].text in ("<", ">=") else 31)
 
 
 def _conjuncts(toks: Sequence[Token], first: int, end: int) -> list[tuple[int, int]]:

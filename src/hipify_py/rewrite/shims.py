@@ -182,6 +182,12 @@ __device__ inline __hip_bfloat16 atomicAdd(__hip_bfloat16* p, __hip_bfloat16 v) 
 }
 """
 
+_BRKPT = """\
+// hipify-py shim: CUDA's device breakpoint __brkpt (HIP 7.2 has none); without a debugger it
+// stops the kernel with an error, as this trap does
+__device__ inline void __brkpt() { __builtin_trap(); }
+"""
+
 _QUALIFIERS = """\
 // hipify-py shim: CUDA qualifiers HIP does not spell (kernel parameters are constant on AMD
 // already; CUDART_CB is a calling convention only on Windows; __device_builtin__ marks CUDA's
@@ -245,6 +251,7 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         frozenset({"__dp4a", "__vmaxs4", "__vsub4", "__vsubss4", "__vcmpeq4", "__vcmpne4"}),
     ),
     "cub_debug": ("HIPIFY_PY_SHIM_CUB_DEBUG", _CUB_DEBUG, frozenset({"CubDebugExit"})),
+    "brkpt": ("HIPIFY_PY_SHIM_BRKPT", _BRKPT, frozenset({"__brkpt"})),
     "qualifiers": (
         "HIPIFY_PY_SHIM_QUALIFIERS",
         _QUALIFIERS,
@@ -324,7 +331,7 @@ CG_ONLY = frozenset({"reduce", "inclusive_scan", "exclusive_scan"})  # only as c
 SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONLY
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
 # used inside error-check macros: a use in a #define body needs the shim too
-_IN_MACROS = frozenset({"CubDebugExit", "cublasGetCudartVersion"})
+_IN_MACROS = frozenset({"CubDebugExit", "cublasGetCudartVersion", "__brkpt"})  # assert macros
 OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB", "__device_builtin__"})  # no call
 
 

@@ -291,10 +291,19 @@ def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskS
         site = _declaration_site(unit, ident, where, decl, tuple(dict.fromkeys(names)), mask_tokens)
         if site is not None:
             out.append(site)
-    once: dict[str, MaskSite] = {}  # a header's mask once, not at every use
+    return out + _unresolved_once(elsewhere, {s.text for s in out})
+
+
+def _unresolved_once(elsewhere: list[MaskSite], declared: set[str]) -> list[MaskSite]:
+    """A header's mask once, not at every use; none for a use the parse could not resolve of
+    a variable whose declaration in this file is a site already (``declared``: arrayfire's
+    namespace-scope `constexpr unsigned int FULL_MASK`, warp's local mask, both widened
+    there; round 13)."""
+    once: dict[str, MaskSite] = {}
     for site in elsewhere:
-        once.setdefault(site.text, site)
-    return out + list(once.values())
+        if site.text not in declared:
+            once.setdefault(site.text, site)
+    return list(once.values())
 
 
 def _unresolved(unit: Unit, tok: Token, name: str) -> MaskSite | None:
