@@ -347,3 +347,16 @@ def test_nvtx_ranges_become_no_ops_once():
     assert out.count("#define HIPIFY_PY_SHIM_NVTX") == 1
     assert "nvtxRangePushEx(&eventAttrib);" in out  # the project's calls stay as written
     assert hip(out) == out  # converting twice equals converting once
+
+
+def test_short_vector_brace_lists_get_their_zeros_once():
+    """`int4{a, a}` is (a, a, 0, 0) in CUDA and no constructor in HIP: the zeros are written
+    out, once.  `{v}` (perhaps a copy of another int4), `{}` and an array's nested lists stay."""
+    src = (
+        "__device__ int4 f(int4 v, int a) {\n  int4 c{v};\n  int4 e{};\n"
+        "  int4 arr[2] = {{1, 2}, {3, 4}};\n  return int4{a, a};\n}\n"
+    )
+    out = hip(src)
+    assert "int4{a, a, 0, 0}" in out
+    assert "int4 c{v};" in out and "int4 e{};" in out and "{{1, 2}, {3, 4}}" in out
+    assert hip(out) == out
