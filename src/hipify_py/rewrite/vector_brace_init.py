@@ -4,7 +4,8 @@ CUDA's vector types are aggregates, so a brace list shorter than the type sets t
 HIP's (``HIP_vector_type`` in amd_hip_vector_types.h of ROCm 7.2.4) have constructors taking one
 value or exactly one per component, so the short list is "no matching constructor" (a round-10
 project's `int4{x, y, z}`).  The missing components are written out as the zero CUDA gives them:
-the same value under nvcc, a list HIP accepts.  `{}` (zero everywhere in both), `{v}` (which may
+the same value under nvcc, a list HIP accepts; also in a constructor's member initialiser
+(`tiled_shape_{x, y, n}` for a member the file declares `int4 tiled_shape_;`).  `{}` (zero everywhere in both), `{v}` (which may
 copy another vector) and lists with a trailing comma or designators are left alone.
 """
 
@@ -29,28 +30,37 @@ RANKS: dict[str, int] = {f"{b}{r}": r for b in _BASES for r in (2, 3, 4)}
 @rewrite_pass("vector-brace-init", order=50)
 def vector_brace_init(unit: Unit, ctx: Context) -> Iterator[Edit]:
     toks = unit.tokens
+    for brace, rank in dict(_initialisers(unit)).items():  # each brace once
+        close = unit.lexed.brackets.get(brace)
+        if close is None:
+            continue
+        args = [(a, b) for a, b in split(toks, brace + 1, close) if a < b]
+        missing = rank - len(args)
+        if len(args) < 2 or missing <= 0 or toks[close - 1].text == ",":
+            continue  # `{v}` may copy another vector: its type is not known here
+        if any(toks[a].text == "." for a, _ in args):
+            continue  # designators: not a plain list
+        yield Edit(toks[close].start, toks[close].start, ", 0" * missing, RULE)
+
+
+def _initialisers(unit: Unit) -> Iterator[tuple[int, int]]:
+    """The `{` of each brace initialiser of a vector type, with the type's rank: `int4{...}`,
+    `int4 v{...}`, `int4 v = {...}`, and a member the file declares as one initialised in a
+    constructor (`tiled_shape_{x, y, n}` with `int4 tiled_shape_;`, turbomind's cta_map.h)."""
+    toks = unit.tokens
+    members: dict[str, int] = {}
     for name in RANKS.keys() & unit.identifiers:
         for i in unit.identifier_positions[name]:
-            brace = _brace_after(unit, i)
-            close = unit.lexed.brackets.get(brace) if brace is not None else None
-            if brace is None or close is None:
-                continue
-            args = [(a, b) for a, b in split(toks, brace + 1, close) if a < b]
-            missing = RANKS[name] - len(args)
-            if len(args) < 2 or missing <= 0 or toks[close - 1].text == ",":
-                continue  # `{v}` may copy another vector: its type is not known here
-            if any(toks[a].text == "." for a, _ in args):
-                continue  # designators: not a plain list
-            yield Edit(toks[close].start, toks[close].start, ", 0" * missing, RULE)
-
-
-def _brace_after(unit: Unit, i: int) -> int | None:
-    """The `{` that initialises a value of the type named at token ``i``: `int4{...}`,
-    `int4 v{...}`, `int4 v = {...}`; None for anything else (an array, a parameter)."""
-    toks = unit.tokens
-    j = i + 1
-    if j < len(toks) and toks[j].kind is Kind.IDENT:
-        j += 1
-        if j < len(toks) and toks[j].text == "=":
-            j += 1
-    return j if j < len(toks) and toks[j].text == "{" else None
+            j = i + 1
+            if j < len(toks) and toks[j].kind is Kind.IDENT:
+                if j + 1 < len(toks) and toks[j + 1].text in (";", ","):
+                    members[toks[j].text] = RANKS[name]
+                j += 1
+                if j < len(toks) and toks[j].text == "=":
+                    j += 1
+            if j < len(toks) and toks[j].text == "{":
+                yield j, RANKS[name]
+    for member, rank in members.items():
+        for k in unit.identifier_positions.get(member, ()):
+            if 0 < k < len(toks) - 1 and toks[k + 1].text == "{" and toks[k - 1].text in (":", ","):
+                yield k + 1, rank
