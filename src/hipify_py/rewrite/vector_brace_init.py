@@ -5,8 +5,9 @@ HIP's (``HIP_vector_type`` in amd_hip_vector_types.h of ROCm 7.2.4) have constru
 value or exactly one per component, so the short list is "no matching constructor" (a round-10
 project's `int4{x, y, z}`).  The missing components are written out as the zero CUDA gives them:
 the same value under nvcc, a list HIP accepts; also in a constructor's member initialiser
-(`tiled_shape_{x, y, n}` for a member the file declares `int4 tiled_shape_;`).  `{}` (zero everywhere in both), `{v}` (which may
-copy another vector) and lists with a trailing comma or designators are left alone.
+(`tiled_shape_{x, y, n}` for a member the file declares `int4 tiled_shape_;`).  `{}` (zero
+everywhere in both), `{v}` (which may copy another vector) and lists with a trailing comma or
+designators are left alone.
 """
 
 from __future__ import annotations
