@@ -360,5 +360,8 @@ def test_short_vector_brace_lists_get_their_zeros_once():
     assert "int4{a, a, 0, 0}" in out
     assert "int4 c{v};" in out and "int4 e{};" in out and "{{1, 2}, {3, 4}}" in out
     assert hip(out) == out
-    member = "struct S {\n  int4 shape_;\n  __device__ S(int a) : shape_{a, a, a} {}\n};\n"
-    assert "shape_{a, a, a, 0}" in hip(member)
+    member = (
+        "struct S {\n  int4 shape_;\n  __device__ S(int a) : shape_{a, a, a} {}\n"
+        "  __device__ void set(int b) { shape_ = {b, b}; }\n};\n"
+    )
+    assert "shape_{a, a, a, 0}" in hip(member) and "shape_ = {b, b, 0, 0};" in hip(member)

@@ -5,9 +5,9 @@ HIP's (``HIP_vector_type`` in amd_hip_vector_types.h of ROCm 7.2.4) have constru
 value or exactly one per component, so the short list is "no matching constructor" (a round-10
 project's `int4{x, y, z}`).  The missing components are written out as the zero CUDA gives them:
 the same value under nvcc, a list HIP accepts; also in a constructor's member initialiser
-(`tiled_shape_{x, y, n}` for a member the file declares `int4 tiled_shape_;`).  `{}` (zero
-everywhere in both), `{v}` (which may copy another vector) and lists with a trailing comma or
-designators are left alone.
+(`tiled_shape_{x, y, n}`) and an assignment (`tile_offset_ = {x, y, z};`) to a variable or
+member the file declares (`int4 tile_offset_;`).  `{}` (zero everywhere in both), `{v}` (which
+may copy another vector) and lists with a trailing comma or designators are left alone.
 """
 
 from __future__ import annotations
@@ -46,22 +46,33 @@ def vector_brace_init(unit: Unit, ctx: Context) -> Iterator[Edit]:
 
 def _initialisers(unit: Unit) -> Iterator[tuple[int, int]]:
     """The `{` of each brace initialiser of a vector type, with the type's rank: `int4{...}`,
-    `int4 v{...}`, `int4 v = {...}`, and a member the file declares as one initialised in a
-    constructor (`tiled_shape_{x, y, n}` with `int4 tiled_shape_;`, turbomind's cta_map.h)."""
+    `int4 v{...}`, `int4 v = {...}`, and for a variable or member the file declares as one
+    (`int4 tiled_shape_;`), its constructor initialiser `tiled_shape_{x, y, n}` and its
+    assignment `tiled_shape_ = {x, y, n};` (turbomind's cta_map.h)."""
     toks = unit.tokens
-    members: dict[str, int] = {}
+    declared: dict[str, int] = {}  # `int4 name;`: name -> rank
     for name in RANKS.keys() & unit.identifiers:
         for i in unit.identifier_positions[name]:
             j = i + 1
             if j < len(toks) and toks[j].kind is Kind.IDENT:
                 if j + 1 < len(toks) and toks[j + 1].text in (";", ","):
-                    members[toks[j].text] = RANKS[name]
+                    declared[toks[j].text] = RANKS[name]
                 j += 1
                 if j < len(toks) and toks[j].text == "=":
                     j += 1
             if j < len(toks) and toks[j].text == "{":
                 yield j, RANKS[name]
-    for member, rank in members.items():
-        for k in unit.identifier_positions.get(member, ()):
-            if 0 < k < len(toks) - 1 and toks[k + 1].text == "{" and toks[k - 1].text in (":", ","):
-                yield k + 1, rank
+    for variable, rank in declared.items():
+        yield from ((brace, rank) for brace in _braces_given_to(unit, variable))
+
+
+def _braces_given_to(unit: Unit, name: str) -> Iterator[int]:
+    """The `{` of `name{...}` in a constructor's member initialisers and of `name = {...};`."""
+    toks = unit.tokens
+    for k in unit.identifier_positions.get(name, ()):
+        if not 0 < k < len(toks) - 2:
+            continue
+        if toks[k + 1].text == "{" and toks[k - 1].text in (":", ","):
+            yield k + 1
+        elif toks[k + 1].text == "=" and toks[k + 2].text == "{":
+            yield k + 2
