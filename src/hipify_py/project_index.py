@@ -100,7 +100,8 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
     return ProjectIndex(known, own_hip, hip_values, frozenset(warp_size))
 
 
-_WARP_SIZE_DECLARED = re.compile(rb"\bwarpSize[ \t]*[={]")
+# `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed
+_WARP_SIZE_DECLARED = re.compile(rb"\bwarpSize[ \t]*(?:=(?!=)|\{)")
 _VERSION_NAMES = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_\w+|__CUDA_ARCH__)\b")
 
 
