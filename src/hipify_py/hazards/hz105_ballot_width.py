@@ -204,17 +204,14 @@ def _below_32(unit: Unit, a: int, b: int) -> bool:
     or `warps == 1` where the count of 32-lane groups in the block is rounded up (`(BLOCK + 32
     - 1) / 32`: a block of at most 32 threads; warp's tile reductions, round 13)."""
     toks = unit.tokens
-    ops = [k for k in range(a, b) if toks[k].text in ("<", "<=", "==")]
-    if len(ops) != 1:
-        return False
-    k = ops[0]
-    if toks[k].text == "==":
-        value = evaluate(unit, k + 1, b)
-        if value == 0:
-            return _matches_initializer(unit, a, k, _group_of_32)
-        return value == 1 and _matches_initializer(unit, a, k, _groups_rounded_up)
-    left = "".join(t.text for t in toks[a:k])
-    return left in _THREAD_IDS and _cut_at_32(unit, k, b)
+    equal = [k for k in range(a, b) if toks[k].text == "=="]
+    if len(equal) != 1:
+        return _lanes_cut(unit, a, b, ("<", "<="))
+    k = equal[0]
+    value = evaluate(unit, k + 1, b)
+    if value == 0:
+        return _matches_initializer(unit, a, k, _group_of_32)
+    return value == 1 and _matches_initializer(unit, a, k, _groups_rounded_up)
 
 
 def _matches_initializer(unit: Unit, a: int, b: int, form: _Form) -> bool:
@@ -271,19 +268,21 @@ def _returned_from_32(unit: Unit, open_: int, i: int) -> bool:
         close = unit.lexed.brackets.get(k + 1)
         if close is None or close + 1 >= i or toks[close + 1].text != "return":
             continue
-        ops = [j for j in range(k + 2, close) if toks[j].text in (">=", ">")]
-        if len(ops) != 1 or "".join(t.text for t in toks[k + 2 : ops[0]]) not in _THREAD_IDS:
-            continue
-        if _cut_at_32(unit, ops[0], close):
+        if _lanes_cut(unit, k + 2, close, (">=", ">")):
             return True
     return False
 
 
-def _cut_at_32(unit: Unit, op: int, end: int) -> bool:
-    """The comparison at token ``op`` with the bound up to ``end`` parts lanes 0-31 from the
-    rest: `< 32` or `<= 31` (the lanes kept), `>= 32` or `> 31` (the lanes sent away)."""
-    bound = evaluate(unit, op + 1, end)
-    return bound is not None and bound <= (32 if unit.tokens[op].text in ("<", ">=") else 31)
+def _lanes_cut(unit: Unit, a: int, b: int, ops: tuple[str, str]) -> bool:
+    """``tokens[a:b]`` is one comparison of a thread or lane id by one of ``ops`` that parts
+    lanes 0-31 from the rest: `< 32` or `<= 31` (the lanes kept), `>= 32` or `> 31` (the
+    lanes sent away)."""
+    toks = unit.tokens
+    found = [k for k in range(a, b) if toks[k].text in ops]
+    if len(found) != 1 or "".join(t.text for t in toks[a : found[0]]) not in _THREAD_IDS:
+        return False
+    bound = evaluate(unit, found[0] + 1, b)
+    return bound is not None and bound <= (32 if toks[found[0]].text in ("<", ">=") else 31)
 
 
 def _conjuncts(toks: Sequence[Token], first: int, end: int) -> list[tuple[int, int]]:
