@@ -131,6 +131,24 @@ def test_cusolver_links_what_cudatoolkit_links_with_it():
     )
 
 
+def test_nvtx_targets_link_nothing_more_than_the_runtime():
+    # NVTX calls become the shim's no-ops and ROCm 7.2.4 ships no roctx library: the old
+    # roctx64 link failed where the sources built (lmdeploy, multi-gpu-programming-models)
+    text = (
+        "find_package(CUDAToolkit REQUIRED)\n"
+        "if(TARGET CUDA::nvtx3)\n"
+        "  target_link_libraries(app PRIVATE CUDA::nvtx3 nvToolsExt)\n"
+        "endif()\n"
+    )
+    assert converted("cmake", text) == (
+        "find_package(hip REQUIRED)\n"
+        f"{ROCM_FIRST}\n"
+        "if(TARGET hip::host)\n"
+        "  target_link_libraries(app PRIVATE hip::host amdhip64)\n"
+        "endif()\n"
+    )
+
+
 def test_roc_option_links_the_roc_libraries():
     text = "find_package(CUDAToolkit)\ntarget_link_libraries(a CUDA::cublas)\n"
     assert converted("cmake", text, roc=True) == (

@@ -19,7 +19,7 @@ from conftest import require_tool
         ("LDFLAGS = -L${CUDA_HOME}/lib64 -lcudart", "LDFLAGS = -L${ROCM_PATH}/lib -lamdhip64"),
         (
             "LIBS = -lcublas -lcurand -lcufft -lnvToolsExt",
-            "LIBS = -lhipblas -lhiprand -lhipfft -lroctx64",
+            "LIBS = -lhipblas -lhiprand -lhipfft -lamdhip64",
         ),
         ("F = -O3 -arch=sm_80", "F = -O3 --offload-arch=gfx942"),
         ("F = -arch sm_80 -O2", "F = --offload-arch=gfx942 -O2"),

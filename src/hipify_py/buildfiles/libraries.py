@@ -74,8 +74,11 @@ _TABLE: dict[str, tuple[RocmLib, RocmLib | None]] = {
         RocmLib("rocsolver", "rocsolver", "roc::rocsolver"),
     ),
     "nvrtc": (RocmLib("hiprtc", "hiprtc", "hiprtc::hiprtc"), None),
-    "nvToolsExt": (RocmLib("roctx64", None, "roctx64"), None),
-    "nvtx3": (RocmLib("roctx64", None, "roctx64"), None),
+    # NVTX calls become the no-ops of convert's shim (rewrite/_shim_texts.py): nothing is left to
+    # link, and ROCm 7.2.4 ships no roctx library; the HIP runtime stands in, valid wherever the
+    # CUDA name was (a link list, ``if(TARGET CUDA::nvtx3)``)
+    "nvToolsExt": (_HIP_RUNTIME, None),
+    "nvtx3": (_HIP_RUNTIME, None),
     "nccl": (RocmLib("rccl", "rccl", "roc::rccl"), None),
     "cudnn": (RocmLib("MIOpen", "miopen", "MIOpen"), None),
 }
