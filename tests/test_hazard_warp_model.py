@@ -364,6 +364,71 @@ __global__ void exchange(int* d) {
 """
 
 
+# lmdeploy's attention reduce (round 14): the kernel of this file takes the constant as a
+# template argument (its parameter shadows the name) and in a launch argument, and works in
+# consistent 32-lane groups: a 64-lane wavefront holds two of them
+OWN_KERNEL = """template <int CTA_K>
+__global__ void reduce(const float* in, float* out, int stride) {
+  __shared__ float part[4];
+  int lane = threadIdx.x % CTA_K, group = threadIdx.x / CTA_K;
+  float v = in[threadIdx.x * stride];
+  for (int m = CTA_K / 2; m > 0; m /= 2) v += __shfl_xor_sync(0xffffffffu, v, m, CTA_K);
+  if (lane == 0) part[group] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = part[0] + part[1] + part[2] + part[3];
+}
+void run(const float* in, float* out, int stride_k) {
+  constexpr int CTA_K = 32;  // warp size
+  reduce<CTA_K><<<1, 4 * CTA_K>>>(in, out, stride_k * CTA_K);
+}
+"""
+
+
+def test_hz107_follows_the_constant_into_a_kernel_of_the_file(nvcc, tmp_path):
+    f = tmp_path / "own.cu"
+    f.write_text(OWN_KERNEL)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / "own.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert only("HZ107", OWN_KERNEL) == []
+    # a kernel of another file (declared only) cannot be followed: it takes the warp size
+    other = (
+        OWN_KERNEL.split("void run")[0].split("{")[0]
+        + ";\nvoid run"
+        + OWN_KERNEL.split("void run")[1]
+    )
+    assert [f.line for f in only("HZ107", other)] == [4]
+
+
+# dgl's _SegmentMaskColKernel (round 12): rows of 32 threads, and a CUB warp reduction whose
+# logical warp is the hardware one (64 lanes in hipCUB): a wavefront sums two rows
+CUB_ROWS = """#include <cub/warp/warp_reduce.cuh>
+template <int WARP_SIZE, int ROWS>
+__global__ void count(const int* in, int* out) {
+  typedef cub::WarpReduce<int> Reduce;
+  __shared__ typename Reduce::TempStorage tmp[ROWS];
+  int v = in[threadIdx.y * WARP_SIZE + threadIdx.x];
+  int sum = Reduce(tmp[threadIdx.y]).Sum(v);
+  if (threadIdx.x == 0) out[threadIdx.y] = sum;
+}
+void run(const int* in, int* out) {
+  constexpr int WARP_SIZE = 32;
+  count<WARP_SIZE, 8><<<1, dim3(WARP_SIZE, 8)>>>(in, out);
+}
+"""
+
+
+def test_hz107_a_cub_warp_collective_of_the_hardware_width_meets_the_wavefront(nvcc, tmp_path):
+    f = tmp_path / "rows.cu"
+    f.write_text(CUB_ROWS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / "rows.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [f.line for f in only("HZ107", CUB_ROWS)] == [11]
+    # a logical warp of 32 lanes stays in its row
+    assert only("HZ107", CUB_ROWS.replace("WarpReduce<int>", "WarpReduce<int, WARP_SIZE>")) == []
+
+
 def test_hz107_where_the_constant_meets_the_wavefront(nvcc, tmp_path):
     for n, src in enumerate((HOST_BLOCKS, HOST_ARGUMENT, FOREIGN_TEMPLATE)):
         f = tmp_path / f"h{n}.cu"

@@ -59,6 +59,19 @@ def test_a_tree_knows_the_names_another_file_defines(tmp_path: Path, monkeypatch
     assert _rules(tree) == [("HZ106", "dot.cu", 4)]
 
 
+def test_a_macro_defined_for_the_hip_build_alone_is_the_projects_hip_form() -> None:
+    """exllamav2's compat.cuh includes no HIP header: its mask-dropping shuffle macro sits in
+    `#if defined(USE_ROCM)`, code only the project's HIP build compiles (round 14: 3 false
+    HZ106).  The same macro in the CUDA build's branch is no HIP form of the call."""
+    define = b"#define __shfl_down_sync(m, v, d) __shfl_down(v, d)\n"
+    hip_branch = b"#if defined(USE_ROCM)\n" + define + b"#endif\n"
+    cuda_branch = hip_branch.replace(b"#if defined", b"#if !defined")
+    assert index_of([hip_branch], ctx().mappings).hip_macros == {"__shfl_down_sync"}
+    assert index_of([cuda_branch], ctx().mappings).hip_macros == set()
+    plain = hip_branch.replace(b"#if defined(USE_ROCM)", b"#if defined(USE_FAST)")
+    assert index_of([plain], ctx().mappings).hip_macros == set()
+
+
 def test_index_reads_definitions_not_calls() -> None:
     texts = [
         b"#define cudaMalloc hipMalloc\n",

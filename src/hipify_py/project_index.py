@@ -14,10 +14,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .frontend.conditions import expression_value
+from .frontend.conditions import expression_value, hip_inactive
 from .frontend.directives import ARCH
 from .frontend.hip_build import HIP_BUILD
 from .frontend.lexer import Kind, lex
@@ -84,9 +85,11 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
             tokens = lex(data.decode("utf-8", "replace")).tokens
             warp_size |= namespaces_declaring(tokens, "warpSize")
         hip = _INCLUDES_HIP.search(data) is not None
+        file_macros: set[str] = set()
         for m in _MACRO.finditer(data):
             name = m.group(1).decode("ascii")
             names.add(name)
+            file_macros.add(name)
             if hip:
                 hip_macros.add(name)
             body = _version_body(data, m.end())
@@ -94,10 +97,35 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
                 value = _hip_value(body)
                 values[name] = value if values.get(name, value) == value else None
         names.update(_functions(data))
+        if not hip and _HIP_SWITCH.search(data):
+            hip_macros |= _defined_for_hip(data, mappings.known(file_macros).keys() | {ARCH})
     known = frozenset(mappings.known(names))
     hip_values = tuple(sorted(f"{n}={v}" for n, v in values.items() if v is not None))
     own_hip = frozenset((known | {ARCH}) & hip_macros)
     return ProjectIndex(known, own_hip, hip_values, frozenset(warp_size))
+
+
+# a line that may test the project's own HIP build (`#if defined(USE_ROCM)`; hip_build.hip_switch
+# decides): only a file with one can define a macro for its HIP build alone
+_HIP_SWITCH = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*(?:HIP|ROCM|ROCm)")
+
+
+def _defined_for_hip(data: bytes, candidates: AbstractSet[str]) -> set[str]:
+    """Those of ``candidates`` that the file defines as macros in code only its HIP build
+    compiles (exllamav2's compat.cuh: `#if defined(USE_ROCM)` / `#define __shfl_down_sync(mask,
+    var, laneMask) __shfl_down(var, laneMask)`, round 14: 3 false HZ106), the file lexed only
+    when it has both."""
+    if not candidates:
+        return set()
+    lexed = lex(data.decode("utf-8", "replace"))
+    hip_only = hip_inactive(lexed.tokens, lexed.directives, cuda=True)
+    toks = lexed.tokens
+    out = set()
+    for d in lexed.directives:
+        if d + 2 < len(toks) and toks[d + 1].text == "define" and toks[d + 2].text in candidates:
+            if toks[d].start in hip_only:
+                out.add(toks[d + 2].text)
+    return out
 
 
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed

@@ -53,11 +53,33 @@ _WAVE_WIDE = frozenset({"__any_sync", "__all_sync", "__any", "__all", "__uni_syn
 )
 
 
+# CUB's warp collectives: their logical warp defaults to the hardware warp (64 lanes in hipCUB)
+_WARP_PRIMITIVES = frozenset({"WarpReduce", "WarpScan"})
+
+
+def _whole_warp_primitive(toks: Sequence[Token], k: int) -> bool:
+    """`cub::WarpReduce<T>` at token ``k``: one template argument, so its logical warp is the
+    hardware one; in blocks of 32-thread rows a 64-lane wavefront sums two rows (dgl's
+    `_SegmentMaskColKernel`, round 12).  `WarpReduce<T, 32>` stays in its group."""
+    if toks[k].text not in _WARP_PRIMITIVES or toks[k + 1].text != "<":
+        return False
+    close = _template_close(toks, k + 1)
+    if close is None:
+        return False
+    depth = 0
+    for j in range(k + 2, close):
+        depth += (toks[j].text in ("<", "(")) - (toks[j].text in (">", ")"))
+        if toks[j].text == "," and depth == 0:
+            return False
+    return True
+
+
 def works_in_wavefronts(unit: Unit, func: Func) -> bool:
     """``func`` does something whose lanes are those of the hardware wavefront: it works in
     hardware warps (``HARDWARE``, or calls a helper that does), picks a ballot's bits by a
     lane (``_indexes_a_vote``; a ballot only counted is HZ105's), votes across the whole wavefront
-    (`__any_sync`), multiplies warp-wide matrix fragments (wmma), or has a shuffle without a
+    (`__any_sync`), multiplies warp-wide matrix fragments (wmma), uses a CUB warp collective of
+    the hardware warp's width (``_whole_warp_primitive``), or has a shuffle without a
     sub-warp width that crosses a 32-lane group (``crosses_groups``) outside consistent
     group code (there HZ103 reports the shuffle, where its width goes).  Code of consistent
     32-lane groups that does none of these computes the same on a 64-lane wavefront."""
@@ -69,6 +91,8 @@ def works_in_wavefronts(unit: Unit, func: Func) -> bool:
     if any(_indexes_a_vote(unit, c.index, func) for c in calls(unit, _VOTES)):
         return True
     if any(toks[k].text in _WAVE_WIDE for k in range(func.open + 1, func.close)):
+        return True
+    if any(_whole_warp_primitive(toks, k) for k in range(func.open + 1, func.close)):
         return True
     # in code of consistent groups, a shuffle that crosses is HZ103's, fixed at the shuffle
     return model_of(unit, func) != GROUP32 and any(
@@ -113,8 +137,11 @@ def _user(unit: Unit, k: int) -> Func | None:
 
 def _passed_away(unit: Unit, k: int) -> bool:
     """The constant at token ``k`` goes where this file cannot follow it: an argument of a
-    kernel launch (`k<<<g, b>>>(out, WARP_SIZE)`; the kernel takes it as its warp size), or a
-    template argument of a type the file does not define (`WarpExchange<int, 4, kWarp>`)."""
+    launch of a kernel the file does not define (`k<<<g, b>>>(out, WARP_SIZE)`; the kernel
+    takes it as its warp size), or a template argument of a type the file does not define
+    (`WarpExchange<int, 4, kWarp>`).  A kernel of this file is followed as the file's other
+    device functions are (lmdeploy's `reduce<cp, CTA_K, ...><<<...>>>(..., stride * CTA_K)`
+    and a shadowing `template<int CTA_K>`, round 14: 2 false HZ107)."""
     toks = unit.tokens
     depth = 0
     for j in range(k - 1, max(k - 200, 0), -1):
@@ -126,19 +153,35 @@ def _passed_away(unit: Unit, k: int) -> bool:
         elif text in ("(", "<") and depth:
             depth -= 1
         elif text == "(":
-            return toks[j - 1].text == ">>>"
+            return toks[j - 1].text == ">>>" and not _defined_here(unit, _launched(toks, j - 1))
         elif text == "<":
             name = toks[j - 1].text
             close = _template_close(toks, j)
             return (
                 toks[j - 1].kind is Kind.IDENT
+                and name != "template"  # `template<int WARP_SIZE>` declares a parameter
                 and name not in CASTS
                 and close is not None
                 and not _defined_here(unit, name)
                 and not _group_reduction(toks, close, name)
                 and name not in _GROUP_TILES
+                and name not in _WARP_PRIMITIVES  # `WarpReduce<T, 32>`: a logical warp of 32
             )
     return False
+
+
+def _launched(toks: Sequence[Token], close: int) -> str:
+    """The name of the kernel a launch whose `>>>` is token ``close`` starts (its template
+    arguments skipped: `reduce<cp, 32><<<g, b>>>`); "" when not found."""
+    j = close - 1
+    while j > 0 and toks[j].text != "<<<" and close - j < 200:
+        j -= 1
+    j -= 1
+    depth = 0
+    while j > 0 and (depth or toks[j].text == ">"):
+        depth += (toks[j].text == ">") - (toks[j].text == "<")
+        j -= 1
+    return toks[j].text if j >= 0 and toks[j].kind is Kind.IDENT else ""
 
 
 # cooperative-groups tiles of that many threads (`cg::thread_block_tile<kWarpSize>`,

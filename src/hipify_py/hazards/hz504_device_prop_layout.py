@@ -80,6 +80,7 @@ def _prop_variables(unit: Unit) -> set[tuple[int, str]]:
     "device-prop-layout",
     Severity.WARNING,
     "code that depends on the byte layout of cudaDeviceProp / hipDeviceProp_t",
+    opt_in=True,  # advisory, 0/3 true at first contact in rounds 4-14 (a memset of the struct)
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers
