@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hipify_py.hazards.hz321_cuda_api_declared import _HIP_TYPEDEFS
 from test_hazard_common import fixed, only
 
 
@@ -80,6 +81,14 @@ __global__ void load128(const int* in, int* o) {
 }
 """
 
+# HZ321: what it takes for HIP's own typedefs, each redeclared as the same type (legal)
+REDECLARED = (
+    "#include <hipblas/hipblas.h>\n#include <hipblaslt/hipblaslt.h>\n"
+    "#include <hipsparse/hipsparse.h>\n#include <hipsolver/hipsolver.h>\n"
+    + "".join(f"typedef {definition} {name};\n" for name, definition in _HIP_TYPEDEFS.items())
+)
+
+
 # each must be rejected: the rule's premise that the CUDA spelling breaks on gfx942
 BREAKS = {
     "HZ106 32-bit mask": (
@@ -94,6 +103,9 @@ BREAKS = {
     "HZ320 texture fetches are unavailable on gfx94x": (
         "texture<float, 1, hipReadModeElementType> t;"
         " __global__ void k(float* o) { o[threadIdx.x] = tex1Dfetch(t, threadIdx.x); }"
+    ),
+    "HZ321 a copy of the CUDA API with CUDA's definition": (
+        "typedef unsigned long long hipDeviceptr_t;"
     ),
     "HZ105 __ffs on a 64-bit ballot": (
         "__global__ void k(int* o) { unsigned long long b = __ballot_sync(~0ull, o[0] > 0);"
@@ -110,6 +122,11 @@ BREAKS = {
 
 def test_premises_that_hold_compile(tmp_path, rocm7, clang19):
     proc = _compile(HOLDS, tmp_path, rocm7, clang19)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_hips_own_typedefs_redeclare_as_the_same_type(tmp_path, rocm7, clang19):
+    proc = _compile(REDECLARED, tmp_path, rocm7, clang19)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 

@@ -365,6 +365,21 @@ def test_hz321_a_hip_compat_header_keeps_its_aliases():
     assert "typedef __hip_bfloat16 nv_bfloat16;" in fixed(src)
 
 
+def test_hz321_a_declaration_that_converts_to_hips_own_is_no_clash():
+    """arrayfire's af/cuda.h, NVIDIA warp's CPU stubs, fastllm's placeholder handle (rounds
+    10-13, all judged false): converted, each says what HIP's headers say (a typedef may be
+    redeclared as the same type), as does C's `typedef struct X X;`.  A different definition
+    still clashes."""
+    same = (
+        "typedef struct CUstream_st *cudaStream_t;\ntypedef int CUdevice;\n"
+        "typedef void* cublasHandle_t;\ntypedef float2 cuFloatComplex;\n"
+        "typedef struct cudaDeviceProp cudaDeviceProp;\n"
+    )
+    assert only("HZ321", same) == []
+    clash = same + "typedef unsigned long long CUdeviceptr;\n"
+    assert [f.line for f in only("HZ321", clash)] == [6]
+
+
 def test_hz321_using_the_cuda_types_is_not_declaring_them():
     src = "#include <cuda.h>\ntypedef CUdeviceptr devptr;\nCUcontext ctx;\nvoid f(CUdeviceptr);\n"
     assert only("HZ321", src) == []
