@@ -509,6 +509,40 @@ def test_hz106_annotate_does_not_describe_what_was_fixed():
     assert out.count("hipify-py[HZ106]") == 1 and "lanes 0-7" in out
 
 
+# arrayfire's reduce_by_key (round 13): a partial mask computed for the first group's lanes,
+# reached only under `warpid == 0` with `warpid = threadIdx.x / 32`: lanes 32-63 never run
+# the scan, so the widened 32-bit value names its lanes as on CUDA
+LOW_LANES_SCAN = """__global__ void scan(int* sizes, int n_warps) {
+  const int laneid = threadIdx.x % 32;
+  const int warpid = threadIdx.x / 32;
+  int v = 0;
+  if (warpid == 0 && laneid < n_warps) {
+    v = sizes[laneid];
+    int activemask = 0xFFFFFFFF >> (32 - n_warps);
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      int up = __shfl_up_sync(activemask, v, offset);
+      if (laneid >= offset) v += up;
+    }
+    sizes[laneid] = v;
+  }
+}
+"""
+
+
+def test_hz106_a_partial_mask_only_lanes_0_31_reach_is_widened_without_a_question(nvcc, tmp_path):
+    src = tmp_path / "scan.cu"
+    src.write_text(LOW_LANES_SCAN)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "scan.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert only("HZ106", LOW_LANES_SCAN) == []
+    assert "unsigned long long activemask = 0xFFFFFFFF >> (32 - n_warps);" in fixed(LOW_LANES_SCAN)
+    # every group's first lanes run it: which of the 64 lanes take part is a question again
+    every_group = LOW_LANES_SCAN.replace("warpid == 0 && ", "")
+    [found] = only("HZ106", every_group)
+    assert found.line == 7 and "check which lanes" in found.message
+
+
 def test_hz106_not_for_rocm_without_sync_builtins():
     src = "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
     assert only("HZ106", src, target_rocm=(6, 1)) == []

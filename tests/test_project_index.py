@@ -70,6 +70,8 @@ def test_a_macro_defined_for_the_hip_build_alone_is_the_projects_hip_form() -> N
     assert index_of([cuda_branch], ctx().mappings).hip_macros == set()
     plain = hip_branch.replace(b"#if defined(USE_ROCM)", b"#if defined(USE_FAST)")
     assert index_of([plain], ctx().mappings).hip_macros == set()
+    maskless = b"#ifdef __HIPCC__\n#define __syncwarp()\n#endif\n"
+    assert index_of([maskless], ctx().mappings).hip_macros == set()
 
 
 def test_index_reads_definitions_not_calls() -> None:

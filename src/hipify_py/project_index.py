@@ -114,7 +114,8 @@ def _defined_for_hip(data: bytes, candidates: AbstractSet[str]) -> set[str]:
     """Those of ``candidates`` that the file defines as macros in code only its HIP build
     compiles (exllamav2's compat.cuh: `#if defined(USE_ROCM)` / `#define __shfl_down_sync(mask,
     var, laneMask) __shfl_down(var, laneMask)`, round 14: 3 false HZ106), the file lexed only
-    when it has both."""
+    when it has both.  A macro of no parameters (HeCBench ge-spmm's `#define __syncwarp()`)
+    takes no mask, and says nothing of a masked call."""
     if not candidates:
         return set()
     lexed = lex(data.decode("utf-8", "replace"))
@@ -122,8 +123,9 @@ def _defined_for_hip(data: bytes, candidates: AbstractSet[str]) -> set[str]:
     toks = lexed.tokens
     out = set()
     for d in lexed.directives:
-        if d + 2 < len(toks) and toks[d + 1].text == "define" and toks[d + 2].text in candidates:
-            if toks[d].start in hip_only:
+        if d + 4 < len(toks) and toks[d + 1].text == "define" and toks[d + 2].text in candidates:
+            maskless = toks[d + 3].text == "(" and toks[d + 4].text == ")"
+            if toks[d].start in hip_only and not maskless:
                 out.add(toks[d + 2].text)
     return out
 

@@ -5,7 +5,9 @@ A 32-bit lane mask reaching a `_sync` warp intrinsic (`__shfl*_sync`, `__ballot_
 `__any_sync`, `__all_sync`, `__match_*_sync`, `__reduce_*_sync`, `__syncwarp`): a literal that
 fits in 32 bits (`0xffffffff`, `~0u`, `-1`, `0x0000ffff`), a macro defined as one, or a variable
 of a 32-bit type. It is reported once where the fix goes: the literal, the `#define`, or the
-variable's declaration (not at every use).
+variable's declaration (not at every use). A partial mask that only lanes 0-31 can reach
+(`if (threadIdx.x < 32)`, `if (warp == 0)` with `warp = tid / 32`) is widened without a
+question: its lanes are the ones CUDA runs.
 
 ## Why it breaks on AMD
 All masks taken by HIP's warp builtins are 64-bit. ROCm 7's `_sync` intrinsics
@@ -36,10 +38,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from ..analysis.low_lanes import low_lanes_only
 from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.unit import Unit
+from ..rewrite._mask_calls import hip_calls
 from ..rewrite.warp_mask_64 import FULL64, MaskSite, mask_sites
 from ..rules import Proposal, Report, hazard_rule
 
@@ -164,4 +168,19 @@ def _finding(site: MaskSite, report: Report) -> Finding:
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for site in mask_sites(unit, ctx):
+        if site.default and site.open and _low_lanes_at_every_call(unit, ctx, site):
+            continue  # widened, and no lane past 31 runs it: the value names lanes as on CUDA
         yield _finding(site, report)
+
+
+def _low_lanes_at_every_call(unit: Unit, ctx: Context, site: MaskSite) -> bool:
+    """Every call the widened mask reaches (its literal, or the variable or macro by name)
+    runs only in lanes 0-31: a 32-bit value then names every lane that can take part, as on
+    CUDA (arrayfire's `int activemask = 0xFFFFFFFF >> (32 - nWarps)` under `if (warpid == 0
+    && laneid < nWarps)`, round 13)."""
+    reached = [
+        i
+        for _, i, arg in hip_calls(unit, ctx)
+        if arg and (arg[0].start == site.start or (len(arg) == 1 and arg[0].text == site.text))
+    ]
+    return bool(reached) and all(low_lanes_only(unit, i) for i in reached)

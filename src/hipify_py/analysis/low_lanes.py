@@ -1,0 +1,152 @@
+"""Code that only lanes 0-31 of a wavefront run: what a 32-bit lane mask or ballot loses
+nothing in.  A ballot stored in 32 bits (HZ105) or a partial mask widened to 64 (HZ106) is
+right there, since no lane past 31 takes part; the guards read are the ones real kernels
+write (`if (threadIdx.x < 32)`, `if (warp == 0)` with `warp = tid / 32`, an early
+`if (tid >= 32) return;`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..frontend.lexer import Kind, Token
+from ..frontend.unit import Unit
+from .functions import enclosing_conditions, function_at
+from .values import evaluate
+
+# a thread or lane id, as a condition's left side spells it
+_THREAD_IDS = frozenset({"threadIdx.x", "tid", "lane", "laneid", "lane_id", "laneId", "tx"})
+
+
+def low_lanes_only(unit: Unit, index: int) -> bool:
+    """The call at token ``index`` runs only in lanes 0-31 (a ballot's upper 32 bits are zero,
+    a 32-bit mask names every lane that can run it): in the
+    then-branch of an `if` whose condition requires a thread or lane id below 32 (`if
+    (threadIdx.x < 32)`, `if (lane < WARP_SIZE && ...)` with WARP_SIZE 32 in the file;
+    TransformerEngine's standalone_topk, round 11) or a 32-lane group index of 0 (`if (warp
+    == 0)` with `warp = tid / 32`), or after `if (threadIdx.x >= 32) return;` at the top of
+    its function (flashinfer's MoE routing, round 12)."""
+    func = function_at(unit, index)
+    if func is None:
+        return False
+    toks = unit.tokens
+    for keyword, first, end in enclosing_conditions(unit, index, func):
+        if keyword != "if" or not _in_then_branch(unit, end + 1, index):
+            continue
+        if any(_below_32(unit, a, b) for a, b in _conjuncts(toks, first, end)):
+            return True
+    return _returned_from_32(unit, func.open, index)
+
+
+# a test of a token range [a, b) of a unit: `_group_of_32`, `_groups_rounded_up`
+_Form = Callable[[Unit, int, int], bool]
+
+
+def _below_32(unit: Unit, a: int, b: int) -> bool:
+    """The condition ``tokens[a:b]`` holds only for lanes 0-31: `tid < 32`, `lane <= 31`,
+    `group == 0` where the group index is a thread id divided by 32 (`tid / 32`, `tid >> 5`),
+    or `warps == 1` where the count of 32-lane groups in the block is rounded up (`(BLOCK + 32
+    - 1) / 32`: a block of at most 32 threads; warp's tile reductions, round 13)."""
+    toks = unit.tokens
+    equal = [k for k in range(a, b) if toks[k].text == "=="]
+    if len(equal) != 1:
+        return _lanes_cut(unit, a, b, ("<", "<="))
+    k = equal[0]
+    value = evaluate(unit, k + 1, b)
+    if value == 0:
+        return _matches_initializer(unit, a, k, _group_of_32)
+    return value == 1 and _matches_initializer(unit, a, k, _groups_rounded_up)
+
+
+def _matches_initializer(unit: Unit, a: int, b: int, form: _Form) -> bool:
+    """``tokens[a:b]``, or the initialiser of the name it is where the function declares it
+    (`int warp = tid / 32;`), has the ``form``.  Not through a call: gsplat's
+    `__shfl_sync(~0u, threadIdx.x >> 5, 0)` broadcasts lane 0's group to all 64 lanes of a
+    wavefront, so lanes 32-63 take group 0 too (round 5)."""
+    toks = unit.tokens
+    if form(unit, a, b):
+        return True
+    func = function_at(unit, a)
+    if b - a != 1 or toks[a].kind is not Kind.IDENT or func is None:
+        return False
+    for d in unit.identifier_positions.get(toks[a].text, ()):
+        if func.open < d < a and toks[d - 1].kind is Kind.IDENT and toks[d + 1].text == "=":
+            end = next((j for j in range(d + 2, min(d + 40, func.close)) if toks[j].text == ";"), d)
+            return form(unit, d + 2, end)
+    return False
+
+
+def _group_of_32(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` is a thread id divided into 32-lane groups: `tid / 32`,
+    `threadIdx.x >> 5`, `(tid) / WARP_SIZE` with WARP_SIZE 32."""
+    toks = unit.tokens
+    op = next((k for k in range(a, b) if toks[k].text in ("/", ">>")), None)
+    if op is None or "".join(t.text for t in toks[a:op]).strip("()") not in _THREAD_IDS:
+        return False
+    return evaluate(unit, op + 1, b) == (32 if toks[op].text == "/" else 5)
+
+
+def _groups_rounded_up(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` counts a block's 32-lane groups rounded up, `(BLOCK + W - 1) / W` with
+    W 32 (or `(BLOCK + 31) / 32`): 1 only for blocks of at most 32 threads."""
+    toks = unit.tokens
+    close = unit.lexed.brackets.get(a) if toks[a].text == "(" else None
+    if close is None or close + 1 >= b or toks[close + 1].text != "/":
+        return False
+    if evaluate(unit, close + 2, b) != 32:
+        return False
+    plus = next((k for k in range(a + 1, close) if toks[k].text == "+"), None)
+    return plus is not None and evaluate(unit, plus + 1, close) == 31
+
+
+def _returned_from_32(unit: Unit, open_: int, i: int) -> bool:
+    """`if (threadIdx.x >= 32) return;` (or `> 31`) at the top level of the function body
+    that opens at ``open_``, before token ``i``."""
+    toks = unit.tokens
+    depth = 0
+    for k in range(open_ + 1, i):
+        text = toks[k].text
+        depth += (text == "{") - (text == "}")
+        if depth or text != "if" or toks[k + 1].text != "(":
+            continue
+        close = unit.lexed.brackets.get(k + 1)
+        if close is None or close + 1 >= i or toks[close + 1].text != "return":
+            continue
+        if _lanes_cut(unit, k + 2, close, (">=", ">")):
+            return True
+    return False
+
+
+def _lanes_cut(unit: Unit, a: int, b: int, ops: tuple[str, str]) -> bool:
+    """``tokens[a:b]`` is one comparison of a thread or lane id by one of ``ops`` that parts
+    lanes 0-31 from the rest: `< 32` or `<= 31` (the lanes kept), `>= 32` or `> 31` (the
+    lanes sent away)."""
+    toks = unit.tokens
+    found = [k for k in range(a, b) if toks[k].text in ops]
+    if len(found) != 1 or "".join(t.text for t in toks[a : found[0]]) not in _THREAD_IDS:
+        return False
+    bound = evaluate(unit, found[0] + 1, b)
+    return bound is not None and bound <= (32 if toks[found[0]].text in ("<", ">=") else 31)
+
+
+def _conjuncts(toks: Sequence[Token], first: int, end: int) -> list[tuple[int, int]]:
+    """The token ranges of ``toks[first:end]`` joined by top-level `&&`."""
+    out, start, depth = [], first, 0
+    for k in range(first, end):
+        depth += (toks[k].text == "(") - (toks[k].text == ")")
+        if depth == 0 and toks[k].text == "&&":
+            out.append((start, k))
+            start = k + 1
+    out.append((start, end))
+    return out
+
+
+def _in_then_branch(unit: Unit, body: int, i: int) -> bool:
+    """Token ``i`` is in the statement that starts at token ``body`` (an if's then-branch),
+    not in an `else` after it."""
+    toks = unit.tokens
+    if body >= len(toks):
+        return False
+    if toks[body].text == "{":
+        close = unit.lexed.brackets.get(body)
+        return close is not None and body < i < close
+    return not any(toks[k].text == ";" for k in range(body, i))
