@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from _convert import hip, result
+from _units import assert_nvcc_builds
 from test_hazard_common import fixed, only, run_pass
 
 # --------------------------------------------------------------------------- HZ101
@@ -532,9 +533,7 @@ LOW_LANES_SCAN = """__global__ void scan(int* sizes, int n_warps) {
 def test_hz106_a_partial_mask_only_lanes_0_31_reach_is_widened_without_a_question(nvcc, tmp_path):
     src = tmp_path / "scan.cu"
     src.write_text(LOW_LANES_SCAN)
-    cmd = [nvcc, "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "scan.o")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
     assert only("HZ106", LOW_LANES_SCAN) == []
     assert "unsigned long long activemask = 0xFFFFFFFF >> (32 - n_warps);" in fixed(LOW_LANES_SCAN)
     # every group's first lanes run it: which of the 64 lanes take part is a question again

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+from _units import assert_nvcc_builds
 from hipify_py.report.findings_sarif import _related
 from test_hazard_common import findings, only
 
@@ -387,9 +388,7 @@ void run(const float* in, float* out, int stride_k) {
 def test_hz107_follows_the_constant_into_a_kernel_of_the_file(nvcc, tmp_path):
     f = tmp_path / "own.cu"
     f.write_text(OWN_KERNEL)
-    cmd = [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / "own.o")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    assert_nvcc_builds(nvcc, [f], [], tmp_path)
     assert only("HZ107", OWN_KERNEL) == []
     # a kernel of another file (declared only) cannot be followed: it takes the warp size
     other = (
@@ -421,9 +420,7 @@ void run(const int* in, int* out) {
 def test_hz107_a_cub_warp_collective_of_the_hardware_width_meets_the_wavefront(nvcc, tmp_path):
     f = tmp_path / "rows.cu"
     f.write_text(CUB_ROWS)
-    cmd = [nvcc, "-arch=sm_90", "-c", str(f), "-o", str(tmp_path / "rows.o")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    assert_nvcc_builds(nvcc, [f], [], tmp_path)
     assert [f.line for f in only("HZ107", CUB_ROWS)] == [11]
     # a logical warp of 32 lanes stays in its row
     assert only("HZ107", CUB_ROWS.replace("WarpReduce<int>", "WarpReduce<int, WARP_SIZE>")) == []
