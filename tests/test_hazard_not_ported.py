@@ -4,6 +4,12 @@ TensorRT include; the project's own code next to them keeps every finding."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from hipify_py.cli.check import check
 from hipify_py.findings import Severity
 from hipify_py.pipeline import check_result
 from test_hazard_common import ctx, findings, rules_of
@@ -178,3 +184,30 @@ def test_the_same_code_outside_a_tensorrt_source_keeps_its_findings():
     src = PLUGIN_HEADER.replace('#include <NvInfer.h>\n#include "NvInferPlugin.h"\n', "")
     src = src.replace("nvinfer1", "mine")
     assert "HZ300" in rules_of(src, "MyPlugin.h")
+
+
+def _tree_findings(tmp_path) -> list[tuple[str, str]]:
+    """(rule, file path relative to the tree) of `check` over the tree, as a user runs it."""
+    args = [str(tmp_path / "quda"), "--format", "json", "--no-cache", "--select", "HZ"]
+    report = json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)
+    root = (tmp_path / "quda").resolve()
+    found = report["findings"]
+    return sorted(
+        (f["rule"], Path(f["path"]).resolve().relative_to(root).as_posix()) for f in found
+    )
+
+
+def test_the_cuda_backend_beside_the_projects_own_hip_backend_is_not_its_port(tmp_path):
+    """QUDA keeps `include/targets/cuda` and `include/targets/hip` and builds the HIP one for
+    AMD (round 15: 8 findings in the CUDA one, all judged false); the shared code keeps its
+    findings, and without the HIP backend the CUDA one is the port."""
+    targets = tmp_path / "quda" / "include" / "targets"
+    (targets / "cuda").mkdir(parents=True)
+    (targets / "hip").mkdir()
+    (targets / "cuda" / "lanes.cuh").write_text(PTX_AND_MASK)
+    (targets / "hip" / "lanes.h").write_text("#include <hip/hip_runtime.h>\n")
+    (tmp_path / "quda" / "common.cu").write_text(PTX_AND_MASK)
+    assert _tree_findings(tmp_path) == [("HZ310", "common.cu")]
+    (targets / "hip" / "lanes.h").unlink()
+    (targets / "hip").rmdir()
+    assert ("HZ310", "include/targets/cuda/lanes.cuh") in _tree_findings(tmp_path)

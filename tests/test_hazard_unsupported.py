@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from _convert import hip
+from _units import assert_nvcc_builds
 from hipify_py.findings import Severity
 from hipify_py.pipeline import check_result
 from test_hazard_common import ctx, fixed, only, rules_of
@@ -119,6 +120,28 @@ __device__ void fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 #define LD(sp) asm volatile("ld." #sp ".global.v2.b64 {%0,%1}, [%2];" : "=l"(a), "=l"(b) : "l"(p))
 __device__ void ld(const long* p) { long a, b; LD(); }"""
     assert [f.line for f in only("HZ310", src)] == [5, 6, 7]
+
+
+# LeetCUDA's sgemm_async.cu (round 15): two PTX macros, one of them expanded
+TWO_PTX_MACROS = """#define CP_ASYNC_CA(dst, src) \\
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src))
+#define CP_ASYNC_CG(dst, src) \\
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src))
+__global__ void copy(const float* in) {
+  __shared__ float s[4];
+  unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(s));
+  CP_ASYNC_CA(dst, in);
+}
+"""
+
+
+def test_hz310_a_source_files_macro_it_never_expands_holds_no_ptx(nvcc, tmp_path):
+    src = tmp_path / "async.cu"
+    src.write_text(TWO_PTX_MACROS)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert [f.line for f in only("HZ310", TWO_PTX_MACROS)] == [2]
+    # a header's macros may be expanded by the files that include it
+    assert [f.line for f in only("HZ310", TWO_PTX_MACROS, "t.cuh")] == [2, 4]
 
 
 def test_hz310_quotes_the_template_not_the_operands():
@@ -313,6 +336,33 @@ __device__ int f() {
 }"""
     assert "not before HIP 7.1" in only("HZ207", src, target_rocm=(6, 4))[0].message
     assert "from HIP 7.1" in only("HZ207", src)[0].message
+
+
+def test_hz330_operators_hip_cannot_take_are_not_its_own(tmp_path, gfx942_check):
+    """QUDA's double_single.h and float_vector.h (round 15, judged false): a class's member
+    operator on a vector operand, an operator with a class operand, a stream printer.  None of
+    HIP's vector operators can take such a call; the converted code compiles for gfx942."""
+    src = (
+        "#include <iostream>\n"
+        "struct ds2 {\n  double2 v;\n"
+        "  __host__ __device__ void operator+=(const double2& b) { v.x += b.x; v.y += b.y; }\n};\n"
+        "__host__ __device__ double2 operator+=(double2& a, const ds2& b)"
+        " { a.x += b.v.x; a.y += b.v.y; return a; }\n"
+        "inline std::ostream& operator<<(std::ostream& o, const double2& a)"
+        " { return o << a.x << ',' << a.y; }\n"
+        "__global__ void k(double2* p, ds2* q) { q[0] += p[0]; p[1] += q[0]; }\n"
+    )
+    assert only("HZ330", src) == []
+    f = tmp_path / "t.hip"
+    f.write_text(hip(src))
+    proc = gfx942_check(f)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # the same operator at namespace scope on two vectors is HIP's own
+    free = src.replace("struct ds2 {\n  double2 v;\n", "").replace(
+        "  __host__ __device__ void operator+=(const double2& b) { v.x += b.x; v.y += b.y; }\n};\n",
+        "__host__ __device__ void operator+=(double2& a, const double2& b) { a = a + b; }\n",
+    )
+    assert [f.line for f in only("HZ330", free.split("__host__ __device__ double2")[0])] == [2]
 
 
 def test_hz330_vector_operators_that_hip_defines(tmp_path, gfx942_check):

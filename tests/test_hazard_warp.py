@@ -542,6 +542,30 @@ def test_hz106_a_partial_mask_only_lanes_0_31_reach_is_widened_without_a_questio
     assert found.line == 7 and "check which lanes" in found.message
 
 
+# pyg-lib's shuffle.cuh (round 15): the mask type is chosen per platform; the parse sees the
+# CUDA build's 32-bit one, the HIP build compiles the 64-bit one
+PER_PLATFORM_MASK = """#ifdef USE_ROCM
+using warp_mask_t = unsigned long long;
+#else
+using warp_mask_t = unsigned int;
+#endif
+__device__ float down(const warp_mask_t mask, float v, unsigned int delta) {
+  return __shfl_down_sync(mask, v, delta);
+}
+"""
+
+
+def test_hz106_a_mask_type_chosen_per_platform_is_read_as_hip_builds_it(nvcc, tmp_path):
+    src = tmp_path / "shuffle.cu"
+    src.write_text(PER_PLATFORM_MASK)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert only("HZ106", PER_PLATFORM_MASK) == []
+    swapped = PER_PLATFORM_MASK.replace("unsigned long long;", "@").replace(
+        "unsigned int;", "unsigned long long;"
+    )
+    assert [f.line for f in only("HZ106", swapped.replace("@", "unsigned int;"))] == [6]
+
+
 def test_hz106_not_for_rocm_without_sync_builtins():
     src = "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
     assert only("HZ106", src, target_rocm=(6, 1)) == []

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .buildfiles.registry import build_kind
 from .context import Renames
-from .project_index import ProjectIndex, index_of
+from .project_index import ProjectIndex, cuda_backends_of, index_of
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -278,7 +278,8 @@ def project_index_of(
                 except OSError:
                     continue  # the run reports an unreadable file where it converts it
 
-    return index_of(texts(), mappings)
+    backends = cuda_backends_of(c.path.absolute() for c in items)
+    return replace(index_of(texts(), mappings), cuda_backends=backends)
 
 
 def default_out_root(root: Path) -> Path:

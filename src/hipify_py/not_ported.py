@@ -16,6 +16,10 @@ or implements a TensorRT plugin cannot be built on ROCm at all: HP001 reports th
 include once (``_tables/headers.yaml``, family ``tensorrt``), and the file's other findings
 (the cuDNN context of ``attachToContext``'s signature, an SM number it prints) are moot.
 
+A project that keeps its own HIP backend beside its CUDA one (QUDA's `include/targets/cuda`
+and `include/targets/hip`, ginkgo's and stdgpu's `cuda/` and `hip/`) builds the HIP one for
+AMD: the CUDA backend's files are not its port (``ProjectIndex.cuda_backends``).
+
 ``policy.kept_in_file`` decides what the answer means for the findings.
 """
 
@@ -31,6 +35,7 @@ from .frontend.directives import includes
 from .frontend.lexer import Kind, Token
 from .frontend.unit import Unit
 from .mappings import MappingIndex
+from .project_index import ProjectIndex, in_cuda_backend
 
 # a library's namespace, spelled plainly or with its release's macros (CUB 1.13+, Thrust 1.15+)
 _NAMESPACES = {"cub": "CUB", "thrust": "Thrust"}
@@ -71,9 +76,13 @@ class NotPorted:
     kept_family: str = ""
 
 
-def not_ported(unit: Unit, mappings: MappingIndex, inactive: Container[int]) -> NotPorted | None:
+def not_ported(
+    unit: Unit, mappings: MappingIndex, inactive: Container[int], project: ProjectIndex
+) -> NotPorted | None:
     """What makes ``unit`` a file the HIP build does not compile as the project's own code
     (``inactive``: offsets in branches the HIP build skips), or None."""
+    if in_cuda_backend(unit.path, project):
+        return NotPorted("the CUDA backend of a project with its own HIP backend")
     if _uses_tensorrt(unit, mappings, inactive):
         return NotPorted("a TensorRT source", TENSORRT)
     library = _library_copy(unit) or _type_header_copy(unit)

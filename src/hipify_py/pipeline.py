@@ -52,7 +52,7 @@ def run_rules(
             "rules that need its syntax tree did not run"
         )
     inactive = inactive_in(unit)
-    moot = not_ported(unit, ctx.mappings, inactive) if findings else None
+    moot = not_ported(unit, ctx.mappings, inactive, ctx.project) if findings else None
     kept = kept_in_file(
         findings, unit, ctx.ignores, inactive, moot, hip_written_in(unit), ctx.options.enabled
     )

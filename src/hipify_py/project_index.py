@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .frontend.conditions import expression_value, hip_inactive
@@ -49,6 +50,11 @@ class ProjectIndex:
     # unsigned warpSize = 32; }`): there the name is the project's 32, not HIP's run-time
     # wavefront size (round 12: 6 false HZ104)
     warp_size_namespaces: frozenset[tuple[str, int | None]] = frozenset()
+    # the tree's CUDA backend directories that have the project's own HIP backend beside them
+    # (QUDA's `include/targets/cuda` next to `include/targets/hip`; ginkgo's and stdgpu's
+    # `cuda/` next to `hip/`), absolute: the project's HIP build compiles the HIP one, so a
+    # file of the CUDA one is not the project's to port (round 15: 8 false findings in QUDA)
+    cuda_backends: frozenset[str] = frozenset()
 
     def digest(self) -> str:
         """A short hash of the index, for the per-file cache key (a file's findings depend on
@@ -58,6 +64,7 @@ class ProjectIndex:
             sorted(self.hip_macros),
             list(self.hip_values),
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
+            sorted(self.cuda_backends),
         )
         text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -128,6 +135,24 @@ def _defined_for_hip(data: bytes, candidates: AbstractSet[str]) -> set[str]:
             if toks[d].start in hip_only and not maskless:
                 out.add(toks[d + 2].text)
     return out
+
+
+_BACKEND_NAMES = ("hip", "rocm")
+
+
+def cuda_backends_of(files: Iterable[Path]) -> frozenset[str]:
+    """The directories named `cuda` among the ancestors of ``files`` (absolute paths) whose
+    parent also holds a `hip` (or `rocm`) directory with files of the tree."""
+    ancestors = {d for f in files for d in f.parents}
+    with_hip = {d.parent for d in ancestors if d.name.lower() in _BACKEND_NAMES}
+    return frozenset(str(d) for d in ancestors if d.name.lower() == "cuda" and d.parent in with_hip)
+
+
+def in_cuda_backend(path: str, project: ProjectIndex) -> bool:
+    """``path`` lies in one of ``project.cuda_backends``."""
+    if not project.cuda_backends:
+        return False
+    return any(str(d) in project.cuda_backends for d in Path(path).absolute().parents)
 
 
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed

@@ -82,8 +82,68 @@ def definitions(unit: Unit) -> Iterator[OperatorDef]:
         while k < len(toks) and toks[k].text in ("const", "noexcept", "constexpr"):
             k += 1
         end = brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
-        if vector is not None and end is not None:
-            yield OperatorDef(i, op, vector, j, close, k, end)
+        if vector is None or end is None or _member(unit, i):
+            continue
+        if not _templated(unit, i) and _class_operand(unit, j, close):
+            continue
+        yield OperatorDef(i, op, vector, j, close, k, end)
+
+
+def _member(unit: Unit, i: int) -> bool:
+    """The operator at token ``i`` is a member of a class the file defines (QUDA's
+    `doublesingle2::operator+=(const double2&)`, round 15): its left operand is that class, not
+    a vector type.  A `friend` defined in the class is no member."""
+    toks = unit.tokens
+    k = i - 1
+    while k >= 0 and toks[k].text not in (";", "{", "}", ":"):
+        if toks[k].text == "friend":
+            return False
+        k -= 1
+    depth = 0
+    for j in range(k, -1, -1):  # the brace that opens the scope around the definition
+        depth += (toks[j].text == "}") - (toks[j].text == "{")
+        if depth < 0:
+            head = j - 1
+            while head >= 0 and toks[head].text not in (";", "{", "}"):
+                if toks[head].text in ("struct", "class", "union"):
+                    return True
+                head -= 1
+            return False
+    return False
+
+
+def _templated(unit: Unit, i: int) -> bool:
+    """The operator at token ``i`` is a template (an operand of a type parameter may be a
+    vector or a scalar)."""
+    toks = unit.tokens
+    k = i - 1
+    while k >= 0 and toks[k].text not in (";", "{", "}"):
+        if toks[k].text == "template":
+            return True
+        k -= 1
+    return False
+
+
+# words of a scalar operand type: an operator whose operands are vectors or scalars competes
+# with HIP's; one with a class operand (`std::ostream&`, a struct of the project) does not
+_SCALAR_WORDS = frozenset(
+    {"int", "unsigned", "signed", "char", "short", "long", "float", "double", "bool", "size_t"}
+)
+_FIXED_WIDTH = re.compile(r"u?int\d+_t")
+
+
+def _class_operand(unit: Unit, open_: int, close: int) -> bool:
+    """An operand of the operator is neither a vector nor a scalar, so none of HIP's operators
+    can take it: QUDA's `operator<<(std::ostream&, const double2&)` prints (HIP's `<<` shifts
+    integral vectors), its `operator+=(double2&, doublesingle2&)` adds its own type (round
+    15)."""
+    for first, end in split(unit.tokens, open_ + 1, close):
+        words = [t.text for t in unit.tokens[first:end] if t.kind is Kind.IDENT]
+        if not any(
+            VECTOR.fullmatch(w) or w in _SCALAR_WORDS or _FIXED_WIDTH.fullmatch(w) for w in words
+        ):
+            return True
+    return False
 
 
 def _parameters(unit: Unit, d: OperatorDef) -> list[tuple[str, list[str]]] | None:

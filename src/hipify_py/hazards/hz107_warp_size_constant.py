@@ -57,9 +57,6 @@ from ..findings import Severity
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
-# a header's constant may be used by the files that include it; a source file's is its own
-_SOURCES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
-
 
 @hazard_rule(
     "HZ107",
@@ -73,8 +70,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         direct, reached = uses(unit, name, i)
         if reached and not reaches_wavefronts(unit, reached):
             continue  # consistent 32-lane groups, or block sizes: right on a 64-lane wavefront
-        if not reached and unit.path.endswith(_SOURCES):
-            continue  # a source file that never uses it: nothing here depends on it
+        if not reached and unit.is_source:
+            continue  # a source file that never uses it: nothing depends on it (a header's may be)
         more = related(unit, direct, i)
         yield report(
             toks[i].start,

@@ -261,7 +261,9 @@ def _macro_site(
 
 
 def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskSite]:
-    """Masks held in variables: one site per declaration of a 32-bit type."""
+    """Masks held in variables: one site per declaration of a 32-bit type.  The parse sees the
+    CUDA build's typedefs; a mask type chosen per platform is read as the HIP build sees it
+    (pyg-lib's `#ifdef USE_ROCM using warp_mask_t = unsigned long long;`, round 15)."""
     ast = unit.ast
     if ast is None:
         return []
@@ -275,7 +277,8 @@ def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskS
             if unresolved is not None:
                 elsewhere.append(unresolved)
             continue
-        size = cur.type.get_canonical().get_size()
+        # a typedef chosen per platform (`#ifdef USE_ROCM`) is the HIP build's, not the parse's
+        size = type_size(unit, cur.type.spelling) or cur.type.get_canonical().get_size()
         if not 0 < size < 8:
             continue
         where = ast.offset(decl.location)
