@@ -211,3 +211,25 @@ def test_the_cuda_backend_beside_the_projects_own_hip_backend_is_not_its_port(tm
     (targets / "hip" / "lanes.h").unlink()
     (targets / "hip").rmdir()
     assert ("HZ310", "include/targets/cuda/lanes.cuh") in _tree_findings(tmp_path)
+
+
+# MNN's fused attention (round 15): CUTLASS's own 32-thread warps, in a file built on CUTLASS
+CUTLASS_KERNEL = """#include "cutlass/gemm/gemm.h"
+#include "cutlass/layout/matrix.h"
+static constexpr int kWarpSize = 32;
+__global__ void attention(float* o) {
+  int lane = threadIdx.x % kWarpSize;
+  float v = o[threadIdx.x];
+  for (int m = 16; m > 0; m /= 2) v += __shfl_xor_sync(0xffffffff, v, m);
+  if (lane == 0) o[threadIdx.x / kWarpSize] = v + __any_sync(0xffffffff, v > 0);
+}
+"""
+
+
+def test_a_cutlass_source_reports_one_error_at_its_cutlass_include():
+    assert findings(CUTLASS_KERNEL, "attention.cu") == []  # no hazard: the include is HP001's
+    result = check_result(CUTLASS_KERNEL, "attention.cu", ctx())
+    [hp001] = [f for f in result.findings if f.rule == "HP001"]
+    assert hp001.line == 1 and "CUTLASS has no ROCm port" in hp001.message
+    # the same kernel without CUTLASS is the project's to port
+    assert "HZ107" in rules_of(CUTLASS_KERNEL.split("\n", 2)[2], "attention.cu")

@@ -13,8 +13,11 @@ copy of a CUDA type header defines NVIDIA's include guard and declares the heade
 
 TensorRT has no ROCm port (MIGraphX has another API), so a file that includes a TensorRT header
 or implements a TensorRT plugin cannot be built on ROCm at all: HP001 reports the TensorRT
-include once (``_tables/headers.yaml``, family ``tensorrt``), and the file's other findings
-(the cuDNN context of ``attachToContext``'s signature, an SM number it prints) are moot.
+include once (``mappings/headers.yaml``, family ``tensorrt``), and the file's other findings
+(the cuDNN context of ``attachToContext``'s signature, an SM number it prints) are moot.  So
+for CUTLASS and CuTe (family ``cutlass``): a file that includes them is built on their PTX and
+tensor-core templates, and the 32-thread warps of CUTLASS's layouts are its own (MNN's fused
+attention, round 15: 2 false HZ107).
 
 A project that keeps its own HIP backend beside its CUDA one (QUDA's `include/targets/cuda`
 and `include/targets/hip`, ginkgo's and stdgpu's `cuda/` and `hip/`) builds the HIP one for
@@ -36,6 +39,7 @@ from .frontend.lexer import Kind, Token
 from .frontend.unit import Unit
 from .mappings import MappingIndex
 from .project_index import ProjectIndex, in_cuda_backend
+from .rewrite.headers import header_entry
 
 # a library's namespace, spelled plainly or with its release's macros (CUB 1.13+, Thrust 1.15+)
 _NAMESPACES = {"cub": "CUB", "thrust": "Thrust"}
@@ -65,6 +69,7 @@ _PLUGIN_NAMES = frozenset(
     }
 )
 TENSORRT = "tensorrt"  # the mapping family of TensorRT's headers
+CUTLASS = "cutlass"  # and of CUTLASS's and CuTe's
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,8 @@ def not_ported(
         return NotPorted("the CUDA backend of a project with its own HIP backend")
     if _uses_tensorrt(unit, mappings, inactive):
         return NotPorted("a TensorRT source", TENSORRT)
+    if _includes_family(unit, mappings, inactive, CUTLASS):
+        return NotPorted("a CUTLASS source", CUTLASS)
     library = _library_copy(unit) or _type_header_copy(unit)
     return NotPorted(f"a copy of {library}") if library else None
 
@@ -93,9 +100,17 @@ def _uses_tensorrt(unit: Unit, mappings: MappingIndex, inactive: Container[int])
     names = unit.identifiers
     if "nvinfer1" in names and not names.isdisjoint(_PLUGIN_NAMES):
         return True
+    return _includes_family(unit, mappings, inactive, TENSORRT)
+
+
+def _includes_family(
+    unit: Unit, mappings: MappingIndex, inactive: Container[int], family: str
+) -> bool:
+    """The HIP build includes a header of that mapping family (a sub-header as its umbrella:
+    `cutlass/gemm/gemm.h` is CUTLASS's)."""
     for inc in includes(unit.text, unit.tokens, unit.directives):
-        entry = mappings.header(inc.path)
-        if entry is not None and entry.family == TENSORRT and inc.start not in inactive:
+        entry = header_entry(inc.path, mappings)
+        if entry is not None and entry.family == family and inc.start not in inactive:
             return True
     return False
 

@@ -63,7 +63,8 @@ PRELUDES = {
 # What replaces a CUDA header that has no HIP counterpart but a shim: its include becomes the
 # table's HIP header (<stdint.h> for NVTX) after the shim
 SHIMMED_HEADERS = {"nvToolsExt.h": NVTX_SHIM, "nvtx3/nvToolsExt.h": NVTX_SHIM}
-UMBRELLA = {"cub/": "cub/cub.cuh"}  # an unlisted sub-header maps as its library's umbrella
+# an unlisted sub-header maps as its library's umbrella
+UMBRELLA = {"cub/": "cub/cub.cuh", "cutlass/": "cutlass/cutlass.h", "cute/": "cute/tensor.hpp"}
 
 UNSUPPORTED_HEADER = declare_rule(
     "HP001",
