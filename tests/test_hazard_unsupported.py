@@ -79,6 +79,17 @@ def test_hz301_experimental_only_without_flag():
     assert only("HZ301", src) == [] and len(only("HZ302", src)) == 1
 
 
+def test_hz302_fftw_names_are_cpu_fftws_too():
+    """MatX's host FFT path (round 16, judged false): CPU FFTW's `fftwf_plan_many_dft`, a name
+    cuFFTW and hipFFTW share; nothing is converted, and a cuFFTW source is reported at its
+    header (HP001)."""
+    call = "fftwf_plan_many_dft(1, &n, 1, 0, 0, 1, 1, 0, 0, 1, 1, -1, 0)"
+    cpu = f"#include <fftw3.h>\nvoid* plan(int n) {{ return {call}; }}\n"
+    assert only("HZ302", cpu) == []
+    found = check_result(cpu.replace("fftw3.h", "cufftw.h"), "t.cu", ctx()).findings
+    assert [(f.rule, f.line) for f in found] == [("HP001", 1)]
+
+
 def test_hz302_newer_rocm_on_both_sides():
     cuda = "__device__ int f(int v) { return __reduce_add_sync(0xffffffffffffffffULL, v); }\n"
     assert only("HZ302", cuda) == []

@@ -6,7 +6,7 @@ import subprocess
 
 from _convert import hip, result
 from _units import assert_nvcc_builds
-from test_hazard_common import fixed, only, run_pass
+from test_hazard_common import findings, fixed, only, run_pass
 
 # --------------------------------------------------------------------------- HZ101
 
@@ -564,6 +564,29 @@ def test_hz106_a_mask_type_chosen_per_platform_is_read_as_hip_builds_it(nvcc, tm
         "unsigned int;", "unsigned long long;"
     )
     assert [f.line for f in only("HZ106", swapped.replace("@", "unsigned int;"))] == [6]
+
+
+# cuvs's CAGRA search (round 16): the first 32-lane group alone picks the next parent, the
+# others return at once; the function's __device__ hides behind a library macro
+FIRST_GROUP_ONLY = """#define DEVICE_FN __device__ __forceinline__
+DEVICE_FN void pick(int* parent, const int* invalid) {
+  const unsigned warp_id = threadIdx.x / 32;
+  if (warp_id > 0) { return; }
+  int j = 31 - __clz(__ballot_sync(0xffffffff, invalid[threadIdx.x]));
+  if (__any_sync(0xffffffff, j >= 0) && threadIdx.x == 0) parent[0] = j;
+}
+__global__ void search(int* parent, const int* invalid) { pick(parent, invalid); }
+"""
+
+
+def test_a_function_that_sends_lanes_past_31_away_runs_as_on_32_threads(nvcc, tmp_path):
+    src = tmp_path / "pick.cu"
+    src.write_text(FIRST_GROUP_ONLY)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    rules = {f.rule for f in findings(FIRST_GROUP_ONLY)}
+    assert not rules & {"HZ101", "HZ105"}, rules
+    every_group = FIRST_GROUP_ONLY.replace("  if (warp_id > 0) { return; }\n", "")
+    assert {"HZ101", "HZ105"} <= {f.rule for f in findings(every_group)}
 
 
 def test_hz106_not_for_rocm_without_sync_builtins():

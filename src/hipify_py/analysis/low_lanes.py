@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from .functions import enclosing_conditions, function_at
+from .functions import Func, enclosing_conditions, function_at
 from .values import evaluate
 
 # a thread or lane id, as a condition's left side spells it
@@ -35,6 +35,12 @@ def low_lanes_only(unit: Unit, index: int) -> bool:
         if any(_below_32(unit, a, b) for a, b in _conjuncts(toks, first, end)):
             return True
     return _returned_from_32(unit, func.open, index)
+
+
+def lanes_past_31_return(unit: Unit, func: Func) -> bool:
+    """``func`` sends every lane past 31 away at the top level of its body (`if (warp_id >
+    0) return;`): what follows runs in lanes 0-31 only, as on a 32-thread block."""
+    return _returned_from_32(unit, func.open, func.close)
 
 
 # a test of a token range [a, b) of a unit: `_group_of_32`, `_groups_rounded_up`
@@ -99,8 +105,10 @@ def _groups_rounded_up(unit: Unit, a: int, b: int) -> bool:
 
 
 def _returned_from_32(unit: Unit, open_: int, i: int) -> bool:
-    """`if (threadIdx.x >= 32) return;` (or `> 31`) at the top level of the function body
-    that opens at ``open_``, before token ``i``."""
+    """`if (threadIdx.x >= 32) return;` (or `> 31`), or the same for the other 32-lane groups
+    (`if (warp_id > 0) { return; }` with `warp_id = threadIdx.x / 32`: cuvs's CAGRA search,
+    round 16), at the top level of the function body that opens at ``open_``, before token
+    ``i``."""
     toks = unit.tokens
     depth = 0
     for k in range(open_ + 1, i):
@@ -109,11 +117,28 @@ def _returned_from_32(unit: Unit, open_: int, i: int) -> bool:
         if depth or text != "if" or toks[k + 1].text != "(":
             continue
         close = unit.lexed.brackets.get(k + 1)
-        if close is None or close + 1 >= i or toks[close + 1].text != "return":
+        if close is None or close + 2 >= i:
             continue
-        if _lanes_cut(unit, k + 2, close, (">=", ">")):
+        then = close + 2 if toks[close + 1].text == "{" else close + 1
+        if toks[then].text != "return":
+            continue
+        if _lanes_cut(unit, k + 2, close, (">=", ">")) or _past_group_0(unit, k + 2, close):
             return True
     return False
+
+
+def _past_group_0(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` holds for every 32-lane group but the first: `group > 0`, `group != 0`
+    or `group >= 1`, the group index a thread id divided by 32."""
+    toks = unit.tokens
+    ops = [k for k in range(a, b) if toks[k].text in (">", "!=", ">=")]
+    if len(ops) != 1:
+        return False
+    k = ops[0]
+    value = evaluate(unit, k + 1, b)
+    if value != (1 if toks[k].text == ">=" else 0):
+        return False
+    return _matches_initializer(unit, a, k, _group_of_32)
 
 
 def _lanes_cut(unit: Unit, a: int, b: int, ops: tuple[str, str]) -> bool:

@@ -33,6 +33,7 @@ from ..frontend.unit import Unit
 from .block_geometry import BLOCK32, GROUP32, block_model
 from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
 from .functions import Func, declaration_head, enclosing_conditions, function_at, functions
+from .low_lanes import lanes_past_31_return
 from .namespaces import project_warp_size
 from .taint import thread_taint
 from .tokens import cached, operand_before
@@ -278,8 +279,14 @@ def _models(unit: Unit) -> dict[int, str]:
 
 def _decide(unit: Unit) -> dict[int, str]:
     funcs = [f for f in functions(unit) if f.is_device]
-    out: dict[int, str] = {}
+    # a function that sends lanes past 31 away runs as on a block of 32 threads, also where
+    # its __device__ hides behind a library's macro (cuvs's RAFT_DEVICE_INLINE_FUNCTION)
+    out: dict[int, str] = {
+        f.open: BLOCK32 for f in functions(unit) if lanes_past_31_return(unit, f)
+    }
     for f in funcs:
+        if f.open in out:
+            continue
         m = _own_model(unit, f)
         geometry = block_model(unit, f)
         if geometry == BLOCK32 or (geometry == GROUP32 and m != HARDWARE):

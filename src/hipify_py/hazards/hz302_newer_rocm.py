@@ -18,7 +18,9 @@ v = __reduce_add_sync(mask, v);   // HZ302 with --target-rocm 6.4: HIP added it 
 ```
 
 A CUDA name left unconverted is an error (the file cannot compile for the targeted release);
-a HIP name in a HIP source is a warning (it may sit behind a `HIP_VERSION` guard).
+a HIP name in a HIP source is a warning (it may sit behind a `HIP_VERSION` guard). A name that
+both APIs spell alike is not reported: the FFTW interface (`fftwf_plan_many_dft`) is CPU
+FFTW's as well as cuFFTW's, and a cuFFTW source is reported at its `<cufftw.h>` (HP001).
 
 ## How to fix
 Raise `--target-rocm` if you can require that release, or guard the code with
@@ -47,6 +49,10 @@ def _added_for(mappings: MappingIndex, hip_name: str) -> Entry | None:
     return None
 
 
+# the FFTW interface cuFFTW and hipFFTW share with CPU FFTW (MatX's host FFTs, round 16)
+_FFTW = ("fftw_", "fftwf_")
+
+
 @hazard_rule(
     "HZ302",
     "newer-rocm-api",
@@ -66,6 +72,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for name, e in entries.items():
         if (
             e.hip
+            and not (e.hip == e.cuda and e.cuda.startswith(_FFTW))
             and e.status in ("supported", "deprecated", "experimental")
             and needs_newer_hip(e, ctx.options)
         ):
