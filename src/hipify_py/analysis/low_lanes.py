@@ -1,8 +1,9 @@
 """Code that only lanes 0-31 of a wavefront run: what a 32-bit lane mask or ballot loses
 nothing in.  A ballot stored in 32 bits (HZ105) or a partial mask widened to 64 (HZ106) is
-right there, since no lane past 31 takes part; the guards read are the ones real kernels
-write (`if (threadIdx.x < 32)`, `if (warp == 0)` with `warp = tid / 32`, an early
-`if (tid >= 32) return;`)."""
+right there, since no lane past 31 takes part, and a function that sends the other lanes away
+at its top runs as on a 32-thread block (``warp_model``).  The guards read are the ones real
+kernels write (`if (threadIdx.x < 32)`, `if (warp == 0)` with `warp = tid / 32`, an early
+`if (tid >= 32) return;` or `if (warp > 0) { return; }`)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,12 @@ _THREAD_IDS = frozenset({"threadIdx.x", "tid", "lane", "laneid", "lane_id", "lan
 
 def low_lanes_only(unit: Unit, index: int) -> bool:
     """The call at token ``index`` runs only in lanes 0-31 (a ballot's upper 32 bits are zero,
-    a 32-bit mask names every lane that can run it): in the
-    then-branch of an `if` whose condition requires a thread or lane id below 32 (`if
-    (threadIdx.x < 32)`, `if (lane < WARP_SIZE && ...)` with WARP_SIZE 32 in the file;
-    TransformerEngine's standalone_topk, round 11) or a 32-lane group index of 0 (`if (warp
-    == 0)` with `warp = tid / 32`), or after `if (threadIdx.x >= 32) return;` at the top of
-    its function (flashinfer's MoE routing, round 12)."""
+    a 32-bit mask names every lane that can run it): in the then-branch of an `if` whose
+    condition requires a thread or lane id below 32 (`if (threadIdx.x < 32)`, `if (lane <
+    WARP_SIZE && ...)` with WARP_SIZE 32 in the file; TransformerEngine's standalone_topk,
+    round 11) or a 32-lane group index of 0 (`if (warp == 0)` with `warp = tid / 32`), or
+    after `if (threadIdx.x >= 32) return;` at the top of its function (flashinfer's MoE
+    routing, round 12)."""
     func = function_at(unit, index)
     if func is None:
         return False
