@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from .frontend.conditions import expression_value, hip_inactive
 from .frontend.directives import ARCH
 from .frontend.hip_build import HIP_BUILD
-from .frontend.lexer import Kind, lex
+from .frontend.lexer import Kind, Lexed, lex
 from .frontend.namespace_scope import namespaces_declaring
 
 if TYPE_CHECKING:
@@ -88,9 +88,10 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
     values: dict[str, int | None] = {}
     warp_size: set[tuple[str, int | None]] = set()
     for data in texts:
+        lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if _WARP_SIZE_DECLARED.search(data):
-            tokens = lex(data.decode("utf-8", "replace")).tokens
-            warp_size |= namespaces_declaring(tokens, "warpSize")
+            lexed = lex(data.decode("utf-8", "replace"))
+            warp_size |= namespaces_declaring(lexed.tokens, "warpSize")
         hip = _INCLUDES_HIP.search(data) is not None
         file_macros: set[str] = set()
         for m in _MACRO.finditer(data):
@@ -105,7 +106,10 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
                 values[name] = value if values.get(name, value) == value else None
         names.update(_functions(data))
         if not hip and _HIP_SWITCH.search(data):
-            hip_macros |= _defined_for_hip(data, mappings.known(file_macros).keys() | {ARCH})
+            candidates = mappings.known(file_macros).keys() | {ARCH}
+            hip_macros |= _defined_for_hip(
+                lexed or lex(data.decode("utf-8", "replace")), candidates
+            )
     known = frozenset(mappings.known(names))
     hip_values = tuple(sorted(f"{n}={v}" for n, v in values.items() if v is not None))
     own_hip = frozenset((known | {ARCH}) & hip_macros)
@@ -117,15 +121,12 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
 _HIP_SWITCH = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*(?:HIP|ROCM|ROCm)")
 
 
-def _defined_for_hip(data: bytes, candidates: AbstractSet[str]) -> set[str]:
+def _defined_for_hip(lexed: Lexed, candidates: AbstractSet[str]) -> set[str]:
     """Those of ``candidates`` that the file defines as macros in code only its HIP build
     compiles (exllamav2's compat.cuh: `#if defined(USE_ROCM)` / `#define __shfl_down_sync(mask,
     var, laneMask) __shfl_down(var, laneMask)`, round 14: 3 false HZ106), the file lexed only
-    when it has both.  A macro of no parameters (HeCBench ge-spmm's `#define __syncwarp()`)
-    takes no mask, and says nothing of a masked call."""
-    if not candidates:
-        return set()
-    lexed = lex(data.decode("utf-8", "replace"))
+    when it has a HIP switch.  A macro of no parameters (HeCBench ge-spmm's `#define
+    __syncwarp()`) takes no mask, and says nothing of a masked call."""
     hip_only = hip_inactive(lexed.tokens, lexed.directives, cuda=True)
     toks = lexed.tokens
     out = set()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from .functions import specifiers
-from .tokens import split
+from .tokens import cached, split
 
 VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
 COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
@@ -84,7 +84,7 @@ def definitions(unit: Unit) -> Iterator[OperatorDef]:
         end = brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
         if vector is None or end is None or _member(unit, i):
             continue
-        if not _templated(unit, i) and _class_operand(unit, j, close):
+        if "template" not in specifiers(toks, i) and _class_operand(unit, j, close):
             continue
         yield OperatorDef(i, op, vector, j, close, k, end)
 
@@ -93,35 +93,28 @@ def _member(unit: Unit, i: int) -> bool:
     """The operator at token ``i`` is a member of a class the file defines (QUDA's
     `doublesingle2::operator+=(const double2&)`, round 15): its left operand is that class, not
     a vector type.  A `friend` defined in the class is no member."""
-    toks = unit.tokens
-    k = i - 1
-    while k >= 0 and toks[k].text not in (";", "{", "}", ":"):
-        if toks[k].text == "friend":
-            return False
-        k -= 1
-    depth = 0
-    for j in range(k, -1, -1):  # the brace that opens the scope around the definition
-        depth += (toks[j].text == "}") - (toks[j].text == "{")
-        if depth < 0:
-            head = j - 1
-            while head >= 0 and toks[head].text not in (";", "{", "}"):
-                if toks[head].text in ("struct", "class", "union"):
-                    return True
-                head -= 1
-            return False
-    return False
+    if "friend" in specifiers(unit.tokens, i):
+        return False
+    return any(open_ < i < close for open_, close in _class_bodies(unit))
 
 
-def _templated(unit: Unit, i: int) -> bool:
-    """The operator at token ``i`` is a template (an operand of a type parameter may be a
-    vector or a scalar)."""
-    toks = unit.tokens
-    k = i - 1
-    while k >= 0 and toks[k].text not in (";", "{", "}"):
-        if toks[k].text == "template":
-            return True
-        k -= 1
-    return False
+def _class_bodies(unit: Unit) -> list[tuple[int, int]]:
+    """The braces of each `struct`/`class`/`union` body of the file, found once."""
+
+    def find() -> list[tuple[int, int]]:
+        toks, brackets = unit.tokens, unit.lexed.brackets
+        out = []
+        for keyword in ("struct", "class", "union"):
+            for k in unit.identifier_positions.get(keyword, ()):
+                j = k + 1
+                while j < len(toks) and toks[j].text not in (";", "{", "}", "(", ")"):
+                    j += 1
+                close = brackets.get(j) if j < len(toks) and toks[j].text == "{" else None
+                if close is not None:
+                    out.append((j, close))
+        return out
+
+    return cached(unit, "_vector_operator_classes", find)
 
 
 # words of a scalar operand type: an operator whose operands are vectors or scalars competes

@@ -11,7 +11,8 @@ from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, calls
 from .functions import Func, function_at, functions
-from .tokens import CASTS
+from .launches import launched_name
+from .tokens import CASTS, split
 from .warp_model import (
     _VOTES,
     BLOCK32,
@@ -64,14 +65,7 @@ def _whole_warp_primitive(toks: Sequence[Token], k: int) -> bool:
     if toks[k].text not in _WARP_PRIMITIVES or toks[k + 1].text != "<":
         return False
     close = _template_close(toks, k + 1)
-    if close is None:
-        return False
-    depth = 0
-    for j in range(k + 2, close):
-        depth += (toks[j].text in ("<", "(")) - (toks[j].text in (">", ")"))
-        if toks[j].text == "," and depth == 0:
-            return False
-    return True
+    return close is not None and len(split(toks, k + 2, close)) == 1
 
 
 def works_in_wavefronts(unit: Unit, func: Func) -> bool:
@@ -153,7 +147,7 @@ def _passed_away(unit: Unit, k: int) -> bool:
         elif text in ("(", "<") and depth:
             depth -= 1
         elif text == "(":
-            return toks[j - 1].text == ">>>" and not _defined_here(unit, _launched(toks, j - 1))
+            return toks[j - 1].text == ">>>" and not _defined_here(unit, _launched(unit, j - 1))
         elif text == "<":
             name = toks[j - 1].text
             close = _template_close(toks, j)
@@ -170,18 +164,12 @@ def _passed_away(unit: Unit, k: int) -> bool:
     return False
 
 
-def _launched(toks: Sequence[Token], close: int) -> str:
-    """The name of the kernel a launch whose `>>>` is token ``close`` starts (its template
-    arguments skipped: `reduce<cp, 32><<<g, b>>>`); "" when not found."""
-    j = close - 1
-    while j > 0 and toks[j].text != "<<<" and close - j < 200:
-        j -= 1
-    j -= 1
-    depth = 0
-    while j > 0 and (depth or toks[j].text == ">"):
-        depth += (toks[j].text == ">") - (toks[j].text == "<")
-        j -= 1
-    return toks[j].text if j >= 0 and toks[j].kind is Kind.IDENT else ""
+def _launched(unit: Unit, close: int) -> str:
+    """The name of the kernel of the launch whose configuration ends at the `>>>` token
+    ``close`` (`reduce<cp, 32><<<g, b>>>`); "" when none does."""
+    ends = unit.launch_config_ends
+    opener = next((o for o, end in ends.items() if end == close), None)
+    return (launched_name(unit.tokens, opener) or "") if opener is not None else ""
 
 
 # cooperative-groups tiles of that many threads (`cg::thread_block_tile<kWarpSize>`,

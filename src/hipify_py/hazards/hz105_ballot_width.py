@@ -104,11 +104,13 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     covered: set[int] = set()  # bit intrinsics a reported store lists as its dependent lines
     bit_calls = {c.open: c for c in calls(unit, _BIT32)}
     for c in ballots:
-        if low_lanes_only(unit, c.index):  # only lanes 0-31 vote: 32 bits hold every vote
-            store = _assignment(toks, c)
-            if store is not None:
-                key = (toks[store[0] - 1].text, scope_of(unit, store[0]))
-                mask_vars.setdefault(key, []).append((c.index, False))
+        low = low_lanes_only(unit, c.index)  # only lanes 0-31 vote: 32 bits hold every vote
+        # `T name = ballot(...);` or `name = ballot(...);`
+        store = _assignment(toks, c)
+        if store is not None:
+            key = (toks[store[0] - 1].text, scope_of(unit, store[0]))
+            mask_vars.setdefault(key, []).append((c.index, not low))
+        if low:
             continue
         # 1. the whole argument of a 32-bit bit intrinsic: __popc(__ballot(p))
         outer = _bit_call_around(toks, c, bit_calls)
@@ -120,12 +122,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 f"`{_BIT32[outer.name]}` on the 64-bit mask",
             )
             continue
-        # 2. stored: `T name = ballot(...);` or `name = ballot(...);`
-        store = _assignment(toks, c)
+        # 2. stored in a 32-bit variable
         if store is None:
             continue
-        key = (toks[store[0] - 1].text, scope_of(unit, store[0]))
-        mask_vars.setdefault(key, []).append((c.index, True))
         found = _truncating_store(unit, report, c, store[0], store[1])
         if found is not None:
             covered.update(u.open for u in found[1])

@@ -35,7 +35,7 @@ from ..analysis.values import Alias, aliases
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
-from ..mappings import is_convertible
+from ..mappings import hip_name, is_convertible
 from ..rewrite.identifiers import kept_aliases
 from ..rules import Proposal, Report, hazard_rule
 
@@ -104,14 +104,17 @@ _HIP_TYPEDEFS = {
 }
 
 
-def _same_as_hips(unit: Unit, ctx: Context, alias: Alias, hip_name: str) -> bool:
-    """The typedef, converted, declares ``hip_name`` as HIP does (``_HIP_TYPEDEFS``) or as
-    itself (`typedef struct X X;`, `typedef __hip_bfloat16 __hip_bfloat16;`): a legal
-    redeclaration, no clash."""
-    words: list[str] = []
+def _same_as_hips(unit: Unit, ctx: Context, alias: Alias, declared: str) -> bool:
+    """The typedef, converted, declares ``declared`` (its HIP name) as HIP does
+    (``_HIP_TYPEDEFS``) or as itself (`typedef struct X X;`, `typedef __hip_bfloat16
+    __hip_bfloat16;`): a legal redeclaration, no clash.  Its words are converted as convert
+    writes them (``hip_name``: the roc* name under --roc)."""
+    words = []
     for t in unit.tokens[alias.keyword + 1 : alias.name]:
         e = unit.mapped.get(t.text)
-        renamed = e is not None and e.hip and is_convertible(e, ctx.options)
-        words.append(e.hip if renamed and e is not None and e.hip else t.text)
+        renamed = (
+            hip_name(e, ctx.options) if e is not None and is_convertible(e, ctx.options) else None
+        )
+        words.append(renamed or t.text)
     target = " ".join(words).replace(" *", "*")
-    return target in (_HIP_TYPEDEFS.get(hip_name), hip_name, f"struct {hip_name}")
+    return target in (_HIP_TYPEDEFS.get(declared), declared, f"struct {declared}")
