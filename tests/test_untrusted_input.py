@@ -70,7 +70,7 @@ def test_alias_bomb_in_config_is_398_bytes_and_fails_fast(tmp_path: Path) -> Non
     started = time.monotonic()
     with pytest.raises(ConfigFileError, match="aliases"):
         Config.load(path)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 10  # a hang guard: expanding the bomb would take minutes
 
 
 def test_pyproject_table_unknown_key_and_deep_nesting(project: Path) -> None:
