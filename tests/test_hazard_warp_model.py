@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 import subprocess
 
+from click.testing import CliRunner
+
 from _units import assert_nvcc_builds
+from hipify_py.cli.check import check
 from hipify_py.report.findings_sarif import _related
 from test_hazard_common import findings, only
 
@@ -145,6 +148,22 @@ def test_an_unguarded_shift_up_in_group_code_is_reported_at_the_shuffle(nvcc, tm
     assert proc.returncode == 0, proc.stderr
     found = {(f.rule, f.line) for f in findings(GROUP_DIFF) if f.rule in WAVE_RULES}
     assert found == {("HZ103", 6)}
+
+
+# openmm's findInteractingBlocks (round 18): an exclusive scan from an inclusive one, the
+# shifted value taken only where the group lane lets it in, as the true branch of a `?:`
+GROUP_EXCLUSIVE = GROUP_DIFF.replace(
+    "out[tid] = v - prev + (lane == 0 ? group : 0);", "out[tid] = group + (lane > 0 ? prev : 0);"
+)
+
+
+def test_a_shift_up_taken_only_past_the_group_lane_by_a_conditional_is_no_finding(nvcc, tmp_path):
+    (tmp_path / "e.cu").write_text(GROUP_EXCLUSIVE)
+    assert_nvcc_builds(nvcc, [tmp_path / "e.cu"], [], tmp_path)
+    assert not {f.rule for f in findings(GROUP_EXCLUSIVE)} & WAVE_RULES
+    # lane 32 takes the other group's lane 31 where the branches are the other way round
+    swapped = GROUP_EXCLUSIVE.replace("lane > 0 ? prev : 0", "lane > 0 ? 0 : prev")
+    assert {(f.rule, f.line) for f in findings(swapped) if f.rule in WAVE_RULES} == {("HZ103", 6)}
 
 
 def test_warp_size_constant_is_one_diagnosis_with_its_dependent_lines():
@@ -546,3 +565,63 @@ __global__ void amax(const float* x, float* out) {
 """
     assert only("HZ107", src) == []
     assert len(only("HZ107", src.replace("warp_reduce_max<", "exchange_lanes<"))) == 1
+
+
+# llm.c's cuda_common.h (round 18): a header defines the constant and never uses it; its
+# includers decide.  rows.cu works in consistent 32-lane groups; votes.cu picks ballot bits by
+# the constant's lane id, which on a 64-lane wavefront names the wrong half's bits
+HEADER_CONSTANT = """#pragma once
+#include <cuda_runtime.h>
+#define WARP_SIZE 32U
+__device__ inline float square(float x) { return x * x; }
+"""
+GROUP_USER = """#include "common.h"
+__device__ float group_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__global__ void rows(const float* x, float* out, int cols) {
+  int lane = threadIdx.x % WARP_SIZE;
+  int row = blockIdx.x * (blockDim.x / WARP_SIZE) + threadIdx.x / WARP_SIZE;
+  float s = 0.f;
+  for (int c = lane; c < cols; c += WARP_SIZE) s += x[row * cols + c];
+  s = group_sum(s);
+  if (lane == 0) out[row] = s;
+}
+"""
+VOTE_USER = """#include "common.h"
+__global__ void below(const int* x, int* rank) {
+  unsigned lane = threadIdx.x % WARP_SIZE;
+  unsigned bits = __ballot_sync(0xffffffffu, x[threadIdx.x] > 0);
+  rank[threadIdx.x] = __popc(bits & ((1u << lane) - 1));
+}
+"""
+
+
+def _tree_hz107(root) -> list[tuple[str, int, str]]:
+    args = ["--select", "HZ107", "--format", "json", "--no-cache", "-j1"]
+    run = CliRunner().invoke(check, [str(root), *args], catch_exceptions=False)
+    found = json.loads(run.stdout)["findings"]
+    return [(f["path"].rsplit("/", 1)[-1], f["line"], f["message"]) for f in found]
+
+
+def test_hz107_a_header_constant_is_decided_by_the_files_that_use_it(nvcc, tmp_path):
+    (tmp_path / "common.h").write_text(HEADER_CONSTANT)
+    (tmp_path / "rows.cu").write_text(GROUP_USER)
+    assert_nvcc_builds(nvcc, [tmp_path / "rows.cu"], [], tmp_path)
+    # its only includer works in consistent 32-lane groups: right on a 64-lane wavefront
+    assert _tree_hz107(tmp_path) == []
+    # checked alone, the header's includers are unknown: reported
+    assert [f[:2] for f in _tree_hz107(tmp_path / "common.h")] == [("common.h", 3)]
+    # a file with a WARP_SIZE of its own: the header is not what it uses
+    (tmp_path / "other.cu").write_text(
+        VOTE_USER.replace('#include "common.h"', '#include <cuda.h>\n#include "other.h"')
+    )
+    (tmp_path / "other.h").write_text("#pragma once\n#define WARP_SIZE 64\n")
+    assert _tree_hz107(tmp_path) == []
+    # an includer picks ballot bits by its lane id: reported at the definition, naming it
+    (tmp_path / "votes.cu").write_text(VOTE_USER)
+    assert_nvcc_builds(nvcc, [tmp_path / "votes.cu"], [], tmp_path)
+    [(name, line, message)] = _tree_hz107(tmp_path)
+    assert (name, line) == ("common.h", 3)
+    assert message.endswith("votes.cu uses it where code meets the hardware wavefront")

@@ -66,12 +66,12 @@ def test_a_macro_defined_for_the_hip_build_alone_is_the_projects_hip_form() -> N
     define = b"#define __shfl_down_sync(m, v, d) __shfl_down(v, d)\n"
     hip_branch = b"#if defined(USE_ROCM)\n" + define + b"#endif\n"
     cuda_branch = hip_branch.replace(b"#if defined", b"#if !defined")
-    assert index_of([hip_branch], ctx().mappings).hip_macros == {"__shfl_down_sync"}
-    assert index_of([cuda_branch], ctx().mappings).hip_macros == set()
+    assert index_of([("a.h", hip_branch)], ctx().mappings).hip_macros == {"__shfl_down_sync"}
+    assert index_of([("a.h", cuda_branch)], ctx().mappings).hip_macros == set()
     plain = hip_branch.replace(b"#if defined(USE_ROCM)", b"#if defined(USE_FAST)")
-    assert index_of([plain], ctx().mappings).hip_macros == set()
+    assert index_of([("a.h", plain)], ctx().mappings).hip_macros == set()
     maskless = b"#ifdef __HIPCC__\n#define __syncwarp()\n#endif\n"
-    assert index_of([maskless], ctx().mappings).hip_macros == set()
+    assert index_of([("a.h", maskless)], ctx().mappings).hip_macros == set()
 
 
 def test_index_reads_definitions_not_calls() -> None:
@@ -80,7 +80,7 @@ def test_index_reads_definitions_not_calls() -> None:
         b"int __vsub4(int a, int b) { return a - b; }\nint x = __vadd4(1, 2);\n",
         b"int my__vabsss4(int a) { return a; }\n",
     ]
-    found = index_of(texts, ctx().mappings)
+    found = index_of([(f"f{i}.h", t) for i, t in enumerate(texts)], ctx().mappings)
     assert found.defined == {"cudaMalloc", "__vsub4"}
     assert found.hip_macros == set()
 
@@ -127,7 +127,9 @@ def test_macros_the_tree_defines_from_the_cuda_version_reach_other_files(tmp_pat
         '  unsigned r;\n  asm("cvt.rn.satfinite.e2m1x2.f32 %0, %1, %1;" : "=r"(r) : "f"(a));\n'
         "  return r;\n}\n#endif\n"
     )
-    index = index_of([t.encode() for t in (common, other, fp4)], ctx().mappings)
+    index = index_of(
+        [(f"f{i}.h", t.encode()) for i, t in enumerate((common, other, fp4))], ctx().mappings
+    )
     assert index.hip_values == ("FP4_TYPE_SUPPORTED=0",)
     for name, text in (("common.h", common), ("other.h", other), ("fp4.cu", fp4)):
         (tmp_path / name).write_text(text)
@@ -158,7 +160,7 @@ def test_a_warpsize_constant_of_the_project_s_namespace_is_its_own(tmp_path: Pat
         "}  // namespace flashinfer::mamba::mtp\n"
         "__global__ void hip_own(float* x) { constexpr int w = warpSize; x[w] = 1; }\n"
     )
-    index = index_of([common.encode(), kernel.encode()], ctx().mappings)
+    index = index_of([("common.cuh", common.encode()), ("k.cu", kernel.encode())], ctx().mappings)
     assert index.warp_size_namespaces == {("flashinfer::mamba", 32)}
     (tmp_path / "common.cuh").write_text(common)
     (tmp_path / "k.cu").write_text(kernel)

@@ -269,12 +269,12 @@ def project_index_of(
     if not any(p.is_dir() for p in paths):
         return ProjectIndex()
 
-    def texts() -> Iterator[bytes]:
+    def texts() -> Iterator[tuple[str, bytes]]:
         for c in items:
             if c.path.suffix in CUDA_SUFFIXES or c.path.suffix in C_LIKE_SUFFIXES:
                 try:
                     with open(c.path, "rb") as f:
-                        yield f.read(INDEX_BYTES)
+                        yield str(c.path), f.read(INDEX_BYTES)
                 except OSError:
                     continue  # the run reports an unreadable file where it converts it
 

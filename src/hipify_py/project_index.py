@@ -19,11 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .analysis.warp_constants import WARP_NAME
+from .analysis.wavefronts import wavefront_constants
 from .frontend.conditions import expression_value, hip_inactive
 from .frontend.directives import ARCH
 from .frontend.hip_build import HIP_BUILD
 from .frontend.lexer import Kind, Lexed, lex
 from .frontend.namespace_scope import namespaces_declaring
+from .frontend.unit import Unit
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -55,6 +58,34 @@ class ProjectIndex:
     # `cuda/` next to `hip/`), absolute: the project's HIP build compiles the HIP one, so a
     # file of the CUDA one is not the project's to port (round 15: 8 false findings in QUDA)
     cuda_backends: frozenset[str] = frozenset()
+    # (name, file) of each warp-size-named constant that a file of the tree uses where its code
+    # meets the hardware wavefront without defining it (``wavefront_constants``); None where
+    # no tree is known.  A header's constant is decided by the uses in the files that include
+    # it (``includes``): llm.c's `cuda_common.h` `WARP_SIZE 32U`, which its includers use only
+    # in 32-lane groups (round 18, a false HZ107)
+    wavefront_constants: tuple[tuple[str, str], ...] | None = None
+    # (file name, the file names it includes): the tree's include graph by base name (two
+    # `common.h` are one node: an over-approximation, never a missed includer)
+    includes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def includers(self, name: str, header: str) -> list[str]:
+        """The files that use the constant ``name`` in code of hardware wavefronts and
+        include ``header`` (a path), directly or through other headers."""
+        graph = dict(self.includes)
+        base = Path(header).name
+        out = []
+        for constant, path in self.wavefront_constants or ():
+            if constant != name:
+                continue
+            seen, todo = set(), [Path(path).name]
+            while todo and base not in seen:
+                node = todo.pop()
+                if node not in seen:
+                    seen.add(node)
+                    todo.extend(graph.get(node, ()))
+            if base in seen:
+                out.append(path)
+        return out
 
     def digest(self) -> str:
         """A short hash of the index, for the per-file cache key (a file's findings depend on
@@ -65,6 +96,10 @@ class ProjectIndex:
             list(self.hip_values),
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
             sorted(self.cuda_backends),
+            ["-"]
+            if self.wavefront_constants is None
+            else [f"{n}={p}" for n, p in self.wavefront_constants],
+            [f"{n}<{','.join(i)}" for n, i in self.includes],
         )
         text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -75,20 +110,33 @@ class ProjectIndex:
 # A definition is found from its `(`, a literal search, then its name before it: a pattern that
 # starts with the name is tried at every byte (a third of a cached `check` of an 8 MB tree).
 _MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
+_INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
 _DEFINITION = re.compile(rb"\([^;{}()]*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NAME_BYTES = 256  # how far before its `(` a function's name (and its spaces) may start
 
 
-def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
-    """The mapped names that the sources ``texts`` define."""
+def index_of(texts: Iterable[tuple[str, bytes]], mappings: MappingIndex) -> ProjectIndex:
+    """What the sources ``texts`` (path, text) define, and where they use a warp-size
+    constant in code of hardware wavefronts."""
     names: set[str] = set()
+    wavefront: set[tuple[str, str]] = set()
+    includes: dict[str, set[str]] = {}
     hip_macros: set[str] = set()
     values: dict[str, int | None] = {}
     warp_size: set[tuple[str, int | None]] = set()
-    for data in texts:
+    for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
+        if _names_warp_size(data):
+            unit = Unit(path, data.decode("utf-8", "replace"), mappings)
+            wavefront.update((name, path) for name in wavefront_constants(unit))
+            unit.release()
+        included = {
+            Path(m.group(1).decode("utf-8", "replace")).name for m in _INCLUDE.finditer(data)
+        }
+        if included:
+            includes.setdefault(Path(path).name, set()).update(included)
         if _WARP_SIZE_DECLARED.search(data):
             lexed = lex(data.decode("utf-8", "replace"))
             warp_size |= namespaces_declaring(lexed.tokens, "warpSize")
@@ -113,7 +161,14 @@ def index_of(texts: Iterable[bytes], mappings: MappingIndex) -> ProjectIndex:
     known = frozenset(mappings.known(names))
     hip_values = tuple(sorted(f"{n}={v}" for n, v in values.items() if v is not None))
     own_hip = frozenset((known | {ARCH}) & hip_macros)
-    return ProjectIndex(known, own_hip, hip_values, frozenset(warp_size))
+    return ProjectIndex(
+        known,
+        own_hip,
+        hip_values,
+        frozenset(warp_size),
+        wavefront_constants=tuple(sorted(wavefront)),
+        includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
+    )
 
 
 # a line that may test the project's own HIP build (`#if defined(USE_ROCM)`; hip_build.hip_switch
@@ -154,6 +209,29 @@ def in_cuda_backend(path: str, project: ProjectIndex) -> bool:
     if not project.cuda_backends:
         return False
     return any(str(d) in project.cuda_backends for d in Path(path).absolute().parents)
+
+
+# every name ``WARP_NAME`` matches holds one of these
+_WARP_PARTS = (b"warp", b"lane", b"wave", b"simd")
+
+
+def _names_warp_size(data: bytes) -> bool:
+    """Some word of ``data`` may name a warp-size constant (``WARP_NAME``): only such files are
+    analysed for where they use one.  Found from substring searches (a case-blind pattern of
+    alternatives tried at every byte took 14 s over FasterTransformer's 959 files)."""
+    low = data.lower()
+    for part in _WARP_PARTS:
+        at = low.find(part)
+        while at >= 0:
+            start, end = at, at + len(part)
+            while start and low[start - 1] in _WORD:
+                start -= 1
+            while end < len(low) and low[end] in _WORD:
+                end += 1
+            if WARP_NAME.match(low[start:end].decode("ascii")):
+                return True
+            at = low.find(part, end)
+    return False
 
 
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed

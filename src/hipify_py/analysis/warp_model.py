@@ -152,8 +152,31 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
         ):  # a declaration of its own (`#else` branch of a portable copy) is no use
             uses.append(j)
     return bool(uses) and all(
-        any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, j, func)) for j in uses
+        any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, j, func))
+        or guards(*_ternary_condition(toks, j, func.open))
+        for j in uses
     )
+
+
+def _ternary_condition(toks: Sequence[Token], j: int, floor: int) -> tuple[int, int]:
+    """The tokens [start, end) of the condition of the `?:` whose true branch starts at token
+    ``j`` (openmm's `pairStart + (indexInWarp > 0 ? prevSum : 0)`, round 18); empty when
+    ``j`` starts none."""
+    if toks[j - 1].text != "?":
+        return j, j
+    depth, k = 0, j - 2
+    while k > floor:
+        text = toks[k].text
+        if text == ")":
+            depth += 1
+        elif text == "(":
+            if not depth:
+                break
+            depth -= 1
+        elif not depth and text in ("=", ";", ",", "{", "}", "?", ":", "return"):
+            break
+        k -= 1
+    return k + 1, j - 1
 
 
 def group_lanes(unit: Unit, f: Func) -> set[str]:

@@ -13,6 +13,7 @@ from .calls import SHUFFLES, calls
 from .functions import Func, function_at, functions
 from .launches import launched_name
 from .tokens import CASTS, split
+from .warp_constants import WARP_NAME, definitions, uses
 from .warp_model import (
     _VOTES,
     BLOCK32,
@@ -108,6 +109,27 @@ def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
         for f in list(users.values()):
             users.update((g.open, g) for g in _callers(unit, f, device))
     return any(f.is_device and works_in_wavefronts(unit, f) for f in users.values())
+
+
+def wavefront_constants(unit: Unit) -> list[str]:
+    """The warp-size-named constants this file uses where its code meets the hardware wavefront
+    (``reaches_wavefronts``) without defining them itself: the evidence that decides a header's
+    constant the header never uses (llm.c's `cuda_common.h` `#define WARP_SIZE 32U`, which its
+    includers use only in 32-lane groups, round 18)."""
+    toks = unit.tokens
+    own = {name for name, _, _ in definitions(unit)} | {
+        toks[d + 2].text
+        for d in unit.directives
+        if d + 2 < len(toks) and toks[d + 1].text == "define"
+    }
+    out = []
+    # `warpSize` undefined here is CUDA's own (a project's namespace constant of that name is
+    # ``ProjectIndex.warp_size_namespaces``'s): the hardware width, no constant of 32
+    for name in sorted(set(WARP_NAME.findall(unit.identifier_lines)) - own - {"warpSize"}):
+        _, reached = uses(unit, name, -1)
+        if reached and reaches_wavefronts(unit, reached):
+            out.append(name)
+    return out
 
 
 def called_in_wavefronts(unit: Unit, func: Func) -> bool:

@@ -25,7 +25,11 @@ cooperative-groups tile, `thread_block_tile<kWarpSize>`: its operations stay in 
 consistent 32-lane groups (lane and group ids from the constant, reductions that stay in the
 group, per-group shared slots, block sizes) computes the same on a 64-lane wavefront, which
 simply holds two groups: not reported. A source file that never uses its constant is not
-reported; a header that does not is (the files that include it may).
+reported. A header's constant outside a function is also decided by the files that include
+it (directly or through other headers): reported where one of them uses it in code of hardware
+wavefronts (the message names that file), and not where none does (llm.c's `cuda_common.h`,
+whose includers use `WARP_SIZE` only in 32-lane groups). A header checked on its own, with no
+tree, is reported where it does not use the constant itself (the files that include it may).
 
 ## Example
 ```cuda
@@ -49,6 +53,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import function_at
 from ..analysis.warp_constants import definitions, uses
 from ..analysis.warp_model import related
 from ..analysis.wavefronts import reaches_wavefronts
@@ -66,18 +71,23 @@ from ..rules import Proposal, Report, hazard_rule
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
+    elsewhere = ctx.project.wavefront_constants  # None: no tree known, a file checked alone
     for name, i, value in definitions(unit):
         direct, reached = uses(unit, name, i)
-        if reached and not reaches_wavefronts(unit, reached):
-            continue  # consistent 32-lane groups, or block sizes: right on a 64-lane wavefront
-        if not reached and unit.is_source:
-            continue  # a source file that never uses it: nothing depends on it (a header's may be)
+        user = next(iter(ctx.project.includers(name, unit.path)), None)
+        if function_at(unit, i) is not None:
+            user = None  # a function's own constant: no other file can use it
+        if reached and reaches_wavefronts(unit, reached):
+            user = None  # this file's own uses are the evidence
+        elif unit.is_source or (user is None and (reached or elsewhere is not None)):
+            continue  # consistent 32-lane groups, block sizes, or no use: right on 64 lanes
         more = related(unit, direct, i)
+        where = f"; {user} uses it where code meets the hardware wavefront" if user else ""
         yield report(
             toks[i].start,
             toks[value].end,
             f"`{name}` is defined as 32 lanes: MI300X (gfx942) wavefronts have 64; define it "
             f"per platform (64 on AMD CDNA) or use warpSize at run time, which also fixes "
-            f"the lines that use it{more.note}",
+            f"the lines that use it{more.note}{where}",
             extra=more.extra,
         )
