@@ -214,3 +214,38 @@ def test_launch_bounds_hints_above_8_waves_per_simd_cannot_be_met(
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert ("failed to meet occupancy target" not in proc.stderr) == met
+
+
+# TNN's segmented reductions (round 19): every lane runs each shuffle, the mask names the
+# first segment of the shuffle's width; the decoy runs under a lane condition
+SEGMENTS = """__global__ void pool(const float* in, float* out) {
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  v += __shfl_down_sync(0xffffffff, v, 16, 32);
+  v += __shfl_down_sync(0x0000ffff, v, 8, 16);
+  v += __shfl_down_sync(0x000000ff, v, 4, 8);
+  if (threadIdx.x % 32 < 4) v += __shfl_down_sync(0x0000000f, v, 2, 4);
+  if (threadIdx.x % 32 == 0) out[blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32] = v;
+}
+"""
+
+
+def test_a_segment_mask_every_lane_runs_becomes_the_full_mask(tmp_path, rocm7, clang19, nvcc):
+    """HIP's mask check asserts that the mask equals the lanes that run the call (a trap
+    without NDEBUG), so the 16-lane mask of a width-16 shuffle all lanes run is HIP's full
+    mask; the shuffle under `threadIdx.x % 32 < 4` keeps its mask, reported."""
+    header = (rocm7 / "include/hip/amd_detail/amd_warp_sync_functions.h").read_text()
+    check = header.split("#define __hip_check_mask(MASK)", 1)[1].split("while (0)", 1)[0]
+    assert "MASK == __ballot(true)" in check
+    shfl = header.split("__shfl_down_sync(MaskT mask", 1)[1].split("}", 1)[0]
+    assert "__hip_check_mask(mask)" in shfl
+    cu = tmp_path / "seg.cu"
+    cu.write_text(SEGMENTS)
+    cuda = [nvcc, "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "seg.o")]
+    assert subprocess.run(cuda, capture_output=True, timeout=300).returncode == 0
+    out = fixed(SEGMENTS)
+    assert out.count("0xffffffffffffffffULL") == 3 and "0x0000000fULL" in out
+    found = only("HZ106", SEGMENTS)
+    assert [(f.line, f.fixed) for f in found] == [(3, True), (4, True), (5, True), (6, False)]
+    body = out.replace("#include <hip/hip_runtime.h>\n", "")
+    proc = _compile(body, tmp_path, rocm7, clang19)
+    assert proc.returncode == 0, proc.stderr[-3000:]

@@ -7,13 +7,18 @@ fits in 32 bits (`0xffffffff`, `~0u`, `-1`, `0x0000ffff`), a macro defined as on
 of a 32-bit type. It is reported once where the fix goes: the literal, the `#define`, or the
 variable's declaration (not at every use). A partial mask that only lanes 0-31 can reach
 (`if (threadIdx.x < 32)`, `if (warp == 0)` with `warp = tid / 32`) is widened without a
-question: its lanes are the ones CUDA runs.
+question: its lanes are the ones CUDA runs. A partial mask that names the first segment of its
+shuffle's width, on a shuffle every lane of the function runs (no condition around it, no
+`return` before it: `__shfl_down_sync(0x0000ffff, v, 8, 16)`), is the full mask: every lane
+takes part, each in its own segment.
 
 ## Why it breaks on AMD
 All masks taken by HIP's warp builtins are 64-bit. ROCm 7's `_sync` intrinsics
 `static_assert(sizeof(mask) == 8)` ("The mask must be a 64-bit integer"), so a 32-bit mask does
 not compile for gfx942/gfx950, and a full-warp mask written as `0xffffffff` would name only
-lanes 0-31 of a 64-lane wavefront.
+lanes 0-31 of a 64-lane wavefront. They also check (in a build without NDEBUG) that the mask
+names exactly the lanes that run the call, and trap where it does not: a segment mask that
+CUDA tolerates stops the kernel.
 
 ## Example
 ```cuda
@@ -22,16 +27,17 @@ v += __shfl_down_sync(0xffffffff, v, off);      // converted: 0xffffffffffffffff
 unsigned m = __ballot_sync(FULL_MASK, p);       // converted: unsigned long long m
 v += __shfl_sync(m, v, 0);
 v += __shfl_sync(0x0000ffff, v, 0);             // widened to 0x0000ffffULL, still reported
+v += __shfl_down_sync(0x0000ffff, v, 8, 16);    // every lane runs it: 0xffffffffffffffffULL
 ```
 
 ## How to fix
-`convert` already writes the full mask as `0xffffffffffffffffULL` (also at a `#define` or a
-variable initialiser) and widens mask variables to `unsigned long long` when the macro or
-variable serves only as a mask: the code cannot compile otherwise and the meaning ("every
-lane") is kept. These findings are counted as fixed. Left for you: partial masks (widened,
-but which of the 64 lanes take part is a decision), a `0xffffffffULL` mask (lanes 0-31 only;
-`--fix` makes it the full mask), parameters, and macros or variables also used for other
-arithmetic (an unsafe fix widens them at their definition).
+`convert` already writes the full mask (and a segment mask) as `0xffffffffffffffffULL` (also
+at a `#define` or a variable initialiser) and widens mask variables to `unsigned long long`
+when the macro or variable serves only as a mask: the code cannot compile otherwise and the
+meaning ("every lane") is kept. These findings are counted as fixed. Left for you: partial
+masks (widened, but which of the 64 lanes take part is a decision), a `0xffffffffULL` mask
+(lanes 0-31 only; `--fix` makes it the full mask), parameters, and macros or variables also
+used for other arithmetic (an unsafe fix widens them at their definition).
 """
 
 from __future__ import annotations
@@ -88,6 +94,18 @@ def _partial(site: MaskSite, where: str, report: Report) -> _Described:
         f"names {_lanes(value)} of a 64-lane wavefront: decide which lanes take part"
     )
     return message, None, Severity.WARNING
+
+
+def _segment(site: MaskSite, where: str, report: Report) -> _Described:
+    """A segment mask of a shuffle every lane runs: the conversion's full mask keeps its
+    meaning, and a partial one would trap in HIP's mask check."""
+    message = (
+        f"partial mask `{site.text}` passed to {where}, which every lane runs in segments of "
+        f"the shuffle's width: HIP checks that the mask names every lane that runs the call "
+        f"(a build without NDEBUG traps), so the mask is {FULL64}"
+    )
+    fix = Fix(site.edits, f"use the 64-bit full mask {FULL64}", safe=True)
+    return message, fix, Severity.ERROR
 
 
 def _macro(site: MaskSite, where: str, report: Report) -> _Described:
@@ -149,6 +167,7 @@ _DESCRIBE: dict[str, Callable[[MaskSite, str, Report], _Described]] = {
     "full": _full,
     "full-ull": _full_ull,
     "partial": _partial,
+    "segment": _segment,
     "macro": _macro,
     "variable": _variable,
     "elsewhere": _elsewhere,

@@ -4,8 +4,10 @@ HIP's ``*_sync`` intrinsics (ROCm >= 6.2) take a 64-bit mask and ``static_assert
 ``__shfl_down_sync(0xffffffff, v, o)`` does not compile for gfx942.  CUDA's ``0xffffffff`` means
 "every lane of the warp"; on a 64-lane wavefront that is ``0xffffffffffffffffULL``.  Writing it
 that way keeps the meaning and is what makes the code compile, so ``convert`` does it by default
-(rule ``mask64``, counted as a conversion).  A partial mask keeps its value and only gets a
-64-bit type; which lanes take part stays a question for a person (HZ106 reports it).
+(rule ``mask64``, counted as a conversion).  So is a segment mask of a shuffle every lane runs
+(``__shfl_down_sync(0x0000ffff, v, 8, 16)``, ``_segment``).  Any other partial mask keeps its
+value and only gets a 64-bit type; which lanes take part stays a question for a person (HZ106
+reports it).
 
 The change goes where the mask comes from, once: the literal, the ``#define FULL_MASK``, or the
 declaration of a 32-bit mask variable (``unsigned m = 0xffffffff;``, ``unsigned m =
@@ -19,10 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..analysis.bit_intrinsics import BIT32, bit_calls_on
+from ..analysis.calls import SHUFFLES, Call
+from ..analysis.calls import calls as calls_of
 from ..analysis.cursor import cursor_at
+from ..analysis.functions import enclosing_conditions, function_at
 from ..analysis.values import int_value, local_declaration, parameter_size, type_size
 from ..context import Context
 from ..edits import Edit
@@ -59,7 +65,7 @@ class MaskSite:
     partial mask).
     """
 
-    kind: str  # "full" | "full-ull" | "partial" | "macro" | "variable" | "elsewhere"
+    kind: str  # "full" | "full-ull" | "partial" | "segment" | "macro" | "variable" | "elsewhere"
     start: int
     end: int
     text: str  # the mask literal, macro name or variable name
@@ -105,8 +111,9 @@ def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
     by_name: dict[str, list[tuple[str, Token]]] = {}
     mask_tokens: set[int] = set()  # start offsets of mask arguments that are a single name
     std = not ({"UINT32_MAX", "UINT_MAX"} & _defines(unit).keys())
-    for name, _i, arg in calls:
-        literal = _literal_site(arg, name, std)
+    segments = _Segments(unit)
+    for name, i, arg in calls:
+        literal = segments.of(_literal_site(arg, name, std), i)
         if literal is not None:
             sites.append(literal)
         elif len(arg) == 1 and arg[0].kind is Kind.IDENT:
@@ -159,6 +166,50 @@ def _literal_site(arg: Sequence[Token], name: str, std: bool = False) -> MaskSit
         text = "".join(texts)
         return MaskSite("full", arg[0].start, arg[-1].end, text, (name,), (edit,), True, False)
     return None
+
+
+class _Segments:
+    """Turns a partial mask that is a segment mask (``_segment``) into the full mask."""
+
+    def __init__(self, unit: Unit) -> None:
+        self.unit = unit
+
+    @cached_property
+    def shuffles(self) -> dict[int, Call]:
+        """The file's shuffles by name token (found at the first partial mask)."""
+        return {c.index: c for c in calls_of(self.unit, SHUFFLES)}
+
+    def of(self, site: MaskSite | None, i: int) -> MaskSite | None:
+        """``site``, the mask of the call whose name is token ``i``, or its full mask."""
+        if site is None or site.kind != "partial" or i not in self.shuffles:
+            return site
+        if not _segment(self.unit, self.shuffles[i], site.text):
+            return site
+        edit = Edit(site.start, site.end, FULL64, RULE)
+        return MaskSite("segment", site.start, site.end, site.text, site.uses, (edit,), True, False)
+
+
+def _segment(unit: Unit, call: Call, text: str) -> bool:
+    """The partial mask ``text`` of the shuffle ``call`` names the first
+    segment of the shuffle's own width (`__shfl_down_sync(0x0000ffff, v, 8, 16)`: lanes 0-15,
+    width 16), and every lane of its function runs the call (no condition around it, no
+    `return` before it): the segmented reduction of TNN's kernels (round 19).  Every lane
+    takes part, each in its own segment, so the mask CUDA tolerates is HIP's full mask:
+    HIP's `_sync` builtins check that the mask names the lanes that run the call, and trap
+    on a partial one (in a build without NDEBUG)."""
+    value = int_value(text) or 0
+    if len(call.args) <= SHUFFLES[call.name]:
+        return False
+    a, b = call.args[SHUFFLES[call.name]]
+    width = int_value(unit.tokens[a].text) if b == a + 1 else None
+    if width is None or width >= 32 or value != (1 << width) - 1:
+        return False
+    func = function_at(unit, call.index)
+    return (
+        func is not None
+        and not enclosing_conditions(unit, call.index, func)
+        and all(t.text != "return" for t in unit.tokens[func.open + 1 : call.index])
+    )
 
 
 _TYPE32 = frozenset({"uint32_t", "unsigned", "uint", "int32_t", "int", "unsigned int"})
