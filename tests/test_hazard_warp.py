@@ -897,3 +897,78 @@ __device__ void floor_div(const int* v, int* out, int block) {
 }
 """
     assert [f.line for f in only("HZ105", src)] == [9, 16]
+
+
+# a HIP header of a library with its own macros (Kokkos' HIP backend, round 19): the parse fails
+# around the class, and the cursor at `done_active` is the class, not the variable
+LIBRARY_TOKEN = """#include <hip/hip_runtime.h>
+#include <MyLib_Token.hpp>
+namespace MyLib {
+template <>
+class Token<GPU, Scope::Global> {
+ protected:
+  Array<unsigned*, DeviceSpace> m_slots;
+
+ public:
+  using size_type = int;
+  MYLIB_INLINE_FUNCTION
+  size_type size() const noexcept { return m_slots.extent(0); }
+
+ private:
+  __device__ size_type take() const {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    idx = idx % size();
+    unsigned long long active = __ballot(1);
+    unsigned long long done_active = 0;
+    bool done = false;
+    while (active != done_active) {
+      if (!done) done = atomicCAS(m_slots.data() + idx, 0, 1) == 0;
+      done_active = __ballot(done ? 1 : 0);
+    }
+    return idx;
+  }
+};
+}  // namespace MyLib
+"""
+
+
+def test_a_ballot_stored_in_a_64bit_variable_of_a_class_that_does_not_parse():
+    assert only("HZ105", LIBRARY_TOKEN, "token.hpp") == []
+    narrow = LIBRARY_TOKEN.replace(
+        "unsigned long long done_active = 0;", "unsigned done_active = 0;"
+    )
+    assert [f.line for f in only("HZ105", narrow, "token.hpp")] == [23]
+
+
+# ByteTransformer's sequence lengths (round 19): one 32-lane group per sequence, each group
+# counting its votes; on a 64-lane wavefront the ballot holds two groups' votes
+GROUP_COUNTS = """__global__ void lengths(const float* mask, int* len, int rows, int cols) {
+  const int tid = threadIdx.x;
+  int groups = blockDim.x >> 5;
+  int group = tid >> 5;
+  int lane = tid & 0x1F;
+  for (int r = group; r < rows; r += groups) {
+    int count = 0;
+    for (int i = lane; i < (cols + 31) / 32 * 32; i += 32) {
+      float m = i < cols ? mask[r * cols + i] : 0.f;
+      count += __popc(__ballot_sync(0xFFFFFFFF, m >= 0.5f));
+    }
+    if (lane == 0) len[r] = count;
+  }
+}
+"""
+
+
+def test_a_ballot_counted_by_32_lane_groups_is_one_finding_at_the_ballot(nvcc, tmp_path):
+    (tmp_path / "g.cu").write_text(GROUP_COUNTS)
+    assert_nvcc_builds(nvcc, [tmp_path / "g.cu"], [], tmp_path)
+    found = [f for f in findings(GROUP_COUNTS) if f.rule in ("HZ101", "HZ105")]
+    assert [(f.rule, f.line) for f in found] == [("HZ105", 10)]
+    assert "count the group's own half" in found[0].message
+    # a ballot whose bits the 32-lane id picks: the ids themselves are wrong there
+    ranked = GROUP_COUNTS.replace(
+        "count += __popc(__ballot_sync(0xFFFFFFFF, m >= 0.5f));",
+        "unsigned b = __ballot_sync(0xFFFFFFFF, m >= 0.5f);\n"
+        "      count += __popc(b & ((1u << lane) - 1));",
+    )
+    assert "HZ101" in [f.rule for f in findings(ranked)]

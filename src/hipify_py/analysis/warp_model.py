@@ -456,6 +456,31 @@ def meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
     return _calls_hardware_helper(unit, func)
 
 
+def counted_in_groups(unit: Unit, func: Func | None) -> bool:
+    """``func`` works in consistent 32-lane groups (``GROUP32``) and its only hardware-warp
+    operations are ballots it counts (`__popc(__ballot_sync(m, p))`): on a 64-lane wavefront
+    such a count adds the votes of two groups, and the fix is at the ballot, which HZ105
+    reports (ByteTransformer's sequence lengths, round 19), not at the 32-lane ids."""
+    if func is None or model_of(unit, func) != GROUP32 or _calls_hardware_helper(unit, func):
+        return False
+    votes = [
+        c
+        for c in calls(unit, _VOTES)
+        if func.open < c.index < func.close and not _only_a_mask(unit, c.index, func)
+    ]
+    return bool(votes) and all(_counted(unit.tokens, c) for c in votes)
+
+
+def _counted(toks: Sequence[Token], c: Call) -> bool:
+    """The vote ``c`` is the whole argument of `__popc` (or `__popcll`)."""
+    k, end = c.index - 1, c.close + 1
+    while toks[k].text == "(" and toks[k - 1].text == "(" and toks[end].text == ")":
+        k, end = k - 1, end + 1
+    return (
+        toks[k].text == "(" and toks[k - 1].text in ("__popc", "__popcll") and toks[end].text == ")"
+    )
+
+
 def _calls_hardware_helper(unit: Unit, func: Func) -> str | None:
     """The name of a function of the file in the ``HARDWARE`` model that ``func`` calls."""
     toks = unit.tokens

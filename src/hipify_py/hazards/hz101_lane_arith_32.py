@@ -6,8 +6,10 @@ warps: one that uses `warpSize`, `__lane_id()`, a shuffle width of 64, a lane ma
 lanes, a ballot or `__activemask()` (other than as the mask of `_sync` intrinsics), or calls a
 helper of the file that does. 32-lane ids on their own are consistent 32-lane groups, which
 compute the same on a 64-lane wavefront (it holds two groups): they are not reported, and
-shuffles that cross a group are reported where the width goes (HZ103). One finding per
-function, at the first site, lists the others as dependent lines.
+shuffles that cross a group are reported where the width goes (HZ103). Nor is group code whose
+only hardware-warp operation is a ballot it counts (`__popc(__ballot_sync(m, p))`): HZ105
+reports that count at the ballot, where the fix goes. One finding per function, at the first
+site, lists the others as dependent lines.
 
 The sites are 32-lane idioms on a value derived from the thread index:
 `threadIdx.x & 31`, `tid % 32`, `tid >> 5`, `tid / 32`, `lane & 0x1f` and the same on any
@@ -53,10 +55,7 @@ from ..analysis.taint import LANE_LIKE, thread_taint
 from ..analysis.tokens import one_per_line, operand_before, text_of
 from ..analysis.values import constant_at, int_value
 from ..analysis.warp_constants import reported_names
-from ..analysis.warp_model import (
-    meets_hardware_warp,
-    related,
-)
+from ..analysis.warp_model import counted_in_groups, meets_hardware_warp, related
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
@@ -484,6 +483,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         helper = meets_hardware_warp(unit, function_at(unit, first))
         if helper is None:
             continue  # 32-lane groups alone compute the same on a 64-lane wavefront
+        if counted_in_groups(unit, function_at(unit, first)):
+            continue  # HZ105 reports the count at the ballot, where the fix goes
         more = related(unit, [s[0] for s in group[1:]], first)
         where = "this function" if helper == "" else f"`{helper}()`, which it calls,"
         found.append(

@@ -22,6 +22,11 @@ Store masks in `unsigned long long` (or `uint64_t`, or a per-backend `lane_mask_
 and turns every `__popc`/`__ffs`/`__clz`/`__brev` the variable reaches later in the function into
 its 64-bit form (on an `unsigned long long`, HIP's 32-bit overloads are an ambiguous call); it is
 unsafe because later code (`1 << lane`, `%x` printing) may still assume 32 bits.
+
+In code of consistent 32-lane groups (`lane = tid & 31`, `group = tid >> 5`) a 64-lane
+ballot holds the votes of two groups, and `__popcll` would add them: there the message says to
+count the group's own half, `__popcll((__ballot_sync(m, p) >> (__lane_id() & 32)) &
+0xffffffffULL)`, and HZ101 leaves the group ids alone.
 """
 
 from __future__ import annotations
@@ -32,10 +37,10 @@ from collections.abc import Iterator, Sequence
 from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
-from ..analysis.functions import scope_of
+from ..analysis.functions import function_at, scope_of
 from ..analysis.low_lanes import low_lanes_only
-from ..analysis.values import type_size
-from ..analysis.warp_model import related
+from ..analysis.values import local_declaration, type_size
+from ..analysis.warp_model import counted_in_groups, related
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token
@@ -73,8 +78,11 @@ _TYPE_WORDS = frozenset(
 
 
 def _size_of_name(unit: Unit, tok: Token) -> tuple[int | None, str]:
+    """The size and type of the variable named at ``tok``, from the AST; none when the cursor
+    there is not that name (a parse that failed around it gives the enclosing class: Kokkos'
+    `UniqueToken` for its `done_active`, round 19)."""
     cur = cursor_at(unit, tok.start)
-    if cur is None:
+    if cur is None or cur.spelling != tok.text:
         return None, ""
     size = cur.type.get_canonical().get_size()
     return (size if size > 0 else None), cur.type.spelling
@@ -118,8 +126,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             yield report(
                 toks[outer.index].start,
                 toks[outer.close].end,
-                f"`{outer.name}` on `{c.name}` result counts only 32 lanes: use "
-                f"`{_BIT32[outer.name]}` on the 64-bit mask",
+                _counted_message(unit, outer, c),
             )
             continue
         # 2. stored in a 32-bit variable
@@ -132,6 +139,22 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     # 3. a mask variable of the same function passed to a 32-bit bit intrinsic: __popc(mask),
     # unless it is a dependent line of the store reported above (its fix changes that call too)
     yield from _bits_of_masks(unit, report, bit_calls, mask_vars, covered)
+
+
+def _counted_message(unit: Unit, outer: Call, c: Call) -> str:
+    """What a `__popc(ballot)` finding says: in code of consistent 32-lane groups the 64-bit
+    count adds two groups' votes, so the group's own half is what to count."""
+    if counted_in_groups(unit, function_at(unit, c.index)):
+        return (
+            f"`{outer.name}` on `{c.name}` result counts only lanes 0-31, and in this code of "
+            f"32-lane groups the 64-lane ballot holds the votes of two groups: count the "
+            f"group's own half, `__popcll(({c.name}(...) >> (__lane_id() & 32)) & "
+            f"0xffffffffULL)` (the 32-lane ids stay right)"
+        )
+    wide = _BIT32[outer.name]
+    return (
+        f"`{outer.name}` on `{c.name}` result counts only 32 lanes: use `{wide}` on the 64-bit mask"
+    )
 
 
 def _bits_of_masks(
@@ -223,6 +246,9 @@ def _truncating_store(
     size, spelling = type_size(unit, head), head.strip()
     if size is None:
         size, spelling = _size_of_name(unit, name)
+    if size is None and not head and (declared := local_declaration(unit, name)) is not None:
+        spelling = declared[0]  # the parse could not resolve it: the declaration's words
+        size = type_size(unit, spelling) or (4 if _NARROW_TYPE.match(spelling + " ") else None)
     if size is None and _NARROW_TYPE.match(head):
         size = 4
     if size is None or size >= 8:
