@@ -625,3 +625,38 @@ def test_hz107_a_header_constant_is_decided_by_the_files_that_use_it(nvcc, tmp_p
     [(name, line, message)] = _tree_hz107(tmp_path)
     assert (name, line) == ("common.h", 3)
     assert message.endswith("votes.cu uses it where code meets the hardware wavefront")
+
+
+# ByteTransformer's sequence offsets (round 19): the first 32-lane group scans the lengths,
+# through a helper called only there; lanes 32-63 never run its shuffles
+FIRST_GROUP_SCAN = """__device__ int group_scan(int lane, int v) {
+  for (int d = 1; d < 32; d <<= 1) {
+    int up = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += up;
+  }
+  return v;
+}
+__global__ void offsets(const int* len, int* off, int n) {
+  const int tid = threadIdx.x;
+  int group = tid >> 5;
+  int lane = tid & 0x1F;
+  if (group == 0) {
+    int carry = 0;
+    for (int i = lane; i < (n + 31) / 32 * 32; i += 32) {
+      int v = i < n ? len[i] : 0;
+      int s = group_scan(lane, v) + carry;
+      if (i < n) off[i] = s - v;
+      carry = __shfl_sync(0xffffffffu, s, 31);
+    }
+  }
+}
+"""
+
+
+def test_shuffles_only_the_first_group_runs_cross_nothing(nvcc, tmp_path):
+    (tmp_path / "o.cu").write_text(FIRST_GROUP_SCAN)
+    assert_nvcc_builds(nvcc, [tmp_path / "o.cu"], [], tmp_path)
+    assert only("HZ103", FIRST_GROUP_SCAN) == []
+    # every group runs the broadcast from lane 31: lanes 32-63 read the first group's
+    every = FIRST_GROUP_SCAN.replace("if (group == 0) {", "{ (void)group;")
+    assert 18 in [f.line for f in only("HZ103", every)]

@@ -38,6 +38,25 @@ def low_lanes_only(unit: Unit, index: int) -> bool:
     return _returned_from_32(unit, func.open, index)
 
 
+def low_lanes_reach(unit: Unit, index: int) -> bool:
+    """Only lanes 0-31 run the code at token ``index``: ``low_lanes_only``, or it lies in a
+    device function every call of which in this file (one at least) does (ByteTransformer's
+    `warpPrefixSum`, called only under `if (warp_id == 0)`, round 19).  Callers in other
+    files are not seen."""
+    if low_lanes_only(unit, index):
+        return True
+    func = function_at(unit, index)
+    if func is None or not func.is_device:
+        return False
+    toks = unit.tokens
+    calls = [
+        k
+        for k in unit.identifier_positions.get(func.name, ())
+        if k != func.name_index and k + 1 < len(toks) and toks[k + 1].text in ("(", "<")
+    ]
+    return bool(calls) and all(low_lanes_only(unit, k) for k in calls)
+
+
 def lanes_past_31_return(unit: Unit, func: Func) -> bool:
     """``func`` sends every lane past 31 away at the top level of its body (`if (warp_id >
     0) return;`): what follows runs in lanes 0-31 only, as on a 32-thread block."""

@@ -50,6 +50,7 @@ from collections.abc import Iterator
 
 from ..analysis.calls import SHUFFLES, Call, calls
 from ..analysis.functions import function_at
+from ..analysis.low_lanes import low_lanes_reach
 from ..analysis.values import int_value
 from ..analysis.warp_model import (
     BLOCK32,
@@ -156,8 +157,8 @@ def _single_template_argument(unit: Unit, lt: int) -> int | None:
 def _crosses(unit: Unit, c: Call) -> bool:
     """The shuffle reads across a 32-lane group where its function means one."""
     model = model_at(unit, c.index)
-    if model == BLOCK32:
-        return False  # one group per block: nothing to cross
+    if model == BLOCK32 or low_lanes_reach(unit, c.index):
+        return False  # one group per block, or lanes 0-31 only: nothing to cross
     if model == GROUP32:
         return crosses_groups(unit, c)
     if _sub_warp_lane(unit, c):
