@@ -165,3 +165,20 @@ def test_nvcc_implicit_c_headers_are_added_and_build_for_gfx942(
     )
     assert "#include <string.h>" not in hip("void f(char* p) { p.memset(0); }\n", "x.cpp")
     _compile(_gfx942(clang19, rocm7, tmp_path), out, tmp_path)
+
+
+# flash-fft-conv's conv1d/shared.h: bf16 types that torch's BFloat16.h brought in under nvcc
+IMPLICIT_BF16 = """#include <cuda_runtime.h>
+__device__ void set_value(__nv_bfloat162* dst, float2 src) { *dst = __float22bfloat162_rn(src); }
+"""
+
+
+def test_bf16_types_named_without_their_header_get_hip_bf16(
+    clang19: str, rocm7: Path, tmp_path: Path
+) -> None:
+    out = hip(IMPLICIT_BF16, "shared.h")
+    assert "#include <hip/hip_bf16.h>" in out and "__hip_bfloat162*" in out
+    _compile(_gfx942(clang19, rocm7, tmp_path), out, tmp_path)
+    # a file that includes the bf16 header itself gets no second one
+    own = hip("#include <cuda_bf16.h>\n" + IMPLICIT_BF16, "shared.h")
+    assert own.count("hip_bf16.h") == 1

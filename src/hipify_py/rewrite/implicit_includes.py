@@ -7,6 +7,10 @@ host calls ("no matching function for call to 'memset'", found by compiling conv
 kernels for gfx942).  Adding the header the code already relied on keeps its meaning, so it is
 part of the conversion (the policy in the README): the ``headers`` pass inserts it next to the
 HIP runtime header of files that are CUDA code.
+
+The bf16 types come the same way: a PyTorch extension names `__nv_bfloat162` without including
+`cuda_bf16.h`, which torch's `BFloat16.h` includes under nvcc; `hip_runtime.h` does not declare
+`__hip_bfloat162` (flash-fft-conv's `conv1d/shared.h`: "unknown type name", issue 23 round 17).
 """
 
 from __future__ import annotations
@@ -49,11 +53,28 @@ IMPLICIT = {
         frozenset({"math.h"}),
     ),
 }
+# header -> types whose any use needs it; headers that already provide them
+IMPLICIT_TYPES = {
+    "hip/hip_bf16.h": (
+        frozenset({"__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162"}),
+        frozenset({"cuda_bf16.h", "cuda_bf16.hpp", "hip/hip_bf16.h"}),
+    ),
+}
 
 
 def implicit_headers(unit: Unit, included: set[str]) -> list[str]:
-    """The headers of ``IMPLICIT`` this CUDA file calls into without including them."""
-    out = []
+    """The headers of ``IMPLICIT`` this CUDA file calls into, and of ``IMPLICIT_TYPES`` whose
+    types it names, without including them."""
+    out = [
+        header
+        for header, (names, providers) in IMPLICIT_TYPES.items()
+        if not providers & included
+        and any(
+            not unit.tokens[i].in_directive
+            for n in names & unit.identifiers
+            for i in unit.identifier_positions[n]
+        )
+    ]
     toks = unit.tokens
     for header, (names, providers) in IMPLICIT.items():
         if providers & included or not names & unit.identifiers:
