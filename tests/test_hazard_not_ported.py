@@ -186,11 +186,11 @@ def test_the_same_code_outside_a_tensorrt_source_keeps_its_findings():
     assert "HZ300" in rules_of(src, "MyPlugin.h")
 
 
-def _tree_findings(tmp_path) -> list[tuple[str, str]]:
+def _tree_findings(tmp_path, project: str = "quda") -> list[tuple[str, str]]:
     """(rule, file path relative to the tree) of `check` over the tree, as a user runs it."""
-    args = [str(tmp_path / "quda"), "--format", "json", "--no-cache", "--select", "HZ"]
+    args = [str(tmp_path / project), "--format", "json", "--no-cache", "--select", "HZ"]
     report = json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)
-    root = (tmp_path / "quda").resolve()
+    root = (tmp_path / project).resolve()
     found = report["findings"]
     return sorted(
         (f["rule"], Path(f["path"]).resolve().relative_to(root).as_posix()) for f in found
@@ -211,6 +211,22 @@ def test_the_cuda_backend_beside_the_projects_own_hip_backend_is_not_its_port(tm
     (targets / "hip" / "lanes.h").unlink()
     (targets / "hip").rmdir()
     assert ("HZ310", "include/targets/cuda/lanes.cuh") in _tree_findings(tmp_path)
+
+
+def test_the_examples_of_a_copy_of_cubs_repository_are_not_the_port(tmp_path):
+    """TNN vendors CUB 1.9.10's whole repository (`thirdparty/cub-1.9.10-1`); its examples
+    and tests are CUB's, which the HIP build replaces with hipCUB (round 19: 3 findings judged
+    false).  The same file in the project's own tree keeps its findings, and so does a
+    directory not named for CUB that happens to hold a `cub/` copy beside the project's code."""
+    copy = tmp_path / "proj" / "thirdparty" / "cub-1.9.10-1"
+    (copy / "cub").mkdir(parents=True)
+    (copy / "cub" / "cub.cuh").write_text("#pragma once\nnamespace cub {}\n")
+    (copy / "examples").mkdir()
+    (copy / "examples" / "lanes.cu").write_text(PTX_AND_MASK)
+    (tmp_path / "proj" / "common.cu").write_text(PTX_AND_MASK)
+    assert _tree_findings(tmp_path, "proj") == [("HZ310", "common.cu")]
+    copy.rename(copy.with_name("vendor"))
+    assert ("HZ310", "thirdparty/vendor/examples/lanes.cu") in _tree_findings(tmp_path, "proj")
 
 
 # MNN's fused attention (round 15): CUTLASS's own 32-thread warps, in a file built on CUTLASS

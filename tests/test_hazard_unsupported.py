@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
+from pathlib import Path
+
+from click.testing import CliRunner
 
 from _convert import hip
 from _units import assert_nvcc_builds
+from hipify_py.cli.check import check
 from hipify_py.findings import Severity
 from hipify_py.pipeline import check_result
 from test_hazard_common import ctx, fixed, only, rules_of
@@ -153,6 +158,18 @@ def test_hz310_a_source_files_macro_it_never_expands_holds_no_ptx(nvcc, tmp_path
     assert [f.line for f in only("HZ310", TWO_PTX_MACROS)] == [2]
     # a header's macros may be expanded by the files that include it
     assert [f.line for f in only("HZ310", TWO_PTX_MACROS, "t.cuh")] == [2, 4]
+
+
+def test_hz310_a_headers_macro_no_file_of_the_tree_expands_holds_no_ptx(nvcc, tmp_path):
+    """cuda_hgemm's ptx.h (round 18): the kernels include it and expand one of its macros."""
+    macros, kernel = TWO_PTX_MACROS.split("__global__", 1)
+    (tmp_path / "ptx.cuh").write_text("#pragma once\n" + macros)
+    (tmp_path / "copy.cu").write_text('#include "ptx.cuh"\n__global__' + kernel)
+    assert_nvcc_builds(nvcc, [tmp_path / "copy.cu"], [], tmp_path)
+    args = ["--select", "HZ310", "--format", "json", "--no-cache", "-j1"]
+    run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+    found = [(Path(f["path"]).name, f["line"]) for f in json.loads(run.stdout)["findings"]]
+    assert found == [("ptx.cuh", 3)]
 
 
 def test_hz310_quotes_the_template_not_the_operands():

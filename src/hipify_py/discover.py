@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .buildfiles.registry import build_kind
 from .context import Renames
-from .project_index import ProjectIndex, cuda_backends_of, index_of
+from .project_index import ProjectIndex, cuda_backends_of, index_of, library_copies_of
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -261,6 +261,23 @@ def renames_of(items: Sequence[Candidate], paths: Sequence[Path]) -> Renames:
 INDEX_BYTES = 4 << 20
 
 
+class _TreeTexts:
+    """The texts of a tree's C-like sources, read again at each iteration (the project index
+    reads them twice when a header defines PTX macros)."""
+
+    def __init__(self, items: Sequence[Candidate]) -> None:
+        self.items = items
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        for c in self.items:
+            if c.path.suffix in CUDA_SUFFIXES or c.path.suffix in C_LIKE_SUFFIXES:
+                try:
+                    with open(c.path, "rb") as f:
+                        yield str(c.path), f.read(INDEX_BYTES)
+                except OSError:
+                    continue  # the run reports an unreadable file where it converts it
+
+
 def project_index_of(
     items: Sequence[Candidate], paths: Sequence[Path], mappings: MappingIndex
 ) -> ProjectIndex:
@@ -269,17 +286,12 @@ def project_index_of(
     if not any(p.is_dir() for p in paths):
         return ProjectIndex()
 
-    def texts() -> Iterator[tuple[str, bytes]]:
-        for c in items:
-            if c.path.suffix in CUDA_SUFFIXES or c.path.suffix in C_LIKE_SUFFIXES:
-                try:
-                    with open(c.path, "rb") as f:
-                        yield str(c.path), f.read(INDEX_BYTES)
-                except OSError:
-                    continue  # the run reports an unreadable file where it converts it
-
-    backends = cuda_backends_of(c.path.absolute() for c in items)
-    return replace(index_of(texts(), mappings), cuda_backends=backends)
+    files = [c.path.absolute() for c in items]
+    return replace(
+        index_of(_TreeTexts(items), mappings),
+        cuda_backends=cuda_backends_of(files),
+        library_copies=library_copies_of(files),
+    )
 
 
 def default_out_root(root: Path) -> Path:

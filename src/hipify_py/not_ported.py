@@ -21,7 +21,8 @@ attention, round 15: 2 false HZ107).
 
 A project that keeps its own HIP backend beside its CUDA one (QUDA's `include/targets/cuda`
 and `include/targets/hip`, ginkgo's and stdgpu's `cuda/` and `hip/`) builds the HIP one for
-AMD: the CUDA backend's files are not its port (``ProjectIndex.cuda_backends``).
+AMD: the CUDA backend's files are not its port (``ProjectIndex.cuda_backends``).  Nor are the
+examples and tests of a copy of CUB's whole repository (``ProjectIndex.library_copies``).
 
 ``policy.kept_in_file`` decides what the answer means for the findings.
 """
@@ -38,7 +39,7 @@ from .frontend.directives import includes
 from .frontend.lexer import Kind, Token
 from .frontend.unit import Unit
 from .mappings import MappingIndex
-from .project_index import ProjectIndex, in_cuda_backend
+from .project_index import ProjectIndex, not_the_projects
 from .rewrite.headers import header_entry
 
 # a library's namespace, spelled plainly or with its release's macros (CUB 1.13+, Thrust 1.15+)
@@ -86,8 +87,9 @@ def not_ported(
 ) -> NotPorted | None:
     """What makes ``unit`` a file the HIP build does not compile as the project's own code
     (``inactive``: offsets in branches the HIP build skips), or None."""
-    if in_cuda_backend(unit.path, project):
-        return NotPorted("the CUDA backend of a project with its own HIP backend")
+    where = not_the_projects(unit.path, project)
+    if where:
+        return NotPorted(where)
     if _uses_tensorrt(unit, mappings, inactive):
         return NotPorted("a TensorRT source", TENSORRT)
     if _includes_family(unit, mappings, inactive, CUTLASS):

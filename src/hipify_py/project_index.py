@@ -19,14 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .analysis.warp_constants import WARP_NAME
-from .analysis.wavefronts import wavefront_constants
 from .frontend.conditions import expression_value, hip_inactive
 from .frontend.directives import ARCH
 from .frontend.hip_build import HIP_BUILD
 from .frontend.lexer import Kind, Lexed, lex
 from .frontend.namespace_scope import namespaces_declaring
-from .frontend.unit import Unit
+from .project_ptx import expanded, header_ptx_macros
+from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -58,12 +57,18 @@ class ProjectIndex:
     # `cuda/` next to `hip/`), absolute: the project's HIP build compiles the HIP one, so a
     # file of the CUDA one is not the project's to port (round 15: 8 false findings in QUDA)
     cuda_backends: frozenset[str] = frozenset()
+    # the tree's copies of CUB's repository (a directory named `cub...` holding `cub/cub.cuh`:
+    # TNN's `thirdparty/cub-1.9.10-1`), absolute: its examples and tests are CUB's, which the
+    # HIP build replaces with hipCUB (round 19: 3 false findings in TNN's copy)
+    library_copies: frozenset[str] = frozenset()
     # (name, file) of each warp-size-named constant that a file of the tree uses where its code
     # meets the hardware wavefront without defining it (``wavefront_constants``); None where
     # no tree is known.  A header's constant is decided by the uses in the files that include
     # it (``includes``): llm.c's `cuda_common.h` `WARP_SIZE 32U`, which its includers use only
     # in 32-lane groups (round 18, a false HZ107)
     wavefront_constants: tuple[tuple[str, str], ...] | None = None
+    # the PTX macros the tree's headers define and no file of it expands (``project_ptx``)
+    unexpanded_ptx: frozenset[str] = frozenset()
     # (file name, the file names it includes): the tree's include graph by base name (two
     # `common.h` are one node: an over-approximation, never a missed includer)
     includes: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -96,10 +101,12 @@ class ProjectIndex:
             list(self.hip_values),
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
             sorted(self.cuda_backends),
+            sorted(self.library_copies),
             ["-"]
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],
             [f"{n}<{','.join(i)}" for n, i in self.includes],
+            sorted(self.unexpanded_ptx),
         )
         text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -119,19 +126,19 @@ _NAME_BYTES = 256  # how far before its `(` a function's name (and its spaces) m
 
 def index_of(texts: Iterable[tuple[str, bytes]], mappings: MappingIndex) -> ProjectIndex:
     """What the sources ``texts`` (path, text) define, and where they use a warp-size
-    constant in code of hardware wavefronts."""
+    constant in code of hardware wavefronts.  ``texts`` is read a second time when a header
+    defines a PTX macro (``project_ptx``): it must be a collection, or re-iterable."""
     names: set[str] = set()
-    wavefront: set[tuple[str, str]] = set()
+    ptx: set[str] = set()
+    wavefront = WavefrontUses()
     includes: dict[str, set[str]] = {}
     hip_macros: set[str] = set()
     values: dict[str, int | None] = {}
     warp_size: set[tuple[str, int | None]] = set()
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
-        if _names_warp_size(data):
-            unit = Unit(path, data.decode("utf-8", "replace"), mappings)
-            wavefront.update((name, path) for name in wavefront_constants(unit))
-            unit.release()
+        wavefront.add(path, data)
+        ptx |= header_ptx_macros(path, data)
         included = {
             Path(m.group(1).decode("utf-8", "replace")).name for m in _INCLUDE.finditer(data)
         }
@@ -153,6 +160,7 @@ def index_of(texts: Iterable[tuple[str, bytes]], mappings: MappingIndex) -> Proj
                 value = _hip_value(body)
                 values[name] = value if values.get(name, value) == value else None
         names.update(_functions(data))
+        names.update(_types(data))
         if not hip and _HIP_SWITCH.search(data):
             candidates = mappings.known(file_macros).keys() | {ARCH}
             hip_macros |= _defined_for_hip(
@@ -166,8 +174,9 @@ def index_of(texts: Iterable[tuple[str, bytes]], mappings: MappingIndex) -> Proj
         own_hip,
         hip_values,
         frozenset(warp_size),
-        wavefront_constants=tuple(sorted(wavefront)),
+        wavefront_constants=wavefront.uses(mappings),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
+        unexpanded_ptx=frozenset(ptx - expanded(texts, ptx)) if ptx else frozenset(),
     )
 
 
@@ -204,34 +213,29 @@ def cuda_backends_of(files: Iterable[Path]) -> frozenset[str]:
     return frozenset(str(d) for d in ancestors if d.name.lower() == "cuda" and d.parent in with_hip)
 
 
-def in_cuda_backend(path: str, project: ProjectIndex) -> bool:
-    """``path`` lies in one of ``project.cuda_backends``."""
-    if not project.cuda_backends:
-        return False
-    return any(str(d) in project.cuda_backends for d in Path(path).absolute().parents)
+def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
+    """The copies of CUB's repository among the ancestors of ``files`` (absolute paths): a
+    directory whose name starts with `cub` and that holds `cub/cub.cuh`."""
+    return frozenset(
+        str(f.parent.parent)
+        for f in files
+        if f.name == "cub.cuh"
+        and f.parent.name == "cub"
+        and f.parent.parent.name.lower().startswith("cub")
+    )
 
 
-# every name ``WARP_NAME`` matches holds one of these
-_WARP_PARTS = (b"warp", b"lane", b"wave", b"simd")
-
-
-def _names_warp_size(data: bytes) -> bool:
-    """Some word of ``data`` may name a warp-size constant (``WARP_NAME``): only such files are
-    analysed for where they use one.  Found from substring searches (a case-blind pattern of
-    alternatives tried at every byte took 14 s over FasterTransformer's 959 files)."""
-    low = data.lower()
-    for part in _WARP_PARTS:
-        at = low.find(part)
-        while at >= 0:
-            start, end = at, at + len(part)
-            while start and low[start - 1] in _WORD:
-                start -= 1
-            while end < len(low) and low[end] in _WORD:
-                end += 1
-            if WARP_NAME.match(low[start:end].decode("ascii")):
-                return True
-            at = low.find(part, end)
-    return False
+def not_the_projects(path: str, project: ProjectIndex) -> str:
+    """Why ``path`` is no file of the project's port: it lies in one of
+    ``project.cuda_backends`` or ``project.library_copies``; "" when it is."""
+    if not (project.cuda_backends or project.library_copies):
+        return ""
+    parents = {str(d) for d in Path(path).absolute().parents}
+    if parents & project.cuda_backends:
+        return "the CUDA backend of a project with its own HIP backend"
+    if parents & project.library_copies:
+        return "a file of a copy of CUB's repository"
+    return ""
 
 
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed
@@ -260,6 +264,49 @@ def _hip_value(body: bytes) -> int | None:
     if any(t.kind is Kind.IDENT and t.text not in HIP_BUILD for t in tokens):
         return None  # `__CUDA_ARCH__ >= BNB_CC_AMPERE`: a name of another file, not 0
     return expression_value(tokens, HIP_BUILD)
+
+
+# the type names a file declares: `using NAME =`, `struct|class|union|enum [class] NAME {` (or
+# `:` before a base or an enum's type), an opaque struct named in a handle's definition
+# (TensorRT's `using cublasHandle_t = struct cublasContext*;`), `typedef ... NAME;`.  Each
+# pattern starts with its keyword, a literal the search skips to (a leading `\b` or an
+# alternative of keywords made the search try every byte: 20 s over FasterTransformer)
+_USING = re.compile(rb"using[ \t]+(\w+)[ \t]*=(?!=)")
+_TAGGED = [
+    re.compile(word + rb"[ \t]+(?:class[ \t]+|struct[ \t]+)?(\w+)[ \t\r\n]*(?:[{]|:(?!:))")
+    for word in (b"struct", b"class", b"union", b"enum")
+]
+_OPAQUE = re.compile(rb"struct[ \t]+(\w+)")
+_TYPEDEF = re.compile(rb"typedef\b[^;{}()]*?(\w+)[ \t]*;")
+_ENUM_BODY = re.compile(rb"enum\b[^{};()]*\{([^{}]*)\}")
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
+_FIRST_WORD = re.compile(rb"\s*([A-Za-z_]\w*)")
+
+
+def _types(data: bytes) -> Iterator[str]:
+    """The type names and enumerators ``data`` declares (TensorRT's plugin headers declare
+    their own `cudnnStatus_t` and its `CUDNN_STATUS_SUCCESS` to load cuDNN at run time: no
+    use of cuDNN's, round 19)."""
+    for pattern in (_USING, *_TAGGED, _TYPEDEF):
+        for m in pattern.finditer(data):
+            if _word_starts(data, m.start()):
+                yield m.group(1).decode("ascii")
+    for m in _OPAQUE.finditer(data):
+        before = data[max(0, m.start() - 16) : m.start()].rstrip()
+        if _word_starts(data, m.start()) and (before.endswith(b"=") or before.endswith(b"typedef")):
+            yield m.group(1).decode("ascii")
+    for m in _ENUM_BODY.finditer(data):
+        if not _word_starts(data, m.start()):
+            continue
+        for item in _COMMENT.sub(b"", m.group(1)).split(b","):
+            word = _FIRST_WORD.match(item)
+            if word:
+                yield word.group(1).decode("ascii")
+
+
+def _word_starts(data: bytes, at: int) -> bool:
+    """A word starts at offset ``at`` (the byte before it is no identifier character)."""
+    return at == 0 or data[at - 1] not in _WORD
 
 
 def _functions(data: bytes) -> Iterator[str]:

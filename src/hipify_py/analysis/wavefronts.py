@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
@@ -13,7 +14,7 @@ from .calls import SHUFFLES, calls
 from .functions import Func, function_at, functions
 from .launches import launched_name
 from .tokens import CASTS, split
-from .warp_constants import WARP_NAME, definitions, uses
+from .warp_constants import definitions, uses
 from .warp_model import (
     _VOTES,
     BLOCK32,
@@ -111,11 +112,13 @@ def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
     return any(f.is_device and works_in_wavefronts(unit, f) for f in users.values())
 
 
-def wavefront_constants(unit: Unit) -> list[str]:
-    """The warp-size-named constants this file uses where its code meets the hardware wavefront
-    (``reaches_wavefronts``) without defining them itself: the evidence that decides a header's
-    constant the header never uses (llm.c's `cuda_common.h` `#define WARP_SIZE 32U`, which its
-    includers use only in 32-lane groups, round 18)."""
+def wavefront_constants(unit: Unit, names: AbstractSet[str]) -> list[str]:
+    """Those of the warp-size constants ``names`` that this file uses where its code meets the
+    hardware wavefront (``reaches_wavefronts``) without defining them itself: the evidence that
+    decides a header's constant the header never uses (llm.c's `cuda_common.h` `#define
+    WARP_SIZE 32U`, which its includers use only in 32-lane groups, round 18).  `warpSize`
+    undefined here is CUDA's own (a project's namespace constant of that name is
+    ``ProjectIndex.warp_size_namespaces``'s): the hardware width, no constant of 32."""
     toks = unit.tokens
     own = {name for name, _, _ in definitions(unit)} | {
         toks[d + 2].text
@@ -123,9 +126,7 @@ def wavefront_constants(unit: Unit) -> list[str]:
         if d + 2 < len(toks) and toks[d + 1].text == "define"
     }
     out = []
-    # `warpSize` undefined here is CUDA's own (a project's namespace constant of that name is
-    # ``ProjectIndex.warp_size_namespaces``'s): the hardware width, no constant of 32
-    for name in sorted(set(WARP_NAME.findall(unit.identifier_lines)) - own - {"warpSize"}):
+    for name in sorted(names - own - {"warpSize"}):
         _, reached = uses(unit, name, -1)
         if reached and reaches_wavefronts(unit, reached):
             out.append(name)

@@ -33,7 +33,7 @@ _ISOLATED_FROM = 32 * 1024
 # continuation and overflows its stack past about 60,000 of them (a segmentation fault)
 _CONTINUATIONS = re.compile(r"(?:\\(?:\r\n?|\n)){1024}")
 _SPACED_LAUNCH = re.compile(r"<<\s+<")
-_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
 
 # literal-first patterns: a leading \b would make the search visit every byte of a long file
 _HIP_CALL = re.compile(r"hip[A-Z]\w*\s*\(")
@@ -76,7 +76,7 @@ class Unit:
     def is_source(self) -> bool:
         """A translation unit's own file (`.cu`, `.cpp`, ...), not a header: what it defines
         and never uses, no other file uses either."""
-        return self.path.endswith(_SOURCE_SUFFIXES)
+        return self.path.endswith(SOURCE_SUFFIXES)
 
     @property
     def tokens(self) -> Sequence[Token]:

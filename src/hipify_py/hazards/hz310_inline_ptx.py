@@ -71,7 +71,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             continue
         # the string literals joined: `"ld." #space ".global"` is `ld..global`
         text = _template(toks, *parens).replace('"', "").replace("\\n", " ").replace("\\t", " ")
-        if not _is_ptx(text) or _GCN.search(text) or _never_expanded(unit, i):
+        if not _is_ptx(text) or _GCN.search(text) or _never_expanded(unit, i, ctx):
             continue
         snippet = " ".join(text.split())[:40]
         yield report(
@@ -83,19 +83,24 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         )
 
 
-def _never_expanded(unit: Unit, i: int) -> bool:
-    """Token ``i`` is in the body of a `#define` of a source file that never names the macro
-    again: no code holds its PTX (LeetCUDA's `CP_ASYNC_CG` beside the `CP_ASYNC_CA` it uses,
-    round 15).  A header's macro may be expanded by the files that include it."""
+def _never_expanded(unit: Unit, i: int, ctx: Context) -> bool:
+    """Token ``i`` is in the body of a `#define` that no code expands, so no code holds its PTX:
+    a source file's macro it never names again (LeetCUDA's `CP_ASYNC_CG` beside the
+    `CP_ASYNC_CA` it uses, round 15), or a header's macro no file of the tree names
+    (``ProjectIndex.unexpanded_ptx``: cuda_hgemm's `LDMATRIX_X1`, round 18).  A header
+    checked on its own may be expanded by the files that include it."""
     toks = unit.tokens
-    if not toks[i].in_directive or not unit.is_source:
+    if not toks[i].in_directive:
         return False
     d = i
     while d > 0 and toks[d].kind is not Kind.DIRECTIVE:
         d -= 1
     if d + 2 >= len(toks) or toks[d + 1].text != "define":
         return False
-    return unit.identifier_positions.get(toks[d + 2].text, []) == [d + 2]
+    name = toks[d + 2].text
+    if not unit.is_source:
+        return name in ctx.project.unexpanded_ptx
+    return unit.identifier_positions.get(name, []) == [d + 2]
 
 
 def _is_ptx(template: str) -> bool:
