@@ -39,17 +39,11 @@ from collections.abc import Iterator, Sequence
 
 from ..analysis.calls import SHUFFLES, Call, calls
 from ..analysis.functions import function_at, functions
+from ..analysis.group_scan import guarded_scan
 from ..analysis.tokens import match, text_of
 from ..analysis.values import evaluate, int_value
 from ..analysis.warp_constants import reported_names
-from ..analysis.warp_model import (
-    BLOCK32,
-    GROUP32,
-    HARDWARE,
-    LANE32,
-    guarded_scan,
-    model_at,
-)
+from ..analysis.warp_model import BLOCK32, GROUP32, HARDWARE, LANE32, model_at
 from ..analysis.wavefronts import called_in_wavefronts
 from ..context import Context
 from ..findings import Severity

@@ -33,9 +33,9 @@ import re
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at, functions
+from ..analysis.group_scan import group_lanes
 from ..analysis.tokens import match, one_per_line
 from ..analysis.values import int_value
-from ..analysis.warp_model import group_lanes
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token

@@ -5,7 +5,7 @@ HIP's ``*_sync`` intrinsics (ROCm >= 6.2) take a 64-bit mask and ``static_assert
 "every lane of the warp"; on a 64-lane wavefront that is ``0xffffffffffffffffULL``.  Writing it
 that way keeps the meaning and is what makes the code compile, so ``convert`` does it by default
 (rule ``mask64``, counted as a conversion).  So is a segment mask of a shuffle every lane runs
-(``__shfl_down_sync(0x0000ffff, v, 8, 16)``, ``_segment``).  Any other partial mask keeps its
+(``__shfl_down_sync(0x0000ffff, v, 8, 16)``, ``segment_mask``).  Any other partial mask keeps its
 value and only gets a 64-bit type; which lanes take part stays a question for a person (HZ106
 reports it).
 
@@ -28,7 +28,7 @@ from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import SHUFFLES, Call
 from ..analysis.calls import calls as calls_of
 from ..analysis.cursor import cursor_at
-from ..analysis.functions import enclosing_conditions, function_at
+from ..analysis.mask_literals import cast_of_all_ones, segment_mask
 from ..analysis.values import int_value, local_declaration, parameter_size, type_size
 from ..context import Context
 from ..edits import Edit
@@ -161,18 +161,18 @@ def _literal_site(arg: Sequence[Token], name: str, std: bool = False) -> MaskSit
             or (texts[0] == "-" and int_value(arg[1].text) == 1)
         )
     )
-    if full or _cast_of_all_ones(texts) or (texts in (["UINT32_MAX"], ["UINT_MAX"]) and std):
+    if full or cast_of_all_ones(texts) or (texts in (["UINT32_MAX"], ["UINT_MAX"]) and std):
         edit = Edit(arg[0].start, arg[-1].end, FULL64, RULE)
         text = "".join(texts)
         return MaskSite("full", arg[0].start, arg[-1].end, text, (name,), (edit,), True, False)
     return None
 
 
+@dataclass
 class _Segments:
-    """Turns a partial mask that is a segment mask (``_segment``) into the full mask."""
+    """Turns a partial mask that is a segment mask (``segment_mask``) into the full mask."""
 
-    def __init__(self, unit: Unit) -> None:
-        self.unit = unit
+    unit: Unit
 
     @cached_property
     def shuffles(self) -> dict[int, Call]:
@@ -183,65 +183,12 @@ class _Segments:
         """``site``, the mask of the call whose name is token ``i``, or its full mask."""
         if site is None or site.kind != "partial" or i not in self.shuffles:
             return site
-        if not _segment(self.unit, self.shuffles[i], site.text):
-            return site
-        edit = Edit(site.start, site.end, FULL64, RULE)
-        return MaskSite("segment", site.start, site.end, site.text, site.uses, (edit,), True, False)
-
-
-def _segment(unit: Unit, call: Call, text: str) -> bool:
-    """The partial mask ``text`` of the shuffle ``call`` names the first
-    segment of the shuffle's own width (`__shfl_down_sync(0x0000ffff, v, 8, 16)`: lanes 0-15,
-    width 16), and every lane of its function runs the call (no condition around it, no
-    `return` before it): the segmented reduction of TNN's kernels (round 19).  Every lane
-    takes part, each in its own segment, so the mask CUDA tolerates is HIP's full mask:
-    HIP's `_sync` builtins check that the mask names the lanes that run the call, and trap
-    on a partial one (in a build without NDEBUG)."""
-    value = int_value(text) or 0
-    if len(call.args) <= SHUFFLES[call.name]:
-        return False
-    a, b = call.args[SHUFFLES[call.name]]
-    width = int_value(unit.tokens[a].text) if b == a + 1 else None
-    if width is None or width >= 32 or value != (1 << width) - 1:
-        return False
-    func = function_at(unit, call.index)
-    return (
-        func is not None
-        and not enclosing_conditions(unit, call.index, func)
-        and all(t.text != "return" for t in unit.tokens[func.open + 1 : call.index])
-    )
-
-
-_TYPE32 = frozenset({"uint32_t", "unsigned", "uint", "int32_t", "int", "unsigned int"})
-_ALL_ONES32 = (["-", "1"], ["~", "0"], ["~", "0u"], ["~", "0U"], ["0xffffffff"], ["0xffffffffu"])
-
-
-def _cast_of_all_ones(texts: list[str]) -> bool:
-    """`uint32_t(-1)`, `static_cast<unsigned>(~0)`, `(unsigned)-1`, `~uint32_t(0)`: every bit
-    of a 32-bit type, CUDA's full mask written as a cast."""
-    if texts[:1] == ["~"]:
-        return _cast_of(texts[1:], [["0"], ["0u"], ["0U"]])
-    return _cast_of(texts, [list(x) for x in _ALL_ONES32])
-
-
-def _cast_of(texts: list[str], values: list[list[str]]) -> bool:
-    """``texts`` casts one of ``values`` to a 32-bit type."""
-    inner: list[str] | None = None
-    if len(texts) >= 4 and texts[0] == "static_cast" and texts[1] == "<" and ">" in texts:
-        close = texts.index(">")
-        if " ".join(texts[2:close]) in _TYPE32 and texts[close + 1] == "(" and texts[-1] == ")":
-            inner = texts[close + 2 : -1]
-    elif texts and texts[0] == "(" and ")" in texts:
-        close = texts.index(")")
-        if " ".join(texts[1:close]) in _TYPE32:
-            inner = texts[close + 1 :]
-    elif "(" in texts and texts[-1] == ")":
-        open_ = texts.index("(")
-        if " ".join(texts[:open_]) in _TYPE32:
-            inner = texts[open_ + 1 : -1]
-    while inner and inner[0] == "(" and inner[-1] == ")":
-        inner = inner[1:-1]
-    return inner is not None and inner in values
+        if segment_mask(self.unit, self.shuffles[i], int_value(site.text) or 0):
+            edit = Edit(site.start, site.end, FULL64, RULE)
+            return MaskSite(
+                "segment", site.start, site.end, site.text, site.uses, (edit,), True, False
+            )
+        return site
 
 
 def _defines(unit: Unit) -> dict[str, list[Token]]:
