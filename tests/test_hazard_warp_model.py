@@ -660,3 +660,19 @@ def test_shuffles_only_the_first_group_runs_cross_nothing(nvcc, tmp_path):
     # every group runs the broadcast from lane 31: lanes 32-63 read the first group's
     every = FIRST_GROUP_SCAN.replace("if (group == 0) {", "{ (void)group;")
     assert 18 in [f.line for f in only("HZ103", every)]
+
+
+def test_hz107_a_header_constant_its_comment_calls_the_warp_size(nvcc, tmp_path):
+    """HeCBench rsmt's utils.h (a required edit of the human port): `WS` is a warp size only by
+    its comment, and main.cu votes across the wavefront with it."""
+    header = "#pragma once\n#include <cuda_runtime.h>\nstatic const int WS = 32;  // warp size\n"
+    header += "__device__ inline int twice(int x) { return 2 * x; }\n"
+    (tmp_path / "utils.h").write_text(header)
+    (tmp_path / "main.cu").write_text(
+        '#include "utils.h"\n__global__ void k(const int* top, int* out) {\n'
+        "  const int lane = threadIdx.x % WS;\n  int n = 0;\n"
+        "  for (int e = lane; __any_sync(0xffffffff, e < top[0]); e += WS) n += e < top[0];\n"
+        "  out[threadIdx.x] = twice(n);\n}\n"
+    )
+    assert_nvcc_builds(nvcc, [tmp_path / "main.cu"], [], tmp_path)
+    assert [f[:2] for f in _tree_hz107(tmp_path)] == [("utils.h", 3)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .analysis.warp_constants import WARP_NAME
+from .analysis.warp_constants import COMMENTED, WARP_NAME
 from .analysis.wavefronts import wavefront_constants
 from .frontend.unit import Unit
 from .mappings.index import MappingIndex
@@ -21,6 +21,7 @@ _PARTS = (b"warp", b"lane", b"wave", b"simd")
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 # what follows a name defined as 32: `#define W 32`, `W = 32`, `W{32}`, `W = (32u)`
 _AS_32 = re.compile(rb"[ \t]*(?:=[ \t]*|\{[ \t]*|[ \t])[ \t(]*32[uUlL]*(?![\w.])")
+_COMMENTED = re.compile(COMMENTED.pattern.encode("ascii"), COMMENTED.flags & re.I)
 _KEPT_BYTES = 64 << 20  # texts kept for the analysis after the pass, at most
 
 
@@ -29,16 +30,18 @@ class WavefrontUses:
 
     def __init__(self) -> None:
         self.defined_32: set[str] = set()
-        self.kept: list[tuple[str, bytes, frozenset[str]]] = []
+        self.kept: list[tuple[str, bytes]] = []
         self.kept_bytes = 0
         self.overflow = False
 
     def add(self, path: str, data: bytes) -> None:
-        """Read one file of the tree."""
-        words = warp_words(data)
-        if not words:
+        """Read one file of the tree: one that names no lane, warp or wavefront at all
+        neither defines such a constant nor works in wavefronts."""
+        low = data.lower()
+        if not any(part in low for part in _PARTS):
             return
-        self.defined_32 |= {w for w in words if _defines_32(data, w)}
+        words = warp_words(data, low)
+        self.defined_32 |= {w for w in words if _defines_32(data, w)} | _commented_32(data, low)
         if self.overflow:
             return
         self.kept_bytes += len(data)
@@ -46,7 +49,7 @@ class WavefrontUses:
             self.overflow = True
             self.kept.clear()
             return
-        self.kept.append((path, data, words))
+        self.kept.append((path, data))
 
     def uses(self, mappings: MappingIndex) -> tuple[tuple[str, str], ...] | None:
         """(name, file) of each constant some file defines as 32 that another file, not
@@ -54,20 +57,19 @@ class WavefrontUses:
         if self.overflow:
             return None
         out: set[tuple[str, str]] = set()
-        for path, data, words in self.kept:
-            wanted = words & self.defined_32
-            if wanted:
+        for path, data in self.kept:
+            if any(name.encode("ascii") in data for name in self.defined_32):
                 unit = Unit(path, data.decode("utf-8", "replace"), mappings)
+                wanted = self.defined_32 & unit.identifiers
                 out.update((name, path) for name in wavefront_constants(unit, wanted))
                 unit.release()
         return tuple(sorted(out))
 
 
-def warp_words(data: bytes) -> frozenset[str]:
-    """The words of ``data`` that may name a warp-size constant (``WARP_NAME``), found from
-    substring searches (a case-blind pattern of alternatives tried at every byte took 14 s
-    over FasterTransformer's 959 files)."""
-    low = data.lower()
+def warp_words(data: bytes, low: bytes) -> frozenset[str]:
+    """The words of ``data`` (``low``: lower-cased) that may name a warp-size constant
+    (``WARP_NAME``), found from substring searches (a case-blind pattern of alternatives tried
+    at every byte took 14 s over FasterTransformer's 959 files)."""
     out = set()
     for part in _PARTS:
         at = low.find(part)
@@ -81,6 +83,14 @@ def warp_words(data: bytes) -> frozenset[str]:
                 out.add(data[start:end].decode("ascii"))
             at = low.find(part, end)
     return frozenset(out)
+
+
+def _commented_32(data: bytes, low: bytes) -> set[str]:
+    """Short names defined as 32 that their line comment calls the warp size (HeCBench rsmt's
+    `static const int WS = 32;  // warp size`, ``warp_constants.COMMENTED``)."""
+    if b"warp" not in low:
+        return set()
+    return {m.group(1).decode("ascii") for m in _COMMENTED.finditer(data)}
 
 
 def _defines_32(data: bytes, word: str) -> bool:

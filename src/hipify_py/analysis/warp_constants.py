@@ -23,7 +23,7 @@ WARP_NAME = re.compile(
 
 
 # `static const int WS = 32; // warp size`: a short name its comment says is the warp size
-_COMMENTED = re.compile(
+COMMENTED = re.compile(
     r"\b(\w+)\s*(?:=\s*)?\(?\s*32[uU]?\s*\)?\s*;?[ \t]*//[^\n]*\bwarp[ _-]?size\b", re.I
 )
 
@@ -39,7 +39,7 @@ def definitions(unit: Unit) -> list[tuple[str, int, int]]:
     n = len(toks)
     positions = unit.identifier_positions
     names = set(WARP_NAME.findall(unit.identifier_lines))
-    names.update(n for n in _COMMENTED.findall(unit.text) if n in positions)
+    names.update(n for n in COMMENTED.findall(unit.text) if n in positions)
     named = sorted(i for name in names for i in positions[name])
     for i in named:
         if i + 2 >= n or toks[i].start in inactive:
