@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from _convert import hip, result
+from _units import assert_nvcc_builds
 from hipify_py.findings import Severity
 from hipify_py.mappings.load import load_index
 
@@ -101,3 +102,39 @@ def test_every_rocwmma_name_of_the_table_is_declared_in_rocwmma_hpp(rocm7):
     assert len(emitted) == 13 and emitted <= declared, emitted - declared
     missing = {e.cuda.rsplit("::", 1)[1] for e in wmma if e.status == "unsupported"}
     assert missing and not missing & declared
+
+
+# flash-fft-conv's butterfly kernels (issue 23, round 17): a fragment's elements read and
+# written in pairs through a pointer cast of its storage, an array in CUDA, a vector in rocWMMA
+PAIRED = """#include <cuda_fp16.h>
+#include <mma.h>
+using namespace nvcuda;
+__global__ void twiddle(const half* a, half* c) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> f[2];
+  wmma::load_matrix_sync(f[0], a, 16);
+  wmma::load_matrix_sync(f[1], a + 256, 16);
+  for (int k = 0; k < f[0].num_elements / 2; k++) {
+    __half2 p = reinterpret_cast<__half2*>(f[0].x)[k];
+    reinterpret_cast<__half2*>(f[1].x)[k] = __hmul2(p, ((__half2*)f[1].x)[k]);
+  }
+  for (int k = 0; k < f[1].num_elements; k++) c[k] = f[1].x[k];
+}
+"""
+
+
+def test_a_cast_of_fragment_storage_is_one_error_per_function(nvcc, tmp_path):
+    (tmp_path / "paired.cu").write_text(PAIRED)
+    assert_nvcc_builds(nvcc, [tmp_path / "paired.cu"], [], tmp_path)
+    casts = [f for f in result(PAIRED).findings if "element storage" in f.message]
+    assert [(f.line, f.severity) for f in casts] == [(9, Severity.ERROR)]
+    assert "dependent lines: 10" in casts[0].message  # `f[1].x[k]` (line 12) compiles: no cast
+
+
+def test_the_premise_a_cast_of_rocwmma_fragment_storage_does_not_compile(tmp_path, rocwmma_check):
+    hip_file = tmp_path / "paired.hip"
+    hip_file.write_text(hip(PAIRED))
+    proc = rocwmma_check(hip_file)
+    assert proc.returncode != 0 and "reinterpret_cast from" in proc.stderr
+    indexed = hip(PAIRED).split("  for (int k = 0; k < f[0]", 1)[0] + "}\n"
+    hip_file.write_text(indexed + "\n")
+    assert rocwmma_check(hip_file).returncode == 0  # the rest of the kernel compiles

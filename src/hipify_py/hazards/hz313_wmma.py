@@ -15,7 +15,10 @@ namespace nvcuda`). The conversion translates it to AMD's rocWMMA (`#include
   (`precision::u4/s4/b1`, `wmma::experimental`, `bmma_sync`), a fragment of `__nv_bfloat16`
   (rocWMMA's bf16 is `rocwmma::bfloat16_t`, ROCm's older `hip_bfloat16`, not the
   `__hip_bfloat16` that `__nv_bfloat16` converts to), and the non-square shapes `32x8x16` and
-  `8x32x16` (rocWMMA's blocks on gfx942 are 16x16 or 32x32).
+  `8x32x16` (rocWMMA's blocks on gfx942 are 16x16 or 32x32);
+- an **error once per function** that casts a fragment's element storage as a whole
+  (`reinterpret_cast<__half2*>(frag.x)`, `(__half2*)frag.x`), listing its other casts: CUDA's
+  `x` is an array, rocWMMA's a vector type no pointer cast takes.
 
 Inline `mma.sync`/`ldmatrix` PTX is reported by HZ310.
 
@@ -53,6 +56,7 @@ from collections.abc import Iterator, Sequence
 from ..analysis.functions import Func, function_at
 from ..analysis.tokens import match, one_per_line
 from ..analysis.values import evaluate
+from ..analysis.warp_model import related
 from ..analysis.wmma import WmmaUse, wmma_uses
 from ..context import Context
 from ..findings import Severity
@@ -76,6 +80,19 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     errors = [report(*where, severity=Severity.ERROR) for where in _unsupported(unit, uses)]
     yield from one_per_line(errors, unit)
+    for casts in _storage_casts(unit, uses).values():
+        first, last = casts[0]
+        more = related(unit, [k for k, _ in casts[1:]], first)
+        yield report(
+            unit.tokens[first].start,
+            unit.tokens[last].end,
+            f"`{unit.text[unit.tokens[first].start : unit.tokens[last].end]}` casts a WMMA "
+            "fragment's element storage as an array: a rocWMMA fragment keeps its elements in "
+            "a vector type, which no pointer cast takes, so this does not compile for AMD; "
+            f"index the elements (`frag.x[i]`) instead{more.note}",
+            severity=Severity.ERROR,
+            extra=more.extra,
+        )
     seen: set[int] = set()
     for use in uses:
         func = function_at(unit, use.index)
@@ -83,6 +100,48 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             continue
         seen.add(func.open)
         yield report(use.start, use.end, _geometry_message(unit, func))
+
+
+def _storage_casts(unit: Unit, uses: Sequence[WmmaUse]) -> dict[int, list[tuple[int, int]]]:
+    """By function, the (first, last) tokens of each `frag.x` (or `frags[i].x`) of a fragment
+    the file declares that is cast as a whole, `reinterpret_cast<__half2*>(frag.x)` or
+    `(__half2*)frag.x`: CUDA's `x` is an array, rocWMMA's a vector (flash-fft-conv's
+    butterfly kernels, issue 23 round 17: "reinterpret_cast from ... non_native_vector_base
+    ... is not allowed")."""
+    toks = unit.tokens
+    names = {toks[k + 1].text for k in _fragment_closes(unit, uses) if k + 1 < len(toks)}
+    out: dict[int, list[tuple[int, int]]] = {}
+    for name in names:
+        for k in unit.identifier_positions.get(name, ()):
+            j = k + 1
+            if j < len(toks) and toks[j].text == "[":
+                j = (match(toks, j) or j) + 1
+            if j + 2 >= len(toks) or toks[j].text != "." or toks[j + 1].text != "x":
+                continue
+            if toks[j + 2].text == "[" or not _cast_before(toks, k, j + 2):
+                continue
+            func = function_at(unit, k)
+            out.setdefault(func.open if func else -1, []).append((k, j + 1))
+    return {f: sorted(c) for f, c in sorted(out.items())}
+
+
+def _cast_before(toks: Sequence[Token], k: int, after: int) -> bool:
+    """The expression starting at token ``k`` and ending before ``after`` is cast as a whole:
+    `reinterpret_cast<T*>(` ... `)`, or a C cast `(T*)` right before it."""
+    if toks[k - 1].text == "(" and toks[k - 2].text == ">" and toks[after].text == ")":
+        return True
+    return toks[k - 1].text == ")" and toks[k - 2].text == "*"
+
+
+def _fragment_closes(unit: Unit, uses: Sequence[WmmaUse]) -> Iterator[int]:
+    """The `>` closing each `wmma::fragment<...>` declaration's arguments."""
+    toks = unit.tokens
+    for use in uses:
+        if use.supported and use.key.endswith("::fragment"):
+            last = next(k for k in range(use.index, len(toks)) if toks[k].end == use.end)
+            found = _arguments(toks, last + 1)
+            if found is not None:
+                yield found[1]
 
 
 def _geometry_message(unit: Unit, func: Func) -> str:
