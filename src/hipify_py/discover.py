@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from .buildfiles.registry import build_kind
 from .context import Renames
 from .project_index import ProjectIndex, cuda_backends_of, index_of, library_copies_of
+from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -287,8 +288,10 @@ def project_index_of(
         return ProjectIndex()
 
     files = [c.path.absolute() for c in items]
+    wavefronts = WavefrontUses()
     return replace(
-        index_of(_TreeTexts(items), mappings),
+        index_of(_TreeTexts(items), mappings, also=wavefronts.add),
+        wavefront_constants=wavefronts.uses(mappings),
         cuda_backends=cuda_backends_of(files),
         library_copies=library_copies_of(files),
     )

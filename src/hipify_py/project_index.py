@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +25,6 @@ from .frontend.hip_build import HIP_BUILD
 from .frontend.lexer import Kind, Lexed, lex
 from .frontend.namespace_scope import namespaces_declaring
 from .project_ptx import expanded, header_ptx_macros
-from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -124,20 +123,25 @@ _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 _NAME_BYTES = 256  # how far before its `(` a function's name (and its spaces) may start
 
 
-def index_of(texts: Iterable[tuple[str, bytes]], mappings: MappingIndex) -> ProjectIndex:
-    """What the sources ``texts`` (path, text) define, and where they use a warp-size
-    constant in code of hardware wavefronts.  ``texts`` is read a second time when a header
-    defines a PTX macro (``project_ptx``): it must be a collection, or re-iterable."""
+def index_of(
+    texts: Iterable[tuple[str, bytes]],
+    mappings: MappingIndex,
+    also: Callable[[str, bytes], None] | None = None,
+) -> ProjectIndex:
+    """What the sources ``texts`` (path, text) define.  ``texts`` is read a second time when a
+    header defines a PTX macro (``project_ptx``): it must be a collection, or re-iterable.
+    ``also`` sees each text of the pass (the caller's own questions of the tree: where it uses
+    warp-size constants, ``project_wavefronts``, which needs the analyses above this module)."""
     names: set[str] = set()
     ptx: set[str] = set()
-    wavefront = WavefrontUses()
     includes: dict[str, set[str]] = {}
     hip_macros: set[str] = set()
     values: dict[str, int | None] = {}
     warp_size: set[tuple[str, int | None]] = set()
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
-        wavefront.add(path, data)
+        if also is not None:
+            also(path, data)
         ptx |= header_ptx_macros(path, data)
         included = {
             Path(m.group(1).decode("utf-8", "replace")).name for m in _INCLUDE.finditer(data)
@@ -174,7 +178,6 @@ def index_of(texts: Iterable[tuple[str, bytes]], mappings: MappingIndex) -> Proj
         own_hip,
         hip_values,
         frozenset(warp_size),
-        wavefront_constants=wavefront.uses(mappings),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unexpanded_ptx=frozenset(ptx - expanded(texts, ptx)) if ptx else frozenset(),
     )

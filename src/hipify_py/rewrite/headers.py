@@ -215,7 +215,7 @@ def _inserted_includes(
         inserted = f"#include {spelled}{unit.newline}"
         has_runtime = True
     if has_runtime:
-        extra = implicit_headers(unit, {inc.path for inc in found})
+        extra = implicit_headers(unit, {inc.path for inc in found}, not ctx.options.portable)
         inserted += "".join(f"#include <{h}>{unit.newline}" for h in extra)
     return inserted
 

@@ -62,13 +62,15 @@ IMPLICIT_TYPES = {
 }
 
 
-def implicit_headers(unit: Unit, included: set[str]) -> list[str]:
-    """The headers of ``IMPLICIT`` this CUDA file calls into, and of ``IMPLICIT_TYPES`` whose
-    types it names, without including them."""
+def implicit_headers(unit: Unit, included: set[str], hip_headers: bool = True) -> list[str]:
+    """The headers of ``IMPLICIT`` this CUDA file calls into, and (``hip_headers``: not for a
+    ``--portable`` source, which nvcc also compiles) of ``IMPLICIT_TYPES`` whose types it
+    names, without including them."""
     out = [
         header
         for header, (names, providers) in IMPLICIT_TYPES.items()
-        if not providers & included
+        if hip_headers
+        and not providers & included
         and any(
             not unit.tokens[i].in_directive
             for n in names & unit.identifiers
