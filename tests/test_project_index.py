@@ -171,3 +171,23 @@ def test_a_warpsize_constant_of_the_project_s_namespace_is_its_own(tmp_path: Pat
     run = CliRunner().invoke(check, [str(tmp_path / "k.cu"), *args], catch_exceptions=False)
     found = sorted((f["rule"], f["line"]) for f in json.loads(run.output)["findings"])
     assert ("HZ104", 5) in found  # alone, the header's constant is not known
+
+
+def test_types_a_tree_declares_for_its_own_copy_of_an_api_are_its_own() -> None:
+    """TensorRT's plugin headers declare cuDNN's and cuBLAS's types themselves to load the
+    libraries at run time (round 19: 2 false HZ300); arrayfire's handle of its own name points
+    at the library's real struct, whose handle the port must retype (round 13: a true HZ300)."""
+    wrapper = b"""#pragma once
+enum CudnnStatus {
+  CUDNN_STATUS_SUCCESS = 0,  // the library's value
+  CUDNN_STATUS_NOT_INITIALIZED = 1,
+};
+using cudnnStatus_t = CudnnStatus;
+using cublasHandle_t = struct cublasContext*;
+"""
+    handles = b"struct cusparseContext;\ntypedef struct cusparseContext* SparseHandle;\n"
+    found = index_of([("cudnnWrapper.h", wrapper), ("platform.hpp", handles)], ctx().mappings)
+    assert {"cudnnStatus_t", "CUDNN_STATUS_SUCCESS", "cublasHandle_t", "cublasContext"} <= (
+        found.defined
+    )
+    assert "cusparseContext" not in found.defined

@@ -134,6 +134,7 @@ def index_of(
     warp-size constants, ``project_wavefronts``, which needs the analyses above this module)."""
     names: set[str] = set()
     ptx: set[str] = set()
+    handles: list[tuple[str, str]] = []
     includes: dict[str, set[str]] = {}
     hip_macros: set[str] = set()
     values: dict[str, int | None] = {}
@@ -165,11 +166,13 @@ def index_of(
                 values[name] = value if values.get(name, value) == value else None
         names.update(_functions(data))
         names.update(_types(data))
+        handles.extend(_opaque_handles(data))
         if not hip and _HIP_SWITCH.search(data):
             candidates = mappings.known(file_macros).keys() | {ARCH}
             hip_macros |= _defined_for_hip(
                 lexed or lex(data.decode("utf-8", "replace")), candidates
             )
+    names.update(struct for struct, handle in handles if mappings.known({handle}))
     known = frozenset(mappings.known(names))
     hip_values = tuple(sorted(f"{n}={v}" for n, v in values.items() if v is not None))
     own_hip = frozenset((known | {ARCH}) & hip_macros)
@@ -270,8 +273,7 @@ def _hip_value(body: bytes) -> int | None:
 
 
 # the type names a file declares: `using NAME =`, `struct|class|union|enum [class] NAME {` (or
-# `:` before a base or an enum's type), an opaque struct named in a handle's definition
-# (TensorRT's `using cublasHandle_t = struct cublasContext*;`), `typedef ... NAME;`.  Each
+# `:` before a base or an enum's type), `typedef ... NAME;`; and handles of opaque structs.  Each
 # pattern starts with its keyword, a literal the search skips to (a leading `\b` or an
 # alternative of keywords made the search try every byte: 20 s over FasterTransformer)
 _USING = re.compile(rb"using[ \t]+(\w+)[ \t]*=(?!=)")
@@ -279,7 +281,8 @@ _TAGGED = [
     re.compile(word + rb"[ \t]+(?:class[ \t]+|struct[ \t]+)?(\w+)[ \t\r\n]*(?:[{]|:(?!:))")
     for word in (b"struct", b"class", b"union", b"enum")
 ]
-_OPAQUE = re.compile(rb"struct[ \t]+(\w+)")
+_USING_STRUCT = re.compile(rb"using[ \t]+(\w+)[ \t]*=[ \t]*struct[ \t]+(\w+)")
+_TYPEDEF_STRUCT = re.compile(rb"typedef[ \t]+struct[ \t]+(\w+)[ \t]*\*[ \t]*(\w+)[ \t]*;")
 _TYPEDEF = re.compile(rb"typedef\b[^;{}()]*?(\w+)[ \t]*;")
 _ENUM_BODY = re.compile(rb"enum\b[^{};()]*\{([^{}]*)\}")
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
@@ -294,10 +297,6 @@ def _types(data: bytes) -> Iterator[str]:
         for m in pattern.finditer(data):
             if _word_starts(data, m.start()):
                 yield m.group(1).decode("ascii")
-    for m in _OPAQUE.finditer(data):
-        before = data[max(0, m.start() - 16) : m.start()].rstrip()
-        if _word_starts(data, m.start()) and (before.endswith(b"=") or before.endswith(b"typedef")):
-            yield m.group(1).decode("ascii")
     for m in _ENUM_BODY.finditer(data):
         if not _word_starts(data, m.start()):
             continue
@@ -305,6 +304,20 @@ def _types(data: bytes) -> Iterator[str]:
             word = _FIRST_WORD.match(item)
             if word:
                 yield word.group(1).decode("ascii")
+
+
+def _opaque_handles(data: bytes) -> Iterator[tuple[str, str]]:
+    """(struct, handle) of each handle type ``data`` defines as a pointer to an opaque struct:
+    TensorRT's `using cublasHandle_t = struct cublasContext*;`, arrayfire's `typedef struct
+    cusparseContext* SparseHandle;`.  The struct is the project's own only where the handle
+    is a CUDA name too (its copy of the library's API); arrayfire's names the library's own
+    handle, which the port must retype (round 13, a true HZ300)."""
+    for m in _USING_STRUCT.finditer(data):
+        if _word_starts(data, m.start()):
+            yield m.group(2).decode("ascii"), m.group(1).decode("ascii")
+    for m in _TYPEDEF_STRUCT.finditer(data):
+        if _word_starts(data, m.start()):
+            yield m.group(1).decode("ascii"), m.group(2).decode("ascii")
 
 
 def _word_starts(data: bytes, at: int) -> bool:
