@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,11 +61,12 @@ class ProjectIndex:
     # TNN's `thirdparty/cub-1.9.10-1`), absolute: its examples and tests are CUB's, which the
     # HIP build replaces with hipCUB (round 19: 3 false findings in TNN's copy)
     library_copies: frozenset[str] = frozenset()
-    # (name, file) of each warp-size-named constant that a file of the tree uses where its code
-    # meets the hardware wavefront without defining it (``wavefront_constants``); None where
-    # no tree is known.  A header's constant is decided by the uses in the files that include
-    # it (``includes``): llm.c's `cuda_common.h` `WARP_SIZE 32U`, which its includers use only
-    # in 32-lane groups (round 18, a false HZ107)
+    # (name, file) of each warp-size constant (defined as 32 somewhere in the tree) that a file
+    # uses where its code meets the hardware wavefront without defining it
+    # (``project_wavefronts``); None where no tree is known, or past its bound.  A header's
+    # constant is decided by the uses in the files that include it (``includes``): llm.c's
+    # `cuda_common.h` `WARP_SIZE 32U`, which its includers use only in 32-lane groups (round
+    # 18, a false HZ107)
     wavefront_constants: tuple[tuple[str, str], ...] | None = None
     # the PTX macros the tree's headers define and no file of it expands (``project_ptx``)
     unexpanded_ptx: frozenset[str] = frozenset()
@@ -72,10 +74,14 @@ class ProjectIndex:
     # `common.h` are one node: an over-approximation, never a missed includer)
     includes: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
+    @cached_property
+    def _include_graph(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.includes)
+
     def includers(self, name: str, header: str) -> list[str]:
         """The files that use the constant ``name`` in code of hardware wavefronts and
         include ``header`` (a path), directly or through other headers."""
-        graph = dict(self.includes)
+        graph = self._include_graph
         base = Path(header).name
         out = []
         for constant, path in self.wavefront_constants or ():
@@ -119,7 +125,8 @@ _MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
 _DEFINITION = re.compile(rb"\([^;{}()]*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
-_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+# the bytes of an identifier
+WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NAME_BYTES = 256  # how far before its `(` a function's name (and its spaces) may start
 
 
@@ -322,7 +329,7 @@ def _opaque_handles(data: bytes) -> Iterator[tuple[str, str]]:
 
 def _word_starts(data: bytes, at: int) -> bool:
     """A word starts at offset ``at`` (the byte before it is no identifier character)."""
-    return at == 0 or data[at - 1] not in _WORD
+    return at == 0 or data[at - 1] not in WORD_BYTES
 
 
 def _functions(data: bytes) -> Iterator[str]:
@@ -335,7 +342,7 @@ def _functions(data: bytes) -> Iterator[str]:
         while end > floor and data[end - 1] in b" \t":
             end -= 1
         start = end
-        while start > floor and data[start - 1] in _WORD:
+        while start > floor and data[start - 1] in WORD_BYTES:
             start -= 1
         if start < end and not data[start : start + 1].isdigit() and (start == 0 or start > floor):
             yield data[start:end].decode("ascii")

@@ -2,10 +2,11 @@
 a header's constant that the header never uses itself (HZ107; llm.c's `cuda_common.h` defines
 `WARP_SIZE 32U`, which its includers use only in 32-lane groups, round 18).
 
-Built in the project index's one pass over the tree's texts.  Only files that name a constant
-some file of the tree defines as 32 are analysed, after the pass: their texts are kept until
-then, up to a bound (past it the uses stay unknown, and HZ107 decides as for a file alone).
-Pure: the texts come from the caller."""
+Collected in the project index's pass over the tree's texts (``index_of``'s ``also``, called
+by ``discover``: this module needs the analyses, which sit above the index).  Only files that
+name a constant some file of the tree defines as 32 are analysed, after the pass: their texts
+are kept until then, up to a bound (past it the uses stay unknown, and HZ107 decides as for a
+file alone).  Pure: the texts come from the caller."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from .analysis.warp_constants import COMMENTED, WARP_NAME
 from .analysis.wavefronts import wavefront_constants
 from .frontend.unit import Unit
 from .mappings.index import MappingIndex
+from .project_index import WORD_BYTES
 
 # every name ``WARP_NAME`` matches holds one of these
 _PARTS = (b"warp", b"lane", b"wave", b"simd")
-_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 # what follows a name defined as 32: `#define W 32`, `W = 32`, `W{32}`, `W = (32u)`
 _AS_32 = re.compile(rb"[ \t]*(?:=[ \t]*|\{[ \t]*|[ \t])[ \t(]*32[uUlL]*(?![\w.])")
 _COMMENTED = re.compile(COMMENTED.pattern.encode("ascii"), COMMENTED.flags & re.I)
@@ -75,9 +76,9 @@ def warp_words(data: bytes, low: bytes) -> frozenset[str]:
         at = low.find(part)
         while at >= 0:
             start, end = at, at + len(part)
-            while start and low[start - 1] in _WORD:
+            while start and low[start - 1] in WORD_BYTES:
                 start -= 1
-            while end < len(low) and low[end] in _WORD:
+            while end < len(low) and low[end] in WORD_BYTES:
                 end += 1
             if WARP_NAME.match(low[start:end].decode("ascii")):
                 out.add(data[start:end].decode("ascii"))
@@ -100,8 +101,8 @@ def _defines_32(data: bytes, word: str) -> bool:
     at = data.find(name)
     while at >= 0:
         end = at + len(name)
-        boundary = (not at or data[at - 1] not in _WORD) and (
-            end == len(data) or data[end] not in _WORD
+        boundary = (not at or data[at - 1] not in WORD_BYTES) and (
+            end == len(data) or data[end] not in WORD_BYTES
         )
         if boundary and _AS_32.match(data, end):
             return True

@@ -74,9 +74,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     elsewhere = ctx.project.wavefront_constants  # None: no tree known, a file checked alone
     for name, i, value in definitions(unit):
         direct, reached = uses(unit, name, i)
-        user = next(iter(ctx.project.includers(name, unit.path)), None)
-        if function_at(unit, i) is not None:
-            user = None  # a function's own constant: no other file can use it
+        local = function_at(unit, i) is not None  # a function's own: no other file uses it
+        user = None if local else next(iter(ctx.project.includers(name, unit.path)), None)
         if reached and reaches_wavefronts(unit, reached):
             user = None  # this file's own uses are the evidence
         elif unit.is_source or (user is None and (reached or elsewhere is not None)):

@@ -62,7 +62,7 @@ IMPLICIT_TYPES = {
 }
 
 
-def implicit_headers(unit: Unit, included: set[str], hip_headers: bool = True) -> list[str]:
+def implicit_headers(unit: Unit, included: set[str], hip_headers: bool) -> list[str]:
     """The headers of ``IMPLICIT`` this CUDA file calls into, and (``hip_headers``: not for a
     ``--portable`` source, which nvcc also compiles) of ``IMPLICIT_TYPES`` whose types it
     names, without including them."""
