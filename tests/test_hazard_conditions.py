@@ -37,7 +37,12 @@ def inactive_words(src: str, defines: tuple[str, ...] = ()) -> list[str]:
         ),
         ("#if 0\nMA\n#endif\n", ["MA"]),
         # unknown macros keep the branch checked, whatever the other operand
-        ("#if defined(USE_ROCM) && ROCM_VERSION >= 60000\nMA\n#else\nMB\n#endif\n", []),
+        ("#if defined(USE_ROCM) && MY_VERSION >= 60000\nMA\n#else\nMB\n#endif\n", []),
+        # HIP's and ROCm's version macros have the values of ROCm 7.2.4 (cupy's atomics for
+        # releases before 4.5, round 20)
+        ("#if defined(USE_ROCM) && ROCM_VERSION >= 60000\nMA\n#else\nMB\n#endif\n", ["MB"]),
+        ("#if !defined(__HIPCC__) || HIP_VERSION < 40400000\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        ("#if TORCH_HIP_VERSION >= 702 && HIP_VERSION_MAJOR < 8\nMA\n#else\nMB\n#endif\n", ["MB"]),
         ("#ifdef MY_SWITCH\nMA\n#else\nMB\n#endif\n", []),
         # hip-clang never defines __CUDA_ARCH__: a capability gate's branch is dead (HZ501
         # reports the gate); a device-pass test is not (convert makes it a HIP one)
@@ -135,7 +140,7 @@ def test_deeply_nested_condition_is_unknown_not_a_crash():
         ("#ifndef __HIPCC__\n#define LIBX_HIP 0\n#endif\n#if LIBX_HIP\nMA\n#endif\n", []),
         # decoys: a word after HIP (a version, a feature toggle, the device pass), a negation,
         # another vendor
-        ("#if HIP_VERSION >= 60000000\nMA\n#else\nMB\n#endif\n", []),
+        ("#if LIBX_HIP_VERSION >= 60000000\nMA\n#else\nMB\n#endif\n", []),
         ("#ifdef HIPBLAS_V2\nMA\n#else\nMB\n#endif\n", []),
         ("#if LIBX_HIP_BF16_DOT2\nMA\n#else\nMB\n#endif\n", []),
         ("#ifdef NO_HIP\nMA\n#else\nMB\n#endif\n", []),

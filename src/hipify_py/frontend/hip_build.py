@@ -10,6 +10,8 @@ from collections.abc import Mapping
 
 from .cuda_release import REFERENCE_CUDA, macro_values
 
+REFERENCE_ROCM = (7, 2, 4)  # the release the mapping tables describe
+REFERENCE_HIP = (7, 2, 53211)  # its HIP: HIP_VERSION_MAJOR, _MINOR, _PATCH of hip_version.h
 UNDEFINED = object()  # a macro known to be undefined in the HIP/AMD build
 DEFINED = object()  # a macro known to be defined, with a value the evaluator does not know
 
@@ -47,10 +49,15 @@ HIP_BUILD: Mapping[str, object] = {
         UNDEFINED,
     ),
     "__HIP_DEVICE_COMPILE__": None,  # defined in the device pass only: both passes compile
-    "HIP_VERSION": DEFINED,
-    "HIP_VERSION_MAJOR": DEFINED,
-    "TORCH_HIP_VERSION": DEFINED,
-    "ROCM_VERSION": DEFINED,
+    # the version macros of the ROCm release the tables describe (hip_version.h,
+    # rocm_version.h and PyTorch's TORCH_HIP_VERSION of ROCm 7.2.4): cupy's `#if
+    # !defined(__HIPCC__) || HIP_VERSION < 40400000` atomics are no HIP code (round 20: 4
+    # false HZ318); another --target-rocm does not change which branches the rules read
+    "HIP_VERSION": REFERENCE_HIP[0] * 10000000 + REFERENCE_HIP[1] * 100000 + REFERENCE_HIP[2],
+    "HIP_VERSION_MAJOR": REFERENCE_HIP[0],
+    "HIP_VERSION_MINOR": REFERENCE_HIP[1],
+    "TORCH_HIP_VERSION": REFERENCE_HIP[0] * 100 + REFERENCE_HIP[1],
+    "ROCM_VERSION": REFERENCE_ROCM[0] * 10000 + REFERENCE_ROCM[1] * 100 + REFERENCE_ROCM[2],
     "__HIP_PLATFORM_ROCM__": 1,
     "GGML_USE_HIPBLAS": 1,
     "GGML_USE_MUSA": UNDEFINED,
@@ -85,7 +92,14 @@ HIP_BUILD: Mapping[str, object] = {
 CUDA_BUILD: Mapping[str, object] = {
     **{name: UNDEFINED for name, value in HIP_BUILD.items() if value == 1},
     **dict.fromkeys(
-        ("HIP_VERSION", "HIP_VERSION_MAJOR", "TORCH_HIP_VERSION", "ROCM_VERSION"), UNDEFINED
+        (
+            "HIP_VERSION",
+            "HIP_VERSION_MAJOR",
+            "HIP_VERSION_MINOR",
+            "TORCH_HIP_VERSION",
+            "ROCM_VERSION",
+        ),
+        UNDEFINED,
     ),
     "__HIP_DEVICE_COMPILE__": UNDEFINED,
     "__INTELLISENSE__": UNDEFINED,
