@@ -676,3 +676,48 @@ def test_hz107_a_header_constant_its_comment_calls_the_warp_size(nvcc, tmp_path)
     )
     assert_nvcc_builds(nvcc, [tmp_path / "main.cu"], [], tmp_path)
     assert [f[:2] for f in _tree_hz107(tmp_path)] == [("utils.h", 3)]
+
+
+# exllamav3's top-k (round 20): the first 32-lane group finds the bucket, the thread id under
+# a name of the kernel's own (`int t = threadIdx.x;`), in a helper called only there
+FIRST_GROUP_BUCKET = """__device__ void find_bucket(const int* hist, int target, int lane, int* res) {
+  int v = hist[lane];
+  for (int d = 1; d < 32; d <<= 1) {
+    int up = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += up;
+  }
+  unsigned bal = __ballot_sync(0xffffffffu, v >= target);
+  if (lane == 0) *res = __ffs(bal) - 1;
+}
+__global__ void topk(const int* hist, int k, int* res) {
+  int t = threadIdx.x;
+  int lane = t % 32;
+  int warp = t / 32;
+  if (warp == 0) find_bucket(hist, k, lane, res);
+}
+"""
+# exllamav3's hc_mix: a flag keeps lanes past 31 out of a reduction over H lanes
+FLAGGED_LANES = """__global__ void mix(const float* x, float* out, int h) {
+  const bool sink = blockIdx.x == 0 && threadIdx.x < 32;
+  if (sink) {
+    const unsigned mask = (1u << h) - 1;
+    if (threadIdx.x < h) {
+      float m = x[threadIdx.x];
+      for (int o = 1; o < h; o <<= 1) m = fmaxf(m, __shfl_xor_sync(mask, m, o));
+      out[threadIdx.x] = m;
+    }
+  }
+}
+"""
+
+
+def test_lanes_0_31_by_a_thread_id_of_the_kernels_own_name_or_a_flag(nvcc, tmp_path):
+    for name, src in (("b.cu", FIRST_GROUP_BUCKET), ("f.cu", FLAGGED_LANES)):
+        (tmp_path / name).write_text(src)
+        assert_nvcc_builds(nvcc, [tmp_path / name], [], tmp_path)
+    assert not {f.rule for f in findings(FIRST_GROUP_BUCKET)} & {"HZ103", "HZ105"}
+    every = FIRST_GROUP_BUCKET.replace("if (warp == 0) find_bucket", "find_bucket")
+    assert {"HZ103", "HZ105"} <= {f.rule for f in findings(every)}
+    assert [f for f in findings(FLAGGED_LANES) if f.rule == "HZ106" and not f.fixed] == []
+    anyone = FLAGGED_LANES.replace("threadIdx.x < 32", "threadIdx.x < 64")
+    assert [f.line for f in findings(anyone) if f.rule == "HZ106" and not f.fixed] == [4]

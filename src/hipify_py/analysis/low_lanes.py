@@ -33,7 +33,10 @@ def low_lanes_only(unit: Unit, index: int) -> bool:
     for keyword, first, end in enclosing_conditions(unit, index, func):
         if keyword != "if" or not _in_then_branch(unit, end + 1, index):
             continue
-        if any(_below_32(unit, a, b) for a, b in _conjuncts(toks, first, end)):
+        if any(
+            _below_32(unit, a, b) or _matches_initializer(unit, a, b, _some_conjunct_below_32)
+            for a, b in _conjuncts(toks, first, end)
+        ):
             return True
     return _returned_from_32(unit, func.open, index)
 
@@ -83,6 +86,26 @@ def _below_32(unit: Unit, a: int, b: int) -> bool:
     return value == 1 and _matches_initializer(unit, a, k, _groups_rounded_up)
 
 
+def _some_conjunct_below_32(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` holds only for lanes 0-31 by one of its `&&` operands: the initialiser of
+    a flag (exllamav3's `const bool sink_warp = !HEAD && blockIdx.x == 0 && threadIdx.x <
+    32;` before `if (sink_warp)`, round 20)."""
+    return any(_below_32(unit, x, y) for x, y in _conjuncts(unit.tokens, a, b))
+
+
+def _thread_id(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` is a thread or lane id: a name of ``_THREAD_IDS``, or one its function
+    sets to `threadIdx.x` (exllamav3's `int t = threadIdx.x;`, round 20)."""
+    toks = unit.tokens
+    if "".join(t.text for t in toks[a:b]).strip("()") in _THREAD_IDS:
+        return True
+    return _matches_initializer(unit, a, b, _is_thread_index)
+
+
+def _is_thread_index(unit: Unit, a: int, b: int) -> bool:
+    return "".join(t.text for t in unit.tokens[a:b]) == "threadIdx.x"
+
+
 def _matches_initializer(unit: Unit, a: int, b: int, form: _Form) -> bool:
     """``tokens[a:b]``, or the initialiser of the name it is where the function declares it
     (`int warp = tid / 32;`), has the ``form``.  Not through a call: gsplat's
@@ -106,7 +129,7 @@ def _group_of_32(unit: Unit, a: int, b: int) -> bool:
     `threadIdx.x >> 5`, `(tid) / WARP_SIZE` with WARP_SIZE 32."""
     toks = unit.tokens
     op = next((k for k in range(a, b) if toks[k].text in ("/", ">>")), None)
-    if op is None or "".join(t.text for t in toks[a:op]).strip("()") not in _THREAD_IDS:
+    if op is None or not _thread_id(unit, a, op):
         return False
     return evaluate(unit, op + 1, b) == (32 if toks[op].text == "/" else 5)
 
@@ -167,7 +190,7 @@ def _lanes_cut(unit: Unit, a: int, b: int, ops: tuple[str, str]) -> bool:
     lanes sent away)."""
     toks = unit.tokens
     found = [k for k in range(a, b) if toks[k].text in ops]
-    if len(found) != 1 or "".join(t.text for t in toks[a : found[0]]) not in _THREAD_IDS:
+    if len(found) != 1 or not _thread_id(unit, a, found[0]):
         return False
     bound = evaluate(unit, found[0] + 1, b)
     return bound is not None and bound <= (32 if toks[found[0]].text in ("<", ">=") else 31)

@@ -38,7 +38,7 @@ from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
 from ..analysis.functions import function_at, scope_of
-from ..analysis.low_lanes import low_lanes_only
+from ..analysis.low_lanes import low_lanes_reach
 from ..analysis.values import local_declaration, type_size
 from ..analysis.warp_model import counted_in_groups, related
 from ..context import Context
@@ -112,7 +112,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     covered: set[int] = set()  # bit intrinsics a reported store lists as its dependent lines
     bit_calls = {c.open: c for c in calls(unit, _BIT32)}
     for c in ballots:
-        low = low_lanes_only(unit, c.index)  # only lanes 0-31 vote: 32 bits hold every vote
+        low = low_lanes_reach(unit, c.index)  # only lanes 0-31 vote: 32 bits hold every vote
         # `T name = ballot(...);` or `name = ballot(...);`
         store = _assignment(toks, c)
         if store is not None:

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..analysis.low_lanes import low_lanes_only
+from ..analysis.low_lanes import low_lanes_reach
 from ..analysis.values import int_value
 from ..context import Context
 from ..findings import Finding, Fix, Severity
@@ -202,4 +202,4 @@ def _low_lanes_at_every_call(unit: Unit, ctx: Context, site: MaskSite) -> bool:
         for _, i, arg in hip_calls(unit, ctx)
         if arg and (arg[0].start == site.start or (len(arg) == 1 and arg[0].text == site.text))
     ]
-    return bool(reached) and all(low_lanes_only(unit, i) for i in reached)
+    return bool(reached) and all(low_lanes_reach(unit, i) for i in reached)
