@@ -680,14 +680,14 @@ def test_hz107_a_header_constant_its_comment_calls_the_warp_size(nvcc, tmp_path)
 
 # exllamav3's top-k (round 20): the first 32-lane group finds the bucket, the thread id under
 # a name of the kernel's own (`int t = threadIdx.x;`), in a helper called only there
-FIRST_GROUP_BUCKET = """__device__ void find_bucket(const int* hist, int target, int lane, int* res) {
+FIRST_GROUP_BUCKET = """__device__ void find_bucket(const int* hist, int target, int lane, int* r) {
   int v = hist[lane];
   for (int d = 1; d < 32; d <<= 1) {
     int up = __shfl_up_sync(0xffffffffu, v, d);
     if (lane >= d) v += up;
   }
   unsigned bal = __ballot_sync(0xffffffffu, v >= target);
-  if (lane == 0) *res = __ffs(bal) - 1;
+  if (lane == 0) *r = __ffs(bal) - 1;
 }
 __global__ void topk(const int* hist, int k, int* res) {
   int t = threadIdx.x;
@@ -721,3 +721,52 @@ def test_lanes_0_31_by_a_thread_id_of_the_kernels_own_name_or_a_flag(nvcc, tmp_p
     assert [f for f in findings(FLAGGED_LANES) if f.rule == "HZ106" and not f.fixed] == []
     anyone = FLAGGED_LANES.replace("threadIdx.x < 32", "threadIdx.x < 64")
     assert [f.line for f in findings(anyone) if f.rule == "HZ106" and not f.fixed] == [4]
+
+
+# FasterTransformer's masked attention and its copies (omniserve, round 20): each 32-lane
+# group reduces, lane 0 of each group stores, every group re-reads the same slots and reduces
+# them again, so both halves of a 64-lane wavefront hold the same value before the broadcast
+# from lane 0
+HALVES_AGREE = """#define ALL 0xffffffffu
+template <int WARPS>
+__device__ float block_sum(float* red, float sum) {
+  int warp = threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  for (int mask = 16; mask >= 1; mask /= 2) sum += __shfl_xor_sync(ALL, sum, mask);
+  if (lane == 0) red[warp] = sum;
+  __syncthreads();
+  if (lane < WARPS) sum = red[lane];
+  for (int mask = WARPS / 2; mask >= 1; mask /= 2) sum += __shfl_xor_sync(ALL, sum, mask);
+  return __shfl_sync(ALL, sum, 0);
+}
+__global__ void softmax_max(const float* x, float* out) {
+  constexpr unsigned WARP_SIZE{32};
+  constexpr unsigned WARPS_PER_BLOCK{256 / WARP_SIZE};
+  __shared__ float red_smem[WARPS_PER_BLOCK * 2];
+  const unsigned lane = threadIdx.x % WARP_SIZE;
+  const unsigned warp = threadIdx.x / WARP_SIZE;
+  float m = x[blockIdx.x * 256 + threadIdx.x];
+  for (int mask = WARP_SIZE / 2; mask >= 1; mask /= 2)
+    m = fmaxf(m, __shfl_xor_sync(ALL, m, mask));
+  if (lane == 0) red_smem[warp] = m;
+  __syncthreads();
+  m = lane < WARPS_PER_BLOCK ? red_smem[lane] : -1e30f;
+  for (int mask = WARPS_PER_BLOCK / 2; mask >= 1; mask /= 2)
+    m = fmaxf(m, __shfl_xor_sync(ALL, m, mask));
+  m = __shfl_sync(ALL, m, 0);
+  float* slots = red_smem + WARPS_PER_BLOCK;
+  out[blockIdx.x * 256 + threadIdx.x] = block_sum<WARPS_PER_BLOCK>(slots, x[threadIdx.x] - m);
+}
+"""
+
+
+def test_a_broadcast_of_a_value_both_halves_hold_alike_crosses_nothing(nvcc, tmp_path):
+    (tmp_path / "a.cu").write_text(HALVES_AGREE)
+    assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
+    assert not {f.rule for f in findings(HALVES_AGREE)} & WAVE_RULES
+    # steps from 16 mix in the lanes `lane < WARPS` left with their own half's sums
+    wide = HALVES_AGREE.replace("mask = WARPS / 2;", "mask = 16;")
+    assert [(f.rule, f.line) for f in findings(wide) if f.rule in WAVE_RULES] == [("HZ103", 11)]
+    # a value read by the hardware lane differs between the halves
+    hardware = HALVES_AGREE.replace("? red_smem[lane] :", "? red_smem[threadIdx.x % 64] :")
+    assert "HZ103" in {f.rule for f in findings(hardware)}

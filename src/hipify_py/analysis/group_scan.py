@@ -11,7 +11,7 @@ from ..frontend.unit import Unit
 from .calls import SHUFFLES, Call
 from .functions import Func, enclosing_conditions, function_at
 from .tokens import cached
-from .values import int_value
+from .values import evaluate
 
 # a lane id (`& 31`, `% 32`) or a group id (`>> 5`, `/ 32`) of 32-lane groups: operator -> value
 GROUPING = {"&": 31, "%": 32, ">>": 5, "/": 32}
@@ -113,8 +113,103 @@ def _group_lanes(unit: Unit, f: Func) -> set[str]:
         end = j - 1 if toks[k + 1].text == "(" else j
         if (
             end - 2 > k + 1
-            and int_value(toks[end - 1].text) == GROUPING.get(toks[end - 2].text)
             and toks[end - 2].text in ("&", "%")
+            and evaluate(unit, end - 1, end) == GROUPING[toks[end - 2].text]
         ):
             out.add(toks[k].text)
     return out
+
+
+_ASSIGNS = frozenset({"=", "+=", "-=", "*=", "|=", "&=", "^="})
+_XOR = frozenset({"__shfl_xor_sync", "__shfl_xor"})
+
+
+def halves_agree(unit: Unit, call: Call) -> bool:
+    """The broadcast ``call`` (`__shfl_sync(m, v, 0)`) reads a value both 32-lane halves of a
+    64-lane wavefront hold alike, so lane 0 of the wavefront has what lane 0 of each group has:
+    since its last plain assignment, `v = red_smem[lane]` with `lane` a group lane (both halves
+    read the same slots, under `if (lane < E)` alike), `v` only went through xor shuffles,
+    which keep the halves alike (FasterTransformer's `block_sum` and the attention kernels that
+    copy it, round 20: 5 false HZ107 in omniserve)."""
+    func = function_at(unit, call.index)
+    toks = unit.tokens
+    src = SHUFFLES[call.name] - 2  # the value comes before the source lane
+    if func is None or len(call.args) <= src + 1:
+        return False
+    a, b = call.args[src]
+    if b != a + 1 or toks[a].kind is not Kind.IDENT:
+        return False
+    name, lanes = toks[a].text, group_lanes(unit, func)
+    if not lanes:
+        return False
+    steps: list[int] = []  # the xor steps after the seed
+    for k in sorted(unit.identifier_positions.get(name, ()), reverse=True):
+        if not func.open < k < call.index or toks[k + 1].text not in _ASSIGNS:
+            continue
+        end = k + 2
+        while end < func.close and toks[end].text != ";":
+            end += 1
+        if end > call.index:
+            continue  # the broadcast's own statement (`v = __shfl_sync(m, v, 0);`)
+        if any(toks[j].text in _XOR for j in range(k + 2, end)):
+            steps.append(k)
+            continue  # an xor step: partners k ^ m and (k + 32) ^ m agree as well
+        if not _seeded_by_group_lane(toks, k + 2, end, lanes):
+            return False
+        # lanes an `if (lane < E)` leaves out keep values of their own half: the steps must
+        # stay below E (`for (int mask = E / 2; ...)`)
+        return all(
+            _group_condition(toks, x, y, lanes) and _steps_below(unit, func, steps, toks[x:y])
+            for kw, x, y in enclosing_conditions(unit, k, func)
+            if kw == "if"
+        )
+    return False
+
+
+def _steps_below(unit: Unit, func: Func, steps: list[int], guard: Sequence[Token]) -> bool:
+    """Each xor step's loop starts at half the bound of ``guard`` (`lane < E`)."""
+    texts = [t.text for t in guard]
+    if "<" not in texts:
+        return False
+    bound = "".join(texts[texts.index("<") + 1 :])
+    return all(
+        any(
+            f"{bound}/2" in "".join(t.text for t in unit.tokens[x:y])
+            for kw, x, y in enclosing_conditions(unit, k, func)
+            if kw == "for"
+        )
+        for k in steps
+    )
+
+
+def _seeded_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
+    """``toks[a:b]`` is a read by group lane (``_read_by_group_lane``), or `cond ? read :
+    constant` on a condition of group lanes (`lane < WARPS_PER_BLOCK ? red_smem[lane] :
+    -FLT_MAX`)."""
+    if _read_by_group_lane(toks, a, b, lanes):
+        return True
+    q = next((j for j in range(a, b) if toks[j].text == "?"), None)
+    c = next((j for j in range(q or b, b) if toks[j].text == ":"), None)
+    if q is None or c is None or not _group_condition(toks, a, q, lanes):
+        return False
+    other = [t for t in toks[c + 1 : b] if t.kind is Kind.IDENT]
+    return _read_by_group_lane(toks, q + 1, c, lanes) and all(t.text.isupper() for t in other)
+
+
+def _read_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
+    """``toks[a:b]`` is `array[index]` whose index names only group lanes and numbers."""
+    if b - a < 4 or toks[a].kind is not Kind.IDENT or toks[a + 1].text != "[":
+        return False
+    if toks[b - 1].text != "]":
+        return False
+    index = toks[a + 2 : b - 1]
+    return any(t.text in lanes for t in index) and all(
+        t.text in lanes or t.kind is not Kind.IDENT for t in index
+    )
+
+
+def _group_condition(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
+    """The condition ``toks[a:b]`` is the same in both halves: it names a group lane, and no
+    other name but constants in capitals (`lane < WARPS_PER_BLOCK`)."""
+    names = [t.text for t in toks[a:b] if t.kind is Kind.IDENT]
+    return any(n in lanes for n in names) and all(n in lanes or n.isupper() for n in names)

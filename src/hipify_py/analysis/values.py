@@ -266,16 +266,18 @@ def _defined_literal(toks: Sequence[Token], i: int) -> tuple[str, int] | None:
 
 
 def _declared_constant(toks: Sequence[Token], i: int) -> tuple[int, int | None] | None:
-    """(name token, value) of ``const``/``constexpr T NAME = ...`` starting at ``i``; the
-    value is None unless the initializer is one integer literal."""
+    """(name token, value) of ``const``/``constexpr T NAME = ...`` (or ``T NAME{...}``, as
+    FasterTransformer's attention writes `constexpr unsigned WARP_SIZE{32};`) starting at
+    ``i``; the value is None unless the initializer is one integer literal."""
     if toks[i].kind is not Kind.IDENT or toks[i].text not in ("constexpr", "const"):
         return None
     j = i + 1
     while j < len(toks) and toks[j].kind is Kind.IDENT and toks[j + 1].kind is Kind.IDENT:
         j += 1
-    if j + 3 >= len(toks) or toks[j].kind is not Kind.IDENT or toks[j + 1].text != "=":
+    if j + 3 >= len(toks) or toks[j].kind is not Kind.IDENT or toks[j + 1].text not in "={":
         return None
-    literal = toks[j + 2].kind is Kind.NUMBER and toks[j + 3].text == ";"
+    close = "}" if toks[j + 1].text == "{" else ";"
+    literal = toks[j + 2].kind is Kind.NUMBER and toks[j + 3].text == close
     return j, int_value(toks[j + 2].text) if literal else None
 
 

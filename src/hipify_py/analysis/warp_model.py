@@ -33,7 +33,7 @@ from ..frontend.unit import Unit
 from .block_geometry import BLOCK32, GROUP32, block_model
 from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
 from .functions import Func, declaration_head, function_at, functions
-from .group_scan import GROUPING, guarded_scan
+from .group_scan import GROUPING, guarded_scan, halves_agree
 from .low_lanes import lanes_past_31_return
 from .namespaces import project_warp_size
 from .taint import thread_taint
@@ -70,7 +70,7 @@ def crosses_groups(unit: Unit, call: Call) -> bool:
         return False
     if call.name.startswith("__shfl_up"):
         return not guarded_scan(unit, call)
-    if call.name not in ("__shfl", "__shfl_sync"):
+    if call.name not in ("__shfl", "__shfl_sync") or halves_agree(unit, call):
         return False
     src = SHUFFLES[call.name] - 1
     if len(call.args) <= src:

@@ -53,9 +53,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis.functions import function_at
+from ..analysis.functions import Func, function_at
 from ..analysis.warp_constants import definitions, uses
-from ..analysis.warp_model import related
+from ..analysis.warp_model import related, shadowed
 from ..analysis.wavefronts import reaches_wavefronts
 from ..context import Context
 from ..findings import Severity
@@ -74,8 +74,11 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     elsewhere = ctx.project.wavefront_constants  # None: no tree known, a file checked alone
     for name, i, value in definitions(unit):
         direct, reached = uses(unit, name, i)
-        local = function_at(unit, i) is not None  # a function's own: no other file uses it
-        user = None if local else next(iter(ctx.project.includers(name, unit.path)), None)
+        home = function_at(unit, i)  # a function's own constant: used in it alone
+        if home is not None:
+            direct, reached = _within(home, direct), _within(home, reached)
+        direct, reached = _unshadowed(unit, direct), _unshadowed(unit, reached)
+        user = None if home else next(iter(ctx.project.includers(name, unit.path)), None)
         if reached and reaches_wavefronts(unit, reached):
             user = None  # this file's own uses are the evidence
         elif unit.is_source or (user is None and (reached or elsewhere is not None)):
@@ -90,3 +93,21 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"the lines that use it{more.note}{where}",
             extra=more.extra,
         )
+
+
+def _within(func: Func, found: list[int]) -> list[int]:
+    return [k for k in found if func.open < k < func.close]
+
+
+def _unshadowed(unit: Unit, found: list[int]) -> list[int]:
+    """The uses not in a function that declares the name itself, as a template parameter or a
+    local (FasterTransformer-style attention: `template <int WARPS_PER_BLOCK, int WARP_SIZE =
+    32> block_sum(...)` beside the kernel's own `constexpr unsigned WARP_SIZE{32};`, round 20:
+    6 false HZ107 in omniserve's copies)."""
+    toks = unit.tokens
+    out = []
+    for k in found:
+        func = function_at(unit, k)
+        if func is None or not shadowed(toks, k, func):
+            out.append(k)
+    return out
