@@ -77,7 +77,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         home = function_at(unit, i)  # a function's own constant: used in it alone
         if home is not None:
             direct, reached = _within(home, direct), _within(home, reached)
-        direct, reached = _unshadowed(unit, direct), _unshadowed(unit, reached)
+        else:
+            direct, reached = _unshadowed(unit, direct), _unshadowed(unit, reached)
         user = None if home else next(iter(ctx.project.includers(name, unit.path)), None)
         if reached and reaches_wavefronts(unit, reached):
             user = None  # this file's own uses are the evidence
@@ -100,10 +101,9 @@ def _within(func: Func, found: list[int]) -> list[int]:
 
 
 def _unshadowed(unit: Unit, found: list[int]) -> list[int]:
-    """The uses not in a function that declares the name itself, as a template parameter or a
-    local (FasterTransformer-style attention: `template <int WARPS_PER_BLOCK, int WARP_SIZE =
-    32> block_sum(...)` beside the kernel's own `constexpr unsigned WARP_SIZE{32};`, round 20:
-    6 false HZ107 in omniserve's copies)."""
+    """The uses of a file-scope constant, less those in a function that declares the name
+    itself, as a template parameter or a local (FasterTransformer-style attention: `template
+    <int WARPS_PER_BLOCK, int WARP_SIZE = 32> block_sum(...)`)."""
     toks = unit.tokens
     out = []
     for k in found:
