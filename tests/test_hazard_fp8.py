@@ -6,9 +6,13 @@ saturates 448 to 240 and decodes the same byte as half the OCP value.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from hipify_py.cli.check import check
 from test_hazard_common import only
 
 QUANTIZE = """#include <cuda_fp8.h>
@@ -178,3 +182,30 @@ float read(const uint8_t* bytes, int i) {
 }
 """
     assert [f.line for f in only("HZ319", src)] == [8]
+
+
+def test_a_range_constant_no_code_reads_and_tensor_casts_are_not_reported(tmp_path) -> None:
+    """omniserve's copy of TensorRT-LLM's cudaFp8Utils.h defines `FP8_E4M3_MAX = 448.0f` and
+    never reads it; SpargeAttn reads a tensor it fills itself as FP8 (round 20: 6 false)."""
+    unused = QUANTIZE.replace("fminf(x[i] / scale, FP8_E4M3_MAX)", "x[i] / scale")
+    assert [f.line for f in only("HZ319", unused)] == [6, 16, 17]  # not the #define's 448
+    tensor = (
+        "#include <cuda_fp8.h>\n#include <torch/extension.h>\n"
+        "void run(torch::Tensor v) {\n"
+        "  auto* p = reinterpret_cast<__nv_fp8_e4m3*>(v.data_ptr());\n  (void)p;\n}\n"
+    )
+    assert only("HZ319", tensor) == []
+    # a header's constant: no file of the tree reads it, or one does
+    header = "#pragma once\n#include <cuda_fp8.h>\nconstexpr float FP8_E4M3_MAX = 448.0f;\n"
+    header += "using fp8 = __nv_fp8_e4m3;\n"
+    (tmp_path / "fp8_utils.h").write_text(header)
+    (tmp_path / "k.cu").write_text('#include "fp8_utils.h"\n__global__ void k(float* x) {}\n')
+    args = ["--select", "HZ319", "--format", "json", "--no-cache", "-j1"]
+    run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+    assert json.loads(run.stdout)["findings"] == []
+    (tmp_path / "k.cu").write_text(
+        '#include "fp8_utils.h"\n'
+        "__global__ void k(float* x) { x[0] = __nv_fp8_e4m3(x[0] / FP8_E4M3_MAX); }\n"
+    )
+    run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+    assert [f["line"] for f in json.loads(run.stdout)["findings"]] == [3]

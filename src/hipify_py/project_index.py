@@ -25,7 +25,7 @@ from .frontend.directives import ARCH
 from .frontend.hip_build import HIP_BUILD
 from .frontend.lexer import Kind, Lexed, lex
 from .frontend.namespace_scope import namespaces_declaring
-from .project_ptx import expanded, header_ptx_macros
+from .project_unused import expanded, header_definitions
 
 if TYPE_CHECKING:
     from .mappings.index import MappingIndex
@@ -68,8 +68,9 @@ class ProjectIndex:
     # `cuda_common.h` `WARP_SIZE 32U`, which its includers use only in 32-lane groups (round
     # 18, a false HZ107)
     wavefront_constants: tuple[tuple[str, str], ...] | None = None
-    # the PTX macros the tree's headers define and no file of it expands (``project_ptx``)
-    unexpanded_ptx: frozenset[str] = frozenset()
+    # the PTX macros and FP8 range constants the tree's headers define and no file of it
+    # names (``project_unused``)
+    unused_names: frozenset[str] = frozenset()
     # (file name, the file names it includes): the tree's include graph by base name (two
     # `common.h` are one node: an over-approximation, never a missed includer)
     includes: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -111,7 +112,7 @@ class ProjectIndex:
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],
             [f"{n}<{','.join(i)}" for n, i in self.includes],
-            sorted(self.unexpanded_ptx),
+            sorted(self.unused_names),
         )
         text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -136,11 +137,12 @@ def index_of(
     also: Callable[[str, bytes], None] | None = None,
 ) -> ProjectIndex:
     """What the sources ``texts`` (path, text) define.  ``texts`` is read a second time when a
-    header defines a PTX macro (``project_ptx``): it must be a collection, or re-iterable.
+    header defines a PTX macro or an FP8 range (``project_unused``): it must be a collection,
+    or re-iterable.
     ``also`` sees each text of the pass (the caller's own questions of the tree: where it uses
     warp-size constants, ``project_wavefronts``, which needs the analyses above this module)."""
     names: set[str] = set()
-    ptx: set[str] = set()
+    headers: set[str] = set()  # what headers define that may be used nowhere
     handles: list[tuple[str, str]] = []
     includes: dict[str, set[str]] = {}
     hip_macros: set[str] = set()
@@ -150,7 +152,7 @@ def index_of(
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
             also(path, data)
-        ptx |= header_ptx_macros(path, data)
+        headers |= header_definitions(path, data)
         included = {
             Path(m.group(1).decode("utf-8", "replace")).name for m in _INCLUDE.finditer(data)
         }
@@ -189,7 +191,7 @@ def index_of(
         hip_values,
         frozenset(warp_size),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
-        unexpanded_ptx=frozenset(ptx - expanded(texts, ptx)) if ptx else frozenset(),
+        unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
     )
 
 

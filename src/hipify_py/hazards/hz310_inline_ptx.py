@@ -87,7 +87,7 @@ def _never_expanded(unit: Unit, i: int, ctx: Context) -> bool:
     """Token ``i`` is in the body of a `#define` that no code expands, so no code holds its PTX:
     a source file's macro it never names again (LeetCUDA's `CP_ASYNC_CG` beside the
     `CP_ASYNC_CA` it uses, round 15), or a header's macro no file of the tree names
-    (``ProjectIndex.unexpanded_ptx``: cuda_hgemm's `LDMATRIX_X1`, round 18).  A header
+    (``ProjectIndex.unused_names``: cuda_hgemm's `LDMATRIX_X1`, round 18).  A header
     checked on its own may be expanded by the files that include it."""
     toks = unit.tokens
     if not toks[i].in_directive:
@@ -99,7 +99,7 @@ def _never_expanded(unit: Unit, i: int, ctx: Context) -> bool:
         return False
     name = toks[d + 2].text
     if not unit.is_source:
-        return name in ctx.project.unexpanded_ptx
+        return name in ctx.project.unused_names
     return unit.identifier_positions.get(name, []) == [d + 2]
 
 
