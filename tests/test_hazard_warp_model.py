@@ -770,3 +770,25 @@ def test_a_broadcast_of_a_value_both_halves_hold_alike_crosses_nothing(nvcc, tmp
     # a value read by the hardware lane differs between the halves
     hardware = HALVES_AGREE.replace("? red_smem[lane] :", "? red_smem[threadIdx.x % 64] :")
     assert "HZ103" in {f.rule for f in findings(hardware)}
+
+
+# ggml's tile attention: a kernel's own constant reaches a helper as its template argument
+LOCAL_TO_HELPER = """template <int warp_size>
+__device__ int any_in_group(int v) {
+  int lane = threadIdx.x % warp_size;
+  return __any_sync(0xffffffffu, v > lane);
+}
+__global__ void k(int* out) {
+  constexpr int warp_size = 32;
+  out[threadIdx.x / warp_size] = any_in_group<warp_size>(out[threadIdx.x]);
+}
+"""
+
+
+def test_hz107_follows_a_functions_own_constant_into_the_helpers_it_instantiates(nvcc, tmp_path):
+    (tmp_path / "h.cu").write_text(LOCAL_TO_HELPER)
+    assert_nvcc_builds(nvcc, [tmp_path / "h.cu"], [], tmp_path)
+    assert [f.line for f in only("HZ107", LOCAL_TO_HELPER)] == [7]
+    # a helper whose parameter of the same name the kernel does not set is another constant
+    own = LOCAL_TO_HELPER.replace("any_in_group<warp_size>(", "any_in_group<64>(")
+    assert only("HZ107", own) == []

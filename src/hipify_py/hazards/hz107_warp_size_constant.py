@@ -51,14 +51,15 @@ or use `warpSize` (a run-time value since HIP 7.0) where no compile-time constan
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import Func, function_at
+from ..analysis.functions import Func, function_at, functions
 from ..analysis.warp_constants import definitions, uses
-from ..analysis.warp_model import related, shadowed
+from ..analysis.warp_model import related
 from ..analysis.wavefronts import reaches_wavefronts
 from ..context import Context
 from ..findings import Severity
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -76,9 +77,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         direct, reached = uses(unit, name, i)
         home = function_at(unit, i)  # a function's own constant: used in it alone
         if home is not None:
-            direct, reached = _within(home, direct), _within(home, reached)
-        else:
-            direct, reached = _unshadowed(unit, direct), _unshadowed(unit, reached)
+            scope = _scope(unit, home, name)
+            direct, reached = _within(scope, direct), _within(scope, reached)
         user = None if home else next(iter(ctx.project.includers(name, unit.path)), None)
         if reached and reaches_wavefronts(unit, reached):
             user = None  # this file's own uses are the evidence
@@ -96,18 +96,35 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         )
 
 
-def _within(func: Func, found: list[int]) -> list[int]:
-    return [k for k in found if func.open < k < func.close]
-
-
-def _unshadowed(unit: Unit, found: list[int]) -> list[int]:
-    """The uses of a file-scope constant, less those in a function that declares the name
-    itself, as a template parameter or a local (FasterTransformer-style attention: `template
-    <int WARPS_PER_BLOCK, int WARP_SIZE = 32> block_sum(...)`)."""
+def _scope(unit: Unit, home: Func, name: str) -> list[Func]:
+    """Where a constant of function ``home`` reaches: ``home``, and the functions of the file it
+    passes the constant to as a template argument (ggml's `flash_attn_tile_load_tile<warp_size,
+    ...>`, whose parameter has the name), not another function's parameter of the same name
+    (omniserve's `block_sum<WARPS_PER_RED>`, whose `WARP_SIZE` keeps its default; round 20)."""
     toks = unit.tokens
-    out = []
-    for k in found:
-        func = function_at(unit, k)
-        if func is None or not shadowed(toks, k, func):
-            out.append(k)
-    return out
+    callees = {
+        toks[k - 1].text
+        for k in range(home.open, home.close)
+        if toks[k].text == "<" and toks[k - 1].kind is Kind.IDENT and _argument_named(toks, k, name)
+    }
+    return [home, *(f for f in functions(unit) if f.name in callees and f.open != home.open)]
+
+
+def _argument_named(toks: Sequence[Token], lt: int, name: str) -> bool:
+    """The template argument list opening at token ``lt`` holds ``name`` as an argument."""
+    depth = 0
+    for k in range(lt, min(lt + 64, len(toks))):
+        depth += (toks[k].text == "<") - (toks[k].text == ">")
+        if depth == 0 or toks[k].text in (";", "{"):
+            return False
+        if (
+            toks[k].text == name
+            and toks[k - 1].text in ("<", ",")
+            and toks[k + 1].text in (",", ">")
+        ):
+            return True
+    return False
+
+
+def _within(funcs: list[Func], found: list[int]) -> list[int]:
+    return [k for k in found if any(f.open < k < f.close for f in funcs)]
