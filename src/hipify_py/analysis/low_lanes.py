@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .functions import Func, enclosing_conditions, function_at
+from .tokens import cached
 from .values import evaluate
 
 # a thread or lane id, as a condition's left side spells it
@@ -51,13 +52,16 @@ def low_lanes_reach(unit: Unit, index: int) -> bool:
     func = function_at(unit, index)
     if func is None or not func.is_device:
         return False
-    toks = unit.tokens
-    calls = [
-        k
-        for k in unit.identifier_positions.get(func.name, ())
-        if k != func.name_index and k + 1 < len(toks) and toks[k + 1].text in ("(", "<")
-    ]
-    return bool(calls) and all(low_lanes_only(unit, k) for k in calls)
+    called: dict[int, bool] = cached(unit, "_hz_called_in_low_lanes", dict)
+    if func.open not in called:  # asked at each shuffle, ballot and mask of the function
+        toks = unit.tokens
+        calls = [
+            k
+            for k in unit.identifier_positions.get(func.name, ())
+            if k != func.name_index and k + 1 < len(toks) and toks[k + 1].text in ("(", "<")
+        ]
+        called[func.open] = bool(calls) and all(low_lanes_only(unit, k) for k in calls)
+    return called[func.open]
 
 
 def lanes_past_31_return(unit: Unit, func: Func) -> bool:

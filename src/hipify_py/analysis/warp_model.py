@@ -358,7 +358,16 @@ def counted_in_groups(unit: Unit, func: Func | None) -> bool:
     operations are ballots it counts (`__popc(__ballot_sync(m, p))`): on a 64-lane wavefront
     such a count adds the votes of two groups, and the fix is at the ballot, which HZ105
     reports (ByteTransformer's sequence lengths, round 19), not at the 32-lane ids."""
-    if func is None or model_of(unit, func) != GROUP32 or _calls_hardware_helper(unit, func):
+    if func is None:
+        return False
+    found: dict[int, bool] = cached(unit, "_hz_counted_in_groups", dict)
+    if func.open not in found:  # asked at each ballot of the function (HZ105) and by HZ101
+        found[func.open] = _counted_in_groups(unit, func)
+    return found[func.open]
+
+
+def _counted_in_groups(unit: Unit, func: Func) -> bool:
+    if model_of(unit, func) != GROUP32 or _calls_hardware_helper(unit, func):
         return False
     votes = [
         c

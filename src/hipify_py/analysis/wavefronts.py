@@ -66,7 +66,7 @@ def _whole_warp_primitive(toks: Sequence[Token], k: int) -> bool:
     `_SegmentMaskColKernel`, round 12).  `WarpReduce<T, 32>` stays in its group."""
     if toks[k].text not in _WARP_PRIMITIVES or toks[k + 1].text != "<":
         return False
-    close = _template_close(toks, k + 1)
+    close = template_close(toks, k + 1)
     return close is not None and len(split(toks, k + 2, close)) == 1
 
 
@@ -173,7 +173,7 @@ def _passed_away(unit: Unit, k: int) -> bool:
             return toks[j - 1].text == ">>>" and not _defined_here(unit, _launched(unit, j - 1))
         elif text == "<":
             name = toks[j - 1].text
-            close = _template_close(toks, j)
+            close = template_close(toks, j)
             return (
                 toks[j - 1].kind is Kind.IDENT
                 and name != "template"  # `template<int WARP_SIZE>` declares a parameter
@@ -214,7 +214,7 @@ def _group_reduction(toks: Sequence[Token], close: int, name: str) -> bool:
     return toks[close + 1].text == "(" and _REDUCING.search(name) is not None
 
 
-def _template_close(toks: Sequence[Token], j: int) -> int | None:
+def template_close(toks: Sequence[Token], j: int) -> int | None:
     """The `>` closing the template arguments the `<` at token ``j`` opens; None for a
     comparison: its `>` must come before the statement or condition ends, and a name, `::`,
     `(`, `{`, `;` or `>` follow it."""

@@ -54,9 +54,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at, functions
+from ..analysis.tokens import split
 from ..analysis.warp_constants import definitions, uses
 from ..analysis.warp_model import related
-from ..analysis.wavefronts import reaches_wavefronts
+from ..analysis.wavefronts import reaches_wavefronts, template_close
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -112,18 +113,10 @@ def _scope(unit: Unit, home: Func, name: str) -> list[Func]:
 
 def _argument_named(toks: Sequence[Token], lt: int, name: str) -> bool:
     """The template argument list opening at token ``lt`` holds ``name`` as an argument."""
-    depth = 0
-    for k in range(lt, min(lt + 64, len(toks))):
-        depth += (toks[k].text == "<") - (toks[k].text == ">")
-        if depth == 0 or toks[k].text in (";", "{"):
-            return False
-        if (
-            toks[k].text == name
-            and toks[k - 1].text in ("<", ",")
-            and toks[k + 1].text in (",", ">")
-        ):
-            return True
-    return False
+    close = template_close(toks, lt)
+    return close is not None and any(
+        b == a + 1 and toks[a].text == name for a, b in split(toks, lt + 1, close)
+    )
 
 
 def _within(funcs: list[Func], found: list[int]) -> list[int]:
