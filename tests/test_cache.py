@@ -33,7 +33,7 @@ void run(float* a, int n) {
 """
 FENCE = """__global__ void k(float* x) {
   x[threadIdx.x] = 1.f;
-  cudaMallocManaged(0, 64);
+  cudaMallocManaged(0, 1 << 20);
 }
 """
 CMAKE = "project(p LANGUAGES CXX CUDA)\nadd_library(k kern.cu sub/fence.cu)\n"
@@ -110,7 +110,9 @@ def test_an_edited_file_is_the_only_one_converted_again(tree, converted):
     convert("out")
     converted.clear()
     fence = tree / "src" / "sub" / "fence.cu"
-    fence.write_text(FENCE.replace("cudaMallocManaged(0, 64);", "cudaMallocManaged(0, 64);\n  "))
+    fence.write_text(
+        FENCE.replace("cudaMallocManaged(0, 1 << 20);", "cudaMallocManaged(0, 1 << 20);\n  ")
+    )
     code, summary, files = convert("out")
     assert converted == ["fence.cu"]
     converted.clear()

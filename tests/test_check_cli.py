@@ -43,7 +43,7 @@ __global__ void reduce(const float* in, float* out) {
 
 WARNING_ONLY = """__global__ void k(float* x) {
   x[threadIdx.x] = 1.f;
-  cudaMallocManaged(0, 64);
+  cudaMallocManaged(0, 1 << 20);
 }
 """
 
@@ -384,7 +384,9 @@ def test_malformed_baseline_messages(tree, text, reason):
 
 def test_non_utf8_source_is_checked_and_binary_source_is_a_failure(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    Path("latin.cu").write_bytes(b"__global__ void k() { cudaMallocManaged(0, 64); } // caf\xe9\n")
+    Path("latin.cu").write_bytes(
+        b"__global__ void k() { cudaMallocManaged(0, 1 << 20); } // caf\xe9\n"
+    )
     Path("bin.cu").write_bytes(b"\x7fELF\0\0\0__global__")
     code, out = invoke("latin.cu")
     assert code == 0 and "HZ403" in out, out

@@ -62,6 +62,31 @@ def test_hz300_a_function_the_file_defines_and_dead_library_branches():
     assert len(only("HZ300", lt.split("\n", 1)[1].replace("#endif\n", ""))) == 1
 
 
+def test_hz300_a_pointer_the_file_declares_under_an_api_name_is_its_variable(nvcc, tmp_path):
+    """The CUDA samples' matrixMulDynlinkJIT (round 21) loads each driver function into a
+    pointer of its name; the file's variable compiles on HIP as it is.  A call of the API
+    itself in a file without the pointer is reported."""
+    src = """typedef int CUresult;
+typedef struct CUfunc_st* CUfunction;
+typedef enum CUsharedconfig_enum { CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE = 2 } CUsharedconfig;
+typedef CUresult tcuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config);
+extern "C" {
+    extern tcuFuncSetSharedMemConfig *cuFuncSetSharedMemConfig;
+}
+tcuFuncSetSharedMemConfig *cuFuncSetSharedMemConfig;
+CUresult prefer_banks(CUfunction f) {
+  return cuFuncSetSharedMemConfig(f, CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE);
+}
+"""
+    (tmp_path / "d.cpp").write_text(src)
+    cmd = [nvcc, "-c", str(tmp_path / "d.cpp"), "-o", str(tmp_path / "d.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [f for f in only("HZ300", src) if "cuFuncSetSharedMemConfig" in f.message] == []
+    call = "CUresult f(CUfunction k, CUsharedconfig c) { return cuFuncSetSharedMemConfig(k, c); }\n"
+    assert ["cuFuncSetSharedMemConfig" in f.message for f in only("HZ300", call)] == [True]
+
+
 def test_hz300_a_function_of_the_projects_namespace_is_the_projects():
     # CTranslate2 declares and calls its own ctranslate2::cuda::cublasGetStatusName
     own = (

@@ -682,6 +682,27 @@ __device__ T other(T v) { __shared__ T s[warpSize]; return v + s[0]; }
     assert [f.line for f in only("HZ104", src)] == [8]
 
 
+def test_hz104_a_class_template_parameter_named_warpsize_is_a_constant(nvcc, tmp_path):
+    # RAFT's coalesced reduction policies (round 21): the struct's own `warpSize`; real CUDA
+    src = """template <int warpSize, int tpb>
+struct Policy {
+  static_assert(tpb % warpSize == 0, "whole warps");
+  static constexpr int LogicalWarpSize = warpSize;
+  static constexpr int Warps = tpb / LogicalWarpSize;
+};
+template <int tpb>
+struct Hardware {
+  static_assert(tpb % warpSize == 0, "whole warps");
+};
+__global__ void k(int* o) { o[threadIdx.x] = Policy<32, 256>::Warps; }
+"""
+    (tmp_path / "p.cu").write_text(src)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "p.cu"), "-o", str(tmp_path / "p.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    # the decoy: a class template of another parameter reads HIP's run-time warpSize
+    assert [f.line for f in only("HZ104", src)] == [9]
+
+
 def test_hz104_a_cast_of_warpsize_is_no_template_argument():
     # LightGBM ShuffleReduceSum: min(static_cast<data_size_t>(warpSize), ...) is run-time code
     src = """__device__ int f(int len) {
@@ -825,6 +846,31 @@ __global__ void k(const int* in, int* out) {
   out[2] = m3;
 }"""
     assert [f.line for f in only("HZ105", src)] == [7, 10]
+
+
+WARP_COUNT_VOTE = """template <unsigned int blockSize>
+__global__ void reduce(const float* in, float* out, unsigned int* votes) {
+  __shared__ float sdata[32];
+  unsigned int tid = threadIdx.x;
+  if (tid % warpSize == 0) sdata[tid / warpSize] = in[tid];
+  __syncthreads();
+  const unsigned int extent = (blockSize / warpSize) > 0 ? (blockSize / warpSize) : 1;
+  const unsigned int ballot = __ballot_sync(0xffffffffu, tid < extent);
+  const unsigned int wide = __ballot_sync(0xffffffffu, tid < blockSize);
+  if (tid == 0) { out[blockIdx.x] = sdata[0]; votes[0] = ballot; votes[1] = wide; }
+}
+template __global__ void reduce<256>(const float*, float*, unsigned int*);
+"""
+
+
+def test_hz105_a_vote_of_the_block_s_warp_count_has_no_lane_past_31(nvcc, tmp_path):
+    """The CUDA samples' reduce7 (round 21): `tid < blockSize / warpSize` is false past lane
+    31 (a block has at most 32 warps), so 32 bits hold every vote; a vote of `tid <
+    blockSize` is not."""
+    (tmp_path / "v.cu").write_text(WARP_COUNT_VOTE)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "v.cu"), "-o", str(tmp_path / "v.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert [f.line for f in only("HZ105", WARP_COUNT_VOTE)] == [9]
 
 
 def test_hz107_a_constant_that_sizes_cooperative_group_tiles_stays_in_its_groups():
@@ -972,3 +1018,36 @@ def test_a_ballot_counted_by_32_lane_groups_is_one_finding_at_the_ballot(nvcc, t
         "      count += __popc(b & ((1u << lane) - 1));",
     )
     assert "HZ101" in [f.rule for f in findings(ranked)]
+
+
+RSMT = """static const int WS = 32;  // warp size
+__device__ int inserted(int* out, bool insert, int num) {
+  const int lane = threadIdx.x % WS;
+  const int warp = threadIdx.x / WS;
+  const unsigned long long bal = __ballot_sync(~0ull, insert);
+  const int pos = __popcll(bal & ~(-1ull << lane)) + num;
+  if (insert) out[warp * WS + pos] = lane;
+  return __popcll(bal);
+}
+__global__ void nets(int* out, const int* work, int n) {
+  const int lane = threadIdx.x % WS;
+  int i = 0;
+  if (lane == 0) i = atomicAdd(out, 1);
+  i = __shfl_sync(0xffffffff, i, 0);
+  if (i < n) out[i] = inserted(out, work[i] > lane, i);
+}
+"""
+
+
+def test_hz103_group_code_that_picks_ballot_bits_by_its_lane_is_the_constant_s(nvcc, tmp_path):
+    """HeCBench's rsmt (its human port sets `WS` to 64 and keeps the width-less broadcasts):
+    a kernel whose helper picks a ballot's bits by `lane = threadIdx.x % WS` works in the
+    hardware warp, so its broadcast from lane 0 is right once `WS` is (HZ107), not a shuffle
+    to give width 32.  Without the ballot helper, the same broadcast is HZ103's."""
+    (tmp_path / "r.cu").write_text(RSMT)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "r.cu"), "-o", str(tmp_path / "r.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ103", RSMT) == []
+    assert [f.line for f in only("HZ107", RSMT)] == [1]
+    alone = RSMT.replace("out[i] = inserted(out, work[i] > lane, i);", "out[i] = work[i] + lane;")
+    assert [f.line for f in only("HZ103", alone)] == [14]

@@ -186,8 +186,57 @@ using cudnnStatus_t = CudnnStatus;
 using cublasHandle_t = struct cublasContext*;
 """
     handles = b"struct cusparseContext;\ntypedef struct cusparseContext* SparseHandle;\n"
-    found = index_of([("cudnnWrapper.h", wrapper), ("platform.hpp", handles)], ctx().mappings)
+    # the CUDA samples' dynlink header (round 21): a typedef's name after the enum's body
+    dynlink = b"typedef enum CUctx_flags_enum {\n  CU_CTX_SCHED_AUTO = 0\n} CUctx_flags;\n"
+    texts = [("cudnnWrapper.h", wrapper), ("platform.hpp", handles), ("dynlink.h", dynlink)]
+    found = index_of(texts, ctx().mappings)
     assert {"cudnnStatus_t", "CUDNN_STATUS_SUCCESS", "cublasHandle_t", "cublasContext"} <= (
         found.defined
     )
+    assert "CUctx_flags" in found.defined
     assert "cusparseContext" not in found.defined
+
+
+def test_a_header_s_warp_size_constant_is_32_in_the_files_that_use_it(tmp_path: Path) -> None:
+    """nunchaku's zgemm (round 21): `Config` defines `WARP_SIZE = 32` in one header, another
+    header's kernels take `laneId = threadIdx.x % WARP_SIZE`, `warpId = threadIdx.x /
+    WARP_SIZE` and broadcast `__shfl_sync(~0, v, laneId % 4)`.  Read with the header's value,
+    that is 32-lane group code whose width-less broadcast is HZ103's, at the shuffle, not the
+    header's constant (HZ107).  A name the tree also defines as 64 stays unknown."""
+    config = "#pragma once\nstruct Config {\n  static constexpr int WARP_SIZE = 32;\n};\n"
+    kernel = (
+        '#include "config.cuh"\nstruct Epilogue : Config {\n'
+        "  __device__ void apply(float* out, float v) {\n"
+        "    const int laneId = threadIdx.x % WARP_SIZE;\n"
+        "    const int warpId = threadIdx.x / WARP_SIZE;\n"
+        "    v = __shfl_sync(~0, v, laneId % 4);\n"
+        "    out[warpId * WARP_SIZE + laneId] = v;\n  }\n};\n"
+    )
+    (tmp_path / "config.cuh").write_text(config)
+    (tmp_path / "epilogue.cuh").write_text(kernel)
+    args = ["--select", "HZ103,HZ107", "--format", "json", "--no-cache"]
+
+    def found() -> list[tuple[str, str, int]]:
+        run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+        return sorted(
+            (f["rule"], Path(f["path"]).name, f["line"]) for f in json.loads(run.output)["findings"]
+        )
+
+    assert found() == [("HZ103", "epilogue.cuh", 6)]
+    (tmp_path / "other.cuh").write_text("#define WARP_SIZE 64\n")
+    assert found() == [("HZ107", "config.cuh", 3)]
+
+
+def test_a_tree_constant_is_32_only_where_the_file_does_not_declare_the_name() -> None:
+    """nunchaku defines a constant `warp` somewhere; a file whose `warp` is a variable of its
+    own (`int warp = threadIdx.x / WARP_SIZE;`) keeps it unknown, while the header's
+    `WARP_SIZE` it only uses is 32."""
+    from hipify_py.analysis.values import constant_at
+    from hipify_py.frontend.unit import Unit
+
+    src = "__device__ int f() { int warp = threadIdx.x / WARP_SIZE; return warp % 4; }\n"
+    unit = Unit("k.cu", src, ctx().mappings, tree_warp_constants=frozenset({"warp", "WARP_SIZE"}))
+    at = unit.identifier_positions["return"][0]
+    assert constant_at(unit, "WARP_SIZE", at) == 32
+    assert constant_at(unit, "warp", at) is None
+    assert constant_at(Unit("k.cu", src, ctx().mappings), "WARP_SIZE", at) is None

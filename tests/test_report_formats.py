@@ -19,7 +19,7 @@ IN_CI = __import__("os").environ.get("CI", "").lower() == "true"
 SRC = """__global__ void k(float* o) {
   int lane = threadIdx.x & 31;
   o[lane] = __shfl_down_sync(0xffffffff, o[0], 1, warpSize);
-  cudaMallocManaged(0, 64);
+  cudaMallocManaged(0, 1 << 20);
 }
 """
 

@@ -16,7 +16,7 @@ from hipify_py.runner import process
 
 KERNEL = (
     "#include <cuda_runtime.h>{nl}// caf\xe9 au lait{nl}"
-    "__global__ void k(int* p) {{ cudaMallocManaged(0, 64); }}{nl}"
+    "__global__ void k(int* p) {{ cudaMallocManaged(0, 1 << 20); }}{nl}"
     "int main() {{{nl}  k<<<1, 1>>>(0);{nl}  cudaDeviceSynchronize();{nl}}}{nl}"
 )
 

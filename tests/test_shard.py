@@ -19,7 +19,7 @@ SHUFFLE = """__global__ void k{n}(float* a) {{
   float v = a[threadIdx.x];
   for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
   a[threadIdx.x & 31] = v;
-  cudaMallocManaged(0, 64);
+  cudaMallocManaged(0, 1 << 20);
 }}
 void run{n}(float* a) {{ k{n}<<<1, 64>>>(a); cudaDeviceSynchronize(); }}
 """

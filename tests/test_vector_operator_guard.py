@@ -23,7 +23,7 @@ def test_consecutive_element_wise_definitions_share_one_guard():
     out = hip(src)
     assert out.count(GUARD) == 1 and out.count("#endif") == 1
     guarded = out[out.index(GUARD) : out.index("#endif")].split("\n", 1)[1]
-    assert guarded.count("operator") == 10 and "dot(" not in guarded
+    assert guarded.count("operator") == 11 and "dot(" not in guarded
     assert only("HZ330", src) == []  # nothing left for a human
 
 
@@ -130,3 +130,44 @@ def test_one_sided_and_integral_compound_operators_stay_the_ones_calls_use(
         "static __device__ __forceinline__ void operator+=", "__host__ __device__ void operator+="
     )
     assert [f.line for f in only("HZ330", both)] == [9]
+
+
+MIXED = """#include <cuda_runtime.h>
+// GROMACS vectype_ops (round 21): operands of two vector types, which none of HIP's operators
+// take together: the user's stay the ones calls use
+__host__ __device__ void operator+=(float3& a, float4 b) { a.x += b.x; a.y += b.y; a.z += b.z; }
+__host__ __device__ float4 operator+(float4 a, float3 b) {
+  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w);
+}
+__host__ __device__ float operator*(const float4& a, const float3& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+__global__ void k(float3* p, float4* q, float* o) {
+  float3 v = p[0];
+  v += q[0];
+  p[1] = v;
+  q[1] = q[2] + p[2];
+  o[0] = q[3] * p[3];
+}
+"""
+
+
+def test_operators_on_two_vector_types_stay_the_ones_calls_use(nvcc, gfx942_check, tmp_path):
+    (tmp_path / "m.cu").write_text(MIXED)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "m.cu"), "-o", str(tmp_path / "m.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ330", MIXED) == []
+    (tmp_path / "m.hip").write_text(hip(MIXED))
+    proc = gfx942_check(tmp_path / "m.hip")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # the decoy: a vector and a scalar, where HIP's template takes an `int` the user's converted
+    scalar = MIXED.replace(
+        "float operator*(const float4& a, const float3& b)",
+        "float operator*(const float4& a, float b)",
+    )
+    scalar = scalar.replace("a.x * b.x + a.y * b.y + a.z * b.z", "a.x * b + a.w")
+    scalar = scalar.replace("q[3] * p[3]", "q[3] * p[3].x")
+    (tmp_path / "s.cu").write_text(scalar)
+    cmd[-3] = str(tmp_path / "s.cu")
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert [f.line for f in only("HZ330", scalar)] == [8]

@@ -292,6 +292,7 @@ def project_index_of(
     return replace(
         index_of(_TreeTexts(items), mappings, also=wavefronts.add),
         wavefront_constants=wavefronts.uses(mappings),
+        warp_constants=wavefronts.constants(),
         cuda_backends=cuda_backends_of(files),
         library_copies=library_copies_of(files),
     )

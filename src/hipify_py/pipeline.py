@@ -204,6 +204,7 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
             hermetic=_hermetic(ctx),
             project_defines=ctx.project.hip_values,
             warp_size_namespaces=ctx.project.warp_size_namespaces,
+            tree_warp_constants=ctx.project.warp_constants,
         )
         try:
             return work(unit, ctx)

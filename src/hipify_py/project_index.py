@@ -68,6 +68,11 @@ class ProjectIndex:
     # `cuda_common.h` `WARP_SIZE 32U`, which its includers use only in 32-lane groups (round
     # 18, a false HZ107)
     wavefront_constants: tuple[tuple[str, str], ...] | None = None
+    # the warp-size constants (``WARP_NAME``) some file of the tree defines as 32 and none as
+    # another number: 32 in the files that use them without the definition (nunchaku's
+    # `laneId = threadIdx.x % WARP_SIZE` of a `Config` header, round 21), so those files'
+    # warp models read what the header says
+    warp_constants: frozenset[str] = frozenset()
     # the PTX macros and FP8 range constants the tree's headers define and no file of it
     # names (``project_unused``)
     unused_names: frozenset[str] = frozenset()
@@ -112,6 +117,7 @@ class ProjectIndex:
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],
             [f"{n}<{','.join(i)}" for n, i in self.includes],
+            sorted(self.warp_constants),
             sorted(self.unused_names),
         )
         text = "\0".join("\n".join(p) for p in parts)
@@ -175,6 +181,7 @@ def index_of(
                 values[name] = value if values.get(name, value) == value else None
         names.update(_functions(data))
         names.update(_types(data))
+        names.update(_declared_after_bodies(data))
         handles.extend(_opaque_handles(data))
         if not hip and _HIP_SWITCH.search(data):
             candidates = mappings.known(file_macros).keys() | {ARCH}
@@ -313,6 +320,18 @@ def _types(data: bytes) -> Iterator[str]:
             word = _FIRST_WORD.match(item)
             if word:
                 yield word.group(1).decode("ascii")
+
+
+# `} CUctx_flags;`: the name a `typedef enum {...}` (or struct) body declares
+_AFTER_BODY = re.compile(rb"\}[ \t]*(\w+)[ \t]*;")
+
+
+def _declared_after_bodies(data: bytes) -> Iterator[str]:
+    """The names ``data`` declares after a body: the CUDA samples' dynlink headers copy the
+    driver API, each enum a typedef of its own (`typedef enum CUctx_flags_enum {...}
+    CUctx_flags;`), the project's names (round 21; HZ321 reports the copy once)."""
+    for m in _AFTER_BODY.finditer(data):
+        yield m.group(1).decode("ascii")
 
 
 def _opaque_handles(data: bytes) -> Iterator[tuple[str, str]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .analysis.warp_constants import COMMENTED, WARP_NAME
+from .analysis.warp_model import HARDWARE_NAMES
 from .analysis.wavefronts import wavefront_constants
 from .frontend.unit import Unit
 from .mappings.index import MappingIndex
@@ -20,8 +21,8 @@ from .project_index import WORD_BYTES
 
 # every name ``WARP_NAME`` matches holds one of these
 _PARTS = (b"warp", b"lane", b"wave", b"simd")
-# what follows a name defined as 32: `#define W 32`, `W = 32`, `W{32}`, `W = (32u)`
-_AS_32 = re.compile(rb"[ \t]*(?:=[ \t]*|\{[ \t]*|[ \t])[ \t(]*32[uUlL]*(?![\w.])")
+# what follows a name defined as a number: `#define W 32`, `W = 32`, `W{32}`, `W = (32u)`
+_AS_NUMBER = re.compile(rb"[ \t]*(?:=[ \t]*|\{[ \t]*|[ \t])[ \t(]*(\d+)[uUlL]*(?![\w.])")
 _COMMENTED = re.compile(COMMENTED.pattern.encode("ascii"), COMMENTED.flags & re.I)
 _KEPT_BYTES = 64 << 20  # texts kept for the analysis after the pass, at most
 
@@ -31,6 +32,7 @@ class WavefrontUses:
 
     def __init__(self) -> None:
         self.defined_32: set[str] = set()
+        self.defined_other: set[str] = set()  # defined as another number somewhere
         self.kept: list[tuple[str, bytes]] = []
         self.kept_bytes = 0
         self.overflow = False
@@ -42,7 +44,13 @@ class WavefrontUses:
         if not any(part in low for part in _PARTS):
             return
         words = warp_words(data, low)
-        self.defined_32 |= {w for w in words if _defines_32(data, w)} | _commented_32(data, low)
+        for word in words:
+            values = _defined_values(data, word)
+            if 32 in values:
+                self.defined_32.add(word)
+            if values - {32}:
+                self.defined_other.add(word)
+        self.defined_32 |= _commented_32(data, low)
         if self.overflow:
             return
         self.kept_bytes += len(data)
@@ -52,6 +60,11 @@ class WavefrontUses:
             return
         self.kept.append((path, data))
 
+    def constants(self) -> frozenset[str]:
+        """The names the tree defines as 32 and never as another number; not `warpSize` and
+        the like, which where a file does not define them are the hardware's."""
+        return frozenset(self.defined_32 - self.defined_other - HARDWARE_NAMES)
+
     def uses(self, mappings: MappingIndex) -> tuple[tuple[str, str], ...] | None:
         """(name, file) of each constant some file defines as 32 that another file, not
         defining it, uses in code of hardware wavefronts; None past the bound."""
@@ -60,7 +73,8 @@ class WavefrontUses:
         out: set[tuple[str, str]] = set()
         for path, data in self.kept:
             if any(name.encode("ascii") in data for name in self.defined_32):
-                unit = Unit(path, data.decode("utf-8", "replace"), mappings)
+                text = data.decode("utf-8", "replace")
+                unit = Unit(path, text, mappings, tree_warp_constants=self.constants())
                 wanted = self.defined_32 & unit.identifiers
                 out.update((name, path) for name in wavefront_constants(unit, wanted))
                 unit.release()
@@ -94,17 +108,20 @@ def _commented_32(data: bytes, low: bytes) -> set[str]:
     return {m.group(1).decode("ascii") for m in _COMMENTED.finditer(data)}
 
 
-def _defines_32(data: bytes, word: str) -> bool:
-    """Some occurrence of ``word`` in ``data`` is followed by a value of 32 (the rule's own
-    reading, ``warp_constants.definitions``, decides; this only picks the names to follow)."""
+def _defined_values(data: bytes, word: str) -> set[int]:
+    """The numbers the occurrences of ``word`` in ``data`` are followed by, as a definition
+    writes them (the rule's own reading, ``warp_constants.definitions``, decides which are
+    reported; this picks the names to follow)."""
     name = word.encode("ascii")
+    out = set()
     at = data.find(name)
     while at >= 0:
         end = at + len(name)
         boundary = (not at or data[at - 1] not in WORD_BYTES) and (
             end == len(data) or data[end] not in WORD_BYTES
         )
-        if boundary and _AS_32.match(data, end):
-            return True
+        m = _AS_NUMBER.match(data, end) if boundary else None
+        if m:
+            out.add(int(m.group(1)))
         at = data.find(name, end)
-    return False
+    return out

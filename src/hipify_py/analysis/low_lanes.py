@@ -188,6 +188,46 @@ def _past_group_0(unit: Unit, a: int, b: int) -> bool:
     return _matches_initializer(unit, a, k, _group_of_32)
 
 
+def votes_below_32(unit: Unit, a: int, b: int) -> bool:
+    """The ballot predicate ``tokens[a:b]`` is false in every lane past 31: `tid < 32`, or
+    `tid < n` where ``n`` counts the warps of a block (`blockSize / warpSize`: at most 1024 / 32
+    on CUDA, 16 on a wave64 target; the CUDA samples' `reduce7` votes `tid < shmem_extent`,
+    round 21), so a 32-bit ballot holds every vote."""
+    toks = unit.tokens
+    less = [k for k in range(a, b) if toks[k].text in ("<", "<=")]
+    if len(less) != 1 or not _thread_id(unit, a, less[0]):
+        return False
+    return _lanes_cut(unit, a, b, ("<", "<=")) or _matches_initializer(
+        unit, less[0] + 1, b, _warps_of_block
+    )
+
+
+# what a block's size is called where its warps are counted (`blockSize / warpSize`)
+_BLOCK_SIZE = frozenset({"blockDim", "x", "blockSize", "BLOCK_SIZE", "block_size", "kBlockSize"})
+
+
+def _warps_of_block(unit: Unit, a: int, b: int) -> bool:
+    """``tokens[a:b]`` counts the warps of a block: every division is by the warp size (the
+    name, or 32), every other name is the block's size, no other operator grows it (a
+    ternary that keeps it at least 1 is allowed: `(blockSize / warpSize) > 0 ? (blockSize /
+    warpSize) : 1`)."""
+    toks = unit.tokens
+    divided = False
+    for k in range(a, b):
+        t = toks[k]
+        if t.text == "/":
+            divided = True
+            if toks[k + 1].text != "warpSize" and evaluate(unit, k + 1, k + 2) != 32:
+                return False
+        elif t.text in ("*", "<<", "+"):
+            return False
+        elif t.kind is Kind.IDENT and t.text not in _BLOCK_SIZE and t.text != "warpSize":
+            return False
+        elif t.kind is Kind.NUMBER and (evaluate(unit, k, k + 1) or 0) > 32:
+            return False
+    return divided
+
+
 def _lanes_cut(unit: Unit, a: int, b: int, ops: tuple[str, str]) -> bool:
     """``tokens[a:b]`` is one comparison of a thread or lane id by one of ``ops`` that parts
     lanes 0-31 from the rest: `< 32` or `<= 31` (the lanes kept), `>= 32` or `> 31` (the

@@ -204,8 +204,10 @@ _ARITH = re.compile(r"^[0-9+\-*/%() <>]*$")
 def constant_at(unit: Unit, name: str, index: int) -> int | None:
     """The value of integer constant ``name`` (`#define N 128`, `constexpr int N = 128;`,
     `const int N = 128;`) as seen from token ``index``: a `constexpr`/`const`
-    declared earlier in the enclosing function, else the file-scope one.  A function-local
-    `constexpr int rows = 32;` in one kernel says nothing about `rows` in another."""
+    declared earlier in the enclosing function, else the file-scope one, else, for a name
+    the file does not define, the tree's warp-size constant of 32 (``Unit.tree_warp_constants``).
+    A function-local `constexpr int rows = 32;` in one kernel says nothing about `rows` in
+    another."""
     file_scope, local = _constant_tables(unit)
     func = function_at(unit, index)
     if func is not None:
@@ -215,7 +217,41 @@ def constant_at(unit: Unit, name: str, index: int) -> int | None:
                 best = value
         if best is not None or (func.open, name) in local:
             return best
-    return file_scope.get(name)
+    if name in file_scope or not _tree_constant(unit, name):
+        return file_scope.get(name)
+    return 32
+
+
+def _tree_constant(unit: Unit, name: str) -> bool:
+    """``name`` is the tree's warp-size constant of 32 here: the file neither defines nor
+    declares it (nunchaku's `warp = threadIdx.x / WARP_SIZE` in a file that uses a header's
+    `WARP_SIZE`: `warp` is a variable there, though another file defines a constant `warp`)."""
+    if name not in unit.tree_warp_constants:
+        return False
+    found: dict[str, bool] = cached(unit, "_hz_tree_constants", dict)
+    if name not in found:
+        toks = unit.tokens
+        found[name] = name not in _define_ranges(unit) and not any(
+            _declared_at(toks, k) for k in unit.identifier_positions.get(name, ())
+        )
+    return found[name]
+
+
+def _declared_at(toks: Sequence[Token], k: int) -> bool:
+    """The name at token ``k`` is declared or assigned there: `int warp = ...`, `int warp;`,
+    a parameter `int warp)`, `warp = ...`, or a member `.warp`."""
+    before = toks[k - 1] if k else None
+    after = toks[k + 1].text if k + 1 < len(toks) else ""
+    if before is not None and before.text in (".", "->", "#", "define"):
+        return True
+    if after == "=":
+        return True
+    return (
+        before is not None
+        and before.kind is Kind.IDENT
+        and before.text not in ("return", "case", "sizeof", "else", "do")
+        and after in (";", ",", ")", "[", "{", ":")
+    )
 
 
 # file-scope NAME -> value, and (function, NAME) -> [(token index, value or None)] of locals

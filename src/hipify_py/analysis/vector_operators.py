@@ -13,10 +13,10 @@ pass that guards them and the rule that reports the rest read the same decision 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .functions import specifiers
 from .tokens import cached, split
@@ -167,11 +167,13 @@ def wins_every_call(unit: Unit, d: OperatorDef) -> bool:
     definition is for one side only (`__device__` or `__host__`, not both): clang prefers a
     function of the caller's own side to HIP's `__host__ __device__` one, so the two are not
     ambiguous (compiled: test_vector_operator_guard)."""
-    if d.op in NON_TEMPLATE and not _one_sided(unit, d):
-        return False
     toks = unit.tokens
     params = split(toks, d.open + 1, d.close)
     if len(params) != 2:
+        return False
+    if _two_vector_types(toks, params):
+        return True
+    if d.op in NON_TEMPLATE and not _one_sided(unit, d):
         return False
     for n, (first, end) in enumerate(params):
         words = [t.text for t in toks[first:end]]
@@ -184,6 +186,21 @@ def wins_every_call(unit: Unit, d: OperatorDef) -> bool:
         elif "&" in words and "const" not in words:
             return False
     return True
+
+
+def _two_vector_types(toks: Sequence[Token], params: list[tuple[int, int]]) -> bool:
+    """Both operands are vectors, of two different types (GROMACS's `operator+=(float3&,
+    float4)`, round 21): HIP's compound members take their own type or a scalar convertible to
+    the element, never another vector, and its binary templates lose to the exact non-template
+    user operator, so the user's stays the one every call uses (compiled:
+    test_vector_operator_guard)."""
+    types = set()
+    for first, end in params:
+        kept = [t.text for t in toks[first : end - 1] if t.text not in _QUALIFIERS]
+        if len(kept) != 1 or not VECTOR.fullmatch(kept[0]):
+            return False
+        types.add(kept[0])
+    return len(types) == 2
 
 
 def _one_sided(unit: Unit, d: OperatorDef) -> bool:
@@ -252,7 +269,9 @@ def is_elementwise(unit: Unit, d: OperatorDef) -> bool:
     comps = _COMPONENTS[: int(d.vector[-1])]
     if d.op in COMPOUND:
         return _compound_body(unit, d, comps, shaped)
-    return _returned_components(unit, d, comps, shaped)
+    return _returned_components(unit, d, comps, shaped) or _assigned_components(
+        unit, d, comps, shaped
+    )
 
 
 def _compound_body(unit: Unit, d: OperatorDef, comps: str, params: list[tuple[str, bool]]) -> bool:
@@ -294,6 +313,26 @@ def _returned_components(
     return len(args) == len(comps) and all(
         _component([t.text for t in toks[first:end]], c, d.op, params)
         for (first, end), c in zip(args, comps, strict=True)
+    )
+
+
+def _assigned_components(
+    unit: Unit, d: OperatorDef, comps: str, params: list[tuple[str, bool]]
+) -> bool:
+    """``<vector> c; c.x = a * b.x; c.y = a * b.y; return c;``: a local of the vector type,
+    one assignment per component, in order, then the local returned (the CUDA samples'
+    `operator*(float, float2)` in cdpBezierTessellation, round 21)."""
+    words = [t.text for t in unit.tokens[d.body + 1 : d.end]]
+    statements = [x.split() for x in " ".join(words).split(" ;")]
+    if len(statements) != len(comps) + 3 or statements[-1]:
+        return False
+    declared, *assignments, returned, _ = statements
+    if len(declared) != 2 or declared[0] != d.vector or returned != ["return", declared[1]]:
+        return False
+    local = declared[1]
+    return all(
+        parts[:4] == [local, ".", c, "="] and _component(parts[4:], c, d.op, params)
+        for parts, c in zip(assignments, comps, strict=True)
     )
 
 

@@ -114,10 +114,13 @@ def uses(unit: Unit, name: str, at: int) -> tuple[list[int], list[int]]:
 
 
 def _named(unit: Unit, name: str, at: int) -> list[int]:
+    """The uses HIP compiles: not those in a branch it skips (the CUDA samples'
+    tf32TensorCoreGemm uses `WARP_SIZE` only under `#if __CUDA_ARCH__ >= 800`, round 21)."""
     toks = unit.tokens
+    inactive = inactive_in(unit)
     out = []
     for k in unit.identifier_positions.get(name, ()):
-        if k == at:
+        if k == at or toks[k].start in inactive:
             continue
         word, macro = _directive(toks, k)
         if word in ("ifdef", "ifndef", "undef", "if", "elif", "defined") or (
@@ -150,5 +153,5 @@ def _macro_of(toks: Sequence[Token], k: int) -> str | None:
 def reported_names(unit: Unit) -> frozenset[str]:
     """Names of the file's warp-size constants: the definition is the one place to fix (HZ107
     reports it where the constant meets the hardware wavefront), so HZ101 and HZ102 do not
-    report their uses again."""
-    return frozenset(name for name, _, _ in definitions(unit))
+    report their uses again; nor those of the tree's constants a header defines."""
+    return frozenset(name for name, _, _ in definitions(unit)) | unit.tree_warp_constants

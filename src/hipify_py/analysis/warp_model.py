@@ -39,13 +39,14 @@ from .namespaces import project_warp_size
 from .taint import thread_taint
 from .tokens import cached, operand_before
 from .values import constant_at, evaluate, int_value
+from .warp_constants import reported_names
 
 HARDWARE = "hardware"
 LANE32 = "lane32"  # a 32-lane lane id without a matching group id: reductions stay in the group
 
 # operator -> what the right operand is worth when it splits thread ids into 32-lane groups
 # names that speak of the hardware wavefront
-_HARDWARE_NAMES = frozenset({"warpSize", "__lane_id", "C10_WARP_SIZE", "__AMDGCN_WAVEFRONT_SIZE"})
+HARDWARE_NAMES = frozenset({"warpSize", "__lane_id", "C10_WARP_SIZE", "__AMDGCN_WAVEFRONT_SIZE"})
 
 
 def model_of(unit: Unit, func: Func | None) -> str | None:
@@ -133,6 +134,25 @@ def shadowed(toks: Sequence[Token], k: int, f: Func) -> bool:
     )
 
 
+def class_template_parameter(unit: Unit, k: int) -> bool:
+    """The name at token ``k`` is a template parameter of a class template whose body holds it:
+    RAFT's `template <int warpSize, int tpb> struct ReductionThinPolicy { static_assert(tpb %
+    warpSize == 0); ... }` (round 21) uses its own constant, not HIP's `warpSize`."""
+    toks, name = unit.tokens, unit.tokens[k].text
+    for open_, close in unit.lexed.brackets.items():
+        if not open_ < k < close or toks[open_].text != "{":
+            continue
+        start = open_
+        while start > 0 and toks[start - 1].text not in (";", "{", "}") and open_ - start < 256:
+            start -= 1
+        head = range(start, open_)
+        if any(toks[j].text in ("struct", "class") for j in head) and any(
+            toks[j].text == name and template_parameter(toks, j) for j in head
+        ):
+            return True
+    return False
+
+
 def template_parameter(toks: Sequence[Token], j: int) -> bool:
     """Token ``j`` declares a template parameter: `int warpSize` followed by `,`, `>` or `=`
     inside a `template <...>` (a bracket depth walk back to the `template <`)."""
@@ -161,12 +181,12 @@ def _width(unit: Unit, call: Call) -> int | None:
     if len(call.args) <= w:
         return None
     a, b = call.args[w]
-    if any(t.text in _HARDWARE_NAMES for t in unit.tokens[a:b]):
+    if any(t.text in HARDWARE_NAMES for t in unit.tokens[a:b]):
         return 64
     default = _parameter_default(unit, a, b)
     if default is not None:
         a, b = default
-        if any(t.text in _HARDWARE_NAMES for t in unit.tokens[a:b]):
+        if any(t.text in HARDWARE_NAMES for t in unit.tokens[a:b]):
             return 64
     return evaluate(unit, a, b)
 
@@ -222,6 +242,10 @@ def _decide(unit: Unit) -> dict[int, str]:
             callers = {out.get(g.open) for g in _callers(unit, f, funcs) if g.open != f.open}
             if len(callers) == 1 and None not in callers and LANE32 not in callers:
                 out[f.open] = callers.pop()  # type: ignore[assignment]
+            elif callers == {GROUP32, LANE32} and f.open not in out:
+                # every caller passes a 32-lane lane id, some with a group id: its lanes are
+                # 32-lane ids (nunchaku's `broadcast_wscale(..., laneId)`, round 21)
+                out[f.open] = LANE32
     return out
 
 
@@ -241,7 +265,7 @@ def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
     if any(
         (
-            toks[k].text in _HARDWARE_NAMES
+            toks[k].text in HARDWARE_NAMES
             and not shadowed(toks, k, f)
             and project_warp_size(unit, k) is None
         )
@@ -351,6 +375,54 @@ def meets_hardware_warp(unit: Unit, func: Func | None) -> str | None:
     ):
         return ""
     return _calls_hardware_helper(unit, func)
+
+
+def constant_is_the_fix(unit: Unit, func: Func | None) -> bool:
+    """``func`` takes its 32-lane ids from a warp-size constant HZ107 reports (``reported``:
+    the file's, or a header's of the tree; `lane = threadIdx.x % WS`), and it or a function
+    of the file it calls (three calls deep) meets the hardware warp other than by counting
+    its ballots: HeCBench's rsmt kernels broadcast from lane 0 and call `insertSteinerPoints`,
+    which picks a ballot's bits by that lane.  The whole call tree then means the hardware
+    warp, and the constant is what to fix (the human port sets `WS` to 64); its broadcasts are
+    right once it is.  Ids of literal 32 (`t % 32`) stay group ids: exllamav3's radix sort,
+    whose ballot is HZ105's and whose broadcasts HZ103's (round 20, judged true)."""
+    if func is None or not _ids_from(unit, func, reported_names(unit)):
+        return False
+    found: dict[int, bool] = cached(unit, "_hz_constant_is_the_fix", dict)
+    if func.open not in found:
+        funcs = [f for f in functions(unit) if f.is_device]
+        tree, todo = {func.open: func}, [func]
+        for _ in range(3):
+            todo = [g for f in todo for g in _callees(unit, f, funcs) if g.open not in tree]
+            tree.update((g.open, g) for g in todo)
+        found[func.open] = any(
+            meets_hardware_warp(unit, f) is not None and not counted_in_groups(unit, f)
+            for f in tree.values()
+        )
+    return found[func.open]
+
+
+def _ids_from(unit: Unit, func: Func, names: frozenset[str]) -> bool:
+    """``func`` divides or masks by one of ``names`` (`% WS`, `/ WARP_SIZE`, `& ...`)."""
+    toks = unit.tokens
+    return bool(names) and any(
+        toks[k].text in GROUPING and toks[k + 1].text in names
+        for k in range(func.open + 1, func.close - 1)
+    )
+
+
+def _callees(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
+    """The functions of ``funcs`` that ``f``'s body calls."""
+    toks = unit.tokens
+    return [
+        g
+        for g in funcs
+        if g.open != f.open
+        and any(
+            f.open < k < f.close and k + 1 < len(toks) and toks[k + 1].text in ("(", "<")
+            for k in unit.identifier_positions.get(g.name, ())
+        )
+    ]
 
 
 def counted_in_groups(unit: Unit, func: Func | None) -> bool:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
+from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, calls
@@ -20,9 +21,12 @@ from .warp_model import (
     BLOCK32,
     GROUP32,
     HARDWARE,
+    LANE32,
     _callers,
     _calls_hardware_helper,
+    constant_is_the_fix,
     crosses_groups,
+    meets_hardware_warp,
     model_of,
 )
 
@@ -90,8 +94,13 @@ def works_in_wavefronts(unit: Unit, func: Func) -> bool:
         return True
     if any(_whole_warp_primitive(toks, k) for k in range(func.open + 1, func.close)):
         return True
-    # in code of consistent groups, a shuffle that crosses is HZ103's, fixed at the shuffle
-    return model_of(unit, func) != GROUP32 and any(
+    # in code of consistent groups, or of 32-lane lane ids that never meet the hardware warp,
+    # a shuffle that crosses is HZ103's, fixed at the shuffle
+    model = model_of(unit, func)
+    claimed = model == GROUP32 or (model == LANE32 and meets_hardware_warp(unit, func) is None)
+    if claimed and not constant_is_the_fix(unit, func):
+        return False
+    return any(
         func.open < c.index < func.close and crosses_groups(unit, c) for c in calls(unit, SHUFFLES)
     )
 
@@ -102,14 +111,30 @@ def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
     host uses it (launch geometry, per-warp counts) in a file whose kernels do."""
     if any(_passed_away(unit, k) for k in uses):
         return True
-    device = [f for f in functions(unit) if f.is_device]
+    device = [f for f in functions(unit) if f.is_device and not empty_on_hip(unit, f)]
     users = {f.open: f for k in uses if (f := _user(unit, k)) is not None}
     if any(not f.is_device for f in users.values()):
         users.update((f.open, f) for f in device)  # the host sizes what the kernels run
     for _ in range(2):  # the callers of a helper that uses it, and theirs
         for f in list(users.values()):
             users.update((g.open, g) for g in _callers(unit, f, device))
-    return any(f.is_device and works_in_wavefronts(unit, f) for f in users.values())
+    return any(
+        f.is_device and not empty_on_hip(unit, f) and works_in_wavefronts(unit, f)
+        for f in users.values()
+    )
+
+
+def empty_on_hip(unit: Unit, func: Func) -> bool:
+    """Every token of ``func``'s body lies in a branch HIP skips (a kernel whose body is all
+    `#if __CUDA_ARCH__ >= 800`: the CUDA samples' tensor-core GEMMs, round 21): on HIP it
+    does nothing, so its lanes are no evidence of the wavefront."""
+    inactive = inactive_in(unit)
+    if not inactive.ranges:
+        return False
+    toks = unit.tokens
+    return all(
+        toks[k].in_directive or toks[k].start in inactive for k in range(func.open + 1, func.close)
+    )
 
 
 def wavefront_constants(unit: Unit, names: AbstractSet[str]) -> list[str]:

@@ -64,6 +64,9 @@ class Unit:
     # the namespaces in which the rest of the tree declares its own constant named warpSize
     # (``ProjectIndex.warp_size_namespaces``)
     warp_size_namespaces: frozenset[tuple[str, int | None]] = frozenset()
+    # the warp-size constants another file of the tree defines as 32, and none as another
+    # value (``ProjectIndex.warp_constants``): their value where this file does not define them
+    tree_warp_constants: frozenset[str] = frozenset()
     _ast_error: str | None = field(default=None, init=False)
 
     @cached_property

@@ -13,12 +13,15 @@ A `__shfl`, `__shfl_up`, `__shfl_down` or `__shfl_xor` (or `_sync` form) call wi
 - in a function that derives a 32-lane lane id from the thread index (`lane = tid & 31`)
   without a matching group id, the same group-crossing shuffles: its lanes 32-63 count
   themselves 0-31 of their own warp, so `__shfl_sync(m, k, 0)` meant "lane 0 of my warp"
-  (segsort's broadcasts of a segment's offset) hands them lane 0 of the wavefront; unless
-  the function also votes or calls a hardware-warp helper (a ballot's bits are hardware
-  lanes): there the lane id is what is wrong (HZ101) and the broadcast is right once it is
-  the hardware lane;
-- elsewhere, a shuffle whose source lane or offset uses 32-lane arithmetic (`% 32`, `& 31`,
-  `% 16`) or is the literal lane 31.
+  (segsort's broadcasts of a segment's offset) hands them lane 0 of the wavefront;
+  unless the function also votes or calls a hardware-warp helper (a ballot's bits are
+  hardware lanes): there the lane id is what is wrong (HZ101) and the broadcast is right once
+  it is the hardware lane;
+- in neither case where the function's 32-lane ids come from a warp-size constant HZ107
+  reports and it, or a helper it calls (three calls deep), picks a ballot's bits by them: the
+  constant is what is wrong (HeCBench's rsmt, whose human port sets its `WS` to 64);
+- elsewhere, and there too, a shuffle whose source lane or offset uses 32-lane arithmetic
+  (`% 32`, `& 31`, `% 16`) or is the literal lane 31 (graphB+'s port writes `warpsize - 1`).
 
 The shuffles of one function that cross are one diagnosis: the finding sits at the first and
 lists the others as dependent lines (each needs the same width).
@@ -56,6 +59,7 @@ from ..analysis.warp_model import (
     BLOCK32,
     GROUP32,
     LANE32,
+    constant_is_the_fix,
     crosses_groups,
     meets_hardware_warp,
     model_at,
@@ -159,15 +163,18 @@ def _crosses(unit: Unit, c: Call) -> bool:
     model = model_at(unit, c.index)
     if model == BLOCK32 or low_lanes_reach(unit, c.index):
         return False  # one group per block, or lanes 0-31 only: nothing to cross
-    if model == GROUP32:
+    func = function_at(unit, c.index)
+    constant = constant_is_the_fix(unit, func)  # the 32-lane ids are what is wrong
+    if model == GROUP32 and not constant:
         return crosses_groups(unit, c)
     if _sub_warp_lane(unit, c):
-        return True
+        return True  # lane 31 is the last lane of no wavefront, whatever the constant
     # a lane id without a group id next to ballots or hardware-warp helpers is meant as the
     # hardware lane: HZ101 reports the `& 31`, and the broadcast is right once that is fixed
     return (
         model == LANE32
-        and meets_hardware_warp(unit, function_at(unit, c.index)) is None
+        and not constant
+        and meets_hardware_warp(unit, func) is None
         and crosses_groups(unit, c)
     )
 

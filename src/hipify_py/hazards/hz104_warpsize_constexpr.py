@@ -9,7 +9,8 @@ not the run-time warp size (HZ107 reports a warp size of 32); one finding per li
 PyTorch's `C10_WARP_SIZE` counts only outside device code: on ROCm it calls an overload that
 is `constexpr` (64 on gfx9) in `__device__`/`__global__` functions and a run-time query on
 the host (torch/headeronly/macros/Macros.h).  A function that declares a `warpSize` of its own
-(`constexpr int warpSize = 32;`, as NCCL's device code does) uses that constant, not HIP's.
+(`constexpr int warpSize = 32;`, as NCCL's device code does) uses that constant, not HIP's;
+so does a class template that takes a `warpSize` parameter (RAFT's reduction policies).
 
 ## Why it breaks on AMD
 Since HIP 7.0 `warpSize` is **not** `constexpr` (one binary may serve wave32 RDNA and wave64
@@ -38,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from ..analysis.functions import Func, function_at
 from ..analysis.namespaces import project_warp_size
 from ..analysis.tokens import match, match_back, occurrences, one_per_line
-from ..analysis.warp_model import shadowed, template_parameter
+from ..analysis.warp_model import class_template_parameter, shadowed, template_parameter
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token
@@ -234,7 +235,11 @@ def _own_constant(unit: Unit, i: int, func: Func | None) -> bool:
     = 32; }`."""
     if unit.tokens[i].text != "warpSize":
         return False
-    return (func is not None and shadowed(unit.tokens, i, func)) or bool(project_warp_size(unit, i))
+    return (
+        (func is not None and shadowed(unit.tokens, i, func))
+        or bool(project_warp_size(unit, i))
+        or class_template_parameter(unit, i)
+    )
 
 
 def _device_only(unit: Unit, i: int) -> bool:

@@ -27,6 +27,10 @@ In code of consistent 32-lane groups (`lane = tid & 31`, `group = tid >> 5`) a 6
 ballot holds the votes of two groups, and `__popcll` would add them: there the message says to
 count the group's own half, `__popcll((__ballot_sync(m, p) >> (__lane_id() & 32)) &
 0xffffffffULL)`, and HZ101 leaves the group ids alone.
+
+Not reported: a ballot that only lanes 0-31 take (`if (threadIdx.x < 32)`, a helper called
+only there), or whose predicate is false past lane 31 (`tid < blockSize / warpSize`: a block
+has at most 32 warps), since 32 bits hold every vote.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
 from ..analysis.functions import function_at, scope_of
-from ..analysis.low_lanes import low_lanes_reach
+from ..analysis.low_lanes import low_lanes_reach, votes_below_32
 from ..analysis.values import local_declaration, type_size
 from ..analysis.warp_model import counted_in_groups, related
 from ..context import Context
@@ -112,7 +116,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     covered: set[int] = set()  # bit intrinsics a reported store lists as its dependent lines
     bit_calls = {c.open: c for c in calls(unit, _BIT32)}
     for c in ballots:
-        low = low_lanes_reach(unit, c.index)  # only lanes 0-31 vote: 32 bits hold every vote
+        # only lanes 0-31 vote, or vote true: 32 bits hold every vote
+        low = low_lanes_reach(unit, c.index) or bool(c.args and votes_below_32(unit, *c.args[-1]))
         # `T name = ballot(...);` or `name = ballot(...);`
         store = _assignment(toks, c)
         if store is not None:

@@ -36,6 +36,7 @@ from ..analysis.functions import Func, function_at, functions
 from ..analysis.group_scan import group_lanes
 from ..analysis.tokens import match, one_per_line
 from ..analysis.values import int_value
+from ..analysis.warp_model import constant_is_the_fix
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
@@ -157,11 +158,18 @@ def _helpers(unit: Unit) -> Iterator[Func]:
 
 
 def _group_relative(unit: Unit, first: int, end: int) -> bool:
-    """Every lane name of the mask expression is a 32-lane group's lane id in its function."""
+    """Every lane name of the mask expression is a 32-lane group's lane id in its function,
+    unless a warp-size constant HZ107 reports gives it and the function reads the hardware
+    warp by it (``constant_is_the_fix``): once the constant is 64, so is the lane."""
     toks = unit.tokens
     func = function_at(unit, first)
     names = {t.text for t in toks[first:end] if t.kind is Kind.IDENT and _LANE.search(t.text)}
-    return func is not None and bool(names) and names <= group_lanes(unit, func)
+    return (
+        func is not None
+        and bool(names)
+        and names <= group_lanes(unit, func)
+        and not constant_is_the_fix(unit, func)
+    )
 
 
 @hazard_rule(

@@ -12,7 +12,9 @@ interconnect (tens of times slower; prefetch and advice become no-ops), and memo
 `hipMemAdvise` during stream capture only in relaxed capture mode.
 
 One diagnosis per file, at the first use the HIP build compiles: the other uses are its
-dependent lines.
+dependent lines.  An allocation of at most a page whose size the file spells out (a `bool`
+flag, ten counters: the CUDA samples' graphMemoryNodes and systemWideAtomics, round 21) is
+not one: reading it over the interconnect costs nothing a user would notice.
 
 ## Example
 ```cuda
@@ -29,8 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.calls import Call, calls
 from ..analysis.diagnosis import first_of_file
 from ..analysis.tokens import occurrences
+from ..analysis.values import evaluate
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
@@ -51,6 +55,18 @@ _NAMES = frozenset(
 )
 
 
+_ALLOCATIONS = frozenset({"cudaMallocManaged", "hipMallocManaged"})
+_PAGE = 4096
+
+
+def _at_most_a_page(unit: Unit, c: Call) -> bool:
+    """The allocation ``c`` asks for a size the file fixes, of at most a page."""
+    if len(c.args) < 2:
+        return False
+    size = evaluate(unit, *c.args[1])
+    return size is not None and 0 < size <= _PAGE
+
+
 @hazard_rule(
     "HZ403",
     "managed-memory",
@@ -65,7 +81,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not hits:
         return
     toks = unit.tokens
-    uses = [i for i in occurrences(unit, hits) if not toks[i].in_directive]
+    small = {c.index for c in calls(unit, _ALLOCATIONS) if _at_most_a_page(unit, c)}
+    uses = [i for i in occurrences(unit, hits) if not toks[i].in_directive and i not in small]
     found = first_of_file(unit, uses)
     if found is None:
         return
