@@ -209,3 +209,25 @@ def test_a_range_constant_no_code_reads_and_tensor_casts_are_not_reported(tmp_pa
     )
     run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
     assert [f["line"] for f in json.loads(run.stdout)["findings"]] == [3]
+
+
+RANGE = """#include <cuda_fp8.h>
+__global__ void fill(__nv_fp8_e4m3* q, int n, float lo, float hi) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = __nv_fp8_e4m3(lo + (hi - lo) * (i % 7) / 6.0f);
+}
+void fill_inputs(__nv_fp8_e4m3* a, __nv_fp8_e4m3* b, int n) {
+  fill<<<(n + 255) / 256, 256>>>(a, n, -448.0f, 448.0f);
+  fill<<<(n + 255) / 256, 256>>>(b, n, -448.0f,
+                                 448.0f);
+}
+"""
+
+
+def test_a_range_of_448_on_one_line_is_one_finding(nvcc, tmp_path):
+    """ThunderKittens' `fill<__nv_fp8_e4m3>(..., -448.0f, 448.0f)` (round 22): one range, one
+    finding per line, not one per bound."""
+    (tmp_path / "r.cu").write_text(RANGE)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "r.cu"), "-o", str(tmp_path / "r.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert [f.line for f in only("HZ319", RANGE)] == [7, 8, 9]

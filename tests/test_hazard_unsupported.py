@@ -574,3 +574,37 @@ int g(::thrust::device_vector<int>& v, thrust::system::cuda::tag t);
 """
     found = only("HZ323", src)
     assert [(f.line, f.extra.get("related_lines")) for f in found] == [(3, "4,5,7")]
+
+
+NAMESPACED_ATOMICS = """#include <cuda_runtime.h>
+namespace diagnose {
+__device__ float atomicMin(float* address, float val) {
+  int* p = (int*)address;
+  int old = *p, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(p, assumed, __float_as_int(fminf(val, __int_as_float(assumed))));
+  } while (assumed != old);
+  return __int_as_float(old);
+}
+__global__ void smallest(const float* x, float* out) { atomicMin(out, x[threadIdx.x]); }
+}  // namespace diagnose
+"""
+
+
+def test_hz318_an_atomic_of_a_named_namespace_is_its_own(nvcc, gfx942_check, tmp_path):
+    """HugeCTR's `diagnose::atomicMin(float*, float)` (round 22): a function of its namespace,
+    which the calls there find first, no redefinition of HIP's; at global scope it is one."""
+    (tmp_path / "a.cu").write_text(NAMESPACED_ATOMICS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "a.cu"), "-o", str(tmp_path / "a.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ318", NAMESPACED_ATOMICS) == []
+    (tmp_path / "a.hip").write_text(hip(NAMESPACED_ATOMICS))
+    proc = gfx942_check(tmp_path / "a.hip")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    flat = NAMESPACED_ATOMICS.replace("namespace diagnose {\n", "").replace(
+        "}  // namespace diagnose\n", ""
+    )
+    assert [f.line for f in only("HZ318", flat)] == [2]
+    (tmp_path / "b.hip").write_text(hip(flat))
+    assert gfx942_check(tmp_path / "b.hip").returncode != 0  # the redefinition it reports

@@ -798,3 +798,66 @@ def test_hz107_follows_a_functions_own_constant_into_the_helpers_it_instantiates
     # a helper whose parameter of the same name the kernel does not set is another constant
     own = LOCAL_TO_HELPER.replace("any_in_group<warp_size>(", "any_in_group<64>(")
     assert only("HZ107", own) == []
+
+
+OWN_LOCALS = """struct Matrix {
+  static constexpr int WARP_SIZE = 32;
+  void run(unsigned* bits, int n);
+};
+__global__ void upsweep(unsigned* bits, int n) {
+  constexpr int WARP_SIZE = 8 * sizeof(unsigned);
+  unsigned active = __activemask();
+  if (threadIdx.x < n) bits[threadIdx.y * WARP_SIZE + threadIdx.x] = active;
+}
+void Matrix::run(unsigned* bits, int n) {
+  const dim3 thread(WARP_SIZE, 256 / WARP_SIZE);
+  upsweep<<<1, thread>>>(bits, n);
+}
+"""
+
+
+def test_hz107_kernels_with_a_constant_of_their_own_are_no_evidence(nvcc, tmp_path):
+    """OpenCV's wavelet matrix (round 22): a struct's `WARP_SIZE = 32` sizes launches on the
+    host, while each kernel declares its own `WARP_SIZE` (its truncated `__activemask()` is
+    HZ105's): no wavefront use of the struct's constant.  A kernel that uses the struct's
+    constant itself is evidence again."""
+    (tmp_path / "m.cu").write_text(OWN_LOCALS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "m.cu"), "-o", str(tmp_path / "m.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ107", OWN_LOCALS) == []
+    assert [f.line for f in only("HZ105", OWN_LOCALS)] == [7]
+    shared = OWN_LOCALS.replace(
+        "  constexpr int WARP_SIZE = 8 * sizeof(unsigned);\n",
+        "  const int lane = threadIdx.x % Matrix::WARP_SIZE;\n",
+    ).replace("= active;", "= (__ballot_sync(~0u, n > 0) >> lane) & active;")
+    assert [f.line for f in only("HZ107", shared)] == [2]
+
+
+ROWS_OF_WARPS = """constexpr int kRows = 4;
+__global__ void gather(const int* idx, float* out, int L) {
+  constexpr int kWarpSize = 32;
+  int lane_id = threadIdx.x;
+  int warp_id = threadIdx.y;
+  for (int r = 0; r < L; r += kWarpSize) {
+    int l = r + lane_id < L ? idx[r + lane_id] : 0;
+    for (int j = 0; j < kWarpSize && r + j < L; ++j) {
+      int j_ev = __shfl_sync(0xFFFFFFFF, l, j);
+      out[(warp_id * kRows + j_ev) * kWarpSize + lane_id] += 1.0f;
+    }
+  }
+}
+"""
+
+
+def test_hz103_a_kernel_that_names_its_rows_warps_is_group_code(nvcc, tmp_path):
+    """HugeCTR's unlaunched `..._network_kernel` (round 22): `lane_id = threadIdx.x`,
+    `warp_id = threadIdx.y` make each row a CUDA warp of 32, as its launched siblings' rows
+    are; the broadcast from lane `j` is HZ103's (their rows were judged true), not evidence
+    that the kernel's `kWarpSize` is the hardware's."""
+    (tmp_path / "g.cu").write_text(ROWS_OF_WARPS)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "g.cu"), "-o", str(tmp_path / "g.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert [f.line for f in only("HZ103", ROWS_OF_WARPS)] == [9]
+    assert only("HZ107", ROWS_OF_WARPS) == []
+    unnamed = ROWS_OF_WARPS.replace("int warp_id = threadIdx.y;", "int warp_id = blockIdx.y;")
+    assert [f.line for f in only("HZ107", unnamed)] == [3]

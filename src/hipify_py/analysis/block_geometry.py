@@ -34,11 +34,31 @@ def block_model(unit: Unit, f: Func) -> str | None:
             if bound is not None and bound <= 32:
                 return BLOCK32
     shapes = _launch_shapes(unit).get(f.name)
-    if not shapes or None in shapes:
+    if not shapes:
+        return GROUP32 if _rows_of_warps(unit, f) else None
+    if None in shapes:
         return None
     if all(rest is not None and x * rest <= 32 for x, rest in shapes):  # type: ignore[misc]
         return BLOCK32
     return GROUP32 if all(x == 32 for x, _rest in shapes) else None  # type: ignore[misc]
+
+
+def _rows_of_warps(unit: Unit, f: Func) -> bool:
+    """A kernel the file does not launch that names its rows warps: `lane_id = threadIdx.x`
+    and `warp_id = threadIdx.y` (HugeCTR's `multi_to_one_weight_warp_per_ev_vec4_network_kernel`,
+    round 22): each row is one CUDA warp of 32 threads, as its launched siblings' are."""
+    toks = unit.tokens
+    named = set()
+    for k in range(f.open + 1, f.close - 5):
+        words = [t.text for t in toks[k + 1 : k + 6]]
+        if toks[k].kind is not Kind.IDENT or words[:3] != ["=", "threadIdx", "."]:
+            continue
+        word = toks[k].text.lower()
+        if words[3:] == ["x", ";"] and "lane" in word:
+            named.add("lane")
+        elif words[3:] == ["y", ";"] and "warp" in word:
+            named.add("warp")
+    return named == {"lane", "warp"}
 
 
 def _launch_bounds(unit: Unit) -> list[Call]:

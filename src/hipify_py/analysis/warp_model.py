@@ -124,13 +124,19 @@ def shadowed(toks: Sequence[Token], k: int, f: Func) -> bool:
     `warpReduceSum<VectorSize>`): the name at token ``k`` is the function's own constant, not
     the hardware warp."""
     name = toks[k].text
-    if any(
-        toks[j].text == name and toks[j - 1].kind is Kind.IDENT and toks[j + 1].text == "="
-        for j in range(f.params[0] + 1, f.close)
-    ):
+    if declares_local(toks, f, name):
         return True
     return any(
         template_parameter(toks, j) for j in declaration_head(toks, f) if toks[j].text == name
+    )
+
+
+def declares_local(toks: Sequence[Token], f: Func, name: str) -> bool:
+    """``f`` declares ``name`` in its parameters or body: `T name = ...` (`constexpr int
+    WARP_SIZE = 64;`, `int width = 32)`)."""
+    return any(
+        toks[j].text == name and toks[j - 1].kind is Kind.IDENT and toks[j + 1].text == "="
+        for j in range(f.params[0] + 1, f.close)
     )
 
 

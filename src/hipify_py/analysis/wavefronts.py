@@ -26,6 +26,7 @@ from .warp_model import (
     _calls_hardware_helper,
     constant_is_the_fix,
     crosses_groups,
+    declares_local,
     meets_hardware_warp,
     model_of,
 )
@@ -114,7 +115,14 @@ def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
     device = [f for f in functions(unit) if f.is_device and not empty_on_hip(unit, f)]
     users = {f.open: f for k in uses if (f := _user(unit, k)) is not None}
     if any(not f.is_device for f in users.values()):
-        users.update((f.open, f) for f in device)  # the host sizes what the kernels run
+        # the host sizes what the kernels run, but for those with a constant of the name of
+        # their own (OpenCV's wavelet matrix kernels, round 22)
+        names = {unit.tokens[k].text for k in uses}
+        users.update(
+            (f.open, f)
+            for f in device
+            if not any(declares_local(unit.tokens, f, name) for name in names)
+        )
     for _ in range(2):  # the callers of a helper that uses it, and theirs
         for f in list(users.values()):
             users.update((g.open, g) for g in _callers(unit, f, device))

@@ -56,7 +56,7 @@ from collections.abc import Iterator, Sequence
 from ..analysis.functions import Func, function_at, functions
 from ..analysis.tokens import split
 from ..analysis.warp_constants import definitions, uses
-from ..analysis.warp_model import related
+from ..analysis.warp_model import declares_local, related
 from ..analysis.wavefronts import reaches_wavefronts, template_close
 from ..context import Context
 from ..findings import Severity
@@ -80,6 +80,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if home is not None:
             scope = _scope(unit, home, name)
             direct, reached = _within(scope, direct), _within(scope, reached)
+        else:
+            direct, reached = _unshadowed(unit, direct), _unshadowed(unit, reached)
         user = None if home else next(iter(ctx.project.includers(name, unit.path)), None)
         if reached and reaches_wavefronts(unit, reached):
             user = None  # this file's own uses are the evidence
@@ -117,6 +119,20 @@ def _argument_named(toks: Sequence[Token], lt: int, name: str) -> bool:
     return close is not None and any(
         b == a + 1 and toks[a].text == name for a, b in split(toks, lt + 1, close)
     )
+
+
+def _unshadowed(unit: Unit, found: list[int]) -> list[int]:
+    """The uses of a file- or class-scope constant, less those in a function that declares a
+    local of the name itself (OpenCV's wavelet-matrix kernels: `constexpr int WARP_SIZE = 8 *
+    sizeof(WarpWT);` beside a struct's `WARP_SIZE = 32`, round 21).  A template parameter of
+    the name does not hide it: AMGX instantiates its kernels with the file's constant."""
+    toks = unit.tokens
+    out = []
+    for k in found:
+        func = function_at(unit, k)
+        if func is None or not declares_local(toks, func, toks[k].text):
+            out.append(k)
+    return out
 
 
 def _within(funcs: list[Func], found: list[int]) -> list[int]:

@@ -17,6 +17,10 @@ overload (or hides its own behind `__CUDA_ARCH__`, which HIP does not define).
 __device__ float atomicMin(float* addr, float v) { /* CAS loop */ }   // HZ318
 ```
 
+Not reported: a definition inside a named namespace (HugeCTR's `namespace diagnose {
+__device__ float atomicMin(float*, float) ... }`, round 22), which declares another function
+that calls inside the namespace find first; an anonymous namespace's is still reported.
+
 ## How to fix
 Guard the helper so that HIP does not see it (`#if !defined(__HIP_PLATFORM_AMD__)`), or give it
 a name of its own (`atomicMinFloat`) and call that.
@@ -27,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.functions import functions
+from ..analysis.namespaces import qualified_namespace
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
@@ -50,6 +55,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for func in functions(unit):
         if func.name not in _ATOMICS or not func.is_device:
             continue
+        if qualified_namespace(unit, func.name_index):
+            continue  # HugeCTR's `diagnose::atomicMin`: its namespace's own, found first there
         lo, hi = func.params
         words = [t.text for t in toks[lo + 1 : hi] if t.kind is Kind.IDENT]
         first = next((w for w in words if w in _FLOATING), None)

@@ -51,8 +51,9 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 
 from ..analysis.functions import function_at, functions
+from ..analysis.tokens import one_per_line
 from ..context import Context
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
@@ -183,8 +184,13 @@ def _pointer_declarations(unit: Unit, name: str) -> tuple[list[int], list[bool]]
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     yield from _software_codecs(unit, report)
-    if not _uses_e4m3(unit):
-        return
+    if _uses_e4m3(unit):
+        # one per line: ThunderKittens' `fill(..., -448.0f, 448.0f)` is one range (round 22)
+        yield from one_per_line(_e4m3_findings(unit, ctx, report), unit)
+
+
+def _e4m3_findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding]:
+    """The OCP e4m3 maxima near FP8 code, and the foreign bytes read as e4m3."""
     toks = unit.tokens
     byte_pointer = _byte_pointers(unit)
     near_fp8 = _near_fp8(unit)
