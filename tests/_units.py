@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from _convert import hip
+
 
 def assert_nvcc_builds(nvcc: str, files: Iterable[Path], flags: list[str], tmp: Path) -> None:
     """Each file compiles for sm_90 with ``flags`` (library include directories)."""
@@ -32,3 +34,16 @@ def assert_converted_compiles(converted: Path, name: str, gfx942_check: Callable
     src = converted / name.replace(".cu", ".hip")
     proc = gfx942_check(src)
     assert proc.returncode == 0, src.read_text() + proc.stderr[-3000:]
+
+
+def assert_ported_builds(nvcc: str, gfx942_check: Callable, tmp: Path, name: str, src: str) -> None:
+    """``src`` compiles with nvcc for sm_90, and its conversion for gfx942."""
+    cu = tmp / f"{name}.cu"
+    cu.write_text(src)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(cu), "-o", str(tmp / f"{name}.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    converted = tmp / f"{name}.hip"
+    converted.write_text(hip(src))
+    proc = gfx942_check(converted)
+    assert proc.returncode == 0, proc.stderr[-2000:]

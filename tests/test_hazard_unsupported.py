@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from _convert import hip
-from _units import assert_nvcc_builds
+from _units import assert_nvcc_builds, assert_ported_builds
 from hipify_py.cli.check import check
 from hipify_py.findings import Severity
 from hipify_py.pipeline import check_result
@@ -595,13 +595,8 @@ __global__ void smallest(const float* x, float* out) { atomicMin(out, x[threadId
 def test_hz318_an_atomic_of_a_named_namespace_is_its_own(nvcc, gfx942_check, tmp_path):
     """HugeCTR's `diagnose::atomicMin(float*, float)` (round 22): a function of its namespace,
     which the calls there find first, no redefinition of HIP's; at global scope it is one."""
-    (tmp_path / "a.cu").write_text(NAMESPACED_ATOMICS)
-    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "a.cu"), "-o", str(tmp_path / "a.o")]
-    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", NAMESPACED_ATOMICS)
     assert only("HZ318", NAMESPACED_ATOMICS) == []
-    (tmp_path / "a.hip").write_text(hip(NAMESPACED_ATOMICS))
-    proc = gfx942_check(tmp_path / "a.hip")
-    assert proc.returncode == 0, proc.stderr[-2000:]
     flat = NAMESPACED_ATOMICS.replace("namespace diagnose {\n", "").replace(
         "}  // namespace diagnose\n", ""
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from _convert import hip
+from _units import assert_ported_builds
 from test_hazard_common import only
 
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__)"
@@ -118,13 +119,8 @@ __global__ void k(uint2* p, uint4* q) {
 def test_one_sided_and_integral_compound_operators_stay_the_ones_calls_use(
     nvcc, gfx942_check, tmp_path
 ):
-    (tmp_path / "o.cu").write_text(ONE_SIDED)
-    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "o.cu"), "-o", str(tmp_path / "o.o")]
-    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "o", ONE_SIDED)
     assert only("HZ330", ONE_SIDED) == []
-    (tmp_path / "o.hip").write_text(hip(ONE_SIDED))
-    proc = gfx942_check(tmp_path / "o.hip")
-    assert proc.returncode == 0, proc.stderr[-2000:]
     # the same compound assignment for both sides is ambiguous with HIP's member: reported
     both = ONE_SIDED.replace(
         "static __device__ __forceinline__ void operator+=", "__host__ __device__ void operator+="
@@ -153,13 +149,8 @@ __global__ void k(float3* p, float4* q, float* o) {
 
 
 def test_operators_on_two_vector_types_stay_the_ones_calls_use(nvcc, gfx942_check, tmp_path):
-    (tmp_path / "m.cu").write_text(MIXED)
-    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "m.cu"), "-o", str(tmp_path / "m.o")]
-    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "m", MIXED)
     assert only("HZ330", MIXED) == []
-    (tmp_path / "m.hip").write_text(hip(MIXED))
-    proc = gfx942_check(tmp_path / "m.hip")
-    assert proc.returncode == 0, proc.stderr[-2000:]
     # the decoy: a vector and a scalar, where HIP's template takes an `int` the user's converted
     scalar = MIXED.replace(
         "float operator*(const float4& a, const float3& b)",
@@ -168,6 +159,6 @@ def test_operators_on_two_vector_types_stay_the_ones_calls_use(nvcc, gfx942_chec
     scalar = scalar.replace("a.x * b.x + a.y * b.y + a.z * b.z", "a.x * b + a.w")
     scalar = scalar.replace("q[3] * p[3]", "q[3] * p[3].x")
     (tmp_path / "s.cu").write_text(scalar)
-    cmd[-3] = str(tmp_path / "s.cu")
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "s.cu"), "-o", str(tmp_path / "s.o")]
     assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
     assert [f.line for f in only("HZ330", scalar)] == [8]
