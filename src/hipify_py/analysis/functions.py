@@ -127,6 +127,25 @@ def function_at(unit: Unit, index: int) -> Func | None:
     return None
 
 
+def class_bodies(unit: Unit) -> list[tuple[int, int]]:
+    """The braces of each `struct`/`class`/`union` body of the file, found once."""
+
+    def find() -> list[tuple[int, int]]:
+        toks, brackets = unit.tokens, unit.lexed.brackets
+        out = []
+        for keyword in ("struct", "class", "union"):
+            for k in unit.identifier_positions.get(keyword, ()):
+                j = k + 1
+                while j < len(toks) and toks[j].text not in (";", "{", "}", "(", ")"):
+                    j += 1
+                close = brackets.get(j) if j < len(toks) and toks[j].text == "{" else None
+                if close is not None:
+                    out.append((j, close))
+        return out
+
+    return cached(unit, "_class_bodies", find)
+
+
 def scope_of(unit: Unit, index: int) -> int:
     """The function whose body or parameter list holds token ``index`` (as the token index of
     its '{'), or -1 at file scope: the scope a variable declared there is visible in."""

@@ -13,13 +13,13 @@ pass that guards them and the rule that reports the rest read the same decision 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..frontend.lexer import Kind, Token
+from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from .functions import specifiers
-from .tokens import cached, split
+from .functions import class_bodies, specifiers
+from .tokens import split
 
 VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
 COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
@@ -95,26 +95,7 @@ def _member(unit: Unit, i: int) -> bool:
     a vector type.  A `friend` defined in the class is no member."""
     if "friend" in specifiers(unit.tokens, i):
         return False
-    return any(open_ < i < close for open_, close in _class_bodies(unit))
-
-
-def _class_bodies(unit: Unit) -> list[tuple[int, int]]:
-    """The braces of each `struct`/`class`/`union` body of the file, found once."""
-
-    def find() -> list[tuple[int, int]]:
-        toks, brackets = unit.tokens, unit.lexed.brackets
-        out = []
-        for keyword in ("struct", "class", "union"):
-            for k in unit.identifier_positions.get(keyword, ()):
-                j = k + 1
-                while j < len(toks) and toks[j].text not in (";", "{", "}", "(", ")"):
-                    j += 1
-                close = brackets.get(j) if j < len(toks) and toks[j].text == "{" else None
-                if close is not None:
-                    out.append((j, close))
-        return out
-
-    return cached(unit, "_vector_operator_classes", find)
+    return any(open_ < i < close for open_, close in class_bodies(unit))
 
 
 # words of a scalar operand type: an operator whose operands are vectors or scalars competes
@@ -171,7 +152,7 @@ def wins_every_call(unit: Unit, d: OperatorDef) -> bool:
     params = split(toks, d.open + 1, d.close)
     if len(params) != 2:
         return False
-    if _two_vector_types(toks, params):
+    if _two_vector_types(unit, d):
         return True
     if d.op in NON_TEMPLATE and not _one_sided(unit, d):
         return False
@@ -188,19 +169,16 @@ def wins_every_call(unit: Unit, d: OperatorDef) -> bool:
     return True
 
 
-def _two_vector_types(toks: Sequence[Token], params: list[tuple[int, int]]) -> bool:
+def _two_vector_types(unit: Unit, d: OperatorDef) -> bool:
     """Both operands are vectors, of two different types (GROMACS's `operator+=(float3&,
     float4)`, round 21): HIP's compound members take their own type or a scalar convertible to
     the element, never another vector, and its binary templates lose to the exact non-template
     user operator, so the user's stays the one every call uses (compiled:
     test_vector_operator_guard)."""
-    types = set()
-    for first, end in params:
-        kept = [t.text for t in toks[first : end - 1] if t.text not in _QUALIFIERS]
-        if len(kept) != 1 or not VECTOR.fullmatch(kept[0]):
-            return False
-        types.add(kept[0])
-    return len(types) == 2
+    params = _parameters(unit, d)
+    if params is None or any(len(t) != 1 or not VECTOR.fullmatch(t[0]) for _, t in params):
+        return False
+    return len({t[0] for _, t in params}) == 2
 
 
 def _one_sided(unit: Unit, d: OperatorDef) -> bool:

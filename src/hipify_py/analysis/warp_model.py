@@ -32,7 +32,7 @@ from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .block_geometry import BLOCK32, GROUP32, block_model
 from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
-from .functions import Func, declaration_head, function_at, functions
+from .functions import Func, class_bodies, declaration_head, function_at, functions
 from .group_scan import GROUPING, guarded_scan, halves_agree
 from .low_lanes import lanes_past_31_return
 from .namespaces import project_warp_size
@@ -145,16 +145,13 @@ def class_template_parameter(unit: Unit, k: int) -> bool:
     RAFT's `template <int warpSize, int tpb> struct ReductionThinPolicy { static_assert(tpb %
     warpSize == 0); ... }` (round 21) uses its own constant, not HIP's `warpSize`."""
     toks, name = unit.tokens, unit.tokens[k].text
-    for open_, close in unit.lexed.brackets.items():
-        if not open_ < k < close or toks[open_].text != "{":
+    for open_, close in class_bodies(unit):
+        if not open_ < k < close:
             continue
         start = open_
         while start > 0 and toks[start - 1].text not in (";", "{", "}") and open_ - start < 256:
             start -= 1
-        head = range(start, open_)
-        if any(toks[j].text in ("struct", "class") for j in head) and any(
-            toks[j].text == name and template_parameter(toks, j) for j in head
-        ):
+        if any(toks[j].text == name and template_parameter(toks, j) for j in range(start, open_)):
             return True
     return False
 
@@ -418,16 +415,11 @@ def _ids_from(unit: Unit, func: Func, names: frozenset[str]) -> bool:
 
 
 def _callees(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
-    """The functions of ``funcs`` that ``f``'s body calls."""
-    toks = unit.tokens
+    """The functions of ``funcs`` that ``f``'s body calls (``_callers`` read the other way)."""
     return [
         g
         for g in funcs
-        if g.open != f.open
-        and any(
-            f.open < k < f.close and k + 1 < len(toks) and toks[k + 1].text in ("(", "<")
-            for k in unit.identifier_positions.get(g.name, ())
-        )
+        if g.open != f.open and any(c.open == f.open for c in _callers(unit, g, funcs))
     ]
 
 
