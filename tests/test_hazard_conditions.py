@@ -78,6 +78,23 @@ def inactive_words(src: str, defines: tuple[str, ...] = ()) -> list[str]:
         ("#if defined(__gfx1100__)\nMA\n#elif defined(__gfx942__)\nMB\n#endif\n", ["MA"]),
         # both the host and the device pass are compiled
         ("#ifdef __HIP_DEVICE_COMPILE__\nMA\n#else\nMB\n#endif\n", []),
+        # a branch is dead where both passes skip it: gfx942's device pass defines __GFX9__,
+        # the host pass takes the #else (FBGEMM's kWarpSize, PyTorch's C10_WARP_SIZE)
+        (
+            "#if !defined(USE_ROCM)\nMA\n#elif defined(__GFX9__)\nMB\n"
+            "#elif defined(__HIP_DEVICE_COMPILE__)\nMC\n#else\nMD\n#endif\n",
+            ["MA", "MC"],
+        ),
+        (
+            "#if defined(__gfx942__) || !defined(__HIP_DEVICE_COMPILE__)\nMA\n#else\nMB\n#endif\n",
+            ["MB"],
+        ),
+        ("#if defined(__gfx90a__)\nMA\n#else\nMB\n#endif\n", []),
+        # C++'s alternative operator spellings (DeepGEMM, round 23)
+        ("#if defined(__CUDA_ARCH__) and (__CUDA_ARCH__ >= 1000)\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        ("#if CUDART_VERSION >= 12080 and defined(X)\nMA\n#else\nMB\n#endif\n", ["MA"]),
+        ("#if not defined(USE_ROCM) or CUDA_VERSION >= 12080\nMA\n#endif\n", ["MA"]),
+        ("#if defined(X) and defined(Y)\nMA\n#endif\n", []),
     ],
 )
 def test_branches_the_hip_build_never_compiles(src, dead):

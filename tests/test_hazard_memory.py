@@ -190,6 +190,41 @@ def test_hz403_a_managed_flag_or_a_few_counters_are_no_finding(nvcc, tmp_path):
     assert [f.line for f in only("HZ403", big)] == [10]
 
 
+TEMPLATE_MANAGED = """#include <cuda_runtime.h>
+template <typename T>
+__global__ void scale(T* d, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) d[i] = make_double2(d[i].x * 2, d[i].y);
+}
+template <typename T>
+int run() {
+  static constexpr unsigned int ffts_per_block = 2;
+  static constexpr unsigned int fft_size = 128;
+  T* data;
+  auto size = ffts_per_block * fft_size;
+  auto size_bytes = size * sizeof(T);
+  cudaMallocManaged(&data, size_bytes);
+  scale<<<1, size>>>(data, size);
+  cudaDeviceSynchronize();
+  cudaFree(data);
+  return 0;
+}
+int main() { return run<double2>(); }
+"""
+
+
+def test_hz403_a_template_buffer_of_a_few_elements_is_no_finding(nvcc, tmp_path):
+    """The cuFFTDx samples (round 23): 256 elements of a template's value type, at most 16
+    bytes each, are at most a page; a count the file does not fix is reported."""
+    src = TEMPLATE_MANAGED
+    (tmp_path / "t.cu").write_text(src)
+    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "t.cu"), "-o", str(tmp_path / "t.o")]
+    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert only("HZ403", src) == []
+    big = src.replace("fft_size = 128;", "fft_size = 1 << 16;")
+    assert [f.line for f in only("HZ403", big)] == [14]
+
+
 def test_hz404_early_return_and_never_freed():
     src = """int f(int n) {
   float* d;

@@ -483,6 +483,24 @@ def test_hz321_a_declaration_that_converts_to_hips_own_is_no_clash():
     assert [f.line for f in only("HZ321", clash)] == [6]
 
 
+def test_hz321_another_platforms_port_layer_is_not_a_copy_of_cuda():
+    """ggml's and ktransformers' vendors/musa.h and maca.h (rounds 8 and 23, judged false):
+    `#define`s map CUDA's names onto another vendor's API, and the typedefs give that vendor's
+    types CUDA's names; the HIP build includes vendors/hip.h instead.  A copy of cuda.h maps
+    its names onto CUDA's own (`cuCtxCreate_v2`) and is still reported."""
+    musa = (
+        "#include <musa_runtime.h>\n#define cublasCreate mublasCreate\n"
+        "#define cudaStream_t musaStream_t\n#define CUDA_R_16F MUSA_R_16F\n"
+        "typedef __mt_bfloat16 nv_bfloat16;\n"
+    )
+    assert only("HZ321", musa) == []
+    copy = (
+        "#define cuCtxCreate cuCtxCreate_v2\n#define cuMemAlloc cuMemAlloc_v2\n"
+        "#define cuMemFree cuMemFree_v2\ntypedef unsigned long long CUdeviceptr;\n"
+    )
+    assert [f.line for f in only("HZ321", copy)] == [4]
+
+
 def test_hz321_using_the_cuda_types_is_not_declaring_them():
     src = "#include <cuda.h>\ntypedef CUdeviceptr devptr;\nCUcontext ctx;\nvoid f(CUdeviceptr);\n"
     assert only("HZ321", src) == []
@@ -603,3 +621,34 @@ def test_hz318_an_atomic_of_a_named_namespace_is_its_own(nvcc, gfx942_check, tmp
     assert [f.line for f in only("HZ318", flat)] == [2]
     (tmp_path / "b.hip").write_text(hip(flat))
     assert gfx942_check(tmp_path / "b.hip").returncode != 0  # the redefinition it reports
+
+
+SPECIALIZED_ATOMICS = """#include <cuda_runtime.h>
+template <typename T>
+__inline__ __device__ T atomicAdd(T* address, const T value) {
+  return atomicAdd(address, value);
+}
+template <>
+__inline__ __device__ double atomicAdd(double* address, const double val) {
+  unsigned long long* p = (unsigned long long*)address;
+  unsigned long long old = *p, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(p, assumed, __double_as_longlong(val + __longlong_as_double(assumed)));
+  } while (assumed != old);
+  return __longlong_as_double(old);
+}
+__global__ void sum(const double* x, double* out) { atomicAdd(out, x[threadIdx.x]); }
+"""
+
+
+def test_hz318_a_specialization_of_the_files_template_is_its_own(nvcc, gfx942_check, tmp_path):
+    """cuDSS samples' `template <> double atomicAdd(double*, double)` (round 23): a
+    specialization of the file's template coexists with HIP's plain overload (calls pick
+    HIP's); the same function without `template <>` is the redefinition reported."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", SPECIALIZED_ATOMICS)
+    assert only("HZ318", SPECIALIZED_ATOMICS) == []
+    plain = SPECIALIZED_ATOMICS.replace("template <>\n", "")
+    assert [f.line for f in only("HZ318", plain)] == [6]
+    (tmp_path / "b.hip").write_text(hip(plain))
+    assert gfx942_check(tmp_path / "b.hip").returncode != 0

@@ -861,3 +861,37 @@ def test_hz103_a_kernel_that_names_its_rows_warps_is_group_code(nvcc, tmp_path):
     assert only("HZ107", ROWS_OF_WARPS) == []
     unnamed = ROWS_OF_WARPS.replace("int warp_id = threadIdx.y;", "int warp_id = blockIdx.y;")
     assert [f.line for f in only("HZ107", unnamed)] == [3]
+
+
+MACRO_KERNEL_SCAN = """#include <cstdint>
+#define MY_GLOBAL __global__
+// DeepGEMM's scheduler metadata kernel: one 32-thread block scans in 32-element steps, its
+// __global__ spelled by a library macro (CUTLASS_GLOBAL) and launched from a JIT elsewhere
+template <uint32_t kBatch>
+MY_GLOBAL __launch_bounds__(32, 1) void scan(const uint32_t* lens, uint32_t* prefix) {
+  const uint32_t lane = threadIdx.x % 32;
+  uint32_t sum = 0;
+  for (uint32_t k = 0; k < kBatch / 32; ++k) {
+    uint32_t x = lens[k * 32 + lane];
+    for (uint32_t offset = 1; offset < 32; offset <<= 1) {
+      const uint32_t y = __shfl_up_sync(0xffffffff, x, offset);
+      x += (lane >= offset ? y : 0);
+    }
+    x += sum;
+    prefix[k * 32 + lane] = x;
+    sum = __shfl_sync(0xffffffff, x, 31);
+  }
+}
+template __global__ void scan<128>(const uint32_t*, uint32_t*);
+"""
+
+
+def test_hz103_a_macro_spelled_kernel_of_32_threads_has_no_upper_lanes(nvcc, tmp_path):
+    """DeepGEMM (round 23): `__launch_bounds__(32, 1)` makes it a kernel of one 32-lane group
+    whatever macro spells its __global__; bounds of 128 threads leave lanes 32-63 reading
+    lane 31 of the other group."""
+    (tmp_path / "s.cu").write_text(MACRO_KERNEL_SCAN)
+    assert_nvcc_builds(nvcc, [tmp_path / "s.cu"], [], tmp_path)
+    assert only("HZ103", MACRO_KERNEL_SCAN) == []
+    wide = MACRO_KERNEL_SCAN.replace("__launch_bounds__(32, 1)", "__launch_bounds__(128, 1)")
+    assert [f.line for f in only("HZ103", wide)] == [17]

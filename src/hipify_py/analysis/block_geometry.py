@@ -24,15 +24,16 @@ def block_model(unit: Unit, f: Func) -> str | None:
     or the block of every launch of it in the file), ``GROUP32`` for one launched in rows of
     32 threads at every launch, else None (not a kernel, not launched here, or a block this
     file does not fix)."""
-    if "__global__" not in f.specifiers:
-        return None
     toks = unit.tokens
     header = declaration_head(toks, f)
-    for c in _launch_bounds(unit):
+    for c in _launch_bounds(unit):  # only a kernel has them, also one whose `__global__` a
+        # macro spells (DeepGEMM's `CUTLASS_GLOBAL __launch_bounds__(32, 1)`, round 23)
         if header.start <= c.index < header.stop and c.args:
             bound = evaluate(unit, *c.args[0])
             if bound is not None and bound <= 32:
                 return BLOCK32
+    if "__global__" not in f.specifiers:
+        return None
     shapes = _launch_shapes(unit).get(f.name)
     if not shapes:
         return GROUP32 if _rows_of_warps(unit, f) else None

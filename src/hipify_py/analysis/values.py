@@ -86,6 +86,8 @@ def type_size(unit: Unit, declared: str) -> int | None:
     """Size in bytes of a declared integer type written as words (`unsigned long long`,
     `uint32_t`, a `lane_mask_t` typedef), as the HIP/AMD build sees it: a typedef chosen per
     platform resolves to its definition in code HIP compiles.  None when unknown."""
+    if "decltype" in declared:
+        return 8 if _vote_typed(unit, declared) else None
     words = [w for w in declared.replace("*", " * ").split() if w not in _QUALIFIERS]
     if not words or "*" in words:
         return None
@@ -99,6 +101,33 @@ def type_size(unit: Unit, declared: str) -> int | None:
     if set(words) <= _NARROW_WORDS | {"signed"}:
         return 2 if "short" in words else 4
     return None
+
+
+# the votes whose result HIP types as a 64-bit unsigned long long
+_VOTES = frozenset({"__activemask", "__ballot_sync", "__ballot"})
+_DECLTYPE = re.compile(r"decltype\s*\(\s*(\w+)\s*([()])")
+
+
+def _vote_typed(unit: Unit, declared: str) -> bool:
+    """``declared`` is the type of a vote, as FBGEMM's ROCm helpers write a mask type
+    (`using mask_t = std::remove_const_t<decltype(active_mask)>;` after `const auto
+    active_mask = __activemask();`, round 23): `decltype(__activemask())`, or `decltype(v)`
+    of a variable the file initialises from a vote."""
+    m = _DECLTYPE.search(declared)
+    if m is None:
+        return False
+    name = m.group(1)
+    return name in _VOTES if m.group(2) == "(" else holds_a_vote(unit, name)
+
+
+def holds_a_vote(unit: Unit, name: str) -> bool:
+    """The file initialises or assigns variable ``name`` from a vote (`const auto m =
+    __activemask();`): where its type is `auto` or `decltype(name)`, it is HIP's 64-bit one."""
+    toks = unit.tokens
+    return any(
+        k + 2 < len(toks) and toks[k + 1].text == "=" and toks[k + 2].text in _VOTES
+        for k in unit.identifier_positions.get(name, ())
+    )
 
 
 def compare(op: str, left: int, right: int) -> bool | None:
@@ -171,6 +200,8 @@ def aliases(unit: Unit) -> list[Alias]:
                 j = i + 1
                 while j < len(toks) and toks[j].text not in (";", "{", "("):
                     j += 1
+                    if j < len(toks) and toks[j].text == "(" and toks[j - 1].text == "decltype":
+                        j = (match(toks, j) or len(toks)) + 1  # a type of an expression
                 if j >= len(toks) or toks[j].text != ";":
                     continue
                 body = [t.text for t in toks[i + 1 : j]]
@@ -343,8 +374,12 @@ def _define_ranges(unit: Unit) -> dict[str, tuple[int, int]]:
     return cached(unit, "_hz_define_ranges", make)
 
 
-def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
-    """Value of a small integer expression (literals, known constants, sizeof(basic type))."""
+def evaluate(
+    unit: Unit, first: int, end: int, _depth: int = 0, widest: int | None = None
+) -> int | None:
+    """Value of a small integer expression (literals, known constants, sizeof(basic type)).
+    ``widest``: the size to take for `sizeof` of a type it does not know (a template's
+    `value_type`), for an upper bound; None leaves such an expression unknown."""
     toks = unit.tokens
     parts: list[str] = []
     i = first
@@ -353,13 +388,13 @@ def evaluate(unit: Unit, first: int, end: int, _depth: int = 0) -> int | None:
             close = match(toks, i + 1)
             if close is None or close >= end:
                 return None
-            size = SIZEOF.get(" ".join(x.text for x in toks[i + 2 : close]))
+            size = SIZEOF.get(" ".join(x.text for x in toks[i + 2 : close]), widest)
             if size is None:
                 return None
             parts.append(str(size))
             i = close + 1
             continue
-        part = _expression_part(unit, i, _depth)
+        part = _expression_part(unit, i, _depth, widest)
         if part is None:
             return None
         if part:
@@ -372,7 +407,7 @@ _OPERATORS = frozenset(("+", "-", "*", "/", "%", "(", ")", "<<", ">>"))
 _SKIPPED = frozenset(("static_cast", "size_t", "<", ">"))
 
 
-def _expression_part(unit: Unit, i: int, depth: int) -> str | None:
+def _expression_part(unit: Unit, i: int, depth: int, widest: int | None) -> str | None:
     """Token ``i`` as Python arithmetic: a number, an operator (``/`` as ``//``), or the value
     of a name; "" for a token that does not change the value, None when it is not constant."""
     t = unit.tokens[i]
@@ -380,14 +415,14 @@ def _expression_part(unit: Unit, i: int, depth: int) -> str | None:
         v = int_value(t.text)
         return None if v is None else str(v)
     if t.kind is Kind.IDENT:
-        value = _name_value(unit, i, depth)
+        value = _name_value(unit, i, depth, widest)
         return None if value is None else str(value)
     if t.text in _OPERATORS:
         return "//" if t.text == "/" else t.text
     return "" if t.text in _SKIPPED else None
 
 
-def _name_value(unit: Unit, i: int, depth: int) -> int | None:
+def _name_value(unit: Unit, i: int, depth: int, widest: int | None) -> int | None:
     """The value of the name at token ``i``: a constant in scope, a local assigned once, a
     file-scope constant expression, or a ``#define`` body (each followed at most 8 deep)."""
     name = unit.tokens[i].text
@@ -396,13 +431,13 @@ def _name_value(unit: Unit, i: int, depth: int) -> int | None:
         return own[1]  # the project's own constant (flashinfer's), not HIP's run-time value
     value = constant_at(unit, name, i)
     if value is None and depth < 8:
-        value = _single_assignment(unit, i, depth)
+        value = _single_assignment(unit, i, depth, widest)
     if value is None and depth < 8:
-        value = _file_constant(unit, name, depth)
+        value = _file_constant(unit, name, depth, widest)
     if value is not None:
         return value
     rng = _define_ranges(unit).get(name)
-    return evaluate(unit, *rng, depth + 1) if rng and depth < 8 else None
+    return evaluate(unit, *rng, depth + 1, widest) if rng and depth < 8 else None
 
 
 def _arithmetic(parts: list[str]) -> int | None:
@@ -420,7 +455,7 @@ def _arithmetic(parts: list[str]) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _single_assignment(unit: Unit, i: int, depth: int) -> int | None:
+def _single_assignment(unit: Unit, i: int, depth: int, widest: int | None) -> int | None:
     """Value of local variable tokens[i] when the function assigns it exactly once, from a
     constant expression (`int smem = 96 * 1024;` before `cudaFuncSetAttribute(..., smem)`)."""
     toks = unit.tokens
@@ -441,10 +476,10 @@ def _single_assignment(unit: Unit, i: int, depth: int) -> int | None:
     end = first
     while end < func.close and toks[end].text not in (";", ","):
         end += 1
-    return evaluate(unit, first, end, depth + 1)
+    return evaluate(unit, first, end, depth + 1, widest)
 
 
-def _file_constant(unit: Unit, name: str, depth: int) -> int | None:
+def _file_constant(unit: Unit, name: str, depth: int, widest: int | None) -> int | None:
     """Value of a file-scope constant initialised by a constant expression
     (`static const int ThreadsPerBlock = ws * ws;`), when the file declares it once."""
     toks = unit.tokens
@@ -467,4 +502,4 @@ def _file_constant(unit: Unit, name: str, depth: int) -> int | None:
     end = k + 2
     while end < len(toks) and toks[end].text not in (";", ","):
         end += 1
-    return evaluate(unit, k + 2, end, depth + 1)
+    return evaluate(unit, k + 2, end, depth + 1, widest)

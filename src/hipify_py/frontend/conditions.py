@@ -24,7 +24,16 @@ from .directives import (
     integer,
     lines,
 )
-from .hip_build import CUDA_BUILD, DEFINED, HIP_BUILD, NOT_FOR_INSTINCT, UNDEFINED, hip_switch
+from .hip_build import (
+    CUDA_BUILD,
+    DEFINED,
+    DEVICE_PASS,
+    HIP_BUILD,
+    HOST_PASS,
+    NOT_FOR_INSTINCT,
+    UNDEFINED,
+    hip_switch,
+)
 from .lexer import Kind, Token
 from .spans import Spans
 
@@ -61,13 +70,49 @@ def hip_inactive(
     """The branches a HIP/AMD compile skips; ``defines`` are extra ``NAME`` / ``NAME=VALUE``
     (``-D``) settings that take precedence over the built-in HIP build table.  ``cuda``: the
     branches the project's CUDA build skips instead (``CUDA_BUILD``, its HIP switches unset)."""
-    branches = _HipBranches(defines, cuda)
+    if cuda:
+        return Inactive(_skipped(tokens, directives, defines, CUDA_BUILD, UNDEFINED))
+    # a branch HIP skips in both of its passes: the device pass for gfx942 and the host pass
+    device, host = (
+        _skipped(tokens, directives, defines, {**HIP_BUILD, **compile_pass}, 1)
+        for compile_pass in (DEVICE_PASS, HOST_PASS)
+    )
+    return Inactive(_intersection(device, host))
+
+
+def _skipped(
+    tokens: Sequence[Token],
+    directives: Sequence[int],
+    defines: Iterable[str],
+    build: Mapping[str, object],
+    switch: object,
+) -> tuple[tuple[int, int], ...]:
+    """The merged ranges one compile skips, ``build`` its macros and ``switch`` the value of a
+    project's HIP switch there."""
+    branches = _HipBranches(defines, build, switch)
     for line in lines(tokens, directives):
         if line.word:
             branches.directive(line)
     for frame in branches.stack:  # an unterminated #if runs to the end of the file
         _close(frame, tokens[-1].end if tokens else 0, branches.ranges)
-    return Inactive(_merged(branches.ranges))
+    return _merged(branches.ranges)
+
+
+def _intersection(
+    a: Sequence[tuple[int, int]], b: Sequence[tuple[int, int]]
+) -> tuple[tuple[int, int], ...]:
+    """The ranges both merged, sorted range lists cover."""
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        start, end = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if start < end:
+            out.append((start, end))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return tuple(out)
 
 
 class _HipBranches:
@@ -81,9 +126,9 @@ class _HipBranches:
     branch was taken (True/None/False), start offset of the branch body].
     """
 
-    def __init__(self, defines: Iterable[str], cuda: bool = False) -> None:
-        self.known: dict[str, object] = dict(CUDA_BUILD if cuda else HIP_BUILD)
-        self.switch = UNDEFINED if cuda else 1  # a project's HIP switch
+    def __init__(self, defines: Iterable[str], build: Mapping[str, object], switch: object) -> None:
+        self.known: dict[str, object] = dict(build)
+        self.switch = switch  # a project's HIP switch
         for setting in defines:
             name, _, value = setting.partition("=")
             self.known[name.strip()] = _literal(value.strip()) if value.strip() else 1
@@ -255,6 +300,21 @@ _BINARY = (
 )
 
 
+# C++'s alternative spellings of the operators, which `#if` accepts too: DeepGEMM writes
+# `#if defined(__CUDA_ARCH__) and (__CUDA_ARCH__ >= 1000)` (round 23: its PTX and version-gated
+# driver calls read as compiled, 3 false findings)
+_ALTERNATIVE = {
+    "and": "&&",
+    "or": "||",
+    "not": "!",
+    "bitand": "&",
+    "bitor": "|",
+    "xor": "^",
+    "compl": "~",
+    "not_eq": "!=",
+}
+
+
 class _Parser:
     """Precedence climbing over ``#if`` tokens; a value is an int or None (unknown)."""
 
@@ -265,7 +325,7 @@ class _Parser:
         self.nesting = 0
 
     def peek(self) -> str:
-        return self.toks[self.i].text if self.i < len(self.toks) else ""
+        return _spelled(self.toks[self.i]) if self.i < len(self.toks) else ""
 
     def take(self) -> Token:
         if self.i >= len(self.toks):
@@ -291,7 +351,7 @@ class _Parser:
             return self.unary()
         left = self.binary(level + 1)
         while self.peek() in _BINARY[level]:
-            op = self.take().text
+            op = _spelled(self.take())
             right = self.binary(level + 1)
             left = _apply(op, left, right)
         return left
@@ -307,7 +367,7 @@ class _Parser:
 
     def _unary(self) -> int | None:
         tok = self.take()
-        x = tok.text
+        x = _spelled(tok)
         if x in ("!", "-", "+", "~"):
             return _prefix(x, self.unary())
         if x == "(":
@@ -359,6 +419,11 @@ class _Parser:
             depth -= t == ")"
             if depth == 0:
                 return
+
+
+def _spelled(tok: Token) -> str:
+    """The operator a token spells (``and`` is ``&&``), else its text."""
+    return _ALTERNATIVE.get(tok.text, tok.text) if tok.kind is Kind.IDENT else tok.text
 
 
 def _prefix(op: str, v: int | None) -> int | None:

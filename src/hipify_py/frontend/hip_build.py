@@ -86,6 +86,15 @@ HIP_BUILD: Mapping[str, object] = {
 }
 
 
+# The two passes of a HIP compile for gfx942 (MI300X): the device pass defines the target's
+# macros, the host pass none of them.  A branch is dead only where both passes skip it: in
+# PyTorch's C10_WARP_SIZE and FBGEMM's kWarpSize, `#elif defined(__GFX9__) 64 #elif
+# defined(__HIP_DEVICE_COMPILE__) 32 #else 64` never compiles its 32 for gfx942 (round 23).
+_TARGET_MACROS = ("__HIP_DEVICE_COMPILE__", "__GFX9__", "__gfx942__", "__AMDGCN__", "__AMDGPU__")
+DEVICE_PASS: Mapping[str, object] = dict.fromkeys(_TARGET_MACROS, 1)
+HOST_PASS: Mapping[str, object] = dict.fromkeys(_TARGET_MACROS, UNDEFINED)
+
+
 # What the project's CUDA build surely does not define: HIP's own macros.  Its other macros
 # stay unknown (``__CUDACC__`` too: the host compiler builds its .cpp files), and a project's
 # HIP switch (``hip_switch``) is undefined there.

@@ -19,7 +19,10 @@ __device__ float atomicMin(float* addr, float v) { /* CAS loop */ }   // HZ318
 
 Not reported: a definition inside a named namespace (HugeCTR's `namespace diagnose {
 __device__ float atomicMin(float*, float) ... }`, round 22), which declares another function
-that calls inside the namespace find first; an anonymous namespace's is still reported.
+that calls inside the namespace find first; an anonymous namespace's is still reported.  Nor
+a specialization of the file's own template (cuDSS samples' `template <typename T> T
+atomicAdd(T*, T)` with `template <> double atomicAdd(double*, double)`, round 23): a template
+coexists with HIP's plain overloads, and calls without template arguments pick HIP's.
 
 ## How to fix
 Guard the helper so that HIP does not see it (`#if !defined(__HIP_PLATFORM_AMD__)`), or give it
@@ -28,13 +31,13 @@ a name of its own (`atomicMinFloat`) and call that.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import functions
 from ..analysis.namespaces import qualified_namespace
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -57,6 +60,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             continue
         if qualified_namespace(unit, func.name_index):
             continue  # HugeCTR's `diagnose::atomicMin`: its namespace's own, found first there
+        if _templated(toks, func.name_index):
+            continue
         lo, hi = func.params
         words = [t.text for t in toks[lo + 1 : hi] if t.kind is Kind.IDENT]
         first = next((w for w in words if w in _FLOATING), None)
@@ -69,3 +74,19 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"`{func.name}({first}*, {first})` is already defined by HIP: this definition is a "
             f"redefinition error on HIP-Clang; guard it for CUDA only or rename it",
         )
+
+
+def _templated(toks: Sequence[Token], k: int) -> bool:
+    """The function named at token ``k`` is a template or a specialization of one: its
+    declaration specifiers follow a `template <...>`."""
+    j = k - 1
+    while j > 0 and (toks[j].kind is Kind.IDENT or toks[j].text in ("*", "&", "::")):
+        j -= 1
+    if toks[j].text != ">":
+        return False
+    depth = 0
+    for i in range(j, max(j - 64, 0) - 1, -1):
+        depth += (toks[i].text == ">") - (toks[i].text == "<")
+        if depth == 0:
+            return i > 0 and toks[i - 1].text == "template"
+    return False

@@ -11,6 +11,11 @@ from HIP's own: `typedef void* cublasHandle_t;` becomes `typedef void* hipblasHa
 very typedef hipblas.h has, and C++ allows a typedef to be redeclared as the same type (so
 does `typedef struct cudaDeviceProp cudaDeviceProp;`, a C idiom naming a type after itself).
 
+Not reported in another platform's port layer: a file whose `#define`s map CUDA's names onto a
+third vendor's (`#define cublasCreate mublasCreate`, ggml's and ktransformers' MUSA and MACA
+headers, included only where that platform builds) declares that vendor's types under CUDA's
+names, and the HIP build never includes it.
+
 ## Why it breaks on AMD
 The conversion renames the declared names like every other use, so the copy now redeclares
 HIP's own types, with CUDA's definitions: `typedef unsigned long long hipDeviceptr_t` against
@@ -34,6 +39,8 @@ from collections.abc import Iterator
 from ..analysis.values import Alias, aliases
 from ..context import Context
 from ..findings import Severity
+from ..frontend.directives import lines
+from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
 from ..rewrite.identifiers import kept_aliases
@@ -49,6 +56,8 @@ from ..rules import Proposal, Report, hazard_rule
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "typedef" not in unit.identifiers:
+        return
+    if _port_layer(unit):
         return
     toks = unit.tokens
     kept = kept_aliases(unit)  # a HIP compat header's aliases keep their names: no clash
@@ -118,3 +127,26 @@ def _same_as_hips(unit: Unit, ctx: Context, alias: Alias, declared: str) -> bool
         words.append(renamed or t.text)
     target = " ".join(words).replace(" *", "*")
     return target in (_HIP_TYPEDEFS.get(declared), declared, f"struct {declared}")
+
+
+# a name neither CUDA's nor HIP's spells another platform's API (`mublasCreate`, `mcGraphLaunch`)
+_OWN_PREFIXES = ("cu", "CU", "nv", "NV", "__nv", "hip", "HIP", "__hip", "roc")
+
+
+def _port_layer(unit: Unit) -> bool:
+    """The file maps CUDA names onto a third platform's: at least three object-like
+    `#define CUDA_NAME OTHER` whose replacement is a name of neither CUDA nor HIP."""
+    if "define" not in unit.identifiers:
+        return False
+    toks = unit.tokens
+    mapped = 0
+    for line in lines(toks, unit.directives):
+        body = line.body
+        if line.word != "define" or len(body) != 2 or body[1].kind is not Kind.IDENT:
+            continue
+        name, target = body[0].text, body[1].text
+        if name in unit.mapped and not target.startswith(_OWN_PREFIXES):
+            mapped += 1
+            if mapped == 3:
+                return True
+    return False

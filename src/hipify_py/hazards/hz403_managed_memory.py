@@ -14,7 +14,10 @@ interconnect (tens of times slower; prefetch and advice become no-ops), and memo
 One diagnosis per file, at the first use the HIP build compiles: the other uses are its
 dependent lines.  An allocation of at most a page whose size the file spells out (a `bool`
 flag, ten counters: the CUDA samples' graphMemoryNodes and systemWideAtomics, round 21) is
-not one: reading it over the interconnect costs nothing a user would notice.
+not one: reading it over the interconnect costs nothing a user would notice.  The element
+type of a template's buffer counts as 16 bytes, the widest scalar or vector element (`double2`,
+`cuDoubleComplex`): the cuFFTDx samples' `ffts_per_block * fft_size * sizeof(complex_type)`
+for two 128-point FFTs is 2 KiB (round 23).
 
 ## Example
 ```cuda
@@ -57,13 +60,14 @@ _NAMES = frozenset(
 
 _ALLOCATIONS = frozenset({"cudaMallocManaged", "hipMallocManaged"})
 _PAGE = 4096
+_WIDEST_ELEMENT = 16  # bytes of double2, cuDoubleComplex, float4
 
 
 def _at_most_a_page(unit: Unit, c: Call) -> bool:
     """The allocation ``c`` asks for a size the file fixes, of at most a page."""
     if len(c.args) < 2:
         return False
-    size = evaluate(unit, *c.args[1])
+    size = evaluate(unit, *c.args[1], widest=_WIDEST_ELEMENT)
     return size is not None and 0 < size <= _PAGE
 
 

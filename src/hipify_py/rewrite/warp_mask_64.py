@@ -29,7 +29,13 @@ from ..analysis.calls import SHUFFLES, Call
 from ..analysis.calls import calls as calls_of
 from ..analysis.cursor import cursor_at
 from ..analysis.mask_literals import cast_of_all_ones, segment_mask
-from ..analysis.values import int_value, local_declaration, parameter_size, type_size
+from ..analysis.values import (
+    holds_a_vote,
+    int_value,
+    local_declaration,
+    parameter_size,
+    type_size,
+)
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Kind, Token
@@ -103,6 +109,10 @@ def mask_sites(unit: Unit, ctx: Context) -> list[MaskSite]:
     return unit.__dict__[key]
 
 
+# <stdint.h>'s and <limits.h>'s 64-bit maxima (FBGEMM passes UINT64_MAX, round 23)
+_WIDE_STANDARD = frozenset({"UINT64_MAX", "ULLONG_MAX"})
+
+
 def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
     calls = hip_calls(unit, ctx)
     if not calls:
@@ -122,6 +132,8 @@ def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
     if by_name:
         defines = _defines(unit)
         for ident, uses in by_name.items():
+            if ident in _WIDE_STANDARD or ident in ctx.project.wide_masks:
+                continue  # 64 bits wide in the HIP build
             if ident in defines:
                 site = _macro_site(unit, ident, defines[ident], uses, mask_tokens)
                 if site is not None:
@@ -318,7 +330,7 @@ def _unresolved(unit: Unit, tok: Token, name: str) -> MaskSite | None:
     local = local_declaration(unit, tok)
     if local is not None:  # LightGBM's `const uint32_t mask = 0xffffffff;`, unparsed file
         size = type_size(unit, local[0])
-        if size == 8:
+        if size == 8 or ("auto" in local[0].split() and holds_a_vote(unit, tok.text)):
             return None
         if size is not None:
             detail = f"declared at line {local[1]} as `{local[0]}`"
@@ -346,15 +358,23 @@ def _declaration_site(
         return None
     spelling = decl.type.spelling
     is_param = decl.kind == ci.CursorKind.PARM_DECL
-    # the declaration's head: tokens back to the statement or parameter boundary
+    # the declaration's head: tokens back to the statement or parameter boundary, or to a
+    # directive line (FBGEMM's `#else` before the CUDA build's declaration, round 23)
     first = k
-    while first > 0 and toks[first - 1].text not in (";", "{", "}", ",", "(", ")"):
+    while (
+        first > 0
+        and toks[first - 1].text not in (";", "{", "}", ",", "(", ")")
+        and not toks[first - 1].in_directive
+    ):
         first -= 1
     head = unit.text[toks[first].start : toks[k].start] if first < k else ""
     init, single = _initializer(toks, k, is_param)
     edits: list[Edit] = []
     m = _NARROW.search(head)
     words = head.split()
+    from_vote = bool(init) and init[0].text in ("__ballot_sync", "__activemask", "__ballot")
+    if "auto" in words and from_vote:
+        return None  # the parse's stub types a vote as int; auto takes HIP's 64-bit type
     if m is not None:
         base = toks[first].start
         edits.append(Edit(base + m.start(1), base + m.end(1), "unsigned long long", RULE))
@@ -367,7 +387,6 @@ def _declaration_site(
             Edit(toks[c.index].start, toks[c.index].end, BIT32[c.name], RULE)
             for c in bit_calls_on(unit, k)
         )
-    from_vote = bool(init) and init[0].text in ("__ballot_sync", "__activemask", "__ballot")
     reasons = []
     if is_param:
         reasons.append("a parameter: callers may pass a 32-lane mask")
