@@ -13,6 +13,7 @@ from ..frontend.unit import Unit
 from .functions import function_at
 from .namespaces import project_warp_size
 from .tokens import cached, inside, match
+from .vote_types import vote_typed
 
 
 def int_value(text: str) -> int | None:
@@ -87,7 +88,7 @@ def type_size(unit: Unit, declared: str) -> int | None:
     `uint32_t`, a `lane_mask_t` typedef), as the HIP/AMD build sees it: a typedef chosen per
     platform resolves to its definition in code HIP compiles.  None when unknown."""
     if "decltype" in declared:
-        return 8 if _vote_typed(unit, declared) else None
+        return 8 if vote_typed(unit, declared) else None
     words = [w for w in declared.replace("*", " * ").split() if w not in _QUALIFIERS]
     if not words or "*" in words:
         return None
@@ -101,33 +102,6 @@ def type_size(unit: Unit, declared: str) -> int | None:
     if set(words) <= _NARROW_WORDS | {"signed"}:
         return 2 if "short" in words else 4
     return None
-
-
-# the votes whose result HIP types as a 64-bit unsigned long long
-_VOTES = frozenset({"__activemask", "__ballot_sync", "__ballot"})
-_DECLTYPE = re.compile(r"decltype\s*\(\s*(\w+)\s*([()])")
-
-
-def _vote_typed(unit: Unit, declared: str) -> bool:
-    """``declared`` is the type of a vote, as FBGEMM's ROCm helpers write a mask type
-    (`using mask_t = std::remove_const_t<decltype(active_mask)>;` after `const auto
-    active_mask = __activemask();`, round 23): `decltype(__activemask())`, or `decltype(v)`
-    of a variable the file initialises from a vote."""
-    m = _DECLTYPE.search(declared)
-    if m is None:
-        return False
-    name = m.group(1)
-    return name in _VOTES if m.group(2) == "(" else holds_a_vote(unit, name)
-
-
-def holds_a_vote(unit: Unit, name: str) -> bool:
-    """The file initialises or assigns variable ``name`` from a vote (`const auto m =
-    __activemask();`): where its type is `auto` or `decltype(name)`, it is HIP's 64-bit one."""
-    toks = unit.tokens
-    return any(
-        k + 2 < len(toks) and toks[k + 1].text == "=" and toks[k + 2].text in _VOTES
-        for k in unit.identifier_positions.get(name, ())
-    )
 
 
 def compare(op: str, left: int, right: int) -> bool | None:

@@ -29,13 +29,8 @@ from ..analysis.calls import SHUFFLES, Call
 from ..analysis.calls import calls as calls_of
 from ..analysis.cursor import cursor_at
 from ..analysis.mask_literals import cast_of_all_ones, segment_mask
-from ..analysis.values import (
-    holds_a_vote,
-    int_value,
-    local_declaration,
-    parameter_size,
-    type_size,
-)
+from ..analysis.values import int_value, local_declaration, parameter_size, type_size
+from ..analysis.vote_types import VOTES, holds_a_vote
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Kind, Token
@@ -372,7 +367,7 @@ def _declaration_site(
     edits: list[Edit] = []
     m = _NARROW.search(head)
     words = head.split()
-    from_vote = bool(init) and init[0].text in ("__ballot_sync", "__activemask", "__ballot")
+    from_vote = bool(init) and init[0].text in VOTES
     if "auto" in words and from_vote:
         return None  # the parse's stub types a vote as int; auto takes HIP's 64-bit type
     if m is not None:
