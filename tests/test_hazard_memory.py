@@ -223,6 +223,11 @@ def test_hz403_a_template_buffer_of_a_few_elements_is_no_finding(nvcc, tmp_path)
     assert only("HZ403", src) == []
     big = src.replace("fft_size = 128;", "fft_size = 1 << 16;")
     assert [f.line for f in only("HZ403", big)] == [14]
+    # an array's sizeof is its whole size, not one element's (HeCBench's atomicIntrinsics)
+    array = src.replace(
+        "auto size_bytes = size * sizeof(T);", "T table[256];\n  auto size_bytes = sizeof(table);"
+    )
+    assert [f.line for f in only("HZ403", array)] == [15]
 
 
 def test_hz404_early_return_and_never_freed():

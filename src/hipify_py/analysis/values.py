@@ -362,7 +362,9 @@ def evaluate(
             close = match(toks, i + 1)
             if close is None or close >= end:
                 return None
-            size = SIZEOF.get(" ".join(x.text for x in toks[i + 2 : close]), widest)
+            size = SIZEOF.get(" ".join(x.text for x in toks[i + 2 : close]))
+            if size is None and widest is not None and _an_element(unit, i + 2, close):
+                size = widest
             if size is None:
                 return None
             parts.append(str(size))
@@ -375,6 +377,22 @@ def evaluate(
             parts.append(part)
         i += 1
     return _arithmetic(parts)
+
+
+def _an_element(unit: Unit, first: int, end: int) -> bool:
+    """``tokens[first:end]``, a `sizeof` operand, is one element: `*ptr`, or a name the file
+    declares as a type (a template parameter, `using T = ...`, a typedef), not a variable (an
+    array's `sizeof` is its whole size)."""
+    toks = unit.tokens
+    if end - first == 2 and toks[first].text == "*" and toks[first + 1].kind is Kind.IDENT:
+        return True
+    if end - first != 1 or toks[first].kind is not Kind.IDENT:
+        return False
+    name = toks[first].text
+    return name in _typedefs(unit) or any(
+        toks[k - 1].text in ("typename", "class", "struct")
+        for k in unit.identifier_positions.get(name, ())
+    )
 
 
 _OPERATORS = frozenset(("+", "-", "*", "/", "%", "(", ")", "<<", ">>"))
