@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
+from _units import assert_nvcc_builds
 from test_hazard_common import only, run_pass
 
 
@@ -183,8 +184,7 @@ def test_hz403_a_managed_flag_or_a_few_counters_are_no_finding(nvcc, tmp_path):
     round 21: a page or less read over the interconnect is no cost a user acts on; an
     allocation of a size the file does not fix is reported."""
     (tmp_path / "m.cu").write_text(SMALL_MANAGED)
-    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "m.cu"), "-o", str(tmp_path / "m.o")]
-    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert_nvcc_builds(nvcc, [tmp_path / "m.cu"], [], tmp_path)
     assert only("HZ403", SMALL_MANAGED) == []
     big = SMALL_MANAGED.replace("const int numData = 10;", "const int numData = 1 << 20;")
     assert [f.line for f in only("HZ403", big)] == [10]
@@ -218,8 +218,7 @@ def test_hz403_a_template_buffer_of_a_few_elements_is_no_finding(nvcc, tmp_path)
     bytes each, are at most a page; a count the file does not fix is reported."""
     src = TEMPLATE_MANAGED
     (tmp_path / "t.cu").write_text(src)
-    cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "t.cu"), "-o", str(tmp_path / "t.o")]
-    assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+    assert_nvcc_builds(nvcc, [tmp_path / "t.cu"], [], tmp_path)
     assert only("HZ403", src) == []
     big = src.replace("fft_size = 128;", "fft_size = 1 << 16;")
     assert [f.line for f in only("HZ403", big)] == [14]

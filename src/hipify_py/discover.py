@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from .buildfiles.registry import build_kind
 from .context import Renames
 from .project_index import ProjectIndex, cuda_backends_of, index_of, library_copies_of
+from .project_masks import MaskWidths
 from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
@@ -289,10 +290,17 @@ def project_index_of(
 
     files = [c.path.absolute() for c in items]
     wavefronts = WavefrontUses()
+    masks = MaskWidths()
+
+    def also(path: str, data: bytes) -> None:
+        wavefronts.add(path, data)
+        masks.add(path, data)
+
     return replace(
-        index_of(_TreeTexts(items), mappings, also=wavefronts.add),
+        index_of(_TreeTexts(items), mappings, also=also),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
+        wide_masks=masks.wide(),
         cuda_backends=cuda_backends_of(files),
         library_copies=library_copies_of(files),
     )

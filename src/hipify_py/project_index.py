@@ -74,8 +74,7 @@ class ProjectIndex:
     # warp models read what the header says
     warp_constants: frozenset[str] = frozenset()
     # the lane masks the tree declares as 64-bit integers in code the HIP build compiles, and
-    # nowhere narrower there: FBGEMM's `#if defined(USE_ROCM) static constexpr uint64_t
-    # kFullWarpMask` of a header, used by files that do not declare it (round 23: 2 false HZ106)
+    # nowhere narrower there (``project_masks``)
     wide_masks: frozenset[str] = frozenset()
     # the PTX macros and FP8 range constants the tree's headers define and no file of it
     # names (``project_unused``)
@@ -159,7 +158,6 @@ def index_of(
     hip_macros: set[str] = set()
     values: dict[str, int | None] = {}
     warp_size: set[tuple[str, int | None]] = set()
-    mask_widths: dict[str, set[int]] = {}
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
@@ -173,7 +171,6 @@ def index_of(
         if _WARP_SIZE_DECLARED.search(data):
             lexed = lex(data.decode("utf-8", "replace"))
             warp_size |= namespaces_declaring(lexed.tokens, "warpSize")
-        lexed = _record_masks(data, lexed, mask_widths)
         hip = _INCLUDES_HIP.search(data) is not None
         file_macros: set[str] = set()
         for m in _MACRO.finditer(data):
@@ -205,7 +202,6 @@ def index_of(
         hip_values,
         frozenset(warp_size),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
-        wide_masks=frozenset(n for n, widths in mask_widths.items() if widths == {8}),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
     )
 
@@ -230,66 +226,6 @@ def _defined_for_hip(lexed: Lexed, candidates: AbstractSet[str]) -> set[str]:
             if toks[d].start in hip_only and not maskless:
                 out.add(toks[d + 2].text)
     return out
-
-
-# an integer type word, then a name holding "mask": a file that may declare a lane mask
-_MASK_TYPED = re.compile(
-    rb"(?:int|_t|long|u64|u32|uint)\s+(?:const\s+)?\w*[Mm][Aa][Ss][Kk]\w*\s*[={]"
-)
-_WIDTHS = {
-    "uint64_t": 8,
-    "int64_t": 8,
-    "u64": 8,
-    "uint32_t": 4,
-    "int32_t": 4,
-    "u32": 4,
-    "uint": 4,
-    "int": 4,
-    "unsigned": 4,
-}
-
-
-def _record_masks(data: bytes, lexed: Lexed | None, widths: dict[str, set[int]]) -> Lexed | None:
-    """Adds the widths of the lane masks the file declares (``_mask_declarations``) to
-    ``widths``; the file lexed, if it was or had to be."""
-    if not _MASK_TYPED.search(data):
-        return lexed
-    lexed = lexed or lex(data.decode("utf-8", "replace"))
-    for name, width in _mask_declarations(lexed):
-        widths.setdefault(name, set()).add(width)
-    return lexed
-
-
-def _mask_declarations(lexed: Lexed) -> Iterator[tuple[str, int]]:
-    """(name, bytes) of each initialised declaration of an integer variable whose name holds
-    "mask", in code the HIP build compiles: `constexpr uint64_t kFullWarpMask = ...`."""
-    toks = lexed.tokens
-    skipped = hip_inactive(toks, lexed.directives)
-    for i in range(1, len(toks) - 1):
-        t = toks[i]
-        if (
-            t.kind is not Kind.IDENT
-            or "mask" not in t.text.lower()
-            or toks[i + 1].text not in ("=", "{")
-            or t.in_directive
-            or t.start in skipped
-        ):
-            continue
-        words = []
-        k = i - 1
-        while k >= 0 and toks[k].kind is Kind.IDENT and toks[k].text not in _NOT_TYPE_WORDS:
-            words.append(toks[k].text)
-            k -= 1
-        if words.count("long") == 2:
-            yield t.text, 8
-        elif words and words[0] in _WIDTHS:  # the word before the name
-            yield t.text, _WIDTHS[words[0]]
-        elif words and words[0] == "long":
-            yield t.text, 8
-
-
-# words that end a declaration's type going backwards (`return x = ...`, `else m = ...`)
-_NOT_TYPE_WORDS = frozenset({"return", "else", "case", "do", "goto"})
 
 
 _BACKEND_NAMES = ("hip", "rocm")

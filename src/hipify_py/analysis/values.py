@@ -13,6 +13,7 @@ from ..frontend.unit import Unit
 from .functions import function_at
 from .namespaces import project_warp_size
 from .tokens import cached, inside, match
+from .type_sizes import SIZEOF, words_size
 from .vote_types import vote_typed
 
 
@@ -31,52 +32,6 @@ def int_value(text: str) -> int | None:
         return None
 
 
-SIZEOF = {
-    "char": 1,
-    "bool": 1,
-    "int8_t": 1,
-    "uint8_t": 1,
-    "unsigned char": 1,
-    "short": 2,
-    "ushort": 2,  # glibc <sys/types.h> typedefs, common in CUDA samples
-    "half": 2,
-    "__half": 2,
-    "int16_t": 2,
-    "uint16_t": 2,
-    "__nv_bfloat16": 2,
-    "__hip_bfloat16": 2,
-    "hip_bfloat16": 2,
-    "int": 4,
-    "unsigned": 4,
-    "unsigned int": 4,
-    "uint": 4,
-    "float": 4,
-    "int32_t": 4,
-    "uint32_t": 4,
-    "half2": 4,
-    "__half2": 4,
-    "double": 8,
-    "long": 8,
-    "long long": 8,
-    "unsigned long long": 8,
-    "int64_t": 8,
-    "uint64_t": 8,
-    "size_t": 8,
-    "clock_t": 8,  # long on LP64 Linux, the only host HIP builds on here
-    "float2": 8,
-    "int2": 8,
-    "float4": 16,
-    "int4": 16,
-    "double2": 16,
-}
-
-
-_WIDE_WORDS = frozenset({"uint64_t", "int64_t", "size_t", "uintptr_t", "intptr_t", "u64"})
-
-
-_NARROW_WORDS = frozenset({"uint32_t", "int32_t", "uint", "u32", "int", "unsigned", "short"})
-
-
 # words of a declaration that do not change its type's size (`constexpr unsigned int`)
 _QUALIFIERS = frozenset(
     {"const", "volatile", "constexpr", "static", "inline", "__device__", "__constant__"}
@@ -92,16 +47,11 @@ def type_size(unit: Unit, declared: str) -> int | None:
     words = [w for w in declared.replace("*", " * ").split() if w not in _QUALIFIERS]
     if not words or "*" in words:
         return None
-    if words.count("long") == 2 or set(words) & _WIDE_WORDS:
-        return 8
-    if len(words) == 1 and words[0] not in _NARROW_WORDS:
+    size = words_size(words)
+    if size is None and len(words) == 1:
         target = _typedefs(unit).get(words[0])
         return type_size(unit, target) if target and target != words[0] else None
-    if words.count("long") == 1:
-        return 8
-    if set(words) <= _NARROW_WORDS | {"signed"}:
-        return 2 if "short" in words else 4
-    return None
+    return size
 
 
 def compare(op: str, left: int, right: int) -> bool | None:

@@ -67,8 +67,10 @@ def hip_inactive(
     defines: Iterable[str] = (),
     cuda: bool = False,
 ) -> Inactive:
-    """The branches a HIP/AMD compile skips; ``defines`` are extra ``NAME`` / ``NAME=VALUE``
-    (``-D``) settings that take precedence over the built-in HIP build table.  ``cuda``: the
+    """The branches a HIP/AMD compile skips in both its passes (the device pass for gfx942
+    and the host pass, ``hip_build.DEVICE_PASS`` and ``HOST_PASS``); ``defines`` are extra
+    ``NAME`` / ``NAME=VALUE`` (``-D``) settings that take precedence over the built-in HIP
+    build table.  ``cuda``: the
     branches the project's CUDA build skips instead (``CUDA_BUILD``, its HIP switches unset)."""
     if cuda:
         return Inactive(_skipped(tokens, directives, defines, CUDA_BUILD, UNDEFINED))
@@ -119,7 +121,7 @@ class _HipBranches:
     """One pass over a file's directives in order, deciding which branches a HIP compile
     takes.
 
-    ``known``: what HIP's build defines (``HIP_BUILD``, then ``-D``, then the file's own
+    ``known``: what the compile defines (``build``, then ``-D``, then the file's own
     ``#define``s in code HIP surely compiles).  ``ranges``: the inactive byte ranges, and the
     ``#if``/``#elif`` lines whose condition was decided.  ``stack``: one frame per open
     ``#if``: [state of the enclosing code, state of the current branch, whether an earlier

@@ -34,7 +34,8 @@ from ..analysis.cursor import cursor_at
 from ..analysis.functions import function_at
 from ..analysis.launches import launched_name
 from ..analysis.tokens import match, statement_bounds
-from ..analysis.values import SIZEOF, evaluate
+from ..analysis.type_sizes import SIZEOF
+from ..analysis.values import evaluate
 from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
