@@ -222,6 +222,9 @@ def test_hz403_a_template_buffer_of_a_few_elements_is_no_finding(nvcc, tmp_path)
     assert only("HZ403", src) == []
     big = src.replace("fft_size = 128;", "fft_size = 1 << 16;")
     assert [f.line for f in only("HZ403", big)] == [14]
+    # one element, as olcf's training series writes it (round 24)
+    element = src.replace("size * sizeof(T)", "size * sizeof(data[0])")
+    assert only("HZ403", element) == []
     # an array's sizeof is its whole size, not one element's (HeCBench's atomicIntrinsics)
     array = src.replace(
         "auto size_bytes = size * sizeof(T);", "T table[256];\n  auto size_bytes = sizeof(table);"

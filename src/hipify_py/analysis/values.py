@@ -330,12 +330,14 @@ def evaluate(
 
 
 def _an_element(unit: Unit, first: int, end: int) -> bool:
-    """``tokens[first:end]``, a `sizeof` operand, is one element: `*ptr`, or a name the file
-    declares as a type (a template parameter, `using T = ...`, a typedef), not a variable (an
-    array's `sizeof` is its whole size)."""
+    """``tokens[first:end]``, a `sizeof` operand, is one element: `*ptr`, `data[0]`, or a name
+    the file declares as a type (a template parameter, `using T = ...`, a typedef), not a
+    variable (an array's `sizeof` is its whole size)."""
     toks = unit.tokens
     if end - first == 2 and toks[first].text == "*" and toks[first + 1].kind is Kind.IDENT:
         return True
+    if end - first >= 4 and toks[first].kind is Kind.IDENT and toks[first + 1].text == "[":
+        return match(toks, first + 1) == end - 1  # one subscript: an element of the array
     if end - first != 1 or toks[first].kind is not Kind.IDENT:
         return False
     name = toks[first].text
