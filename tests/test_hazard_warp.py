@@ -335,6 +335,19 @@ def test_hz105_ballot_into_32_bits_and_popc():
     assert "__popcll" in found[1].message
 
 
+def test_hz105_names_the_declared_type_as_written():
+    """cuDF's `bitmask_type const new_word = __ballot_sync(...)` (round 24): its header's
+    `bitmask_type` is not parsed, and the message said `const int`."""
+    src = """#include "types.hpp"  // cuDF's: using bitmask_type = uint32_t;
+__global__ void k(bitmask_type* o, const bool* p) {
+  bitmask_type const word = __ballot_sync(0xffffffffffffffffULL, p[threadIdx.x]);
+  if (threadIdx.x % 32 == 0) o[threadIdx.x / 32] = word;
+}"""
+    found = only("HZ105", src)
+    assert [f.line for f in found] == [3]
+    assert "32-bit `bitmask_type const word`" in found[0].message
+
+
 def test_hz105_one_narrow_mask_of_one_function_is_one_finding():
     # HeCBench atomicAggregate: `int mask` from __match_any_sync, then __ffs and two __popc
     src = """__device__ int agg(int* p, int mask) {

@@ -284,10 +284,12 @@ def _truncating_store(
         if uses
         else ""
     )
+    # the declaration as written (cuDF's `bitmask_type const`, which a parse without its
+    # header reads as `const int`, round 24), else the type the parse or the words give
     finding = report(
         toks[first].start,
         toks[stmt_end - 1].end,
-        f"`{c.name}` result {what} 32-bit `{spelling or head.strip()} "
+        f"`{c.name}` result {what} 32-bit `{head.strip() or spelling} "
         f"{name.text}`: HIP masks are 64-bit, lanes 32-63 are lost{counted}",
         fix=fix,
         extra=more.extra,
