@@ -1064,3 +1064,31 @@ def test_hz103_group_code_that_picks_ballot_bits_by_its_lane_is_the_constant_s(n
     assert [f.line for f in only("HZ107", RSMT)] == [1]
     alone = RSMT.replace("out[i] = inserted(out, work[i] > lane, i);", "out[i] = work[i] + lane;")
     assert [f.line for f in only("HZ103", alone)] == [14]
+
+
+SMALL_BLOCK_VOTES = """#include <cstdio>
+const unsigned BLOCK_SIZE = 16;
+const unsigned FULL_MASK = 0xffffffff;
+// the CUDA book's warp demo (round 25): one block of 16 threads votes into 32 bits
+__global__ void votes(void) {
+  int tid = threadIdx.x;
+  unsigned mask1 = __ballot_sync(FULL_MASK, tid > 0);
+  if (tid == 1) printf("mask1 = %x\\n", mask1);
+}
+int main(void) {
+  votes<<<1, BLOCK_SIZE>>>();
+  cudaDeviceSynchronize();
+  return 0;
+}
+"""
+
+
+def test_hz105_a_kernel_of_at_most_32_threads_loses_no_votes(nvcc, tmp_path):
+    """Blocks of 16 threads have no lane past 31: a ballot stored in 32 bits holds every vote
+    (the mask itself is still HZ106's, 32-bit); blocks of 64 threads lose lanes 32-63."""
+    (tmp_path / "v.cu").write_text(SMALL_BLOCK_VOTES)
+    assert_nvcc_builds(nvcc, [tmp_path / "v.cu"], [], tmp_path)
+    assert only("HZ105", SMALL_BLOCK_VOTES) == []
+    assert [f.line for f in only("HZ106", SMALL_BLOCK_VOTES)] == [3]
+    wide = SMALL_BLOCK_VOTES.replace("BLOCK_SIZE = 16", "BLOCK_SIZE = 64")
+    assert [f.line for f in only("HZ105", wide)] == [7]

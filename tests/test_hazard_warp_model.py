@@ -895,3 +895,37 @@ def test_hz103_a_macro_spelled_kernel_of_32_threads_has_no_upper_lanes(nvcc, tmp
     assert only("HZ103", MACRO_KERNEL_SCAN) == []
     wide = MACRO_KERNEL_SCAN.replace("__launch_bounds__(32, 1)", "__launch_bounds__(128, 1)")
     assert [f.line for f in only("HZ103", wide)] == [17]
+
+
+OWN_C10_WARP_SIZE = """#define C10_WARP_SIZE 32
+// a teaching copy of PyTorch's block reduction (round 25) with its own C10_WARP_SIZE
+__device__ float warp_sum(float val) {
+  for (int offset = C10_WARP_SIZE >> 1; offset > 0; offset >>= 1)
+    val += __shfl_down_sync(0xffffffff, val, offset);
+  return val;
+}
+struct Block1D {
+  static __device__ int Warps() { return blockDim.x / C10_WARP_SIZE; }
+};
+__global__ void block_sum(const float* x, float* out) {
+  __shared__ float shared[C10_WARP_SIZE];
+  const int tid = threadIdx.x;
+  const int lid = tid % C10_WARP_SIZE;
+  const int wid = tid / C10_WARP_SIZE;
+  float val = warp_sum(x[blockIdx.x * blockDim.x + tid]);
+  if (lid == 0) shared[wid] = val;
+  __syncthreads();
+  val = (tid < Block1D::Warps()) ? shared[lid] : 0.f;
+  if (wid == 0) val = warp_sum(val);
+  if (tid == 0) out[blockIdx.x] = val;
+}
+"""
+
+
+def test_a_file_s_own_c10_warp_size_of_32_is_its_constant(nvcc, tmp_path):
+    """PyTorch's C10_WARP_SIZE is the platform's wavefront size (64 on ROCm), but a file that
+    defines it as 32 itself works in 32-lane groups (how-to-optim-algorithm-in-cuda, round 25:
+    two false HZ101 at `blockDim.x / C10_WARP_SIZE`)."""
+    (tmp_path / "r.cu").write_text(OWN_C10_WARP_SIZE)
+    assert_nvcc_builds(nvcc, [tmp_path / "r.cu"], [], tmp_path)
+    assert only("HZ101", OWN_C10_WARP_SIZE) == []

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
+from .block_geometry import BLOCK32, block_model
 from .functions import Func, enclosing_conditions, function_at
 from .tokens import cached
 from .values import evaluate
@@ -26,10 +27,13 @@ def low_lanes_only(unit: Unit, index: int) -> bool:
     WARP_SIZE && ...)` with WARP_SIZE 32 in the file; TransformerEngine's standalone_topk,
     round 11) or a 32-lane group index of 0 (`if (warp == 0)` with `warp = tid / 32`), or
     after `if (threadIdx.x >= 32) return;` at the top of its function (flashinfer's MoE
-    routing, round 12)."""
+    routing, round 12), or anywhere in a kernel whose blocks hold at most 32 threads
+    (``block_geometry``: the CUDA book's warp demo launched `<<<1, 16>>>`, round 25)."""
     func = function_at(unit, index)
     if func is None:
         return False
+    if block_model(unit, func) == BLOCK32:
+        return True
     toks = unit.tokens
     for keyword, first, end in enclosing_conditions(unit, index, func):
         if keyword != "if" or not _in_then_branch(unit, end + 1, index):

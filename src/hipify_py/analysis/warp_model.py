@@ -49,6 +49,14 @@ LANE32 = "lane32"  # a 32-lane lane id without a matching group id: reductions s
 HARDWARE_NAMES = frozenset({"warpSize", "__lane_id", "C10_WARP_SIZE", "__AMDGCN_WAVEFRONT_SIZE"})
 
 
+def _hardware_name(unit: Unit, k: int) -> bool:
+    """Token ``k`` names the hardware wavefront: one of ``HARDWARE_NAMES``, unless the file
+    defines it as 32 itself (a teaching copy of PyTorch's reduction with its own `#define
+    C10_WARP_SIZE 32`, round 25: its lane and group ids are 32-lane groups)."""
+    name = unit.tokens[k].text
+    return name in HARDWARE_NAMES and constant_at(unit, name, k) != 32
+
+
 def model_of(unit: Unit, func: Func | None) -> str | None:
     """``GROUP32``, ``HARDWARE`` or None (no evidence) for the function ``func``."""
     if func is None:
@@ -184,12 +192,12 @@ def _width(unit: Unit, call: Call) -> int | None:
     if len(call.args) <= w:
         return None
     a, b = call.args[w]
-    if any(t.text in HARDWARE_NAMES for t in unit.tokens[a:b]):
+    if any(_hardware_name(unit, k) for k in range(a, b)):
         return 64
     default = _parameter_default(unit, a, b)
     if default is not None:
         a, b = default
-        if any(t.text in HARDWARE_NAMES for t in unit.tokens[a:b]):
+        if any(_hardware_name(unit, k) for k in range(a, b)):
             return 64
     return evaluate(unit, a, b)
 
@@ -270,7 +278,7 @@ def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
     if any(
         (
-            toks[k].text in HARDWARE_NAMES
+            _hardware_name(unit, k)
             and not shadowed(toks, k, f)
             and project_warp_size(unit, k) is None
         )
