@@ -7,7 +7,7 @@ takes as ``const void*``, a callback argument HIP does not have.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
@@ -41,9 +41,12 @@ RENAME_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, str]] = {
 APPEND_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, int, str]] = {
     "cudaMemPrefetchAsync": (2, "cudaMemLocation", 4, "0"),
 }
-# CUDA API called with N arguments -> text appended as the last argument
-APPEND_ARGUMENT: dict[str, tuple[int, str]] = {
-    "cudaMallocHost": (2, "hipHostMallocDefault"),  # hipHostMalloc requires its flags
+# CUDA API called with N arguments -> text appended as the last arguments
+APPEND_ARGUMENT: dict[str, dict[int, str]] = {
+    "cudaMallocHost": {2: "hipHostMallocDefault"},  # hipHostMalloc requires its flags
+    # CUDA defaults the shared memory and the stream; ROCm 7.2.4's declaration does not
+    # (ParRes Kernels' p2p-cuda, issue 23 round 25)
+    "cudaLaunchCooperativeKernel": {4: "0, 0", 5: "0"},
 }
 # API -> index of a kernel/function argument HIP declares as ``const void*``
 VOID_POINTER_ARGUMENT: dict[str, int] = {
@@ -137,9 +140,9 @@ def _has_type(tokens: Sequence[Token], arg: Arg, type_name: str) -> bool:
 
 def _append_argument(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
     """The argument CUDA defaults and HIP requires, appended when the call leaves it out."""
-    arity, extra = APPEND_ARGUMENT[name]
     args = call_args(tokens, i)
-    if args is not None and len(args) == arity:
+    extra = APPEND_ARGUMENT[name].get(len(args)) if args else None
+    if args and extra is not None:
         end = args[-1].span(tokens)[1]
         yield Edit(end, end, f", {extra}", RULE)
 
@@ -223,15 +226,28 @@ def _namespaced(tokens: Sequence[Token], i: int) -> bool:
     return tokens[i - 2].kind is Kind.IDENT and tokens[i - 2].text not in _NOT_TYPES
 
 
-# API name -> how its call is adapted (each table's names are the calls its adapter handles)
-_ADAPTERS: dict[str, Callable[[Sequence[Token], int, str], Iterator[Edit]]] = {
-    **dict.fromkeys(DROP_ARGUMENT, _drop_argument),
-    **dict.fromkeys(CONST_POINTER_ARRAYS, _cast_to_const_pointer_array),
-    **dict.fromkeys(VOID_POINTER_POINTER_ARGUMENT, _cast_to_void_pointer_pointer),
-    **dict.fromkeys(VOID_POINTER_ARGUMENT, _cast_to_void_pointer),
-    **dict.fromkeys(APPEND_BY_ARGUMENT_TYPE, _append_by_argument_type),
-    **dict.fromkeys(APPEND_ARGUMENT, _append_argument),
-}
+_Adapter = Callable[[Sequence[Token], int, str], Iterator[Edit]]
+# each table, with the adapter that handles the calls it names
+_TABLES: tuple[tuple[Iterable[str], _Adapter], ...] = (
+    (DROP_ARGUMENT, _drop_argument),
+    (CONST_POINTER_ARRAYS, _cast_to_const_pointer_array),
+    (VOID_POINTER_POINTER_ARGUMENT, _cast_to_void_pointer_pointer),
+    (VOID_POINTER_ARGUMENT, _cast_to_void_pointer),
+    (APPEND_BY_ARGUMENT_TYPE, _append_by_argument_type),
+    (APPEND_ARGUMENT, _append_argument),
+)
+
+
+def _by_name() -> dict[str, list[_Adapter]]:
+    """API name -> how its call is adapted (a call may need several: a cast and an argument)."""
+    out: dict[str, list[_Adapter]] = {}
+    for names, adapter in _TABLES:
+        for name in names:
+            out.setdefault(name, []).append(adapter)
+    return out
+
+
+_ADAPTERS = _by_name()
 _SHAPED = frozenset(_ADAPTERS)
 
 
@@ -249,4 +265,5 @@ def arguments(unit: Unit, ctx: Context) -> Iterator[Edit]:
         if i in roles or _declared_here(tokens, i) or _namespaced(tokens, i):
             continue  # a macro definition's head, a declaration, a project's own function
         name = tokens[i].text
-        yield from _ADAPTERS[name](tokens, i, name)
+        for adapt in _ADAPTERS[name]:
+            yield from adapt(tokens, i, name)
