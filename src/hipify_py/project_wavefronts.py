@@ -71,10 +71,11 @@ class WavefrontUses:
         if self.overflow:
             return None
         out: set[tuple[str, str]] = set()
+        constants = self.constants()
         for path, data in self.kept:
             if any(name.encode("ascii") in data for name in self.defined_32):
                 text = data.decode("utf-8", "replace")
-                unit = Unit(path, text, mappings, tree_warp_constants=self.constants())
+                unit = Unit(path, text, mappings, tree_warp_constants=constants)
                 wanted = self.defined_32 & unit.identifiers
                 out.update((name, path) for name in wavefront_constants(unit, wanted))
                 unit.release()

@@ -26,8 +26,7 @@ def block_model(unit: Unit, f: Func) -> str | None:
     file does not fix)."""
     toks = unit.tokens
     header = declaration_head(toks, f)
-    for c in _launch_bounds(unit):  # only a kernel has them, also one whose `__global__` a
-        # macro spells (DeepGEMM's `CUTLASS_GLOBAL __launch_bounds__(32, 1)`, round 23)
+    for c in _launch_bounds(unit):  # only a kernel has them (``Func.is_device``)
         if header.start <= c.index < header.stop and c.args:
             bound = evaluate(unit, *c.args[0])
             if bound is not None and bound <= 32:

@@ -31,7 +31,9 @@ class Func:
 
     @property
     def is_device(self) -> bool:
-        return bool(self.specifiers & {"__global__", "__device__"})
+        """Device code: `__global__`, `__device__`, or launch bounds, which only a kernel has
+        (DeepGEMM's `CUTLASS_GLOBAL __launch_bounds__(32, 1)`: a macro spells `__global__`)."""
+        return bool(self.specifiers & {"__global__", "__device__", "__launch_bounds__"})
 
     @property
     def is_host(self) -> bool:

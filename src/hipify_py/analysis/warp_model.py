@@ -229,9 +229,7 @@ def _models(unit: Unit) -> dict[int, str]:
 
 
 def _decide(unit: Unit) -> dict[int, str]:
-    # a function with launch bounds is a kernel, whatever macro spells its __global__
-    # (DeepGEMM's CUTLASS_GLOBAL, round 23)
-    funcs = [f for f in functions(unit) if f.is_device or "__launch_bounds__" in f.specifiers]
+    funcs = [f for f in functions(unit) if f.is_device]
     # a function that sends lanes past 31 away runs as on a block of 32 threads, also where
     # its __device__ hides behind a library's macro (cuvs's RAFT_DEVICE_INLINE_FUNCTION)
     out: dict[int, str] = {

@@ -14,7 +14,7 @@ from ..frontend.unit import Unit
 from .calls import SHUFFLES, calls
 from .functions import Func, function_at, functions
 from .launches import launched_name
-from .tokens import CASTS, split
+from .tokens import CASTS, cached, split
 from .warp_constants import definitions, uses
 from .warp_model import (
     _VOTES,
@@ -135,14 +135,16 @@ def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
 def empty_on_hip(unit: Unit, func: Func) -> bool:
     """Every token of ``func``'s body lies in a branch HIP skips (a kernel whose body is all
     `#if __CUDA_ARCH__ >= 800`: the CUDA samples' tensor-core GEMMs, round 21): on HIP it
-    does nothing, so its lanes are no evidence of the wavefront."""
-    inactive = inactive_in(unit)
-    if not inactive.ranges:
-        return False
-    toks = unit.tokens
-    return all(
-        toks[k].in_directive or toks[k].start in inactive for k in range(func.open + 1, func.close)
-    )
+    does nothing, so its lanes are no evidence of the wavefront.  Decided once per function
+    (asked of the file's kernels and of a constant's users)."""
+    found: dict[int, bool] = cached(unit, "_hz_empty_on_hip", dict)
+    if func.open not in found:
+        inactive, toks = inactive_in(unit), unit.tokens
+        found[func.open] = bool(inactive.ranges) and all(
+            toks[k].in_directive or toks[k].start in inactive
+            for k in range(func.open + 1, func.close)
+        )
+    return found[func.open]
 
 
 def wavefront_constants(unit: Unit, names: AbstractSet[str]) -> list[str]:
