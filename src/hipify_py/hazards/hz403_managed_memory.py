@@ -14,10 +14,11 @@ interconnect (tens of times slower; prefetch and advice become no-ops), and memo
 One diagnosis per file, at the first use the HIP build compiles: the other uses are its
 dependent lines.  An allocation of at most a page whose size the file spells out (a `bool`
 flag, ten counters: the CUDA samples' graphMemoryNodes and systemWideAtomics, round 21) is
-not one: reading it over the interconnect costs nothing a user would notice.  The element
-type of a template's buffer counts as 16 bytes, the widest scalar or vector element (`double2`,
-`cuDoubleComplex`): the cuFFTDx samples' `ffts_per_block * fft_size * sizeof(complex_type)`
-for two 128-point FFTs is 2 KiB (round 23).
+not one: reading it over the interconnect costs nothing a user would notice.  The `sizeof`
+of one element the file does not size itself (a template's type, `*p`, `a[0]`) counts as 16
+bytes, the widest scalar or vector element (`double2`, `cuDoubleComplex`): the cuFFTDx
+samples' `ffts_per_block * fft_size * sizeof(complex_type)` for two 128-point FFTs is 2 KiB
+(round 23).
 
 ## Example
 ```cuda
