@@ -130,6 +130,14 @@ def test_the_deprecated_vmm_attribute_is_hips_virtual_memory_attribute():
     assert "hipDeviceAttributeVirtualMemoryManagementSupported" in out
 
 
+def test_the_memory_pool_handle_types_attribute_is_hips():
+    # the AMD tables call both names unsupported; hip_runtime_api.h of ROCm 7.2.4 declares it
+    # (rmm's runtime_capabilities.hpp, hazard round 26: a false HZ300)
+    conv = result((UNITS / "mempool_handle_types.cu").read_text())
+    assert conv.text.count("hipDeviceAttributeMemoryPoolSupportedHandleTypes") == 2
+    assert not [f for f in conv.findings if f.rule == "HZ300"]
+
+
 def test_min_max_of_int_and_unsigned_get_cudas_unsigned_overloads():
     out = hip((UNITS / "mixed_min.cu").read_text())
     assert out.count("#define HIPIFY_PY_SHIM_MIXED_MIN_MAX") == 1

@@ -121,6 +121,7 @@ PREFIXES = (
     ("nvrtc", "hiprtc"),
     ("NVRTC_", "HIPRTC_"),
     ("cub::", "hipcub::"),
+    ("cudaDevAttr", "hipDeviceAttribute"),  # hipDeviceAttribute_t spells its values in full
     ("cuda", "hip"),
     ("CUDA_", "HIP_"),
     ("CU_", "HIP_"),
