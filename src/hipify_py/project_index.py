@@ -20,8 +20,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .frontend.conditions import expression_value, hip_inactive
+from .frontend.conditions import hip_inactive
 from .frontend.directives import ARCH
+from .frontend.expressions import expression_value
 from .frontend.hip_build import HIP_BUILD
 from .frontend.lexer import Kind, Lexed, lex
 from .frontend.namespace_scope import namespaces_declaring

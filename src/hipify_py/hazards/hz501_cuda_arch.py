@@ -50,8 +50,9 @@ from ..analysis.tokens import occurrences, one_per_line
 from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
-from ..frontend.conditions import evaluate, inactive_in
+from ..frontend.conditions import inactive_in
 from ..frontend.directives import ARCH, branch_bounds, defined_span
+from ..frontend.expressions import evaluate
 from ..frontend.hip_build import UNDEFINED
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit

@@ -40,7 +40,7 @@ from ..analysis.tokens import cached, one_per_line, statement_bounds
 from ..analysis.values import compare, int_value
 from ..context import Context
 from ..findings import Finding, Severity
-from ..frontend.conditions import expression_value
+from ..frontend.expressions import expression_value
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
