@@ -203,6 +203,7 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
             clang_args=_clang_args(ctx),
             hermetic=_hermetic(ctx),
             project_defines=ctx.project.hip_values,
+            project_undefined=ctx.project.hip_undefined,
             warp_size_namespaces=ctx.project.warp_size_namespaces,
             tree_warp_constants=ctx.project.warp_constants,
         )

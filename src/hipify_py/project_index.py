@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .frontend.conditions import hip_inactive
-from .frontend.directives import ARCH
-from .frontend.expressions import expression_value
-from .frontend.hip_build import HIP_BUILD
-from .frontend.lexer import Kind, Lexed, lex
+from .frontend.directives import ARCH, Line, lines
+from .frontend.hip_build import UNDEFINED
+from .frontend.lexer import Lexed, lex
+from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
 from .project_unused import expanded, header_definitions
 
@@ -43,11 +43,14 @@ class ProjectIndex:
 
     defined: frozenset[str] = frozenset()
     hip_macros: frozenset[str] = frozenset()
-    # `NAME=VALUE` of the object-like macros the tree defines from the CUDA version or
-    # architecture macros, whose value the HIP build fixes: TransformerEngine's common.h
-    # `#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)` is 0 where convert writes CUDA 12.0
-    # (round 11: findings in `#if FP4_TYPE_SUPPORTED` code HIP never compiles)
+    # `NAME=VALUE` (`NAME=` where the value is no number) of the macros the tree defines in one
+    # file and tests in another, whose value the HIP build fixes (``frontend.macro_values``):
+    # TransformerEngine's common.h `#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)` is 0
+    # where convert writes CUDA 12.0 (round 11), mscclpp's `CUDA_NVLS_API_AVAILABLE` is 0 for
+    # HIP (round 26); and the names the HIP build leaves undefined (mscclpp's
+    # `MSCCLPP_DEVICE_CUDA`, defined in the `#else` of `#if defined(__HIP_PLATFORM_AMD__)`)
     hip_values: tuple[str, ...] = ()
+    hip_undefined: frozenset[str] = frozenset()
     # the namespaces in which the tree declares a constant named warpSize of its own, with its
     # value where a number gives it (flashinfer's `namespace flashinfer::mamba { constexpr
     # unsigned warpSize = 32; }`): there the name is the project's 32, not HIP's run-time
@@ -114,6 +117,7 @@ class ProjectIndex:
             sorted(self.defined),
             sorted(self.hip_macros),
             list(self.hip_values),
+            sorted(self.hip_undefined),
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
             sorted(self.cuda_backends),
             sorted(self.library_copies),
@@ -157,7 +161,8 @@ def index_of(
     handles: list[tuple[str, str]] = []
     includes: dict[str, set[str]] = {}
     hip_macros: set[str] = set()
-    values: dict[str, int | None] = {}
+    macros_of: dict[str, set[str]] = {}  # path -> the macros it defines
+    tested_elsewhere: set[str] = set()  # names a file tests in `#if` lines without defining them
     warp_size: set[tuple[str, int | None]] = set()
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
@@ -180,10 +185,9 @@ def index_of(
             file_macros.add(name)
             if hip:
                 hip_macros.add(name)
-            body = _version_body(data, m.end())
-            if body is not None:
-                value = _hip_value(body)
-                values[name] = value if values.get(name, value) == value else None
+        if file_macros:
+            macros_of[path] = file_macros
+        tested_elsewhere |= _tested(data) - file_macros
         names.update(_functions(data))
         names.update(_types(data))
         names.update(_declared_after_bodies(data))
@@ -195,12 +199,19 @@ def index_of(
             )
     names.update(struct for struct, handle in handles if mappings.known({handle}))
     known = frozenset(mappings.known(names))
-    hip_values = tuple(sorted(f"{n}={v}" for n, v in values.items() if v is not None))
+    values = _macro_values(texts, macros_of, tested_elsewhere)
     own_hip = frozenset((known | {ARCH}) & hip_macros)
     return ProjectIndex(
         known,
         own_hip,
-        hip_values,
+        tuple(
+            sorted(
+                f"{n}={v if isinstance(v, int) else ''}"
+                for n, v in values.items()
+                if v is not UNDEFINED
+            )
+        ),
+        frozenset(n for n, v in values.items() if v is UNDEFINED),
         frozenset(warp_size),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
@@ -265,34 +276,54 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
     return ""
 
 
+# an `#if`/`#ifdef`/`#ifndef`/`#elif` line and the names it tests
+_CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b([^\n]*)", re.M)
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+# what the tree's macro values (``frontend.macro_values``) lex at most: their files' bytes
+_MACRO_BYTES = 16 << 20
+
+
+def _number(value: object) -> str:
+    """A macro value as a `-D` setting writes it: a number, or nothing (defined, no number)."""
+    return str(value) if isinstance(value, int) else ""
+
+
+def _tested(data: bytes) -> set[str]:
+    """The names the `#if` lines of ``data`` test."""
+    return {n.decode("ascii") for m in _CONDITION.finditer(data) for n in _NAME.findall(m.group(1))}
+
+
+def _macro_values(
+    texts: Iterable[tuple[str, bytes]], macros_of: dict[str, set[str]], tested: set[str]
+) -> dict[str, object]:
+    """What the HIP build gives the macros that one file of the tree defines and another
+    tests: the files that define them are read again (up to ``_MACRO_BYTES``), and each
+    round of ``file_macro_values`` starts from what the last settled, until nothing changes
+    (mscclpp's `MSCCLPP_BULK_AVAILABLE` tests `MSCCLPP_DEVICE_CUDA` of another header)."""
+    wanted = {path: own & tested for path, own in macros_of.items() if own & tested}
+    found: list[tuple[set[str], list[Line]]] = []
+    budget = _MACRO_BYTES
+    for path, data in texts:
+        own = wanted.get(path)
+        if own is None:
+            continue
+        budget -= len(data)
+        lexed = lex(data.decode("utf-8", "replace")) if budget >= 0 else None
+        found.append((own, list(lines(lexed.tokens, lexed.directives)) if lexed else []))
+    tree: dict[str, object] = {}
+    for _ in range(3):
+        settled = tree_macro_values(
+            (own, file_macro_values(file_lines, own, tree) if file_lines else {})
+            for own, file_lines in found
+        )
+        if settled == tree:
+            break
+        tree = settled
+    return tree
+
+
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed
 _WARP_SIZE_DECLARED = re.compile(rb"\bwarpSize[ \t]*(?:=(?!=)|\{)")
-_VERSION_NAMES = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_\w+|__CUDA_ARCH__)\b")
-
-
-def _version_body(data: bytes, end: int) -> bytes | None:
-    """The rest of the line of an object-like `#define NAME` ending at offset ``end`` when
-    it names the CUDA version or architecture macros (a function-like macro's `(` follows
-    its name at once: None)."""
-    if data[end : end + 1] == b"(":
-        return None
-    eol = data.find(b"\n", end)
-    body = data[end : eol if eol >= 0 else len(data)]
-    return body if _VERSION_NAMES.search(body) else None
-
-
-def _hip_value(body: bytes) -> int | None:
-    """The value of a macro body in the HIP build; None where the body is not an expression
-    the HIP build's values decide (a continued line, a name of the project's own, a
-    `defined(__CUDA_ARCH__)` device-pass test, which convert rewrites)."""
-    if body.rstrip().endswith(b"\\") or b"defined" in body:
-        return None
-    tokens = lex(body.decode("utf-8", "replace")).tokens
-    if any(t.kind is Kind.IDENT and t.text not in HIP_BUILD for t in tokens):
-        return None  # `__CUDA_ARCH__ >= BNB_CC_AMPERE`: a name of another file, not 0
-    return expression_value(tokens, HIP_BUILD)
-
-
 # the type names a file declares: `using NAME =`, `struct|class|union|enum [class] NAME {` (or
 # `:` before a base or an enum's type), `typedef ... NAME;`; and handles of opaque structs.  Each
 # pattern starts with its keyword, a literal the search skips to (a leading `\b` or an

@@ -23,7 +23,7 @@ from .directives import (
     device_pass_test,
     lines,
 )
-from .expressions import defined, evaluate, literal
+from .expressions import defined, evaluate, expression_value, literal
 from .hip_build import (
     CUDA_BUILD,
     DEFINED,
@@ -65,20 +65,37 @@ def hip_inactive(
     directives: Sequence[int],
     defines: Iterable[str] = (),
     cuda: bool = False,
+    undefined: Iterable[str] = (),
 ) -> Inactive:
     """The branches a HIP/AMD compile skips in both its passes (the device pass for gfx942
     and the host pass, ``hip_build.DEVICE_PASS`` and ``HOST_PASS``); ``defines`` are extra
     ``NAME`` / ``NAME=VALUE`` (``-D``) settings that take precedence over the built-in HIP
-    build table.  ``cuda``: the
-    branches the project's CUDA build skips instead (``CUDA_BUILD``, its HIP switches unset)."""
+    build table, and ``undefined`` names it leaves undefined (below ``defines``).  ``cuda``:
+    the branches the project's CUDA build skips instead (``CUDA_BUILD``, its HIP switches
+    unset)."""
+    guard = include_guard(lines(tokens, directives))
+    opened = {guard: UNDEFINED} if guard else {}
     if cuda:
-        return Inactive(_skipped(tokens, directives, defines, CUDA_BUILD, UNDEFINED))
+        return Inactive(_skipped(tokens, directives, defines, {**CUDA_BUILD, **opened}, UNDEFINED))
+    build = {**HIP_BUILD, **dict.fromkeys(undefined, UNDEFINED), **opened}
     # a branch HIP skips in both of its passes: the device pass for gfx942 and the host pass
     device, host = (
-        _skipped(tokens, directives, defines, {**HIP_BUILD, **compile_pass}, 1)
+        _skipped(tokens, directives, defines, {**build, **compile_pass}, 1)
         for compile_pass in (DEVICE_PASS, HOST_PASS)
     )
     return Inactive(_intersection(device, host))
+
+
+def include_guard(found: Sequence[Line]) -> str | None:
+    """The name of the file's include guard, its first two directives `#ifndef NAME` and
+    `#define NAME` (``found``: its preprocessor lines): open, as at the file's first
+    inclusion, so the definitions inside are as certain as the code around them."""
+    words = [ln for ln in found if ln.word][:2]
+    if len(words) == 2 and (words[0].word, words[1].word) == ("ifndef", "define"):
+        first, second = words[0].body, words[1].body
+        if len(first) == 1 and len(second) == 1 and first[0].text == second[0].text:
+            return first[0].text
+    return None
 
 
 def _skipped(
@@ -90,7 +107,7 @@ def _skipped(
 ) -> tuple[tuple[int, int], ...]:
     """The merged ranges one compile skips, ``build`` its macros and ``switch`` the value of a
     project's HIP switch there."""
-    branches = _HipBranches(defines, build, switch)
+    branches = HipBranches(defines, build, switch)
     for line in lines(tokens, directives):
         if line.word:
             branches.directive(line)
@@ -116,7 +133,7 @@ def _intersection(
     return tuple(out)
 
 
-class _HipBranches:
+class HipBranches:
     """One pass over a file's directives in order, deciding which branches a HIP compile
     takes.
 
@@ -131,15 +148,38 @@ class _HipBranches:
         self.known: dict[str, object] = dict(build)
         self.switch = switch  # a project's HIP switch
         for setting in defines:
-            name, _, value = setting.partition("=")
-            self.known[name.strip()] = literal(value.strip()) if value.strip() else 1
+            name, equals, value = setting.partition("=")
+            # `-DNAME` is 1; `-DNAME=` (the tree's macro of no number) is defined, value unknown
+            given = literal(value.strip()) if value.strip() else DEFINED if equals else 1
+            self.known[name.strip()] = given
         self.ranges: list[tuple[int, int]] = []
         self.stack: list[list] = []
+
+    def here(self) -> bool | None:
+        """Whether the compile reaches the current line: True, False or None (cannot tell)."""
+        stack = self.stack
+        return _and(stack[-1][0], stack[-1][1]) if stack else True
+
+    def value_of(self, body: Sequence[Token]) -> object:
+        """What `#define NAME ...` (``body``: the tokens after `define`) gives NAME here: a
+        number (a literal, or an expression the known macros decide: TransformerEngine's
+        `FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)` is 0 where convert writes CUDA 12.0),
+        else DEFINED; None for a device-pass test (`!defined(__CUDA_ARCH__) || ...`), which
+        convert rewrites into one whose value differs between the passes."""
+        rest = body[1:]
+        if len(rest) == 1 and rest[0].kind is Kind.NUMBER:
+            return literal(rest[0].text)
+        if not rest or (rest[0].text == "(" and rest[0].start == body[0].end):
+            return DEFINED  # empty, or a function-like macro
+        if device_pass_test("if", rest):
+            return None
+        value = expression_value(rest, self.known)
+        return DEFINED if value is None else value
 
     def directive(self, line: Line) -> None:
         word, body = line.word, list(line.body)
         stack = self.stack
-        here = _and(stack[-1][0], stack[-1][1]) if stack else True  # state of this line
+        here = self.here()  # state of this line
         for t in body:  # a project's HIP switch is defined like the table's names
             if t.kind is Kind.IDENT and t.text not in self.known and hip_switch(t.text):
                 self.known[t.text] = self.switch
@@ -202,12 +242,8 @@ class _HipBranches:
         certain = here is True
         if word == "undef":
             known[name] = UNDEFINED if certain else None
-        elif not certain:
-            known[name] = None
-        elif len(body) == 2 and body[1].kind is Kind.NUMBER:
-            known[name] = literal(body[1].text)
         else:
-            known[name] = DEFINED
+            known[name] = self.value_of(body) if certain else None
 
 
 _GATE_NAMES = frozenset({*macro_values(REFERENCE_CUDA), ARCH})
@@ -269,6 +305,6 @@ def _branches_of(unit: Unit, cuda: bool) -> Inactive:
     if found is None:
         flags = [a[2:] for a in unit.clang_args if a.startswith("-D") and len(a) > 2]
         defines = [] if cuda else [*unit.project_defines, *flags]  # -D flags win
-        found = hip_inactive(unit.tokens, unit.directives, defines, cuda)
+        found = hip_inactive(unit.tokens, unit.directives, defines, cuda, unit.project_undefined)
         unit.__dict__[key] = found
     return found

@@ -61,6 +61,9 @@ class Unit:
     # `NAME=VALUE` the rest of the tree fixes for the HIP build (``ProjectIndex.hip_values``):
     # settings of the branch evaluator below the file's own -D flags, not of the parse
     project_defines: tuple[str, ...] = ()
+    # the names the rest of the tree leaves undefined for the HIP build
+    # (``ProjectIndex.hip_undefined``), below the file's own -D flags
+    project_undefined: frozenset[str] = frozenset()
     # the namespaces in which the rest of the tree declares its own constant named warpSize
     # (``ProjectIndex.warp_size_namespaces``)
     warp_size_namespaces: frozenset[tuple[str, int | None]] = frozenset()

@@ -18,9 +18,11 @@ v = __reduce_add_sync(mask, v);   // HZ302 with --target-rocm 6.4: HIP added it 
 ```
 
 A CUDA name left unconverted is an error (the file cannot compile for the targeted release);
-a HIP name in a HIP source is a warning (it may sit behind a `HIP_VERSION` guard). A name that
-both APIs spell alike is not reported: the FFTW interface (`fftwf_plan_many_dft`) is CPU
-FFTW's as well as cuFFTW's, and a cuFFTW source is reported at its `<cufftw.h>` (HP001).
+a HIP name in a HIP source is a warning (it may sit behind a `HIP_VERSION` guard). Not
+reported: a name the project defines itself (mscclpp defines `CU_MEM_HANDLE_TYPE_FABRIC` for
+its HIP build), and a name that both APIs spell alike: the FFTW interface
+(`fftwf_plan_many_dft`) is CPU FFTW's as well as cuFFTW's, and a cuFFTW source is reported at
+its `<cufftw.h>` (HP001).
 
 ## How to fix
 Raise `--target-rocm` if you can require that release, or guard the code with
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.functions import defined_names
 from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
@@ -68,10 +71,14 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         e = _added_for(unit.mappings, name)
         if e is not None:
             entries[name] = e
+    # a name the project defines itself (mscclpp's gpu.hpp `#define CU_MEM_HANDLE_TYPE_FABRIC
+    # ((hipMemAllocationHandleType)0x8ULL)` for its HIP build, round 26) is the project's
+    own = defined_names(unit) | ctx.project.defined
     candidates: dict[str, Entry] = {}
     for name, e in entries.items():
         if (
-            e.hip
+            name not in own
+            and e.hip
             and not (e.hip == e.cuda and e.cuda.startswith(_FFTW))
             and e.status in ("supported", "deprecated", "experimental")
             and needs_newer_hip(e, ctx.options)
