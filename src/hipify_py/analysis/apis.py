@@ -73,6 +73,20 @@ def _declares_function(toks: Sequence[Token], i: int) -> bool:
 _NOT_CODE_DIRECTIVES = frozenset({"include", "include_next", "pragma", "error", "warning", "line"})
 
 
+def defined_macros(unit: Unit) -> frozenset[str]:
+    """The names the file `#define`s, in any branch: its own, not the API's."""
+    toks = unit.tokens
+
+    def find() -> frozenset[str]:
+        return frozenset(
+            toks[i + 1].text
+            for i in unit.identifier_positions.get("define", ())
+            if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)
+        )
+
+    return cached(unit, "_defined_macros", find)
+
+
 def _api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
     toks = unit.tokens
     mapped = unit.mapped
@@ -80,11 +94,7 @@ def _api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
     if not names:
         return []
     positions = unit.identifier_positions
-    defined = {
-        toks[i + 1].text
-        for i in positions.get("define", ())
-        if i > 0 and toks[i - 1].kind is Kind.DIRECTIVE and i + 1 < len(toks)
-    }
+    defined = defined_macros(unit)
     own = _declared_in_project_namespaces(unit, names - defined)
     out: list[tuple[Token, Entry]] = []
     for i in sorted(i for n in names - defined - own for i in positions[n]):

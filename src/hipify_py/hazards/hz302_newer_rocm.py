@@ -19,10 +19,10 @@ v = __reduce_add_sync(mask, v);   // HZ302 with --target-rocm 6.4: HIP added it 
 
 A CUDA name left unconverted is an error (the file cannot compile for the targeted release);
 a HIP name in a HIP source is a warning (it may sit behind a `HIP_VERSION` guard). Not
-reported: a name the project defines itself (mscclpp defines `CU_MEM_HANDLE_TYPE_FABRIC` for
-its HIP build), and a name that both APIs spell alike: the FFTW interface
-(`fftwf_plan_many_dft`) is CPU FFTW's as well as cuFFTW's, and a cuFFTW source is reported at
-its `<cufftw.h>` (HP001).
+reported: a name the file defines as a macro, or another file of the tree defines for its HIP
+build (mscclpp's `CU_MEM_HANDLE_TYPE_FABRIC`), and a name that both APIs spell alike: the FFTW
+interface (`fftwf_plan_many_dft`) is CPU FFTW's as well as cuFFTW's, and a cuFFTW source is
+reported at its `<cufftw.h>` (HP001).
 
 ## How to fix
 Raise `--target-rocm` if you can require that release, or guard the code with
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis.functions import defined_names
+from ..analysis.apis import defined_macros
 from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
@@ -71,9 +71,10 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         e = _added_for(unit.mappings, name)
         if e is not None:
             entries[name] = e
-    # a name the project defines itself (mscclpp's gpu.hpp `#define CU_MEM_HANDLE_TYPE_FABRIC
-    # ((hipMemAllocationHandleType)0x8ULL)` for its HIP build, round 26) is the project's
-    own = defined_names(unit) | ctx.project.defined
+    # a name the file defines, or the tree defines for its HIP build (mscclpp's gpu.hpp
+    # `#define CU_MEM_HANDLE_TYPE_FABRIC ((hipMemAllocationHandleType)0x8ULL)`, round 26), is
+    # the project's
+    own = defined_macros(unit) | ctx.project.hip_macros
     candidates: dict[str, Entry] = {}
     for name, e in entries.items():
         if (
