@@ -778,6 +778,19 @@ def test_a_broadcast_of_a_value_both_halves_hold_alike_crosses_nothing(nvcc, tmp
     assert "HZ103" in {f.rule for f in findings(hardware)}
 
 
+def test_a_constant_the_lanes_past_the_guard_take_is_alike_in_both_halves(nvcc, tmp_path):
+    # ppl.llm's attn_block_reduce_max (round 26): `if (lane_id < WPT) v = shared[lane_id];
+    # else v = -FLT_MAX;` before the steps below WPT and the broadcast from lane 0
+    seed = "if (lane < WARPS) sum = red[lane];"
+    two_arms = HALVES_AGREE.replace(seed, seed + "\n  else sum = 0.f;")
+    (tmp_path / "a.cu").write_text(two_arms)
+    assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
+    assert not {f.rule for f in findings(two_arms)} & WAVE_RULES
+    # a value of the lane's own (its hardware position) differs between the halves
+    own = two_arms.replace("else sum = 0.f;", "else sum = (float)threadIdx.x;")
+    assert [(f.rule, f.line) for f in findings(own) if f.rule in WAVE_RULES] == [("HZ103", 12)]
+
+
 # ggml's tile attention: a kernel's own constant reaches a helper as its template argument
 LOCAL_TO_HELPER = """template <int warp_size>
 __device__ int any_in_group(int v) {

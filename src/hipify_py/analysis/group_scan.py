@@ -10,7 +10,7 @@ from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, Call
 from .functions import Func, enclosing_conditions, function_at
-from .tokens import cached
+from .tokens import cached, statement_end
 from .values import evaluate
 
 # a lane id (`& 31`, `% 32`) or a group id (`>> 5`, `/ 32`) of 32-lane groups: operator -> value
@@ -130,7 +130,8 @@ def halves_agree(unit: Unit, call: Call) -> bool:
     since its last plain assignment, `v = red_smem[lane]` with `lane` a group lane (both halves
     read the same slots, under `if (lane < E)` alike), `v` only went through xor shuffles,
     which keep the halves alike (FasterTransformer's `block_sum` and the attention kernels that
-    copy it, round 20: 5 false HZ107 in omniserve)."""
+    copy it, round 20: 5 false HZ107 in omniserve), or took a constant (ppl.llm's `if (lane_id <
+    WPT) v = shared_mem[lane_id]; else v = -FLT_MAX;`, round 26: 2 false HZ103)."""
     func = function_at(unit, call.index)
     toks = unit.tokens
     src = SHUFFLES[call.name] - 2  # the value comes before the source lane
@@ -146,14 +147,14 @@ def halves_agree(unit: Unit, call: Call) -> bool:
     for k in sorted(unit.identifier_positions.get(name, ()), reverse=True):
         if not func.open < k < call.index or toks[k + 1].text not in _ASSIGNS:
             continue
-        end = k + 2
-        while end < func.close and toks[end].text != ";":
-            end += 1
+        end = statement_end(toks, k + 2, func.close)
         if end > call.index:
             continue  # the broadcast's own statement (`v = __shfl_sync(m, v, 0);`)
         if any(toks[j].text in _XOR for j in range(k + 2, end)):
             steps.append(k)
             continue  # an xor step: partners k ^ m and (k + 32) ^ m agree as well
+        if _constant(toks[k + 2 : end]):
+            continue  # alike in both halves: the `else v = -FLT_MAX;` of `if (lane < E)`
         if not _seeded_by_group_lane(toks, k + 2, end, lanes):
             return False
         # lanes an `if (lane < E)` leaves out keep values of their own half: the steps must
@@ -179,6 +180,14 @@ def _steps_below(unit: Unit, func: Func, steps: list[int], guard: Sequence[Token
             if kw == "for"
         )
         for k in steps
+    )
+
+
+def _constant(expr: Sequence[Token]) -> bool:
+    """``expr`` is numbers and constants in capitals (`-FLT_MAX`, `0.f`)."""
+    return bool(expr) and all(
+        t.kind is Kind.NUMBER or (t.kind is Kind.IDENT and t.text.isupper()) or t.text in "-+()"
+        for t in expr
     )
 
 
