@@ -483,6 +483,26 @@ def test_hz321_a_declaration_that_converts_to_hips_own_is_no_clash():
     assert [f.line for f in only("HZ321", clash)] == [6]
 
 
+NAMESPACED_STREAM = """#include <cuda_runtime.h>
+namespace slide::codec {
+typedef void* cudaStream_t;  // a placeholder where the codec library is absent
+inline int decode(cudaStream_t stream) { return stream == nullptr; }
+}  // namespace slide::codec
+int run() { return slide::codec::decode(nullptr); }
+__global__ void k(int* p) { p[0] = 1; }
+void launch(int* p, ::cudaStream_t s) { k<<<1, 1, 0, s>>>(p); }
+"""
+
+
+def test_hz321_a_declaration_in_a_namespace_of_the_project_is_its_own(nvcc, gfx942_check, tmp_path):
+    """cuCIM's nvimgcodec_decoder.h (round 26, judged false): `typedef void* cudaStream_t;` in
+    `namespace cuslide2::nvimgcodec` names that namespace's type; converted, it shadows HIP's
+    global `hipStream_t` and redeclares nothing.  At global scope it clashes."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", NAMESPACED_STREAM)
+    assert only("HZ321", NAMESPACED_STREAM) == []
+    assert [f.line for f in only("HZ321", "typedef void* cudaStream_t;\n")] == [1]
+
+
 def test_hz321_another_platforms_port_layer_is_not_a_copy_of_cuda():
     """ggml's and ktransformers' vendors/musa.h and maca.h (rounds 8 and 23, judged false):
     `#define`s map CUDA's names onto another vendor's API, and the typedefs give that vendor's

@@ -11,10 +11,12 @@ from HIP's own: `typedef void* cublasHandle_t;` becomes `typedef void* hipblasHa
 very typedef hipblas.h has, and C++ allows a typedef to be redeclared as the same type (so
 does `typedef struct cudaDeviceProp cudaDeviceProp;`, a C idiom naming a type after itself).
 
-Not reported in another platform's port layer: a file whose `#define`s map CUDA's names onto a
-third vendor's (`#define cublasCreate mublasCreate`, ggml's and ktransformers' MUSA and MACA
-headers, included only where that platform builds) declares that vendor's types under CUDA's
-names, and the HIP build never includes it.
+Not reported inside a namespace of the project's (cuCIM's `typedef void* cudaStream_t;`
+placeholder in `namespace cuslide2::nvimgcodec` declares that namespace's own name, no
+redeclaration of HIP's global one), nor in another platform's port layer: a file whose
+`#define`s map CUDA's names onto a third vendor's (`#define cublasCreate mublasCreate`, ggml's
+and ktransformers' MUSA and MACA headers, included only where that platform builds) declares
+that vendor's types under CUDA's names, and the HIP build never includes it.
 
 ## Why it breaks on AMD
 The conversion renames the declared names like every other use, so the copy now redeclares
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.namespaces import qualified_namespace
 from ..analysis.values import Alias, aliases
 from ..context import Context
 from ..findings import Severity
@@ -69,6 +72,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if (
             toks[alias.keyword].text == "typedef"
             and alias.name not in kept
+            and not qualified_namespace(unit, alias.name)
             and e is not None
             and e.kind == "type"
             and e.hip
