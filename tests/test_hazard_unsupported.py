@@ -612,6 +612,14 @@ int g(::thrust::device_vector<int>& v, thrust::system::cuda::tag t);
 """
     found = only("HZ323", src)
     assert [(f.line, f.extra.get("related_lines")) for f in found] == [(3, "4,5,7")]
+    # rmm's thrust_namespace.h (round 26): only a build that wraps Thrust compiles it, and the
+    # converted build files drop the wrapping flag
+    wrapped_only = (
+        "#include <thrust/detail/config.h>\n#ifdef THRUST_WRAPPED_NAMESPACE\n"
+        "namespace THRUST_WRAPPED_NAMESPACE {\nnamespace thrust {\n}\n}\n#endif\n"
+    )
+    assert only("HZ323", wrapped_only) == []
+    assert [f.line for f in only("HZ323", wrapped_only.replace("#ifdef", "#ifndef"))] == [4]
 
 
 NAMESPACED_ATOMICS = """#include <cuda_runtime.h>

@@ -65,6 +65,11 @@ HIP_BUILD: Mapping[str, object] = {
     # only Visual Studio's IntelliSense parser defines it: ccminer's `#ifdef __INTELLISENSE__`
     # stubs (`#define __CUDA_ARCH__ 500`, fake texture reads) are compiled by no build
     "__INTELLISENSE__": UNDEFINED,
+    # the build files' conversion removes -DTHRUST_CUB_WRAPPED_NAMESPACE (HB109: rocThrust
+    # 7.2.4 does not build with it), so the HIP build never wraps Thrust: rmm's `#ifdef
+    # THRUST_WRAPPED_NAMESPACE` block is no HIP code (round 26, a false HZ323)
+    "THRUST_CUB_WRAPPED_NAMESPACE": UNDEFINED,
+    "THRUST_WRAPPED_NAMESPACE": UNDEFINED,
     **macro_values(REFERENCE_CUDA),
     # the CUDA libraries' version macros: no ROCm 7.2.4 header defines them (hipBLAS, hipSPARSE,
     # hipFFT, hipRAND, hipSOLVER, hipCUB and MIOpen have their own), and convert keeps them
