@@ -211,6 +211,11 @@ def test_the_cuda_backend_beside_the_projects_own_hip_backend_is_not_its_port(tm
     (targets / "hip" / "lanes.h").unlink()
     (targets / "hip").rmdir()
     assert ("HZ310", "include/targets/cuda/lanes.cuh") in _tree_findings(tmp_path)
+    # xmr-stak (round 26): `backend/nvidia` beside the project's own `backend/amd`
+    (targets / "amd").mkdir()
+    (targets / "amd" / "gpu.cpp").write_text("int amd_backend() { return 1; }\n")
+    (targets / "cuda").rename(targets / "nvidia")
+    assert _tree_findings(tmp_path) == [("HZ310", "common.cu")]
 
 
 def test_the_examples_of_a_copy_of_cubs_repository_are_not_the_port(tmp_path):

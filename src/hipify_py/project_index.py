@@ -240,15 +240,21 @@ def _defined_for_hip(lexed: Lexed, candidates: AbstractSet[str]) -> set[str]:
     return out
 
 
-_BACKEND_NAMES = ("hip", "rocm")
+# a backend directory's name for each vendor: xmr-stak's `backend/nvidia` beside its own
+# `backend/amd` (round 26, a false HZ310 in the NVIDIA one)
+_BACKEND_NAMES = ("hip", "rocm", "amd")
+_CUDA_BACKEND_NAMES = ("cuda", "nvidia")
 
 
 def cuda_backends_of(files: Iterable[Path]) -> frozenset[str]:
-    """The directories named `cuda` among the ancestors of ``files`` (absolute paths) whose
-    parent also holds a `hip` (or `rocm`) directory with files of the tree."""
+    """The directories named `cuda` (or `nvidia`) among the ancestors of ``files`` (absolute
+    paths) whose parent also holds a `hip` (or `rocm`, `amd`) directory with files of the
+    tree."""
     ancestors = {d for f in files for d in f.parents}
     with_hip = {d.parent for d in ancestors if d.name.lower() in _BACKEND_NAMES}
-    return frozenset(str(d) for d in ancestors if d.name.lower() == "cuda" and d.parent in with_hip)
+    return frozenset(
+        str(d) for d in ancestors if d.name.lower() in _CUDA_BACKEND_NAMES and d.parent in with_hip
+    )
 
 
 def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
