@@ -183,6 +183,18 @@ int fabric_handle() { return static_cast<int>(CU_MEM_HANDLE_TYPE_FABRIC); }
 #define P_LANES 32
 """,
     "src/other.hpp": "#pragma once\n#define P_LANES 64\n",
+    # flashinfer's IDE-only hints: what the HIP build fixes itself (convert writes CUDA 12.0)
+    # no file of the tree changes
+    "src/ide_hint.hpp": (
+        "#pragma once\n#define P_IDE 0\n#if P_IDE\n#define __CUDACC_VER_MAJOR__ 12\n#endif\n"
+    ),
+    "src/async.cu": """#include "ide_hint.hpp"
+__global__ void wait_all() {
+#if (__CUDACC_VER_MAJOR__ >= 11)
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+""",
     "src/fence.cu": """#include "options.hpp"
 #include "other.hpp"
 __global__ void fence(int* flag) {
@@ -203,11 +215,11 @@ def test_platform_macros_a_header_decides_reach_every_file(nvcc, gfx942_check, t
     for name, text in TREE.items():
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_text(text)
-    cu = [src / "src" / "multicast.cu", src / "src" / "fence.cu"]
+    cu = [src / "src" / name for name in ("multicast.cu", "fence.cu", "async.cu")]
     assert_nvcc_builds(nvcc, cu, [], tmp_path)
     # the HIP build compiles none of multicast.cu's CUDA side, and the fabric handle it names
     # is the project's own; fence.cu's switch and its two-valued macro stay undecided
-    assert _findings(src) == [("HZ310", 5), ("HZ310", 8)]
+    assert _findings(src) == [("HZ310", 4), ("HZ310", 5), ("HZ310", 8)]
     # alone, a file cannot tell what its headers decide
     assert ("HZ310", 8) in _findings(src / "src" / "multicast.cu")
     # the project's HIP build (the compile defines __HIP_PLATFORM_AMD__) of the conversion

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from .frontend.conditions import hip_inactive
 from .frontend.directives import ARCH, Line, lines
-from .frontend.hip_build import UNDEFINED
+from .frontend.hip_build import DEVICE_PASS, HIP_BUILD, UNDEFINED
 from .frontend.lexer import Lexed, lex
 from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
@@ -306,6 +306,9 @@ def _macro_values(
     tests: the files that define them are read again (up to ``_MACRO_BYTES``), and each
     round of ``file_macro_values`` starts from what the last settled, until nothing changes
     (mscclpp's `MSCCLPP_BULK_AVAILABLE` tests `MSCCLPP_DEVICE_CUDA` of another header)."""
+    # what the HIP build itself fixes (its version and platform macros) no file's definition
+    # changes: flashinfer's IDE-only `#define __CUDACC_VER_MAJOR__ 12` is no HIP build's
+    tested = tested - HIP_BUILD.keys() - DEVICE_PASS.keys()
     wanted = {path: own & tested for path, own in macros_of.items() if own & tested}
     found: list[tuple[set[str], list[Line]]] = []
     budget = _MACRO_BYTES
