@@ -100,6 +100,31 @@ void host(int n) { int blocks = n / 32; int rem = n % 32; (void)blocks; (void)re
     assert only("HZ101", src) == []
 
 
+# spark-rapids' row_conversion (round 26): every 32nd row stores the word of a validity bitmask
+BITMASK_WORDS = """#include <cstdint>
+__device__ int word_index(int row) { return row / 32; }
+__global__ void validity(const int8_t* valid, uint32_t* mask, int rows) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  auto active = __ballot_sync(0xffffffffu, row < rows);
+  if (row < rows) {
+    uint32_t bits = __ballot_sync(active, valid[row] != 0);
+    if (row % 32 == 0) { mask[word_index(row)] = bits; }
+  }
+}
+"""
+
+
+def test_hz101_the_rows_that_store_a_bitmask_word_are_the_ballots_to_fix(nvcc, tmp_path):
+    (tmp_path / "a.cu").write_text(BITMASK_WORDS)
+    assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
+    assert [(f.rule, f.line) for f in findings(BITMASK_WORDS) if f.rule in ("HZ101", "HZ105")] == [
+        ("HZ105", 7)
+    ]
+    # a 32-row test that stores something else is lane arithmetic of hardware warps
+    other = BITMASK_WORDS.replace("mask[word_index(row)] = bits;", "mask[row] = bits;")
+    assert [f.line for f in only("HZ101", other)] == [8]
+
+
 def test_hz101_lists_functions_only_around_a_candidate():
     """A file without a 32-lane operator, constant or warp-id stride never pays for finding
     its functions; one with a candidate does, and is reported."""

@@ -16,12 +16,13 @@ The sites are 32-lane idioms on a value derived from the thread index:
 variable computed from `threadIdx`, `__lane_id()` or a parameter named like a lane/thread id,
 warp counts such as `blockDim.x / 32`, and per-warp strides (`warp_id * 32`, `nwarps << 5`).
 The operand must derive from thread-index data flow: `% 32` on a tile width or a loop bound is
-not reported, nor are bitset word/bit indices (`bits[i / 32] |= 1u << (i % 32)`,
-`int bit = i & 31;`), column indices of tiles (`tile[row][(c + threadIdx.x) % 32]`,
-`tile[(ix << 5) + ((dp + ix) & 31)]`), bits moved around (`(qh >> 5) & 0x1000`), indices
-inside a data block of another size (`iqs % 32` after `iqs = i % QK`), branches for a tile
-shape (`if constexpr (I == 32)`), functions working on `cg::tiled_partition<32>` tiles (32
-threads on every GPU) and checksum/hash code. Uses of a warp-size constant defined as 32 are
+not reported, nor are bitset word/bit indices (`bits[i / 32] |= 1u << (i % 32)`, `int bit = i &
+31;`), column indices of tiles (`tile[row][(c + threadIdx.x) % 32]`, `tile[(ix << 5) + ((dp +
+ix) & 31)]`), the rows that store a word of a bitmask (`if (row % 32 == 0) mask[word_index(row)]
+= bits;`: the ballot in it is HZ105's), bits moved around (`(qh >> 5) & 0x1000`), indices inside
+a data block of another size (`iqs % 32` after `iqs = i % QK`), branches for a tile shape (`if
+constexpr (I == 32)`), functions working on `cg::tiled_partition<32>` tiles (32 threads on every
+GPU) and checksum/hash code. Uses of a warp-size constant defined as 32 are
 reported once, at the definition (HZ107).
 
 ## Why it breaks on AMD
@@ -52,7 +53,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from ..analysis.functions import Func, enclosing_conditions, function_at
 from ..analysis.taint import LANE_LIKE, thread_taint
-from ..analysis.tokens import one_per_line, operand_before, text_of
+from ..analysis.tokens import one_per_line, operand_before, statement_end, text_of
 from ..analysis.values import constant_at, int_value
 from ..analysis.warp_constants import reported_names
 from ..analysis.warp_model import counted_in_groups, meets_hardware_warp, related
@@ -207,6 +208,7 @@ def _lane_arith(unit: Unit, i: int, func: Func) -> Site | None:
         or _bitset_idiom(toks, i, func)
         or _bit_index_variable(toks, i, func)
         or _bit_vector_word(toks, i, rng, func)
+        or _word_store(unit, i, rng, func)
         or _tile_column(toks, rng[0], i + 2)
         or _flat_tile_column(toks, rng[0], i + 2)
     ):
@@ -367,6 +369,46 @@ def _bit_vector_word(toks: Sequence[Token], i: int, rng: tuple[int, int], func: 
         and _bit_index_variable(toks, k + 1, func)
         for k in range(func.open + 1, func.close - 2)
     )
+
+
+def _word_store(unit: Unit, i: int, rng: tuple[int, int], func: Func) -> bool:
+    """`if (row % 32 == 0) { mask[word_index(row)] = bits; }`: the test picks the rows that
+    store a word of a bitmask (cuDF's `word_index`, or `row / 32`), whose width the word's
+    type decides (spark-rapids' row_conversion, round 26: the ballot stored in that word is
+    HZ105's, where the fix goes)."""
+    toks = unit.tokens
+    first, end = rng
+    if toks[i].text not in ("%", "&") or end - first != 1 or toks[first].kind is not Kind.IDENT:
+        return False
+    opening = _condition_opening(toks, first, func)
+    if opening is None:
+        return False
+    close = unit.lexed.brackets.get(opening)
+    if close is None:
+        return False
+    name = toks[first].text
+    body = [t.text for t in toks[close + 1 : statement_end(toks, close + 1, func.close)]]
+    return any(
+        body[k] == "["
+        and (body[k + 1 : k + 4] == ["word_index", "(", name] or body[k + 1 : k + 3] == [name, "/"])
+        for k in range(len(body) - 3)
+    )
+
+
+def _condition_opening(toks: Sequence[Token], k: int, func: Func) -> int | None:
+    """The `(` of the `if` whose condition holds token ``k``."""
+    depth = 0
+    for j in range(k - 1, func.open, -1):
+        x = toks[j].text
+        if x in (")", "]"):
+            depth += 1
+        elif x in ("(", "["):
+            if depth == 0:
+                return j if x == "(" and toks[j - 1].text == "if" else None
+            depth -= 1
+        elif x in (";", "{", "}"):
+            return None
+    return None
 
 
 def _tile_column(toks: Sequence[Token], first: int, end: int) -> bool:
