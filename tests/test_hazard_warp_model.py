@@ -791,6 +791,47 @@ def test_a_constant_the_lanes_past_the_guard_take_is_alike_in_both_halves(nvcc, 
     assert [(f.rule, f.line) for f in findings(own) if f.rule in WAVE_RULES] == [("HZ103", 12)]
 
 
+# ppl.llm's sampling arg-max (round 26): each step keeps the larger of its own value and the
+# one an xor shuffle received, with that value's index
+ARGMAX = """#define ALL 0xffffffffu
+template <int WPT>
+__device__ int block_argmax(float v, float* vals, int* idxs) {
+  int lane = threadIdx.x % 32;
+  int warp = threadIdx.x / 32;
+  int index = threadIdx.x;
+  for (int mask = 16; mask >= 1; mask /= 2) {
+    float got = __shfl_xor_sync(ALL, v, mask);
+    int got_index = __shfl_xor_sync(ALL, index, mask);
+    if (got > v) { v = got; index = got_index; }
+  }
+  if (lane == 0) { vals[warp] = v; idxs[warp] = index; }
+  __syncthreads();
+  if (lane < WPT) { v = vals[lane]; index = idxs[lane]; }
+  else { v = -1e30f; index = -1; }
+  for (int mask = WPT / 2; mask >= 1; mask /= 2) {
+    float got = __shfl_xor_sync(ALL, v, mask);
+    int got_index = __shfl_xor_sync(ALL, index, mask);
+    if (got > v) { v = got; index = got_index; }
+  }
+  return __shfl_sync(ALL, index, 0);
+}
+__global__ void argmax(const float* x, int* out) {
+  __shared__ float vals[8];
+  __shared__ int idxs[8];
+  out[blockIdx.x] = block_argmax<8>(x[blockIdx.x * 256 + threadIdx.x], vals, idxs);
+}
+"""
+
+
+def test_an_xor_step_may_pass_through_the_value_it_received(nvcc, tmp_path):
+    (tmp_path / "a.cu").write_text(ARGMAX)
+    assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
+    assert not {f.rule for f in findings(ARGMAX)} & WAVE_RULES
+    # indices read by the hardware lane differ between the halves
+    hardware = ARGMAX.replace("index = idxs[lane];", "index = idxs[threadIdx.x % 64];")
+    assert [(f.rule, f.line) for f in findings(hardware) if f.rule in WAVE_RULES] == [("HZ103", 21)]
+
+
 # ggml's tile attention: a kernel's own constant reaches a helper as its template argument
 LOCAL_TO_HELPER = """template <int warp_size>
 __device__ int any_in_group(int v) {

@@ -150,7 +150,7 @@ def halves_agree(unit: Unit, call: Call) -> bool:
         end = statement_end(toks, k + 2, func.close)
         if end > call.index:
             continue  # the broadcast's own statement (`v = __shfl_sync(m, v, 0);`)
-        if any(toks[j].text in _XOR for j in range(k + 2, end)):
+        if _xor_step(unit, func, k, end):
             steps.append(k)
             continue  # an xor step: partners k ^ m and (k + 32) ^ m agree as well
         if _constant(toks[k + 2 : end]):
@@ -181,6 +181,26 @@ def _steps_below(unit: Unit, func: Func, steps: list[int], guard: Sequence[Token
         )
         for k in steps
     )
+
+
+def _xor_step(unit: Unit, func: Func, k: int, end: int) -> bool:
+    """The assignment to the name at token ``k`` (its statement ends at ``end``) is an xor
+    step: `v = op(v, __shfl_xor_sync(m, v, s))`, or `v = got;` where `got` last received an
+    xor shuffle of `v` (ppl.llm's arg-max: `got = __shfl_xor_sync(m, v, s); if (got > v) v =
+    got;`, round 26)."""
+    toks = unit.tokens
+    if any(toks[j].text in _XOR for j in range(k + 2, end)):
+        return True
+    if end != k + 3 or toks[k + 2].kind is not Kind.IDENT:
+        return False
+    for j in sorted(unit.identifier_positions.get(toks[k + 2].text, ()), reverse=True):
+        if func.open < j < k and toks[j + 1].text == "=":
+            stop = statement_end(toks, j + 2, func.close)
+            received = range(j + 2, stop)
+            return any(toks[x].text in _XOR for x in received) and any(
+                toks[x].text == toks[k].text for x in received
+            )
+    return False
 
 
 def _constant(expr: Sequence[Token]) -> bool:
