@@ -140,6 +140,36 @@ def test_macros_the_tree_defines_from_the_cuda_version_reach_other_files(tmp_pat
     assert len(json.loads(run.output)["findings"]) == 1  # alone, the value is not known
 
 
+PTX = 'asm volatile("membar.gl;" ::: "memory");'
+
+
+def test_the_trees_macro_values_reach_only_the_files_that_include_them(tmp_path):
+    """cuda-samples (a collection of programs): one program's header `#define USE_FAST 1`
+    says nothing of another program's `#if !USE_FAST`, and an include guard another file
+    tests (`__cuda_cuda_h__` of the samples' copy of cuda.h) is no value for the tree, least
+    of all for its own header, whose body stays compiled."""
+    files = {
+        "a/config.h": "#pragma once\n#define USE_FAST 1\n",
+        "a/prog_a.cu": f'#include "config.h"\n__global__ void k() {{\n#if !USE_FAST\n  {PTX}\n'
+        "#endif\n}\n",
+        "b/prog_b.cu": f"__global__ void k() {{\n#if !USE_FAST\n  {PTX}\n#endif\n}}\n",
+        "c/cuda_copy.h": f"#ifndef __cuda_cuda_h__\n#define __cuda_cuda_h__ 1\n"
+        f"__device__ inline void fence() {{ {PTX} }}\n#endif\n",
+        "c/user.cu": f"__global__ void k() {{\n#ifndef __cuda_cuda_h__\n  {PTX}\n#endif\n}}\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    index = index_of([(n, t.encode()) for n, t in files.items()], ctx().mappings)
+    assert index.hip_values == ("USE_FAST=1",)
+    assert index.hip_settings("a/prog_a.cu")[0] == ("USE_FAST=1",)
+    assert index.hip_settings("b/prog_b.cu")[0] == ()
+    args = ["--select", "HZ310", "--format", "json", "--no-cache"]
+    run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+    found = {(Path(f["path"]).name, f["line"]) for f in json.loads(run.output)["findings"]}
+    assert found == {("prog_b.cu", 3), ("cuda_copy.h", 3), ("user.cu", 3)}
+
+
 def test_a_warpsize_constant_of_the_project_s_namespace_is_its_own(tmp_path: Path) -> None:
     """flashinfer's mamba kernels (round 12): `namespace flashinfer::mamba { constexpr unsigned
     warpSize = 32; }` in one header makes `warpSize` in that namespace, and those nested in

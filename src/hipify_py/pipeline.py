@@ -193,6 +193,7 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
     collector is back on, so the collection of the cycles made meanwhile does not walk the
     tokens either."""
     ctx = for_file(ctx, text)
+    settings = ctx.project.hip_settings(path)
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -202,8 +203,8 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
             ctx.mappings,
             clang_args=_clang_args(ctx),
             hermetic=_hermetic(ctx),
-            project_defines=ctx.project.hip_values,
-            project_undefined=ctx.project.hip_undefined,
+            project_defines=settings[0],
+            project_undefined=settings[1],
             warp_size_namespaces=ctx.project.warp_size_namespaces,
             tree_warp_constants=ctx.project.warp_constants,
         )

@@ -51,6 +51,9 @@ class ProjectIndex:
     # `MSCCLPP_DEVICE_CUDA`, defined in the `#else` of `#if defined(__HIP_PLATFORM_AMD__)`)
     hip_values: tuple[str, ...] = ()
     hip_undefined: frozenset[str] = frozenset()
+    # (name, the base names of the files that define it) of those: a value reaches only the
+    # files that include one of them (``hip_settings``)
+    macro_homes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # the namespaces in which the tree declares a constant named warpSize of its own, with its
     # value where a number gives it (flashinfer's `namespace flashinfer::mamba { constexpr
     # unsigned warpSize = 32; }`): there the name is the project's 32, not HIP's run-time
@@ -91,6 +94,44 @@ class ProjectIndex:
     def _include_graph(self) -> dict[str, tuple[str, ...]]:
         return dict(self.includes)
 
+    @cached_property
+    def _included_by(self) -> dict[str, list[str]]:
+        graph: dict[str, list[str]] = {}
+        for name, included in self.includes:
+            for header in included:
+                graph.setdefault(header, []).append(name)
+        return graph
+
+    @cached_property
+    def _reachers(self) -> dict[str, frozenset[str]]:
+        """Home file name -> the file names that include it, directly or through other
+        headers, and itself: computed once per home of ``macro_homes``."""
+        out: dict[str, frozenset[str]] = {}
+        for _name, homes in self.macro_homes:
+            for home in homes:
+                if home not in out:
+                    seen, todo = {home}, [home]
+                    while todo:
+                        for parent in self._included_by.get(todo.pop(), ()):
+                            if parent not in seen:
+                                seen.add(parent)
+                                todo.append(parent)
+                    out[home] = frozenset(seen)
+        return out
+
+    def hip_settings(self, path: str) -> tuple[tuple[str, ...], frozenset[str]]:
+        """``hip_values`` and ``hip_undefined`` of the names a file of ``path``'s includes
+        (or the file itself) defines: in a collection of programs, one program's
+        `#define USE_TEXTURE 1` says nothing of another's `#if USE_TEXTURE`."""
+        base = Path(path).name
+        reaching = {
+            name
+            for name, homes in self.macro_homes
+            if any(base in self._reachers[h] for h in homes)
+        }
+        values = tuple(v for v in self.hip_values if v.partition("=")[0] in reaching)
+        return values, self.hip_undefined & reaching
+
     def includers(self, name: str, header: str) -> list[str]:
         """The files that use the constant ``name`` in code of hardware wavefronts and
         include ``header`` (a path), directly or through other headers."""
@@ -118,6 +159,7 @@ class ProjectIndex:
             sorted(self.hip_macros),
             list(self.hip_values),
             sorted(self.hip_undefined),
+            [f"{n}<{','.join(h)}" for n, h in self.macro_homes],
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
             sorted(self.cuda_backends),
             sorted(self.library_copies),
@@ -199,7 +241,7 @@ def index_of(
             )
     names.update(struct for struct, handle in handles if mappings.known({handle}))
     known = frozenset(mappings.known(names))
-    values = _macro_values(texts, macros_of, tested_elsewhere)
+    values, homes = _macro_values(texts, macros_of, tested_elsewhere)
     own_hip = frozenset((known | {ARCH}) & hip_macros)
     return ProjectIndex(
         known,
@@ -212,6 +254,7 @@ def index_of(
             )
         ),
         frozenset(n for n, v in values.items() if v is UNDEFINED),
+        tuple(sorted((n, tuple(sorted(homes[n]))) for n in values)),
         frozenset(warp_size),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
@@ -301,11 +344,12 @@ def _tested(data: bytes) -> set[str]:
 
 def _macro_values(
     texts: Iterable[tuple[str, bytes]], macros_of: dict[str, set[str]], tested: set[str]
-) -> dict[str, object]:
+) -> tuple[dict[str, object], dict[str, set[str]]]:
     """What the HIP build gives the macros that one file of the tree defines and another
     tests: the files that define them are read again (up to ``_MACRO_BYTES``), and each
     round of ``file_macro_values`` starts from what the last settled, until nothing changes
-    (mscclpp's `MSCCLPP_BULK_AVAILABLE` tests `MSCCLPP_DEVICE_CUDA` of another header)."""
+    (mscclpp's `MSCCLPP_BULK_AVAILABLE` tests `MSCCLPP_DEVICE_CUDA` of another header); and
+    the base names of the files that define each."""
     # what the HIP build itself fixes (its version and platform macros) no file's definition
     # changes: flashinfer's IDE-only `#define __CUDACC_VER_MAJOR__ 12` is no HIP build's
     tested = tested - HIP_BUILD.keys() - DEVICE_PASS.keys()
@@ -328,7 +372,11 @@ def _macro_values(
         if settled == tree:
             break
         tree = settled
-    return tree
+    homes: dict[str, set[str]] = {}
+    for path, own in wanted.items():
+        for name in own:
+            homes.setdefault(name, set()).add(Path(path).name)
+    return tree, homes
 
 
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed

@@ -73,11 +73,9 @@ def hip_inactive(
     build table, and ``undefined`` names it leaves undefined (below ``defines``).  ``cuda``:
     the branches the project's CUDA build skips instead (``CUDA_BUILD``, its HIP switches
     unset)."""
-    guard = include_guard(lines(tokens, directives))
-    opened = {guard: UNDEFINED} if guard else {}
     if cuda:
-        return Inactive(_skipped(tokens, directives, defines, {**CUDA_BUILD, **opened}, UNDEFINED))
-    build = {**HIP_BUILD, **dict.fromkeys(undefined, UNDEFINED), **opened}
+        return Inactive(_skipped(tokens, directives, defines, CUDA_BUILD, UNDEFINED))
+    build = {**HIP_BUILD, **dict.fromkeys(undefined, UNDEFINED)}
     # a branch HIP skips in both of its passes: the device pass for gfx942 and the host pass
     device, host = (
         _skipped(tokens, directives, defines, {**build, **compile_pass}, 1)
@@ -87,15 +85,21 @@ def hip_inactive(
 
 
 def include_guard(found: Sequence[Line]) -> str | None:
-    """The name of the file's include guard, its first two directives `#ifndef NAME` and
-    `#define NAME` (``found``: its preprocessor lines): open, as at the file's first
-    inclusion, so the definitions inside are as certain as the code around them."""
+    """The name of the file's include guard, its first two directives `#ifndef NAME` (or `#if
+    !defined(NAME)`) and `#define NAME` (``found``: its preprocessor lines): open, as at the
+    file's first inclusion, so the definitions inside are as certain as the code around
+    them."""
     words = [ln for ln in found if ln.word][:2]
-    if len(words) == 2 and (words[0].word, words[1].word) == ("ifndef", "define"):
-        first, second = words[0].body, words[1].body
-        if len(first) == 1 and len(second) == 1 and first[0].text == second[0].text:
-            return first[0].text
-    return None
+    if len(words) < 2 or words[1].word != "define" or not words[1].body:
+        return None
+    test = [t.text for t in words[0].body]
+    if words[0].word == "ifndef" and len(test) == 1:
+        name = test[0]
+    elif words[0].word == "if" and test[:2] == ["!", "defined"] and len(test) in (3, 5):
+        name = test[-2] if len(test) == 5 else test[2]
+    else:
+        return None
+    return name if words[1].body[0].text == name else None
 
 
 def _skipped(
@@ -106,8 +110,11 @@ def _skipped(
     switch: object,
 ) -> tuple[tuple[int, int], ...]:
     """The merged ranges one compile skips, ``build`` its macros and ``switch`` the value of a
-    project's HIP switch there."""
+    project's HIP switch there; the file's include guard is open whatever they say."""
     branches = HipBranches(defines, build, switch)
+    guard = include_guard(lines(tokens, directives))
+    if guard:
+        branches.known[guard] = UNDEFINED
     for line in lines(tokens, directives):
         if line.word:
             branches.directive(line)

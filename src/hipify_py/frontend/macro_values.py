@@ -28,11 +28,13 @@ def file_macro_values(
     they compile none; a name is left out where a definition sits under a condition neither
     can decide, the passes disagree, or the file `#undef`s it.  ``tree``: what the rest of
     the tree settles (the file's own names are its own to decide).  The file's include
-    guard counts as open, as at its first inclusion.  ``found``: the file's preprocessor
-    lines (``directives.lines``)."""
-    own = {ln.body[0].text for ln in found if ln.word == "define" and ln.body} & names
-    build = {**HIP_BUILD, **{n: v for n, v in tree.items() if n not in own}}
+    guard counts as open, as at its first inclusion, and has no value for the tree: it says
+    whether a file includes this one (cuda-samples test `__cuda_cuda_h__` of its copy of
+    cuda.h).  ``found``: the file's preprocessor lines (``directives.lines``)."""
     guard = include_guard(found)
+    own = {ln.body[0].text for ln in found if ln.word == "define" and ln.body} & names
+    own.discard(guard or "")
+    build = {**HIP_BUILD, **{n: v for n, v in tree.items() if n not in own}}
     if guard:
         build[guard] = UNDEFINED
     device, host = (
