@@ -18,7 +18,8 @@ not one: reading it over the interconnect costs nothing a user would notice.  Th
 of one element the file does not size itself (a template's type, `*p`, `a[0]`) counts as 16
 bytes, the widest scalar or vector element (`double2`, `cuDoubleComplex`): the cuFFTDx
 samples' `ffts_per_block * fft_size * sizeof(complex_type)` for two 128-point FFTs is 2 KiB
-(round 23).
+(round 23).  Nor is a `__managed__` variable of one object (a flag, a counter, an atomic) or of
+an array of at most a page whose extents the file spells (round 27).
 
 ## Example
 ```cuda
@@ -33,6 +34,7 @@ target.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from ..analysis.calls import Call, calls
@@ -72,6 +74,30 @@ def _at_most_a_page(unit: Unit, c: Call) -> bool:
     return size is not None and 0 < size <= _PAGE
 
 
+def _small_variable(unit: Unit, i: int) -> bool:
+    """The `__managed__` at token ``i`` declares objects of at most a page each: single
+    objects (CodeSamples' `__managed__ float mResult;`, a `cuda::std::atomic<int>` counter,
+    round 27), or arrays whose sizes the file fixes, counted at 16 bytes an element."""
+    toks = unit.tokens
+    depth, k = 0, i + 1
+    extents: list[int] = []
+    while k < len(toks) and not (depth == 0 and toks[k].text in (";", "=", "{")):
+        x = toks[k].text
+        if x == "[" and depth == 0:
+            close = unit.lexed.brackets.get(k)
+            n = evaluate(unit, k + 1, close) if close is not None else None
+            if close is None or n is None or n <= 0:
+                return False
+            extents.append(n)
+            k = close
+        elif x in ("(", "<"):
+            depth += 1
+        elif x in (")", ">"):
+            depth -= 1
+        k += 1
+    return math.prod(extents) * _WIDEST_ELEMENT <= _PAGE
+
+
 @hazard_rule(
     "HZ403",
     "managed-memory",
@@ -87,6 +113,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     toks = unit.tokens
     small = {c.index for c in calls(unit, _ALLOCATIONS) if _at_most_a_page(unit, c)}
+    small |= {
+        i for i in unit.identifier_positions.get("__managed__", ()) if _small_variable(unit, i)
+    }
     uses = [i for i in occurrences(unit, hits) if not toks[i].in_directive and i not in small]
     found = first_of_file(unit, uses)
     if found is None:
