@@ -115,6 +115,9 @@ TREE = {
 #else
 #define P_MULTICAST_AVAILABLE 0
 #define CU_MEM_HANDLE_TYPE_FABRIC ((hipMemAllocationHandleType)0x8ULL)
+// the project's own CUDA spellings of HIP's names (kept by the conversion)
+constexpr auto cudaErrorPeerAccessAlreadyEnabled = hipErrorPeerAccessAlreadyEnabled;
+using CUresult = hipError_t;
 #endif
 #endif  // P_GPU_HPP_
 """,
@@ -174,6 +177,8 @@ int multicast_granularity() {
 }
 
 int fabric_handle() { return static_cast<int>(CU_MEM_HANDLE_TYPE_FABRIC); }
+
+bool already_enabled(cudaError_t e) { return e == cudaErrorPeerAccessAlreadyEnabled; }
 """,
     # decoys: a switch only the build sets, and a macro two headers define differently
     "src/options.hpp": """#pragma once

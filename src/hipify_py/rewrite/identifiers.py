@@ -10,7 +10,8 @@ parameters are never renamed (portability shims keep working), and the CUDA vers
 left to ``version_gates``.  In a file that includes HIP's own headers (a project's HIP compat
 header, ggml's ``vendors/hip.h``: ``typedef __hip_fp8_e4m3 __nv_fp8_e4m3;``), the name a
 ``typedef`` or ``using`` declares is a CUDA spelling the project gives a HIP type: renamed, it
-would redeclare HIP's type as something else.
+would redeclare HIP's type as something else; so are those names, and the one an `auto NAME =`
+declares, in code only the project's HIP build compiles (``kept_aliases``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..analysis.tokens import cached
 from ..analysis.values import aliases
 from ..context import Context
 from ..edits import Edit
+from ..frontend.conditions import hip_written_in
 from ..frontend.directives import includes
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
@@ -62,15 +64,30 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
 
 
 def kept_aliases(unit: Unit) -> frozenset[int]:
-    """In a file that includes a ``hip/`` header: the tokens a ``typedef ... NAME;`` or a
-    ``using NAME =`` declares, which keep their CUDA spelling (computed once per unit)."""
+    """The tokens of CUDA spellings the project gives HIP's names, which keep that spelling
+    (computed once per unit): in a file that includes a ``hip/`` header, the name a ``typedef
+    ... NAME;`` or a ``using NAME =`` declares; and in code only the project's HIP build
+    compiles (``hip_written_in``: mscclpp's gpu.hpp under `#if defined(MSCCLPP_DEVICE_HIP)`),
+    those names and the one `auto NAME = ...` declares (`constexpr auto
+    cudaErrorPeerAccessAlreadyEnabled = hipErrorPeerAccessAlreadyEnabled;`: renamed, it would
+    redefine HIP's enumerator, issue 23 round 26)."""
 
     def make() -> frozenset[int]:
-        if not {"typedef", "using"} & unit.identifiers:
-            return frozenset()
+        toks = unit.tokens
         hip = any(
             i.path.startswith("hip/") for i in includes(unit.text, unit.tokens, unit.directives)
         )
-        return frozenset(a.name for a in aliases(unit)) if hip else frozenset()
+        names = [a.name for a in aliases(unit)] if {"typedef", "using"} & unit.identifiers else []
+        if hip:
+            return frozenset(names)
+        written = hip_written_in(unit)
+        if not written.ranges:
+            return frozenset()
+        declared = [
+            i + 1
+            for i in unit.identifier_positions.get("auto", ())
+            if i + 2 < len(toks) and toks[i + 2].text == "="
+        ]
+        return frozenset(i for i in (*names, *declared) if toks[i].start in written)
 
     return cached(unit, "_kept_aliases", make)
