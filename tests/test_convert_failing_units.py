@@ -270,7 +270,7 @@ def test_mma_include_unused_by_the_file_is_kept_for_nvidia_only():
     out = hip(header, "mma_common.cuh")
     assert (
         "#if defined(__HIP_PLATFORM_NVIDIA__)  // hipify-py: ROCm has no mma.h\n"
-        '#include "mma.h"\n#endif\n' in out
+        '#include "mma.h"\n#else\n#include <hip/hip_fp16.h>' in out
     )
     [hp001] = [f for f in result(header, "mma_common.cuh").findings if f.rule == "HP001"]
     assert hp001.severity.value == "warning" and hp001.line == 5

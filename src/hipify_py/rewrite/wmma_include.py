@@ -9,7 +9,8 @@ counterpart), so every file failed at that include, also the plain SIMT kernels 
 calls that need nothing from it.  ``mma.h`` declares only ``nvcuda::wmma`` (and the ``mma``
 device functions under it), so a file that names neither ``nvcuda`` nor ``wmma`` needs it for
 nothing but its includers: the include is kept, inside ``#if defined(__HIP_PLATFORM_NVIDIA__)``,
-and HP001 says so as a warning.  Mapping it to rocWMMA there instead would make every includer
+with HIP's half and bfloat16 headers in its ``#else`` (what ``mma.h`` includes for them), and
+HP001 says so as a warning.  Mapping it to rocWMMA there instead would make every includer
 (the plain SIMT kernels, the cuBLAS calls) compile rocWMMA's templates for nothing.
 """
 
@@ -30,6 +31,12 @@ RULE = "wmma-include"
 WMMA_HEADERS = frozenset({"mma.h", "crt/mma.h"})
 _WMMA_NAMES = frozenset({"nvcuda", "wmma"})
 _NVIDIA_ONLY = "#if defined(__HIP_PLATFORM_NVIDIA__)  // hipify-py: ROCm has no {path}"
+# what mma.h includes for its includers (cuda_fp16.h, cuda_bf16.h): CodeSamples' utility.h
+# names `half` through it alone (issue 23 round 26: 10 translation units failed in silence)
+_ITS_INCLUDES = (
+    "#else{nl}#include <hip/hip_fp16.h>  // hipify-py: what {path} includes: its half and "
+    "bfloat16 types{nl}#include <hip/hip_bf16.h>{nl}"
+)
 
 
 def kept_wmma_include(unit: Unit, inc: Include) -> bool:
@@ -54,7 +61,10 @@ def wmma_include(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         line = unit.text[inc.start : inc.line_end]
         if not line.endswith(("\n", "\r")):
             line += nl
-        guarded = f"{_NVIDIA_ONLY.format(path=inc.path)}{nl}{line}#endif{nl}"
+        guarded = (
+            f"{_NVIDIA_ONLY.format(path=inc.path)}{nl}{line}"
+            f"{_ITS_INCLUDES.format(nl=nl, path=inc.path)}#endif{nl}"
+        )
         yield Edit(inc.start, inc.line_end, guarded, RULE)
         yield RULES["HP001"].report(  # headers.py declares it and leaves this include to us
             inc.path_start,
