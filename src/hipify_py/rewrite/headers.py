@@ -13,6 +13,7 @@ from ..analysis.insertion import guard_branch, insertion_point
 from ..context import Context
 from ..edits import Edit
 from ..findings import Finding, Severity
+from ..frontend.conditions import inactive_in
 from ..frontend.directives import Include
 from ..frontend.directives import includes as directive_includes
 from ..frontend.unit import Unit
@@ -214,8 +215,10 @@ def _inserted_includes(
         spelled = f'"{RUNTIME_HEADER}"' if quoted else f"<{RUNTIME_HEADER}>"
         inserted = f"#include {spelled}{unit.newline}"
         has_runtime = True
-    if has_runtime:
-        extra = implicit_headers(unit, {inc.path for inc in found}, not ctx.options.portable)
+    if has_runtime:  # what the HIP build includes: not a `cuda_bf16.h` of a CUDA-only branch
+        skipped = inactive_in(unit)
+        active = {inc.path for inc in found if inc.start not in skipped}
+        extra = implicit_headers(unit, active, not ctx.options.portable)
         inserted += "".join(f"#include <{h}>{unit.newline}" for h in extra)
     return inserted
 

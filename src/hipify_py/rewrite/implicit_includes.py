@@ -11,6 +11,8 @@ HIP runtime header of files that are CUDA code.
 The bf16 types come the same way: a PyTorch extension names `__nv_bfloat162` without including
 `cuda_bf16.h`, which torch's `BFloat16.h` includes under nvcc; `hip_runtime.h` does not declare
 `__hip_bfloat162` (flash-fft-conv's `conv1d/shared.h`: "unknown type name", issue 23 round 17).
+Only the includes the HIP build compiles provide them: mscclpp's test verifier includes
+`cuda_bf16.h` in the branch HIP skips and the legacy `hip_bfloat16.h` in its own (round 26).
 """
 
 from __future__ import annotations
