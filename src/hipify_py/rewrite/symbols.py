@@ -14,6 +14,7 @@ from ..frontend.lexer import Kind, Token
 from ..frontend.syntax import Arg, call_args
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
+from ._macro_definitions import NAME, definition_roles
 
 # API -> index of its symbol argument
 SYMBOL_ARGUMENT = {
@@ -41,10 +42,12 @@ def symbols(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if "Symbol" not in unit.text:
         return
     tokens = unit.tokens
+    roles = definition_roles(unit)
     for i, tok in enumerate(tokens):
         position = SYMBOL_ARGUMENT.get(tok.text) if tok.kind is Kind.IDENT else None
-        if position is None:
-            continue
+        if position is None or roles.get(i) == NAME:
+            continue  # `#define cudaMemcpyToSymbol(...) hipMemcpyToSymbol(__VA_ARGS__)`: its
+            # head declares parameters (mscclpp's gpu.hpp, issue 23 round 26)
         args = call_args(tokens, i)
         if not args or len(args) <= position:
             continue
