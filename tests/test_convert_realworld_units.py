@@ -138,6 +138,18 @@ def test_the_memory_pool_handle_types_attribute_is_hips():
     assert not [f for f in conv.findings if f.rule == "HZ300"]
 
 
+def test_kernel_node_params_in_cudas_member_order_are_set_by_name():
+    # hipKernelNodeParams declares its members in another order: a positional list would give
+    # the function pointer to blockDim (CodeSamples' GraphAPI sample, issue 23 round 26)
+    out = hip((UNITS / "kernel_node_params.cu").read_text())
+    assert out.count("#define HIPIFY_PY_SHIM_KERNEL_NODE_PARAMS") == 1
+    assert "params = hipify_py_kernel_node_params(reinterpret_cast<void*>(busy), {1, 1, 1}" in out
+    assert "other = hipify_py_kernel_node_params(reinterpret_cast<void*>(busy), dim3(2)" in out
+    # designators name the members: left alone
+    named = "hipKernelNodeParams p = {.func = f, .gridDim = g};\n"
+    assert "hipify_py" not in hip(named.replace("hipKernelNodeParams", "cudaKernelNodeParams"))
+
+
 def test_min_max_of_int_and_unsigned_get_cudas_unsigned_overloads():
     out = hip((UNITS / "mixed_min.cu").read_text())
     assert out.count("#define HIPIFY_PY_SHIM_MIXED_MIN_MAX") == 1

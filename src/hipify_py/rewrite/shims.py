@@ -421,7 +421,7 @@ def shims(unit: Unit, ctx: Context) -> Iterator[Edit]:
     found = directive_includes(unit.text, unit.tokens, unit.directives)
     at_offset: dict[int, str] = {}
     for first_use, guard, text in sorted(pending):
-        at = _shim_position(unit, found, first_use)
+        at = shim_position(unit, found, first_use)
         body = text.replace("\n", nl)
         # HIP's NVIDIA backend includes CUDA's own headers, which define what a shim stands in
         # for: there the shim would be a redefinition
@@ -484,7 +484,7 @@ def _host_shims(unit: Unit) -> list[_Pending]:
     return pending
 
 
-def _shim_position(unit: Unit, found: list[Include], first_use: int) -> int:
+def shim_position(unit: Unit, found: list[Include], first_use: int) -> int:
     """Where a shim goes: after the last unconditional include before its first use that
     stands alone on its line (after `#include <x> /* ...` the next line is inside that
     comment, where the next run would not see the shim), or where the runtime include goes
