@@ -44,7 +44,9 @@ def file_macro_values(
     return {n: v for n, v in device.items() if n in host and host[n] == v}
 
 
-def _one_pass(found: Sequence[Line], names: AbstractSet[str], build: dict) -> dict[str, object]:
+def _one_pass(
+    found: Sequence[Line], names: AbstractSet[str], build: dict[str, object]
+) -> dict[str, object]:
     """``file_macro_values`` of one compile pass (``build``: its macros).  A definition that
     the same branch `#undef`s again is the file's own business (mscclpp's atomic.hpp defines
     `MSCCLPP_DEVICE_CUDA` around one `#include` for its CUDA host build): it leaves no value."""
@@ -102,7 +104,9 @@ def _settled(seen: Sequence[tuple[int, bool | None, object]]) -> object:
     return values[0] if all(v == values[0] for v in values) else None
 
 
-def tree_macro_values(per_file: Iterable[tuple[AbstractSet[str], Mapping[str, object]]]) -> dict:
+def tree_macro_values(
+    per_file: Iterable[tuple[AbstractSet[str], Mapping[str, object]]],
+) -> dict[str, object]:
     """The tree's answer from each defining file's (the names it defines, its answers): the
     value the files that define a name for HIP agree on, ``UNDEFINED`` where none does; a name
     some file cannot decide, or that files define differently, is left out."""
