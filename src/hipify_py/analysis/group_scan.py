@@ -204,11 +204,9 @@ def _xor_step(unit: Unit, func: Func, k: int, end: int) -> bool:
 
 
 def _constant(expr: Sequence[Token]) -> bool:
-    """``expr`` is numbers and constants in capitals (`-FLT_MAX`, `0.f`)."""
-    return bool(expr) and all(
-        t.kind is Kind.NUMBER or (t.kind is Kind.IDENT and t.text.isupper()) or t.text in "-+()"
-        for t in expr
-    )
+    """``expr`` names no value but constants in capitals (`-FLT_MAX`, `0.f`): alike in both
+    halves of a wavefront."""
+    return bool(expr) and all(t.text.isupper() for t in expr if t.kind is Kind.IDENT)
 
 
 def _seeded_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
@@ -221,8 +219,7 @@ def _seeded_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]
     c = next((j for j in range(q or b, b) if toks[j].text == ":"), None)
     if q is None or c is None or not _group_condition(toks, a, q, lanes):
         return False
-    other = [t for t in toks[c + 1 : b] if t.kind is Kind.IDENT]
-    return _read_by_group_lane(toks, q + 1, c, lanes) and all(t.text.isupper() for t in other)
+    return _read_by_group_lane(toks, q + 1, c, lanes) and _constant(toks[c + 1 : b])
 
 
 def _read_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:

@@ -80,14 +80,14 @@ def kept_aliases(unit: Unit) -> frozenset[int]:
         names = [a.name for a in aliases(unit)] if {"typedef", "using"} & unit.identifiers else []
         if hip:
             return frozenset(names)
-        written = hip_written_in(unit)
-        if not written.ranges:
-            return frozenset()
-        declared = [
+        names += [
             i + 1
             for i in unit.identifier_positions.get("auto", ())
             if i + 2 < len(toks) and toks[i + 2].text == "="
         ]
-        return frozenset(i for i in (*names, *declared) if toks[i].start in written)
+        if not names:  # the file's HIP-only branches are read only when they could matter
+            return frozenset()
+        written = hip_written_in(unit)
+        return frozenset(i for i in names if toks[i].start in written)
 
     return cached(unit, "_kept_aliases", make)
