@@ -64,7 +64,15 @@ def inactive_words(src: str, defines: tuple[str, ...] = ()) -> list[str]:
             "#if defined(__HIP_PLATFORM_AMD__)\nMA\n#elif defined(X)\nMB\n#else\nMC\n#endif\n",
             ["MB", "MC"],
         ),
-        ("#if defined(X)\nMA\n#elif defined(USE_ROCM)\nMB\n#else\nMC\n#endif\n", ["MC"]),
+        # a name tested alone right before the HIP switch is the CUDA build's switch:
+        # deepmd-kit's `#if GOOGLE_CUDA` / `#elif TENSORFLOW_USE_ROCM` (round 28), in every
+        # test of the file; a condition of more than one name says nothing
+        ("#if defined(X)\nMA\n#elif defined(USE_ROCM)\nMB\n#else\nMC\n#endif\n", ["MA", "MC"]),
+        ("#if X\nMA\n#elif TENSORFLOW_USE_ROCM\nMB\n#endif\n#ifdef X\nMC\n#endif\n", ["MA", "MC"]),
+        ("#if X && Y\nMA\n#elif defined(USE_ROCM)\nMB\n#else\nMC\n#endif\n", ["MC"]),
+        ("#if USE_ROCM\nMA\n#elif X\nMB\n#endif\n#if X\nMC\n#endif\n", ["MB"]),
+        # relion: HIP-Clang defines no __HIP_ARCH__ (round 28)
+        ("#if !defined(__HIP_ARCH__) || __HIP_ARCH__ != gfx906\nMA\n#else\nMB\n#endif\n", ["MB"]),
         # nesting: everything inside a dead branch is dead
         ("#ifndef USE_ROCM\n#if X\nMA\n#else\nMB\n#endif\n#endif\nMC\n", ["MA", "MB"]),
         # definitions made where HIP surely goes are known afterwards

@@ -270,3 +270,31 @@ def test_a_tree_constant_is_32_only_where_the_file_does_not_declare_the_name() -
     assert constant_at(unit, "WARP_SIZE", at) == 32
     assert constant_at(unit, "warp", at) is None
     assert constant_at(Unit("k.cu", src, ctx().mappings), "WARP_SIZE", at) is None
+
+
+def test_a_name_tested_right_before_the_hip_switch_is_the_cuda_builds(tmp_path: Path) -> None:
+    """deepmd-kit: `#if GOOGLE_CUDA` / `#elif TENSORFLOW_USE_ROCM` / `#else #error` says that
+    its HIP build leaves `GOOGLE_CUDA` off (its CMake sets it for the CUDA toolkit alone), so
+    the PTX of another file's `#if GOOGLE_CUDA` is no HIP code (round 28).  A name the tree
+    `#define`s somewhere, or one never paired with the HIP switch, stays unknown."""
+    files = {
+        "device.h": "#pragma once\n#if GOOGLE_CUDA\n#include <cuda_runtime.h>\n"
+        "#elif TENSORFLOW_USE_ROCM\n#include <hip/hip_runtime.h>\n#else\n#error no GPU\n#endif\n",
+        "prod.cu": f'#include "device.h"\n__global__ void k() {{\n#if GOOGLE_CUDA\n  {PTX}\n'
+        "#endif\n}\n",
+        "fast.cu": f"__global__ void k() {{\n#if USE_FAST_PATH\n  {PTX}\n#endif\n}}\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    index = index_of([(n, t.encode()) for n, t in files.items()], ctx().mappings)
+    assert index.cuda_switches == {"GOOGLE_CUDA"}
+    assert index.hip_settings("prod.cu")[1] == {"GOOGLE_CUDA"}
+    args = ["--select", "HZ310", "--format", "json", "--no-cache"]
+
+    def reported() -> set[str]:
+        run = CliRunner().invoke(check, [str(tmp_path), *args], catch_exceptions=False)
+        return {Path(f["path"]).name for f in json.loads(run.output)["findings"]}
+
+    assert reported() == {"fast.cu"}
+    (tmp_path / "config.h").write_text("#define GOOGLE_CUDA 1\n")
+    assert reported() == {"fast.cu", "prod.cu"}

@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .frontend.conditions import hip_inactive
+from .frontend.conditions import cuda_switches_of, hip_inactive
 from .frontend.directives import ARCH, Line, lines
 from .frontend.hip_build import DEVICE_PASS, HIP_BUILD, UNDEFINED
 from .frontend.lexer import Lexed, lex
@@ -54,6 +54,10 @@ class ProjectIndex:
     # (name, the base names of the files that define it) of those: a value reaches only the
     # files that include one of them (``hip_settings``)
     macro_homes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the names some file tests alone right before an `#elif` of the project's HIP switch, and
+    # that no file defines: switches of the CUDA build alone, set by its build files
+    # (deepmd-kit's `GOOGLE_CUDA`, ``conditions.cuda_switches_of``), undefined in every file
+    cuda_switches: frozenset[str] = frozenset()
     # the namespaces in which the tree declares a constant named warpSize of its own, with its
     # value where a number gives it (flashinfer's `namespace flashinfer::mamba { constexpr
     # unsigned warpSize = 32; }`): there the name is the project's 32, not HIP's run-time
@@ -130,7 +134,7 @@ class ProjectIndex:
             if any(base in self._reachers[h] for h in homes)
         }
         values = tuple(v for v in self.hip_values if v.partition("=")[0] in reaching)
-        return values, self.hip_undefined & reaching
+        return values, self.hip_undefined & reaching | self.cuda_switches
 
     def includers(self, name: str, header: str) -> list[str]:
         """The files that use the constant ``name`` in code of hardware wavefronts and
@@ -160,6 +164,7 @@ class ProjectIndex:
             list(self.hip_values),
             sorted(self.hip_undefined),
             [f"{n}<{','.join(h)}" for n, h in self.macro_homes],
+            sorted(self.cuda_switches),
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
             sorted(self.cuda_backends),
             sorted(self.library_copies),
@@ -206,6 +211,7 @@ def index_of(
     macros_of: dict[str, set[str]] = {}  # path -> the macros it defines
     tested_elsewhere: set[str] = set()  # names a file tests in `#if` lines without defining them
     warp_size: set[tuple[str, int | None]] = set()
+    cuda_switches: set[str] = set()
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
@@ -234,6 +240,9 @@ def index_of(
         names.update(_types(data))
         names.update(_declared_after_bodies(data))
         handles.extend(_opaque_handles(data))
+        if _ELIF_HIP_SWITCH.search(data):
+            lexed = lexed or lex(data.decode("utf-8", "replace"))
+            cuda_switches |= cuda_switches_of(lines(lexed.tokens, lexed.directives))
         if not hip and _HIP_SWITCH.search(data):
             candidates = mappings.known(file_macros).keys() | {ARCH}
             hip_macros |= _defined_for_hip(
@@ -255,7 +264,8 @@ def index_of(
         ),
         frozenset(n for n, v in values.items() if v is UNDEFINED),
         tuple(sorted((n, tuple(sorted(homes[n]))) for n in values)),
-        frozenset(warp_size),
+        warp_size_namespaces=frozenset(warp_size),
+        cuda_switches=frozenset(cuda_switches.difference(*macros_of.values())),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
     )
@@ -264,6 +274,8 @@ def index_of(
 # a line that may test the project's own HIP build (`#if defined(USE_ROCM)`; hip_build.hip_switch
 # decides): only a file with one can define a macro for its HIP build alone
 _HIP_SWITCH = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*(?:HIP|ROCM|ROCm)")
+# an `#elif` that may test it: only a file with one can name a CUDA switch (``cuda_switches_of``)
+_ELIF_HIP_SWITCH = re.compile(rb"#[ \t]*elif(?:def)?\b[^\n]*(?:HIP|ROCM|ROCm)")
 
 
 def _defined_for_hip(lexed: Lexed, candidates: AbstractSet[str]) -> set[str]:

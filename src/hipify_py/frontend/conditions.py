@@ -102,6 +102,41 @@ def include_guard(found: Sequence[Line]) -> str | None:
     return name if words[1].body[0].text == name else None
 
 
+def cuda_switches_of(found: Sequence[Line]) -> set[str]:
+    """The file's CUDA switches (``found``: its preprocessor lines): a name tested alone by a
+    branch that the project's HIP switch, tested alone, follows in the same chain.  deepmd-kit's
+    `#if GOOGLE_CUDA` / `#elif TENSORFLOW_USE_ROCM` / `#else #error`: the HIP build reaches the
+    branch written for it only where the first is off, so `GOOGLE_CUDA` is a switch of the CUDA
+    build alone (round 28: its `#define WARP_SIZE 32` and a 32-bit mask there were reported)."""
+    out: set[str] = set()
+    chain: list[str | None] = []  # per open `#if`: the name its last branch tested alone
+    for line in found:
+        word = line.word
+        if word in CONDITIONAL_OPEN or word in CONDITIONAL_NEXT:
+            name = _tested_alone(word, line.body)
+            if word in CONDITIONAL_NEXT and chain:
+                before = chain[-1]
+                if before and name and hip_switch(name) and not hip_switch(before):
+                    out.add(before)
+                chain[-1] = name
+            elif word in CONDITIONAL_OPEN:
+                chain.append(name)
+        elif word == "endif" and chain:
+            chain.pop()
+    return out
+
+
+def _tested_alone(word: str, body: Sequence[Token]) -> str | None:
+    """The name a branch line tests for being set, alone (`#ifdef A`, `#if A`, `#elif
+    defined(A)`); None for any other condition."""
+    rest = list(body)
+    if word in ("if", "elif") and rest[:1] and rest[0].text == "defined":
+        rest = [t for t in rest[1:] if t.text not in ("(", ")")]
+    elif word not in ("if", "elif", "ifdef", "elifdef"):
+        return None
+    return rest[0].text if len(rest) == 1 and rest[0].kind is Kind.IDENT else None
+
+
 def _skipped(
     tokens: Sequence[Token],
     directives: Sequence[int],
@@ -112,9 +147,13 @@ def _skipped(
     """The merged ranges one compile skips, ``build`` its macros and ``switch`` the value of a
     project's HIP switch there; the file's include guard is open whatever they say."""
     branches = HipBranches(defines, build, switch)
-    guard = include_guard(lines(tokens, directives))
+    found = lines(tokens, directives)
+    guard = include_guard(found)
     if guard:
         branches.known[guard] = UNDEFINED
+    if switch == 1:  # the HIP build: the file's CUDA switches are off unless a -D sets them
+        for name in cuda_switches_of(found):
+            branches.known.setdefault(name, UNDEFINED)
     for line in lines(tokens, directives):
         if line.word:
             branches.directive(line)

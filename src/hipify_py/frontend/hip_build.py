@@ -62,6 +62,10 @@ HIP_BUILD: Mapping[str, object] = {
     "GGML_USE_HIPBLAS": 1,
     "GGML_USE_MUSA": UNDEFINED,
     "__CUDA__": UNDEFINED,  # clang's CUDA language mode; HIP mode defines __HIP__ instead
+    # neither HIP-Clang nor a ROCm 7.2.4 header defines it (the device pass has __gfx942__):
+    # relion's `#if !defined(__HIP_ARCH__) || __HIP_ARCH__ != gfx906` takes its empty first
+    # branch, so the atomicAdd in the `#else` is no HIP code (round 28, a false HZ318)
+    "__HIP_ARCH__": UNDEFINED,
     # only Visual Studio's IntelliSense parser defines it: ccminer's `#ifdef __INTELLISENSE__`
     # stubs (`#define __CUDA_ARCH__ 500`, fake texture reads) are compiled by no build
     "__INTELLISENSE__": UNDEFINED,
