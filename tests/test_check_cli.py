@@ -41,9 +41,9 @@ __global__ void reduce(const float* in, float* out) {
 }
 """
 
-WARNING_ONLY = """__global__ void k(float* x) {
-  x[threadIdx.x] = 1.f;
-  cudaMallocManaged(0, 1 << 20);
+WARNING_ONLY = """void k(float* x, cudaStream_t s) {
+  cudaMallocAsync(&x, 64, s);
+  cudaFree(x);
 }
 """
 
@@ -72,7 +72,7 @@ def as_json(*args):
 def test_clean_tree_exits_0_and_warnings_fail_only_with_fail_on(tree):
     code, out = invoke("src")
     assert code == 0, out
-    assert "1 warning" in out and "HZ403" in out
+    assert "1 warning" in out and "HZ406" in out
     code, _ = invoke("src", "--fail-on", "warning")
     assert code == 1
     code, data = as_json("src", "--fail-on", "info")
@@ -141,13 +141,13 @@ def test_in_sync_keep_names(tree):
 def test_select_and_ignore_with_prefixes(tree):
     (tree / "src" / "reduce.cu").write_text(HAZARDS)
     _, data = as_json("src", "--fail-on", "info")
-    assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ106", "HZ403"}
+    assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ106", "HZ406"}
     _, data = as_json("src", "--select", "HZ1")
     assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ106"}
     _, data = as_json("src", "--select", "HZ1,HZ4", "--ignore", "HZ101", "--ignore", "hz106")
-    assert {f["rule"] for f in data["findings"]} == {"HZ403"}
+    assert {f["rule"] for f in data["findings"]} == {"HZ406"}
     code, data = as_json("src", "--ignore", "HZ1")
-    assert code == 0 and {f["rule"] for f in data["findings"]} == {"HZ403"}
+    assert code == 0 and {f["rule"] for f in data["findings"]} == {"HZ406"}
 
 
 def test_baseline_hides_known_findings_even_after_edits_elsewhere(tree):
@@ -156,7 +156,7 @@ def test_baseline_hides_known_findings_even_after_edits_elsewhere(tree):
     code, out = invoke("src", "--write-baseline", "baseline.json")
     assert code == 0
     recorded = json.loads((tree / "baseline.json").read_text())["findings"]
-    assert {e["rule"] for e in recorded} == {"HZ101", "HZ106", "HZ403"}
+    assert {e["rule"] for e in recorded} == {"HZ101", "HZ106", "HZ406"}
     assert all("line" not in e for e in recorded)
     assert invoke("src", "--baseline", "baseline.json")[0] == 0
     # lines move: still known
@@ -188,7 +188,7 @@ def test_project_config_ignore_and_per_file_ignores(tree):
     _, data = as_json("src", "--fail-on", "info")
     assert {(Path(f["path"]).name, f["rule"]) for f in data["findings"]} == {("reduce.cu", "HZ101")}
     _, data = as_json("src", "--no-config")
-    assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ106", "HZ403"}
+    assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ106", "HZ406"}
     (tree / ".hipify-py.yaml").write_text("ignore: HZ1\n")
     assert invoke("src")[0] == 2  # a list is required
 
@@ -295,9 +295,9 @@ def test_a_baseline_never_hides_stale_output(tree):
     _convert("src", "--out-dir", "hip")
     (tree / "hip" / "scale.hip").write_text("// edited by hand\n")
     code, out = invoke("src", "--in-sync", "hip", "--write-baseline", "bl.json")
-    assert code == 0 and "recorded 1 finding(s)" in out  # the HZ403 warning, not HZ001
+    assert code == 0 and "recorded 1 finding(s)" in out  # the HZ406 warning, not HZ001
     recorded = json.loads((tree / "bl.json").read_text())["findings"]
-    assert [e["rule"] for e in recorded] == ["HZ403"]
+    assert [e["rule"] for e in recorded] == ["HZ406"]
     code, data = as_json("src", "--in-sync", "hip", "--baseline", "bl.json")
     assert code == 1 and data["summary"]["baselined"] == 1
     assert [f["rule"] for f in data["findings"]] == ["HZ001"]
@@ -306,7 +306,7 @@ def test_a_baseline_never_hides_stale_output(tree):
 @pytest.mark.parametrize("fmt", sorted(load_formats()))
 def test_every_registered_format_is_a_format_choice(tree, fmt):
     code, out = invoke("src", "--format", fmt)
-    assert code == 0 and "HZ403" in out
+    assert code == 0 and "HZ406" in out
 
 
 def test_non_utf8_config_is_one_line_error(tree):
@@ -385,16 +385,17 @@ def test_malformed_baseline_messages(tree, text, reason):
 def test_non_utf8_source_is_checked_and_binary_source_is_a_failure(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("latin.cu").write_bytes(
-        b"__global__ void k() { cudaMallocManaged(0, 1 << 20); } // caf\xe9\n"
+        b"void k(float* x, cudaStream_t s) { cudaMallocAsync(&x, 64, s); cudaFree(x); }"
+        b" // caf\xe9\n"
     )
     Path("bin.cu").write_bytes(b"\x7fELF\0\0\0__global__")
     code, out = invoke("latin.cu")
-    assert code == 0 and "HZ403" in out, out
+    assert code == 0 and "HZ406" in out, out
     code, report = as_json("latin.cu", "bin.cu")
     assert code == 1
     failures = {f["path"]: f["message"] for f in report["failures"]}
     assert list(failures) == ["bin.cu"] and failures["bin.cu"].startswith("binary")
-    assert [f["rule"] for f in report["findings"]] == ["HZ403"]
+    assert [f["rule"] for f in report["findings"]] == ["HZ406"]
 
 
 def test_unwritable_output_paths_are_one_line_errors(tree):
@@ -468,7 +469,7 @@ def test_config_option_applies_that_files_mappings_too(tree):
     (tree / "src" / "sub" / "fence.cu").write_text("void f() { cudaTeamApi(); }\n")
     other = tree / "other.yaml"
     other.write_text(
-        "mappings:\n- {cuda: cudaTeamApi, kind: function, status: unsupported}\nignore: [HZ403]\n"
+        "mappings:\n- {cuda: cudaTeamApi, kind: function, status: unsupported}\nignore: [HZ406]\n"
     )
     _, data = as_json("src", "--config", str(other))
     assert [(f["rule"], Path(f["path"]).name) for f in data["findings"]] == [("HZ300", "fence.cu")]
