@@ -1049,13 +1049,62 @@ def test_a_ballot_counted_by_32_lane_groups_is_one_finding_at_the_ballot(nvcc, t
     found = [f for f in findings(GROUP_COUNTS) if f.rule in ("HZ101", "HZ105")]
     assert [(f.rule, f.line) for f in found] == [("HZ105", 10)]
     assert "count the group's own half" in found[0].message
-    # a ballot whose bits the 32-lane id picks: the ids themselves are wrong there
+    # SlabHash's bucket counts (round 28): a key mask on the count changes nothing
+    keyed = GROUP_COUNTS.replace("m >= 0.5f))", "m >= 0.5f) & 0x15555555u)")
+    assert [(f.rule, f.line) for f in findings(keyed) if f.rule in ("HZ101", "HZ105")] == [
+        ("HZ105", 10)
+    ]
+    # a ballot kept in a 32-bit word whose bits the 32-lane id picks (deepmd-kit's run heads,
+    # round 28): the group's own half of the ballot makes the ids right again
     ranked = GROUP_COUNTS.replace(
         "count += __popc(__ballot_sync(0xFFFFFFFF, m >= 0.5f));",
         "unsigned b = __ballot_sync(0xFFFFFFFF, m >= 0.5f);\n"
         "      count += __popc(b & ((1u << lane) - 1));",
     )
-    assert "HZ101" in [f.rule for f in findings(ranked)]
+    (tmp_path / "r.cu").write_text(ranked)
+    assert_nvcc_builds(nvcc, [tmp_path / "r.cu"], [], tmp_path)
+    found = [f for f in findings(ranked) if f.rule in ("HZ101", "HZ105")]
+    assert [(f.rule, f.line) for f in found] == [("HZ105", 10)]
+    assert "keep the group's own half" in found[0].message and found[0].fix is None
+    # kept in 64 bits, its bits are hardware lanes: the 32-lane id picks the wrong half
+    wide = ranked.replace("unsigned b", "unsigned long long b").replace(
+        "__popc(b & ((1u", "__popcll(b & ((1ull"
+    )
+    assert "HZ101" in [f.rule for f in findings(wide)]
+
+
+# deepmd-kit's scan_runs (round 28): a macro spells `__device__`, and the rows of the 32-lane
+# group leaders store the group's ballot word
+RUN_HEADS = """#define DEV_INLINE __device__ __forceinline__
+DEV_INLINE void heads(int tid, int rows, const int* dst, unsigned* masks, int* run_of) {
+  bool head = tid < rows && (tid == 0 || dst[tid] != dst[tid - 1]);
+  const unsigned m = __ballot_sync(0xffffffffu, head);
+  if ((tid & 31) == 0) {
+    masks[tid >> 5] = m;
+  }
+  __syncthreads();
+  const int w = tid >> 5, lane = tid & 31;
+  int idx = 0;
+  for (int i = 0; i < w; ++i) idx += __popc(masks[i]);
+  idx += __popc(masks[w] & ((1u << lane) - 1u));
+  if (tid < rows) run_of[tid] = head ? idx : idx - 1;
+}
+__global__ void k(const int* dst, int rows, int* run_of) {
+  __shared__ unsigned masks[8];
+  heads(threadIdx.x, rows, dst, masks, run_of);
+}
+"""
+
+
+def test_a_ballot_word_stored_per_32_lane_group_is_one_finding_at_the_ballot(nvcc, tmp_path):
+    (tmp_path / "h.cu").write_text(RUN_HEADS)
+    assert_nvcc_builds(nvcc, [tmp_path / "h.cu"], [], tmp_path)
+    found = [f for f in findings(RUN_HEADS) if f.rule in ("HZ101", "HZ105")]
+    assert [(f.rule, f.line) for f in found] == [("HZ105", 4)]
+    assert "keep the group's own half" in found[0].message
+    # the same helper meeting the hardware warp elsewhere keeps its 32-lane ids reported
+    hardware = RUN_HEADS.replace("run_of[tid] = head", "run_of[tid] = warpSize + head")
+    assert "HZ101" in [f.rule for f in findings(hardware)]
 
 
 RSMT = """static const int WS = 32;  // warp size

@@ -8,6 +8,7 @@ intrinsics applied to it into their 64-bit forms, which is also what the wider v
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..frontend.lexer import Kind
@@ -17,6 +18,13 @@ from .cursor import cursor_at
 from .functions import function_at
 
 BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
+
+# the words of a declaration that keeps a mask in 32 bits (`const unsigned m = ...`), ending
+# where the name starts: group 1 is the type to widen
+NARROW_MASK_TYPE = re.compile(
+    r"^\s*(?:const\s+)?(unsigned(?:\s+int)?|int|uint32_t|int32_t|unsigned\s+long|uint|"
+    r"unsigned\s+short)\s+$"
+)
 
 
 def bit_calls_on(unit: Unit, name: int) -> Iterator[Call]:

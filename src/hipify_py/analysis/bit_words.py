@@ -120,7 +120,10 @@ def _word_store(unit: Unit, i: int, rng: tuple[int, int], func: Func) -> bool:
     body = [t.text for t in toks[close + 1 : statement_end(toks, close + 1, func.close)]]
     return any(
         body[k] == "["
-        and (body[k + 1 : k + 4] == ["word_index", "(", name] or body[k + 1 : k + 3] == [name, "/"])
+        and (
+            body[k + 1 : k + 4] == ["word_index", "(", name]
+            or body[k + 1 : k + 3] in ([name, "/"], [name, ">>"])
+        )
         for k in range(len(body) - 3)
     )
 
@@ -132,10 +135,12 @@ def _condition_opening(toks: Sequence[Token], k: int, func: Func) -> int | None:
         x = toks[j].text
         if x in (")", "]"):
             depth += 1
-        elif x in ("(", "["):
-            if depth == 0:
-                return j if x == "(" and toks[j - 1].text == "if" else None
-            depth -= 1
+        elif x == "(" and depth == 0 and toks[j - 1].text == "if":
+            return j
+        elif x == "[" and depth == 0:
+            return None
+        elif x in ("(", "["):  # a parenthesised part of the condition: `if ((tid & 31) == 0)`
+            depth = max(depth - 1, 0)
         elif x in (";", "{", "}"):
             return None
     return None

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from ..frontend.directives import lines
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .tokens import CONTROL, cached, match, match_back
@@ -41,8 +42,30 @@ class Func:
 
 
 def functions(unit: Unit) -> list[Func]:
-    """Function definitions (outermost only) found from tokens, with their CUDA specifiers."""
-    return cached(unit, "_hz_functions", lambda: _find_functions(unit.tokens, _braces(unit)))
+    """Function definitions (outermost only) found from tokens, with their CUDA specifiers,
+    also where a macro of the file spells them (deepmd-kit's `#define DEV_INLINE __device__
+    __forceinline__`, round 28)."""
+    return cached(unit, "_hz_functions", lambda: _with_macro_specifiers(unit))
+
+
+_CUDA_SPECIFIERS = frozenset({"__global__", "__device__", "__host__"})
+
+
+def _with_macro_specifiers(unit: Unit) -> list[Func]:
+    found = _find_functions(unit.tokens, _braces(unit))
+    spelled = {
+        line.body[0].text: words
+        for line in lines(unit.tokens, unit.directives)
+        if line.word == "define"
+        and len(line.body) > 1
+        and (words := _CUDA_SPECIFIERS.intersection(t.text for t in line.body[1:]))
+    }
+    if not spelled:
+        return found
+    return [
+        replace(f, specifiers=f.specifiers.union(*(spelled.get(w, ()) for w in f.specifiers)))
+        for f in found
+    ]
 
 
 def defined_names(unit: Unit) -> frozenset[str]:

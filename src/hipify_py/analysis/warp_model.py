@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
+from .bit_intrinsics import NARROW_MASK_TYPE
 from .block_geometry import BLOCK32, GROUP32, block_model
 from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
 from .functions import Func, class_bodies, declaration_head, function_at, functions
@@ -433,9 +434,11 @@ def _callees(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
 
 def counted_in_groups(unit: Unit, func: Func | None) -> bool:
     """``func`` works in consistent 32-lane groups (``GROUP32``) and its only hardware-warp
-    operations are ballots it counts (`__popc(__ballot_sync(m, p))`): on a 64-lane wavefront
-    such a count adds the votes of two groups, and the fix is at the ballot, which HZ105
-    reports (ByteTransformer's sequence lengths, round 19), not at the 32-lane ids."""
+    operations are ballots it keeps in 32 bits: counted (`__popc(__ballot_sync(m, p))`, also
+    `& KEY_MASK`) or stored in a 32-bit word (`const unsigned m = __ballot_sync(...)`).  On a
+    64-lane wavefront the ballot holds the votes of two groups, and the fix is at the ballot
+    (take the group's own half), which HZ105 reports, not at the 32-lane ids: ByteTransformer's
+    sequence lengths (round 19), SlabHash's bucket counts and deepmd-kit's run heads (round 28)."""
     if func is None:
         return False
     found: dict[int, bool] = cached(unit, "_hz_counted_in_groups", dict)
@@ -452,16 +455,39 @@ def _counted_in_groups(unit: Unit, func: Func) -> bool:
         for c in calls(unit, _VOTES)
         if func.open < c.index < func.close and not _only_a_mask(unit, c.index, func)
     ]
-    return bool(votes) and all(_counted(unit.tokens, c) for c in votes)
+    return bool(votes) and all(_kept_in_32_bits(unit, c, func) for c in votes)
 
 
-def _counted(toks: Sequence[Token], c: Call) -> bool:
-    """The vote ``c`` is the whole argument of `__popc` (or `__popcll`)."""
-    k, end = c.index - 1, c.close + 1
-    while toks[k].text == "(" and toks[k - 1].text == "(" and toks[end].text == ")":
-        k, end = k - 1, end + 1
-    return (
-        toks[k].text == "(" and toks[k - 1].text in ("__popc", "__popcll") and toks[end].text == ")"
+_COUNTS = ("__popc", "__popcll")
+
+
+def _kept_in_32_bits(unit: Unit, c: Call, func: Func) -> bool:
+    """The vote ``c`` starts the argument of `__popc` (or `__popcll`), or is the whole right
+    side of a declaration of a 32-bit type (`unsigned m = __ballot_sync(...);`) that the
+    function only counts or stores in a word (`masks[tid >> 5] = m;`).  A mask whose bits it
+    reads as lanes (`__ffs(m) - 1` as a shuffle's source) names hardware lanes."""
+    toks = unit.tokens
+    k = c.index - 1
+    while toks[k].text == "(" and toks[k - 1].text == "(":
+        k -= 1
+    if toks[k].text == "(" and toks[k - 1].text in _COUNTS:
+        return True
+    name = c.index - 2
+    if toks[c.index - 1].text != "=" or toks[name].kind is not Kind.IDENT:
+        return False
+    if toks[c.close + 1].text != ";":
+        return False
+    first = name
+    while toks[first - 1].text not in (";", "{", "}", ")") and not toks[first - 1].in_directive:
+        first -= 1
+    head = unit.text[toks[first].start : toks[name].start] if first < name else ""
+    if NARROW_MASK_TYPE.match(head) is None:
+        return False
+    return all(
+        (toks[j - 1].text == "(" and toks[j - 2].text in _COUNTS)
+        or (toks[j - 1].text == "=" and toks[j - 2].text == "]" and toks[j + 1].text == ";")
+        for j in range(c.close + 1, func.close)
+        if toks[j].text == toks[name].text
     )
 
 

@@ -35,10 +35,9 @@ has at most 32 warps), since 32 bits hold every vote.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 
-from ..analysis.bit_intrinsics import BIT32, bit_calls_on
+from ..analysis.bit_intrinsics import BIT32, NARROW_MASK_TYPE, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
 from ..analysis.functions import function_at, scope_of
@@ -52,10 +51,6 @@ from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
 _BIT32 = BIT32
-_NARROW_TYPE = re.compile(
-    r"^\s*(?:const\s+)?(unsigned(?:\s+int)?|int|uint32_t|int32_t|unsigned\s+long|uint|"
-    r"unsigned\s+short)\s+$"
-)
 
 
 _TYPE_WORDS = frozenset(
@@ -253,15 +248,26 @@ def _truncating_store(
         size, spelling = _size_of_name(unit, name)
     if size is None and not head and (declared := local_declaration(unit, name)) is not None:
         spelling = declared[0]  # the parse could not resolve it: the declaration's words
-        size = type_size(unit, spelling) or (4 if _NARROW_TYPE.match(spelling + " ") else None)
-    if size is None and _NARROW_TYPE.match(head):
+        size = type_size(unit, spelling) or (4 if NARROW_MASK_TYPE.match(spelling + " ") else None)
+    if size is None and NARROW_MASK_TYPE.match(head):
         size = 4
     if size is None or size >= 8:
         return None
     if "auto" in head.split():
         return None  # the hermetic stub types ballots as int; auto follows HIP's real type
     fix = None
-    m = _NARROW_TYPE.match(head)
+    m = NARROW_MASK_TYPE.match(head)
+    what = "stored in" if head.strip() else "assigned to"
+    if counted_in_groups(unit, function_at(unit, c.index)):
+        # widening would keep two groups' votes in a word each group reads as its own
+        return report(
+            toks[first].start,
+            toks[stmt_end - 1].end,
+            f"`{c.name}` result {what} 32-bit `{head.strip() or spelling} {name.text}`: in this "
+            f"code of 32-lane groups the 64-lane ballot holds the votes of two groups, and lanes "
+            f"32-63 keep the lower group's: keep the group's own half, `(unsigned)({c.name}(...) "
+            f">> (__lane_id() & 32))` (the 32-lane ids and bit counts on it stay right)",
+        ), uses
     if m:
         base = toks[first].start
         fix = Fix(
@@ -276,7 +282,6 @@ def _truncating_store(
             + (" and use the 64-bit bit intrinsics on it" if uses else ""),
             safe=False,
         )
-    what = "stored in" if head.strip() else "assigned to"
     more = related(unit, [u.index for u in uses], eq)
     counted = (
         f"; the {', '.join(sorted({f'`{u.name}`' for u in uses}))} on it count only 32 lanes "
