@@ -181,8 +181,36 @@ def test_hz310_a_source_files_macro_it_never_expands_holds_no_ptx(nvcc, tmp_path
     src.write_text(TWO_PTX_MACROS)
     assert_nvcc_builds(nvcc, [src], [], tmp_path)
     assert [f.line for f in only("HZ310", TWO_PTX_MACROS)] == [2]
-    # a header's macros may be expanded by the files that include it
-    assert [f.line for f in only("HZ310", TWO_PTX_MACROS, "t.cuh")] == [2, 4]
+    # a header's macros may be expanded by the files that include it: adjacent PTX macros are
+    # one block to port, one finding with the others as its dependent lines
+    [found] = only("HZ310", TWO_PTX_MACROS, "t.cuh")
+    assert found.line == 2 and found.extra["related_lines"] == "4"
+
+
+# VanitySearch's GPUMath.h (round 28): a carry chain written as a block of PTX macros
+CARRY_MACROS = """#include <cstdint>
+#define UADDO(c, a, b) asm volatile("add.cc.u64 %0, %1, %2;" : "=l"(c) : "l"(a), "l"(b))
+#define UADDC(c, a, b) asm volatile("addc.cc.u64 %0, %1, %2;" : "=l"(c) : "l"(a), "l"(b))
+// the last add of the chain
+#define UADD(c, a, b) asm volatile("addc.u64 %0, %1, %2;" : "=l"(c) : "l"(a), "l"(b))
+__device__ void add2(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  UADDO(r[0], a[0], b[0]);
+  UADD(r[1], a[1], b[1]);
+}
+#define USUBO(c, a, b) asm volatile("sub.cc.u64 %0, %1, %2;" : "=l"(c) : "l"(a), "l"(b))
+__device__ void sub1(uint64_t* r, const uint64_t* a) {
+  USUBO(r[0], a[0], a[1]);
+  UADDC(r[1], a[1], a[0]);
+}
+"""
+
+
+def test_hz310_a_block_of_ptx_macros_is_one_finding(nvcc, tmp_path):
+    (tmp_path / "carry.cu").write_text(CARRY_MACROS)
+    assert_nvcc_builds(nvcc, [tmp_path / "carry.cu"], [], tmp_path)
+    found = only("HZ310", CARRY_MACROS)
+    # the block of three macros (a comment between them), and the macro after the code apart
+    assert [(f.line, f.extra.get("related_lines")) for f in found] == [(2, "3,5"), (10, None)]
 
 
 def test_hz310_a_headers_macro_no_file_of_the_tree_expands_holds_no_ptx(nvcc, tmp_path):

@@ -74,13 +74,36 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if not _is_ptx(text) or _GCN.search(text) or _never_expanded(unit, i, ctx):
             continue
         snippet = " ".join(text.split())[:40]
+        run = _macro_run(toks, i)
         yield report(
             t.start,
             toks[parens[1]].end,
             f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "
             f"(use a HIP intrinsic or __builtin_amdgcn_*)",
-            extra={"root_cause": snippet},  # the same PTX again: one replacement
+            # the same PTX again, or a block of PTX macros (VanitySearch's 19 carry-chain
+            # macros, round 28): one replacement
+            extra={"root_cause": snippet if run is None else f"#define@{run}"},
         )
+
+
+def _macro_run(toks: Sequence[Token], i: int) -> int | None:
+    """The first token of the run of adjacent `#define` lines that token ``i`` is in (no code
+    between them), or None outside a `#define`."""
+    if not toks[i].in_directive:
+        return None
+    d = i
+    while d > 0 and toks[d].kind is not Kind.DIRECTIVE:
+        d -= 1
+    if d + 1 >= len(toks) or toks[d + 1].text != "define":
+        return None
+    while d > 0 and toks[d - 1].in_directive:
+        before = d - 1
+        while before > 0 and toks[before].kind is not Kind.DIRECTIVE:
+            before -= 1
+        if toks[before + 1].text != "define":
+            break
+        d = before
+    return d
 
 
 def _never_expanded(unit: Unit, i: int, ctx: Context) -> bool:
