@@ -308,6 +308,11 @@ def test_name_collision_is_reported_not_silently_lost(tree: Path, tmp_path: Path
     proc = cli("convert", str(tree), "--out-dir", str(out), "-q")
     assert proc.returncode == 1 and "name collision" in proc.stderr
     assert "hipLaunchKernelGGL" in (out / "kern.hip").read_text()
+    # an empty placeholder of that name (cuSZ, rw27) holds nothing to lose: no collision
+    (tree / "kern.hip").write_text("")
+    proc = cli("convert", str(tree), "--out-dir", str(tmp_path / "o2"), "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert "hipLaunchKernelGGL" in (tmp_path / "o2" / "kern.hip").read_text()
 
 
 def test_converted_files_keep_the_source_permissions(tree: Path, tmp_path: Path) -> None:

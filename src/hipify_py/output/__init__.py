@@ -190,6 +190,10 @@ class Writer:
         assert self.out_root is not None and self.manifest is not None
         cand = outcome.candidate
         rel, collides = self._tree_rel(outcome)
+        if collides and not _bytes_of(outcome):
+            # an empty placeholder the conversion takes the place of (cuSZ keeps an empty
+            # `hf_kernels.hip` beside `hf_kernels.cu`): nothing of it is lost
+            return None
         if collides:
             raise WriteError(
                 f"name collision: the conversion of {cand.rel.with_suffix('.cu')} is written "
