@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from _convert import hip, result
 
 WARP = """#include <cuda_runtime.h>
@@ -165,6 +167,24 @@ def test_nvcc_implicit_c_headers_are_added_and_build_for_gfx942(
     )
     assert "#include <string.h>" not in hip("void f(char* p) { p.memset(0); }\n", "x.cpp")
     _compile(_gfx942(clang19, rocm7, tmp_path), out, tmp_path)
+
+
+# zfp's cuda_zfp/shared.h (rw27): the host's float modf, which HIP declares for the device only
+HOST_MODF = """#include <cuda_runtime.h>
+float fraction(float x) {
+  float whole;
+  return modf(x, &whole);
+}
+"""
+
+
+def test_a_host_modf_of_floats_gets_math_h(clang19: str, rocm7: Path, tmp_path: Path) -> None:
+    out = hip(HOST_MODF)
+    assert out.startswith("#include <math.h>\n")
+    _compile(_gfx942(clang19, rocm7, tmp_path), out, tmp_path)
+    without = out.replace("#include <math.h>\n", "")
+    with pytest.raises(AssertionError, match=r"__DEVICE__ __CONSTEXPR__ float modf\(float"):
+        _compile(_gfx942(clang19, rocm7, tmp_path), without, tmp_path)
 
 
 # flash-fft-conv's conv1d/shared.h: bf16 types that torch's BFloat16.h brought in under nvcc

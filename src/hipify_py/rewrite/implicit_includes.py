@@ -49,9 +49,11 @@ IMPLICIT = {
         ),
         frozenset({"string.h", "cstring"}),
     ),
-    # the classification macros: <cmath> gives only std::isnan, the global ones need <math.h>
+    # the classification macros: <cmath> gives only std::isnan, the global ones need <math.h>;
+    # so does the host's `modf(float, float*)` (HIP declares that overload for the device only:
+    # zfp's shared.h, rw27)
     "math.h": (
-        frozenset({"isfinite", "isnan", "isinf", "isnormal", "signbit", "fpclassify"}),
+        frozenset({"isfinite", "isnan", "isinf", "isnormal", "signbit", "fpclassify", "modf"}),
         frozenset({"math.h"}),
     ),
 }
