@@ -365,3 +365,46 @@ def test_short_vector_brace_lists_get_their_zeros_once():
         "  __device__ void set(int b) { shape_ = {b, b}; }\n};\n"
     )
     assert "shape_{a, a, a, 0}" in hip(member) and "shape_ = {b, b, 0, 0};" in hip(member)
+
+
+# deepmd-kit's device.h and neighbor_list.cu (rw27): the CUDA build's switch, tested right before
+# the project's HIP switch, and a namespace alias of the project's HIP branch
+CUDA_SWITCH = """#if GOOGLE_CUDA
+#include <cub/cub.cuh>
+#elif TENSORFLOW_USE_ROCM
+#include <hipcub/hipcub.hpp>
+namespace cub = hipcub;
+#else
+#error "no GPU backend"
+#endif
+#if GOOGLE_CUDA
+inline int warp_lanes() { return 32; }
+#endif
+#if TENSORFLOW_USE_ROCM
+inline int warp_lanes() { return 64; }
+#endif
+__global__ void sum(const int* in, int* out) {
+  typedef cub::WarpReduce<int> Reduce;
+  __shared__ typename Reduce::TempStorage tmp;
+  int v = Reduce(tmp).Sum(in[threadIdx.x]);
+  if (threadIdx.x == 0) *out = v;
+}
+void run(const int* in, int* out) { sum<<<1, warp_lanes()>>>(in, out); }
+"""
+
+
+def test_the_cuda_switch_is_off_where_hip_compiles(nvcc, gfx942_check, tmp_path):
+    """A build that still passes the CUDA build's `-DGOOGLE_CUDA` (here: defined above the
+    file) compiles only the HIP side, as the rules assumed; the alias keeps its name."""
+    (tmp_path / "sw.cu").write_text(CUDA_SWITCH)
+    assert_nvcc_builds(nvcc, [tmp_path / "sw.cu"], ["-DGOOGLE_CUDA"], tmp_path)
+    out = hip(CUDA_SWITCH)
+    assert "namespace cub = hipcub;" in out and hip(out) == out
+    built = tmp_path / "sw.hip"
+    built.write_text("#define GOOGLE_CUDA 1\n" + out)
+    proc = gfx942_check(built)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    undef = "#undef GOOGLE_CUDA\n"
+    assert undef in out
+    built.write_text("#define GOOGLE_CUDA 1\n" + out.replace(undef, ""))
+    assert "redefinition of 'warp_lanes'" in gfx942_check(built).stderr

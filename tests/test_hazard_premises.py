@@ -41,6 +41,11 @@ __global__ void premises(__half2* h2, __half* h, unsigned long long* o) {
   static_assert(sizeof(__activemask()) == 8, "activemask is 64-bit");
   o[0] = __ffsll(__ballot_sync(~0ull, lo > __half(0))) + __popcll(__activemask());
 }
+// HZ104: the host asks the device for its warp size
+int host_warp_size() {
+  int w = 0;
+  return hipDeviceGetAttribute(&w, hipDeviceAttributeWarpSize, 0) == hipSuccess ? w : 64;
+}
 // HZ501: hip-clang does not define __CUDA_ARCH__, in the device pass either
 #if defined(__CUDA_ARCH__)
 #error "__CUDA_ARCH__ is defined"
@@ -96,6 +101,10 @@ BREAKS = {
     ),
     "HZ104 warpSize is not constexpr": (
         "__global__ void k(int* o) { constexpr int w = warpSize; o[0] = w; }"
+    ),
+    "HZ104 warpSize is a device object": (
+        "__global__ void k(int* o) { o[0] = 1; }"
+        " void run(int* o) { hipLaunchKernelGGL(k, dim3(1), dim3(4 * warpSize), 0, 0, o); }"
     ),
     "HZ204 a cluster (third) __launch_bounds__ argument": (
         "__global__ void __launch_bounds__(256, 2, 1) k(int* o) { o[0] = 1; }"

@@ -306,6 +306,26 @@ def test_hz104_runtime_uses_do_not_fire():
     assert only("HZ104", src) == []
 
 
+# deepmd-kit's tabulate.cu (rw27): its ROCm branch defines the launch's warp size as warpSize
+HOST_WARP_SIZE = """#define WARP_SIZE warpSize
+__global__ void k(float* x) { x[threadIdx.x] = warpSize; }
+__host__ __device__ inline int lanes() { return 1; }
+void run(float* x, int n) {
+  k<<<n, 4 * WARP_SIZE>>>(x);
+  auto lane = [=] __device__(int i) { return i % warpSize; };
+}
+"""
+
+
+def test_hz104_warpsize_read_in_host_code_is_an_error(nvcc, tmp_path):
+    real = tmp_path / "h.cu"
+    real.write_text(HOST_WARP_SIZE.replace("#define WARP_SIZE warpSize", "#define WARP_SIZE 32"))
+    assert_nvcc_builds(nvcc, [real], ["--extended-lambda"], tmp_path)
+    found = only("HZ104", HOST_WARP_SIZE)
+    assert [f.line for f in found] == [5]
+    assert "read in host code" in found[0].message and found[0].fix is None
+
+
 def test_hz104_unsafe_fix_makes_it_a_runtime_const():
     src = "__global__ void k(int* o) {\n  constexpr int kW = warpSize;\n  o[0] = kW;\n}\n"
     (f,) = only("HZ104", src)

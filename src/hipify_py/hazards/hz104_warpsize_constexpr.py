@@ -12,11 +12,16 @@ the host (torch/headeronly/macros/Macros.h).  A function that declares a `warpSi
 (`constexpr int warpSize = 32;`, as NCCL's device code does) uses that constant, not HIP's;
 so does a class template that takes a `warpSize` parameter (RAFT's reduction policies).
 
+Also `warpSize` (directly or through a macro) read in a host-only function, such as a launch
+configuration `<<<n, 4 * WARP_SIZE>>>`.
+
 ## Why it breaks on AMD
 Since HIP 7.0 `warpSize` is **not** `constexpr` (one binary may serve wave32 RDNA and wave64
 CDNA). `constexpr int W = warpSize;` fails with "constexpr variable 'W' must be initialized by a
 constant expression", and `__shared__ float s[warpSize]` is rejected as a variable-length
-array with static storage. `__AMDGCN_WAVEFRONT_SIZE` is deprecated.
+array with static storage. It is a `__device__` object, so host code that reads it does not
+compile ("reference to __device__ function ... in __host__ function"); the host asks the device
+(`hipDeviceAttributeWarpSize`). `__AMDGCN_WAVEFRONT_SIZE` is deprecated.
 
 ## Example
 ```cuda
@@ -25,11 +30,13 @@ __shared__ float partial[warpSize];        // HZ104
 ```
 
 ## How to fix
-Inside a function, read it at run time (`const int kWarp = warpSize;`); that is the unsafe
-fix offered when the name is never needed as a constant. Where a constant is needed (shared
-array sizes, template arguments), size for the largest wave you target, e.g. a project constant
-`kMaxWarp = 64` (wave64 on gfx9/CDNA; RDNA waves are 32 wide), and keep `warpSize` for the
-run-time lane math. PyTorch extensions can use `C10_WARP_SIZE`.
+On the host, query `hipDeviceGetAttribute(&w, hipDeviceAttributeWarpSize, dev)` or use a fixed
+maximum such as 64. Inside a device function, read it at run time (`const int kWarp =
+warpSize;`); that is the unsafe fix offered when the name is never needed as a constant.
+Where a constant is needed (shared array sizes, template arguments), size for the largest
+wave you target, e.g. a project constant `kMaxWarp = 64` (wave64 on gfx9/CDNA; RDNA waves are
+32 wide), and keep `warpSize` for the run-time lane math. PyTorch extensions can use
+`C10_WARP_SIZE`.
 """
 
 from __future__ import annotations
@@ -223,7 +230,7 @@ _TYPE_WORDS = frozenset(
     "HZ104",
     "warpsize-constexpr",
     Severity.ERROR,
-    "warpSize used as a compile-time constant (not constexpr since HIP 7.0)",
+    "warpSize used as a compile-time constant or read on the host (HIP 7.0)",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     return one_per_line(_findings(unit, report), unit)
@@ -249,6 +256,18 @@ def _device_only(unit: Unit, i: int) -> bool:
     return func is not None and func.is_device and not func.is_host
 
 
+_HOST = "host code"
+
+
+def _host_only(toks: Sequence[Token], i: int, func: Func | None) -> bool:
+    """Token ``i`` is in the body of a host-only function, outside any `__device__` lambda of
+    it: HIP 7.0's `warpSize` is a `__device__` object, which host code cannot read (deepmd-kit's
+    `<<<nloc, KK * WARP_SIZE>>>` with `#define WARP_SIZE warpSize` for ROCm, rw27)."""
+    if func is None or func.is_device or toks[i].in_directive:
+        return False
+    return not any(toks[k].text == "__device__" for k in range(func.open, i))
+
+
 def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
     if not (_NAMES & unit.identifiers):
         return
@@ -260,25 +279,38 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
             continue
         if t.in_directive and unit.directive_word(i) == "define":
             continue  # a macro (name or body): its uses where a constant is needed count
-        why = constant_context(toks, i)
-        if why is None or template_parameter(toks, i):
-            continue  # `template <int warpSize, ...>` declares a name of its own
         base = names[t.text]
         func = function_at(unit, i)
+        why = constant_context(toks, i) or (
+            _HOST if base == "warpSize" and _host_only(toks, i, func) else None
+        )
+        if why is None or template_parameter(toks, i):
+            continue  # `template <int warpSize, ...>` declares a name of its own
         if _own_constant(unit, i, func):
             continue
         if base == "C10_WARP_SIZE" and _device_only(unit, i):
             continue  # PyTorch's device-side C10_WARP_SIZE is constexpr (64 on gfx9)
-        if base == "warpSize":
-            what = "`warpSize`" if t.text == base else f"`{t.text}` (warpSize)"
-        elif base == "C10_WARP_SIZE":
-            what = f"`{t.text}` (C10_WARP_SIZE, run-time on the ROCm host pass)"
+        if why == _HOST:
+            yield report(t.start, t.end, _message(t.text, base, why))
         else:
-            what = f"the deprecated `{base}`"
-        yield report(
-            t.start,
-            t.end,
-            f"{what} used as {why}: warpSize is not constexpr since HIP 7.0 "
-            f"(read it at run time or use a fixed maximum such as 64)",
-            fix=_fix(unit, toks, i, report),
+            fix = _fix(unit, toks, i, report)
+            yield report(t.start, t.end, _message(t.text, base, why), fix=fix)
+
+
+def _message(name: str, base: str, why: str) -> str:
+    """What a finding says of ``name`` (standing for ``base``), used as ``why`` says."""
+    if base == "warpSize":
+        what = "`warpSize`" if name == base else f"`{name}` (warpSize)"
+    elif base == "C10_WARP_SIZE":
+        what = f"`{name}` (C10_WARP_SIZE, run-time on the ROCm host pass)"
+    else:
+        what = f"the deprecated `{base}`"
+    if why == _HOST:
+        return (
+            f"{what} read in host code: since HIP 7.0 warpSize is a __device__ object the host "
+            f"cannot read (query hipDeviceAttributeWarpSize, or use a fixed maximum such as 64)"
         )
+    return (
+        f"{what} used as {why}: warpSize is not constexpr since HIP 7.0 "
+        f"(read it at run time or use a fixed maximum such as 64)"
+    )

@@ -70,7 +70,8 @@ def kept_aliases(unit: Unit) -> frozenset[int]:
     compiles (``hip_written_in``: mscclpp's gpu.hpp under `#if defined(MSCCLPP_DEVICE_HIP)`),
     those names and the one `auto NAME = ...` declares (`constexpr auto
     cudaErrorPeerAccessAlreadyEnabled = hipErrorPeerAccessAlreadyEnabled;`: renamed, it would
-    redefine HIP's enumerator, issue 23 round 26)."""
+    redefine HIP's enumerator, issue 23 round 26); and everywhere, the name a `namespace NAME =`
+    alias declares."""
 
     def make() -> frozenset[int]:
         toks = unit.tokens
@@ -78,16 +79,23 @@ def kept_aliases(unit: Unit) -> frozenset[int]:
             i.path.startswith("hip/") for i in includes(unit.text, unit.tokens, unit.directives)
         )
         names = [a.name for a in aliases(unit)] if {"typedef", "using"} & unit.identifiers else []
+        # the name a namespace alias declares, anywhere: deepmd-kit's `namespace cub =
+        # hipcub;` renamed would redefine hipcub (rw27, 2 TUs)
+        declared = [
+            i + 1
+            for i in unit.identifier_positions.get("namespace", ())
+            if i + 2 < len(toks) and toks[i + 2].text == "="
+        ]
         if hip:
-            return frozenset(names)
+            return frozenset(names + declared)
         names += [
             i + 1
             for i in unit.identifier_positions.get("auto", ())
             if i + 2 < len(toks) and toks[i + 2].text == "="
         ]
         if not names:  # the file's HIP-only branches are read only when they could matter
-            return frozenset()
+            return frozenset(declared)
         written = hip_written_in(unit)
-        return frozenset(i for i in names if toks[i].start in written)
+        return frozenset([*declared, *(i for i in names if toks[i].start in written)])
 
     return cached(unit, "_kept_aliases", make)

@@ -19,10 +19,12 @@ and failed in 19 of 20 TUs (issue 23, held out).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 
 from ..analysis.insertion import insertion_point
 from ..context import Context
 from ..edits import Edit
+from ..frontend.conditions import cuda_switches_of
 from ..frontend.directives import includes as directive_includes
 from ..frontend.directives import lines
 from ..frontend.hip_build import hip_switch
@@ -36,20 +38,32 @@ DEFINE = (
     "#define {name} 1\n"
     "#endif\n"
 )
+# the project's CUDA switch (``conditions.cuda_switches_of``: deepmd-kit's `GOOGLE_CUDA`, tested
+# right before its `#elif TENSORFLOW_USE_ROCM`), which the rules take as off in the HIP build: a
+# build that still passes the CUDA build's -DGOOGLE_CUDA compiled both sides (rw27: deepmd-kit's
+# device.h then included gpu_cuda.h and gpu_rocm.h, 3 TUs failed silently)
+UNDEFINE = (
+    "#if (defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)) && defined({name})  // hipify-py\n"
+    "#undef {name}\n"
+    "#endif\n"
+)
 _TESTS = frozenset({"if", "ifdef", "ifndef", "elif"})
 
 
-def _tested_switches(unit: Unit) -> dict[str, int]:
-    """The project HIP switches the file's ``#if``/``#ifdef``/``#ifndef``/``#elif`` lines test
-    and never ``#define``, each with the offset of its first test."""
+def _tested_switches(unit: Unit, cuda: AbstractSet[str]) -> dict[str, int]:
+    """The project HIP switches, and CUDA switches (``cuda``: the tree's), that the file's
+    ``#if``/``#ifdef``/``#ifndef``/``#elif`` lines test and never ``#define``, each with the
+    offset of its first test."""
     found: dict[str, int] = {}
     defined: set[str] = set()
-    for line in lines(unit.tokens, unit.directives):
-        if line.word == "define" and line.body:
+    found_lines = lines(unit.tokens, unit.directives)
+    cuda = cuda | cuda_switches_of(found_lines)
+    for line in found_lines:
+        if line.word in ("define", "undef") and line.body:  # undef: converted before
             defined.add(line.body[0].text)
         elif line.word in _TESTS:
             for t in line.body:
-                if t.kind is Kind.IDENT and _project_switch(t.text):
+                if t.kind is Kind.IDENT and (_project_switch(t.text) or t.text in cuda):
                     found.setdefault(t.text, line.start)
     return {name: at for name, at in found.items() if name not in defined}
 
@@ -64,11 +78,14 @@ def _project_switch(name: str) -> bool:
 def rocm_switch(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if ctx.options.portable or not unit.directives:
         return  # --portable: its compat header defines USE_ROCM
-    switches = _tested_switches(unit)
+    switches = _tested_switches(unit, ctx.project.cuda_switches)
     if not switches:
         return
     toks = unit.tokens
     first = min(switches.values())
     at = min(insertion_point(unit, directive_includes(unit.text, toks, unit.directives)), first)
-    text = "".join(DEFINE.format(name=name) for name in sorted(switches))
+    text = "".join(
+        (DEFINE if _project_switch(name) else UNDEFINE).format(name=name)
+        for name in sorted(switches)
+    )
     yield Edit(at, at, text.replace("\n", unit.newline), RULE)
