@@ -313,6 +313,9 @@ __host__ __device__ inline int lanes() { return 1; }
 void run(float* x, int n) {
   k<<<n, 4 * WARP_SIZE>>>(x);
   auto lane = [=] __device__(int i) { return i % warpSize; };
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  x[0] = prop.warpSize;
 }
 """
 
@@ -1094,8 +1097,9 @@ def test_a_ballot_counted_by_32_lane_groups_is_one_finding_at_the_ballot(nvcc, t
 
 
 # deepmd-kit's scan_runs (round 28): a macro spells `__device__`, and the rows of the 32-lane
-# group leaders store the group's ballot word
+# group leaders store the group's ballot word; a macro that instantiates kernels is no specifier
 RUN_HEADS = """#define DEV_INLINE __device__ __forceinline__
+#define INSTANTIATE(T) template __global__ void k2<T>(T*);
 DEV_INLINE void heads(int tid, int rows, const int* dst, unsigned* masks, int* run_of) {
   bool head = tid < rows && (tid == 0 || dst[tid] != dst[tid - 1]);
   const unsigned m = __ballot_sync(0xffffffffu, head);
@@ -1113,6 +1117,10 @@ __global__ void k(const int* dst, int rows, int* run_of) {
   __shared__ unsigned masks[8];
   heads(threadIdx.x, rows, dst, masks, run_of);
 }
+template <typename T>
+__global__ void k2(T* x) { x[threadIdx.x] = T(1); }
+INSTANTIATE(int)
+void run(const int* dst, int rows, int* run_of) { k<<<1, 256>>>(dst, rows, run_of); }
 """
 
 
@@ -1120,8 +1128,9 @@ def test_a_ballot_word_stored_per_32_lane_group_is_one_finding_at_the_ballot(nvc
     (tmp_path / "h.cu").write_text(RUN_HEADS)
     assert_nvcc_builds(nvcc, [tmp_path / "h.cu"], [], tmp_path)
     found = [f for f in findings(RUN_HEADS) if f.rule in ("HZ101", "HZ105")]
-    assert [(f.rule, f.line) for f in found] == [("HZ105", 4)]
+    assert [(f.rule, f.line) for f in found] == [("HZ105", 5)]
     assert "keep the group's own half" in found[0].message
+    assert not [f for f in findings(RUN_HEADS) if f.rule == "HZ312"]  # `run` launches on the host
     # the same helper meeting the hardware warp elsewhere keeps its 32-lane ids reported
     hardware = RUN_HEADS.replace("run_of[tid] = head", "run_of[tid] = warpSize + head")
     assert "HZ101" in [f.rule for f in findings(hardware)]

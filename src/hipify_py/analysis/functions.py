@@ -53,11 +53,14 @@ _CUDA_SPECIFIERS = frozenset({"__global__", "__device__", "__host__"})
 
 def _with_macro_specifiers(unit: Unit) -> list[Func]:
     found = _find_functions(unit.tokens, _braces(unit))
+    # object-like macros of words alone (`__device__ __forceinline__`), not a macro that
+    # instantiates kernels (FasterTransformer's `INSTANTIATE...(T) template __global__ ...`)
     spelled = {
         line.body[0].text: words
         for line in lines(unit.tokens, unit.directives)
         if line.word == "define"
         and len(line.body) > 1
+        and all(t.kind is Kind.IDENT for t in line.body[1:])
         and (words := _CUDA_SPECIFIERS.intersection(t.text for t in line.body[1:]))
     }
     if not spelled:

@@ -263,8 +263,8 @@ def _host_only(toks: Sequence[Token], i: int, func: Func | None) -> bool:
     """Token ``i`` is in the body of a host-only function, outside any `__device__` lambda of
     it: HIP 7.0's `warpSize` is a `__device__` object, which host code cannot read (deepmd-kit's
     `<<<nloc, KK * WARP_SIZE>>>` with `#define WARP_SIZE warpSize` for ROCm, rw27)."""
-    if func is None or func.is_device or toks[i].in_directive:
-        return False
+    if func is None or func.is_device or toks[i].in_directive or toks[i - 1].text in (".", "->"):
+        return False  # `prop.warpSize` is the device property the host asked for
     return not any(toks[k].text == "__device__" for k in range(func.open, i))
 
 
