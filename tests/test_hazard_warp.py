@@ -1167,6 +1167,12 @@ def test_hz103_group_code_that_picks_ballot_bits_by_its_lane_is_the_constant_s(n
     assert [f.line for f in only("HZ107", RSMT)] == [1]
     alone = RSMT.replace("out[i] = inserted(out, work[i] > lane, i);", "out[i] = work[i] + lane;")
     assert [f.line for f in only("HZ103", alone)] == [14]
+    # as HeCBench's file has it, the ballot kept in an int: still the constant's to fix
+    narrow = RSMT.replace("const unsigned long long bal", "const int bal").replace(
+        "__popcll(bal & ~(-1ull", "__popc(bal & ~(-1"
+    )
+    assert only("HZ103", narrow) == []
+    assert [f.line for f in only("HZ107", narrow)] == [1]
 
 
 SMALL_BLOCK_VOTES = """#include <cstdio>

@@ -455,17 +455,22 @@ def _counted_in_groups(unit: Unit, func: Func) -> bool:
         for c in calls(unit, _VOTES)
         if func.open < c.index < func.close and not _only_a_mask(unit, c.index, func)
     ]
-    return bool(votes) and all(_kept_in_32_bits(unit, c, func) for c in votes)
+    # ids of a warp-size constant HZ107 reports keep their ballots' words hardware ones: the
+    # constant is the fix (HeCBench rsmt's `const int bal = __ballot_sync(...)` beside
+    # `lane = threadIdx.x % WS`, whose port sets WS to 64)
+    stores = not _ids_from(unit, func, reported_names(unit))
+    return bool(votes) and all(_kept_in_32_bits(unit, c, func, stores) for c in votes)
 
 
 _COUNTS = ("__popc", "__popcll")
 
 
-def _kept_in_32_bits(unit: Unit, c: Call, func: Func) -> bool:
+def _kept_in_32_bits(unit: Unit, c: Call, func: Func, stores: bool) -> bool:
     """The vote ``c`` starts the argument of `__popc` (or `__popcll`), or is the whole right
-    side of a declaration of a 32-bit type (`unsigned m = __ballot_sync(...);`) that the
-    function only counts or stores in a word (`masks[tid >> 5] = m;`).  A mask whose bits it
-    reads as lanes (`__ffs(m) - 1` as a shuffle's source) names hardware lanes."""
+    side of a declaration of a 32-bit type (`unsigned m = __ballot_sync(...);`, where
+    ``stores``) that the function only counts or stores in a word (`masks[tid >> 5] = m;`).
+    A mask whose bits it reads as lanes (`__ffs(m) - 1` as a shuffle's source) names hardware
+    lanes."""
     toks = unit.tokens
     k = c.index - 1
     while toks[k].text == "(" and toks[k - 1].text == "(":
@@ -473,6 +478,8 @@ def _kept_in_32_bits(unit: Unit, c: Call, func: Func) -> bool:
     if toks[k].text == "(" and toks[k - 1].text in _COUNTS:
         return True
     name = c.index - 2
+    if not stores:
+        return False
     if toks[c.index - 1].text != "=" or toks[name].kind is not Kind.IDENT:
         return False
     if toks[c.close + 1].text != ";":
