@@ -65,6 +65,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_ASM & unit.identifiers):
         return
     toks = unit.tokens
+    causes: dict[str, str] = {}  # PTX text -> the root cause its first finding names
     for i, t in enumerate(toks):
         parens = _asm_parens(toks, i)
         if parens is None:
@@ -75,14 +76,15 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             continue
         snippet = " ".join(text.split())[:40]
         run = _macro_run(toks, i)
+        # the same PTX again, or a block of PTX macros (VanitySearch's 19 carry-chain macros,
+        # round 28): one replacement
+        cause = causes.setdefault(snippet, snippet if run is None else f"#define@{run}")
         yield report(
             t.start,
             toks[parens[1]].end,
             f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "
             f"(use a HIP intrinsic or __builtin_amdgcn_*)",
-            # the same PTX again, or a block of PTX macros (VanitySearch's 19 carry-chain
-            # macros, round 28): one replacement
-            extra={"root_cause": snippet if run is None else f"#define@{run}"},
+            extra={"root_cause": cause},
         )
 
 
