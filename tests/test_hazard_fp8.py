@@ -112,10 +112,11 @@ def test_inputs_are_real_cuda(nvcc, tmp_path):
         assert proc.returncode == 0, proc.stderr
 
 
-def test_ocp_maximum_and_byte_casts_are_reported():
+def test_ocp_maximum_is_reported_and_byte_casts_are_not():
+    """Casts of bytes to an FP8 pointer (lines 16-17): 0 of 13 judged true, rounds 7-23."""
     found = only("HZ319", QUANTIZE)
-    assert [f.line for f in found] == [4, 6, 16, 17]  # not the 448 of `mimic` (line 12)
-    assert "240" in found[0].message and "FNUZ" in found[2].message
+    assert [f.line for f in found] == [4, 6]  # not the 448 of `mimic` (line 12)
+    assert "240" in found[0].message
 
 
 def test_decoys_are_silent():
@@ -141,7 +142,7 @@ def test_the_converted_names_are_reported_too():
     hip = QUANTIZE.replace("__nv_fp8_e4m3", "__hip_fp8_e4m3_fnuz").replace(
         "__nv_fp8_e5m2", "__hip_fp8_e5m2_fnuz"
     )
-    assert [f.line for f in only("HZ319", hip, "t.hip")] == [4, 6, 16, 17]
+    assert [f.line for f in only("HZ319", hip, "t.hip")] == [4, 6]
 
 
 def test_premise_fnuz_saturates_at_240_and_halves_ocp_bytes(tmp_path: Path, rocm7, clang19):
@@ -170,7 +171,7 @@ def test_premise_fnuz_saturates_at_240_and_halves_ocp_bytes(tmp_path: Path, rocm
 def test_hz319_bytes_the_program_encodes_with_the_type_are_not_foreign() -> None:
     """flashinfer's fmha_v2 host packing (round 12): `reinterpret_cast<__nv_fp8_e4m3*>(buf)[i]
     = __nv_fp8_e4m3(x)` writes bytes with the type the device reads them with (FNUZ on both
-    sides after conversion); reading a byte buffer through the cast is still reported."""
+    sides after conversion); reading a byte buffer through the cast is no finding either."""
     src = """#include <cuda_fp8.h>
 #include <cstdint>
 void pack(const float* src, void* q_tmp, int n) {
@@ -181,14 +182,14 @@ float read(const uint8_t* bytes, int i) {
   return float(reinterpret_cast<const __nv_fp8_e4m3*>(bytes)[i]);
 }
 """
-    assert [f.line for f in only("HZ319", src)] == [8]
+    assert only("HZ319", src) == []
 
 
 def test_a_range_constant_no_code_reads_and_tensor_casts_are_not_reported(tmp_path) -> None:
     """omniserve's copy of TensorRT-LLM's cudaFp8Utils.h defines `FP8_E4M3_MAX = 448.0f` and
     never reads it; SpargeAttn reads a tensor it fills itself as FP8 (round 20: 6 false)."""
     unused = QUANTIZE.replace("fminf(x[i] / scale, FP8_E4M3_MAX)", "x[i] / scale")
-    assert [f.line for f in only("HZ319", unused)] == [6, 16, 17]  # not the #define's 448
+    assert [f.line for f in only("HZ319", unused)] == [6]  # not the #define's 448
     tensor = (
         "#include <cuda_fp8.h>\n#include <torch/extension.h>\n"
         "void run(torch::Tensor v) {\n"
