@@ -133,6 +133,8 @@ def rescore(args: argparse.Namespace) -> None:
     for r in rows:  # a true finding lost is what a rule change must justify: name each
         if r["verdict"] == "true" and r not in kept:
             print(f"  lost (judged true): {r['rule']} {r['path']}:{r['line']}")
+        elif args.list_false and r["verdict"] == "false" and r in kept:
+            print(f"  kept (judged false): {r['rule']} {r['path']}:{r['line']}")
     _print_precision(kept)
 
 
@@ -206,6 +208,7 @@ def main() -> None:
     j.add_argument("judged", type=Path)
     r = sub.add_parser("rescore")
     r.add_argument("judged", type=Path)
+    r.add_argument("--list-false", action="store_true", help="name each judged-false row kept")
     a = sub.add_parser("answer")
     a.add_argument("sample", type=Path)
     a.add_argument("out", type=Path)
