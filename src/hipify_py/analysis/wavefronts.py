@@ -14,6 +14,7 @@ from ..frontend.unit import Unit
 from .calls import SHUFFLES, calls
 from .functions import Func, function_at, functions
 from .launches import launched_name
+from .own_constants import declares_local
 from .tokens import CASTS, cached, split
 from .warp_constants import definitions, uses
 from .warp_model import (
@@ -26,7 +27,6 @@ from .warp_model import (
     _calls_hardware_helper,
     constant_is_the_fix,
     crosses_groups,
-    declares_local,
     meets_hardware_warp,
     model_of,
 )

@@ -45,8 +45,8 @@ from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at
 from ..analysis.namespaces import project_warp_size
+from ..analysis.own_constants import class_template_parameter, shadowed, template_parameter
 from ..analysis.tokens import match, match_back, occurrences, one_per_line
-from ..analysis.warp_model import class_template_parameter, shadowed, template_parameter
 from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token

@@ -54,9 +54,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at, functions
+from ..analysis.own_constants import declares_local
 from ..analysis.tokens import split
 from ..analysis.warp_constants import definitions, uses
-from ..analysis.warp_model import declares_local, related
+from ..analysis.warp_model import related
 from ..analysis.wavefronts import reaches_wavefronts, template_close
 from ..context import Context
 from ..findings import Severity
