@@ -133,14 +133,12 @@ def test_warp_reduce_hazards_are_reported(ctx):
     rules = {(f.rule, f.line) for f in result.findings}
     # block_sum works in consistent 32-lane groups (lane = & 31, warp = / 32), which is right
     # on 64 lanes too, and so is the scan guarded by `lane >= offset`; the 32-bit masks;
-    # __popc(ballot); warp_scan_count stores a ballot count per 32-lane group, but the ballot
-    # spans the wavefront (HZ101)
-    assert not {r for r, _ in rules} & {"HZ102", "HZ103"}
-    assert {line for r, line in rules if r == "HZ101"} == {43}
+    # warp_scan_count stores a ballot count per 32-lane group: right once each group keeps its
+    # own half of the 64-lane ballot, which is HZ105's fix at the ballot (not the 32-lane ids)
+    assert not {r for r, _ in rules} & {"HZ101", "HZ102", "HZ103"}
     assert ("HZ106", 42) in rules
-    # the 32-bit store of the ballot is the one to fix; the __popc of it depends on it
     (ballot,) = [f for f in result.findings if f.rule == "HZ105"]
-    assert ballot.line == 42 and ballot.extra["related_lines"] == "43"
+    assert ballot.line == 42 and "keep the group's own half" in ballot.message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,7 +331,7 @@ def test_warp_reduce_for_rocm52_builds_with_hipcc52(tmp_path, hipcc):
         src.read_text(), str(src), Context(Options(target_rocm=(5, 2)), load_index())
     )
     assert "__shfl_down_sync" not in result.text
-    assert {"HZ101", "HZ105"} <= {f.rule for f in result.findings}
+    assert "HZ105" in {f.rule for f in result.findings}
     assert _verify_hipcc52(result.text, tmp_path).ok
 
 
