@@ -88,21 +88,23 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         )
 
 
-def _macro_run(toks: Sequence[Token], i: int) -> int | None:
-    """The first token of the run of adjacent `#define` lines that token ``i`` is in (no code
-    between them), or None outside a `#define`."""
+def _define_at(toks: Sequence[Token], i: int) -> int | None:
+    """The `#` of the `#define` whose line holds token ``i``, or None."""
     if not toks[i].in_directive:
         return None
     d = i
     while d > 0 and toks[d].kind is not Kind.DIRECTIVE:
         d -= 1
-    if d + 1 >= len(toks) or toks[d + 1].text != "define":
-        return None
-    while d > 0 and toks[d - 1].in_directive:
-        before = d - 1
-        while before > 0 and toks[before].kind is not Kind.DIRECTIVE:
-            before -= 1
-        if toks[before + 1].text != "define":
+    return d if d + 2 < len(toks) and toks[d + 1].text == "define" else None
+
+
+def _macro_run(toks: Sequence[Token], i: int) -> int | None:
+    """The first token of the run of adjacent `#define` lines that token ``i`` is in (no code
+    between them), or None outside a `#define`."""
+    d = _define_at(toks, i)
+    while d is not None and d > 0 and toks[d - 1].in_directive:
+        before = _define_at(toks, d - 1)
+        if before is None:
             break
         d = before
     return d
@@ -115,12 +117,8 @@ def _never_expanded(unit: Unit, i: int, ctx: Context) -> bool:
     (``ProjectIndex.unused_names``: cuda_hgemm's `LDMATRIX_X1`, round 18).  A header
     checked on its own may be expanded by the files that include it."""
     toks = unit.tokens
-    if not toks[i].in_directive:
-        return False
-    d = i
-    while d > 0 and toks[d].kind is not Kind.DIRECTIVE:
-        d -= 1
-    if d + 2 >= len(toks) or toks[d + 1].text != "define":
+    d = _define_at(toks, i)
+    if d is None:
         return False
     name = toks[d + 2].text
     if not unit.is_source:
