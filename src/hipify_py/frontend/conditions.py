@@ -154,7 +154,7 @@ def _skipped(
     if switch == 1:  # the HIP build: the file's CUDA switches are off unless a -D sets them
         for name in cuda_switches_of(found):
             branches.known.setdefault(name, UNDEFINED)
-    for line in lines(tokens, directives):
+    for line in found:
         if line.word:
             branches.directive(line)
     for frame in branches.stack:  # an unterminated #if runs to the end of the file

@@ -13,7 +13,9 @@ compat header does: the build then compiles the variant the authors wrote for RO
 hipify-py checked.  The same holds for every switch of a project's own (``frontend.hip_build.
 hip_switch``: ggml's ``GGML_USE_HIP``, bitsandbytes' ``BNB_HIP``): the rules take the HIP build
 to define it, and ggml's converted tree, built without it, compiled the CUDA side of its switch
-and failed in 19 of 20 TUs (issue 23, held out).
+and failed in 19 of 20 TUs (issue 23, held out).  The project's CUDA switch, which the rules
+take as off there (deepmd-kit's `GOOGLE_CUDA` before its `#elif TENSORFLOW_USE_ROCM`), is
+undefined the same way (``UNDEFINE``).
 """
 
 from __future__ import annotations
