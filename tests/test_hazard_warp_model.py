@@ -778,6 +778,17 @@ def test_a_broadcast_of_a_value_both_halves_hold_alike_crosses_nothing(nvcc, tmp
     # a value read by the hardware lane differs between the halves
     hardware = HALVES_AGREE.replace("? red_smem[lane] :", "? red_smem[threadIdx.x % 64] :")
     assert "HZ103" in {f.rule for f in findings(hardware)}
+    # FasterTransformer's own block_sum (round 7): its lanes divide by a template parameter
+    # that defaults to 32, which a file's other `constexpr int WARP_SIZE = 32;` does not decide
+    ft = HALVES_AGREE.replace("template <int WARPS>", "template <int WARPS, int WARP_SIZE = 32>")
+    ft = ft.replace(
+        "int warp = threadIdx.x / 32;\n  int lane = threadIdx.x % 32;",
+        "int warp = threadIdx.x / WARP_SIZE;\n  int lane = threadIdx.x % WARP_SIZE;",
+    )
+    assert ft != HALVES_AGREE and "% WARP_SIZE;\n  for (int mask = 16" in ft
+    (tmp_path / "ft.cu").write_text(ft)
+    assert_nvcc_builds(nvcc, [tmp_path / "ft.cu"], [], tmp_path)
+    assert not {f.rule for f in findings(ft)} & WAVE_RULES
 
 
 def test_a_constant_the_lanes_past_the_guard_take_is_alike_in_both_halves(nvcc, tmp_path):

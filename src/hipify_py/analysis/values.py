@@ -10,8 +10,9 @@ from typing import NamedTuple
 from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from .functions import function_at
+from .functions import Func, declaration_head, function_at
 from .namespaces import project_warp_size
+from .own_constants import template_parameter
 from .tokens import cached, inside, match
 from .type_sizes import SIZEOF, words_size
 from .vote_types import vote_typed
@@ -172,9 +173,28 @@ def constant_at(unit: Unit, name: str, index: int) -> int | None:
                 best = value
         if best is not None or (func.open, name) in local:
             return best
+        default = _template_default(unit, func, name)
+        if default is not None:
+            return default
     if name in file_scope or not _tree_constant(unit, name):
         return file_scope.get(name)
     return 32
+
+
+def _template_default(unit: Unit, func: Func, name: str) -> int | None:
+    """The number a template parameter ``name`` of ``func`` defaults to (`template <int
+    WARPS_PER_BLOCK, int WARP_SIZE = 32>`: FasterTransformer's `block_sum`, whose callers all
+    take the default), else None."""
+    toks = unit.tokens
+    for j in declaration_head(toks, func):
+        if (
+            toks[j].text == name
+            and toks[j + 1].text == "="
+            and toks[j + 2].kind is Kind.NUMBER
+            and template_parameter(toks, j)
+        ):
+            return int_value(toks[j + 2].text)
+    return None
 
 
 def _tree_constant(unit: Unit, name: str) -> bool:
