@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .bit_intrinsics import NARROW_MASK_TYPE
@@ -391,10 +392,13 @@ def counted_in_groups(unit: Unit, func: Func | None) -> bool:
 def _counted_in_groups(unit: Unit, func: Func) -> bool:
     if model_of(unit, func) != GROUP32 or _calls_hardware_helper(unit, func):
         return False
+    inactive = inactive_in(unit)  # `--portable`'s CUDA side of a vote is no HIP code
     votes = [
         c
         for c in calls(unit, _VOTES)
-        if func.open < c.index < func.close and not _only_a_mask(unit, c.index, func)
+        if func.open < c.index < func.close
+        and not _only_a_mask(unit, c.index, func)
+        and unit.tokens[c.index].start not in inactive
     ]
     # ids of a warp-size constant HZ107 reports keep their ballots' words hardware ones: the
     # constant is the fix (HeCBench rsmt's `const int bal = __ballot_sync(...)` beside
@@ -431,11 +435,12 @@ def _kept_in_32_bits(unit: Unit, c: Call, func: Func, stores: bool) -> bool:
     head = unit.text[toks[first].start : toks[name].start] if first < name else ""
     if NARROW_MASK_TYPE.match(head) is None:
         return False
+    uses = [j for j in range(c.close + 1, func.close) if toks[j].text == toks[name].text]
     return all(
         (toks[j - 1].text == "(" and toks[j - 2].text in _COUNTS)
         or (toks[j - 1].text == "=" and toks[j - 2].text == "]" and toks[j + 1].text == ";")
-        for j in range(c.close + 1, func.close)
-        if toks[j].text == toks[name].text
+        or (toks[j - 1].kind is Kind.IDENT and toks[j + 1].text == "=")  # declared again
+        for j in uses
     )
 
 
