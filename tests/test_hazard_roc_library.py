@@ -41,3 +41,29 @@ def test_a_rocblas_branch_needs_roc(nvcc, nvidia_include, gfx942_check, tmp_path
     assert not [f for f in result(both).findings if f.rule == "HZ346"]
     alone = "#ifdef USE_ROCM\nint s = rocblas_status_success;\n#endif\n"
     assert not [f for f in result(alone).findings if f.rule == "HZ346"]
+
+
+def _hz346(src: str) -> list[int]:
+    return [f.line for f in result(src).findings if f.rule == "HZ346"]
+
+
+def test_a_rocblas_branch_that_only_some_builds_take_or_the_file_maps_is_not_reported():
+    """DeepSpeed keeps rocBLAS for a PyTorch before 2.1 (`TORCH_VERSION_MAJOR < 2 ...`), which
+    no ROCm 7 build has; AutoGPTQ defines `rocblas_handle` as hipBLAS's handle itself.  fastmoe's
+    helper_cuda.h (an include guard below its includes, `cublasStatus_t` in the HIP branch
+    itself) is reported."""
+    versioned = GEMM.replace(
+        "#ifdef MYPROJ_USE_HIP",
+        "#if defined(__HIP_PLATFORM_AMD__) && (TORCH_VERSION_MAJOR < 2)",
+    )
+    assert _hz346(versioned) == []
+    own = "#include <cublas_v2.h>\n#ifdef USE_ROCM\n#define rocblas_handle hipblasHandle_t\n"
+    own += "rocblas_handle h;\n#endif\ncublasHandle_t g;\n"
+    assert _hz346(own) == []
+    helper = (
+        "#include <cublas_v2.h>\n#ifndef HELPER_H\n#define HELPER_H\n#ifdef MYPROJ_USE_HIP\n"
+        "inline const char* name(cublasStatus_t e) {\n"
+        '  switch (e) { case rocblas_status_success: return "ok"; default: return "?"; }\n'
+        "}\n#endif\n#endif\n"
+    )
+    assert _hz346(helper) == [6]

@@ -327,6 +327,21 @@ def test_hz104_warpsize_read_in_host_code_is_an_error(nvcc, tmp_path):
     found = only("HZ104", HOST_WARP_SIZE)
     assert [f.line for f in found] == [5]
     assert "read in host code" in found[0].message and found[0].fix is None
+    # deepmd-kit's launchers are templates of their own type parameter
+    templated = HOST_WARP_SIZE.replace(
+        "void run(float* x", "template <typename FPTYPE>\nvoid run(FPTYPE* x"
+    )
+    assert [f.line for f in only("HZ104", templated)] == [6]
+    # not host code: a function a macro of another file may mark `__device__` (RAFT's `DI`),
+    # a constexpr function (clang compiles it for both sides: QUDA), a host variable of the
+    # name (kaldi's `int warpSize; cudaDeviceGetAttribute(&warpSize, ...)`)
+    others = (
+        "template <typename T>\nDI int lanes(T v) { return v * warpSize; }\n"
+        "constexpr int warp_size() { return warpSize; }\n"
+        "void launch(float* x) {\n  int warpSize;\n"
+        "  cudaDeviceGetAttribute(&warpSize, cudaDevAttrWarpSize, 0);\n  dim3 b(warpSize, 16);\n}\n"
+    )
+    assert only("HZ104", others) == []
 
 
 def test_hz104_unsafe_fix_makes_it_a_runtime_const():

@@ -25,11 +25,19 @@ def shadowed(toks: Sequence[Token], k: int, f: Func) -> bool:
 
 def declares_local(toks: Sequence[Token], f: Func, name: str) -> bool:
     """``f`` declares ``name`` in its parameters or body: `T name = ...` (`constexpr int
-    WARP_SIZE = 64;`, `int width = 32)`)."""
+    WARP_SIZE = 64;`, `int width = 32)`), or `T name;` (kaldi's host `int warpSize;`, which
+    `cudaDeviceGetAttribute` fills)."""
     return any(
-        toks[j].text == name and toks[j - 1].kind is Kind.IDENT and toks[j + 1].text == "="
+        toks[j].text == name
+        and toks[j - 1].kind is Kind.IDENT
+        and toks[j - 1].text not in _NOT_TYPES
+        and toks[j + 1].text in ("=", ";")
         for j in range(f.params[0] + 1, f.close)
     )
+
+
+# words before a name that do not declare it (`return warpSize;`)
+_NOT_TYPES = frozenset({"return", "case", "else", "throw", "sizeof", "delete", "co_return"})
 
 
 def class_template_parameter(unit: Unit, k: int) -> bool:

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import Func, function_at
+from ..analysis.functions import Func, declaration_head, function_at
 from ..analysis.namespaces import project_warp_size
 from ..analysis.own_constants import class_template_parameter, shadowed, template_parameter
 from ..analysis.tokens import match, match_back, occurrences, one_per_line
@@ -265,7 +265,35 @@ def _host_only(toks: Sequence[Token], i: int, func: Func | None) -> bool:
     `<<<nloc, KK * WARP_SIZE>>>` with `#define WARP_SIZE warpSize` for ROCm, rw27)."""
     if func is None or func.is_device or toks[i].in_directive or toks[i - 1].text in (".", "->"):
         return False  # `prop.warpSize` is the device property the host asked for
+    params = _template_words(toks, func)
+    if "constexpr" in func.specifiers or any(
+        _macro_word(w) and w not in params for w in func.specifiers
+    ):
+        # clang compiles a constexpr function for both sides (QUDA's `constexpr int
+        # warp_size() { return warpSize; }`); a macro of another file may spell __device__
+        # (RAFT's `DI` in cuVS's fused_l2_knn.cuh)
+        return False
     return not any(toks[k].text == "__device__" for k in range(func.open, i))
+
+
+def _template_words(toks: Sequence[Token], func: Func) -> set[str]:
+    """The words inside the `template <...>` of ``func``'s declaration (`typename FPTYPE`)."""
+    out: set[str] = set()
+    depth = 0
+    for j in declaration_head(toks, func):
+        text = toks[j].text
+        if text == "<" and (depth or toks[j - 1].text == "template"):
+            depth += 1
+        elif text == ">" and depth:
+            depth -= 1
+        elif depth:
+            out.add(text)
+    return out
+
+
+def _macro_word(word: str) -> bool:
+    """A word spelled as a macro (`DI`, `HOST_DEVICE_INLINE`), not a type or keyword."""
+    return len(word) > 1 and word.isupper()
 
 
 def _findings(unit: Unit, report: Report) -> Iterator[Finding]:

@@ -34,12 +34,17 @@ project's HIP branches use; or rewrite those branches for hipBLAS.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 
+from ..analysis.apis import defined_macros
 from ..context import Context
 from ..findings import Severity
-from ..frontend.conditions import hip_written_in
-from ..frontend.lexer import Kind
+from ..frontend.conditions import hip_written_in, inactive_in
+from ..frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, lines
+from ..frontend.hip_build import HIP_BUILD, hip_switch
+from ..frontend.lexer import Kind, Token
+from ..frontend.spans import Spans
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -51,6 +56,59 @@ _PREFIXES = {
     "rocsolver_": "solver",
     "rocfft_": "fft",
 }
+
+
+def _other_branches(unit: Unit) -> Spans:
+    """The code inside branches whose `#if` chains test more than the platform and the
+    project's HIP switch: the HIP build may leave them out whatever the platform.
+    DeepSpeed's `#if defined(__HIP_PLATFORM_AMD__) && (TORCH_VERSION_MAJOR < 2 ...)` rocBLAS
+    branches serve only a PyTorch older than any ROCm 7 build has."""
+    ranges: list[tuple[int, int]] = []
+    stack: list[tuple[bool, int]] = []  # (the chain so far tests the platform only, body start)
+    found = lines(unit.tokens, unit.directives)
+    # include guards are open: `#ifndef NAME` right before `#define NAME`, also below includes
+    guard = {
+        line.body[0].text
+        for line, after in zip(found, found[1:], strict=False)
+        if line.word == "ifndef"
+        and after.word == "define"
+        and line.body
+        and after.body
+        and line.body[0].text == after.body[0].text
+    }
+    for line in found:
+        word = line.word
+        if word in CONDITIONAL_OPEN:
+            stack.append((_platform_test(line.body, guard), line.end))
+        elif word in CONDITIONAL_NEXT and stack:
+            plain, start = stack[-1]
+            if not plain:
+                ranges.append((start, line.start))
+            stack[-1] = (plain and _platform_test(line.body, guard), line.end)
+        elif word == "endif" and stack:
+            plain, start = stack.pop()
+            if not plain:
+                ranges.append((start, line.start))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return Spans(merged)
+
+
+def _platform_test(body: Sequence[Token], guard: AbstractSet[str]) -> bool:
+    """A condition of nothing but the HIP platform macros, a project's HIP switch and the
+    file's include ``guard``."""
+    return all(
+        t.kind is not Kind.IDENT
+        or t.text == "defined"
+        or t.text in HIP_BUILD
+        or t.text in guard
+        or hip_switch(t.text)
+        for t in body
+    )
 
 
 @hazard_rule(
@@ -69,14 +127,30 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     }
     if not named:
         return
-    mapped = {entry.family for entry in unit.mapped.values()}
+    # the CUDA library's names in code the HIP build compiles, where they become hip* ones
+    # (also in the project's HIP branch: fastmoe's `_cudaGetErrorEnum(cublasStatus_t)` there)
+    inactive, written = inactive_in(unit), hip_written_in(unit)
+    mapped = {
+        entry.family
+        for name, entry in unit.mapped.items()
+        if any(
+            unit.tokens[k].start not in inactive for k in unit.identifier_positions.get(name, ())
+        )
+    }
     wanted = {p: f for p, f in named.items() if f in mapped}
     if not wanted:
         return
-    written = hip_written_in(unit)
+    own = defined_macros(unit)  # AutoGPTQ's `#define rocblas_handle hipblasHandle_t`
+    others = _other_branches(unit)
     for t in unit.tokens:
         prefix = next((p for p in wanted if t.text.startswith(p)), None)
-        if prefix is None or t.kind is not Kind.IDENT or t.start not in written:
+        if (
+            prefix is None
+            or t.kind is not Kind.IDENT
+            or t.text in own
+            or t.start not in written
+            or t.start in others
+        ):
             continue
         family = wanted.pop(prefix)
         yield report(
