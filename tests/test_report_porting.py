@@ -78,7 +78,7 @@ def test_the_examples_report_has_summary_findings_build_changes_and_rule_pages(
     # the summary: what needs a human, errors first, with the rule names
     human = page[page.index('id="human"') : page.index('id="risky"')]
     keys = re.findall(r'href="#rule=([\w-]+)"', human)
-    assert keys == ["HZ101", "HZ105", "risky", "HB106"]  # errors, warnings, then infos
+    assert keys == ["HZ105", "risky", "HB106"]  # errors, warnings, then infos
     severities = re.findall(r'<tr class="(error|warning|info)">', human)
     assert len(severities) == len(keys)
     assert severities == sorted(severities, key=["error", "warning", "info"].index)
@@ -98,9 +98,9 @@ def test_the_examples_report_has_summary_findings_build_changes_and_rule_pages(
     data = _data(page)[rows.index(next(r for r in rows if r.endswith(WARP)))]
     lines = {r[1] for r in data["r"] if r[0] in (" ", "-")}
     assert {f[0] for f in data["f"]} <= lines
-    assert {f[2] for f in data["f"] if not f[5]} == {"HZ101", "HZ105"}
+    assert {f[2] for f in data["f"] if not f[5]} == {"HZ105"}
     # the rule pages are in the page, as `hipify-py explain` prints them
-    for rule in ("HZ101", "HZ105", "HZ106"):
+    for rule in ("HZ105", "HZ106"):
         assert f'<details class="rule" id="rule-{rule}">' in page
     assert "What it detects" in page
 
