@@ -159,7 +159,7 @@ def _skipped(
             branches.directive(line)
     for frame in branches.stack:  # an unterminated #if runs to the end of the file
         _close(frame, tokens[-1].end if tokens else 0, branches.ranges)
-    return _merged(branches.ranges)
+    return merged_ranges(branches.ranges)
 
 
 def _intersection(
@@ -295,7 +295,7 @@ class HipBranches:
 _GATE_NAMES = frozenset({*macro_values(REFERENCE_CUDA), ARCH})
 
 
-def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+def merged_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     """``ranges`` sorted, overlapping or touching ones joined."""
     merged: list[tuple[int, int]] = []
     for a, b in sorted(ranges):

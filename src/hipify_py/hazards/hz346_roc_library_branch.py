@@ -40,7 +40,7 @@ from collections.abc import Set as AbstractSet
 from ..analysis.apis import defined_macros
 from ..context import Context
 from ..findings import Severity
-from ..frontend.conditions import hip_written_in, inactive_in
+from ..frontend.conditions import hip_written_in, inactive_in, merged_ranges
 from ..frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN, lines
 from ..frontend.hip_build import HIP_BUILD, hip_switch
 from ..frontend.lexer import Kind, Token
@@ -89,13 +89,7 @@ def _other_branches(unit: Unit) -> Spans:
             plain, start = stack.pop()
             if not plain:
                 ranges.append((start, line.start))
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return Spans(merged)
+    return Spans(merged_ranges(ranges))
 
 
 def _platform_test(body: Sequence[Token], guard: AbstractSet[str]) -> bool:
