@@ -996,3 +996,32 @@ def test_a_file_s_own_c10_warp_size_of_32_is_its_constant(nvcc, tmp_path):
     (tmp_path / "r.cu").write_text(OWN_C10_WARP_SIZE)
     assert_nvcc_builds(nvcc, [tmp_path / "r.cu"], [], tmp_path)
     assert only("HZ101", OWN_C10_WARP_SIZE) == []
+
+
+# CV-CUDA's Otsu scan (round 29): one `temp` takes each step's shifted value, and each step's
+# guard admits only the lanes whose source stays in their group, until `temp` is assigned anew
+REUSED_SCAN = """__global__ void otsu(const float* in, float* out) {
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  float q1 = in[threadIdx.x];
+  float temp = __shfl_up_sync(0xffffffff, q1, 1);
+  if (lane >= 1)
+    q1 += temp;
+  temp = __shfl_up_sync(0xffffffff, q1, 2);
+  if (lane >= 2)
+    q1 += temp;
+  temp = __shfl_up_sync(0xffffffff, q1, 4);
+  if (lane >= 4)
+    q1 += temp;
+  out[threadIdx.x] = q1 + warp;
+}
+"""
+
+
+def test_a_scan_that_reuses_one_variable_for_every_step_is_no_finding(nvcc, tmp_path):
+    src = tmp_path / "otsu.cu"
+    src.write_text(REUSED_SCAN)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert not {f.rule for f in findings(REUSED_SCAN)} & WAVE_RULES
+    # decoy: a use past a step's guard reads the other group's lanes
+    unguarded = REUSED_SCAN.replace("  if (lane >= 4)\n    q1 += temp;", "  q1 += temp;")
+    assert ("HZ103", 10) in {(f.rule, f.line) for f in findings(unguarded)}

@@ -52,21 +52,30 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
         return False
     if toks[k + 1].text != "=" and not (toks[k + 1].text == "(" and toks[k - 1].kind is Kind.IDENT):
         return False
-    name = toks[k].text
-    uses, depth = [], 0  # in the rest of the block that declares it
-    for j in range(call.close + 1, func.close):
-        depth += (toks[j].text == "{") - (toks[j].text == "}")
-        if depth < 0:
-            break
-        if toks[j].text == name and not (
-            toks[j - 1].kind is Kind.IDENT and toks[j + 1].text in ("=", "(")
-        ):  # a declaration of its own (`#else` branch of a portable copy) is no use
-            uses.append(j)
+    uses = _uses_until_assigned(toks, toks[k].text, call.close + 1, func.close)
     return bool(uses) and all(
         any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, j, func))
         or guards(*_ternary_condition(toks, j, func.open))
         for j in uses
     )
+
+
+def _uses_until_assigned(toks: Sequence[Token], name: str, start: int, end: int) -> list[int]:
+    """The tokens naming variable ``name`` in the rest of its block from ``start``, up to where
+    the block assigns it anew (CV-CUDA's Otsu scan reuses one `temp` for every step, round 29)."""
+    uses, depth = [], 0
+    for j in range(start, end):
+        depth += (toks[j].text == "{") - (toks[j].text == "}")
+        if depth < 0:
+            break
+        if toks[j].text != name:
+            continue
+        if not depth and toks[j + 1].text == "=" and toks[j - 1].text in (";", "}"):
+            break
+        # a declaration of its own (`#else` branch of a portable copy) is no use
+        if not (toks[j - 1].kind is Kind.IDENT and toks[j + 1].text in ("=", "(")):
+            uses.append(j)
+    return uses
 
 
 def _ternary_condition(toks: Sequence[Token], j: int, floor: int) -> tuple[int, int]:
