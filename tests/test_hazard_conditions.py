@@ -70,6 +70,16 @@ def inactive_words(src: str, defines: tuple[str, ...] = ()) -> list[str]:
         ("#if defined(X)\nMA\n#elif defined(USE_ROCM)\nMB\n#else\nMC\n#endif\n", ["MA", "MC"]),
         ("#if X\nMA\n#elif TENSORFLOW_USE_ROCM\nMB\n#endif\n#ifdef X\nMC\n#endif\n", ["MA", "MC"]),
         ("#if X && Y\nMA\n#elif defined(USE_ROCM)\nMB\n#else\nMC\n#endif\n", ["MC"]),
+        # or names joined by `||`: FlexFlow's `defined(FF_USE_CUDA) || defined(FF_USE_HIP_CUDA)`
+        # before `#elif defined(FF_USE_HIP_ROCM)` (round 29)
+        (
+            "#if defined(X) || defined(Y)\nMA\n#elif defined(USE_ROCM)\nMB\n#else\nMC\n#endif\n"
+            "#ifdef Y\nMD\n#endif\n",
+            ["MA", "MC", "MD"],
+        ),
+        ("#if defined(X) || !defined(Y)\nMA\n#elif defined(USE_ROCM)\nMB\n#endif\n", []),
+        # HIP 6.0 removed __HIP_PLATFORM_HCC__: ROCm 7 compiles an old port's CUDA branch
+        ("#ifdef __HIP_PLATFORM_HCC__\nMA\n#else\nMB\n#endif\n", ["MA"]),
         ("#if USE_ROCM\nMA\n#elif X\nMB\n#endif\n#if X\nMC\n#endif\n", ["MB"]),
         # relion: HIP-Clang defines no __HIP_ARCH__ (round 28)
         ("#if !defined(__HIP_ARCH__) || __HIP_ARCH__ != gfx906\nMA\n#else\nMB\n#endif\n", ["MB"]),
@@ -210,3 +220,15 @@ __global__ void __launch_bounds__(32, 16) live(int* p) { p[0] = 1; }
 #endif
 """
     assert [f.line for f in only("HZ204", src)] == [12]
+
+
+def test_rocm7_defines_no_hcc_platform_macro(gfx942_check, tmp_path):
+    """The premise of `__HIP_PLATFORM_HCC__` being undefined: neither pass of a gfx942 compile
+    against ROCm 7.2.4's headers defines it, and both define `__HIP_PLATFORM_AMD__`."""
+    probe = tmp_path / "probe.hip"
+    probe.write_text(
+        "#include <hip/hip_runtime.h>\n#ifdef __HIP_PLATFORM_HCC__\n#error HCC defined\n#endif\n"
+        "#ifndef __HIP_PLATFORM_AMD__\n#error AMD not defined\n#endif\n"
+    )
+    proc = gfx942_check(probe)
+    assert proc.returncode == 0, proc.stderr

@@ -103,38 +103,63 @@ def include_guard(found: Sequence[Line]) -> str | None:
 
 
 def cuda_switches_of(found: Sequence[Line]) -> set[str]:
-    """The file's CUDA switches (``found``: its preprocessor lines): a name tested alone by a
-    branch that the project's HIP switch, tested alone, follows in the same chain.  deepmd-kit's
-    `#if GOOGLE_CUDA` / `#elif TENSORFLOW_USE_ROCM` / `#else #error`: the HIP build reaches the
-    branch written for it only where the first is off, so `GOOGLE_CUDA` is a switch of the CUDA
-    build alone (round 28: its `#define WARP_SIZE 32` and a 32-bit mask there were reported)."""
+    """The file's CUDA switches (``found``: its preprocessor lines): the names a branch tests
+    alone, or joined by `||`, that the project's HIP switch, tested alone, follows in the same
+    chain.  deepmd-kit's `#if GOOGLE_CUDA` / `#elif TENSORFLOW_USE_ROCM` / `#else #error`: the
+    HIP build reaches the branch written for it only where the first is off, so `GOOGLE_CUDA`
+    is a switch of the CUDA build alone (round 28: its `#define WARP_SIZE 32` and a 32-bit mask
+    there were reported); FlexFlow's `#if defined(FF_USE_CUDA) || defined(FF_USE_HIP_CUDA)` /
+    `#elif defined(FF_USE_HIP_ROCM)` (round 29: cuDNN members its ROCm build never sees)."""
     out: set[str] = set()
-    chain: list[str | None] = []  # per open `#if`: the name its last branch tested alone
+    chain: list[tuple[str, ...]] = []  # per open `#if`: the names its last branch tested
     for line in found:
         word = line.word
         if word in CONDITIONAL_OPEN or word in CONDITIONAL_NEXT:
-            name = _tested_alone(word, line.body)
+            names = _tested_set(word, line.body)
             if word in CONDITIONAL_NEXT and chain:
                 before = chain[-1]
-                if before and name and hip_switch(name) and not hip_switch(before):
-                    out.add(before)
-                chain[-1] = name
+                if (
+                    before
+                    and len(names) == 1
+                    and hip_switch(names[0])
+                    and not any(map(hip_switch, before))
+                ):
+                    out.update(before)
+                chain[-1] = names
             elif word in CONDITIONAL_OPEN:
-                chain.append(name)
+                chain.append(names)
         elif word == "endif" and chain:
             chain.pop()
     return out
 
 
-def _tested_alone(word: str, body: Sequence[Token]) -> str | None:
-    """The name a branch line tests for being set, alone (`#ifdef A`, `#if A`, `#elif
-    defined(A)`); None for any other condition."""
-    rest = list(body)
-    if word in ("if", "elif") and rest[:1] and rest[0].text == "defined":
-        rest = [t for t in rest[1:] if t.text not in ("(", ")")]
-    elif word not in ("if", "elif", "ifdef", "elifdef"):
-        return None
-    return rest[0].text if len(rest) == 1 and rest[0].kind is Kind.IDENT else None
+def _tested_set(word: str, body: Sequence[Token]) -> tuple[str, ...]:
+    """The names a branch line tests for being set, alone or joined by `||` (`#ifdef A`, `#if
+    A`, `#elif defined(A) || defined(B)`); () for any other condition."""
+    if word in ("ifdef", "elifdef"):
+        return (body[0].text,) if len(body) == 1 and body[0].kind is Kind.IDENT else ()
+    if word not in ("if", "elif"):
+        return ()
+    names: list[str] = []
+    for term in _split(body, "||"):
+        rest = [t for t in term if t.text not in ("(", ")")]
+        if rest[:1] and rest[0].text == "defined":
+            rest = rest[1:]
+        if len(rest) != 1 or rest[0].kind is not Kind.IDENT:
+            return ()
+        names.append(rest[0].text)
+    return tuple(names)
+
+
+def _split(body: Sequence[Token], op: str) -> list[list[Token]]:
+    """``body``'s terms between the ``op`` tokens."""
+    terms: list[list[Token]] = [[]]
+    for t in body:
+        if t.text == op:
+            terms.append([])
+        else:
+            terms[-1].append(t)
+    return terms
 
 
 def _skipped(

@@ -25,7 +25,10 @@ DEFINED = object()  # a macro known to be defined, with a value the evaluator do
 # ``__HIP_DEVICE_COMPILE__``.
 HIP_BUILD: Mapping[str, object] = {
     "__HIP_PLATFORM_AMD__": 1,
-    "__HIP_PLATFORM_HCC__": 1,
+    # HIP 6.0 removed the HCC spelling: neither clang-19 nor ROCm 7.2.4's headers define it, so
+    # the `#ifndef __HIP_PLATFORM_HCC__` branch of an older port is what ROCm 7 compiles
+    # (FlexFlow's `__shfl_sync(mask, ...)` wrappers with `unsigned mask`, round 29)
+    "__HIP_PLATFORM_HCC__": UNDEFINED,
     "__HIPCC__": 1,
     "__HIP__": 1,
     "__HIP_ROCclr__": 1,
@@ -116,6 +119,7 @@ CUDA_BUILD: Mapping[str, object] = {
             "HIP_VERSION_MINOR",
             "TORCH_HIP_VERSION",
             "ROCM_VERSION",
+            "__HIP_PLATFORM_HCC__",
         ),
         UNDEFINED,
     ),
