@@ -218,6 +218,27 @@ def test_the_cuda_backend_beside_the_projects_own_hip_backend_is_not_its_port(tm
     assert _tree_findings(tmp_path) == [("HZ310", "common.cu")]
 
 
+def test_a_cuda_file_beside_its_hip_twin_is_not_the_port(tmp_path):
+    """FlexFlow keeps `softmax.cu` beside the `softmax.cpp` its ROCm build compiles (which
+    includes HIP through its own `hip_helper.h`), and `cuda_helper.h` beside `hip_helper.h`
+    (round 29: 5 false HZ300); a `.cpp` that is no HIP code is no twin."""
+    kernels = tmp_path / "ff" / "kernels"
+    kernels.mkdir(parents=True)
+    (kernels / "softmax.cu").write_text(PTX_AND_MASK)
+    (kernels / "softmax.cpp").write_text('#include "hip_helper.h"\nhipStream_t s;\n')
+    (kernels / "cuda_helper.h").write_text(PTX_AND_MASK)
+    (kernels / "hip_helper.h").write_text("#include <hip/hip_runtime.h>\n")
+    (kernels / "other.cu").write_text(PTX_AND_MASK)
+    assert _tree_findings(tmp_path, "ff") == [("HZ310", "kernels/other.cu")]
+    (kernels / "softmax.cpp").write_text("int host_only() { return 0; }\n")
+    (kernels / "hip_helper.h").unlink()
+    assert [p for _r, p in _tree_findings(tmp_path, "ff")] == [
+        "kernels/cuda_helper.h",
+        "kernels/other.cu",
+        "kernels/softmax.cu",
+    ]
+
+
 def test_the_examples_of_a_copy_of_cubs_repository_are_not_the_port(tmp_path):
     """TNN vendors CUB 1.9.10's whole repository (`thirdparty/cub-1.9.10-1`); its examples
     and tests are CUB's, which the HIP build replaces with hipCUB (round 19: 3 findings judged

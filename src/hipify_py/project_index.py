@@ -68,6 +68,12 @@ class ProjectIndex:
     # `cuda/` next to `hip/`), absolute: the project's HIP build compiles the HIP one, so a
     # file of the CUDA one is not the project's to port (round 15: 8 false findings in QUDA)
     cuda_backends: frozenset[str] = frozenset()
+    # the tree's CUDA files beside a HIP file of the same name (FlexFlow's
+    # `src/ops/kernels/softmax.cu` and the `softmax.cpp` that includes <hip/hip_runtime.h> and
+    # calls MIOpen), or of their name with `hip` for `cuda` (its `cuda_helper.h` and
+    # `hip_helper.h`), absolute: the project's HIP build compiles the twin instead (round 29: 5
+    # false HZ300 at cuDNN calls, ``twins_of``)
+    cuda_twins: frozenset[str] = frozenset()
     # the tree's copies of CUB's repository (a directory named `cub...` holding `cub/cub.cuh`:
     # TNN's `thirdparty/cub-1.9.10-1`), absolute: its examples and tests are CUB's, which the
     # HIP build replaces with hipCUB (round 19: 3 false findings in TNN's copy)
@@ -167,6 +173,7 @@ class ProjectIndex:
             sorted(self.cuda_switches),
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
             sorted(self.cuda_backends),
+            sorted(self.cuda_twins),
             sorted(self.library_copies),
             ["-"]
             if self.wavefront_constants is None
@@ -187,6 +194,13 @@ class ProjectIndex:
 _MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
+# what a project names the HIP source it keeps beside a `.cu` file (``ProjectIndex.cuda_twins``)
+_TWIN_SUFFIXES = (".cpp", ".cc", ".cxx", ".hip", ".h", ".hpp")
+# a file that may have a HIP twin: a `.cu` file, or one whose name says CUDA
+_CUDA_FILE = re.compile(r"(?:\.cu|cuda[^/]*)$", re.I)
+# a HIP or MIOpen name (`hipStream_t`, `miopenCreateTensorDescriptor`): a source that includes
+# HIP through a header of its own (FlexFlow's `hip_helper.h`) is HIP code by what it calls
+_HIP_API = re.compile(rb"\b(?:hip|miopen)[A-Z]\w*")
 _DEFINITION = re.compile(rb"\([^;{}()]*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
 # the bytes of an identifier
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -212,6 +226,7 @@ def index_of(
     tested_elsewhere: set[str] = set()  # names a file tests in `#if` lines without defining them
     warp_size: set[tuple[str, int | None]] = set()
     cuda_switches: set[str] = set()
+    hip_code: list[tuple[Path, bool]] = []  # each file, and whether it is HIP code
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
@@ -226,6 +241,7 @@ def index_of(
             lexed = lex(data.decode("utf-8", "replace"))
             warp_size |= namespaces_declaring(lexed.tokens, "warpSize")
         hip = _INCLUDES_HIP.search(data) is not None
+        hip_code.append((Path(path).absolute(), hip or _HIP_API.search(data) is not None))
         file_macros: set[str] = set()
         for m in _MACRO.finditer(data):
             name = m.group(1).decode("ascii")
@@ -266,6 +282,7 @@ def index_of(
         tuple(sorted((n, tuple(sorted(homes[n]))) for n in values)),
         warp_size_namespaces=frozenset(warp_size),
         cuda_switches=frozenset(cuda_switches.difference(*macros_of.values())),
+        cuda_twins=twins_of(hip_code),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
     )
@@ -324,11 +341,32 @@ def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
     )
 
 
+def twins_of(files: Iterable[tuple[Path, bool]]) -> frozenset[str]:
+    """The CUDA files among ``files`` (each with whether it is HIP code: it includes HIP's
+    headers or calls its API) with a twin of HIP code in the same directory: a `.cu` file's
+    source of the same name, or a file of its name with `hip` for `cuda`."""
+    pairs = list(files)
+    hip_files = {f for f, hip in pairs if hip}
+    out = set()
+    for f in (f for f, hip in pairs if not hip and _CUDA_FILE.search(f.name)):
+        stems = [f.stem] if f.suffix == ".cu" else []
+        swapped = re.sub("cuda", "hip", re.sub("CUDA", "HIP", re.sub("Cuda", "Hip", f.stem)))
+        stems += [swapped] if swapped != f.stem else []
+        if any(
+            f.with_name(stem + suffix) in hip_files for stem in stems for suffix in _TWIN_SUFFIXES
+        ):
+            out.add(str(f))
+    return frozenset(out)
+
+
 def not_the_projects(path: str, project: ProjectIndex) -> str:
     """Why ``path`` is no file of the project's port: it lies in one of
-    ``project.cuda_backends`` or ``project.library_copies``; "" when it is."""
-    if not (project.cuda_backends or project.library_copies):
+    ``project.cuda_backends`` or ``project.library_copies``, or is one of
+    ``project.cuda_twins``; "" when it is."""
+    if not (project.cuda_backends or project.library_copies or project.cuda_twins):
         return ""
+    if str(Path(path).absolute()) in project.cuda_twins:
+        return "the CUDA twin of a HIP source the project builds instead"
     parents = {str(d) for d in Path(path).absolute().parents}
     if parents & project.cuda_backends:
         return "the CUDA backend of a project with its own HIP backend"
