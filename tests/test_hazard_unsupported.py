@@ -679,6 +679,23 @@ def test_hz318_an_atomic_of_a_named_namespace_is_its_own(nvcc, gfx942_check, tmp
     assert gfx942_check(tmp_path / "b.hip").returncode != 0  # the redefinition it reports
 
 
+def test_hz318_an_atomic_its_anonymous_namespace_alone_calls_is_its_own(
+    nvcc, gfx942_check, tmp_path
+):
+    """CV-CUDA's `OpFindHomography.cu` (round 29): `atomicMax(float*, float)` in the file's
+    anonymous namespace, called only there, where lookup finds it first; a call from outside
+    the namespace sees HIP's too, and is ambiguous."""
+    anonymous = NAMESPACED_ATOMICS.replace("namespace diagnose {", "namespace {")
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", anonymous)
+    assert only("HZ318", anonymous) == []
+    outside = anonymous.replace("}  // namespace diagnose\n", "").replace(
+        "__global__ void smallest", "}\n__global__ void smallest"
+    )
+    assert [f.line for f in only("HZ318", outside)] == [3]
+    (tmp_path / "b.hip").write_text(hip(outside))
+    assert gfx942_check(tmp_path / "b.hip").returncode != 0
+
+
 SPECIALIZED_ATOMICS = """#include <cuda_runtime.h>
 template <typename T>
 __inline__ __device__ T atomicAdd(T* address, const T value) {

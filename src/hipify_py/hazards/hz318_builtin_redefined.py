@@ -19,7 +19,9 @@ __device__ float atomicMin(float* addr, float v) { /* CAS loop */ }   // HZ318
 
 Not reported: a definition inside a named namespace (HugeCTR's `namespace diagnose {
 __device__ float atomicMin(float*, float) ... }`, round 22), which declares another function
-that calls inside the namespace find first; an anonymous namespace's is still reported.  Nor
+that calls inside the namespace find first; nor one in a source file's anonymous namespace
+that only code of that namespace calls (CV-CUDA's `OpFindHomography.cu`, round 29): a call
+outside it sees both, and is ambiguous, so that one is still reported.  Nor
 a specialization of the file's own template (cuDSS samples' `template <typename T> T
 atomicAdd(T*, T)` with `template <> double atomicAdd(double*, double)`, round 23): a template
 coexists with HIP's plain overloads, and calls without template arguments pick HIP's.
@@ -35,6 +37,7 @@ from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import functions
 from ..analysis.namespaces import qualified_namespace
+from ..analysis.tokens import match
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -60,6 +63,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             continue
         if qualified_namespace(unit, func.name_index):
             continue  # HugeCTR's `diagnose::atomicMin`: its namespace's own, found first there
+        if unit.is_source and _anonymous_only(unit, func.name, func.name_index):
+            continue
         if _templated(toks, func.name_index):
             continue
         lo, hi = func.params
@@ -74,6 +79,20 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"`{func.name}({first}*, {first})` is already defined by HIP: this definition is a "
             f"redefinition error on HIP-Clang; guard it for CUDA only or rename it",
         )
+
+
+def _anonymous_only(unit: Unit, name: str, k: int) -> bool:
+    """The function named at token ``k`` and every mention of ``name`` in the file lie in
+    anonymous namespaces: unqualified lookup there finds it before HIP's global overload."""
+    toks = unit.tokens
+    bodies = []
+    for n in unit.identifier_positions.get("namespace", ()):
+        if n + 1 < len(toks) and toks[n + 1].text == "{":
+            close = match(toks, n + 1)
+            if close is not None:
+                bodies.append((n + 1, close))
+    mentions = unit.identifier_positions.get(name, ())
+    return bool(bodies) and all(any(a < j < b for a, b in bodies) for j in [k, *mentions])
 
 
 def _templated(toks: Sequence[Token], k: int) -> bool:
