@@ -230,6 +230,10 @@ def test_a_cuda_file_beside_its_hip_twin_is_not_the_port(tmp_path):
     (kernels / "hip_helper.h").write_text("#include <hip/hip_runtime.h>\n")
     (kernels / "other.cu").write_text(PTX_AND_MASK)
     assert _tree_findings(tmp_path, "ff") == [("HZ310", "kernels/other.cu")]
+    # fastllm's `fastllm-cuda.cuh` includes the `fastllm-hip.h` of its HIP shims: no twin
+    (kernels / "cuda_helper.h").write_text('#include "hip_helper.h"\n' + PTX_AND_MASK)
+    assert ("HZ310", "kernels/cuda_helper.h") in _tree_findings(tmp_path, "ff")
+    (kernels / "cuda_helper.h").write_text(PTX_AND_MASK)
     (kernels / "softmax.cpp").write_text("int host_only() { return 0; }\n")
     (kernels / "hip_helper.h").unlink()
     assert [p for _r, p in _tree_findings(tmp_path, "ff")] == [

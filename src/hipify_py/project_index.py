@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
@@ -282,7 +282,7 @@ def index_of(
         tuple(sorted((n, tuple(sorted(homes[n]))) for n in values)),
         warp_size_namespaces=frozenset(warp_size),
         cuda_switches=frozenset(cuda_switches.difference(*macros_of.values())),
-        cuda_twins=twins_of(hip_code),
+        cuda_twins=twins_of(hip_code, includes),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
     )
@@ -341,10 +341,14 @@ def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
     )
 
 
-def twins_of(files: Iterable[tuple[Path, bool]]) -> frozenset[str]:
+def twins_of(
+    files: Iterable[tuple[Path, bool]], includes: Mapping[str, AbstractSet[str]]
+) -> frozenset[str]:
     """The CUDA files among ``files`` (each with whether it is HIP code: it includes HIP's
     headers or calls its API) with a twin of HIP code in the same directory: a `.cu` file's
-    source of the same name, or a file of its name with `hip` for `cuda`."""
+    source of the same name, or a file of its name with `hip` for `cuda`.  A file that includes
+    its twin (``includes``: base name -> the base names it includes) is compiled with it:
+    fastllm's `fastllm-cuda.cuh` includes the `fastllm-hip.h` of its HIP build's shims."""
     pairs = list(files)
     hip_files = {f for f, hip in pairs if hip}
     out = set()
@@ -352,9 +356,9 @@ def twins_of(files: Iterable[tuple[Path, bool]]) -> frozenset[str]:
         stems = [f.stem] if f.suffix == ".cu" else []
         swapped = re.sub("cuda", "hip", re.sub("CUDA", "HIP", re.sub("Cuda", "Hip", f.stem)))
         stems += [swapped] if swapped != f.stem else []
-        if any(
-            f.with_name(stem + suffix) in hip_files for stem in stems for suffix in _TWIN_SUFFIXES
-        ):
+        twins = {f.with_name(stem + suffix) for stem in stems for suffix in _TWIN_SUFFIXES}
+        found = twins & hip_files
+        if found and not {t.name for t in found} & includes.get(f.name, set()):
             out.add(str(f))
     return frozenset(out)
 
