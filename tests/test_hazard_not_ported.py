@@ -9,6 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from _units import assert_nvcc_builds
 from hipify_py.cli.check import check
 from hipify_py.findings import Severity
 from hipify_py.pipeline import check_result
@@ -21,6 +22,7 @@ __device__ __forceinline__ unsigned int LaneMaskLt() {
     asm ("mov.u32 %0, %%lanemask_lt;" : "=r"(ret));
     return ret;
 }
+extern "C" __global__ void lane_masks(unsigned int* out) { out[threadIdx.x] = LaneMaskLt(); }
 """
 OLD_CUB_COPY = f"""
 #pragma once
@@ -186,12 +188,16 @@ def test_the_same_code_outside_a_tensorrt_source_keeps_its_findings():
     assert "HZ300" in rules_of(src, "MyPlugin.h")
 
 
+def _tree_report(tmp_path, project: str) -> list[dict]:
+    """The findings of `check` over the tree, as a user runs it."""
+    args = [str(tmp_path / project), "--format", "json", "--no-cache", "--select", "HZ"]
+    return json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)["findings"]
+
+
 def _tree_findings(tmp_path, project: str = "quda") -> list[tuple[str, str]]:
     """(rule, file path relative to the tree) of `check` over the tree, as a user runs it."""
-    args = [str(tmp_path / project), "--format", "json", "--no-cache", "--select", "HZ"]
-    report = json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)
     root = (tmp_path / project).resolve()
-    found = report["findings"]
+    found = _tree_report(tmp_path, project)
     return sorted(
         (f["rule"], Path(f["path"]).resolve().relative_to(root).as_posix()) for f in found
     )
@@ -241,6 +247,76 @@ def test_a_cuda_file_beside_its_hip_twin_is_not_the_port(tmp_path):
         "kernels/other.cu",
         "kernels/softmax.cu",
     ]
+
+
+UNCALLED = """#include <cuda_runtime.h>
+__device__ int diff_prev(int v) {
+  int lane = threadIdx.x & 31;
+  int prev = __shfl_up_sync(0xffffffffu, v, 1);
+  return v - prev + (lane == 0 ? (int)(threadIdx.x >> 5) : 0);
+}
+template <typename T>
+__device__ T bcast(T v, unsigned mask) { return __shfl_sync(mask, v, 0, 32); }
+__device__ int bcast_int(int v, unsigned mask) { return __shfl_sync(mask, v, 0, 32); }
+"""
+UNCALLED_USER = """#include "helpers.cuh"
+__global__ void k(int* out) {
+  int v = out[threadIdx.x];
+  // v = diff_prev(v) + bcast(v, 0xffffffffu) + bcast_int(v, 0xffffffffu);
+  out[threadIdx.x] = v;
+}
+int main() {
+  int* out;
+  cudaMalloc(&out, 64 * sizeof(int));
+  k<<<1, 64>>>(out);
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+"""
+
+
+def _hz_lines(root) -> list[tuple[str, int]]:
+    return sorted((f["rule"], f["line"]) for f in _tree_report(root.parent, root.name))
+
+
+def test_code_no_function_calls_keeps_only_what_the_compiler_meets(nvcc, tmp_path):
+    """flash-llm's `cp_async_wait_all` whose only calls are commented out (round 26),
+    moderngpu's templates that only other unused ones name in flashlight's copy (round 28),
+    cusp's `TexVector` (round 29): nothing emits or instantiates them.  A hazard of running
+    code (HZ103) is gone from an uncalled function, one of instantiation (HIP's mask
+    static_assert, HZ106) from an uncalled template only.  A project's public headers (under
+    `include/`) are its users' to call, and keep their findings; a vendored copy's are not."""
+    for where in ("src", "include/lib", "third_party/lib/include"):
+        tree = tmp_path / where.replace("/", "_") / "proj"
+        (tree / where).mkdir(parents=True)
+        (tree / where / "helpers.cuh").write_text(UNCALLED)
+        (tree / where / "main.cu").write_text(UNCALLED_USER)
+        everything = [("HZ103", 4), ("HZ106", 8), ("HZ106", 9)]
+        assert _hz_lines(tree) == (everything if where == "include/lib" else [("HZ106", 9)])
+        (tree / where / "main.cu").write_text(UNCALLED_USER.replace("// v", "v"))
+        assert_nvcc_builds(nvcc, [tree / where / "main.cu"], [], tmp_path)
+        assert _hz_lines(tree) == everything
+
+
+def test_hip_checks_a_uncalled_template_only_where_it_is_instantiated(gfx942_check, tmp_path):
+    """The premise of HZ106's and HZ320's `bites=INSTANTIATED`: ROCm 7.2.4's 64-bit mask
+    static_assert and its unavailable texture fetch fail an uncalled function, not an uncalled
+    template."""
+    fetch = "__device__ {t} f(hipTextureObject_t x, int i) {{ return tex1Dfetch<{t}>(x, i); }}\n"
+    mask = "__device__ {t} g({t} v, unsigned m) {{ return __shfl_sync(m, v, 0); }}\n"
+    head = "#include <hip/hip_runtime.h>\n"
+    templates = tmp_path / "templates.hip"
+    templates.write_text(
+        head
+        + "template <typename T>\n"
+        + fetch.format(t="T")
+        + "template <typename T>\n"
+        + mask.format(t="T")
+    )
+    assert gfx942_check(templates).returncode == 0
+    for name, body in (("fetch", fetch), ("mask", mask)):
+        plain = tmp_path / f"{name}.hip"
+        plain.write_text(head + body.format(t="float"))
+        assert gfx942_check(plain).returncode != 0
 
 
 def test_the_examples_of_a_copy_of_cubs_repository_are_not_the_port(tmp_path):

@@ -241,6 +241,7 @@ def test_a_header_s_warp_size_constant_is_32_in_the_files_that_use_it(tmp_path: 
         "    const int warpId = threadIdx.x / WARP_SIZE;\n"
         "    v = __shfl_sync(~0, v, laneId % 4);\n"
         "    out[warpId * WARP_SIZE + laneId] = v;\n  }\n};\n"
+        "__global__ void run(float* out) { Epilogue().apply(out, 1.0f); }\n"
     )
     (tmp_path / "config.cuh").write_text(config)
     (tmp_path / "epilogue.cuh").write_text(kernel)

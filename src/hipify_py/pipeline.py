@@ -29,6 +29,7 @@ from .result import FileResult, conversions_of
 from .rewrite._names_only import names_only
 from .root_causes import one_per_root_cause
 from .rules import passes
+from .uncalled_code import uncalled_in
 
 _T = TypeVar("_T")
 
@@ -54,7 +55,14 @@ def run_rules(
     inactive = inactive_in(unit)
     moot = not_ported(unit, ctx.mappings, inactive, ctx.project) if findings else None
     kept = kept_in_file(
-        findings, unit, ctx.ignores, inactive, moot, hip_written_in(unit), ctx.options.enabled
+        findings,
+        unit,
+        ctx.ignores,
+        inactive,
+        moot,
+        hip_written_in(unit),
+        ctx.options.enabled,
+        uncalled_in(unit, ctx.project) if findings else None,
     )
     return edits, one_per_root_cause(kept), problems
 

@@ -7,9 +7,10 @@ report format (as flake8's style guide decides for every plugin).
    b. the project config's ``ignore:`` and ``per-file-ignores:``, and the opt-in rules
       (``RuleInfo.opt_in``) that ``--enable`` / ``enable:`` (or ``check --select`` by full ID)
       do not turn on;
-   c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port),
-      and, for rules about CUDA code being ported (``RuleInfo.cuda_premise``), code only the
-      project's own HIP build compiles (``#ifdef USE_ROCM``: the project wrote it for AMD);
+   c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port;
+      a function no file of the tree calls, ``uncalled_code``), and, for rules about
+      CUDA code being ported (``RuleInfo.cuda_premise``), code only the project's own HIP
+      build compiles (``#ifdef USE_ROCM``: the project wrote it for AMD);
    d. a file that is not the project's to port (``not_ported``): a copy of a CUDA library the
       conversion replaces with its ROCm counterpart reports nothing, a TensorRT source only
       the finding that says TensorRT has no ROCm port.
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .findings import Finding, Severity
+from .rules import INSTANTIATED, RUN
 
 if TYPE_CHECKING:
     from .buildfiles.unit import BuildFile
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from .frontend.unit import Unit
     from .not_ported import NotPorted
     from .report.findings_common import CheckReport
+    from .uncalled_code import Uncalled
 
 
 def matches_rule(rule: str, patterns: Sequence[str] | Collection[str]) -> bool:
@@ -58,11 +61,12 @@ def kept_in_file(
     not_ported: NotPorted | None = None,
     hip_written: Container[int] = (),
     enabled: Sequence[str] = (),
+    uncalled: Uncalled | None = None,
 ) -> list[Finding]:
     """Steps a-d: the findings of one file that its suppressions, the project config, the
     opt-in rules ``enabled`` (patterns), its inactive branches (offsets of code the HIP build
-    skips), its code written for HIP (offsets only the project's HIP build compiles) and what
-    the file is leave."""
+    skips), its uncalled functions, its code written for HIP (offsets only
+    the project's HIP build compiles) and what the file is leave."""
     from .rules import RULES  # the registry, filled by the passes that made the findings
     from .suppress import suppressed_rules  # only files with findings need it
 
@@ -77,6 +81,8 @@ def kept_in_file(
         if f.start in inactive or (ignores is not None and ignores.ignores_rule(f.rule, unit.path)):
             continue
         info = RULES.get(f.rule)
+        if uncalled is not None and info is not None and _escapes(f.start, info.bites, uncalled):
+            continue
         if info is not None and info.opt_in and not matches_rule(f.rule, enabled):
             continue
         if info is not None and info.cuda_premise and f.start in hip_written:
@@ -86,6 +92,14 @@ def kept_in_file(
             continue
         kept.append(f)
     return kept
+
+
+def _escapes(at: int, bites: str, uncalled: Uncalled) -> bool:
+    """A hazard that bites where code runs, in a function nothing calls; or one that bites
+    where a template is instantiated, in a template nothing calls."""
+    if bites == RUN:
+        return at in uncalled.functions
+    return bites == INSTANTIATED and at in uncalled.templates
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,6 +26,8 @@ from .frontend.hip_build import DEVICE_PASS, HIP_BUILD, UNDEFINED
 from .frontend.lexer import Lexed, lex
 from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
+from .project_calls import WORD_BYTES, definitions, uncalled
+from .project_twins import is_hip_code, twins_of
 from .project_unused import expanded, header_definitions
 
 if TYPE_CHECKING:
@@ -96,6 +98,8 @@ class ProjectIndex:
     # the PTX macros and FP8 range constants the tree's headers define and no file of it
     # names (``project_unused``)
     unused_names: frozenset[str] = frozenset()
+    # the device functions the tree defines and no code of it reaches (``project_calls``)
+    uncalled: frozenset[str] = frozenset()
     # (file name, the file names it includes): the tree's include graph by base name (two
     # `common.h` are one node: an over-approximation, never a missed includer)
     includes: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -182,29 +186,16 @@ class ProjectIndex:
             sorted(self.warp_constants),
             sorted(self.wide_masks),
             sorted(self.unused_names),
+            sorted(self.uncalled),
         )
         text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-# `#define NAME`, and `NAME(params) {` / `NAME(params) const {` (a function definition; the
-# parameter list holds no parentheses, braces or semicolons), NAME not the tail of a longer name.
-# A definition is found from its `(`, a literal search, then its name before it: a pattern that
-# starts with the name is tried at every byte (a third of a cached `check` of an 8 MB tree).
+# `#define NAME`; function definitions are ``project_calls.definitions``.
 _MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
-# what a project names the HIP source it keeps beside a `.cu` file (``ProjectIndex.cuda_twins``)
-_TWIN_SUFFIXES = (".cpp", ".cc", ".cxx", ".hip", ".h", ".hpp")
-# a file that may have a HIP twin: a `.cu` file, or one whose name says CUDA
-_CUDA_FILE = re.compile(r"(?:\.cu|cuda[^/]*)$", re.I)
-# a HIP or MIOpen name (`hipStream_t`, `miopenCreateTensorDescriptor`): a source that includes
-# HIP through a header of its own (FlexFlow's `hip_helper.h`) is HIP code by what it calls
-_HIP_API = re.compile(rb"\b(?:hip|miopen)[A-Z]\w*")
-_DEFINITION = re.compile(rb"\([^;{}()]*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
-# the bytes of an identifier
-WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_NAME_BYTES = 256  # how far before its `(` a function's name (and its spaces) may start
 
 
 def index_of(
@@ -227,6 +218,7 @@ def index_of(
     warp_size: set[tuple[str, int | None]] = set()
     cuda_switches: set[str] = set()
     hip_code: list[tuple[Path, bool]] = []  # each file, and whether it is HIP code
+    defined: set[str] = set()  # the names of the functions the tree defines
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
@@ -241,7 +233,7 @@ def index_of(
             lexed = lex(data.decode("utf-8", "replace"))
             warp_size |= namespaces_declaring(lexed.tokens, "warpSize")
         hip = _INCLUDES_HIP.search(data) is not None
-        hip_code.append((Path(path).absolute(), hip or _HIP_API.search(data) is not None))
+        hip_code.append((Path(path).absolute(), hip or is_hip_code(data)))
         file_macros: set[str] = set()
         for m in _MACRO.finditer(data):
             name = m.group(1).decode("ascii")
@@ -252,7 +244,7 @@ def index_of(
         if file_macros:
             macros_of[path] = file_macros
         tested_elsewhere |= _tested(data) - file_macros
-        names.update(_functions(data))
+        defined.update(_functions(data))
         names.update(_types(data))
         names.update(_declared_after_bodies(data))
         handles.extend(_opaque_handles(data))
@@ -264,6 +256,7 @@ def index_of(
             hip_macros |= _defined_for_hip(
                 lexed or lex(data.decode("utf-8", "replace")), candidates
             )
+    names.update(defined)
     names.update(struct for struct, handle in handles if mappings.known({handle}))
     known = frozenset(mappings.known(names))
     values, homes = _macro_values(texts, macros_of, tested_elsewhere)
@@ -271,13 +264,7 @@ def index_of(
     return ProjectIndex(
         known,
         own_hip,
-        tuple(
-            sorted(
-                f"{n}={v if isinstance(v, int) else ''}"
-                for n, v in values.items()
-                if v is not UNDEFINED
-            )
-        ),
+        _settings(values),
         frozenset(n for n, v in values.items() if v is UNDEFINED),
         tuple(sorted((n, tuple(sorted(homes[n]))) for n in values)),
         warp_size_namespaces=frozenset(warp_size),
@@ -285,6 +272,18 @@ def index_of(
         cuda_twins=twins_of(hip_code, includes),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
+        uncalled=uncalled(texts, defined),
+    )
+
+
+def _settings(values: dict[str, object]) -> tuple[str, ...]:
+    """`NAME=VALUE` (`NAME=` where the value is no number) of the macros the HIP build sets."""
+    return tuple(
+        sorted(
+            f"{n}={v if isinstance(v, int) else ''}"
+            for n, v in values.items()
+            if v is not UNDEFINED
+        )
     )
 
 
@@ -339,28 +338,6 @@ def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
         and f.parent.name == "cub"
         and f.parent.parent.name.lower().startswith("cub")
     )
-
-
-def twins_of(
-    files: Iterable[tuple[Path, bool]], includes: Mapping[str, AbstractSet[str]]
-) -> frozenset[str]:
-    """The CUDA files among ``files`` (each with whether it is HIP code: it includes HIP's
-    headers or calls its API) with a twin of HIP code in the same directory: a `.cu` file's
-    source of the same name, or a file of its name with `hip` for `cuda`.  A file that includes
-    its twin (``includes``: base name -> the base names it includes) is compiled with it:
-    fastllm's `fastllm-cuda.cuh` includes the `fastllm-hip.h` of its HIP build's shims."""
-    pairs = list(files)
-    hip_files = {f for f, hip in pairs if hip}
-    out = set()
-    for f in (f for f, hip in pairs if not hip and _CUDA_FILE.search(f.name)):
-        stems = [f.stem] if f.suffix == ".cu" else []
-        swapped = re.sub("cuda", "hip", re.sub("CUDA", "HIP", re.sub("Cuda", "Hip", f.stem)))
-        stems += [swapped] if swapped != f.stem else []
-        twins = {f.with_name(stem + suffix) for stem in stems for suffix in _TWIN_SUFFIXES}
-        found = twins & hip_files
-        if found and not {t.name for t in found} & includes.get(f.name, set()):
-            out.add(str(f))
-    return frozenset(out)
 
 
 def not_the_projects(path: str, project: ProjectIndex) -> str:
@@ -501,16 +478,5 @@ def _word_starts(data: bytes, at: int) -> bool:
 
 
 def _functions(data: bytes) -> Iterator[str]:
-    """The names of the functions ``data`` defines: the identifier just before each plain
-    parameter list that a body follows (read backwards from the `(`: a search for a pattern
-    ending there would try every byte of the window)."""
-    for m in _DEFINITION.finditer(data):
-        end = m.start()
-        floor = max(0, end - _NAME_BYTES)
-        while end > floor and data[end - 1] in b" \t":
-            end -= 1
-        start = end
-        while start > floor and data[start - 1] in WORD_BYTES:
-            start -= 1
-        if start < end and not data[start : start + 1].isdigit() and (start == 0 or start > floor):
-            yield data[start:end].decode("ascii")
+    """The names of the functions ``data`` defines (``project_calls.definitions``)."""
+    return (name for name, _at, _brace in definitions(data))

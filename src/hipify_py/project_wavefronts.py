@@ -17,7 +17,7 @@ from .analysis.warp_model import HARDWARE_NAMES
 from .analysis.wavefronts import wavefront_constants
 from .frontend.unit import Unit
 from .mappings.index import MappingIndex
-from .project_index import WORD_BYTES
+from .project_calls import WORD_BYTES
 
 # every name ``WARP_NAME`` matches holds one of these
 _PARTS = (b"warp", b"lane", b"wave", b"simd")

@@ -31,6 +31,10 @@ Check = Callable[[Any, "Context"], Iterable[Proposal]]
 SourceCheck = Callable[["Unit", "Context"], Iterable[Proposal]]
 
 
+COMPILED, INSTANTIATED, RUN = "compiled", "instantiated", "run"
+BITES = (COMPILED, INSTANTIATED, RUN)
+
+
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
     id: str
@@ -46,6 +50,11 @@ class RuleInfo:
     # findings judged on held-out projects at first contact were worth acting on
     # (docs/hazard-precision.md, "Opt-in rules")
     opt_in: bool = False
+    # when the hazard bites: COMPILED (where the compiler reads the code: an undeclared API,
+    # PTX constraints), INSTANTIATED (where a template is instantiated: HIP's 64-bit mask
+    # static_assert, an unavailable texture fetch) or RUN (where the code runs: wave-size
+    # arithmetic, a barrier); code nothing calls (``uncalled_code``) escapes the last two
+    bites: str = "compiled"
 
     @property
     def report(self) -> Report:
@@ -150,6 +159,7 @@ def declare_rule(
     doc: str,
     cuda_premise: bool = False,
     opt_in: bool = False,
+    bites: str = "compiled",
 ) -> RuleInfo:
     """Declare finding ID ``id`` once; its ``report`` makes every finding of it.
 
@@ -159,7 +169,9 @@ def declare_rule(
     if id in RULES:
         raise ValueError(f"rule ID {id} registered twice")
     doc = textwrap.dedent(doc).strip()
-    info = RuleInfo(id, name, severity, summary, doc, cuda_premise, opt_in)
+    if bites not in BITES:
+        raise ValueError(f"rule {id}: bites={bites!r} is none of {BITES}")
+    info = RuleInfo(id, name, severity, summary, doc, cuda_premise, opt_in, bites)
     RULES[id] = info
     return info
 
@@ -172,16 +184,18 @@ def hazard_rule(
     *,
     cuda_premise: bool = False,
     opt_in: bool = False,
+    bites: str = "compiled",
 ) -> Callable[[RuleCheck], RuleCheck]:
     """Declare hazard rule ``id`` and register the decorated ``check(unit, ctx, report)`` as
     its pass; ``report`` makes the rule's findings.  The rule page is the docstring of the
     module that defines the check (one rule per module).  ``cuda_premise``: the rule is about
     CUDA code being ported (a CUDA-only API, a compute-capability test), which code the project
-    wrote for HIP does not have.  ``opt_in``: reported only where the user enables it."""
+    wrote for HIP does not have.  ``opt_in``: reported only where the user enables it.
+    ``bites``: where the hazard shows (``RuleInfo.bites``)."""
 
     def register(check: RuleCheck) -> RuleCheck:
         doc = sys.modules[check.__module__].__doc__ or ""
-        report = declare_rule(id, name, severity, summary, doc, cuda_premise, opt_in).report
+        report = declare_rule(id, name, severity, summary, doc, cuda_premise, opt_in, bites).report
 
         def run(unit: Unit, ctx: Context) -> Iterable[Proposal]:
             return check(unit, ctx, report)

@@ -62,7 +62,7 @@ from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 # operator -> the literal that assumes 32 lanes
 _PATTERNS = {
@@ -381,6 +381,7 @@ def _closing(toks: Sequence[Token], k: int) -> int:
     "warp-lane-arith-32",
     Severity.ERROR,
     "lane/warp index arithmetic that assumes 32-lane warps",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

@@ -49,7 +49,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 
 def _full_width(unit: Unit, call: Call) -> bool:
@@ -163,6 +163,7 @@ def body_end(toks: Sequence[Token], close: int) -> int:
     Severity.ERROR,
     "shuffle reduction/scan loop that covers only 32 lanes",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

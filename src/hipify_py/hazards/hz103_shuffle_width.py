@@ -69,7 +69,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _SUB = {"&": (31, 15, 7), "%": (32, 16, 8)}
 
@@ -83,6 +83,7 @@ def _has_width(call: Call) -> bool:
     "shuffle-default-width",
     Severity.WARNING,
     "shuffle without width in code written for 32-lane sub-warps",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

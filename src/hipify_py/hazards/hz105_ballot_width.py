@@ -48,7 +48,7 @@ from ..context import Context
 from ..findings import Finding, Fix, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _BIT32 = BIT32
 
@@ -100,6 +100,7 @@ def _rhs_is_call(toks: Sequence[Token], eq: int, call: Call, end: int) -> bool:
     "ballot-truncated",
     Severity.ERROR,
     "64-bit ballot/activemask result truncated to 32 bits",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ballots = list(calls(unit, BALLOTS))

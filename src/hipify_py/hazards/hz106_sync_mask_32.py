@@ -51,7 +51,7 @@ from ..findings import Finding, Fix, Severity
 from ..frontend.unit import Unit
 from ..rewrite._mask_calls import hip_calls
 from ..rewrite.warp_mask_64 import FULL64, MaskSite, mask_sites
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import INSTANTIATED, Proposal, Report, hazard_rule
 
 
 def _where(site: MaskSite) -> str:
@@ -184,6 +184,7 @@ def _finding(site: MaskSite, report: Report) -> Finding:
     "sync-mask-32bit",
     Severity.ERROR,
     "32-bit lane mask passed to a _sync warp intrinsic (HIP needs 64-bit)",
+    bites=INSTANTIATED,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for site in mask_sites(unit, ctx):

@@ -63,7 +63,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 
 @hazard_rule(
@@ -71,6 +71,7 @@ from ..rules import Proposal, Report, hazard_rule
     "warp-size-constant-32",
     Severity.ERROR,
     "named warp-size constant defined as 32 (wavefronts are 64 wide on MI300X)",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

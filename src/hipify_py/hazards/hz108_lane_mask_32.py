@@ -41,7 +41,7 @@ from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 # a word that is a lane: `lane`, `laneId`, `lane_id`, `myLane`, `LANE_ID` (not `plane`, `PLANE`)
 _LANE = re.compile(r"(?<![A-Za-z0-9])(?:lane|Lane|LANE)|[a-z0-9]Lane")
@@ -178,6 +178,7 @@ def _group_relative(unit: Unit, first: int, end: int) -> bool:
     Severity.ERROR,
     "lane mask built in 32 bits (1u << lane, 32-bit lanemask helpers)",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not _LANE.search(unit.identifier_lines):

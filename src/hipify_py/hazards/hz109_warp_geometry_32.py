@@ -48,7 +48,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _HARDWARE_LANE = frozenset({"warpSize", "__lane_id"})
 
@@ -289,6 +289,7 @@ def _commented_sites(unit: Unit) -> Iterator[tuple[int, int, str]]:
     "warp-geometry-32",
     Severity.ERROR,
     "launch geometry or per-warp shared arrays sized with 32 for a kernel using warpSize",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     yield from _commented(unit, report)

@@ -45,7 +45,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _SYNCWARP = frozenset({"__syncwarp"})
 
@@ -56,6 +56,7 @@ _SYNCWARP = frozenset({"__syncwarp"})
     Severity.WARNING,
     "__syncwarp in both arms of a lane-dependent if: HIP has no independent thread scheduling",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

@@ -38,7 +38,7 @@ from ..analysis.values import evaluate
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _ATOMICS = frozenset(
     {
@@ -58,6 +58,7 @@ _ATOMICS = frozenset(
     Severity.WARNING,
     "per-thread spin lock on an atomic: hangs without independent thread scheduling",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_ATOMICS & unit.identifiers):

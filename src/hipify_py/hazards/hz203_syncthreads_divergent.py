@@ -50,7 +50,7 @@ from ..analysis.uniformity import BLOCK, both_arms_call, varying_name
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _BARRIERS = frozenset(
     {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
@@ -62,6 +62,7 @@ _BARRIERS = frozenset(
     "syncthreads-divergent",
     Severity.ERROR,
     "__syncthreads() in both arms of a thread-dependent if: a split wavefront arrives twice",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_BARRIERS & unit.identifiers):

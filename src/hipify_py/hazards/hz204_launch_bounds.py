@@ -45,7 +45,7 @@ from ..context import Context
 from ..findings import Fix, Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 MAX_WAVES_PER_EU = 8  # wave slots per SIMD on gfx942 (clang warns above it)
 
@@ -56,6 +56,7 @@ MAX_WAVES_PER_EU = 8  # wave slots per SIMD on gfx942 (clang warns above it)
     Severity.WARNING,
     "__launch_bounds__ second argument means min warps per EU in HIP",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

@@ -37,7 +37,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _COOP = frozenset(
     {
@@ -59,6 +59,7 @@ _COOP = frozenset(
     Severity.WARNING,
     "grid-wide cooperative-groups sync: needs a cooperative launch sized for the device",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     ids = unit.identifiers

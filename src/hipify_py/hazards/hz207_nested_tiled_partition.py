@@ -30,7 +30,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 
 def _partitions(unit: Unit) -> Iterator[tuple[int, tuple[int, int], str]]:
@@ -61,6 +61,7 @@ def _partitions(unit: Unit) -> Iterator[tuple[int, tuple[int, int], str]]:
     "nested-tiled-partition",
     Severity.WARNING,
     "tiled_partition of a tile: nested partitions need HIP 7.1",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "tiled_partition" not in unit.identifiers:

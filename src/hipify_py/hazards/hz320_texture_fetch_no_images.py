@@ -40,7 +40,7 @@ from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import INSTANTIATED, Proposal, Report, hazard_rule
 
 # AMD targets without image instructions (clang defines __HIP_NO_IMAGE_SUPPORT for them)
 NO_IMAGES = frozenset({"gfx940", "gfx941", "gfx942"})
@@ -57,6 +57,7 @@ _FETCH = frozenset(
     "texture-fetch-no-images",
     Severity.ERROR,
     "texture/surface read or write on a target without image hardware (gfx940-gfx942)",
+    bites=INSTANTIATED,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     targets = sorted(NO_IMAGES.intersection(a.split(":")[0] for a in ctx.options.offload_arch))

@@ -40,7 +40,7 @@ from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 LDS_BYTES = 64 * 1024
 
@@ -197,6 +197,7 @@ def _template_params(toks: Sequence[Token], index: int) -> set[str]:
     "lds-over-64k",
     Severity.ERROR,
     "static + dynamic shared memory above the 64 KiB LDS of MI300X",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     text = unit.text

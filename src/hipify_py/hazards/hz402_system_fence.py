@@ -41,7 +41,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 
 @hazard_rule(
@@ -50,6 +50,7 @@ from ..rules import Proposal, Report, hazard_rule
     Severity.WARNING,
     "__threadfence_system / host polling need fine-grained memory on AMD",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

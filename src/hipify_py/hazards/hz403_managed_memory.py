@@ -49,7 +49,7 @@ from ..analysis.values import evaluate
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _NAMES = frozenset(
     {
@@ -109,6 +109,7 @@ def _small_variable(unit: Unit, i: int) -> bool:
     Severity.WARNING,
     "managed memory: needs HSA_XNACK=1 + HMM on AMD, else slow zero-copy",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     # and every other API that converts to one of them (the driver's cuMemAllocManaged), so

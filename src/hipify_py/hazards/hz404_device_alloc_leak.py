@@ -47,7 +47,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _EXITS = frozenset({"return", "throw", "TORCH_CHECK", "AT_ERROR", "TORCH_CHECK_VALUE"})
 
@@ -103,6 +103,7 @@ def _declared(
     Severity.WARNING,
     "device allocation not freed on every path of the function",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens

@@ -43,7 +43,7 @@ from ..context import Context
 from ..findings import Finding, Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _DATA = frozenset({"data_ptr", "data", "mutable_data_ptr", "const_data_ptr"})
 _TENSOR_TYPES = frozenset({"Tensor", "TensorBase"})
@@ -92,6 +92,7 @@ def _accessor(toks: Sequence[Token], i: int) -> int | None:
     Severity.ERROR,
     "raw pointer from Tensor::data_ptr() outlives its tensor or is freed by hand",
     opt_in=True,
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_DATA & unit.identifiers):

@@ -34,7 +34,7 @@ from ..analysis.functions import function_at
 from ..context import Context
 from ..findings import Severity
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import RUN, Proposal, Report, hazard_rule
 
 _ASYNC = frozenset(
     {"cudaMallocAsync", "hipMallocAsync", "cudaMallocFromPoolAsync", "hipMallocFromPoolAsync"}
@@ -59,6 +59,7 @@ _WAITS = frozenset(
     "free-after-async-alloc",
     Severity.WARNING,
     "stream-ordered allocation freed with a synchronous free (HIP 7 no longer waits)",
+    bites=RUN,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_ASYNC & unit.identifiers and _SYNC_FREE & unit.identifiers):

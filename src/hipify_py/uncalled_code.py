@@ -1,0 +1,66 @@
+"""Code nothing calls: the definitions of the functions no code of the tree reaches
+(``ProjectIndex.uncalled``, found by ``project_calls``).  Nothing emits them, and nothing
+instantiates an uncalled template, so a hazard that bites where code runs (``RuleInfo.bites``:
+wave-size arithmetic, a barrier) never bites in one, and one that bites where a template is
+instantiated (HIP's 64-bit mask static_assert, an unavailable texture fetch) never bites in an
+uncalled template; the readers judged such findings false (flashlight's copy of moderngpu's
+scan templates, cusp's `TexVector`).  A hazard the compiler meets wherever it reads the code
+(an undeclared API, a PTX constraint HIP-Clang rejects) stays: a function nobody calls is
+still compiled.
+
+A project's public headers (below an `include` directory) are the API its users call, so their
+functions keep their findings (raft's `include/raft/util/device_loads_stores.cuh` PTX loads,
+which raft itself never calls, are cuVS's and cuML's); not in a copy of another project that
+a tree vendors (warp-ctc's `include/contrib/moderngpu/include`), whose users are in the tree.
+``policy.kept_in_file`` drops what lies in these ranges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from .analysis.functions import declaration_head, functions
+from .frontend.conditions import Inactive
+from .frontend.unit import Unit
+from .project_index import ProjectIndex
+
+
+@dataclass(frozen=True)
+class Uncalled:
+    """The ranges of a file's uncalled functions, and of those that are templates."""
+
+    functions: Inactive = Inactive(())
+    templates: Inactive = Inactive(())
+
+
+def uncalled_in(unit: Unit, project: ProjectIndex) -> Uncalled:
+    """The functions of ``unit`` that the tree never calls, each from its declaration's head
+    (a `template <...>`, a mask parameter) to its closing brace."""
+    if not project.uncalled or not project.uncalled & unit.identifiers or _public(unit.path):
+        return Uncalled()
+    toks = unit.tokens
+    ranges, templates = [], []
+    for f in functions(unit):
+        if f.name in project.uncalled:
+            head = declaration_head(toks, f)
+            # from the first token after the preprocessor lines before it
+            start = max((k + 1 for k in head if toks[k].in_directive), default=head.start)
+            span = (toks[start].start, toks[f.close].end)
+            ranges.append(span)
+            if any(toks[k].text == "template" for k in head):
+                templates.append(span)
+    return Uncalled(Inactive(tuple(ranges)), Inactive(tuple(templates)))
+
+
+# the directories a project keeps other projects' code in
+_VENDORED = frozenset(
+    {"third_party", "thirdparty", "3rdparty", "third-party", "external", "externals", "extern"}
+    | {"contrib", "vendor", "vendored", "deps"}
+)
+
+
+def _public(path: str) -> bool:
+    """A header of the project's public API: below an `include` directory, in no vendored
+    copy of another project."""
+    parts = {p.lower() for p in PurePath(path).parts[:-1]}
+    return "include" in parts and not parts & _VENDORED
