@@ -82,6 +82,11 @@ def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):
         (b"__half h;", True),
         (b"__halfway h;", False),
         (b"int m = __NV_SATFINITE;", True),
+        # Open3D's Macro.h (compile round 28): nvcc's own macros are its only CUDA sign
+        (b"#if defined(__CUDA_ARCH__)", True),
+        (b"#ifdef __CUDACC__", True),
+        (b"#if defined(__NVCC__)", True),
+        (b"#ifdef __CUDACC_RTC__X", False),
         # warp-ctc's ctc.h: a forward declaration of the driver's stream type, and nothing else
         (b"typedef struct CUstream_st* GPUstream;", True),
         (b"CUdeviceptr p; CUresult r;", True),
