@@ -29,8 +29,13 @@ DEFINITION = re.compile(rb"\((?:[^;{}()]|\([^;{}()]*\))*\)[ \t\r\n]*(?:const[ \t
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NAME_BYTES = 256  # how far before its `(` a function's name (and its spaces) may start
 _HEAD_BYTES = 512  # how far before its name a definition's specifiers may start
-# comments and string literals, blanked (offsets kept) before names are read
-_NOT_CODE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# comments and string literals, blanked (offsets kept) before names are read; each alternative
+# also ends at the end of its line or text, so an unterminated one costs one pass, not one per
+# start (a pull request may hold ten thousand `/*`)
+_NOT_CODE = re.compile(
+    rb"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:\\.|[^\"\\\n])*(?:\"|$)|'(?:\\.|[^'\\\n])*(?:'|$)",
+    re.S | re.M,
+)
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _BRACE = re.compile(rb"[{}]")
 _EXTERN_BLOCK = re.compile(rb"\bextern\s*\{")
