@@ -49,6 +49,17 @@ def _bodies(unit: Unit) -> list[NamespaceBody]:
     return out
 
 
+def anonymous_namespace_bodies(unit: Unit) -> list[tuple[int, int]]:
+    """The ``{`` and ``}`` token indices of each ``namespace { ... }`` of the file."""
+    toks = unit.tokens
+    brackets = unit.lexed.brackets
+    return [
+        (n + 1, brackets[n + 1])
+        for n in unit.identifier_positions.get("namespace", ())
+        if n + 1 < len(toks) and toks[n + 1].text == "{" and n + 1 in brackets
+    ]
+
+
 def qualified_namespace(unit: Unit, i: int) -> str:
     """The named namespaces around token ``i``, outermost first (``a::b::c``; "" at global
     scope)."""

@@ -36,8 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import functions
-from ..analysis.namespaces import qualified_namespace
-from ..analysis.tokens import match
+from ..analysis.namespaces import anonymous_namespace_bodies, qualified_namespace
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -84,13 +83,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
 def _anonymous_only(unit: Unit, name: str, k: int) -> bool:
     """The function named at token ``k`` and every mention of ``name`` in the file lie in
     anonymous namespaces: unqualified lookup there finds it before HIP's global overload."""
-    toks = unit.tokens
-    bodies = []
-    for n in unit.identifier_positions.get("namespace", ()):
-        if n + 1 < len(toks) and toks[n + 1].text == "{":
-            close = match(toks, n + 1)
-            if close is not None:
-                bodies.append((n + 1, close))
+    bodies = anonymous_namespace_bodies(unit)
     mentions = unit.identifier_positions.get(name, ())
     return bool(bodies) and all(any(a < j < b for a, b in bodies) for j in [k, *mentions])
 
