@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from _convert import hip, result
-from _units import assert_nvcc_builds
+from _units import assert_nvcc_builds, assert_ported_builds
 from test_hazard_common import findings, fixed, only, run_pass
 
 # --------------------------------------------------------------------------- HZ101
@@ -342,6 +342,28 @@ def test_hz104_warpsize_read_in_host_code_is_an_error(nvcc, tmp_path):
         "  cudaDeviceGetAttribute(&warpSize, cudaDevAttrWarpSize, 0);\n  dim3 b(warpSize, 16);\n}\n"
     )
     assert only("HZ104", others) == []
+
+
+# era-bellman-cuda's memory.cuh (round 30): a default argument after a `constexpr` function
+DEFAULT_WIDTH = """template <unsigned S> __device__ __forceinline__ constexpr unsigned half(unsigned i) {
+  return i % S;
+}
+template <typename T> __device__ __forceinline__ T shfl_xor(T var, int m, int width = warpSize) {
+  return __shfl_xor_sync(0xffffffffffffffffull, var, m, width);
+}
+struct Lanes { int n; };
+__global__ void k(float* o) {
+  o[threadIdx.x] = shfl_xor(o[threadIdx.x], 1) + half<4>(threadIdx.x);
+}
+"""
+
+
+def test_hz104_a_default_argument_after_a_constexpr_function(nvcc, gfx942_check, tmp_path):
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "width", DEFAULT_WIDTH)
+    assert only("HZ104", DEFAULT_WIDTH) == []
+    # a braced initializer is no statement's end: the constexpr before it still needs a constant
+    braced = DEFAULT_WIDTH.replace("  o[threadIdx.x] =", "  constexpr int w = Lanes{1}.n + warpSize;\n  o[threadIdx.x] = w +")
+    assert [f.line for f in only("HZ104", braced)] == [9]
 
 
 def test_hz104_unsafe_fix_makes_it_a_runtime_const():

@@ -107,7 +107,7 @@ def constant_context(toks: Sequence[Token], i: int) -> str | None:
         called = called or x == "("
         if x in (")", "]", "}"):
             k = match_back(toks, j)
-            if k is None:
+            if k is None or (x == "}" and _ends_block(toks, k)):
                 return None
             j = k - 1
             continue
@@ -122,6 +122,17 @@ def constant_context(toks: Sequence[Token], i: int) -> str | None:
             return why
         j -= 1
     return None
+
+
+_BEFORE_BLOCK = frozenset({")", ";", "{", "}", "else", "do", "try", "const", "noexcept", "override"})
+
+
+def _ends_block(toks: Sequence[Token], open_brace: int) -> bool:
+    """The braces opening at ``open_brace`` are a body or block, not a braced initializer
+    (`Foo{1, 2}`): the walk back from a use ends there, at the previous statement.  Walking on
+    reached the head of the function before it (era-bellman-cuda's `int width = warpSize`
+    default argument read as the initializer of an earlier `constexpr` function, round 30)."""
+    return open_brace == 0 or toks[open_brace - 1].text in _BEFORE_BLOCK
 
 
 def _opens_enum(toks: Sequence[Token], j: int) -> bool:
