@@ -345,7 +345,7 @@ def test_hz104_warpsize_read_in_host_code_is_an_error(nvcc, tmp_path):
 
 
 # era-bellman-cuda's memory.cuh (round 30): a default argument after a `constexpr` function
-DEFAULT_WIDTH = """template <unsigned S> __device__ __forceinline__ constexpr unsigned half(unsigned i) {
+DEFAULT_WIDTH = """template <unsigned S> __device__ constexpr unsigned half(unsigned i) {
   return i % S;
 }
 template <typename T> __device__ __forceinline__ T shfl_xor(T var, int m, int width = warpSize) {
@@ -362,7 +362,9 @@ def test_hz104_a_default_argument_after_a_constexpr_function(nvcc, gfx942_check,
     assert_ported_builds(nvcc, gfx942_check, tmp_path, "width", DEFAULT_WIDTH)
     assert only("HZ104", DEFAULT_WIDTH) == []
     # a braced initializer is no statement's end: the constexpr before it still needs a constant
-    braced = DEFAULT_WIDTH.replace("  o[threadIdx.x] =", "  constexpr int w = Lanes{1}.n + warpSize;\n  o[threadIdx.x] = w +")
+    braced = DEFAULT_WIDTH.replace(
+        "  o[threadIdx.x] =", "  constexpr int w = Lanes{1}.n + warpSize;\n  o[threadIdx.x] = w +"
+    )
     assert [f.line for f in only("HZ104", braced)] == [9]
 
 

@@ -124,7 +124,9 @@ def constant_context(toks: Sequence[Token], i: int) -> str | None:
     return None
 
 
-_BEFORE_BLOCK = frozenset({")", ";", "{", "}", "else", "do", "try", "const", "noexcept", "override"})
+_BEFORE_BLOCK = frozenset(
+    {")", ";", "{", "}", "else", "do", "try", "const", "noexcept", "override"}
+)
 
 
 def _ends_block(toks: Sequence[Token], open_brace: int) -> bool:
