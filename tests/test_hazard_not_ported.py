@@ -249,6 +249,22 @@ def test_a_cuda_file_beside_its_hip_twin_is_not_the_port(tmp_path):
     ]
 
 
+def test_a_cuda_header_beside_its_hip_file_is_not_the_port(tmp_path):
+    """sppark's `mont_t.cuh`, included under `__CUDA_ARCH__`, beside the `mont_t.hip` its
+    includers take under `__HIPCC__` (round 30: 5 false HZ105/HZ106/HZ310); a header's `.h`
+    of the same name is no twin, nor is a `.hip` file of another name."""
+    ff = tmp_path / "sppark" / "ff"
+    ff.mkdir(parents=True)
+    (ff / "mont_t.cuh").write_text(PTX_AND_MASK)
+    (ff / "mont_t.hip").write_text("template <int N> struct mont_t { int v[N]; };\n")
+    (ff / "field.cuh").write_text(PTX_AND_MASK)
+    (ff / "field.h").write_text("#include <hip/hip_runtime.h>\n")
+    (ff / "other.hip").write_text("struct other {};\n")
+    assert [p for _r, p in _tree_findings(tmp_path, "sppark")] == ["ff/field.cuh"]
+    (ff / "mont_t.hip").unlink()
+    assert [p for _r, p in _tree_findings(tmp_path, "sppark")] == ["ff/field.cuh", "ff/mont_t.cuh"]
+
+
 UNCALLED = """#include <cuda_runtime.h>
 __device__ int diff_prev(int v) {
   int lane = threadIdx.x & 31;

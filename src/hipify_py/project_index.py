@@ -233,7 +233,8 @@ def index_of(
             lexed = lex(data.decode("utf-8", "replace"))
             warp_size |= namespaces_declaring(lexed.tokens, "warpSize")
         hip = _INCLUDES_HIP.search(data) is not None
-        hip_code.append((Path(path).absolute(), hip or is_hip_code(data)))
+        where = Path(path).absolute()
+        hip_code.append((where, hip or where.suffix == ".hip" or is_hip_code(data)))
         file_macros: set[str] = set()
         for m in _MACRO.finditer(data):
             name = m.group(1).decode("ascii")

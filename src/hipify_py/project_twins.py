@@ -13,8 +13,8 @@ from pathlib import Path
 
 # what a project names the HIP source it keeps beside a `.cu` file (``ProjectIndex.cuda_twins``)
 _TWIN_SUFFIXES = (".cpp", ".cc", ".cxx", ".hip", ".h", ".hpp")
-# a file that may have a HIP twin: a `.cu` file, or one whose name says CUDA
-_CUDA_FILE = re.compile(r"(?:\.cu|cuda[^/]*)$", re.I)
+# a file that may have a HIP twin: a `.cu` or `.cuh` file, or one whose name says CUDA
+_CUDA_FILE = re.compile(r"(?:\.cuh?|cuda[^/]*)$", re.I)
 # a HIP or MIOpen name (`hipStream_t`, `miopenCreateTensorDescriptor`): a source that includes
 # HIP through a header of its own (FlexFlow's `hip_helper.h`) is HIP code by what it calls
 _HIP_API = re.compile(rb"\b(?:hip|miopen)[A-Z]\w*")
@@ -29,19 +29,24 @@ def is_hip_code(data: bytes) -> bool:
 def twins_of(
     files: Iterable[tuple[Path, bool]], includes: Mapping[str, AbstractSet[str]]
 ) -> frozenset[str]:
-    """The CUDA files among ``files`` (each with whether it is HIP code: it includes HIP's
-    headers or calls its API) with a twin of HIP code in the same directory: a `.cu` file's
-    source of the same name, or a file of its name with `hip` for `cuda`.  A file that includes
+    """The CUDA files among ``files`` (each with whether it is HIP code: a `.hip` file, or one
+    that includes HIP's headers or calls its API) with a twin of HIP code in the same
+    directory: a `.cu` file's source of the same name, a `.cuh` header's `.hip` file (sppark's
+    `mont_t.cuh`, included under `__CUDA_ARCH__`, and the `mont_t.hip` its includers take
+    under `__HIPCC__`, round 30), or a file of its name with `hip` for `cuda`.  A file that includes
     its twin (``includes``: base name -> the base names it includes) is compiled with it:
     fastllm's `fastllm-cuda.cuh` includes the `fastllm-hip.h` of its HIP build's shims."""
     pairs = list(files)
     hip_files = {f for f, hip in pairs if hip}
     out = set()
     for f in (f for f, hip in pairs if not hip and _CUDA_FILE.search(f.name)):
-        stems = [f.stem] if f.suffix == ".cu" else []
         swapped = re.sub("cuda", "hip", re.sub("CUDA", "HIP", re.sub("Cuda", "Hip", f.stem)))
-        stems += [swapped] if swapped != f.stem else []
+        stems = [swapped] if swapped != f.stem else []
         twins = {f.with_name(stem + suffix) for stem in stems for suffix in _TWIN_SUFFIXES}
+        if f.suffix == ".cu":
+            twins |= {f.with_suffix(suffix) for suffix in _TWIN_SUFFIXES}
+        elif f.suffix == ".cuh":  # a header's twin is the `.hip` its includers pick for HIP
+            twins.add(f.with_suffix(".hip"))
         found = twins & hip_files
         if found and not {t.name for t in found} & includes.get(f.name, set()):
             out.add(str(f))
