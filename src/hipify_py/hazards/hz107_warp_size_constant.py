@@ -72,6 +72,7 @@ from ..rules import RUN, Proposal, Report, hazard_rule
     Severity.ERROR,
     "named warp-size constant defined as 32 (wavefronts are 64 wide on MI300X)",
     bites=RUN,
+    cuda_premise=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
