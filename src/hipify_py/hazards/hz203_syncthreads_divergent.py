@@ -63,6 +63,7 @@ _BARRIERS = frozenset(
     Severity.ERROR,
     "__syncthreads() in both arms of a thread-dependent if: a split wavefront arrives twice",
     bites=RUN,
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_BARRIERS & unit.identifiers):
