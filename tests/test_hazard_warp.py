@@ -82,6 +82,19 @@ __global__ void k(int* o) { o[threadIdx.x % WARP_SIZE] = threadIdx.x / kWarpSize
     assert only("HZ101", src) == []
 
 
+def test_hz107_a_constant_only_the_projects_hip_build_compiles_is_its_choice():
+    """sppark's `util/cuda2hip.hpp`, all under `#ifdef __HIPCC__`, emulates 32-lane warps on
+    AMD with its own shuffles (round 30); the same constant in code CUDA compiles is reported."""
+    body = """#define WARP_SZ 32
+__device__ int lane_of(int v) {
+  return __shfl_sync(0xffffffffffffffffull, v, threadIdx.x % WARP_SZ);
+}
+__global__ void k(int* o) { o[threadIdx.x] = lane_of(o[threadIdx.x]) + warpSize; }
+"""
+    assert [f.line for f in only("HZ107", body, "shim.h")] == [1]
+    assert only("HZ107", "#ifdef __HIPCC__\n" + body + "#endif\n", "shim.h") == []
+
+
 def test_hz101_look_alikes_do_not_fire():
     src = """#define TILE 32
 __global__ void k(float* out, const float* in, int width, unsigned* bits, int n) {

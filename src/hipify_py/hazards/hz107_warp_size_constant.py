@@ -6,7 +6,9 @@ A named constant that states the warp size as 32: `#define WARP_SIZE 32`,
 `enum { kWarpLanes = 32 };`. The name must say it is a warp size (warp/lanes per warp), or its
 line comment must (`static const int WS = 32; // warp size`), so tile sizes and block sizes of
 32 are not reported. A definition in a branch the HIP build never
-compiles (the `#else` of an `__HIP_PLATFORM_AMD__` test) is not reported either.
+compiles (the `#else` of an `__HIP_PLATFORM_AMD__` test) is not reported either, nor one in
+code only the project's HIP build compiles (`#ifdef __HIPCC__`): the value is the project's
+choice for AMD (sppark emulates 32-lane warps there with its own shuffles).
 
 ## Why it breaks on AMD
 MI300X (gfx942, CDNA3) wavefronts have **64** lanes and CDNA cannot run wave32. Every use of the
