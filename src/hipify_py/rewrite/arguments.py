@@ -47,6 +47,15 @@ APPEND_ARGUMENT: dict[str, dict[int, str]] = {
     # CUDA defaults the shared memory and the stream; ROCm 7.2.4's declaration does not
     # (ParRes Kernels' p2p-cuda, issue 23 round 25)
     "cudaLaunchCooperativeKernel": {4: "0, 0", 5: "0"},
+    # the other trailing arguments CUDA 13's cuda_runtime_api.h defaults (`__dv`) and ROCm
+    # 7.2.4's hip_runtime_api.h does not (`__dparm`): TIGRE's 3-argument cudaMalloc3DArray
+    # (issue 23 round 29); the CUDA 12 two-argument cudaGraphInstantiate is HIP's legacy form
+    "cudaMalloc3DArray": {3: "0"},
+    "cudaMemcpy2DArrayToArray": {8: "hipMemcpyDeviceToDevice"},
+    "cudaSignalExternalSemaphoresAsync": {3: "0"},
+    "cudaWaitExternalSemaphoresAsync": {3: "0"},
+    "cudaGraphInstantiateWithFlags": {2: "0"},
+    "cudaGraphInstantiate": {2: "nullptr, nullptr, 0"},
 }
 # API -> index of a kernel/function argument HIP declares as ``const void*``
 VOID_POINTER_ARGUMENT: dict[str, int] = {
