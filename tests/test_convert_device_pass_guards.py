@@ -84,3 +84,24 @@ def test_a_device_branch_that_reads_cuda_arch_as_a_value_is_left_to_hz501():
     assert "#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)" in out  # the second
     [found] = only("HZ501", src)
     assert found.line == 2 and "used as a value in a macro" in found.message
+
+
+def test_a_device_decoration_macro_decorates_both_hip_passes():
+    """InfiniTAM's `_CPU_AND_GPU_CODE_` (issue 23 round 29): `__device__` in nvcc's device
+    pass, nothing in its host pass, whose kernel bodies nvcc never checks; hip-clang's host pass
+    does, so the macro asks for any HIP compilation and makes the functions host and device.
+    A device branch that defines anything else, or a negated test, keeps the device-pass test."""
+    out = hip((Path(__file__).parent / "fixtures" / "units" / "decoration_macros.cu").read_text())
+    any_hip = "defined(__HIP__) || defined(__CUDA_ARCH__)"
+    assert (
+        f"#if defined(__HIPCC__) && ({any_hip})\n#define _CPU_AND_GPU_CODE_ __host__ __device__"
+        in out
+    )
+    assert f"#if {any_hip}\n#define CONSTANT_ __constant__\n" in out
+    assert hip(out) == out  # converting twice equals converting once
+    other = "#ifdef __CUDA_ARCH__\n#define SCALE 2\n#else\n#define SCALE 1\n#endif\n"
+    assert f"#if {EITHER}\n#define SCALE 2" in hip(other)
+    negated = "#ifndef __CUDA_ARCH__\n#define DEV\n#else\n#define DEV __device__\n#endif\n"
+    assert "#if !defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)\n#define DEV\n" in hip(
+        negated
+    )

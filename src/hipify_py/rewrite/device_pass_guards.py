@@ -14,7 +14,16 @@ either name, true in the device pass on both platforms whatever came before it:
                            ->  #if (defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)) && X
 
 A line that also compares ``__CUDA_ARCH__`` with a number is a capability gate, left to HZ501;
-a line that already names ``__HIP_DEVICE_COMPILE__`` was written for HIP (or converted before).
+a line that already names ``__HIP_DEVICE_COMPILE__`` or ``__HIP__`` was written for HIP (or
+converted before).
+
+A test whose device branch only defines a function or variable decoration (InfiniTAM's
+``#if defined(__CUDACC__) && defined(__CUDA_ARCH__)`` / ``#define _CPU_AND_GPU_CODE_
+__device__`` / ``#else`` / ``#define _CPU_AND_GPU_CODE_``) cannot be split by pass on HIP:
+nvcc never checks a kernel's body in its host pass, hip-clang does, and finds a host function
+where the kernel calls it ("no matching function", issue 23 round 29).  There the test asks
+for any HIP compilation (``__HIP__``, both passes) and ``__device__`` becomes ``__host__
+__device__``, callable from the kernels and the host code of the file alike.
 """
 
 from __future__ import annotations
@@ -40,6 +49,8 @@ RULE = "device-pass-guard"
 DEVICE = "__HIP_DEVICE_COMPILE__"
 _EITHER = f"defined({DEVICE}) || defined({ARCH})"
 _NEITHER = f"!defined({DEVICE}) && !defined({ARCH})"
+# any HIP compilation, both passes (clang defines __HIP__ for HIP sources), or nvcc's device pass
+_ANY_HIP = f"defined(__HIP__) || defined({ARCH})"
 
 
 def device_pass_edits(unit: Unit) -> dict[int, Edit]:
@@ -57,10 +68,48 @@ def _edits(unit: Unit) -> dict[int, Edit]:
     # tokens of #if/#elif lines: a comparison there reads 0 on HIP, no undeclared name
     conditions = {k for ln in found if ln.word in ("if", "elif") for k in range(ln.at, ln.after)}
     for n, line in enumerate(found):
-        if device_pass_test(line.word, line.body) and all(t.text != DEVICE for t in line.body):
-            if not _device_branch_reads_arch(toks, found, n, conditions):
-                out.update(_line_edits(toks, line))  # (a line naming DEVICE is HIP's already)
+        if device_pass_test(line.word, line.body) and not {DEVICE, "__HIP__"} & {
+            t.text for t in line.body
+        }:
+            decoration = _decoration(toks, found, n)
+            if decoration is not None:
+                out.update(_line_edits(toks, line, _ANY_HIP))
+                out.update(decoration)
+            elif not _device_branch_reads_arch(toks, found, n, conditions):
+                out.update(_line_edits(toks, line))  # (a line naming either is HIP's already)
     return out
+
+
+# what a macro that decorates functions or variables may expand to
+_DECORATIONS = frozenset({"__device__", "__host__", "__constant__", "inline", "__forceinline__"})
+_DEVICE_ONLY = frozenset({"__device__", "__constant__"})
+
+
+def _decoration(toks: Sequence[Token], found: list[Line], n: int) -> dict[int, Edit] | None:
+    """The edits of a device-pass test at line ``n`` whose branches only define one macro,
+    as a device decoration in the device pass (`__device__`, `__constant__`) and as none in
+    the other (``_ANY_HIP``): `__device__` alone becomes `__host__ __device__`; None for any
+    other test (a negated one included)."""
+    line = found[n]
+    bounds = branch_bounds(lambda k: found[k].word, n, len(found))
+    negated = line.word == "ifndef" or any(t.text == "!" for t in line.body)
+    if negated or len(bounds) != 3 or found[bounds[1]].word != "else":
+        return None
+    device, other = found[n + 1], found[bounds[1] + 1]
+    if bounds[1] != n + 2 or bounds[2] != bounds[1] + 2:
+        return None  # each branch is one line
+    if device.word != "define" or other.word != "define" or not device.body or not other.body:
+        return None
+    name, body = device.body[0].text, [t.text for t in device.body[1:]]
+    rest = {t.text for t in other.body[1:]}
+    if other.body[0].text != name or not body or not set(body) <= _DECORATIONS:
+        return None
+    if not _DEVICE_ONLY & set(body) or rest & (_DEVICE_ONLY | {"__host__"}):
+        return None
+    if body == ["__device__"]:
+        at = device.body[1]
+        return {n: Edit(at.start, at.end, "__host__ __device__", RULE)}
+    return {}
 
 
 def _device_branch_reads_arch(
@@ -86,18 +135,19 @@ def _device_branch_reads_arch(
     )
 
 
-def _line_edits(toks: Sequence[Token], line: Line) -> dict[int, Edit]:
-    """The edits of one device-pass test: ``#ifdef``/``#ifndef`` becomes an ``#if`` of either
-    name, each ``defined(__CUDA_ARCH__)`` of an ``#if``/``#elif`` a test of either."""
+def _line_edits(toks: Sequence[Token], line: Line, either: str = _EITHER) -> dict[int, Edit]:
+    """The edits of one device-pass test: ``#ifdef``/``#ifndef`` becomes an ``#if`` of
+    ``either`` (or neither) name, each ``defined(__CUDA_ARCH__)`` of an ``#if``/``#elif`` a
+    test of either."""
     first = line.at + 2  # the body's first token
     if line.word in ("ifdef", "ifndef"):
-        test = _EITHER if line.word == "ifdef" else _NEITHER
+        test = either if line.word == "ifdef" else _NEITHER
         return {first: Edit(toks[line.at + 1].start, toks[first].end, f"if {test}", RULE)}
     out = {}
     for i in range(first, first + len(line.body)):
         span = defined_span(toks, i) if toks[i].text == ARCH else None
         if span is not None:
-            out[i] = Edit(span[0], span[1], f"({_EITHER})", RULE)
+            out[i] = Edit(span[0], span[1], f"({either})", RULE)
     return out
 
 
