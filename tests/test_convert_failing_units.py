@@ -17,6 +17,7 @@ import pytest
 
 from _convert import hip, result
 from _units import assert_converted_compiles, assert_nvcc_builds, convert_directory
+from hipify_py.project_declarations import template_declarations
 
 UNITS = Path(__file__).parent / "fixtures" / "units"
 SOURCES = sorted(p.name for p in UNITS.glob("*.cu"))
@@ -408,3 +409,23 @@ def test_the_cuda_switch_is_off_where_hip_compiles(nvcc, gfx942_check, tmp_path)
     assert undef in out
     built.write_text("#define GOOGLE_CUDA 1\n" + out.replace(undef, ""))
     assert "redefinition of 'warp_lanes'" in gfx942_check(built).stderr
+
+
+def test_a_static_template_its_header_declares_loses_static(converted):
+    """stylegan3's `copy_filters` (round 29): the header's declaration gives the linkage; a
+    `static` template nothing else declares keeps its `static`."""
+    out = (converted / "static_template.hip").read_text()
+    assert "template <bool scaled> hipError_t copy_scale(float* dst" in out
+    assert "template <typename T> static T twice(T v)" in out
+
+
+def test_the_tree_s_non_static_template_declarations():
+    text = b"""template <bool a, bool b> cudaError_t copy_filters(cudaStream_t stream);
+template <class T> static T helper(T v);
+struct S { template <class U> friend void swap(U&, U&); };
+template <class T> T defined_here(T v) { return v; }
+"""
+    assert template_declarations("ops/filtered_lrelu.h", text) == {
+        ("filtered_lrelu.h", "copy_filters")
+    }
+    assert template_declarations("ops/filtered_lrelu.cu", text) == set()

@@ -27,6 +27,7 @@ from .frontend.lexer import Lexed, lex
 from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
 from .project_calls import WORD_BYTES, definitions, uncalled
+from .project_declarations import template_declarations
 from .project_twins import is_hip_code, twins_of
 from .project_unused import expanded, header_definitions
 
@@ -103,6 +104,10 @@ class ProjectIndex:
     # (file name, the file names it includes): the tree's include graph by base name (two
     # `common.h` are one node: an over-approximation, never a missed includer)
     includes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # (header file name, function template it declares without `static`): a source that
+    # includes it and defines the template `static` is rejected by clang
+    # (``project_declarations``, ``rewrite/static_after_declaration``)
+    template_declarations: frozenset[tuple[str, str]] = frozenset()
 
     @cached_property
     def _include_graph(self) -> dict[str, tuple[str, ...]]:
@@ -187,6 +192,7 @@ class ProjectIndex:
             sorted(self.wide_masks),
             sorted(self.unused_names),
             sorted(self.uncalled),
+            sorted(f"{h}:{n}" for h, n in self.template_declarations),
         )
         text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -219,11 +225,13 @@ def index_of(
     cuda_switches: set[str] = set()
     hip_code: list[tuple[Path, bool]] = []  # each file, and whether it is HIP code
     defined: set[str] = set()  # the names of the functions the tree defines
+    templates: set[tuple[str, str]] = set()
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
             also(path, data)
         headers |= header_definitions(path, data)
+        templates |= template_declarations(path, data)
         included = {
             Path(m.group(1).decode("utf-8", "replace")).name for m in _INCLUDE.finditer(data)
         }
@@ -274,6 +282,7 @@ def index_of(
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
         uncalled=uncalled(texts, defined),
+        template_declarations=frozenset(templates),
     )
 
 
