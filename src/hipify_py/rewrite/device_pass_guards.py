@@ -106,9 +106,9 @@ def _decoration(toks: Sequence[Token], found: list[Line], n: int) -> dict[int, E
         return None
     if not _DEVICE_ONLY & set(body) or rest & (_DEVICE_ONLY | {"__host__"}):
         return None
-    if body == ["__device__"]:
-        at = device.body[1]
-        return {n: Edit(at.start, at.end, "__host__ __device__", RULE)}
+    if body == ["__device__"]:  # keyed by its token, as the tests' edits are by theirs
+        at = device.at + 3
+        return {at: Edit(toks[at].start, toks[at].end, "__host__ __device__", RULE)}
     return {}
 
 
