@@ -90,9 +90,7 @@ def _decoration(toks: Sequence[Token], found: list[Line], n: int) -> dict[int, E
     as a device decoration in the device pass (`__device__`, `__constant__`) and as none in
     the other (``_ANY_HIP``): `__device__` alone becomes `__host__ __device__`; None for any
     other test (a negated one included)."""
-    line = found[n]
-    bounds = branch_bounds(lambda k: found[k].word, n, len(found))
-    negated = line.word == "ifndef" or any(t.text == "!" for t in line.body)
+    bounds, negated = _branches(found, n)
     if negated or len(bounds) != 3 or found[bounds[1]].word != "else":
         return None
     device, other = found[n + 1], found[bounds[1] + 1]
@@ -119,20 +117,25 @@ def _device_branch_reads_arch(
     `#else` of `#ifndef`) uses ``__CUDA_ARCH__`` as a value, in code or a `#define` body
     (candle's `#define NO_DEVICE_CODE no_device_code(..., __CUDA_ARCH__, ...)`): HIP's device
     pass would compile an undeclared name, so the test is left for HZ501 to report."""
-    line = found[n]
-    bounds = branch_bounds(lambda k: found[k].word, n, len(found))
-    negated = line.word == "ifndef" or any(t.text == "!" for t in line.body)
+    bounds, negated = _branches(found, n)
     if negated and len(bounds) > 2 and found[bounds[1]].word == "else":
         first, last = found[bounds[1]].after, found[bounds[2]].at
     elif not negated and len(bounds) > 1:
-        first, last = line.after, found[bounds[1]].at
+        first, last = found[n].after, found[bounds[1]].at
     else:
         return False
-    conditions = {k for ln in found if ln.word in ("if", "elif") for k in range(ln.at, ln.after)}
     return any(
         toks[k].text == ARCH and k not in conditions and defined_span(toks, k) is None
         for k in range(first, last)
     )
+
+
+def _branches(found: list[Line], n: int) -> tuple[list[int], bool]:
+    """The directive positions of the conditional at line ``n`` (``branch_bounds``), and
+    whether its test is negated (`#ifndef`, a `!`): then the device pass takes its `#else`."""
+    line = found[n]
+    negated = line.word == "ifndef" or any(t.text == "!" for t in line.body)
+    return branch_bounds(lambda k: found[k].word, n, len(found)), negated
 
 
 def _line_edits(toks: Sequence[Token], line: Line, either: str = _EITHER) -> dict[int, Edit]:

@@ -38,11 +38,10 @@ def static_after_declaration(unit: Unit, ctx: Context) -> Iterator[Edit]:
     names = {name for header, name in declared if header in headers}
     toks, inactive = unit.tokens, inactive_in(unit)
     for f in functions(unit):
-        if f.name not in names or toks[f.name_index].start in inactive:
+        if f.name not in names or not {"template", "static"} <= f.specifiers:
             continue
-        head = declaration_head(toks, f)
-        if not any(toks[k].text == "template" for k in head):
+        if toks[f.name_index].start in inactive:
             continue
-        for k in head:
+        for k in declaration_head(toks, f):
             if toks[k].text == "static" and not toks[k].in_directive:
                 yield Edit(toks[k].start, toks[k + 1].start, "", RULE)
