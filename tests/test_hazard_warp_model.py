@@ -1025,3 +1025,35 @@ def test_a_scan_that_reuses_one_variable_for_every_step_is_no_finding(nvcc, tmp_
     # decoy: a use past a step's guard reads the other group's lanes
     unguarded = REUSED_SCAN.replace("  if (lane >= 4)\n    q1 += temp;", "  q1 += temp;")
     assert ("HZ103", 10) in {(f.rule, f.line) for f in findings(unguarded)}
+
+
+# StringZilla's multi-word carries (round 30): lane 0 of each 32-lane group takes a constant,
+# the others their lower neighbour's carry, through `?:` or through a helper given the lane
+GROUP_CARRIES = """__device__ void pick_left(unsigned lane, const int* mine, const int* shifted, int* out) {
+  if (lane == 0) { out[0] = mine[0]; out[1] = mine[1]; }
+  else { out[0] = shifted[0]; out[1] = shifted[1]; }
+}
+__global__ void carries(const unsigned long long* in, unsigned long long* out, int* edges) {
+  unsigned lane = threadIdx.x & 31u, word = threadIdx.x >> 5;
+  unsigned long long g = in[threadIdx.x];
+  unsigned long long below = __shfl_up_sync(0xffffffffu, g, 1);
+  unsigned long long carry = (lane == 0) ? 0ull : below;
+  int right[2], shifted[2], left[2];
+  for (int e = 0; e < 2; ++e) right[e] = edges[threadIdx.x * 2 + e];
+  for (int e = 0; e < 2; ++e) shifted[e] = __shfl_up_sync(0xffffffffu, right[e], 1);
+  pick_left(lane, right, shifted, left);
+  out[threadIdx.x] = g + carry + word + left[0] + left[1];
+}
+"""
+
+
+def test_a_shift_up_read_only_past_the_group_s_first_lane_is_no_finding(nvcc, tmp_path):
+    src = tmp_path / "carries.cu"
+    src.write_text(GROUP_CARRIES)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert only("HZ103", GROUP_CARRIES) == []
+    # decoys: lane 0's test also lets other lanes in, or the helper is not told the lane
+    mixed = GROUP_CARRIES.replace("(lane == 0) ?", "(lane == 0 && word) ?")
+    assert [f.line for f in only("HZ103", mixed)] == [8]
+    blind = GROUP_CARRIES.replace("pick_left(lane, right,", "pick_left(word, right,")
+    assert [f.line for f in only("HZ103", blind)] == [12]

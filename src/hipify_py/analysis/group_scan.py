@@ -32,32 +32,133 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
         return False
     a, b = call.args[at]
     delta = [t.text for t in toks[a:b]]
-
-    def guards(first: int, end: int) -> bool:
-        cond = [t.text for t in toks[first:end]]
-        return any(
-            cond[k] in lanes
-            and k + 2 < len(cond)
-            and (
-                (cond[k + 1] == ">=" and cond[k + 2 : k + 2 + len(delta)] == delta)
-                or cond[k + 1] == ">"
-            )
-            for k in range(len(cond))
-        )
-
-    if any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, call.index, func)):
+    if any(
+        _admits(toks, x, y, lanes, delta)
+        for _kw, x, y in enclosing_conditions(unit, call.index, func)
+    ):
         return True
-    k = call.index - 2  # `T y = __shfl_up_sync(...)`, `y = ...`, `T y(__shfl_up_sync(...))`
-    if k <= func.open or toks[k].kind is not Kind.IDENT:
+    name = _receiver(toks, call.index, func.open)
+    if name is None:
         return False
-    if toks[k + 1].text != "=" and not (toks[k + 1].text == "(" and toks[k - 1].kind is Kind.IDENT):
-        return False
-    uses = _uses_until_assigned(toks, toks[k].text, call.close + 1, func.close)
-    return bool(uses) and all(
-        any(guards(x, y) for _kw, x, y in enclosing_conditions(unit, j, func))
-        or guards(*_ternary_condition(toks, j, func.open))
-        for j in uses
+    if toks[call.index - 2].text == "]":  # an element: the array is read past the store's loop
+        uses = _array_reads(toks, name, call.close + 1, func.close)
+    else:
+        uses = _uses_until_assigned(toks, name, call.close + 1, func.close)
+    return bool(uses) and all(_use_guarded(unit, func, j, lanes, delta) for j in uses)
+
+
+def _use_guarded(unit: Unit, func: Func, j: int, lanes: set[str], delta: list[str]) -> bool:
+    """The use at token ``j`` of a shifted value counts only in group lanes at or past the
+    shift: under `if (lane >= d)`, in the true branch of `lane > 0 ? y : 0`, in the false
+    branch of `lane == 0 ? 0 : y` (StringZilla's carries, round 30), or handed to a helper
+    together with the group lane, which picks by it (StringZilla's `resolve_left_boundary_(
+    lane_index, ..., shuffled_edge, ...)` and its `if (lane_index == 0)`)."""
+    toks = unit.tokens
+    return (
+        any(_admits(toks, x, y, lanes, delta) for _kw, x, y in enclosing_conditions(unit, j, func))
+        or _admits(toks, *_ternary_condition(toks, j, func.open), lanes, delta)
+        or _excludes(toks, *_ternary_else_condition(toks, j, func.open), lanes, delta)
+        or _passed_with_lane(toks, j, func, lanes)
     )
+
+
+_ZERO = frozenset({"0", "0u", "0U"})
+
+
+def _admits(toks: Sequence[Token], first: int, end: int, lanes: set[str], delta: list[str]) -> bool:
+    """The condition ``toks[first:end]`` lets only group lanes at or past the shift through:
+    `lane >= d`, `lane > x`, and for a shift by 1 `lane != 0`."""
+    cond = [t.text for t in toks[first:end]]
+    for k in range(len(cond) - 2):
+        if cond[k] not in lanes:
+            continue
+        op, rest = cond[k + 1], cond[k + 2 : k + 2 + len(delta)]
+        if op == ">" or (op == ">=" and rest == delta):
+            return True
+        if delta == ["1"] and op == "!=" and cond[k + 2] in _ZERO:
+            return True
+    return False
+
+
+def _excludes(
+    toks: Sequence[Token], first: int, end: int, lanes: set[str], delta: list[str]
+) -> bool:
+    """The whole condition ``toks[first:end]`` is a test for the group lanes below the shift
+    (`lane < d`; `lane == 0` or `!lane` for a shift by 1): its false branch holds the others."""
+    cond = [t.text for t in toks[first:end]]
+    while len(cond) > 2 and cond[0] == "(" and cond[-1] == ")":
+        cond = cond[1:-1]
+    if len(cond) < 2 or (cond[0] not in lanes and cond[-1] not in lanes):
+        return False
+    if cond[:2] == [cond[0], "<"] and cond[2:] == delta:
+        return True
+    return delta == ["1"] and (
+        (len(cond) == 3 and cond[1] == "==" and cond[2] in _ZERO) or cond == ["!", cond[-1]]
+    )
+
+
+def _ternary_else_condition(toks: Sequence[Token], j: int, floor: int) -> tuple[int, int]:
+    """The tokens [start, end) of the condition of the `?:` whose false branch starts at token
+    ``j``; empty when ``j`` starts none."""
+    if toks[j - 1].text != ":":
+        return j, j
+    depth, k = 0, j - 2
+    while k > floor and toks[k].text not in (";", "{", "}"):
+        text = toks[k].text
+        depth += (text == ")") - (text == "(")
+        if depth < 0:
+            break
+        if not depth and text == "?":
+            return _ternary_condition(toks, k + 1, floor)
+        k -= 1
+    return j, j
+
+
+def _passed_with_lane(toks: Sequence[Token], j: int, func: Func, lanes: set[str]) -> bool:
+    """The name at token ``j`` is an argument of a call that takes a group lane as well."""
+    if toks[j - 1].text not in ("(", ",") or toks[j + 1].text not in (")", ","):
+        return False
+    depth, k = 0, j - 1
+    while k > func.open:
+        text = toks[k].text
+        if text in (";", "{", "}"):
+            return False
+        depth += (text == ")") - (text == "(")
+        if depth < 0:
+            break
+        k -= 1
+    if toks[k - 1].kind is not Kind.IDENT and toks[k - 1].text != ">":
+        return False
+    depth, m = 0, k
+    while m < func.close:
+        depth += (toks[m].text == "(") - (toks[m].text == ")")
+        if not depth:
+            break
+        m += 1
+    return any(t.text in lanes for t in toks[k:m])
+
+
+def _receiver(toks: Sequence[Token], k: int, floor: int) -> str | None:
+    """The name the shuffle at token ``k`` is stored in, whole: `T y = shfl(...)`, `y =
+    shfl(...)`, `T y(shfl(...))`, `edge[e] = shfl(...)`."""
+    j = k - 2
+    if j <= floor:
+        return None
+    if toks[j + 1].text == "(":
+        return (
+            toks[j].text if toks[j].kind is Kind.IDENT and toks[j - 1].kind is Kind.IDENT else None
+        )
+    if toks[j + 1].text != "=":
+        return None
+    if toks[j].text == "]":
+        depth = 0
+        while j > floor:
+            depth += (toks[j].text == "]") - (toks[j].text == "[")
+            if not depth:
+                break
+            j -= 1
+        j -= 1
+    return toks[j].text if toks[j].kind is Kind.IDENT else None
 
 
 def _uses_until_assigned(toks: Sequence[Token], name: str, start: int, end: int) -> list[int]:
@@ -76,6 +177,27 @@ def _uses_until_assigned(toks: Sequence[Token], name: str, start: int, end: int)
         if not (toks[j - 1].kind is Kind.IDENT and toks[j + 1].text in ("=", "(")):
             uses.append(j)
     return uses
+
+
+def _array_reads(toks: Sequence[Token], name: str, start: int, end: int) -> list[int]:
+    """The tokens naming array ``name`` from ``start`` to ``end``, but for element stores
+    (`edge[e] = ...`)."""
+    reads = []
+    for j in range(start, end):
+        if toks[j].text != name:
+            continue
+        k = j + 1
+        if toks[k].text == "[":
+            depth = 0
+            while k < end:
+                depth += (toks[k].text == "[") - (toks[k].text == "]")
+                if not depth:
+                    break
+                k += 1
+            if toks[k + 1].text == "=":
+                continue
+        reads.append(j)
+    return reads
 
 
 def _ternary_condition(toks: Sequence[Token], j: int, floor: int) -> tuple[int, int]:
