@@ -21,6 +21,7 @@ from .buildfiles.registry import build_kind
 from .context import Renames
 from .project_index import ProjectIndex, cuda_backends_of, index_of, library_copies_of
 from .project_masks import MaskWidths
+from .project_switches import SwitchUses, is_build_text
 from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
@@ -294,13 +295,24 @@ def project_index_of(
     files = [c.path.absolute() for c in items]
     wavefronts = WavefrontUses()
     masks = MaskWidths()
+    switches = SwitchUses()
 
     def also(path: str, data: bytes) -> None:
         wavefronts.add(path, data)
         masks.add(path, data)
+        switches.add_source(data)
 
+    index = index_of(_TreeTexts(items), mappings, also=also)
+    for c in items:
+        if c.path.suffix not in C_LIKE_SUFFIXES and is_build_text(str(c.path)):
+            try:
+                with open(c.path, "rb") as f:
+                    switches.add_build_text(f.read(INDEX_BYTES))
+            except OSError:
+                continue
     return replace(
-        index_of(_TreeTexts(items), mappings, also=also),
+        index,
+        unset_switches=switches.unset(mappings),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
         wide_masks=masks.wide(),

@@ -61,6 +61,8 @@ class ProjectIndex:
     # that no file defines: switches of the CUDA build alone, set by its build files
     # (deepmd-kit's `GOOGLE_CUDA`, ``conditions.cuda_switches_of``), undefined in every file
     cuda_switches: frozenset[str] = frozenset()
+    # the switches no build of the tree sets (``project_switches``), undefined in every file
+    unset_switches: frozenset[str] = frozenset()
     # the namespaces in which the tree declares a constant named warpSize of its own, with its
     # value where a number gives it (flashinfer's `namespace flashinfer::mamba { constexpr
     # unsigned warpSize = 32; }`): there the name is the project's 32, not HIP's run-time
@@ -149,7 +151,7 @@ class ProjectIndex:
             if any(base in self._reachers[h] for h in homes)
         }
         values = tuple(v for v in self.hip_values if v.partition("=")[0] in reaching)
-        return values, self.hip_undefined & reaching | self.cuda_switches
+        return values, self.hip_undefined & reaching | self.cuda_switches | self.unset_switches
 
     def includers(self, name: str, header: str) -> list[str]:
         """The files that use the constant ``name`` in code of hardware wavefronts and
@@ -180,6 +182,7 @@ class ProjectIndex:
             sorted(self.hip_undefined),
             [f"{n}<{','.join(h)}" for n, h in self.macro_homes],
             sorted(self.cuda_switches),
+            sorted(self.unset_switches),
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
             sorted(self.cuda_backends),
             sorted(self.cuda_twins),
