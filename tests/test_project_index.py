@@ -154,7 +154,8 @@ def test_the_trees_macro_values_reach_only_the_files_that_include_them(tmp_path)
         "#endif\n}\n",
         "b/prog_b.cu": f"__global__ void k() {{\n#if !USE_FAST\n  {PTX}\n#endif\n}}\n",
         "c/cuda_copy.h": f"#ifndef __cuda_cuda_h__\n#define __cuda_cuda_h__ 1\n"
-        f"__device__ inline void fence() {{ {PTX} }}\n#endif\n",
+        f"__device__ inline void fence() {{ {PTX} }}\n__global__ void flush() {{ fence(); }}\n"
+        "#endif\n",
         "c/user.cu": f"__global__ void k() {{\n#ifndef __cuda_cuda_h__\n  {PTX}\n#endif\n}}\n",
     }
     for name, text in files.items():

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .findings import Finding, Severity
-from .rules import INSTANTIATED, RUN
+from .rules import EMITTED, INSTANTIATED, RUN
 
 if TYPE_CHECKING:
     from .buildfiles.unit import BuildFile
@@ -81,7 +81,8 @@ def kept_in_file(
         if f.start in inactive or (ignores is not None and ignores.ignores_rule(f.rule, unit.path)):
             continue
         info = RULES.get(f.rule)
-        if uncalled is not None and info is not None and _escapes(f.start, info.bites, uncalled):
+        bites = f.extra.get("bites") or (info.bites if info is not None else None)
+        if uncalled is not None and bites is not None and _escapes(f.start, bites, uncalled):
             continue
         if info is not None and info.opt_in and not matches_rule(f.rule, enabled):
             continue
@@ -95,10 +96,13 @@ def kept_in_file(
 
 
 def _escapes(at: int, bites: str, uncalled: Uncalled) -> bool:
-    """A hazard that bites where code runs, in a function nothing calls; or one that bites
-    where a template is instantiated, in a template nothing calls."""
+    """A hazard that bites where code runs, in a function nothing calls; one that bites where
+    the compiler emits code, in an uncalled function it never emits; or one that bites where a
+    template is instantiated, in a template nothing calls."""
     if bites == RUN:
         return at in uncalled.functions
+    if bites == EMITTED:
+        return at in uncalled.discardable
     return bites == INSTANTIATED and at in uncalled.templates
 
 

@@ -31,8 +31,8 @@ Check = Callable[[Any, "Context"], Iterable[Proposal]]
 SourceCheck = Callable[["Unit", "Context"], Iterable[Proposal]]
 
 
-COMPILED, INSTANTIATED, RUN = "compiled", "instantiated", "run"
-BITES = (COMPILED, INSTANTIATED, RUN)
+COMPILED, EMITTED, INSTANTIATED, RUN = "compiled", "emitted", "instantiated", "run"
+BITES = (COMPILED, EMITTED, INSTANTIATED, RUN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +51,12 @@ class RuleInfo:
     # (docs/hazard-precision.md, "Opt-in rules")
     opt_in: bool = False
     # when the hazard bites: COMPILED (where the compiler reads the code: an undeclared API,
-    # PTX constraints), INSTANTIATED (where a template is instantiated: HIP's 64-bit mask
-    # static_assert, an unavailable texture fetch) or RUN (where the code runs: wave-size
-    # arithmetic, a barrier); code nothing calls (``uncalled_code``) escapes the last two
+    # PTX constraints), EMITTED (where the compiler emits the function: a PTX instruction, which
+    # the assembler meets only in code it emits), INSTANTIATED (where a template is
+    # instantiated: HIP's 64-bit mask static_assert, an unavailable texture fetch) or RUN (where
+    # the code runs: wave-size arithmetic, a barrier); code nothing calls (``uncalled_code``)
+    # escapes the last three as far as it is never emitted, instantiated or run.  A finding may
+    # say more for itself (``extra["bites"]``: PTX operand constraints AMDGPU rejects)
     bites: str = "compiled"
 
     @property

@@ -27,10 +27,13 @@ from .project_index import ProjectIndex
 
 @dataclass(frozen=True)
 class Uncalled:
-    """The ranges of a file's uncalled functions, and of those that are templates."""
+    """The ranges of a file's uncalled functions, of those that are templates, and of those
+    the compiler emits only where called (``discardable``: templates, and `static` or inline
+    functions, `__forceinline__` and the projects' `*_INLINE` macros alike)."""
 
     functions: Inactive = Inactive(())
     templates: Inactive = Inactive(())
+    discardable: Inactive = Inactive(())
 
 
 def uncalled_in(unit: Unit, project: ProjectIndex) -> Uncalled:
@@ -39,7 +42,7 @@ def uncalled_in(unit: Unit, project: ProjectIndex) -> Uncalled:
     if not project.uncalled or not project.uncalled & unit.identifiers or _public(unit.path):
         return Uncalled()
     toks = unit.tokens
-    ranges, templates = [], []
+    ranges, templates, discardable = [], [], []
     for f in functions(unit):
         if f.name in project.uncalled:
             head = declaration_head(toks, f)
@@ -47,9 +50,14 @@ def uncalled_in(unit: Unit, project: ProjectIndex) -> Uncalled:
             start = max((k + 1 for k in head if toks[k].in_directive), default=head.start)
             span = (toks[start].start, toks[f.close].end)
             ranges.append(span)
-            if any(toks[k].text == "template" for k in head):
+            words = [toks[k].text for k in head]
+            if "template" in words:
                 templates.append(span)
-    return Uncalled(Inactive(tuple(ranges)), Inactive(tuple(templates)))
+            if any(
+                w in ("template", "static", "constexpr") or "inline" in w.lower() for w in words
+            ):
+                discardable.append(span)
+    return Uncalled(*(Inactive(tuple(r)) for r in (ranges, templates, discardable)))
 
 
 # the directories a project keeps other projects' code in

@@ -32,7 +32,7 @@ from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..rules import Proposal, Report, hazard_rule
+from ..rules import COMPILED, EMITTED, Proposal, Report, hazard_rule
 
 _ASM = frozenset({"asm", "__asm__", "__asm"})
 # PTX instruction names (PTX ISA 8.x); a dotted instruction whose name is not one of them is
@@ -59,7 +59,11 @@ _GCN = re.compile(r"\b[sv]_[a-z0-9_]+|\bds_[a-z]|\bbuffer_|\bglobal_load|\bflat_
 
 
 @hazard_rule(
-    "HZ310", "inline-ptx", Severity.ERROR, "inline PTX assembly (HIP accepts only AMDGPU ISA)"
+    "HZ310",
+    "inline-ptx",
+    Severity.ERROR,
+    "inline PTX assembly (HIP accepts only AMDGPU ISA)",
+    bites=EMITTED,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not (_ASM & unit.identifiers):
@@ -84,8 +88,28 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             toks[parens[1]].end,
             f"inline PTX `{snippet}`: HIP-Clang does not accept PTX assembly "
             f"(use a HIP intrinsic or __builtin_amdgcn_*)",
-            extra={"root_cause": cause},
+            extra={"root_cause": cause, **_bites(toks, *parens)},
         )
+
+
+# the operand constraints AMDGPU takes (clang-19): others (`l`, `h`, `f`, `d`, `c`) fail where
+# the compiler reads the statement, in a function it never emits as well
+_AMDGPU_CONSTRAINTS = frozenset("rnimgXvsa0123456789=+&")
+
+
+def _bites(toks: Sequence[Token], open_: int, close: int) -> dict[str, str]:
+    """``{"bites": COMPILED}`` when an operand constraint of the asm statement is one AMDGPU
+    rejects (`"l"(ptr)`): the rule's EMITTED holds only for PTX text, which the assembler
+    meets in emitted code alone (nvbio's unused `static __forceinline__` SIMD helpers with
+    `"r"` operands compile for gfx942, round 31)."""
+    constraints = [
+        toks[k].text.strip('"')
+        for k in range(open_ + 1, close)
+        if toks[k].kind is Kind.STRING and toks[k + 1].text == "("
+    ]
+    if all(set(c) <= _AMDGPU_CONSTRAINTS for c in constraints):
+        return {}
+    return {"bites": COMPILED}
 
 
 def _define_at(toks: Sequence[Token], i: int) -> int | None:

@@ -1,0 +1,68 @@
+"""PTX text bites only in code the compiler emits (``rules.EMITTED``): an uncalled `static` or
+inline device function is never emitted, so its PTX never reaches the assembler (nvbio's
+unused `static __forceinline__` SIMD helpers, round 31: four false HZ310).  A function with
+external linkage is emitted whether called or not, and an operand constraint AMDGPU rejects
+(`"l"`) fails wherever the statement is read."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from _units import assert_nvcc_builds
+from hipify_py.cli.check import check
+
+HELPERS = """#pragma once
+static __device__ __forceinline__ unsigned add2(unsigned a, unsigned b) {
+  unsigned r; asm("vadd2.u32.u32.u32 %0,%1,%2,%0;" : "=r"(r) : "r"(a), "r"(b)); return r;
+}
+static __device__ __forceinline__ unsigned sub2(unsigned a, unsigned b) {
+  unsigned r; asm("vsub2.u32.u32.u32 %0,%1,%2,%0;" : "=r"(r) : "r"(a), "r"(b)); return r;
+}
+static __device__ __forceinline__ unsigned long long lo(const void* p) {
+  unsigned long long r; asm("mov.b64 %0, %1;" : "=l"(r) : "l"(p)); return r;
+}
+"""
+KERNELS = """#include "simd.cuh"
+__device__ unsigned max2(unsigned a, unsigned b) {
+  unsigned r; asm("vmax2.u32.u32.u32 %0,%1,%2,%0;" : "=r"(r) : "r"(a), "r"(b)); return r;
+}
+__global__ void k(unsigned* x) { x[threadIdx.x] = sub2(x[threadIdx.x], 1u); }
+"""
+
+# clang's own attribute spellings: no HIP header, so the device object is all that is built
+_BARE = "#define __device__ __attribute__((device))\n#define __global__ __attribute__((global))\n"
+_FUNC = "{linkage}__device__ unsigned f(unsigned a) {{\n  unsigned r; asm(\"vadd2.u32.u32.u32 "
+_FUNC += '%0,%1,%1,%0;" : "=r"(r) : "{c}"(a)); return r;\n}}\n'
+
+
+def test_hip_assembles_ptx_only_in_functions_it_emits(clang19: str, tmp_path: Path) -> None:
+    def compiles(linkage: str, called: bool, constraint: str = "r") -> bool:
+        src = tmp_path / "f.hip"
+        use = "f(x[1])" if called else "1"
+        kernel = f"__global__ void k(unsigned* x) {{ x[0] = {use}; }}\n"
+        src.write_text(_BARE + _FUNC.format(linkage=linkage, c=constraint) + kernel)
+        cmd = [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-nogpuinc"]
+        cmd += ["--offload-device-only", "-c", "-o", str(tmp_path / "f.o"), str(src)]
+        return subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
+
+    assert compiles("static inline ", called=False)
+    assert not compiles("static inline ", called=True)
+    assert not compiles("", called=False)  # external linkage: emitted anyway
+    assert not compiles("static inline ", called=False, constraint="l")
+
+
+def test_ptx_in_an_uncalled_inline_helper_is_no_finding(nvcc: str, tmp_path: Path) -> None:
+    tree = tmp_path / "proj" / "src"
+    tree.mkdir(parents=True)
+    (tree / "simd.cuh").write_text(HELPERS)
+    (tree / "k.cu").write_text(KERNELS)
+    assert_nvcc_builds(nvcc, [tree / "k.cu"], [], tmp_path)
+    args = [str(tmp_path / "proj"), "--select", "HZ310", "--format", "json", "--no-cache"]
+    found = json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)["findings"]
+    # sub2 is called, lo's "l" operands fail unemitted, max2 has external linkage; add2 is left
+    lines = sorted((Path(f["path"]).name, f["line"]) for f in found)
+    assert lines == [("k.cu", 3), ("simd.cuh", 6), ("simd.cuh", 9)]
