@@ -1057,3 +1057,68 @@ def test_a_shift_up_read_only_past_the_group_s_first_lane_is_no_finding(nvcc, tm
     assert [f.line for f in only("HZ103", mixed)] == [8]
     blind = GROUP_CARRIES.replace("pick_left(lane, right,", "pick_left(word, right,")
     assert [f.line for f in only("HZ103", blind)] == [12]
+
+
+# GenomeWorks' Myers aligner (round 31): one 32-thread block per alignment, the carry helper
+# three calls below the kernel, a vote and a shift inside it, and the premise asserted
+BLOCK_OF_32_CHAIN = """#include <cassert>
+constexpr int warp_size = 32;
+__device__ unsigned add_carry(unsigned mask, unsigned a, unsigned b) {
+  assert(((mask >> (threadIdx.x % warp_size)) & 1u) == 1u);
+  unsigned long long r = (unsigned long long)a + b;
+  unsigned carry = (unsigned)(r >> 32);
+  r &= 0xffffffffull;
+  while (__any_sync(mask, carry)) {
+    unsigned x = __shfl_up_sync(mask, carry, 1);
+    if (threadIdx.x != 0) r += x;
+    carry = (unsigned)(r >> 32);
+    r &= 0xffffffffull;
+  }
+  return (unsigned)r;
+}
+__device__ unsigned advance(unsigned mask, unsigned a) { return add_carry(mask, a, a); }
+__device__ unsigned band(unsigned mask, unsigned a) { return advance(mask, a); }
+__global__ void align(unsigned* x) {
+  assert(warpSize == warp_size);
+  x[threadIdx.x] = band(0xffffffffu, x[threadIdx.x]);
+}
+void run(unsigned* x, cudaStream_t s) {
+  const dim3 threads(warp_size, 1, 1);
+  align<<<1, threads, 0, s>>>(x);
+}
+"""
+
+
+def test_a_helper_deep_below_kernels_of_32_thread_blocks_is_no_wavefront_code(nvcc, tmp_path):
+    src = tmp_path / "myers.cu"
+    src.write_text(BLOCK_OF_32_CHAIN)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert only("HZ107", BLOCK_OF_32_CHAIN) == []
+    # decoy: blocks of 64 threads put two alignments' lanes in one wavefront
+    wide = BLOCK_OF_32_CHAIN.replace("threads(warp_size, 1, 1)", "threads(2 * warp_size, 1, 1)")
+    assert [f.line for f in only("HZ107", wide)] == [2]
+
+
+# consistent 32-lane groups that assert the warp width they were written for
+ASSERTED_GROUPS = """#include <cassert>
+constexpr int warp_size = 32;
+__global__ void group_sums(const float* x, float* out) {
+  assert(warpSize == warp_size);
+  int lane = threadIdx.x % warp_size, group = threadIdx.x / warp_size;
+  float v = x[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = warp_size / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o, warp_size);
+  if (lane == 0) out[blockIdx.x * (blockDim.x / warp_size) + group] = v;
+}
+"""
+
+
+def test_an_asserted_warp_width_is_a_premise_not_hardware_warp_code(nvcc, tmp_path):
+    src = tmp_path / "groups.cu"
+    src.write_text(ASSERTED_GROUPS)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert not {f.rule for f in findings(ASSERTED_GROUPS)} & WAVE_RULES
+    # decoy: the same comparison choosing a path is code of the hardware warp
+    chosen = ASSERTED_GROUPS.replace(
+        "  assert(warpSize == warp_size);\n", "  if (warpSize != warp_size) return;\n"
+    )
+    assert {f.rule for f in findings(chosen)} & WAVE_RULES

@@ -57,7 +57,22 @@ def _hardware_name(unit: Unit, k: int) -> bool:
     defines it as 32 itself (a teaching copy of PyTorch's reduction with its own `#define
     C10_WARP_SIZE 32`, round 25: its lane and group ids are 32-lane groups)."""
     name = unit.tokens[k].text
-    return name in HARDWARE_NAMES and constant_at(unit, name, k) != 32
+    return name in HARDWARE_NAMES and constant_at(unit, name, k) != 32 and not _asserted(unit, k)
+
+
+def _asserted(unit: Unit, k: int) -> bool:
+    """Token ``k`` is in the argument of an assertion (`assert(warpSize == warp_size)`): it
+    states the code's premise, it does not work in hardware warps (GenomeWorks' aligners, whose
+    32-thread blocks are consistent 32-lane code, round 31)."""
+    toks, depth = unit.tokens, 0
+    for j in range(k - 1, max(k - 32, 0), -1):
+        text = toks[j].text
+        if text in (";", "{", "}"):
+            return False
+        depth += (text == ")") - (text == "(")
+        if depth < 0:
+            return toks[j - 1].text.lower().endswith("assert")
+    return False
 
 
 def model_of(unit: Unit, func: Func | None) -> str | None:
@@ -187,20 +202,30 @@ def _decide(unit: Unit) -> dict[int, str]:
             m = geometry
         if m is not None:
             out[f.open] = m
-    # helpers without evidence, or with only a lane id, take their callers' model (twice: a
-    # helper of a helper)
-    for _ in range(2):
-        for f in funcs:
-            if out.get(f.open) not in (None, LANE32):
+    _inherit(
+        out, {f.open: [g for g in _callers(unit, f, funcs) if g.open != f.open] for f in funcs}
+    )
+    return out
+
+
+def _inherit(out: dict[int, str], callers_of: dict[int, list[Func]]) -> None:
+    """Helpers without evidence, or with only a lane id, take their callers' model (``out``,
+    by function), until that settles (a helper of a helper of a helper: GenomeWorks'
+    `warp_add_sync`, below kernels of 32-thread blocks, round 31), in at most eight rounds."""
+    for _ in range(8):
+        before = dict(out)
+        for f, callers_list in callers_of.items():
+            if out.get(f) not in (None, LANE32):
                 continue
-            callers = {out.get(g.open) for g in _callers(unit, f, funcs) if g.open != f.open}
+            callers = {out.get(g.open) for g in callers_list}
             if len(callers) == 1 and None not in callers and LANE32 not in callers:
-                out[f.open] = callers.pop()  # type: ignore[assignment]
-            elif callers == {GROUP32, LANE32} and f.open not in out:
+                out[f] = callers.pop()  # type: ignore[assignment]
+            elif callers == {GROUP32, LANE32} and f not in out:
                 # every caller passes a 32-lane lane id, some with a group id: its lanes are
                 # 32-lane ids (nunchaku's `broadcast_wscale(..., laneId)`, round 21)
-                out[f.open] = LANE32
-    return out
+                out[f] = LANE32
+        if out == before:
+            return
 
 
 def _callers(unit: Unit, f: Func, funcs: list[Func]) -> list[Func]:
