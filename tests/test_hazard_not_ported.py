@@ -371,3 +371,35 @@ def test_a_cutlass_source_reports_one_error_at_its_cutlass_include():
     assert hp001.line == 1 and "CUTLASS has no ROCm port" in hp001.message
     # the same kernel without CUTLASS is the project's to port
     assert "HZ107" in rules_of(CUTLASS_KERNEL.split("\n", 2)[2], "attention.cu")
+
+
+# a kernel that mixes a 32-lane constant with the hardware warp (HZ107), and PTX (HZ310)
+MIXED_WARP = """#define WARP_SIZE 32
+__global__ void k(float* x) {
+  int lane = threadIdx.x % WARP_SIZE;
+  float v = x[threadIdx.x];
+  for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  if (lane == 0) x[threadIdx.x / warpSize] = v;
+  asm volatile("membar.gl;");
+}
+"""
+
+
+def test_the_projects_own_hip_backend_is_no_cuda_code_being_ported(nvcc, tmp_path):
+    """rtp-llm keeps `bindings/rocm/kernels` beside `bindings/cuda`, written in CUDA's
+    spelling over its own shims for its ROCm build (round 31: its 32-lane constant, a false
+    HZ107).  What it chose for AMD is not the port's to question (HZ107 is a CUDA-premise
+    rule); what fails on AMD still does (HZ310).  Without the CUDA sibling it is the port."""
+    bindings = tmp_path / "rtp" / "bindings"
+    (bindings / "cuda").mkdir(parents=True)
+    (bindings / "rocm" / "kernels").mkdir(parents=True)
+    (bindings / "cuda" / "k.cu").write_text(MIXED_WARP)
+    (bindings / "rocm" / "kernels" / "k.cu").write_text(MIXED_WARP)
+    assert_nvcc_builds(nvcc, [bindings / "rocm" / "kernels" / "k.cu"], [], tmp_path)
+    assert _tree_findings(tmp_path, "rtp") == [("HZ310", "bindings/rocm/kernels/k.cu")]
+    (bindings / "cuda" / "k.cu").unlink()
+    (bindings / "cuda").rmdir()
+    assert _tree_findings(tmp_path, "rtp") == [
+        ("HZ107", "bindings/rocm/kernels/k.cu"),
+        ("HZ310", "bindings/rocm/kernels/k.cu"),
+    ]

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from .buildfiles.registry import build_kind
 from .context import Renames
-from .project_index import ProjectIndex, cuda_backends_of, index_of, library_copies_of
+from .project_backends import cuda_backends_of, library_copies_of
+from .project_index import ProjectIndex, index_of
 from .project_masks import MaskWidths
 from .project_switches import SwitchUses, is_build_text
 from .project_wavefronts import WavefrontUses

@@ -39,7 +39,8 @@ from .frontend.directives import includes
 from .frontend.lexer import Kind, Token
 from .frontend.unit import Unit
 from .mappings import MappingIndex
-from .project_index import ProjectIndex, not_the_projects
+from .project_backends import not_the_projects
+from .project_index import ProjectIndex
 from .rewrite.headers import header_entry
 
 # a library's namespace, spelled plainly or with its release's macros (CUB 1.13+, Thrust 1.15+)

@@ -7,7 +7,7 @@ every option is testable on a string.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import replace
 from functools import partial
 from typing import TypeVar
@@ -25,6 +25,7 @@ from .frontend.unit import Unit
 from .not_ported import not_ported
 from .policy import kept_in_file
 from .portable.source import portable_edits
+from .project_backends import in_hip_backend
 from .result import FileResult, conversions_of
 from .rewrite._names_only import names_only
 from .root_causes import one_per_root_cause
@@ -60,11 +61,19 @@ def run_rules(
         ctx.ignores,
         inactive,
         moot,
-        hip_written_in(unit),
+        _hip_written(unit, ctx),
         ctx.options.enabled,
         uncalled_in(unit, ctx.project) if findings else None,
     )
     return edits, one_per_root_cause(kept), problems
+
+
+def _hip_written(unit: Unit, ctx: Context) -> Container[int]:
+    """The offsets of the code only the project's HIP build compiles: a file of its own HIP
+    backend whole, else the branches its CUDA build skips."""
+    if in_hip_backend(unit.path, ctx.project):
+        return range(len(unit.text) + 1)
+    return hip_written_in(unit)
 
 
 def proposals_of(

@@ -324,51 +324,6 @@ def _defined_for_hip(lexed: Lexed, candidates: AbstractSet[str]) -> set[str]:
     return out
 
 
-# a backend directory's name for each vendor: xmr-stak's `backend/nvidia` beside its own
-# `backend/amd` (round 26, a false HZ310 in the NVIDIA one)
-_BACKEND_NAMES = ("hip", "rocm", "amd")
-_CUDA_BACKEND_NAMES = ("cuda", "nvidia")
-
-
-def cuda_backends_of(files: Iterable[Path]) -> frozenset[str]:
-    """The directories named `cuda` (or `nvidia`) among the ancestors of ``files`` (absolute
-    paths) whose parent also holds a `hip` (or `rocm`, `amd`) directory with files of the
-    tree."""
-    ancestors = {d for f in files for d in f.parents}
-    with_hip = {d.parent for d in ancestors if d.name.lower() in _BACKEND_NAMES}
-    return frozenset(
-        str(d) for d in ancestors if d.name.lower() in _CUDA_BACKEND_NAMES and d.parent in with_hip
-    )
-
-
-def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
-    """The copies of CUB's repository among the ancestors of ``files`` (absolute paths): a
-    directory whose name starts with `cub` and that holds `cub/cub.cuh`."""
-    return frozenset(
-        str(f.parent.parent)
-        for f in files
-        if f.name == "cub.cuh"
-        and f.parent.name == "cub"
-        and f.parent.parent.name.lower().startswith("cub")
-    )
-
-
-def not_the_projects(path: str, project: ProjectIndex) -> str:
-    """Why ``path`` is no file of the project's port: it lies in one of
-    ``project.cuda_backends`` or ``project.library_copies``, or is one of
-    ``project.cuda_twins``; "" when it is."""
-    if not (project.cuda_backends or project.library_copies or project.cuda_twins):
-        return ""
-    if str(Path(path).absolute()) in project.cuda_twins:
-        return "the CUDA twin of a HIP source the project builds instead"
-    parents = {str(d) for d in Path(path).absolute().parents}
-    if parents & project.cuda_backends:
-        return "the CUDA backend of a project with its own HIP backend"
-    if parents & project.library_copies:
-        return "a file of a copy of CUB's repository"
-    return ""
-
-
 # an `#if`/`#ifdef`/`#ifndef`/`#elif` line and the names it tests
 _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b([^\n]*)", re.M)
 _NAME = re.compile(rb"[A-Za-z_]\w*")

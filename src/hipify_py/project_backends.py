@@ -1,0 +1,68 @@
+"""Where a tree keeps code that is not its port: the CUDA backend of a project with its own
+HIP backend beside it, copies of CUB's repository, the CUDA twins of HIP sources; and the
+HIP backend itself, which the project wrote for AMD.  Read from paths alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from .project_index import ProjectIndex
+
+# a backend directory's name for each vendor: xmr-stak's `backend/nvidia` beside its own
+# `backend/amd` (round 26, a false HZ310 in the NVIDIA one)
+_BACKEND_NAMES = ("hip", "rocm", "amd")
+_CUDA_BACKEND_NAMES = ("cuda", "nvidia")
+
+
+def cuda_backends_of(files: Iterable[Path]) -> frozenset[str]:
+    """The directories named `cuda` (or `nvidia`) among the ancestors of ``files`` (absolute
+    paths) whose parent also holds a `hip` (or `rocm`, `amd`) directory with files of the
+    tree."""
+    ancestors = {d for f in files for d in f.parents}
+    with_hip = {d.parent for d in ancestors if d.name.lower() in _BACKEND_NAMES}
+    return frozenset(
+        str(d) for d in ancestors if d.name.lower() in _CUDA_BACKEND_NAMES and d.parent in with_hip
+    )
+
+
+def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
+    """The copies of CUB's repository among the ancestors of ``files`` (absolute paths): a
+    directory whose name starts with `cub` and that holds `cub/cub.cuh`."""
+    return frozenset(
+        str(f.parent.parent)
+        for f in files
+        if f.name == "cub.cuh"
+        and f.parent.name == "cub"
+        and f.parent.parent.name.lower().startswith("cub")
+    )
+
+
+def not_the_projects(path: str, project: ProjectIndex) -> str:
+    """Why ``path`` is no file of the project's port: it lies in one of
+    ``project.cuda_backends`` or ``project.library_copies``, or is one of
+    ``project.cuda_twins``; "" when it is."""
+    if not (project.cuda_backends or project.library_copies or project.cuda_twins):
+        return ""
+    if str(Path(path).absolute()) in project.cuda_twins:
+        return "the CUDA twin of a HIP source the project builds instead"
+    parents = {str(d) for d in Path(path).absolute().parents}
+    if parents & project.cuda_backends:
+        return "the CUDA backend of a project with its own HIP backend"
+    if parents & project.library_copies:
+        return "a file of a copy of CUB's repository"
+    return ""
+
+
+def in_hip_backend(path: str, project: ProjectIndex) -> bool:
+    """``path`` lies in the HIP backend beside one of ``project.cuda_backends`` (rtp-llm's
+    `bindings/rocm/kernels`, written in CUDA's spelling over its own `cuda_shims.h` beside
+    `bindings/cuda`, round 31): code only the project's HIP build compiles, so findings about
+    CUDA code being ported do not apply there."""
+    if not project.cuda_backends:
+        return False
+    with_cuda = {str(Path(b).parent) for b in project.cuda_backends}
+    return any(
+        d.name.lower() in _BACKEND_NAMES and str(d.parent) in with_cuda
+        for d in Path(path).absolute().parents
+    )
