@@ -24,6 +24,7 @@ HOSTILE_CODE = """// </script><script>alert(1)</script><img src=x onerror=alert(
 __global__ void k(int* o) {
   const char* s = "</script><script>alert(4)</script>";
   o[threadIdx.x & 31] = s[0] + warpSize;
+  asm volatile("membar.gl;");
 }
 """
 INJECTED = ("alert(1)", "alert(2)", "alert(3)", "alert(4)")

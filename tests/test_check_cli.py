@@ -38,6 +38,8 @@ __global__ void reduce(const float* in, float* out) {
     v += __shfl_down_sync(0xffffffffULL, v, off);
   if ((threadIdx.x & 31) == 0) atomicAdd(out, v);
   out[1] = warpSize;  // the hardware warp too: the 32-lane loop and lane test disagree with it
+  unsigned voters = __ballot_sync(__activemask(), v > 0.f);
+  out[2] = voters;
 }
 """
 
@@ -85,7 +87,7 @@ def test_errors_exit_1_one_finding_per_line_summary_last(tree):
     assert code == 1
     lines = out.splitlines()
     findings = [line for line in lines if re.match(r"^src/reduce\.cu:\d+:\d+: HZ\d{3} ", line)]
-    assert {line.split()[1] for line in findings} >= {"HZ101", "HZ106"}
+    assert {line.split()[1] for line in findings} >= {"HZ105", "HZ106"}
     assert lines[-1].startswith("2 errors, 1 warning")  # the summary comes last
     assert "^~~~" not in out  # piped: no source context, so tools read one line per finding
     code, quiet = invoke("src", "-q")
@@ -141,10 +143,10 @@ def test_in_sync_keep_names(tree):
 def test_select_and_ignore_with_prefixes(tree):
     (tree / "src" / "reduce.cu").write_text(HAZARDS)
     _, data = as_json("src", "--fail-on", "info")
-    assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ106", "HZ406"}
+    assert {f["rule"] for f in data["findings"]} == {"HZ105", "HZ106", "HZ406"}
     _, data = as_json("src", "--select", "HZ1")
-    assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ106"}
-    _, data = as_json("src", "--select", "HZ1,HZ4", "--ignore", "HZ101", "--ignore", "hz106")
+    assert {f["rule"] for f in data["findings"]} == {"HZ105", "HZ106"}
+    _, data = as_json("src", "--select", "HZ1,HZ4", "--ignore", "HZ105", "--ignore", "hz106")
     assert {f["rule"] for f in data["findings"]} == {"HZ406"}
     code, data = as_json("src", "--ignore", "HZ1")
     assert code == 0 and {f["rule"] for f in data["findings"]} == {"HZ406"}
@@ -156,7 +158,7 @@ def test_baseline_hides_known_findings_even_after_edits_elsewhere(tree):
     code, out = invoke("src", "--write-baseline", "baseline.json")
     assert code == 0
     recorded = json.loads((tree / "baseline.json").read_text())["findings"]
-    assert {e["rule"] for e in recorded} == {"HZ101", "HZ106", "HZ406"}
+    assert {e["rule"] for e in recorded} == {"HZ105", "HZ106", "HZ406"}
     assert all("line" not in e for e in recorded)
     assert invoke("src", "--baseline", "baseline.json")[0] == 0
     # lines move: still known
@@ -167,12 +169,13 @@ def test_baseline_hides_known_findings_even_after_edits_elsewhere(tree):
     reduce.write_text(
         HAZARDS.replace(
             "  if ((threadIdx.x & 31) == 0)",
-            "  int lane = threadIdx.x % 32; (void)lane;\n  if ((threadIdx.x & 31) == 0)",
+            "  unsigned more = __ballot_sync(__activemask(), v < 0.f); (void)more;\n"
+            "  if ((threadIdx.x & 31) == 0)",
         )
     )
     code, data = as_json("src", "--baseline", "baseline.json")
     assert code == 1
-    assert [(f["rule"], f["line"]) for f in data["findings"]] == [("HZ101", 6)]
+    assert [(f["rule"], f["line"]) for f in data["findings"]] == [("HZ105", 6)]
 
 
 def test_bad_baseline_is_a_usage_error(tree):
@@ -186,16 +189,16 @@ def test_project_config_ignore_and_per_file_ignores(tree):
         "ignore: [HZ106]\nper-file-ignores:\n  'src/sub/*.cu': [HZ4]\n  reduce.cu: HZ102\n"
     )
     _, data = as_json("src", "--fail-on", "info")
-    assert {(Path(f["path"]).name, f["rule"]) for f in data["findings"]} == {("reduce.cu", "HZ101")}
+    assert {(Path(f["path"]).name, f["rule"]) for f in data["findings"]} == {("reduce.cu", "HZ105")}
     _, data = as_json("src", "--no-config")
-    assert {f["rule"] for f in data["findings"]} == {"HZ101", "HZ106", "HZ406"}
+    assert {f["rule"] for f in data["findings"]} == {"HZ105", "HZ106", "HZ406"}
     (tree / ".hipify-py.yaml").write_text("ignore: HZ1\n")
     assert invoke("src")[0] == 2  # a list is required
 
 
 def test_inline_suppression_through_the_cli(tree):
     (tree / "src" / "reduce.cu").write_text(
-        HAZARDS.replace("atomicAdd(out, v);", "atomicAdd(out, v);  // hipify-py: ignore[HZ101]")
+        HAZARDS.replace("  unsigned voters", "  // hipify-py: ignore[HZ105]\n  unsigned voters")
         .replace("  for (int off", "  // hipify-py: ignore[HZ102, HZ106]\n  for (int off")
         .replace("    v += __shfl", "    // hipify-py: ignore[HZ106]\n    v += __shfl")
     )

@@ -102,10 +102,10 @@ RED = "\x1b[1;31m"
 def test_color_follows_force_color_no_color_and_the_flag(here, clean_color_env, monkeypatch):
     (here / "src").mkdir()
     (here / "src" / "k.cu").write_text(
-        "__global__ void k(int* o) { o[threadIdx.x] = (threadIdx.x & 31) + warpSize; }\n"
+        '__global__ void k(int* o) { asm("membar.gl;"); o[threadIdx.x] = 1; }\n'
     )
     plain = _run("check", "src")
-    assert "HZ101" in plain.stdout and "\x1b[" not in plain.stdout  # piped: plain
+    assert "HZ310" in plain.stdout and "\x1b[" not in plain.stdout  # piped: plain
     assert RED in _run("--color", "always", "check", "src").stdout
     monkeypatch.setenv("FORCE_COLOR", "1")
     assert RED in _run("check", "src").stdout

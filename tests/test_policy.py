@@ -8,8 +8,11 @@ from pathlib import Path
 from hipify_py.policy import matches_rule
 from test_check_cli import HAZARDS, as_json, invoke, tree  # noqa: F401 - tree is a fixture
 
-# one kernel per way of turning a finding off; each draws HZ101 (`threadIdx.x & 31`)
-LANES = "__global__ void {name}(int* o) {{ o[threadIdx.x & 31] = warpSize; }}{tail}\n"
+# one kernel per way of turning a finding off; each draws HZ105 (a ballot kept in 32 bits)
+LANES = (
+    "__global__ void {name}(unsigned* o) {{ unsigned b = __ballot_sync(__activemask(), o[1]); "
+    "o[0] = b; }}{tail}\n"
+)
 
 
 def _kernels(root: Path) -> None:
@@ -34,13 +37,13 @@ def test_each_step_in_one_run(tree: Path) -> None:  # noqa: F811 - the fixture
     # suppression, the inactive branch and per-file-ignores act in the worker: never reported
     _, data = as_json("src", "--fail-on", "info")
     lanes = {f for f in _found(data) if f[0] == "lanes.cu"}
-    assert lanes == {("lanes.cu", 5, "HZ101")}
+    assert lanes == {("lanes.cu", 5, "HZ105")}
     assert not any(f[0] == "vendor.cu" for f in _found(data))
     reduce_rules = {r for n, _, r in _found(data) if n == "reduce.cu"}
     # HZ102 is opt-in: reported when --enable, the config or --select by full ID asks for it,
     # not when a --select prefix happens to cover it
-    assert "HZ101" in reduce_rules and "HZ102" not in reduce_rules
-    for asked in (("--enable", "hz10"), ("--select", "HZ101,HZ102")):
+    assert "HZ105" in reduce_rules and "HZ102" not in reduce_rules
+    for asked in (("--enable", "hz10"), ("--select", "HZ105,HZ102")):
         _, data = as_json("src", *asked, "--fail-on", "info")
         assert ("reduce.cu", 4, "HZ102") in _found(data), asked
     _, data = as_json("src", "--select", "HZ1", "--fail-on", "info")
@@ -51,13 +54,13 @@ def test_each_step_in_one_run(tree: Path) -> None:  # noqa: F811 - the fixture
     assert ("reduce.cu", 4, "HZ102") in _found(data)
     # --select / --ignore over what the files left
     _, data = as_json("src", "--select", "HZ10", "--ignore", "HZ102,hz106", "--fail-on", "info")
-    assert {r for _, _, r in _found(data)} == {"HZ101"}
+    assert {r for _, _, r in _found(data)} == {"HZ105"}
     # the baseline hides what it knows; a new finding still fails the run
     assert invoke("src", "--write-baseline", "base.json")[0] == 0
     assert invoke("src", "--baseline", "base.json")[0] == 0
     (tree / "src" / "new.cu").write_text(LANES.format(name="added", tail=""))
     code, data = as_json("src", "--baseline", "base.json")
-    assert code == 1 and _found(data) == {("new.cu", 1, "HZ101")}
+    assert code == 1 and _found(data) == {("new.cu", 1, "HZ105")}
     # --fail-on decides which of the findings left fail: the managed-memory warning alone does not
     for name in ("lanes.cu", "reduce.cu", "new.cu", "vendor.cu"):
         (tree / "src" / name).unlink()

@@ -382,6 +382,7 @@ def _closing(toks: Sequence[Token], k: int) -> int:
     Severity.ERROR,
     "lane/warp index arithmetic that assumes 32-lane warps",
     bites=RUN,
+    opt_in=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
