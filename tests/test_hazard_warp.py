@@ -1253,3 +1253,27 @@ def test_hz105_a_kernel_of_at_most_32_threads_loses_no_votes(nvcc, tmp_path):
     assert [f.line for f in only("HZ106", SMALL_BLOCK_VOTES)] == [3]
     wide = SMALL_BLOCK_VOTES.replace("BLOCK_SIZE = 16", "BLOCK_SIZE = 64")
     assert [f.line for f in only("HZ105", wide)] == [7]
+
+
+# PhysX's output compaction (round 31): every lane votes, but only the first 32-lane group
+# reads the word, as the mask of its scan: the 32 bits kept are all it needs
+VOTE_READ_BY_GROUP_0 = """#define WARP_SIZE 32
+__global__ void offsets(const unsigned* n, unsigned* out) {
+  const unsigned lane = threadIdx.x & (WARP_SIZE - 1);
+  const unsigned warp = threadIdx.x / WARP_SIZE;
+  unsigned mask = __ballot_sync(0xffffffffu, n[threadIdx.x] > 0);
+  if (warp == 0 && lane < 8) {
+    out[lane] = __popc(mask & ((1u << lane) - 1)) + n[lane];
+  }
+}
+"""
+
+
+def test_hz105_a_ballot_only_lanes_below_32_read_loses_nothing(nvcc, tmp_path):
+    src = tmp_path / "offsets.cu"
+    src.write_text(VOTE_READ_BY_GROUP_0)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert only("HZ105", VOTE_READ_BY_GROUP_0) == []
+    # decoy: one read outside the first group's branch sees the upper lanes' votes lost
+    read = VOTE_READ_BY_GROUP_0.replace("  if (warp == 0", "  out[64 + warp] = mask;\n  if (warp == 0")
+    assert [f.line for f in only("HZ105", read)] == [5]

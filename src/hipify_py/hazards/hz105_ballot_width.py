@@ -114,8 +114,10 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     for c in ballots:
         # only lanes 0-31 vote, or vote true: 32 bits hold every vote
         low = low_lanes_reach(unit, c.index) or bool(c.args and votes_below_32(unit, *c.args[-1]))
-        # `T name = ballot(...);` or `name = ballot(...);`
+        # `T name = ballot(...);` or `name = ballot(...);`; read by lanes 0-31 alone, its low
+        # 32 bits are all they need
         store = _assignment(toks, c)
+        low = low or (store is not None and _read_in_low_lanes_only(unit, *store))
         if store is not None:
             key = (toks[store[0] - 1].text, scope_of(unit, store[0]))
             mask_vars.setdefault(key, []).append((c.index, not low))
@@ -222,6 +224,22 @@ def _assignment(toks: Sequence[Token], c: Call) -> tuple[int, int] | None:
     ):
         return None
     return eq, stmt_end
+
+
+def _read_in_low_lanes_only(unit: Unit, eq: int, stmt_end: int) -> bool:
+    """Every read of the variable the ballot is stored in (its name before token ``eq``) lies in
+    code only lanes 0-31 run: all lanes vote, but only the first 32 read the word, whose 32 bits
+    are theirs (PhysX's `mask_idx`, a warp scan's mask inside `if (warpIndex == 0 ...)`, round
+    31)."""
+    func = function_at(unit, eq)
+    if func is None:
+        return False
+    reads = [
+        j
+        for j in unit.identifier_positions.get(unit.tokens[eq - 1].text, ())
+        if stmt_end < j < func.close
+    ]
+    return bool(reads) and all(low_lanes_reach(unit, j) for j in reads)
 
 
 def _truncating_store(
