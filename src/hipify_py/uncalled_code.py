@@ -4,9 +4,11 @@ instantiates an uncalled template, so a hazard that bites where code runs (``Rul
 wave-size arithmetic, a barrier) never bites in one, and one that bites where a template is
 instantiated (HIP's 64-bit mask static_assert, an unavailable texture fetch) never bites in an
 uncalled template; the readers judged such findings false (flashlight's copy of moderngpu's
-scan templates, cusp's `TexVector`).  A hazard the compiler meets wherever it reads the code
-(an undeclared API, a PTX constraint HIP-Clang rejects) stays: a function nobody calls is
-still compiled.
+scan templates, cusp's `TexVector`).  One that bites where code is emitted (PTX text, which
+only the assembler rejects) never bites in an uncalled template, `static` or inline function,
+which the compiler never emits.  A hazard the compiler meets wherever it reads the code (an
+undeclared API, a PTX constraint HIP-Clang rejects) stays: a function nobody calls is still
+compiled.
 
 A project's public headers (below an `include` directory) are the API its users call, so their
 functions keep their findings (raft's `include/raft/util/device_loads_stores.cuh` PTX loads,

@@ -88,13 +88,12 @@ def _excludes(
     cond = [t.text for t in toks[first:end]]
     while len(cond) > 2 and cond[0] == "(" and cond[-1] == ")":
         cond = cond[1:-1]
-    if len(cond) < 2 or (cond[0] not in lanes and cond[-1] not in lanes):
-        return False
-    if cond[:2] == [cond[0], "<"] and cond[2:] == delta:
+    if len(cond) >= 3 and cond[0] in lanes and cond[1] == "<" and cond[2:] == delta:
         return True
-    return delta == ["1"] and (
-        (len(cond) == 3 and cond[1] == "==" and cond[2] in _ZERO) or cond == ["!", cond[-1]]
-    )
+    if delta != ["1"]:
+        return False
+    first_lane = len(cond) == 3 and cond[0] in lanes and cond[1] == "==" and cond[2] in _ZERO
+    return first_lane or (len(cond) == 2 and cond[0] == "!" and cond[1] in lanes)
 
 
 def _ternary_else_condition(toks: Sequence[Token], j: int, floor: int) -> tuple[int, int]:
