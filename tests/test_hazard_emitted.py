@@ -35,7 +35,7 @@ __global__ void k(unsigned* x) { x[threadIdx.x] = sub2(x[threadIdx.x], 1u); }
 
 # clang's own attribute spellings: no HIP header, so the device object is all that is built
 _BARE = "#define __device__ __attribute__((device))\n#define __global__ __attribute__((global))\n"
-_FUNC = "{linkage}__device__ unsigned f(unsigned a) {{\n  unsigned r; asm(\"vadd2.u32.u32.u32 "
+_FUNC = '{linkage}__device__ unsigned f(unsigned a) {{\n  unsigned r; asm("vadd2.u32.u32.u32 '
 _FUNC += '%0,%1,%1,%0;" : "=r"(r) : "{c}"(a)); return r;\n}}\n'
 
 

@@ -1275,5 +1275,7 @@ def test_hz105_a_ballot_only_lanes_below_32_read_loses_nothing(nvcc, tmp_path):
     assert_nvcc_builds(nvcc, [src], [], tmp_path)
     assert only("HZ105", VOTE_READ_BY_GROUP_0) == []
     # decoy: one read outside the first group's branch sees the upper lanes' votes lost
-    read = VOTE_READ_BY_GROUP_0.replace("  if (warp == 0", "  out[64 + warp] = mask;\n  if (warp == 0")
+    read = VOTE_READ_BY_GROUP_0.replace(
+        "  if (warp == 0", "  out[64 + warp] = mask;\n  if (warp == 0"
+    )
     assert [f.line for f in only("HZ105", read)] == [5]

@@ -207,9 +207,7 @@ def test_a_binary_source_and_a_name_that_is_not_utf8_give_a_valid_report(tmp_pat
     src.mkdir()
     (src / "bin.cu").write_bytes(b"\x00\x01binary")
     name = b"caf\xe9.cu".decode("utf-8", "surrogateescape")
-    (src / name).write_bytes(
-        b'__global__ void k(int* o) { asm("membar.gl;"); } // \xe9\n'
-    )
+    (src / name).write_bytes(b'__global__ void k(int* o) { asm("membar.gl;"); } // \xe9\n')
     out = tmp_path / "r.html"
     assert report(str(src), "-o", str(out)).exit_code == 0
     page = out.read_bytes().decode("utf-8")  # valid UTF-8 throughout
