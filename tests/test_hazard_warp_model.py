@@ -1029,9 +1029,9 @@ def test_a_scan_that_reuses_one_variable_for_every_step_is_no_finding(nvcc, tmp_
 
 # StringZilla's multi-word carries (round 30): lane 0 of each 32-lane group takes a constant,
 # the others their lower neighbour's carry, through `?:` or through a helper given the lane
-GROUP_CARRIES = """__device__ void pick_left(unsigned lane, const int* me, const int* up, int* out) {
-  if (lane == 0) { out[0] = me[0]; out[1] = me[1]; }
-  else { out[0] = up[0]; out[1] = up[1]; }
+GROUP_CARRIES = """__device__ void pick_left(unsigned lane, const int* me, const int* up, int* o) {
+  if (lane == 0) { o[0] = me[0]; o[1] = me[1]; }
+  else { o[0] = up[0]; o[1] = up[1]; }
 }
 __global__ void carries(const unsigned long long* in, unsigned long long* out, int* edges) {
   unsigned lane = threadIdx.x & 31u, word = threadIdx.x >> 5;
