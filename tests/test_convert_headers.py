@@ -1,6 +1,7 @@
 """#include rewriting: real ROCm paths, no duplicates, hip_runtime.h exactly once."""
 
 from _convert import hip
+from _units import assert_converted_compiles, assert_nvcc_builds, convert_directory
 
 
 def test_headers_map_to_rocm_include_paths() -> None:
@@ -134,3 +135,36 @@ def test_the_runtime_include_after_a_last_line_without_newline_starts_its_own_li
     assert "#include <hip/hip_runtime.h>" in out.splitlines()
     guard = hip("#ifndef K_H\n#define K_H", "t.cu")
     assert guard.splitlines()[:2] == ["#ifndef K_H", "#define K_H"]
+
+
+# darknet's layout (altis's yolo copy, round 31): the project's own `cuda.h` beside its kernels
+OWN_CUDA_H = """#ifndef OWN_CUDA_H
+#define OWN_CUDA_H
+#include <cuda_runtime.h>
+dim3 grid_for(size_t n);
+#endif
+"""
+USES_OWN_CUDA_H = """#include "cuda_runtime.h"
+#include "cuda.h"
+__global__ void scale(float* x, size_t n) {
+  size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.f;
+}
+void run(float* x, size_t n) { scale<<<grid_for(n), 256>>>(x, n); }
+"""
+
+
+def test_a_projects_own_header_named_as_cudas_stays_its_own(nvcc, gfx942_check, tmp_path):
+    tree = tmp_path / "yolo"
+    tree.mkdir()
+    (tree / "cuda.h").write_text(OWN_CUDA_H)
+    (tree / "scale.cu").write_text(USES_OWN_CUDA_H)
+    assert_nvcc_builds(nvcc, [tree / "scale.cu"], [], tmp_path)
+    out = convert_directory(tree, tmp_path / "out")
+    converted = (out / "scale.hip").read_text()
+    assert '#include "cuda.h"' in converted  # the project's header, which declares grid_for
+    assert_converted_compiles(out, "scale.cu", gfx942_check)
+    # decoy: with no such file beside it, `"cuda.h"` is CUDA's, covered by the runtime header
+    (tree / "cuda.h").unlink()
+    again = convert_directory(tree, tmp_path / "out2")
+    assert '#include "cuda.h"' not in (again / "scale.hip").read_text()

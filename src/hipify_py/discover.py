@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .buildfiles.registry import build_kind
 from .context import Renames
-from .project_backends import cuda_backends_of, library_copies_of
+from .project_backends import cuda_backends_of, cuda_named_headers, library_copies_of
 from .project_index import ProjectIndex, index_of
 from .project_masks import MaskWidths
 from .project_switches import SwitchUses, is_build_text
@@ -319,6 +319,7 @@ def project_index_of(
         wide_masks=masks.wide(),
         cuda_backends=cuda_backends_of(files),
         library_copies=library_copies_of(files),
+        own_cuda_named=cuda_named_headers(files, mappings),
     )
 
 

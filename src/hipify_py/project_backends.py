@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from .mappings import MappingIndex
 from .project_index import ProjectIndex
 
 # a backend directory's name for each vendor: xmr-stak's `backend/nvidia` beside its own
@@ -36,6 +37,13 @@ def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
         and f.parent.name == "cub"
         and f.parent.parent.name.lower().startswith("cub")
     )
+
+
+def cuda_named_headers(files: Iterable[Path], mappings: MappingIndex) -> frozenset[str]:
+    """The tree's own files (absolute paths) whose names are those of CUDA headers the
+    mapping tables list (`cuda.h`, `cublas.h`): a quoted include that finds one of them beside
+    the file that includes it names the project's header, not CUDA's."""
+    return frozenset(str(f) for f in files if mappings.header(f.name) is not None)
 
 
 def not_the_projects(path: str, project: ProjectIndex) -> str:

@@ -83,6 +83,9 @@ class ProjectIndex:
     # TNN's `thirdparty/cub-1.9.10-1`), absolute: its examples and tests are CUB's, which the
     # HIP build replaces with hipCUB (round 19: 3 false findings in TNN's copy)
     library_copies: frozenset[str] = frozenset()
+    # the tree's own headers named as CUDA's (darknet's `src/cuda.h`, which its sources include
+    # as `"cuda.h"`, round 31: altis's copy lost it to `<hip/hip_runtime.h>`), absolute
+    own_cuda_named: frozenset[str] = frozenset()
     # (name, file) of each warp-size constant (defined as 32 somewhere in the tree) that a file
     # uses where its code meets the hardware wavefront without defining it
     # (``project_wavefronts``); None where no tree is known, or past its bound.  A header's
@@ -187,6 +190,7 @@ class ProjectIndex:
             sorted(self.cuda_backends),
             sorted(self.cuda_twins),
             sorted(self.library_copies),
+            sorted(self.own_cuda_named),
             ["-"]
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],

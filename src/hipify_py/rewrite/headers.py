@@ -6,6 +6,7 @@ removed; includes in different ``#if`` branches are kept, because only one of th
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 
@@ -126,7 +127,7 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
     emitted: list[tuple[str, tuple[int, ...]]] = []
     has_runtime = has_runtime_api = False
     top = ((), guard_branch(unit))
-    for inc in found:
+    for inc in _cuda_includes(unit, found, ctx):
         entry = header_entry(inc.path, ctx.mappings)
         if kept_wmma_include(unit, inc):
             continue  # an <mma.h> in a file without WMMA: wmma_include.py's
@@ -151,6 +152,20 @@ def headers(unit: Unit, ctx: Context) -> Iterator[Edit | Finding]:
         if at == len(unit.text) and unit.text[-1:] not in ("\r", "\n", ""):  # no final newline
             inserted = unit.newline + inserted
         yield Edit(at, at, inserted, "header")
+
+
+def _cuda_includes(unit: Unit, found: list[Include], ctx: Context) -> list[Include]:
+    """``found`` but the project's own headers named as CUDA's (``_own_header``)."""
+    return [inc for inc in found if not _own_header(unit, inc, ctx)]
+
+
+def _own_header(unit: Unit, inc: Include, ctx: Context) -> bool:
+    """A quoted include that finds a file of the tree beside the including file, named as a
+    CUDA header (``ProjectIndex.own_cuda_named``): the compiler reads that file, not CUDA's."""
+    if inc.angled or not ctx.project.own_cuda_named:
+        return False
+    beside = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(unit.path)), inc.path))
+    return beside in ctx.project.own_cuda_named
 
 
 def _no_counterpart(inc: Include, entry: Entry | None, ctx: Context) -> Finding | None:
