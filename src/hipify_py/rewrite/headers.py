@@ -223,14 +223,17 @@ def _inserted_includes(
     unit: Unit, ctx: Context, found: list[Include], has_runtime: bool, has_runtime_api: bool
 ) -> str:
     """The ``#include`` lines to add: hip_runtime.h where the code needs it and no include
-    gives it, then, in CUDA code, nvcc's implicit C headers that HIP does not include."""
+    gives it, then, in CUDA code (it includes a HIP runtime header), nvcc's implicit C headers
+    that HIP does not include."""
     inserted = ""
     if not has_runtime and _needs_runtime(unit, ctx, has_runtime_api):
         quoted = any(not inc.angled and inc.path in _CUDA_RUNTIME_SPELLINGS for inc in found)
         spelled = f'"{RUNTIME_HEADER}"' if quoted else f"<{RUNTIME_HEADER}>"
         inserted = f"#include {spelled}{unit.newline}"
         has_runtime = True
-    if has_runtime:  # what the HIP build includes: not a `cuda_bf16.h` of a CUDA-only branch
+    # CUDA code: a .cu file, or a header for .cu files that includes the runtime API itself
+    # (GenomeWorks' `cudapoa_batch.cuh` calls memcpy by the TU's implicit <string.h>, rw30)
+    if has_runtime or has_runtime_api:  # the HIP build's includes, not a CUDA-only branch's
         skipped = inactive_in(unit)
         active = {inc.path for inc in found if inc.start not in skipped}
         extra = implicit_headers(unit, active, not ctx.options.portable)
