@@ -9,6 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from _convert import ctx
+from _units import assert_nvcc_builds
 from hipify_py.analysis.values import local_declaration
 from hipify_py.cli.check import check
 from hipify_py.frontend.unit import Unit
@@ -300,3 +301,27 @@ def test_a_name_tested_right_before_the_hip_switch_is_the_cuda_builds(tmp_path: 
     assert reported() == {"fast.cu"}
     (tmp_path / "config.h").write_text("#define GOOGLE_CUDA 1\n")
     assert reported() == {"fast.cu", "prod.cu"}
+
+
+def test_a_mask_macro_the_tree_defines_32_bit_is_an_error_where_it_is_used(nvcc, tmp_path):
+    """GenomeWorks (compile round 30): `#define FULL_MASK 0xffffffff` in one header, passed to
+    `__shfl_sync` in another: HIP's static_assert rejects it, so the use is an error, not a
+    "may be 32-bit" warning; a tree that defines it 64 bits wide has nothing to report."""
+    (tmp_path / "structs.cuh").write_text("#pragma once\n#define FULL_MASK 0xffffffff\n")
+    (tmp_path / "kernels.cuh").write_text(
+        '#pragma once\n#include "structs.cuh"\n__device__ bool any_error(bool e) {\n'
+        "  return __shfl_sync(FULL_MASK, e, 0);\n}\n"
+    )
+    (tmp_path / "k.cu").write_text(
+        '#include "kernels.cuh"\n__global__ void k(bool* e) { e[0] = any_error(e[1]); }\n'
+    )
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    args = [str(tmp_path), "--format", "json", "--no-cache", "--select", "HZ106"]
+    run = CliRunner().invoke(check, args, catch_exceptions=False)
+    found = [
+        (Path(f["path"]).name, f["line"], f["severity"]) for f in json.loads(run.output)["findings"]
+    ]
+    assert found == [("kernels.cuh", 4, "error")]
+    (tmp_path / "structs.cuh").write_text("#pragma once\n#define FULL_MASK 0xffffffffffffffffULL\n")
+    run = CliRunner().invoke(check, args, catch_exceptions=False)
+    assert json.loads(run.output)["findings"] == []

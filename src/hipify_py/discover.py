@@ -317,6 +317,7 @@ def project_index_of(
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
         wide_masks=masks.wide(),
+        narrow_masks=masks.narrow(),
         cuda_backends=cuda_backends_of(files),
         library_copies=library_copies_of(files),
         own_cuda_named=cuda_named_headers(files, mappings),

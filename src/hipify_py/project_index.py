@@ -86,6 +86,8 @@ class ProjectIndex:
     # the tree's own headers named as CUDA's (darknet's `src/cuda.h`, which its sources include
     # as `"cuda.h"`, round 31: altis's copy lost it to `<hip/hip_runtime.h>`), absolute
     own_cuda_named: frozenset[str] = frozenset()
+    # the mask macros the tree defines as 32-bit numbers only (``project_masks``)
+    narrow_masks: frozenset[str] = frozenset()
     # (name, file) of each warp-size constant (defined as 32 somewhere in the tree) that a file
     # uses where its code meets the hardware wavefront without defining it
     # (``project_wavefronts``); None where no tree is known, or past its bound.  A header's
@@ -191,6 +193,7 @@ class ProjectIndex:
             sorted(self.cuda_twins),
             sorted(self.library_copies),
             sorted(self.own_cuda_named),
+            sorted(self.narrow_masks),
             ["-"]
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],

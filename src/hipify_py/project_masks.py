@@ -20,6 +20,12 @@ from .frontend.lexer import Kind, Lexed, lex
 _MASK_TYPED = re.compile(
     rb"(?:int|_t|long|u64|u32|uint)\s+(?:const\s+)?\w*[Mm][Aa][Ss][Kk]\w*\s*[={]"
 )
+# `#define NAME_MASK 0xffffffff` (the value and its suffix)
+_MASK_DEFINE = re.compile(
+    rb"#[ \t]*define[ \t]+(\w*[Mm][Aa][Ss][Kk]\w*)[ \t]+"
+    rb"\(?(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)\)?[ \t]*$",
+    re.M,
+)
 # words that end a declaration's type going backwards (`return x = ...`, `else m = ...`)
 _NOT_TYPE_WORDS = frozenset({"return", "else", "case", "do", "goto"})
 # words of a declaration that say nothing of its type's size
@@ -31,17 +37,34 @@ class MaskWidths:
 
     def __init__(self) -> None:
         self.widths: dict[str, set[int]] = {}
+        self.defined: dict[str, set[int]] = {}  # the same of `#define NAME <number>`
 
     def add(self, path: str, data: bytes) -> None:
         """Read one file of the tree (``path`` unused: a mask is the tree's by its name)."""
+        for m in _MASK_DEFINE.finditer(data):
+            text = m.group(2)
+            value = int(text, 16) if text[1:2] in (b"x", b"X") else int(text)
+            self.defined.setdefault(m.group(1).decode("ascii"), set()).add(
+                4 if value <= 0xFFFFFFFF and b"ll" not in m.group(3).lower() else 8
+            )
         if not _MASK_TYPED.search(data):
             return
         for name, width in _declarations(lex(data.decode("utf-8", "replace"))):
             self.widths.setdefault(name, set()).add(width)
 
     def wide(self) -> frozenset[str]:
-        """The names declared 64 bits wide, and never narrower, in code HIP compiles."""
-        return frozenset(n for n, widths in self.widths.items() if widths == {8})
+        """The names declared (or `#define`d) 64 bits wide, and never narrower, in code HIP
+        compiles."""
+        names = self.widths.keys() | self.defined.keys()
+        return frozenset(
+            n for n in names if self.widths.get(n, set()) | self.defined.get(n, set()) == {8}
+        )
+
+    def narrow(self) -> frozenset[str]:
+        """The mask macros the tree defines as a 32-bit number, and never wider (GenomeWorks'
+        `#define FULL_MASK 0xffffffff` in `cudapoa_structs.cuh`, which the files that pass it
+        to `__shfl_sync` do not define: compile round 30)."""
+        return frozenset(n for n, widths in self.defined.items() if widths == {4})
 
 
 def _declarations(lexed: Lexed) -> Iterator[tuple[str, int]]:

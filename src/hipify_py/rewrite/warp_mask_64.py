@@ -134,7 +134,7 @@ def _sites(unit: Unit, ctx: Context) -> list[MaskSite]:
                 if site is not None:
                     sites.append(site)
             else:
-                sites.extend(_variable_sites(unit, uses, mask_tokens))
+                sites.extend(_variable_sites(unit, uses, mask_tokens, ctx.project.narrow_masks))
     sites.sort(key=lambda s: s.start)
     return sites
 
@@ -265,7 +265,9 @@ def _macro_site(
     )
 
 
-def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskSite]:
+def _variable_sites(
+    unit: Unit, uses: Uses, mask_tokens: set[int], narrow: frozenset[str]
+) -> list[MaskSite]:
     """Masks held in variables: one site per declaration of a 32-bit type.  The parse sees the
     CUDA build's typedefs; a mask type chosen per platform is read as the HIP build sees it
     (pyg-lib's `#ifdef USE_ROCM using warp_mask_t = unsigned long long;`, round 15)."""
@@ -278,7 +280,7 @@ def _variable_sites(unit: Unit, uses: Uses, mask_tokens: set[int]) -> list[MaskS
         cur = cursor_at(unit, tok.start)
         decl = cur.referenced if cur is not None else None
         if cur is None or decl is None:
-            unresolved = _unresolved(unit, tok, name)
+            unresolved = _unresolved(unit, tok, name, narrow)
             if unresolved is not None:
                 elsewhere.append(unresolved)
             continue
@@ -314,9 +316,13 @@ def _unresolved_once(elsewhere: list[MaskSite], declared: set[str]) -> list[Mask
     return list(once.values())
 
 
-def _unresolved(unit: Unit, tok: Token, name: str) -> MaskSite | None:
+def _unresolved(unit: Unit, tok: Token, name: str, narrow: frozenset[str]) -> MaskSite | None:
     """A mask the parse could not resolve (a header's macro or variable) unless the tokens show
-    a parameter of a type 64 bits wide in the HIP build."""
+    a parameter of a type 64 bits wide in the HIP build; a macro the tree defines as a 32-bit
+    number only (``narrow``) is known 32-bit."""
+    if tok.text in narrow:
+        detail = "declared 32-bit by the tree's `#define` of it: make that definition 64-bit"
+        return _elsewhere(tok, name, detail)
     size = parameter_size(unit, tok)
     if size == 8:
         return None  # pytorch_scatter's `warp_mask_t mask`: 64-bit where USE_ROCM
