@@ -25,6 +25,8 @@ __global__ void reduce(float* a, int n) {
   float v = a[threadIdx.x];
   for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
   if ((threadIdx.x & 31) == 0) a[blockIdx.x] = v * warpSize;
+  unsigned voters = __ballot_sync(__activemask(), v > 0.f);
+  a[n] = voters;
 }
 void run(float* a, int n) {
   reduce<<<n / 256, 256>>>(a, n);
