@@ -10,7 +10,7 @@ from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, Call
 from .functions import Func, enclosing_conditions, function_at
-from .tokens import cached, statement_end
+from .tokens import cached, enclosing_paren, match, match_back, statement_end
 from .values import evaluate
 
 # a lane id (`& 31`, `% 32`) or a group id (`>> 5`, `/ 32`) of 32-lane groups: operator -> value
@@ -117,24 +117,11 @@ def _passed_with_lane(toks: Sequence[Token], j: int, func: Func, lanes: set[str]
     """The name at token ``j`` is an argument of a call that takes a group lane as well."""
     if toks[j - 1].text not in ("(", ",") or toks[j + 1].text not in (")", ","):
         return False
-    depth, k = 0, j - 1
-    while k > func.open:
-        text = toks[k].text
-        if text in (";", "{", "}"):
-            return False
-        depth += (text == ")") - (text == "(")
-        if depth < 0:
-            break
-        k -= 1
-    if toks[k - 1].kind is not Kind.IDENT and toks[k - 1].text != ">":
+    k = enclosing_paren(toks, j, func.open)
+    if k is None or (toks[k - 1].kind is not Kind.IDENT and toks[k - 1].text != ">"):
         return False
-    depth, m = 0, k
-    while m < func.close:
-        depth += (toks[m].text == "(") - (toks[m].text == ")")
-        if not depth:
-            break
-        m += 1
-    return any(t.text in lanes for t in toks[k:m])
+    m = match(toks, k)
+    return m is not None and any(t.text in lanes for t in toks[k:m])
 
 
 def _receiver(toks: Sequence[Token], k: int, floor: int) -> str | None:
@@ -150,13 +137,10 @@ def _receiver(toks: Sequence[Token], k: int, floor: int) -> str | None:
     if toks[j + 1].text != "=":
         return None
     if toks[j].text == "]":
-        depth = 0
-        while j > floor:
-            depth += (toks[j].text == "]") - (toks[j].text == "[")
-            if not depth:
-                break
-            j -= 1
-        j -= 1
+        opening = match_back(toks, j)
+        if opening is None or opening <= floor:
+            return None
+        j = opening - 1
     return toks[j].text if toks[j].kind is Kind.IDENT else None
 
 
@@ -185,16 +169,10 @@ def _array_reads(toks: Sequence[Token], name: str, start: int, end: int) -> list
     for j in range(start, end):
         if toks[j].text != name:
             continue
-        k = j + 1
-        if toks[k].text == "[":
-            depth = 0
-            while k < end:
-                depth += (toks[k].text == "[") - (toks[k].text == "]")
-                if not depth:
-                    break
-                k += 1
-            if toks[k + 1].text == "=":
-                continue
+        if toks[j + 1].text == "[":
+            close = match(toks, j + 1)
+            if close is not None and toks[close + 1].text == "=":
+                continue  # an element store
         reads.append(j)
     return reads
 

@@ -72,6 +72,20 @@ match = match_forward  # the shared bracket matcher (frontend.syntax)
 match_back = match_backward
 
 
+def enclosing_paren(toks: Sequence[Token], j: int, floor: int) -> int | None:
+    """The `(` whose parentheses hold token ``j`` inside its statement (a call's, an
+    assertion's), or None: the walk back stops at `;`, `{`, `}` or token ``floor``."""
+    depth = 0
+    for k in range(j - 1, floor, -1):
+        text = toks[k].text
+        if text in (";", "{", "}"):
+            return None
+        depth += (text == ")") - (text == "(")
+        if depth < 0:
+            return k
+    return None
+
+
 def statement_end(toks: Sequence[Token], j: int, limit: int) -> int:
     """Last token index of the statement starting at j (a block or up to ';')."""
     if j < len(toks) and toks[j].text == "{":

@@ -40,7 +40,7 @@ from .low_lanes import lanes_past_31_return
 from .namespaces import project_warp_size
 from .own_constants import shadowed
 from .taint import thread_taint
-from .tokens import cached, operand_before
+from .tokens import cached, enclosing_paren, operand_before
 from .values import constant_at, evaluate, int_value
 from .warp_constants import reported_names
 
@@ -64,15 +64,9 @@ def _asserted(unit: Unit, k: int) -> bool:
     """Token ``k`` is in the argument of an assertion (`assert(warpSize == warp_size)`): it
     states the code's premise, it does not work in hardware warps (GenomeWorks' aligners, whose
     32-thread blocks are consistent 32-lane code, round 31)."""
-    toks, depth = unit.tokens, 0
-    for j in range(k - 1, max(k - 32, 0), -1):
-        text = toks[j].text
-        if text in (";", "{", "}"):
-            return False
-        depth += (text == ")") - (text == "(")
-        if depth < 0:
-            return toks[j - 1].text.lower().endswith("assert")
-    return False
+    toks = unit.tokens
+    j = enclosing_paren(toks, k, max(k - 32, 0))
+    return j is not None and toks[j - 1].text.lower().endswith("assert")
 
 
 def model_of(unit: Unit, func: Func | None) -> str | None:
