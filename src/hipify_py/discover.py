@@ -305,6 +305,8 @@ def project_index_of(
 
     index = index_of(_TreeTexts(items), mappings, also=also)
     for c in items:
+        if switches.full:
+            break  # past its bound the tree's switches are unknown: read no more
         if c.path.suffix not in C_LIKE_SUFFIXES and is_build_text(str(c.path)):
             try:
                 with open(c.path, "rb") as f:

@@ -79,14 +79,19 @@ class SwitchUses:
         self.defined.update(m.group(1).decode("ascii") for m in _DEFINED.finditer(data))
         self.code_words.update(_WORD.findall(_NOT_CODE.sub(b" ", data)))
 
+    @property
+    def full(self) -> bool:
+        """Past the bound: nothing more is read, and no switch is known."""
+        return self.build_bytes > _BUILD_BYTES
+
     def add_build_text(self, data: bytes) -> None:
         self.build_bytes += len(data)
-        if self.build_bytes <= _BUILD_BYTES:
+        if not self.full:
             self.build_words.update(_WORD.findall(data))
             self.build_words.update(_FLAG.findall(data))
 
     def unset(self, mappings: MappingIndex) -> frozenset[str]:
-        if self.build_bytes > _BUILD_BYTES:
+        if self.full:
             return frozenset()
         named = self.build_words | self.code_words
         candidates = {
