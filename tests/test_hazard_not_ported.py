@@ -403,3 +403,23 @@ def test_the_projects_own_hip_backend_is_no_cuda_code_being_ported(nvcc, tmp_pat
         ("HZ107", "bindings/rocm/kernels/k.cu"),
         ("HZ310", "bindings/rocm/kernels/k.cu"),
     ]
+
+
+def test_a_header_only_skipped_version_branches_include_is_not_the_port(nvcc, tmp_path):
+    """MegEngine's driver stub picks one wrapper per CUDA version (`#if CUDA_VERSION ==
+    11080` / `#include "./libcuda-wrap_11.8.h"`, round 32: 3 false findings); the HIP build
+    has CUDA 12.0's value, skips those branches and never reads the wrappers.  A header some
+    file includes where the HIP build takes the branch keeps its findings."""
+    root = tmp_path / "stub"
+    root.mkdir()
+    wrapper = "#include <cuda.h>\nCUresult flush(CUflushGPUDirectRDMAWritesTarget t);\n"
+    (root / "wrap_11.8.h").write_text(wrapper)
+    (root / "stub.cpp").write_text(
+        "#include <cuda.h>\n#if CUDA_VERSION == 11040\n#error no wrapper\n"
+        '#elif CUDA_VERSION == 11080\n#include "./wrap_11.8.h"\n#endif\n'
+        "int stub() { return CUDA_VERSION; }\n"
+    )
+    assert_nvcc_builds(nvcc, [root / "stub.cpp"], [], tmp_path)
+    assert _tree_findings(tmp_path, "stub") == []
+    (root / "user.cpp").write_text('#include "wrap_11.8.h"\n')
+    assert _tree_findings(tmp_path, "stub") == [("HZ300", "wrap_11.8.h")]

@@ -33,6 +33,24 @@ def test_hz300_library_family_and_device_function():
     assert any(m.startswith(wanted) for m in msgs)
 
 
+GTEST_NAMES = """#define TEST(suite, name) void suite##_##name()
+TEST(ConvertSat, float2int) {}
+TEST(ConvertSat, int2float) {}
+__global__ void k(int* out) { __prof_trigger(0); out[0] = 1; }
+"""
+
+
+def test_hz300_a_device_functions_name_that_is_not_called_is_no_use(nvcc, tmp_path):
+    """oneflow's gtest cases `TEST(ConvertSat, float2int)` (round 32, a false HZ300) name
+    tests, not CUDA's unsupported device functions; the call in the kernel is reported."""
+    src = tmp_path / "names.cu"
+    src.write_text(GTEST_NAMES)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert [f.line for f in only("HZ300", GTEST_NAMES)] == [4]
+    called = GTEST_NAMES.replace("float2int)", "float2int(1))")
+    assert [f.line for f in only("HZ300", called)] == [2]  # one finding for both (folded)
+
+
 def test_hz300_ignores_members_comments_strings_and_supported_apis():
     src = """// cudaOccupancyMaxActiveClusters in a comment
 void f(S s) {
@@ -161,6 +179,25 @@ __device__ void fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 #define LD(sp) asm volatile("ld." #sp ".global.v2.b64 {%0,%1}, [%2];" : "=l"(a), "=l"(b) : "l"(p))
 __device__ void ld(const long* p) { long a, b; LD(); }"""
     assert [f.line for f in only("HZ310", src)] == [5, 6, 7]
+
+
+def test_hz310_arm_asm_with_ptx_like_names_is_not_ptx():
+    """MegEngine's ARM kernels (round 32, unsampled): NEON's `vadd.f16` with `"w"` register
+    operands and armv7's `subs ..., #4` / `vld1.32` share names with PTX's video instructions
+    and loads, but PTX writes no `#` before an immediate and has no `"w"` constraint."""
+    src = """typedef __fp16 half8 __attribute__((vector_size(16)));
+half8 add(half8 a, half8 b) {
+  half8 r;
+  asm volatile("vadd.f16 %0, %1, %2\\n" : "+w"(r) : "w"(a), "w"(b));
+  return r;
+}
+void kern(const float* a, int k) {
+  asm volatile("subs %[K], %[K], #4\\n" "vld1.32 {d8-d11}, [%[a]]!\\n" : [K] "+r"(k), [a] "+r"(a));
+}
+__device__ unsigned vadd(unsigned a, unsigned b) {
+  unsigned d; asm("vadd.u32.u32.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
+"""
+    assert [f.line for f in only("HZ310", src)] == [11]
 
 
 # LeetCUDA's sgemm_async.cu (round 15): two PTX macros, one of them expanded
@@ -648,6 +685,49 @@ int g(::thrust::device_vector<int>& v, thrust::system::cuda::tag t);
     )
     assert only("HZ323", wrapped_only) == []
     assert [f.line for f in only("HZ323", wrapped_only.replace("#ifdef", "#ifndef"))] == [4]
+
+
+MULTI_ADAPTOR = """#include <thrust/device_vector.h>
+#include <thrust/complex.h>
+namespace multi {
+namespace thrust {
+namespace cuda { template <class T> using array = ::thrust::device_vector<T>; }
+}
+template <class T> struct traits { using real_type = typename ::thrust::complex<T>::value_type; };
+}
+"""
+MULTI_USE = """#include "adaptor.hpp"
+int main() {
+  multi::thrust::cuda::array<double> a(4);
+  multi::traits<float>::real_type x = 1.0f;
+  return a.size() == 4 && x == 1.0f ? 0 : 1;
+}
+"""
+
+
+def _hz323_lines(root: Path) -> list[tuple[str, int]]:
+    args = [str(root), "--format", "json", "--no-cache", "--select", "HZ323"]
+    found = json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)
+    return sorted((Path(f["path"]).name, f["line"]) for f in found["findings"])
+
+
+def test_hz323_a_thrust_namespace_of_the_projects_own_where_no_build_wraps_thrust(nvcc, tmp_path):
+    """Boost.Multi (in qmcpack, round 32: 6 false HZ323) defines `multi::thrust::cuda::array`
+    itself and names `typename ::thrust::complex<T>`: no build of the tree wraps Thrust, so
+    `multi::thrust` is the project's own namespace on both platforms, and `typename` is no
+    namespace.  The same tree built with `-DTHRUST_CUB_WRAPPED_NAMESPACE` is reported."""
+    root = tmp_path / "multi"
+    root.mkdir()
+    (root / "adaptor.hpp").write_text(MULTI_ADAPTOR)
+    (root / "main.cu").write_text(MULTI_USE)
+    assert_nvcc_builds(nvcc, [root / "main.cu"], [], tmp_path)
+    assert _hz323_lines(root) == []
+    (root / "CMakeLists.txt").write_text(
+        "project(m LANGUAGES CXX CUDA)\n"
+        "add_executable(m main.cu)\n"
+        "target_compile_definitions(m PRIVATE THRUST_CUB_WRAPPED_NAMESPACE=multi)\n"
+    )
+    assert _hz323_lines(root) == [("adaptor.hpp", 4), ("main.cu", 3)]
 
 
 NAMESPACED_ATOMICS = """#include <cuda_runtime.h>

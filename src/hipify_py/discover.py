@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 from .buildfiles.registry import build_kind
 from .context import Renames
 from .project_backends import cuda_backends_of, cuda_named_headers, library_copies_of
+from .project_gated_includes import GatedIncludes
 from .project_index import ProjectIndex, index_of
 from .project_masks import MaskWidths
-from .project_switches import SwitchUses, is_build_text
+from .project_switches import WRAPPING_MACROS, SwitchUses, is_build_text
 from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
@@ -297,11 +298,13 @@ def project_index_of(
     wavefronts = WavefrontUses()
     masks = MaskWidths()
     switches = SwitchUses()
+    gated = GatedIncludes()
 
     def also(path: str, data: bytes) -> None:
         wavefronts.add(path, data)
         masks.add(path, data)
         switches.add_source(data)
+        gated.add(data)
 
     index = index_of(_TreeTexts(items), mappings, also=also)
     for c in items:
@@ -316,6 +319,8 @@ def project_index_of(
     return replace(
         index,
         unset_switches=switches.unset(mappings),
+        wraps_thrust=switches.sets_any(WRAPPING_MACROS),
+        skipped_headers=gated.skipped_only(),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
         wide_masks=masks.wide(),

@@ -49,7 +49,10 @@ def cuda_named_headers(files: Iterable[Path], mappings: MappingIndex) -> frozens
 def not_the_projects(path: str, project: ProjectIndex) -> str:
     """Why ``path`` is no file of the project's port: it lies in one of
     ``project.cuda_backends`` or ``project.library_copies``, or is one of
-    ``project.cuda_twins``; "" when it is."""
+    ``project.cuda_twins``, or a header only branches the HIP build skips include
+    (``project.skipped_headers``); "" when it is."""
+    if Path(path).name in project.skipped_headers:
+        return "a header only branches the HIP build skips include"
     if not (project.cuda_backends or project.library_copies or project.cuda_twins):
         return ""
     if str(Path(path).absolute()) in project.cuda_twins:

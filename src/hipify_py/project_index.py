@@ -115,6 +115,15 @@ class ProjectIndex:
     # includes it and defines the template `static` is rejected by clang
     # (``project_declarations``, ``rewrite/static_after_declaration``)
     template_declarations: frozenset[tuple[str, str]] = frozenset()
+    # whether a build of the tree may wrap Thrust and CUB in a namespace of its own: one of its
+    # build texts or sources names a wrapping macro (``project_switches.WRAPPING_MACROS``:
+    # AMGX's `-DTHRUST_CUB_WRAPPED_NAMESPACE=amgx`, lightseq's `#define CUB_NS_PREFIX`).
+    # Elsewhere `X::thrust` is a namespace of the project's own (Boost.Multi's
+    # `multi::thrust::cuda::array`, round 32: 6 false HZ323).  True where no tree is known.
+    wraps_thrust: bool = True
+    # the base names of the headers only branches the HIP build skips include
+    # (``project_gated_includes``: MegEngine's `libcuda-wrap_11.8.h`)
+    skipped_headers: frozenset[str] = frozenset()
 
     @cached_property
     def _include_graph(self) -> dict[str, tuple[str, ...]]:
@@ -194,6 +203,8 @@ class ProjectIndex:
             sorted(self.library_copies),
             sorted(self.own_cuda_named),
             sorted(self.narrow_masks),
+            [str(self.wraps_thrust)],
+            sorted(self.skipped_headers),
             ["-"]
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],

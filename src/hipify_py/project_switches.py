@@ -46,6 +46,12 @@ _BUILD_SUFFIXES = frozenset(
 )
 _BUILD_BYTES = 64 << 20
 
+# the macros with which a build puts Thrust and CUB in a namespace of its own (HZ323)
+WRAPPING_MACROS = frozenset(
+    {"THRUST_CUB_WRAPPED_NAMESPACE", "THRUST_WRAPPED_NAMESPACE", "CUB_WRAPPED_NAMESPACE"}
+    | {"CUB_NS_PREFIX", "CUB_NS_QUALIFIER"}
+)
+
 # defined by compilers, platforms or the headers of SDKs and libraries a tree builds against
 _GIVEN = frozenset({"NDEBUG", "DEBUG", "WIN32", "WIN64", "UNICODE", "MSVC", "APPLE", "UNIX"})
 _PREFIXES = (
@@ -89,6 +95,15 @@ class SwitchUses:
         if not self.full:
             self.build_words.update(_WORD.findall(data))
             self.build_words.update(_FLAG.findall(data))
+
+    def sets_any(self, names: frozenset[str]) -> bool:
+        """Whether a build text names one of ``names`` or a source defines one; True past the
+        bound, where what the builds set is not known."""
+        return (
+            self.full
+            or not self.defined.isdisjoint(names)
+            or any(name.encode("ascii") in self.build_words for name in names)
+        )
 
     def unset(self, mappings: MappingIndex) -> frozenset[str]:
         if self.full:

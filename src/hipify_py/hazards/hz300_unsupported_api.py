@@ -41,9 +41,9 @@ from ..analysis.functions import defined_names
 from ..analysis.unsupported_cases import unsupported_case_groups
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from ..mappings import is_convertible, no_hip_library
+from ..mappings import Entry, is_convertible, no_hip_library
 from ..rewrite.enum_shims import DATA_SHIMMED
 from ..rewrite.shims import SHIMMED
 from ..rewrite.version_gates import VERSION_MACROS
@@ -70,7 +70,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     # defined for HIP in another file of its tree: not CUDA's
     own = defined_names(unit) | _enumerators(unit) | _pointers(unit) | ctx.project.defined
     for t, e in api_uses(unit):
-        if t.text in DEDICATED or t.text in own or any(a <= t.start < b for a, b in guarded):
+        if t.text in DEDICATED or t.text in own or not _called(unit, t, e, guarded):
             continue
         library = no_hip_library(e, ctx.options)
         if e.status not in ("unsupported", "removed") and not library:
@@ -110,6 +110,20 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             severity=Severity.WARNING if shimmed else None,
             extra=extra,
         )
+
+
+def _called(unit: Unit, t: Token, e: Entry, guarded: list[tuple[int, int]]) -> bool:
+    """The name at ``t`` is used outside the ``guarded`` ranges, and a device function is
+    called there (`float2int(x)`, `f<T>(x)`) or its address taken: a bare name is something
+    else of that name (oneflow's gtest case `TEST(ConvertSat, float2int)`, round 32).  Other
+    kinds are used wherever named."""
+    if any(a <= t.start < b for a, b in guarded):
+        return False
+    if e.kind != "device_function":
+        return True
+    toks = unit.tokens
+    k = unit.first_token_from(t.start)
+    return k + 1 < len(toks) and toks[k + 1].text in ("(", "<") or toks[k - 1].text == "&"
 
 
 def _root_cause(family: str, status: str, library: str | None, noted: str) -> str:

@@ -55,6 +55,8 @@ _PTX = re.compile(
     r"lanemask_\w+|tid|ntid|ctaid|dynamic_smem_size)\b|\btrap\s*;|\bexit\s*;|\bmembar\b|"
     r"\bbar\.sync\b|\.reg\b"
 )
+# what PTX never writes and ARM does: `#` before an immediate (`subs %[K], %[K], #4`)
+_ARM = re.compile(r"#-?\d")
 _GCN = re.compile(r"\b[sv]_[a-z0-9_]+|\bds_[a-z]|\bbuffer_|\bglobal_load|\bflat_")
 
 
@@ -78,6 +80,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         text = _template(toks, *parens).replace('"', "").replace("\\n", " ").replace("\\t", " ")
         if not _is_ptx(text) or _GCN.search(text) or _never_expanded(unit, i, ctx):
             continue
+        if _ARM.search(text) or any("w" in c for c in _constraints(toks, *parens)):
+            continue  # ARM's: `#4` immediates, `"w"` NEON registers (MegEngine's armv7 kernels)
         snippet = " ".join(text.split())[:40]
         run = _macro_run(toks, i)
         # the same PTX again, or a block of PTX macros (VanitySearch's 19 carry-chain macros,
@@ -102,14 +106,18 @@ def _bites(toks: Sequence[Token], open_: int, close: int) -> dict[str, str]:
     rejects (`"l"(ptr)`): the rule's EMITTED holds only for PTX text, which the assembler
     meets in emitted code alone (nvbio's unused `static __forceinline__` SIMD helpers with
     `"r"` operands compile for gfx942, round 31)."""
-    constraints = [
+    if all(set(c) <= _AMDGPU_CONSTRAINTS for c in _constraints(toks, open_, close)):
+        return {}
+    return {"bites": COMPILED}
+
+
+def _constraints(toks: Sequence[Token], open_: int, close: int) -> list[str]:
+    """The operand constraints of the asm statement (`"=r"`, `"l"`)."""
+    return [
         toks[k].text.strip('"')
         for k in range(open_ + 1, close)
         if toks[k].kind is Kind.STRING and toks[k + 1].text == "("
     ]
-    if all(set(c) <= _AMDGPU_CONSTRAINTS for c in constraints):
-        return {}
-    return {"bites": COMPILED}
 
 
 def _define_at(toks: Sequence[Token], i: int) -> int | None:

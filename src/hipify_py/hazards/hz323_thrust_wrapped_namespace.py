@@ -4,7 +4,10 @@
 Thrust or CUB named through a namespace of the project's own (`amgx::thrust::device_vector`,
 `amgx::cub::BlockReduce`, or `namespace thrust` opened inside another namespace), as code built
 with `-DTHRUST_CUB_WRAPPED_NAMESPACE=amgx` (AMGX) or CUB's `CUB_NS_PREFIX` (lightseq's
-`ls::cub`) does. One finding per file, at the first use, the other lines listed.
+`ls::cub`) does. One finding per file, at the first use, the other lines listed. Only in a
+tree whose build files or sources name a wrapping macro (`THRUST_CUB_WRAPPED_NAMESPACE`,
+`CUB_NS_PREFIX`, ...): elsewhere `X::thrust` is a namespace of the project's own, as
+Boost.Multi's `multi::thrust::cuda::array`, the same on both platforms.
 
 ## Why it breaks on AMD
 rocThrust 7.2.4 reads `THRUST_CUB_WRAPPED_NAMESPACE` but names `::thrust` in some of its own
@@ -31,7 +34,7 @@ from collections.abc import Iterator
 from ..analysis.namespaces import namespace_bodies
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
+from ..frontend.lexer import KEYWORDS, Kind
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
 
@@ -47,6 +50,8 @@ _NOT_WRAPPERS = frozenset({"std", "thrust", "cub", "hipcub", "cuda", "detail", "
     "Thrust/CUB named through a wrapping namespace (THRUST_CUB_WRAPPED_NAMESPACE)",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
+    if not ctx.project.wraps_thrust:
+        return
     toks = unit.tokens
     for lib in _LIBRARIES:
         for i in unit.identifier_positions.get(lib, ()):
@@ -58,6 +63,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                 and toks[i + 1].text == "::"
                 and owner.kind is Kind.IDENT
                 and owner.text not in _NOT_WRAPPERS
+                and owner.text not in KEYWORDS  # `typename ::thrust::complex<T>`
             )
             if qualified or _reopened_inside(unit, i):
                 what = f"`{owner.text}::{lib}`" if qualified else f"`namespace {lib}`"
