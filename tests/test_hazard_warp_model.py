@@ -1122,3 +1122,74 @@ def test_an_asserted_warp_width_is_a_premise_not_hardware_warp_code(nvcc, tmp_pa
         "  assert(warpSize == warp_size);\n", "  if (warpSize != warp_size) return;\n"
     )
     assert {f.rule for f in findings(chosen)} & WAVE_RULES
+
+
+# warp-rnnt's alphas (round 32): blocks of 32 x 2 threads, each row one 32-lane scan, the
+# premise asserted; a Hillis-Steele scan (`if (i <= d)`) and a ripple by 1 (`if (i == d)`)
+ROW_SCANS = """#include <cassert>
+#define W 32
+__device__ void row_scans(float* out, const float* in) {
+  unsigned int d = threadIdx.x;
+  assert(blockDim.x == W);
+  float b = in[threadIdx.y * W + d], a;
+  for (unsigned int i = 1; i < W; i *= 2) {
+    a = __shfl_up_sync(0xffffffff, b, i);
+    if (i <= d) b += a;
+  }
+  float r = b, kept = b;
+  for (unsigned int i = 1; i < W; i++) {
+    r = __shfl_up_sync(0xffffffff, r, 1);
+    if (i == d) {
+      r = fmaxf(r, b);
+      kept = r;
+    }
+  }
+  out[threadIdx.y * W + d] = kept;
+}
+__global__ void scans(float* out, const float* in) { row_scans(out, in); }
+void run(float* out, const float* in) { scans<<<1, dim3(W, 2)>>>(out, in); }
+"""
+
+
+def test_scans_guarded_by_the_lane_of_a_row_of_32_threads_are_no_finding(nvcc, tmp_path):
+    src = tmp_path / "rows.cu"
+    src.write_text(ROW_SCANS)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert only("HZ103", ROW_SCANS) == []
+    # decoys: rows that are not asserted, a guard that lets the low lanes in, a ripple
+    # counted from 0 (lane 0 of the upper row takes the lower row's last value)
+    unasserted = ROW_SCANS.replace("  assert(blockDim.x == W);\n", "")
+    assert [f.line for f in only("HZ103", unasserted)] == [7]
+    assert [f.line for f in only("HZ103", ROW_SCANS.replace("i <= d", "i >= d"))] == [8]
+    from_zero = ROW_SCANS.replace(
+        "for (unsigned int i = 1; i < W; i++)", "for (unsigned i = 0; i < W; i++)"
+    )
+    assert [f.line for f in only("HZ103", from_zero)] == [13]
+
+
+# oneflow's layer norm (round 32): group helpers whose width is a template parameter that
+# defaults to the file's warp-size constant
+DEFAULT_GROUP_WIDTH = """constexpr int kWarpSize = 32;
+template <typename T, int thread_group_width = kWarpSize>
+__device__ void group_all_reduce(T* mean) {
+  for (int mask = thread_group_width / 2; mask > 0; mask /= 2)
+    *mean += __shfl_xor_sync(0xffffffff, *mean, mask, thread_group_width);
+  *mean = __shfl_sync(0xffffffff, *mean, 0, thread_group_width);
+}
+__global__ void rows(float* x) {
+  float m = x[threadIdx.x];
+  group_all_reduce<float>(&m);
+  x[threadIdx.x] = m;
+}
+"""
+
+
+def test_a_width_that_defaults_to_the_files_constant_of_32_is_group_code(nvcc, tmp_path):
+    src = tmp_path / "layer_norm.cu"
+    src.write_text(DEFAULT_GROUP_WIDTH)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    for path in ("layer_norm.cu", "layer_norm.cuh"):
+        assert [f.rule for f in findings(DEFAULT_GROUP_WIDTH, path) if f.rule in WAVE_RULES] == []
+    # decoy: the broadcast without its width reads lane 0 of the wavefront
+    wide = DEFAULT_GROUP_WIDTH.replace("*mean, 0, thread_group_width)", "*mean, 0)")
+    assert [f.rule for f in findings(wide) if f.rule in WAVE_RULES] == ["HZ103"]

@@ -5,6 +5,7 @@ wavefront.  Split from ``warp_model``, which asks at every shuffle."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
@@ -31,7 +32,7 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
     if not lanes:
         return False
     a, b = call.args[at]
-    delta = [t.text for t in toks[a:b]]
+    delta = _Delta([t.text for t in toks[a:b]], _counters_from(unit, func, call.index, a, b))
     if any(
         _admits(toks, x, y, lanes, delta)
         for _kw, x, y in enclosing_conditions(unit, call.index, func)
@@ -47,7 +48,7 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
     return bool(uses) and all(_use_guarded(unit, func, j, lanes, delta) for j in uses)
 
 
-def _use_guarded(unit: Unit, func: Func, j: int, lanes: set[str], delta: list[str]) -> bool:
+def _use_guarded(unit: Unit, func: Func, j: int, lanes: set[str], delta: _Delta) -> bool:
     """The use at token ``j`` of a shifted value counts only in group lanes at or past the
     shift: under `if (lane >= d)`, in the true branch of `lane > 0 ? y : 0`, in the false
     branch of `lane == 0 ? 0 : y` (StringZilla's carries, round 30), or handed to a helper
@@ -65,32 +66,88 @@ def _use_guarded(unit: Unit, func: Func, j: int, lanes: set[str], delta: list[st
 _ZERO = frozenset({"0", "0u", "0U"})
 
 
-def _admits(toks: Sequence[Token], first: int, end: int, lanes: set[str], delta: list[str]) -> bool:
+class _Delta(NamedTuple):
+    """A shuffle's shift: its tokens' texts, and the loop counters that are at least as large
+    (`for (i = 1; ...; i++)` around a shift by 1)."""
+
+    texts: list[str]
+    below: frozenset[str]
+
+
+def _admits(toks: Sequence[Token], first: int, end: int, lanes: set[str], delta: _Delta) -> bool:
     """The condition ``toks[first:end]`` lets only group lanes at or past the shift through:
-    `lane >= d`, `lane > x`, and for a shift by 1 `lane != 0`."""
+    `lane >= d` or `d <= lane`, `lane > x` or `x < lane`, `lane == i` with a loop counter `i`
+    that starts at the shift or past it (warp-rnnt's `if (i == d)` after a shift by 1 in `for
+    (i = 1; ...)`, round 32), and for a shift by 1 `lane != 0`."""
     cond = [t.text for t in toks[first:end]]
-    for k in range(len(cond) - 2):
-        if cond[k] not in lanes:
+    size = len(delta.texts)
+    for k, word in enumerate(cond):
+        if word not in lanes:
             continue
-        op, rest = cond[k + 1], cond[k + 2 : k + 2 + len(delta)]
-        if op == ">" or (op == ">=" and rest == delta):
+        op, rest = (cond[k + 1], cond[k + 2 : k + 2 + size]) if k + 2 < len(cond) else ("", [])
+        op_before = cond[k - 1] if k else ""
+        lhs = cond[k - 1 - size : k - 1] if k > size else []
+        if op == ">" or op_before == "<":
             return True
-        if delta == ["1"] and op == "!=" and cond[k + 2] in _ZERO:
+        if (op == ">=" and rest == delta.texts) or (op_before == "<=" and lhs == delta.texts):
+            return True
+        if op in (">=", "==") and _alone(cond, k + 2) and cond[k + 2] in delta.below:
+            return True
+        if op_before == "==" and k >= 2 and _alone(cond, k - 2) and cond[k - 2] in delta.below:
+            return True
+        if delta.texts == ["1"] and op == "!=" and cond[k + 2] in _ZERO:
             return True
     return False
 
 
-def _excludes(
-    toks: Sequence[Token], first: int, end: int, lanes: set[str], delta: list[str]
-) -> bool:
+_JOINS = frozenset({"(", ")", "&&", "||"})
+
+
+def _alone(cond: list[str], j: int) -> bool:
+    """``cond[j]`` is one side of its comparison by itself."""
+    return (
+        j < len(cond)
+        and (j == 0 or cond[j - 1] in _JOINS or cond[j - 1] in ("==", ">="))
+        and (j + 1 == len(cond) or cond[j + 1] in _JOINS or cond[j + 1] == "==")
+    )
+
+
+_STEPS = frozenset({"++", "+=", "*=", "<<="})
+
+
+def _counters_from(unit: Unit, func: Func, at: int, a: int, b: int) -> frozenset[str]:
+    """The counters of the `for` loops around token ``at`` that start at the shift
+    ``tokens[a:b]`` (a number) or past it and only grow: `for (unsigned i = 1; i < W; i++)`."""
+    shift = evaluate(unit, a, b)
+    if shift is None:
+        return frozenset()
+    toks = unit.tokens
+    out = set()
+    for kw, x, y in enclosing_conditions(unit, at, func):
+        parts = [t.text for t in toks[x:y]]
+        if kw != "for" or parts.count(";") != 2 or "=" not in parts:
+            continue
+        eq = parts.index("=")
+        name, first_end = parts[eq - 1], parts.index(";")
+        start = evaluate(unit, x + eq + 1, x + first_end)
+        step = parts[parts.index(";", first_end + 1) + 1 :]
+        grows = step[:2] in ([name, "++"], ["++", name]) or (
+            step[:1] == [name] and step[1:2] and step[1] in _STEPS and step[2:] != ["0"]
+        )
+        if start is not None and start >= shift and grows:
+            out.add(name)
+    return frozenset(out)
+
+
+def _excludes(toks: Sequence[Token], first: int, end: int, lanes: set[str], delta: _Delta) -> bool:
     """The whole condition ``toks[first:end]`` is a test for the group lanes below the shift
     (`lane < d`; `lane == 0` or `!lane` for a shift by 1): its false branch holds the others."""
     cond = [t.text for t in toks[first:end]]
     while len(cond) > 2 and cond[0] == "(" and cond[-1] == ")":
         cond = cond[1:-1]
-    if len(cond) >= 3 and cond[0] in lanes and cond[1] == "<" and cond[2:] == delta:
+    if len(cond) >= 3 and cond[0] in lanes and cond[1] == "<" and cond[2:] == delta.texts:
         return True
-    if delta != ["1"]:
+    if delta.texts != ["1"]:
         return False
     first_lane = len(cond) == 3 and cond[0] in lanes and cond[1] == "==" and cond[2] in _ZERO
     return first_lane or (len(cond) == 2 and cond[0] == "!" and cond[1] in lanes)
@@ -209,7 +266,7 @@ def group_lanes(unit: Unit, f: Func) -> set[str]:
 
 def _group_lanes(unit: Unit, f: Func) -> set[str]:
     toks = unit.tokens
-    out = set()
+    out = _row_lanes(unit, f)
     for k in range(f.open + 1, f.close - 3):
         if toks[k].kind is not Kind.IDENT or toks[k + 1].text not in ("=", "("):
             continue
@@ -226,6 +283,29 @@ def _group_lanes(unit: Unit, f: Func) -> set[str]:
         ):
             out.add(toks[k].text)
     return out
+
+
+def _row_lanes(unit: Unit, f: Func) -> set[str]:
+    """`d = threadIdx.x` in a function that asserts rows of 32 threads (warp-rnnt's
+    `assert(blockDim.x == W)` with `#define W 32`, round 32: 4 false HZ103): the lane in its
+    row, as `tid & 31` is."""
+    toks = unit.tokens
+    rows = any(
+        [t.text for t in toks[k + 1 : k + 4]] == [".", "x", "=="]
+        and evaluate(unit, k + 4, k + 5) == 32
+        and (j := enclosing_paren(toks, k, f.open)) is not None
+        and toks[j - 1].text.lower().endswith("assert")
+        for k in unit.identifier_positions.get("blockDim", ())
+        if f.open < k < f.close
+    )
+    if not rows:
+        return set()
+    return {
+        toks[k].text
+        for k in range(f.open + 1, f.close - 5)
+        if toks[k].kind is Kind.IDENT
+        and [t.text for t in toks[k + 1 : k + 6]] == ["=", "threadIdx", ".", "x", ";"]
+    }
 
 
 _ASSIGNS = frozenset({"=", "+=", "-=", "*=", "|=", "&=", "^="})

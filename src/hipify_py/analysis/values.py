@@ -184,16 +184,16 @@ def constant_at(unit: Unit, name: str, index: int) -> int | None:
 def _template_default(unit: Unit, func: Func, name: str) -> int | None:
     """The number a template parameter ``name`` of ``func`` defaults to (`template <int
     WARPS_PER_BLOCK, int WARP_SIZE = 32>`: FasterTransformer's `block_sum`, whose callers all
-    take the default), else None."""
+    take the default), or a file constant of one (oneflow's `int thread_group_width =
+    kWarpSize`, round 32), else None."""
     toks = unit.tokens
     for j in declaration_head(toks, func):
-        if (
-            toks[j].text == name
-            and toks[j + 1].text == "="
-            and toks[j + 2].kind is Kind.NUMBER
-            and template_parameter(toks, j)
-        ):
+        if toks[j].text != name or toks[j + 1].text != "=" or not template_parameter(toks, j):
+            continue
+        if toks[j + 2].kind is Kind.NUMBER:
             return int_value(toks[j + 2].text)
+        if toks[j + 2].kind is Kind.IDENT and toks[j + 3].text in (",", ">"):
+            return constant_at(unit, toks[j + 2].text, j + 2)
     return None
 
 
