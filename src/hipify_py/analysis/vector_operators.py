@@ -16,10 +16,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..frontend.conditions import inactive_in
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from .functions import class_bodies, specifiers
-from .tokens import split
+from .tokens import cached, split
 
 VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
 COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
@@ -77,7 +78,9 @@ def definitions(unit: Unit) -> Iterator[OperatorDef]:
         close = brackets.get(j) if j < len(toks) and toks[j].text == "(" else None
         if op not in HIP_DEFINES or close is None:
             continue
-        vector = next((t.text for t in toks[j + 1 : close] if VECTOR.fullmatch(t.text)), None)
+        names = type_names(unit)
+        spelled = (names.get(t.text, t.text) for t in toks[j + 1 : close])
+        vector = next((w for w in spelled if VECTOR.fullmatch(w)), None)
         k = close + 1
         while k < len(toks) and toks[k].text in ("const", "noexcept", "constexpr"):
             k += 1
@@ -112,7 +115,8 @@ def _class_operand(unit: Unit, open_: int, close: int) -> bool:
     integral vectors), its `operator+=(double2&, doublesingle2&)` adds its own type (round
     15)."""
     for first, end in split(unit.tokens, open_ + 1, close):
-        words = [t.text for t in unit.tokens[first:end] if t.kind is Kind.IDENT]
+        names = type_names(unit)
+        words = [names.get(t.text, t.text) for t in unit.tokens[first:end] if t.kind is Kind.IDENT]
         if not any(
             VECTOR.fullmatch(w) or w in _SCALAR_WORDS or _FIXED_WIDTH.fullmatch(w) for w in words
         ):
@@ -123,12 +127,13 @@ def _class_operand(unit: Unit, open_: int, close: int) -> bool:
 def _parameters(unit: Unit, d: OperatorDef) -> list[tuple[str, list[str]]] | None:
     """(name, type words without qualifiers) per parameter; None when one has no name."""
     toks = unit.tokens
+    names = type_names(unit)
     found = []
     for first, end in split(toks, d.open + 1, d.close):
         words = [t.text for t in toks[first:end]]
         if len(words) < 2 or toks[end - 1].kind is not Kind.IDENT:
             return None
-        found.append((words[-1], [w for w in words[:-1] if w not in _QUALIFIERS]))
+        found.append((words[-1], [names.get(w, w) for w in words[:-1] if w not in _QUALIFIERS]))
     return found
 
 
@@ -156,7 +161,7 @@ def always_ambiguous(unit: Unit, d: OperatorDef) -> bool:
         return False
     for n, (first, end) in enumerate(params):
         words = [t.text for t in toks[first:end]]
-        kept = [w for w in words[:-1] if w not in _QUALIFIERS]
+        kept = [type_names(unit).get(w, w) for w in words[:-1] if w not in _QUALIFIERS]
         if kept != [d.vector]:
             return False
         if n == 0 and d.op in COMPOUND:
@@ -188,7 +193,7 @@ def _signature_matches(unit: Unit, d: OperatorDef, params: list[tuple[str, list[
     before = d.at - 1
     while before >= 0 and toks[before].text in ("&", "const"):
         before -= 1
-    return before >= 0 and toks[before].text == d.vector
+    return before >= 0 and type_names(unit).get(toks[before].text, toks[before].text) == d.vector
 
 
 def _operand(words: list[str], name: str, vector: bool, c: str) -> bool:
@@ -265,7 +270,8 @@ def _returned_components(
     head = [toks[k].text for k in body[:3]]
     if len(body) < 5 or head[0] != "return":
         return False
-    if head[1:] in ([f"make_{d.vector}", "("], [d.vector, "{"]):
+    made = _makers(unit).get(head[1], head[1])  # cuNSearch's `Real3(x, y, z)` macro
+    if [made, head[2]] == [f"make_{d.vector}", "("] or [made, head[2]] == [d.vector, "{"]:
         paren = body[2]
     elif head[1] == "{":
         paren = body[1]
@@ -291,7 +297,8 @@ def _assigned_components(
     if len(statements) != len(comps) + 3 or statements[-1]:
         return False
     declared, *assignments, returned, _ = statements
-    if len(declared) != 2 or declared[0] != d.vector or returned != ["return", declared[1]]:
+    vector = type_names(unit).get(declared[0], declared[0]) if declared else ""
+    if len(declared) != 2 or vector != d.vector or returned != ["return", declared[1]]:
         return False
     local = declared[1]
     return all(
@@ -307,3 +314,43 @@ def declaration_start(unit: Unit, d: OperatorDef) -> int:
     while k > 0 and toks[k - 1].text not in (";", "}", "{") and not toks[k - 1].in_directive:
         k -= 1
     return k
+
+
+_SCALARS = frozenset(w for spellings in _ELEMENT.values() for words in spellings for w in words)
+
+
+def type_names(unit: Unit) -> dict[str, str]:
+    """The names the file gives a vector type or a scalar in the branches the HIP build
+    compiles (`using Real3 = float3;`, `typedef float Real;`): cuNSearch's `Real3`, `float3`
+    or `double3` by a precision switch (compile round 31: its `operator*(Real3, Real3)` was
+    ambiguous with HIP's, and nothing said so)."""
+    return cached(unit, "_vector_type_names", lambda: _type_names(unit))
+
+
+def _type_names(unit: Unit) -> dict[str, str]:
+    toks = unit.tokens
+    inactive = inactive_in(unit)
+    out: dict[str, str] = {}
+    positions = unit.identifier_positions
+    for i in [*positions.get("using", ()), *positions.get("typedef", ())]:
+        words = [t.text for t in toks[i + 1 : i + 5]]
+        if toks[i].in_directive or toks[i].start in inactive or len(words) < 4:
+            continue
+        if toks[i].text == "using" and words[1] == "=" and words[3] == ";":
+            name, aliased = words[0], words[2]
+        elif toks[i].text == "typedef" and words[2] == ";":
+            name, aliased = words[1], words[0]
+        else:
+            continue
+        if VECTOR.fullmatch(aliased) or aliased in _SCALARS:
+            out[name] = aliased
+    return out
+
+
+_MAKER = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\([^)]*\)[ \t]+(make_\w+)\(", re.M)
+
+
+def _makers(unit: Unit) -> dict[str, str]:
+    """Function-like macros that stand for a `make_<vector>` call (`#define Real3(x, y, z)
+    make_float3(x, y, z)`): the name, and the call it expands to."""
+    return cached(unit, "_vector_makers", lambda: dict(_MAKER.findall(unit.text)))

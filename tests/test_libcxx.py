@@ -1,0 +1,49 @@
+"""libcu++ names: `cuda::std::` copies of standard facilities become `std::`; the rest of
+libcu++, which ROCm 7.2.4 does not ship, is HZ347's."""
+
+from __future__ import annotations
+
+from _convert import hip
+from _units import assert_ported_builds
+from test_hazard_common import only
+
+# qmcpack's strided_range (compile round 31, a silent failure): libcu++ reached through Thrust
+STRIDED = """#include <thrust/device_vector.h>
+#include <thrust/iterator/counting_iterator.h>
+template <typename Iterator> struct strided {
+  using difference_type = typename cuda::std::iterator_traits<Iterator>::difference_type;
+  difference_type stride;
+};
+__global__ void k(int* out) {
+  strided<thrust::counting_iterator<int>> s{2};
+  out[threadIdx.x] = (int)s.stride * cuda::std::numeric_limits<int>::digits;
+}
+"""
+
+
+def test_standard_facilities_of_libcxx_become_the_standard_librarys(nvcc, gfx942_check, tmp_path):
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "strided", STRIDED)
+    out = hip(STRIDED)
+    assert "cuda::std" not in out and "typename std::iterator_traits<Iterator>" in out
+    assert only("HZ347", STRIDED) == []
+
+
+def test_the_rest_of_libcxx_is_reported_once_per_file():
+    src = STRIDED + "cuda::std::atomic<int> counter;\ncuda::atomic_ref<int> r(x);\n"
+    (f,) = only("HZ347", src)
+    assert f.line == 11 and "`cuda::std::atomic`" in f.message
+    assert f.extra.get("related_lines") == "12"
+    assert "cuda::std::atomic<int>" in hip(src)  # left for a person
+
+
+def test_a_namespace_cuda_of_the_projects_is_not_libcxx():
+    """oneflow's `cuda::atomic::Add` (round 32) is a function of its own namespace `cuda`; a
+    namespace `cuda` the file opens holds the project's names; `mine::cuda::ptx` is qualified
+    by the project's own namespace; a `<cuda/atomic>` include is HP001's."""
+    used = "__global__ void k(float* p) { cuda::atomic::Add(p, 1.0f); }\n"
+    assert only("HZ347", used) == []
+    opened = "namespace cuda { template <class T> struct atomic {}; }\ncuda::atomic<int> a;\n"
+    assert only("HZ347", opened) == []
+    assert only("HZ347", "int f() { return mine::cuda::ptx(1); }\n") == []
+    included = "#include <cuda/atomic>\ncuda::atomic<int> a;\n"
+    assert only("HZ347", included) == []
