@@ -153,6 +153,13 @@ def test_half_atomic_add_shim_only_where_half_types_are_named():
     assert "HIPIFY_PY_SHIM_HALF_ATOMIC_ADD" not in own  # the file's own overload stays alone
 
 
+def test_bf16_ldg_shim_only_where_bf16_types_are_named():
+    out = hip((UNITS / "bf16_ldg.cu").read_text())
+    assert out.count("#define HIPIFY_PY_SHIM_BF16_LDG") == 1
+    plain = hip("__global__ void k(const float* f, float* g) { g[0] = __ldg(f); }")
+    assert "HIPIFY_PY_SHIM" not in plain
+
+
 def test_half_tanh_and_make_bfloat162_are_shimmed_not_reported():
     src = (UNITS / "half_tanh.cu").read_text()
     assert not {"HZ300"} & {f.rule for f in result(src).findings}

@@ -1,7 +1,8 @@
 """Shim texts of the arithmetic and host-runtime shims (``shims`` inserts them): CUDA's
-directed-rounding operations, the system-scope wrapping atomics, map-flag hints and the
-cooperative-groups reduce/scan, and NVTX's no-op ranges (the headers pass puts that one in
-place of the include).  Kept apart from the pass so that each stays small."""
+directed-rounding operations, the system-scope wrapping atomics, map-flag hints, the
+cooperative-groups reduce/scan, the half/bf16 atomics and bf16 loads, and NVTX's no-op ranges
+(the headers pass puts that one in place of the include).  Kept apart from the pass so that
+each stays small."""
 
 from __future__ import annotations
 
@@ -186,4 +187,58 @@ static inline void nvtxNameOsThreadA(uint32_t id, const char* name) { (void)id; 
 #define nvtxRangeStart nvtxRangeStartA
 #define nvtxNameOsThread nvtxNameOsThreadA
 #endif
+"""
+
+HALF_ATOMIC_ADD = """\
+// hipify-py shim: CUDA's atomicAdd on __half/__half2/bf16 (HIP 7.2 has only unsafeAtomicAdd,
+// which may lose updates on fine-grained memory): a compare-and-swap loop on the 32-bit word
+#include <hip/hip_bf16.h>
+#include <hip/hip_fp16.h>
+template <class To, class From> __device__ inline To hipify_py_bits(From f) {
+  To t;  // __hip_bfloat162 is not trivially copyable: no __builtin_bit_cast
+  __builtin_memcpy(&t, &f, sizeof(To));
+  return t;
+}
+template <class V> __device__ inline V hipify_py_atomic_add2(V* p, V v) {
+  unsigned* w = reinterpret_cast<unsigned*>(p);
+  unsigned old = *w, seen;
+  do {
+    seen = old;
+    V sum = __hadd2(hipify_py_bits<V>(seen), v);
+    old = atomicCAS(w, seen, hipify_py_bits<unsigned>(sum));
+  } while (old != seen);
+  return hipify_py_bits<V>(old);
+}
+template <class V> __device__ inline V hipify_py_atomic_add1(V* p, V v) {
+  unsigned long long a = reinterpret_cast<unsigned long long>(p);
+  unsigned* w = reinterpret_cast<unsigned*>(a & ~3ull);
+  unsigned shift = (a & 2u) * 8u, old = *w, seen;
+  do {
+    seen = old;
+    V sum = __hadd(hipify_py_bits<V>(static_cast<unsigned short>(seen >> shift)), v);
+    unsigned bits = hipify_py_bits<unsigned short>(sum);
+    old = atomicCAS(w, seen, (seen & ~(0xffffu << shift)) | (bits << shift));
+  } while (old != seen);
+  return hipify_py_bits<V>(static_cast<unsigned short>(old >> shift));
+}
+__device__ inline __half2 atomicAdd(__half2* p, __half2 v) { return hipify_py_atomic_add2(p, v); }
+__device__ inline __half atomicAdd(__half* p, __half v) { return hipify_py_atomic_add1(p, v); }
+__device__ inline __hip_bfloat162 atomicAdd(__hip_bfloat162* p, __hip_bfloat162 v) {
+  return hipify_py_atomic_add2(p, v);
+}
+__device__ inline __hip_bfloat16 atomicAdd(__hip_bfloat16* p, __hip_bfloat16 v) {
+  return hipify_py_atomic_add1(p, v);
+}
+"""
+
+
+# CUDA's names of its bfloat16 types (the typed shims' trigger)
+BF16_TYPES = frozenset({"__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162"})
+
+BF16_LDG = """\
+// hipify-py shim: __ldg on bfloat16 (HIP 7.2 has it for __half and the vector types only;
+// qserve's `ldg` helpers, compile round 31): a plain load, as HIP's own __ldg is
+#include <hip/hip_bf16.h>
+__device__ inline __hip_bfloat16 __ldg(const __hip_bfloat16* p) { return *p; }
+__device__ inline __hip_bfloat162 __ldg(const __hip_bfloat162* p) { return *p; }
 """

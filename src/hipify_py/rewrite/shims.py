@@ -25,7 +25,17 @@ from ..frontend.directives import includes as directive_includes
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
-from ._shim_texts import CG_REDUCE, MAP_FLAGS, ROUNDED, ROUNDED_OPS, ROUNDING, SYSTEM_WRAP
+from ._shim_texts import (
+    BF16_LDG,
+    BF16_TYPES,
+    CG_REDUCE,
+    HALF_ATOMIC_ADD,
+    MAP_FLAGS,
+    ROUNDED,
+    ROUNDED_OPS,
+    ROUNDING,
+    SYSTEM_WRAP,
+)
 from .enum_shims import DATA_SHIMS
 
 RULE = "shims"
@@ -140,48 +150,6 @@ _CUB_DEBUG = """\
   } while (0)
 """
 
-_HALF_ATOMIC_ADD = """\
-// hipify-py shim: CUDA's atomicAdd on __half/__half2/bf16 (HIP 7.2 has only unsafeAtomicAdd,
-// which may lose updates on fine-grained memory): a compare-and-swap loop on the 32-bit word
-#include <hip/hip_bf16.h>
-#include <hip/hip_fp16.h>
-template <class To, class From> __device__ inline To hipify_py_bits(From f) {
-  To t;  // __hip_bfloat162 is not trivially copyable: no __builtin_bit_cast
-  __builtin_memcpy(&t, &f, sizeof(To));
-  return t;
-}
-template <class V> __device__ inline V hipify_py_atomic_add2(V* p, V v) {
-  unsigned* w = reinterpret_cast<unsigned*>(p);
-  unsigned old = *w, seen;
-  do {
-    seen = old;
-    V sum = __hadd2(hipify_py_bits<V>(seen), v);
-    old = atomicCAS(w, seen, hipify_py_bits<unsigned>(sum));
-  } while (old != seen);
-  return hipify_py_bits<V>(old);
-}
-template <class V> __device__ inline V hipify_py_atomic_add1(V* p, V v) {
-  unsigned long long a = reinterpret_cast<unsigned long long>(p);
-  unsigned* w = reinterpret_cast<unsigned*>(a & ~3ull);
-  unsigned shift = (a & 2u) * 8u, old = *w, seen;
-  do {
-    seen = old;
-    V sum = __hadd(hipify_py_bits<V>(static_cast<unsigned short>(seen >> shift)), v);
-    unsigned bits = hipify_py_bits<unsigned short>(sum);
-    old = atomicCAS(w, seen, (seen & ~(0xffffu << shift)) | (bits << shift));
-  } while (old != seen);
-  return hipify_py_bits<V>(static_cast<unsigned short>(old >> shift));
-}
-__device__ inline __half2 atomicAdd(__half2* p, __half2 v) { return hipify_py_atomic_add2(p, v); }
-__device__ inline __half atomicAdd(__half* p, __half v) { return hipify_py_atomic_add1(p, v); }
-__device__ inline __hip_bfloat162 atomicAdd(__hip_bfloat162* p, __hip_bfloat162 v) {
-  return hipify_py_atomic_add2(p, v);
-}
-__device__ inline __hip_bfloat16 atomicAdd(__hip_bfloat16* p, __hip_bfloat16 v) {
-  return hipify_py_atomic_add1(p, v);
-}
-"""
-
 _BRKPT = """\
 // hipify-py shim: CUDA's device breakpoint __brkpt (HIP 7.2 has none); without a debugger it
 // stops the kernel with an error, as this trap does
@@ -278,11 +246,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
 TYPED_SHIMS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
     "half_atomic_add": (
         "HIPIFY_PY_SHIM_HALF_ATOMIC_ADD",
-        _HALF_ATOMIC_ADD,
+        HALF_ATOMIC_ADD,
         frozenset({"atomicAdd"}),
-        frozenset({"__half", "__half2", "half", "half2", "__nv_bfloat16", "__nv_bfloat162"})
-        | frozenset({"nv_bfloat16", "nv_bfloat162"}),
+        frozenset({"__half", "__half2", "half", "half2"}) | BF16_TYPES,
     ),
+    "bf16_ldg": ("HIPIFY_PY_SHIM_BF16_LDG", BF16_LDG, frozenset({"__ldg"}), BF16_TYPES),
 }
 _HOST_MATH = """\
 // hipify-py shim: CUDA math functions callable on the host too (HIP declares them for the
