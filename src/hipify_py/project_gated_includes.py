@@ -17,6 +17,7 @@ from .frontend.conditions import hip_inactive
 from .frontend.lexer import lex
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
+_INCLUDE_TEXT = re.compile(_INCLUDE.pattern.decode("ascii"), re.M)  # offsets of the lexed text
 # an include on the line right after a test of the CUDA version
 _GATED = re.compile(
     rb"^[ \t]*#[ \t]*(?:el)?if\b[^\n]*\bCUDA(?:RT)?_VERSION\b[^\n]*\n[ \t]*#[ \t]*include\b",
@@ -43,7 +44,7 @@ class GatedIncludes:
         text = data.decode("utf-8", "surrogateescape")
         lexed = lex(text)
         inactive = hip_inactive(lexed.tokens, lexed.directives)
-        for m in re.finditer(_INCLUDE.pattern.decode("ascii"), text, re.M):
+        for m in _INCLUDE_TEXT.finditer(text):
             name = m.group(1).rsplit("/", 1)[-1]
             (self.skipped if m.start(1) in inactive else self.taken).add(name)
 

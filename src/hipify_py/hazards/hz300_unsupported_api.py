@@ -70,7 +70,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     # defined for HIP in another file of its tree: not CUDA's
     own = defined_names(unit) | _enumerators(unit) | _pointers(unit) | ctx.project.defined
     for t, e in api_uses(unit):
-        if t.text in DEDICATED or t.text in own or not _called(unit, t, e, guarded):
+        if t.text in DEDICATED or t.text in own or not _a_use(unit, t, e, guarded):
             continue
         library = no_hip_library(e, ctx.options)
         if e.status not in ("unsupported", "removed") and not library:
@@ -112,7 +112,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         )
 
 
-def _called(unit: Unit, t: Token, e: Entry, guarded: list[tuple[int, int]]) -> bool:
+def _a_use(unit: Unit, t: Token, e: Entry, guarded: list[tuple[int, int]]) -> bool:
     """The name at ``t`` is used outside the ``guarded`` ranges, and a device function is
     called there (`float2int(x)`, `f<T>(x)`) or its address taken: a bare name is something
     else of that name (oneflow's gtest case `TEST(ConvertSat, float2int)`, round 32).  Other
@@ -123,7 +123,8 @@ def _called(unit: Unit, t: Token, e: Entry, guarded: list[tuple[int, int]]) -> b
         return True
     toks = unit.tokens
     k = unit.first_token_from(t.start)
-    return k + 1 < len(toks) and toks[k + 1].text in ("(", "<") or toks[k - 1].text == "&"
+    called = k + 1 < len(toks) and toks[k + 1].text in ("(", "<")
+    return called or (k > 0 and toks[k - 1].text == "&")
 
 
 def _root_cause(family: str, status: str, library: str | None, noted: str) -> str:
