@@ -1193,3 +1193,28 @@ def test_a_width_that_defaults_to_the_files_constant_of_32_is_group_code(nvcc, t
     # decoy: the broadcast without its width reads lane 0 of the wavefront
     wide = DEFAULT_GROUP_WIDTH.replace("*mean, 0, thread_group_width)", "*mean, 0)")
     assert [f.rule for f in findings(wide) if f.rule in WAVE_RULES] == ["HZ103"]
+
+
+FRAGS = "#pragma once\n#include <cuda_runtime.h>\n#define WARP_SIZE 32U\n"
+
+
+def test_hz107_a_header_whose_includer_defines_the_constant_again_is_not_the_fix(nvcc, tmp_path):
+    """flash-fft-conv's sub-headers (round 17: 4 false HZ107) define `WARP_SIZE 32` and never
+    use it; the header that includes them defines it again before its kernels, so the votes
+    below it take that header's value: it is the one reported, not the sub-header."""
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "frags.h").write_text(FRAGS)
+    (tmp_path / "common.h").write_text(
+        HEADER_CONSTANT.replace(
+            "#define WARP_SIZE 32U",
+            '#include "shared/frags.h"\n#undef WARP_SIZE\n#define WARP_SIZE 32U',
+        )
+    )
+    (tmp_path / "votes.cu").write_text(VOTE_USER)
+    assert_nvcc_builds(nvcc, [tmp_path / "votes.cu"], [], tmp_path)
+    assert [f[:2] for f in _tree_hz107(tmp_path)] == [("common.h", 5)]
+    # decoy: the includer does not define it: the sub-header's value is the one the votes use
+    (tmp_path / "common.h").write_text(
+        HEADER_CONSTANT.replace("#define WARP_SIZE 32U", '#include "shared/frags.h"')
+    )
+    assert [f[:2] for f in _tree_hz107(tmp_path)] == [("frags.h", 3)]

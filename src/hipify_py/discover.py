@@ -323,6 +323,7 @@ def project_index_of(
         skipped_headers=gated.skipped_only(),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
+        warp_constant_homes=wavefronts.homes(),
         wide_masks=masks.wide(),
         narrow_masks=masks.narrow(),
         cuda_backends=cuda_backends_of(files),

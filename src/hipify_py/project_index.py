@@ -100,6 +100,10 @@ class ProjectIndex:
     # `laneId = threadIdx.x % WARP_SIZE` of a `Config` header, round 21), so those files'
     # warp models read what the header says
     warp_constants: frozenset[str] = frozenset()
+    # (name, the base names of the files that define it as 32) of those constants: a header
+    # between a user and another header's definition that defines the name itself is where
+    # the user's value comes from (``includers``)
+    warp_constant_homes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # the lane masks the tree declares as 64-bit integers in code the HIP build compiles, and
     # nowhere narrower there (``project_masks``)
     wide_masks: frozenset[str] = frozenset()
@@ -169,9 +173,13 @@ class ProjectIndex:
 
     def includers(self, name: str, header: str) -> list[str]:
         """The files that use the constant ``name`` in code of hardware wavefronts and
-        include ``header`` (a path), directly or through other headers."""
+        include ``header`` (a path), directly or through other headers that do not define
+        ``name`` themselves: flash-fft-conv's `monarch_cuda_shared.h` includes the sub-headers
+        that define `WARP_SIZE 32` and defines it again before its kernels (round 17: 4 false
+        HZ107 at the sub-headers, where changing the value fixes nothing)."""
         graph = self._include_graph
         base = Path(header).name
+        shadows = set(dict(self.warp_constant_homes).get(name, ())) - {base}
         out = []
         for constant, path in self.wavefront_constants or ():
             if constant != name:
@@ -181,7 +189,8 @@ class ProjectIndex:
                 node = todo.pop()
                 if node not in seen:
                     seen.add(node)
-                    todo.extend(graph.get(node, ()))
+                    if node not in shadows or node == Path(path).name:
+                        todo.extend(graph.get(node, ()))
             if base in seen:
                 out.append(path)
         return out
@@ -210,6 +219,7 @@ class ProjectIndex:
             else [f"{n}={p}" for n, p in self.wavefront_constants],
             [f"{n}<{','.join(i)}" for n, i in self.includes],
             sorted(self.warp_constants),
+            [f"{n}<{','.join(h)}" for n, h in self.warp_constant_homes],
             sorted(self.wide_masks),
             sorted(self.unused_names),
             sorted(self.uncalled),

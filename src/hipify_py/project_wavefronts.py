@@ -32,6 +32,7 @@ class WavefrontUses:
 
     def __init__(self) -> None:
         self.defined_32: set[str] = set()
+        self.homes_32: dict[str, set[str]] = {}  # name -> base names of the files defining it
         self.defined_other: set[str] = set()  # defined as another number somewhere
         self.kept: list[tuple[str, bytes]] = []
         self.kept_bytes = 0
@@ -48,6 +49,7 @@ class WavefrontUses:
             values = _defined_values(data, word)
             if 32 in values:
                 self.defined_32.add(word)
+                self.homes_32.setdefault(word, set()).add(path.rsplit("/", 1)[-1])
             if values - {32}:
                 self.defined_other.add(word)
         self.defined_32 |= _commented_32(data, low)
@@ -64,6 +66,10 @@ class WavefrontUses:
         """The names the tree defines as 32 and never as another number; not `warpSize` and
         the like, which where a file does not define them are the hardware's."""
         return frozenset(self.defined_32 - self.defined_other - HARDWARE_NAMES)
+
+    def homes(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(name, the base names of the files that define it as 32) of each constant."""
+        return tuple(sorted((n, tuple(sorted(h))) for n, h in self.homes_32.items()))
 
     def uses(self, mappings: MappingIndex) -> tuple[tuple[str, str], ...] | None:
         """(name, file) of each constant some file defines as 32 that another file, not

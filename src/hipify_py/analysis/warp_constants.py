@@ -42,8 +42,8 @@ def definitions(unit: Unit) -> list[tuple[str, int, int]]:
     names.update(n for n in COMMENTED.findall(unit.text) if n in positions)
     named = sorted(i for name in names for i in positions[name])
     for i in named:
-        if i + 2 >= n or toks[i].start in inactive:
-            continue
+        if i + 1 >= n or toks[i].start in inactive:
+            continue  # `#define WARP_SIZE 32` may end the file
         value = _value_of(toks, i)
         if value is not None and int_value(toks[value].text) == 32:
             out.append((toks[i].text, i, value))
