@@ -160,6 +160,18 @@ def test_bf16_ldg_shim_only_where_bf16_types_are_named():
     assert "HIPIFY_PY_SHIM" not in plain
 
 
+def test_cg_memcpy_async_shim_only_where_the_group_copy_is_named():
+    """CUDASW4's `cuda_helpers.cuh` (compile round 31) includes
+    `<cooperative_groups/memcpy_async.h>` and never calls it: its include becomes HIP's
+    cooperative groups, with no shim and no finding."""
+    out = hip((UNITS / "cg_memcpy_async.cu").read_text())
+    assert out.count("#define HIPIFY_PY_SHIM_CG_MEMCPY_ASYNC") == 1
+    unused = "#include <cooperative_groups/memcpy_async.h>\n__global__ void k() {}\n"
+    assert "HIPIFY_PY_SHIM" not in hip(unused)
+    assert "#include <hip/hip_cooperative_groups.h>" in hip(unused)
+    assert result(unused).findings == []
+
+
 def test_half_tanh_and_make_bfloat162_are_shimmed_not_reported():
     src = (UNITS / "half_tanh.cu").read_text()
     assert not {"HZ300"} & {f.rule for f in result(src).findings}

@@ -242,3 +242,29 @@ BF16_LDG = """\
 __device__ inline __hip_bfloat16 __ldg(const __hip_bfloat16* p) { return *p; }
 __device__ inline __hip_bfloat162 __ldg(const __hip_bfloat162* p) { return *p; }
 """
+
+CG_MEMCPY_ASYNC = """\
+// hipify-py shim: cooperative_groups/memcpy_async.h (not in HIP 7.2): the group copies the
+// bytes itself, each thread a strided share, and cg::wait is the group's barrier: the same
+// data once waited for, without the overlap
+#include <hip/hip_cooperative_groups.h>
+#include <cstddef>
+namespace cooperative_groups {
+template <class Group>
+__device__ inline void memcpy_async(const Group& g, void* dst, const void* src, size_t bytes) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  for (size_t i = g.thread_rank(); i < bytes; i += g.size()) d[i] = s[i];
+}
+template <class Group, class T>
+__device__ inline void memcpy_async(const Group& g, T* dst, size_t dst_count, const T* src,
+                                    size_t src_count) {
+  const size_t n = dst_count < src_count ? dst_count : src_count;
+  for (size_t i = g.thread_rank(); i < n; i += g.size()) dst[i] = src[i];
+}
+template <class Group> __device__ inline void wait(const Group& g) { const_cast<Group&>(g).sync(); }
+template <unsigned N, class Group> __device__ inline void wait_prior(const Group& g) {
+  const_cast<Group&>(g).sync();
+}
+}  // namespace cooperative_groups
+"""

@@ -28,6 +28,7 @@ from ..rules import rewrite_pass
 from ._shim_texts import (
     BF16_LDG,
     BF16_TYPES,
+    CG_MEMCPY_ASYNC,
     CG_REDUCE,
     HALF_ATOMIC_ADD,
     MAP_FLAGS,
@@ -240,6 +241,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         CG_REDUCE,
         frozenset({"reduce", "inclusive_scan", "exclusive_scan"}),
     ),
+    "cg_memcpy_async": (
+        "HIPIFY_PY_SHIM_CG_MEMCPY_ASYNC",
+        CG_MEMCPY_ASYNC,
+        frozenset({"memcpy_async", "wait", "wait_prior"}),
+    ),
 }
 # shims whose name is common (atomicAdd on int/float is HIP's own): inserted only where the file
 # also names one of the types they add overloads for, and defines none of its own
@@ -295,7 +301,9 @@ MIXED_MIN_MAX_GUARD = "HIPIFY_PY_SHIM_MIXED_MIN_MAX"
 # in CUDA) and unsigned literals; with a signed other argument CUDA picks its unsigned overload
 _UNSIGNED_BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim"})
 # every name a shim defines: HZ300 does not report them
-CG_ONLY = frozenset({"reduce", "inclusive_scan", "exclusive_scan"})  # only as cg::NAME
+# only as cg::NAME
+CG_ONLY = frozenset({"reduce", "inclusive_scan", "exclusive_scan", "memcpy_async", "wait"})
+CG_ONLY |= {"wait_prior"}
 SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONLY
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
 # used inside error-check macros: a use in a #define body needs the shim too
