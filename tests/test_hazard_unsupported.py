@@ -759,6 +759,41 @@ def test_hz318_an_atomic_of_a_named_namespace_is_its_own(nvcc, gfx942_check, tmp
     assert gfx942_check(tmp_path / "b.hip").returncode != 0  # the redefinition it reports
 
 
+# CUDASW4's hpc_helpers (compile round 31): atomics for std::uint64_t forwarded to CUDA's
+# unsigned long long ones; ROCm 7.2.4 overloads them for unsigned long itself
+UINT64_ATOMICS = """#include <cstdint>
+__device__ inline std::uint64_t atomicCAS(std::uint64_t* a, std::uint64_t c, std::uint64_t v) {
+  return atomicCAS(reinterpret_cast<unsigned long long*>(a), (unsigned long long)c,
+                   (unsigned long long)v);
+}
+__device__ inline long atomicAnd(long* a, long v) {
+  return (long)atomicAnd(reinterpret_cast<unsigned long long*>(a), (unsigned long long)v);
+}
+__global__ void mark(std::uint64_t* flags, long* bits) {
+  atomicCAS(flags, 0ull, 1ull);
+  atomicAnd(bits, 3l);
+}
+"""
+
+
+def test_hz318_an_atomic_on_unsigned_long_is_hips_own(nvcc, gfx942_check, tmp_path):
+    """HIP has `unsigned long` overloads CUDA lacks (`std::uint64_t` on Linux): a redefinition;
+    HIP has none for `long`, so that helper stays the one calls use."""
+    (tmp_path / "a.cu").write_text(UINT64_ATOMICS)
+    assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
+    found = only("HZ318", UINT64_ATOMICS)
+    assert [f.line for f in found] == [2] and "uint64_t" in found[0].message
+    (tmp_path / "a.hip").write_text(hip(UINT64_ATOMICS))
+    proc = gfx942_check(tmp_path / "a.hip")
+    assert proc.returncode != 0 and "redefinition of 'atomicCAS'" in proc.stderr
+    guarded = UINT64_ATOMICS.replace(
+        "__device__ inline std::uint64_t", "#if 0\n__device__ inline std::uint64_t", 1
+    )
+    guarded = guarded.replace("__device__ inline long", "#endif\n__device__ inline long", 1)
+    (tmp_path / "b.hip").write_text(hip(guarded))
+    assert gfx942_check(tmp_path / "b.hip").returncode == 0, "only the reported one is wrong"
+
+
 def test_hz318_an_atomic_its_anonymous_namespace_alone_calls_is_its_own(
     nvcc, gfx942_check, tmp_path
 ):

@@ -4,7 +4,10 @@
 A user-defined `__device__` function that has the name and floating-point signature of an
 atomic HIP already provides: `atomicAdd(double*, double)` (the classic pre-Pascal helper),
 `atomicMin(float*, float)`, `atomicMax(float*, float)`, `atomicSub`, `atomicExch` on
-`float`/`double`.
+`float`/`double`; and one on `unsigned long` (`std::uint64_t`, `size_t` on Linux): `atomicCAS`,
+`atomicAdd`, `atomicSub`, `atomicExch`, `atomicMin`, `atomicMax`, `atomicAnd`, `atomicOr`,
+`atomicXor`, which CUDA has for `unsigned long long` only (CUDASW4's forwarding helpers,
+compile round 31).
 
 ## Why it breaks on AMD
 HIP's headers define these overloads themselves. A second definition with the same signature
@@ -45,6 +48,9 @@ from ..rules import Proposal, Report, hazard_rule
 
 _ATOMICS = frozenset({"atomicAdd", "atomicSub", "atomicMin", "atomicMax", "atomicExch"})
 _FLOATING = frozenset({"float", "double"})
+# ROCm 7.2.4's amd_hip_atomic.h overloads these for `unsigned long` as well
+_UNSIGNED_LONG_ATOMICS = _ATOMICS | {"atomicCAS", "atomicAnd", "atomicOr", "atomicXor"}
+_UNSIGNED_LONG = frozenset({"uint64_t", "size_t"})  # `unsigned long` on LP64 Linux
 
 
 @hazard_rule(
@@ -54,11 +60,11 @@ _FLOATING = frozenset({"float", "double"})
     "user-defined device atomic that HIP already provides (redefinition error)",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
-    if not unit.identifiers & _ATOMICS:
+    if not unit.identifiers & _UNSIGNED_LONG_ATOMICS:
         return
     toks = unit.tokens
     for func in functions(unit):
-        if func.name not in _ATOMICS or not func.is_device:
+        if func.name not in _UNSIGNED_LONG_ATOMICS or not func.is_device:
             continue
         if qualified_namespace(unit, func.name_index):
             continue  # HugeCTR's `diagnose::atomicMin`: its namespace's own, found first there
@@ -67,9 +73,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if _templated(toks, func.name_index):
             continue
         lo, hi = func.params
-        words = [t.text for t in toks[lo + 1 : hi] if t.kind is Kind.IDENT]
-        first = next((w for w in words if w in _FLOATING), None)
-        if first is None or "*" not in (t.text for t in toks[lo + 1 : hi]):
+        first = _redefined_type(func.name, toks[lo + 1 : hi])
+        if first is None:
             continue
         name = toks[func.name_index]
         yield report(
@@ -78,6 +83,27 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"`{func.name}({first}*, {first})` is already defined by HIP: this definition is a "
             f"redefinition error on HIP-Clang; guard it for CUDA only or rename it",
         )
+
+
+def _redefined_type(name: str, params: Sequence[Token]) -> str | None:
+    """The element type of a pointer parameter for which HIP has ``name`` already: `float` or
+    `double` for the arithmetic atomics, `unsigned long` (spelled `std::uint64_t`) for all."""
+    if "*" not in (t.text for t in params):
+        return None
+    words = [t.text for t in params if t.kind is Kind.IDENT]
+    floating = next((w for w in words if w in _FLOATING), None)
+    if floating is not None:
+        return floating if name in _ATOMICS else None
+    spelled = next((w for w in words if w in _UNSIGNED_LONG), None)
+    k = words.index("long") if "long" in words else -1
+    if (
+        spelled is None
+        and k > 0
+        and words[k - 1] == "unsigned"
+        and words[k + 1 : k + 2] != ["long"]
+    ):
+        spelled = "unsigned long"
+    return spelled
 
 
 def _anonymous_only(unit: Unit, name: str, k: int) -> bool:
