@@ -783,6 +783,8 @@ def test_hz318_an_atomic_on_unsigned_long_is_hips_own(nvcc, gfx942_check, tmp_pa
     assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
     found = only("HZ318", UINT64_ATOMICS)
     assert [f.line for f in found] == [2] and "uint64_t" in found[0].message
+    other = "__device__ int atomicAdd(int* p, size_t n) { return atomicAdd(p, (int)n); }\n"
+    assert only("HZ318", other) == []  # a count of size_t, not an atomic on one
     (tmp_path / "a.hip").write_text(hip(UINT64_ATOMICS))
     proc = gfx942_check(tmp_path / "a.hip")
     assert proc.returncode != 0 and "redefinition of 'atomicCAS'" in proc.stderr

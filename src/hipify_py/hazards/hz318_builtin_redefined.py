@@ -86,11 +86,13 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
 
 
 def _redefined_type(name: str, params: Sequence[Token]) -> str | None:
-    """The element type of a pointer parameter for which HIP has ``name`` already: `float` or
-    `double` for the arithmetic atomics, `unsigned long` (spelled `std::uint64_t`) for all."""
-    if "*" not in (t.text for t in params):
+    """The type the first parameter points to where HIP has ``name`` for it already: `float`
+    or `double` for the arithmetic atomics, `unsigned long` (spelled `std::uint64_t`) for all."""
+    texts = [t.text for t in params]
+    first = params[: texts.index(",")] if "," in texts else params
+    if "*" not in (t.text for t in first):
         return None
-    words = [t.text for t in params if t.kind is Kind.IDENT]
+    words = [t.text for t in first if t.kind is Kind.IDENT]
     floating = next((w for w in words if w in _FLOATING), None)
     if floating is not None:
         return floating if name in _ATOMICS else None
