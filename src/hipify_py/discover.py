@@ -304,7 +304,7 @@ def project_index_of(
         wavefronts.add(path, data)
         masks.add(path, data)
         switches.add_source(data)
-        gated.add(data)
+        gated.add(path, data)
 
     index = index_of(_TreeTexts(items), mappings, also=also)
     for c in items:
@@ -320,7 +320,7 @@ def project_index_of(
         index,
         unset_switches=switches.unset(mappings),
         wraps_thrust=switches.sets_any(WRAPPING_MACROS),
-        skipped_headers=gated.skipped_only(),
+        skipped_headers=gated.skipped_only(index.includes),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
         warp_constant_homes=wavefronts.homes(),

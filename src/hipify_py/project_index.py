@@ -134,6 +134,10 @@ class ProjectIndex:
         return dict(self.includes)
 
     @cached_property
+    def _warp_homes(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.warp_constant_homes)
+
+    @cached_property
     def _included_by(self) -> dict[str, list[str]]:
         graph: dict[str, list[str]] = {}
         for name, included in self.includes:
@@ -179,7 +183,7 @@ class ProjectIndex:
         HZ107 at the sub-headers, where changing the value fixes nothing)."""
         graph = self._include_graph
         base = Path(header).name
-        shadows = set(dict(self.warp_constant_homes).get(name, ())) - {base}
+        shadows = set(self._warp_homes.get(name, ())) - {base}
         out = []
         for constant, path in self.wavefront_constants or ():
             if constant != name:
