@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .frontend.conditions import cuda_switches_of, hip_inactive
-from .frontend.directives import ARCH, Line, lines
+from .frontend.directives import ARCH, DEFINED_NAME, Line, lines
 from .frontend.hip_build import DEVICE_PASS, HIP_BUILD, UNDEFINED
 from .frontend.lexer import Lexed, lex
 from .frontend.macro_values import file_macro_values, tree_macro_values
@@ -233,8 +233,6 @@ class ProjectIndex:
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-# `#define NAME`; function definitions are ``project_calls.definitions``.
-_MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
 
@@ -279,7 +277,7 @@ def index_of(
         where = Path(path).absolute()
         hip_code.append((where, hip or where.suffix == ".hip" or is_hip_code(data)))
         file_macros: set[str] = set()
-        for m in _MACRO.finditer(data):
+        for m in DEFINED_NAME.finditer(data):
             name = m.group(1).decode("ascii")
             names.add(name)
             file_macros.add(name)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .frontend.directives import DEFINED_NAME
 from .frontend.unit import SOURCE_SUFFIXES
 
-_DEFINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _ASM = re.compile(rb"(?<![\w])(?:asm|__asm__|__asm)(?![\w])")
 # `NAME = 448.0f;`, `NAME{448}`, `#define NAME 448.f`: found from the literal back to the name
 _AS_448 = re.compile(rb"(?<![\w.])448(?:\.0*)?[fF]?(?![\w.])")
@@ -26,7 +26,7 @@ def header_definitions(path: str, data: bytes) -> set[str]:
     if path.endswith(SOURCE_SUFFIXES):
         return set()
     out = set()
-    for m in _DEFINE.finditer(data):
+    for m in DEFINED_NAME.finditer(data):
         if _ASM.search(data, m.end(), _line_end(data, m.end())):
             out.add(m.group(1).decode("ascii"))
     for m in _AS_448.finditer(data):

@@ -18,6 +18,9 @@ from .lexer import Kind, Token, lex
 CONDITIONAL_OPEN = frozenset({"if", "ifdef", "ifndef"})
 CONDITIONAL_NEXT = frozenset({"elif", "else", "elifdef", "elifndef"})
 
+# `#define NAME` in a file's raw bytes: the tree-wide scans read every file without lexing it
+DEFINED_NAME = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
+
 # on the directive's own line only: a path that ran on over a line break (or a lone CR) would
 # cover code the identifier pass renames.  A `/*` or `//` between `<` and `>` is undefined
 # behaviour, and the lexer reads a comment there (possibly to the end of the file): such a line
