@@ -357,6 +357,34 @@ def test_hz104_warpsize_read_in_host_code_is_an_error(nvcc, tmp_path):
     assert only("HZ104", others) == []
 
 
+# Legion's realm/hip/hip_module.cc (round 33): a macro's parameter that names a member
+MEMBER_MACRO = """#include <cuda_runtime.h>
+struct Info { int warpSize; int maxThreadsPerBlock; };
+#define GET_PROP(member, name)                                \\
+  do {                                                        \\
+    int tmp;                                                  \\
+    cudaDeviceGetAttribute(&tmp, cudaDevAttr##name, 0);        \\
+    info->member = tmp;                                       \\
+  } while (0)
+#define SET(out, value) out = value
+void fill(Info* info) {
+  GET_PROP(warpSize, WarpSize);
+  GET_PROP(maxThreadsPerBlock, MaxThreadsPerBlock);
+  int w;
+  SET(w, warpSize);
+}
+"""
+
+
+def test_hz104_macro_parameter_naming_a_member_is_no_read(nvcc, tmp_path):
+    real = tmp_path / "m.cu"
+    # the CUDA build of the decoy line cannot read the device object either: leave it out there
+    real.write_text(MEMBER_MACRO.replace("SET(w, warpSize)", "SET(w, 32)"))
+    assert_nvcc_builds(nvcc, [real], [], tmp_path)
+    # the member's name is left alone; the decoy, a macro whose parameter is a value, is a read
+    assert [f.line for f in only("HZ104", MEMBER_MACRO)] == [14]
+
+
 # era-bellman-cuda's memory.cuh (round 30): a default argument after a `constexpr` function
 DEFAULT_WIDTH = """template <unsigned S> __device__ constexpr unsigned half(unsigned i) {
   return i % S;

@@ -46,9 +46,10 @@ from collections.abc import Iterator, Sequence
 from ..analysis.functions import Func, declaration_head, function_at
 from ..analysis.namespaces import project_warp_size
 from ..analysis.own_constants import class_template_parameter, shadowed, template_parameter
-from ..analysis.tokens import match, match_back, occurrences, one_per_line
+from ..analysis.tokens import cached, enclosing_paren, match, match_back, occurrences, one_per_line
 from ..context import Context
 from ..findings import Finding, Fix, Severity
+from ..frontend.directives import lines
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
@@ -331,11 +332,62 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
             continue
         if base == "C10_WARP_SIZE" and _device_only(unit, i):
             continue  # PyTorch's device-side C10_WARP_SIZE is constexpr (64 on gfx9)
+        if why == _HOST and _member_argument(unit, i):
+            continue
         if why == _HOST:
             yield report(t.start, t.end, _message(t.text, base, why))
         else:
             fix = _fix(unit, toks, i, report)
             yield report(t.start, t.end, _message(t.text, base, why), fix=fix)
+
+
+def _member_argument(unit: Unit, i: int) -> bool:
+    """Token ``i`` is a whole argument of a call to a function-like macro of the file whose
+    parameter in that place names only members: Legion's `GET_DEVICE_PROP(warpSize, WarpSize)`
+    expands to `info->warpSize = tmp;`, a field of the project's, not HIP's object."""
+    toks = unit.tokens
+    if toks[i - 1].text not in ("(", ",") or toks[i + 1].text not in (")", ","):
+        return False
+    open_ = enclosing_paren(toks, i, -1)
+    if open_ is None or open_ == 0:
+        return False
+    members = cached(unit, "_hz104_member_parameters", lambda: _member_parameters(unit))
+    places = members.get(toks[open_ - 1].text)
+    if not places:
+        return False
+    place = sum(
+        toks[k].text == "," and enclosing_paren(toks, k, open_ - 1) == open_
+        for k in range(open_ + 1, i)
+    )
+    return place in places
+
+
+def _member_parameters(unit: Unit) -> dict[str, frozenset[int]]:
+    """Each function-like macro of the file -> the places of its parameters that its body uses
+    only as member names (after `.` or `->`)."""
+    out: dict[str, frozenset[int]] = {}
+    for line in lines(unit.tokens, unit.directives):
+        if line.word != "define" or len(line.body) < 2:
+            continue
+        name, body = line.body[0], list(line.body[1:])
+        if body[0].text != "(" or body[0].start != name.end:
+            continue
+        close = next((k for k, t in enumerate(body) if t.text == ")"), len(body) - 1)
+        params = [t.text for t in body[1:close] if t.kind is Kind.IDENT]
+        uses = [
+            (param, body[k - 1].text in (".", "->"))
+            for k in range(close + 1, len(body))
+            for param in params
+            if body[k].text == param
+        ]
+        places = frozenset(
+            n
+            for n, param in enumerate(params)
+            if any(u == param for u, _ in uses) and all(m for u, m in uses if u == param)
+        )
+        if places:
+            out[name.text] = places
+    return out
 
 
 def _message(name: str, base: str, why: str) -> str:
