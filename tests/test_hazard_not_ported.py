@@ -222,6 +222,10 @@ def test_the_cuda_backend_beside_the_projects_own_hip_backend_is_not_its_port(tm
     (targets / "amd" / "gpu.cpp").write_text("int amd_backend() { return 1; }\n")
     (targets / "cuda").rename(targets / "nvidia")
     assert _tree_findings(tmp_path) == [("HZ310", "common.cu")]
+    # taichi (round 33): `rhi/cuda` beside the project's own `rhi/amdgpu`
+    (targets / "amd").rename(targets / "amdgpu")
+    (targets / "nvidia").rename(targets / "cuda")
+    assert _tree_findings(tmp_path) == [("HZ310", "common.cu")]
 
 
 def test_a_cuda_file_beside_its_hip_twin_is_not_the_port(tmp_path):

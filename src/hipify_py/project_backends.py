@@ -11,8 +11,9 @@ from .mappings import MappingIndex
 from .project_index import ProjectIndex
 
 # a backend directory's name for each vendor: xmr-stak's `backend/nvidia` beside its own
-# `backend/amd` (round 26, a false HZ310 in the NVIDIA one)
-_BACKEND_NAMES = ("hip", "rocm", "amd")
+# `backend/amd` (round 26, a false HZ310 in the NVIDIA one), taichi's `rhi/cuda` beside its
+# `rhi/amdgpu` (round 33)
+_BACKEND_NAMES = ("hip", "rocm", "amd", "amdgpu")
 _CUDA_BACKEND_NAMES = ("cuda", "nvidia")
 
 
