@@ -457,6 +457,7 @@ def test_hz105_ballot_into_32_bits_and_popc():
   int b = __popc(__activemask());
   int c = __popcll(ok) + __ffsll(ok);
   o[0] = m + a + b + c;
+  o[1] = __popc(__activemask() == 1);  // cuOpt's assertions (round 33): one bit, a comparison's
 }"""
     found = only("HZ105", src)
     assert [f.line for f in found] == [2, 4, 5]

@@ -198,12 +198,15 @@ def _wide_vote_before(stores: list[tuple[int, bool]] | None, call: Call) -> bool
 
 
 def _bit_call_around(toks: Sequence[Token], c: Call, bit_calls: dict[int, Call]) -> Call | None:
-    """The 32-bit bit intrinsic whose only argument is the ballot ``c``, or None."""
+    """The 32-bit bit intrinsic whose only argument is the ballot ``c``, or None (cuOpt's
+    `__popc(__activemask() == 1)` counts a comparison's one bit, round 33)."""
     k = c.index - 1
     while k >= 0 and toks[k].text == "(" and k not in bit_calls:
         k -= 1
     outer = bit_calls.get(k)
-    return outer if outer is not None and outer.args and len(outer.args) == 1 else None
+    if outer is None or not outer.args or len(outer.args) != 1:
+        return None
+    return outer if all(toks[j].text == ")" for j in range(c.close + 1, outer.close)) else None
 
 
 def _assignment(toks: Sequence[Token], c: Call) -> tuple[int, int] | None:
