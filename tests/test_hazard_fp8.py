@@ -94,13 +94,35 @@ int main() {
   __hip_fp8_e4m3 ocp(448.0f);
   __hip_fp8_e4m3_fnuz a; a.__x = 0x40;
   __hip_fp8_e4m3 b; b.__x = 0x40;
-  std::printf("%g %g %g %g\\n", float(fnuz), float(ocp), float(a), float(b));
+  __hip_fp8_e4m3_fnuz unclamped(1000.0f);  // saturation clamps: a clamp to 448 before it is moot
+  std::printf("%g %g %g %g %g\\n", float(fnuz), float(ocp), float(a), float(b), float(unclamped));
+}
+"""
+
+
+# mistral.rs's quantisers (round 33): 448 only clamps before a saturating conversion; the
+# scale line (7) is where the range matters
+CLAMPS = """#include <cuda_fp8.h>
+#include <cuda_fp16.h>
+__global__ void quantize(const float* x, __nv_fp8_e4m3* q, const float* amax, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  float s = *amax / 448.0f;
+  float scaled = v / s;
+  if (scaled > 448.0f)
+    scaled = 448.0f;
+  if (scaled < -448.0f)
+    scaled = -448.0f;
+  float t = v > 448.f ? 448.f : v;
+  q[i].__x = __nv_cvt_halfraw_to_fp8(__float2half(scaled), __NV_SATFINITE, __NV_E4M3);
+  q[i + n] = __nv_fp8_e4m3(fmaxf(-448.0f, fminf(t, 448.0f)));
 }
 """
 
 
 def test_inputs_are_real_cuda(nvcc, tmp_path):
-    for n, src in enumerate((QUANTIZE, DECOYS, TYPED, SOFTWARE, *SOFTWARE_DECOYS)):
+    for n, src in enumerate((QUANTIZE, DECOYS, TYPED, SOFTWARE, *SOFTWARE_DECOYS, CLAMPS)):
         f = tmp_path / f"f{n}.cu"
         f.write_text(src)
         proc = subprocess.run(
@@ -117,6 +139,13 @@ def test_ocp_maximum_is_reported_and_byte_casts_are_not():
     found = only("HZ319", QUANTIZE)
     assert [f.line for f in found] == [4, 6]  # not the 448 of `mimic` (line 12)
     assert "240" in found[0].message
+
+
+def test_a_clamp_before_a_saturating_conversion_is_not_reported():
+    assert [f.line for f in only("HZ319", CLAMPS)] == [7]
+    # without saturation, values past FNUZ's 240 become NaN: the clamp's bound matters
+    nosat = CLAMPS.replace("__NV_SATFINITE", "__NV_NOSAT")
+    assert [f.line for f in only("HZ319", nosat)] == [7, 9, 10, 11, 12, 13, 15]
 
 
 def test_decoys_are_silent():
@@ -159,7 +188,7 @@ def test_premise_fnuz_saturates_at_240_and_halves_ocp_bytes(tmp_path: Path, rocm
     link = subprocess.run([clang19, str(obj), "-o", str(exe), "-lstdc++"], capture_output=True)
     assert link.returncode == 0, link.stderr
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout.split()
-    assert out == ["240", "448", "1", "2"]
+    assert out == ["240", "448", "1", "2", "240"]
     # and gfx942 device code compiles in FNUZ only: the header says so
     header = (rocm7 / "include/hip/amd_detail/amd_hip_fp8.h").read_text()
     gfx942 = header.index("#if defined(__gfx942__) && __HIP_DEVICE_COMPILE__")

@@ -5,7 +5,10 @@ In code that uses the e4m3 FP8 type (`__nv_fp8_e4m3`, its x2/x4 vectors, `__NV_E
 conversions, or the HIP names they become):
 - the literal `448` (`448.f`, `448.0`), the largest finite value of OCP e4m3, which such code
   uses to scale data into the FP8 range (`scale = amax / 448.f`); not where it defines a
-  constant no code reads;
+  constant no code reads, nor where it only clamps (`fminf(x, 448.f)`, `if (x > 448.f) x =
+  448.f;`) in a function that converts with saturation (CUDA's and HIP's default): the
+  conversion clamps to 240 on gfx942 whatever the clamp before it, so the clamp changes no
+  byte (mistral.rs's quantisers, round 33; the scale line, if any, is the fix point);
 - a function of its own that encodes or decodes OCP FP8 in software (`fp8e4m3fn_from_fp32_value`,
   `e5m2_to_float`: a name that says e4m3/e5m2 but not fnuz) in a file that also converts with
   the FP8 intrinsics or types: the two disagree on MI300X, where the intrinsics give FNUZ bytes.
@@ -46,6 +49,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
+from ..analysis.fp8_clamps import clamp_bound
 from ..analysis.functions import function_at, functions
 from ..analysis.tokens import one_per_line
 from ..context import Context
@@ -102,6 +106,7 @@ def _e4m3_findings(unit: Unit, ctx: Context, report: Report) -> Iterator[Finding
             and _number(t.text) == _OCP_E4M3_MAX
             and near_fp8(k)
             and not _unused_constant(unit, ctx, k)
+            and not clamp_bound(unit, k)
         ):
             yield report(
                 t.start,
