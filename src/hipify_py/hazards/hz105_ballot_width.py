@@ -197,16 +197,22 @@ def _wide_vote_before(stores: list[tuple[int, bool]] | None, call: Call) -> bool
     return (before[-1] if before else stores[0])[1]
 
 
+# what makes one bit of a ballot: `__popc(__activemask() == 1)` counts a truth value
+_TRUTH_VALUES = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||", "?"})
+
+
 def _bit_call_around(toks: Sequence[Token], c: Call, bit_calls: dict[int, Call]) -> Call | None:
-    """The 32-bit bit intrinsic whose only argument is the ballot ``c``, or None (cuOpt's
-    `__popc(__activemask() == 1)` counts a comparison's one bit, round 33)."""
+    """The 32-bit bit intrinsic whose only argument starts with the ballot ``c`` (`__popc(bal &
+    key)` too), or None; not one that counts a comparison's one bit (cuOpt's
+    `__popc(__activemask() == 1)`, round 33)."""
     k = c.index - 1
     while k >= 0 and toks[k].text == "(" and k not in bit_calls:
         k -= 1
     outer = bit_calls.get(k)
     if outer is None or not outer.args or len(outer.args) != 1:
         return None
-    return outer if all(toks[j].text == ")" for j in range(c.close + 1, outer.close)) else None
+    after = range(c.close + 1, outer.close)
+    return None if any(toks[j].text in _TRUTH_VALUES for j in after) else outer
 
 
 def _assignment(toks: Sequence[Token], c: Call) -> tuple[int, int] | None:
