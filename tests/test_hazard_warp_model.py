@@ -317,6 +317,36 @@ __global__ void k(float* o) {
 """
 
 
+# mistral.rs's gdn.cu (round 33): a kernel's own 32 passed on as a helper's template width
+TEMPLATE_WIDTH = """template <int WARP_SIZE>
+__device__ __forceinline__ float group_sum(float x) {
+  for (int offset = WARP_SIZE / 2; offset > 0; offset >>= 1)
+    x += __shfl_down_sync(0xffffffff, x, offset, WARP_SIZE);
+  return __shfl_sync(0xffffffff, x, 0, WARP_SIZE);
+}
+__global__ void rows(const float* in, float* out) {
+  constexpr int WARP_SIZE = 32;
+  const int lane = threadIdx.x;  // blocks of (32, 4): one row of 32 threads per group
+  const int row = blockIdx.x * blockDim.y + threadIdx.y;
+  float s = in[row * WARP_SIZE + lane];
+  s = group_sum<WARP_SIZE>(s);
+  if (lane == 0) out[row] = s;
+}
+"""
+
+
+def test_hz107_a_helpers_template_width_is_what_its_callers_pass(nvcc, tmp_path):
+    (tmp_path / "t.cu").write_text(TEMPLATE_WIDTH)
+    assert_nvcc_builds(nvcc, [tmp_path / "t.cu"], [], tmp_path)
+    assert only("HZ107", TEMPLATE_WIDTH) == []
+    # a caller that passes another width: the helper's width is unknown, its lane-0 read
+    # without a known sub-warp width may cross groups
+    other = TEMPLATE_WIDTH.replace(
+        "  if (lane == 0) out[row] = s;", "  if (lane == 0) out[row] = s + group_sum<64>(s);"
+    )
+    assert [f.line for f in only("HZ107", other)] == [8]
+
+
 def test_hz107_lane_ids_with_a_default_shuffle_width_of_32_are_consistent(nvcc, tmp_path):
     (tmp_path / "w.cu").write_text(WRAPPED_WIDTH)
     cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "w.cu"), "-o", str(tmp_path / "w.o")]

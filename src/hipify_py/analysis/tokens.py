@@ -136,6 +136,22 @@ def split(tokens: Sequence[Token], first: int, end: int) -> list[tuple[int, int]
     return [(arg.first, arg.last + 1) for arg in split_args(tokens, first, end) or ()]
 
 
+def template_close(toks: Sequence[Token], j: int) -> int | None:
+    """The `>` closing the template arguments the `<` at token ``j`` opens; None for a
+    comparison: its `>` must come before the statement or condition ends, and a name, `::`,
+    `(`, `{`, `;` or `>` follow it."""
+    depth = 0
+    for k in range(j + 1, min(j + 100, len(toks) - 1)):
+        text = toks[k].text
+        if text in (";", "{", "}", "&&", "||", "?") or (text == ")" and not depth):
+            return None
+        depth += (text == "(") - (text == ")")
+        if text == ">" and not depth:
+            nxt = toks[k + 1]
+            return k if nxt.kind is Kind.IDENT or nxt.text in ("::", "(", "{", ";", ">") else None
+    return None
+
+
 def text_of(unit: Unit, first: int, end: int) -> str:
     toks = unit.tokens
     if end <= first:

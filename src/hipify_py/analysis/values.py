@@ -13,7 +13,7 @@ from ..frontend.unit import Unit
 from .functions import Func, declaration_head, function_at
 from .namespaces import project_warp_size
 from .own_constants import template_parameter
-from .tokens import cached, inside, match
+from .tokens import cached, inside, match, split, template_close
 from .type_sizes import SIZEOF, words_size
 from .vote_types import vote_typed
 
@@ -174,6 +174,8 @@ def constant_at(unit: Unit, name: str, index: int) -> int | None:
         if best is not None or (func.open, name) in local:
             return best
         default = _template_default(unit, func, name)
+        if default is None:
+            default = _instantiated(unit, func, name)
         if default is not None:
             return default
     if name in file_scope or not _tree_constant(unit, name):
@@ -195,6 +197,50 @@ def _template_default(unit: Unit, func: Func, name: str) -> int | None:
         if toks[j + 2].kind is Kind.IDENT and toks[j + 3].text in (",", ">"):
             return constant_at(unit, toks[j + 2].text, j + 2)
     return None
+
+
+def _instantiated(unit: Unit, func: Func, name: str) -> int | None:
+    """The one number every explicit instantiation of ``func`` in the file gives its template
+    parameter ``name`` (mistral.rs's `gdn_warp_sum<WARP_SIZE>(x)`, called from kernels whose
+    `WARP_SIZE` is 32, round 33); None where they disagree, one is unknown or there is none.
+    Asked once per function and name: a template that instantiates itself sees None."""
+    known: dict[tuple[int, str], int | None] = cached(unit, "_template_instances", dict)
+    key = (func.open, name)
+    if key not in known:
+        known[key] = None
+        place = _template_place(unit.tokens, func, name)
+        known[key] = None if place is None else _one_argument(unit, func, place)
+    return known[key]
+
+
+def _template_place(toks: Sequence[Token], func: Func, name: str) -> int | None:
+    """Which parameter of ``func``'s `template <...>` header ``name`` is, or None."""
+    head = declaration_head(toks, func)
+    for j in head:
+        if toks[j].text == "template" and toks[j + 1].text == "<":
+            close = template_close(toks, j + 1)
+            if close is None:
+                return None
+            for place, (a, b) in enumerate(split(toks, j + 2, close)):
+                if any(toks[k].text == name for k in range(a, b)):
+                    return place
+    return None
+
+
+def _one_argument(unit: Unit, func: Func, place: int) -> int | None:
+    """The value of the ``place``-th template argument at every `name<...>` of ``func`` outside
+    its own body, if they all agree."""
+    toks = unit.tokens
+    values: set[int | None] = set()
+    for k in unit.identifier_positions.get(func.name, ()):
+        if func.open < k < func.close or k + 1 >= len(toks) or toks[k + 1].text != "<":
+            continue
+        close = template_close(toks, k + 1)
+        args = split(toks, k + 2, close) if close is not None else []
+        values.add(evaluate(unit, *args[place]) if place < len(args) else None)
+        if len(values) > 1 or None in values:
+            return None
+    return values.pop() if values else None
 
 
 def _tree_constant(unit: Unit, name: str) -> bool:

@@ -15,7 +15,7 @@ from .calls import SHUFFLES, calls
 from .functions import Func, function_at, functions
 from .launches import launched_name
 from .own_constants import declares_local
-from .tokens import CASTS, cached, split
+from .tokens import CASTS, cached, split, template_close
 from .warp_constants import definitions, uses
 from .warp_model import (
     _VOTES,
@@ -247,22 +247,6 @@ def _group_reduction(toks: Sequence[Token], close: int, name: str) -> bool:
     lanes leaves each group's result in its own group on a 64-lane wavefront, as the
     caller's `tid / 32` slots expect."""
     return toks[close + 1].text == "(" and _REDUCING.search(name) is not None
-
-
-def template_close(toks: Sequence[Token], j: int) -> int | None:
-    """The `>` closing the template arguments the `<` at token ``j`` opens; None for a
-    comparison: its `>` must come before the statement or condition ends, and a name, `::`,
-    `(`, `{`, `;` or `>` follow it."""
-    depth = 0
-    for k in range(j + 1, min(j + 100, len(toks) - 1)):
-        text = toks[k].text
-        if text in (";", "{", "}", "&&", "||", "?") or (text == ")" and not depth):
-            return None
-        depth += (text == "(") - (text == ")")
-        if text == ">" and not depth:
-            nxt = toks[k + 1]
-            return k if nxt.kind is Kind.IDENT or nxt.text in ("::", "(", "{", ";", ">") else None
-    return None
 
 
 def _defined_here(unit: Unit, name: str) -> bool:

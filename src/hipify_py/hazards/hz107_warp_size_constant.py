@@ -57,10 +57,10 @@ from collections.abc import Iterator, Sequence
 
 from ..analysis.functions import Func, function_at, functions
 from ..analysis.own_constants import declares_local
-from ..analysis.tokens import split
+from ..analysis.tokens import split, template_close
 from ..analysis.warp_constants import definitions, uses
 from ..analysis.warp_model import related
-from ..analysis.wavefronts import reaches_wavefronts, template_close
+from ..analysis.wavefronts import reaches_wavefronts
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
