@@ -57,3 +57,17 @@ def test_anything_that_may_set_the_switch_keeps_the_finding(tmp_path: Path) -> N
         (tree / "l1.cu").write_text(GUARDED)
         (tree / name).write_text(text)
         assert _hz300_lines(tree) == [4], name
+
+
+def test_a_commented_out_or_undone_definition_sets_nothing(tmp_path: Path) -> None:
+    """specfem3d's `mesh_constants_gpu.h` keeps `//#define USE_TEXTURES_FIELDS` and `#undef`s
+    it for some builds: neither turns the switch on (round 33: two false HZ320); the same line
+    uncommented does."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "l1.cu").write_text('#include "constants.h"\n' + GUARDED)
+    off = "// #define PREFER_L1\n//#define PREFER_L1\n#ifdef OLD_CARD\n#undef PREFER_L1\n#endif\n"
+    (tree / "constants.h").write_text(off)
+    assert _hz300_lines(tree) == []
+    (tree / "constants.h").write_text(off + "#define PREFER_L1\n")
+    assert _hz300_lines(tree) == [5]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from .frontend.directives import DEFINED_NAME
 from .frontend.hip_build import DEVICE_PASS, HIP_BUILD, HOST_PASS, hip_switch
 from .mappings import MappingIndex
 
@@ -24,7 +25,6 @@ _TESTED = re.compile(
     rb"^[ \t]*#[ \t]*(?:ifdef[ \t]+|(?:el)?if[ \t!(]*defined[ \t]*\(?[ \t]*)([A-Z][A-Z0-9_]*)\b",
     re.M,
 )
-_DEFINED = re.compile(rb"#[ \t]*(?:define|undef)[ \t]+([A-Za-z_]\w*)")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _FLAG = re.compile(rb"[-/]D[ \t]*([A-Za-z_]\w*)")  # `-DNAME`, MSVC's `/DNAME`
 # what is not code: preprocessor lines, comments (an unclosed one runs to the end, so each match
@@ -82,7 +82,7 @@ class SwitchUses:
 
     def add_source(self, data: bytes) -> None:
         self.tested.update(m.group(1).decode("ascii") for m in _TESTED.finditer(data))
-        self.defined.update(m.group(1).decode("ascii") for m in _DEFINED.finditer(data))
+        self.defined.update(m.group(1).decode("ascii") for m in DEFINED_NAME.finditer(data))
         self.code_words.update(_WORD.findall(_NOT_CODE.sub(b" ", data)))
 
     @property

@@ -18,8 +18,10 @@ from .lexer import Kind, Token, lex
 CONDITIONAL_OPEN = frozenset({"if", "ifdef", "ifndef"})
 CONDITIONAL_NEXT = frozenset({"elif", "else", "elifdef", "elifndef"})
 
-# `#define NAME` in a file's raw bytes: the tree-wide scans read every file without lexing it
-DEFINED_NAME = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
+# `#define NAME` in a file's raw bytes: the tree-wide scans read every file without lexing it.
+# At the start of a line, so a commented-out `//#define NAME` defines nothing (specfem3d's
+# `//#define USE_TEXTURES_FIELDS`, round 33)
+DEFINED_NAME = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 
 # on the directive's own line only: a path that ran on over a line break (or a lone CR) would
 # cover code the identifier pass renames.  A `/*` or `//` between `<` and `>` is undefined
