@@ -427,3 +427,30 @@ def test_a_header_only_skipped_version_branches_include_is_not_the_port(nvcc, tm
     assert _tree_findings(tmp_path, "stub") == []
     (root / "user.cpp").write_text('#include "wrap_11.8.h"\n')
     assert _tree_findings(tmp_path, "stub") == [("HZ300", "wrap_11.8.h")]
+
+
+def test_the_cpu_only_builds_stand_in_for_cuda_is_not_the_port(nvcc, tmp_path):
+    """HeavyDB's `#ifdef HAVE_CUDA` / `#include <cuda.h>` / `#else` / `#include
+    "nocuda.h"` (round 33: a false HZ321 at its `typedef int CUresult;`): the port is the build
+    with CUDA on; `nocuda.h` is the CPU-only build's.  A compiler's switch (`__CUDACC__`) or a
+    negated one decides nothing, nor does an unconditional include elsewhere."""
+    root = tmp_path / "db"
+    root.mkdir()
+    (root / "nocuda.h").write_text("#pragma once\ntypedef int CUresult;\ntypedef int CUdevice;\n")
+    mgr = (
+        "#ifdef HAVE_CUDA\n#include <cuda.h>\n#include <ostream>\n#else\n"
+        '#include "nocuda.h"\n#endif\nCUresult status();\n'
+    )
+    (root / "mgr.h").write_text(mgr)
+    (root / "sort.h").write_text(mgr.replace("#ifdef HAVE_CUDA", "#if HAVE_CUDA"))
+    (root / "mgr.cpp").write_text(
+        '#include "mgr.h"\n#include "sort.h"\nCUresult status() { return CUresult(0); }\n'
+    )
+    for flags in ([], ["-DHAVE_CUDA"]):
+        assert_nvcc_builds(nvcc, [root / "mgr.cpp"], flags, tmp_path)
+    assert _tree_findings(tmp_path, "db") == []
+    for switch in ("#ifdef __CUDACC__", "#if !defined(NO_GPU)"):
+        (root / "sort.h").write_text(mgr.replace("#ifdef HAVE_CUDA", switch))
+        assert ("HZ321", "nocuda.h") in _tree_findings(tmp_path, "db"), switch
+    (root / "sort.h").write_text('#include "nocuda.h"\n')
+    assert ("HZ321", "nocuda.h") in _tree_findings(tmp_path, "db")

@@ -8,7 +8,14 @@ Only files with an include right under a version test are lexed and their branch
 (by the includes parser convert uses); the includes of every other file are the project
 index's graph (``ProjectIndex.includes``), all taken.  Headers are named by base name, the
 graph's nodes: a header of that name that any file includes in a branch the HIP build takes is
-kept.  Pure: the texts come from the caller."""
+kept.
+
+Likewise a CUDA-less fallback: `#ifdef HAVE_CUDA` / `#include <cuda.h>` / `#else` / `#include
+"nocuda.h"` (HeavyDB, round 33: a false HZ321 at its stand-in `typedef int CUresult;`).  The
+port is the build with CUDA on, which takes the branch that includes CUDA's header; the headers
+of the `#else` are the CPU-only build's.  Only a project's own switch counts (no leading `_`): a
+compiler's `#ifdef __CUDACC__` is off where g++ compiles the HIP build's `.cpp` files.
+Pure: the texts come from the caller."""
 
 from __future__ import annotations
 
@@ -26,6 +33,21 @@ _GATED = re.compile(
 )
 
 
+# `#ifdef SWITCH` (`#if SWITCH`, `#if defined(SWITCH)`; not `!SWITCH`), includes among which
+# one of CUDA's runtime or driver headers, `#else`, then includes only up to the `#endif`:
+# group 1 is that `#else` part
+_NO_CUDA_FALLBACK = re.compile(
+    r"^[ \t]*#[ \t]*if(?:def)?[ \t(]+(?:defined[ \t(]*)?[A-Za-z]\w*[^\n]*\n"
+    r"(?:[ \t]*#[ \t]*include\b[^\n]*\n)*?"
+    r"[ \t]*#[ \t]*include[ \t]*<cuda(?:_runtime(?:_api)?)?\.h>[^\n]*\n"
+    r"(?:[ \t]*#[ \t]*include\b[^\n]*\n)*"
+    r"[ \t]*#[ \t]*else\b[^\n]*\n"
+    r"((?:[ \t]*#[ \t]*include\b[^\n]*\n)+)"
+    r"[ \t]*#[ \t]*endif",
+    re.M,
+)
+
+
 class GatedIncludes:
     """Collects the files with version-gated includes and, in them, the headers included where
     the HIP build takes the branch and where it skips it; ``skipped_only`` then names those
@@ -37,14 +59,19 @@ class GatedIncludes:
         self.skipped: set[str] = set()
 
     def add(self, path: str, data: bytes) -> None:
-        if not _GATED.search(data):
+        gated = _GATED.search(data) is not None
+        if not gated and b"<cuda" not in data:
+            return
+        text = data.decode("utf-8", "surrogateescape")
+        fallbacks = [range(m.start(1), m.end(1)) for m in _NO_CUDA_FALLBACK.finditer(text)]
+        if not gated and not fallbacks:
             return
         self.files.add(PurePath(path).name)
-        text = data.decode("utf-8", "surrogateescape")
         lexed = lex(text)
         inactive = hip_inactive(lexed.tokens, lexed.directives)
         for inc in includes(text, lexed.tokens, lexed.directives):
-            (self.skipped if inc.start in inactive else self.taken).add(PurePath(inc.path).name)
+            skipped = inc.start in inactive or any(inc.start in f for f in fallbacks)
+            (self.skipped if skipped else self.taken).add(PurePath(inc.path).name)
 
     def skipped_only(self, graph: tuple[tuple[str, tuple[str, ...]], ...]) -> frozenset[str]:
         """``graph``: the tree's includes by base name (``ProjectIndex.includes``)."""
