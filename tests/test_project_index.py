@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from _convert import ctx
 from _units import assert_nvcc_builds
-from hipify_py.analysis.values import local_declaration
+from hipify_py.analysis.declared_types import local_declaration
 from hipify_py.cli.check import check
 from hipify_py.frontend.unit import Unit
 from hipify_py.project_index import index_of

@@ -40,9 +40,9 @@ from collections.abc import Iterator, Sequence
 from ..analysis.bit_intrinsics import BIT32, NARROW_MASK_TYPE, bit_calls_on
 from ..analysis.calls import BALLOTS, Call, calls
 from ..analysis.cursor import cursor_at
+from ..analysis.declared_types import local_declaration, type_size
 from ..analysis.functions import function_at, scope_of
 from ..analysis.low_lanes import low_lanes_reach, votes_below_32
-from ..analysis.values import local_declaration, type_size
 from ..analysis.warp_model import counted_in_groups, related
 from ..context import Context
 from ..findings import Finding, Fix, Severity

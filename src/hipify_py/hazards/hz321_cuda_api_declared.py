@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.declared_types import Alias, aliases
 from ..analysis.namespaces import qualified_namespace
-from ..analysis.values import Alias, aliases
 from ..context import Context
 from ..findings import Severity
 from ..frontend.directives import lines

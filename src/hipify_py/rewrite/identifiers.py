@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.declared_types import aliases
 from ..analysis.tokens import cached
-from ..analysis.values import aliases
 from ..context import Context
 from ..edits import Edit
 from ..frontend.conditions import hip_written_in

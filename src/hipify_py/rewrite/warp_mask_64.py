@@ -28,8 +28,9 @@ from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import SHUFFLES, Call
 from ..analysis.calls import calls as calls_of
 from ..analysis.cursor import cursor_at
+from ..analysis.declared_types import local_declaration, parameter_size, type_size
 from ..analysis.mask_literals import cast_of_all_ones, segment_mask
-from ..analysis.values import int_value, local_declaration, parameter_size, type_size
+from ..analysis.values import int_value
 from ..analysis.vote_types import VOTES, holds_a_vote
 from ..context import Context
 from ..edits import Edit
