@@ -502,6 +502,39 @@ def test_hz107_where_the_constant_meets_the_wavefront(nvcc, tmp_path):
     assert only("HZ107", only_blocks.replace("__any_sync(0xffffffffu, ", "(")) == []
 
 
+# cuhnsw's IsNeighbor (round 33): each group's leader stores its vote, the first group votes
+# over the stores; OR over two groups at once is the OR over each in turn
+BLOCK_ANY = """#define WARP_SIZE 32
+__device__ bool block_any(bool found) {
+  int warp = threadIdx.x / WARP_SIZE;
+  int lane = threadIdx.x % WARP_SIZE;
+  static __shared__ bool shared[WARP_SIZE];
+  found = __any_sync(0xffffffffu, found);
+  if (lane == 0) shared[warp] = found;
+  __syncthreads();
+  if (blockDim.x <= WARP_SIZE) return shared[0];
+  found = (threadIdx.x < blockDim.x / WARP_SIZE) ? shared[lane] : false;
+  if (warp == 0) found = __any_sync(0xffffffffu, found);
+  return found;
+}
+__global__ void k(const int* in, int* out, int key) {
+  bool f = block_any(in[blockIdx.x * blockDim.x + threadIdx.x] == key);
+  if (threadIdx.x == 0) out[blockIdx.x] = f;
+}
+"""
+
+
+def test_hz107_a_two_stage_block_vote_is_right_on_a_wavefront(nvcc, tmp_path):
+    (tmp_path / "b.cu").write_text(BLOCK_ANY)
+    assert_nvcc_builds(nvcc, [tmp_path / "b.cu"], [], tmp_path)
+    assert only("HZ107", BLOCK_ANY) == []
+    # one stage only: each group's own answer, which a 64-lane vote mixes with the other's
+    one_stage = BLOCK_ANY.replace(
+        "  if (warp == 0) found = __any_sync(0xffffffffu, found);\n", ""
+    ).replace("  __syncthreads();\n  if (blockDim.x", "  if (blockDim.x")
+    assert [f.line for f in only("HZ107", one_stage)] == [1]
+
+
 # dpid: the file's own float4 overload of __shfl_down defaults its width to 32
 OWN_OVERLOAD = """__device__ float4 __shfl_down(const float4 v, unsigned d, unsigned width = 32) {
   return make_float4(__shfl_down_sync(0xffffffffu, v.x, d, width),

@@ -61,6 +61,26 @@ _WAVE_WIDE = frozenset({"__any_sync", "__all_sync", "__any", "__all", "__uni_syn
 )
 
 
+def _two_stage_vote(unit: Unit, func: Func, k: int) -> bool:
+    """The `__any_sync`/`__all_sync` at token ``k`` is a stage of a block-wide vote: the
+    function votes into the same variable with the same intrinsic again after a
+    `__syncthreads()` (cuhnsw's `IsNeighbor`: each group's leader stores its vote, the first
+    group votes over the stores; round 33).  OR and AND give the same answer over two groups at
+    once as over each in turn, so a 64-lane wavefront changes nothing."""
+    toks = unit.tokens
+    if toks[k].text in _WAVE_WIDE_MATRIX or toks[k - 1].text != "=" or k < 2:
+        return False
+    target, name = toks[k - 2].text, toks[k].text
+    stages = [
+        j
+        for j in range(func.open + 1, func.close)
+        if toks[j].text == name and toks[j - 1].text == "=" and toks[j - 2].text == target
+    ]
+    return len(stages) >= 2 and any(
+        toks[j].text == "__syncthreads" for j in range(stages[0], stages[-1])
+    )
+
+
 # CUB's warp collectives: their logical warp defaults to the hardware warp (64 lanes in hipCUB)
 _WARP_PRIMITIVES = frozenset({"WarpReduce", "WarpScan"})
 
@@ -91,7 +111,10 @@ def works_in_wavefronts(unit: Unit, func: Func) -> bool:
         return True
     if any(_indexes_a_vote(unit, c.index, func) for c in calls(unit, _VOTES)):
         return True
-    if any(toks[k].text in _WAVE_WIDE for k in range(func.open + 1, func.close)):
+    if any(
+        toks[k].text in _WAVE_WIDE and not _two_stage_vote(unit, func, k)
+        for k in range(func.open + 1, func.close)
+    ):
         return True
     if any(_whole_warp_primitive(toks, k) for k in range(func.open + 1, func.close)):
         return True
