@@ -60,6 +60,15 @@ def test_project_converts_to_the_hip_language():
             'set(CMAKE_CUDA_ARCHITECTURES 70 80 CACHE STRING "")',
             'set(CMAKE_HIP_ARCHITECTURES gfx942 CACHE STRING "")',
         ),
+        # torch2trt, icicle (compile round 32): a variable of the project's own as the value
+        (
+            "set_property(TARGET k PROPERTY CUDA_ARCHITECTURES ${CUDA_ARCHITECTURES})",
+            "set_property(TARGET k PROPERTY HIP_ARCHITECTURES gfx942)",
+        ),
+        (
+            'set(CMAKE_CUDA_ARCHITECTURES "${CUDA_ARCHITECTURES}" PARENT_SCOPE)',
+            'set(CMAKE_HIP_ARCHITECTURES "gfx942" PARENT_SCOPE)',
+        ),
         (
             "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math>)",
             "target_compile_options(k PRIVATE "

@@ -140,9 +140,12 @@ def _settings(unit: BuildFile, ctx: Context, cmds: list[Command]) -> Iterator[Ed
         if _finds_cuda(cmd):
             cuda_finds.append(cmd)
             yield from _find_hip(unit, ctx, cmd, cmds)
+        # the targets replace the values whole (`${CUDA_ARCHITECTURES}`: no rename inside)
+        arch = list(_arch_values(cmd, ctx))
         for k, arg in enumerate(cmd.args):
-            yield from _arg_words(_Site(unit, ctx, cmd, k, packages), arg)
-        yield from _arch_values(cmd, ctx)
+            if not any(e.start <= arg.start and arg.end <= e.end for e in arch):
+                yield from _arg_words(_Site(unit, ctx, cmd, k, packages), arg)
+        yield from arch
         yield from _lines_after(unit, ctx, cmd, cmds, with_language, packages)
     yield from rename_edits(unit, ctx, RULE)
     yield from _package_finds(unit, cmds, packages, cuda_finds)
