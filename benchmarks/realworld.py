@@ -29,8 +29,8 @@ are cached in the work directory: the originals do not change.
 A project's own build flags come from `--flags FILE`, a JSON object from project directory name
 to the flags its build passes (`{"nccl-tests": ["-DNCCL_OS_LINUX", "-Isrc"], "cutlass-ex":
 ["--expt-extended-lambda"]}`): `-D`/`-U`/`-I` flags (a relative `-I` is a directory of the
-project, and of its converted tree for the AMD checks) go to every compiler, other flags to nvcc
-only. NVIDIA's library header wheels (cuBLAS, cuRAND, cuSPARSE... unpacked under
+project, and of its converted tree for the AMD checks) and `-std=` go to every compiler, other
+flags to nvcc only. NVIDIA's library header wheels (cuBLAS, cuRAND, cuSPARSE... unpacked under
 ~/.cache/hipify-py/nvidia/*/include) are on nvcc's path by default, so library code counts.
 
 Prints one Markdown table row per project, the wall time of each conversion, what `hipify-py
@@ -147,12 +147,14 @@ def _include_flags(dirs: Iterable[Path]) -> list[str]:
 
 def project_flags(flags: Sequence[str], root: Path, amd: bool) -> list[str]:
     """A project's build flags for one compiler: a relative -I is under ``root`` (the original
-    or the converted tree); the AMD compilers get only the preprocessor flags."""
+    or the converted tree); the AMD compilers get only the preprocessor flags and the language
+    standard (`-std=c++20`: the converted build keeps the project's standard, ggnn's
+    `std::span`, compile round 32)."""
     out = []
     for flag in flags:
         if flag.startswith("-I") and not Path(flag[2:]).is_absolute():
             flag = f"-I{root / flag[2:]}"
-        if not amd or flag.startswith(("-D", "-U", "-I")):
+        if not amd or flag.startswith(("-D", "-U", "-I", "-std=")):
             out.append(flag)
     return out
 
