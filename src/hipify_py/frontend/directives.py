@@ -42,6 +42,27 @@ class Line(NamedTuple):
     after: int  # index in ``tokens`` just past the line's last token
 
 
+class Define(NamedTuple):
+    """A `#define` line's parts: its name, its parameters' names (None for an object-like
+    macro; `NAME(` with no space makes it function-like) and its replacement tokens."""
+
+    name: Token
+    params: list[str] | None
+    body: Sequence[Token]
+
+
+def define_of(line: Line) -> Define | None:
+    """``line``'s macro definition, or None for another directive or a `#define` of nothing."""
+    if line.word != "define" or not line.body:
+        return None
+    name, rest = line.body[0], line.body[1:]
+    if not rest or rest[0].text != "(" or rest[0].start != name.end:
+        return Define(name, None, rest)
+    close = next((k for k, t in enumerate(rest) if t.text == ")"), len(rest) - 1)
+    params = [t.text for t in rest[1:close] if t.kind is Kind.IDENT]
+    return Define(name, params, rest[close + 1 :])
+
+
 def branch_bounds(word: Callable[[int], str], at: int, end: int) -> list[int]:
     """The directive positions of the ``#if`` at position ``at`` (``word(k)`` is the word of
     directive ``k``): its line, each ``#elif``/``#else`` of the same level, and its ``#endif``;

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .directives import lines
+from .directives import define_of, lines
 from .lexer import Kind, Token
 
 
@@ -22,14 +22,10 @@ def expansion_estimate(tokens: Sequence[Token], directives: Sequence[int], budge
     sizes: dict[str, int] = {}  # macro -> tokens of one expansion (arguments not included)
     repeats: dict[str, int] = {}  # function-like macro -> most uses of one parameter
     for line in lines(tokens, directives):
-        if line.word != "define" or not line.body:
+        define = define_of(line)
+        if define is None:
             continue
-        name, body = line.body[0], list(line.body[1:])
-        params: list[str] = []
-        if body and body[0].text == "(" and body[0].start == name.end:  # NAME( : function-like
-            close = next((k for k, t in enumerate(body) if t.text == ")"), len(body) - 1)
-            params = [t.text for t in body[1:close] if t.kind is Kind.IDENT]
-            body = body[close + 1 :]
+        name, params, body = define
         sizes[name.text] = _cost(body, sizes, repeats, budget)
         if params:
             uses = [sum(t.text == p for t in body) for p in params]

@@ -49,7 +49,7 @@ from ..analysis.own_constants import class_template_parameter, shadowed, templat
 from ..analysis.tokens import cached, enclosing_paren, match, match_back, occurrences, one_per_line
 from ..context import Context
 from ..findings import Finding, Fix, Severity
-from ..frontend.directives import lines
+from ..frontend.directives import define_of, lines
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Proposal, Report, hazard_rule
@@ -367,16 +367,14 @@ def _member_parameters(unit: Unit) -> dict[str, frozenset[int]]:
     only as member names (after `.` or `->`)."""
     out: dict[str, frozenset[int]] = {}
     for line in lines(unit.tokens, unit.directives):
-        if line.word != "define" or len(line.body) < 2:
+        define = define_of(line)
+        params = define.params if define is not None else None
+        if define is None or not params:
             continue
-        name, body = line.body[0], list(line.body[1:])
-        if body[0].text != "(" or body[0].start != name.end:
-            continue
-        close = next((k for k, t in enumerate(body) if t.text == ")"), len(body) - 1)
-        params = [t.text for t in body[1:close] if t.kind is Kind.IDENT]
+        name, body = define.name, define.body
         uses = [
-            (param, body[k - 1].text in (".", "->"))
-            for k in range(close + 1, len(body))
+            (param, k > 0 and body[k - 1].text in (".", "->"))
+            for k in range(len(body))
             for param in params
             if body[k].text == param
         ]

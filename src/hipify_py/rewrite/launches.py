@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
+from ..frontend.directives import define_of
 from ..frontend.directives import lines as directive_lines
 from ..frontend.lexer import Kind, Token
 from ..frontend.spans import Spans
@@ -146,12 +147,11 @@ def _template_name_macros(tokens: Sequence[Token], directives: list[int]) -> Ite
     """Object-like macros whose body is a template-id (``#define K axpy<float, 4>``): a comma
     in their expansion would split hipLaunchKernelGGL's arguments without HIP_KERNEL_NAME."""
     for line in directive_lines(tokens, directives):
-        if line.word != "define" or len(line.body) < 2:
+        define = define_of(line)
+        if define is None or define.params is not None:
             continue
-        name = line.body[0]
-        if line.body[1].start == name.end:  # function-like macro: NAME(
-            continue
-        for tok in line.body[1:]:
+        name = define.name
+        for tok in define.body:
             if tok.text in ("<<<", ";", "("):
                 break
             if tok.text == "<":
