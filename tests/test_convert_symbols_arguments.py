@@ -3,6 +3,7 @@
 import pytest
 
 from _convert import body, hip
+from _units import assert_ported_builds
 
 
 @pytest.mark.parametrize(
@@ -40,6 +41,25 @@ def test_malloc_host_gets_its_flags_argument() -> None:
     assert "hipHostMalloc((void**)&p, n, hipHostMallocDefault);" in body(
         "void f() { cudaMallocHost((void**)&p, n); }\n"
     )
+
+
+def test_malloc_host_named_as_a_value_keeps_cudas_parameters(nvcc, gfx942_check, tmp_path):
+    """nwchem's `morecore(cudaMallocHost, bytes)` takes a two-parameter function pointer
+    (compile round 32: "no matching function for call to 'morecore'", with no finding):
+    hipHostMalloc takes three, ROCm 7.2.4's deprecated hipMallocHost CUDA's two."""
+    src = """#include <cuda_runtime.h>
+typedef cudaError_t (*mallocfn_t)(void** ptr, size_t bytes);
+static void* more(mallocfn_t fn, size_t n) { void* p = nullptr; fn(&p, n); return p; }
+void* host(size_t n) {
+  void* q;
+  cudaMallocHost(&q, n);
+  return more(cudaMallocHost, n);
+}
+"""
+    out = hip(src)
+    assert "hipHostMalloc(&q, n, hipHostMallocDefault);" in out
+    assert "return more(hipMallocHost, n);" in out
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "value", src)
 
 
 def test_a_project_function_named_like_the_api_keeps_its_parameters(tmp_path, gfx942_check) -> None:

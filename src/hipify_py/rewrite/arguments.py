@@ -36,6 +36,10 @@ RENAME_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, str]] = {
     "cudaMemPrefetchAsync": (2, "cudaMemLocation", "hipMemPrefetchAsync_v2"),
     "cuMemPrefetchAsync": (2, "CUmemLocation", "hipMemPrefetchAsync_v2"),
 }
+# CUDA API named as a value (a function pointer, not called) -> the HIP function with CUDA's
+# parameters: the mapped one takes more (nwchem's `morecore(cudaMallocHost, bytes)` with a
+# two-parameter pointer type, compile round 32; ROCm 7.2.4 keeps `hipMallocHost`, deprecated)
+RENAME_AS_VALUE: dict[str, str] = {"cudaMallocHost": "hipMallocHost"}
 # CUDA API whose argument N has this type, called with M arguments -> text appended (the
 # argument CUDA defaults and the renamed HIP function does not)
 APPEND_BY_ARGUMENT_TYPE: dict[str, tuple[int, str, int, str]] = {
@@ -115,8 +119,11 @@ def _compute_type(tokens: Sequence[Token], i: int) -> str | None:
 
 
 def renamed_for_arity(tokens: Sequence[Token], i: int) -> str | None:
-    """The HIP name for a call whose shape selects another HIP function (used by renames)."""
+    """The HIP name for a call whose shape selects another HIP function, or for a function
+    named as a value (used by renames)."""
     name = tokens[i].text
+    if name in RENAME_AS_VALUE and (i + 1 >= len(tokens) or tokens[i + 1].text != "("):
+        return RENAME_AS_VALUE[name]
     if name in COMPUTE_FOR_DATA_TYPE:
         return _compute_type(tokens, i)
     rule = RENAME_BY_ARITY.get(name)
