@@ -238,7 +238,7 @@ def test_a_cuda_file_beside_its_hip_twin_is_not_the_port(tmp_path):
     (kernels / "softmax.cpp").write_text('#include "hip_helper.h"\nhipStream_t s;\n')
     (kernels / "cuda_helper.h").write_text(PTX_AND_MASK)
     (kernels / "hip_helper.h").write_text("#include <hip/hip_runtime.h>\n")
-    (kernels / "other.cu").write_text('#include "cuda_helper.h"\n' + PTX_AND_MASK)
+    (kernels / "other.cu").write_text(PTX_AND_MASK)
     assert _tree_findings(tmp_path, "ff") == [("HZ310", "kernels/other.cu")]
     # fastllm's `fastllm-cuda.cuh` includes the `fastllm-hip.h` of its HIP shims: no twin
     (kernels / "cuda_helper.h").write_text('#include "hip_helper.h"\n' + PTX_AND_MASK)
@@ -264,7 +264,6 @@ def test_a_cuda_header_beside_its_hip_file_is_not_the_port(tmp_path):
     (ff / "field.cuh").write_text(PTX_AND_MASK)
     (ff / "field.h").write_text("#include <hip/hip_runtime.h>\n")
     (ff / "other.hip").write_text("struct other {};\n")
-    (ff / "use.cu").write_text('#include "field.cuh"\n#include "mont_t.cuh"\n')
     assert [p for _r, p in _tree_findings(tmp_path, "sppark")] == ["ff/field.cuh"]
     (ff / "mont_t.hip").unlink()
     assert [p for _r, p in _tree_findings(tmp_path, "sppark")] == ["ff/field.cuh", "ff/mont_t.cuh"]
