@@ -454,24 +454,3 @@ def test_the_cpu_only_builds_stand_in_for_cuda_is_not_the_port(nvcc, tmp_path):
         assert ("HZ321", "nocuda.h") in _tree_findings(tmp_path, "db"), switch
     (root / "sort.h").write_text('#include "nocuda.h"\n')
     assert ("HZ321", "nocuda.h") in _tree_findings(tmp_path, "db")
-
-
-def test_a_header_no_source_reaches_is_not_the_port(nvcc, tmp_path):
-    """mistral.rs keeps flashinfer's `permuted_smem.cuh`, which includes `mma.cuh`, and
-    includes neither (round 33: a false HZ300 and a false HZ310 in `mma.cuh`).  A header some
-    source reaches keeps its findings, so does a library's public one under `include/`, and a
-    tree without sources (a header-only library) keeps all of its headers' findings."""
-    root = tmp_path / "app"
-    (root / "vendor").mkdir(parents=True)
-    (root / "include").mkdir()
-    (root / "vendor" / "smem.cuh").write_text('#pragma once\n#include "mma.cuh"\n')
-    (root / "vendor" / "mma.cuh").write_text("#pragma once\n" + PTX_AND_MASK)
-    (root / "vendor" / "used.cuh").write_text("#pragma once\n" + PTX_AND_MASK)
-    (root / "include" / "api.cuh").write_text("#pragma once\n" + PTX_AND_MASK)
-    (root / "main.cu").write_text('#include "vendor/used.cuh"\nint main() { return 0; }\n')
-    assert_nvcc_builds(nvcc, [root / "main.cu"], [], tmp_path)
-    found = {path for rule, path in _tree_findings(tmp_path, "app") if rule == "HZ310"}
-    assert found == {"vendor/used.cuh", "include/api.cuh"}
-    (root / "main.cu").unlink()
-    found = {path for rule, path in _tree_findings(tmp_path, "app") if rule == "HZ310"}
-    assert found == {"vendor/used.cuh", "vendor/mma.cuh", "include/api.cuh"}

@@ -23,7 +23,6 @@ from .project_backends import cuda_backends_of, cuda_named_headers, library_copi
 from .project_gated_includes import GatedIncludes
 from .project_index import ProjectIndex, index_of
 from .project_masks import MaskWidths
-from .project_reach import unreached_headers
 from .project_switches import WRAPPING_MACROS, SwitchUses, is_build_text
 from .project_wavefronts import WavefrontUses
 
@@ -322,7 +321,6 @@ def project_index_of(
         unset_switches=switches.unset(mappings),
         wraps_thrust=switches.sets_any(WRAPPING_MACROS),
         skipped_headers=gated.skipped_only(index.includes),
-        unreached_headers=unreached_headers(files, index.includes),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
         warp_constant_homes=wavefronts.homes(),

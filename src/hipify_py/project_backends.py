@@ -51,12 +51,9 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
     """Why ``path`` is no file of the project's port: it lies in one of
     ``project.cuda_backends`` or ``project.library_copies``, or is one of
     ``project.cuda_twins``, or a header only branches the HIP build skips include
-    (``project.skipped_headers``) or that no source reaches (``project.unreached_headers``);
-    "" when it is."""
+    (``project.skipped_headers``); "" when it is."""
     if Path(path).name in project.skipped_headers:
         return "a header only branches the HIP build skips include"
-    if Path(path).name in project.unreached_headers and not _public(path):
-        return "a header no source file of the tree includes"
     if not (project.cuda_backends or project.library_copies or project.cuda_twins):
         return ""
     if str(Path(path).absolute()) in project.cuda_twins:
@@ -67,11 +64,6 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
     if parents & project.library_copies:
         return "a file of a copy of CUB's repository"
     return ""
-
-
-def _public(path: str) -> bool:
-    """``path`` lies under an `include/` directory: a library's header for code outside the tree."""
-    return any(d.name == "include" for d in Path(path).absolute().parents)
 
 
 def in_hip_backend(path: str, project: ProjectIndex) -> bool:

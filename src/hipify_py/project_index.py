@@ -128,9 +128,6 @@ class ProjectIndex:
     # the base names of the headers only branches the HIP build skips include
     # (``project_gated_includes``: MegEngine's `libcuda-wrap_11.8.h`)
     skipped_headers: frozenset[str] = frozenset()
-    # the base names of the headers no source file of the tree reaches (``project_reach``;
-    # derived from ``files`` and ``includes``, so the fingerprint has it already)
-    unreached_headers: frozenset[str] = frozenset()
 
     @cached_property
     def _include_graph(self) -> dict[str, tuple[str, ...]]:
