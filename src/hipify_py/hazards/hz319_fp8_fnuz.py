@@ -10,8 +10,9 @@ conversions, or the HIP names they become):
   conversion clamps to 240 on gfx942 whatever the clamp before it, so the clamp changes no
   byte (mistral.rs's quantisers, round 33; the scale line, if any, is the fix point);
 - a function of its own that encodes or decodes OCP FP8 in software (`fp8e4m3fn_from_fp32_value`,
-  `e5m2_to_float`: a name that says e4m3/e5m2 but not fnuz) in a file that also converts with
-  the FP8 intrinsics or types: the two disagree on MI300X, where the intrinsics give FNUZ bytes.
+  `e5m2_to_float`: a name that says e4m3/e5m2, not fnuz, and a conversion) in a file that also
+  converts with the FP8 intrinsics or types: the two disagree on MI300X, where the intrinsics
+  give FNUZ bytes.
 
 Not a pointer cast to an FP8 type (`reinterpret_cast<const __nv_fp8_e4m3*>(bytes)`): bytes
 encoded as OCP elsewhere (a file, a checkpoint) would decode wrongly, but whether they are can
@@ -70,6 +71,12 @@ _FP8_USE = re.compile(
 )
 # a function of the file named after an OCP FP8 format: it encodes or decodes bytes itself
 _SOFTWARE_CODEC = re.compile(r"(?i)(?:fp8|f8).*e[45]m[23]|e[45]m[23].*(?:fp8|f8|float|fp32|half)")
+# ... whose name says it converts (`fp8e4m3fn_from_fp32_value`, `e5m2_to_float`, `half2fp8_e4m3`):
+# LeetCUDA's `warp_reduce_sum_fp8_e4m3_f16` sums with the intrinsics (round 15, a false HZ319)
+_CONVERTS = re.compile(
+    r"(?i)(?:^|_)(?:to|from|encode|decode|cvt|convert|cast|pack|unpack)(?:_|$)"
+    r"|[a-z0-9]2(?:fp8|f8|e[45]m|float|half|bf16|fp32|fp16)"
+)
 
 
 def _uses_e4m3(unit: Unit) -> bool:
@@ -177,7 +184,7 @@ def _software_codecs(unit: Unit, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for func in functions(unit):
         name = func.name
-        if "fnuz" in name.lower() or not _SOFTWARE_CODEC.search(name):
+        if "fnuz" in name.lower() or not (_SOFTWARE_CODEC.search(name) and _CONVERTS.search(name)):
             continue
         t = toks[func.name_index]
         yield report(
