@@ -464,6 +464,31 @@ def test_hz105_ballot_into_32_bits_and_popc():
     assert "__popcll" in found[1].message
 
 
+# taichi's ldg.cu (compile round 32): a one-thread launch, so lanes 32-63 never vote; `__ffs`
+# of the 64-bit mask still does not compile, `__popc` does
+ONE_LANE = """__global__ void k(float* a) {
+  *a += __ffs(__ballot_sync(__activemask(), 1));
+  a[1] = __popc(__ballot_sync(__activemask(), 1));
+}
+int main() {
+  float* a = nullptr;
+  k<<<1, 1>>>(a);
+}
+"""
+
+
+def test_hz105_ffs_of_a_ballot_does_not_compile_whoever_votes(nvcc, gfx942_check, tmp_path):
+    (tmp_path / "one.cu").write_text(ONE_LANE)
+    assert_nvcc_builds(nvcc, [tmp_path / "one.cu"], [], tmp_path)
+    found = only("HZ105", ONE_LANE)
+    assert [f.line for f in found] == [2] and "ambiguous" in found[0].message
+    converted = tmp_path / "one.hip"
+    converted.write_text(hip(ONE_LANE))
+    proc = gfx942_check(converted)
+    assert "call to '__ffs' is ambiguous" in proc.stderr
+    assert proc.stderr.count("error:") == 1, proc.stderr[-2000:]  # not the __popc
+
+
 def test_hz105_names_the_declared_type_as_written():
     """cuDF's `bitmask_type const new_word = __ballot_sync(...)` (round 24): its header's
     `bitmask_type` is not parsed, and the message said `const int`."""

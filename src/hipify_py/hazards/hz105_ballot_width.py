@@ -121,10 +121,12 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if store is not None:
             key = (toks[store[0] - 1].text, scope_of(unit, store[0]))
             mask_vars.setdefault(key, []).append((c.index, not low))
-        if low:
-            continue
         # 1. the whole argument of a 32-bit bit intrinsic: __popc(__ballot(p))
         outer = _bit_call_around(toks, c, bit_calls)
+        if low:
+            if outer is not None and outer.name == "__ffs":  # whatever lanes vote
+                yield report(toks[outer.index].start, toks[outer.close].end, _ambiguous(c))
+            continue
         if outer is not None:
             yield report(
                 toks[outer.index].start,
@@ -142,6 +144,16 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     # 3. a mask variable of the same function passed to a 32-bit bit intrinsic: __popc(mask),
     # unless it is a dependent line of the store reported above (its fix changes that call too)
     yield from _bits_of_masks(unit, report, bit_calls, mask_vars, covered)
+
+
+def _ambiguous(c: Call) -> str:
+    """What a `__ffs(ballot)` finding says where only lanes 0-31 vote: the call does not
+    compile (taichi's `__ffs(__ballot_sync(__activemask(), 1))` in a one-thread launch,
+    compile round 32)."""
+    return (
+        f"`__ffs` on a `{c.name}` result is ambiguous in HIP, whose masks are 64-bit "
+        "(`__ffs` has `int` and `unsigned int` overloads): use `__ffsll`"
+    )
 
 
 def _counted_message(unit: Unit, outer: Call, c: Call) -> str:
