@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from realworld import Toolchain, _compile, error_kind  # noqa: E402
+from realworld import Toolchain, _compile, cause_file, error_kind  # noqa: E402
 
 SPLITS = {"dev": ("a", "m"), "held-out": ("n", "z"), "all": ("0", "z")}
 
@@ -169,12 +169,17 @@ def converted_tu(out: Path, program: Path) -> Path:
     return hip if hip.is_file() else out / "src" / rel
 
 
-def classify(errors: list[str], program: str, errors_by_file: dict[str, list[dict]]) -> str:
-    """reported-at-cause, reported-elsewhere or silent (see the module docstring)."""
-    mine = {f: v for f, v in errors_by_file.items() if f.startswith(f"src/{program}/")}
+def classify(
+    errors: list[str], program: str, errors_by_file: dict[str, list[dict]], borrowed: Sequence[str]
+) -> str:
+    """reported-at-cause, reported-elsewhere or silent (see the module docstring); the files of
+    the sibling programs whose headers the program's Makefile borrows (``borrowed``) are its
+    own too."""
+    dirs = tuple(f"src/{name}/" for name in (program, *borrowed))
+    mine = {f: v for f, v in errors_by_file.items() if f.startswith(dirs)}
     if not mine:
         return "silent"
-    first = errors[0].split(":", 1)[0] if errors else ""
+    first = cause_file(errors)
     stem = first.rsplit(".", 1)[0]
     for f in mine:
         if f.rsplit(".", 1)[0] == stem or (not first.startswith("src/") and f.endswith(".cu")):
@@ -229,14 +234,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             cmd = gfx942_cmd(converted_tu(out, p), out / "src", args.rocm)
             record["gfx942"] = _compile(cmd, [str(out) + "/"])
             if record["gfx942"]:
-                record["status"] = classify(record["gfx942"], p.name, errors_by_file)
+                borrowed = makefile_flags(p)[0]
+                record["status"] = classify(record["gfx942"], p.name, errors_by_file, borrowed)
+                dirs = tuple(f"src/{name}/" for name in (p.name, *borrowed))
                 record["rules"] = sorted(
-                    {
-                        f["rule"]
-                        for k, v in errors_by_file.items()
-                        if k.startswith(f"src/{p.name}/")
-                        for f in v
-                    }
+                    {f["rule"] for k, v in errors_by_file.items() if k.startswith(dirs) for f in v}
                 )
                 print(
                     f"  FAIL {p.name} [{record['status']} {','.join(record['rules'])}]: "

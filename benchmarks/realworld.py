@@ -203,11 +203,12 @@ def classify(
     rel: Path, errors: list[str], errors_by_file: dict[str, list[str]], made_of: Iterable[Path]
 ) -> str:
     """Was a failing TU reported? *at cause*: an error-level finding in the file of the first
-    compile error (the TU itself when that error is in a header outside the project);
+    compile error (``cause_file``: for an error in a system header, the project file that
+    requested the instantiation; else the TU itself when that error is outside the project);
     *elsewhere*: one in another of the project files the TU is made of (``made_of``: the TU
     and the headers it includes); *silent*: none in those. Files match by name without suffix,
     as `.cu` becomes `.hip`."""
-    first = errors[0].split(":", 1)[0] if errors else ""
+    first = cause_file(errors)
     inside = bool(first) and not first.startswith("/") and not first.startswith("timeout")
     # `dev/test/../../llmc/x.h`: the file as the check names it
     cause = Path(os.path.normpath(first)).with_suffix("") if inside else rel.with_suffix("")
@@ -293,17 +294,34 @@ def _includes(path: Path) -> list[tuple[bool, str]]:
 
 
 def _errors(output: str, prefixes: Sequence[str]) -> list[str]:
+    """The first error lines, and after an error inside a system header the first place of the
+    project that requested the instantiation (`... requested here`): where the cause is."""
     lines = []
     for line in output.splitlines():
+        for prefix in prefixes:
+            line = line.replace(prefix, "")
+        line = line.strip()
         if " error" in line or line.startswith("error") or "fatal error" in line:
             if "errors generated" in line or "error generated" in line:
                 continue
-            for prefix in prefixes:
-                line = line.replace(prefix, "")
-            lines.append(line.strip())
+            lines.append(line)
+        elif lines and lines[0].startswith("/") and "requested here" in line:
+            if not line.startswith("/") and not any("requested here" in x for x in lines):
+                lines.append(line)
         if len(lines) >= 6:
             break
     return lines or [output.strip().splitlines()[-1] if output.strip() else "failed"]
+
+
+def cause_file(errors: Sequence[str]) -> str:
+    """The file of the first error, or, for an error inside a system header, the project file
+    that requested the instantiation (blockexchange's `__syncwarp(member_mask)` in a sibling
+    program's header, HeCBench); "" when neither is known."""
+    first = errors[0].split(":", 1)[0] if errors else ""
+    if first.startswith("/"):
+        requested = next((e for e in errors if "requested here" in e), "")
+        return requested.split(":", 1)[0] if requested else first
+    return first
 
 
 def _compile(
