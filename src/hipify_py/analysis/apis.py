@@ -16,9 +16,9 @@ from .namespaces import namespace_bodies
 from .tokens import cached
 
 
-def api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
-    """(token, entry) for every identifier token that names a mapped CUDA API (computed once
-    per file: several rules ask)."""
+def api_uses(unit: Unit) -> list[tuple[int, Entry]]:
+    """(token index, entry) for every identifier token that names a mapped CUDA API (computed
+    once per file: several rules ask)."""
     return cached(unit, "_hz_api_uses", lambda: _api_uses(unit))
 
 
@@ -87,7 +87,7 @@ def defined_macros(unit: Unit) -> frozenset[str]:
     return cached(unit, "_defined_macros", find)
 
 
-def _api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
+def _api_uses(unit: Unit) -> list[tuple[int, Entry]]:
     toks = unit.tokens
     mapped = unit.mapped
     names = mapped.keys()
@@ -96,7 +96,7 @@ def _api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
     positions = unit.identifier_positions
     defined = defined_macros(unit)
     own = _declared_in_project_namespaces(unit, names - defined)
-    out: list[tuple[Token, Entry]] = []
+    out: list[tuple[int, Entry]] = []
     for i in sorted(i for n in names - defined - own for i in positions[n]):
         t = toks[i]
         if i > 0 and toks[i - 1].text in (".", "->") or _project_qualified(toks, i):
@@ -107,5 +107,5 @@ def _api_uses(unit: Unit) -> list[tuple[Token, Entry]]:
                 j -= 1
             if j + 1 < len(toks) and toks[j + 1].text in _NOT_CODE_DIRECTIVES:
                 continue
-        out.append((t, mapped[t.text]))
+        out.append((i, mapped[t.text]))
     return out

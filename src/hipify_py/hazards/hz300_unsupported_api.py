@@ -41,7 +41,7 @@ from ..analysis.functions import defined_names
 from ..analysis.unsupported_cases import unsupported_case_groups
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind, Token
+from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import Entry, is_convertible, no_hip_library
 from ..rewrite.enum_shims import DATA_SHIMMED
@@ -69,8 +69,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     # moderngpu's own `mulhi`, a DOCA wrapper's own `CU_*` enumerators, ggml's `__vsubss4`
     # defined for HIP in another file of its tree: not CUDA's
     own = defined_names(unit) | _enumerators(unit) | _pointers(unit) | ctx.project.defined
-    for t, e in api_uses(unit):
-        if t.text in DEDICATED or t.text in own or not _a_use(unit, t, e, guarded):
+    for i, e in api_uses(unit):
+        t = toks[i]
+        if t.text in DEDICATED or t.text in own or not _a_use(unit, i, e, guarded):
             continue
         library = no_hip_library(e, ctx.options)
         if e.status not in ("unsupported", "removed") and not library:
@@ -112,17 +113,16 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         )
 
 
-def _a_use(unit: Unit, t: Token, e: Entry, guarded: list[tuple[int, int]]) -> bool:
-    """The name at ``t`` is used outside the ``guarded`` ranges, and a device function is
+def _a_use(unit: Unit, k: int, e: Entry, guarded: list[tuple[int, int]]) -> bool:
+    """The name at token ``k`` is used outside the ``guarded`` ranges, and a device function is
     called there (`float2int(x)`, `f<T>(x)`) or its address taken: a bare name is something
     else of that name (oneflow's gtest case `TEST(ConvertSat, float2int)`, round 32).  Other
     kinds are used wherever named."""
-    if any(a <= t.start < b for a, b in guarded):
+    toks = unit.tokens
+    if any(a <= toks[k].start < b for a, b in guarded):
         return False
     if e.kind != "device_function":
         return True
-    toks = unit.tokens
-    k = unit.first_token_from(t.start)
     called = k + 1 < len(toks) and toks[k + 1].text in ("(", "<")
     return called or (k > 0 and toks[k - 1].text == "&")
 

@@ -43,7 +43,8 @@ from ..rules import Proposal, Report, hazard_rule
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if ctx.options.experimental:
         return
-    for t, e in api_uses(unit):
+    for i, e in api_uses(unit):
+        t = unit.tokens[i]
         if e.status == "experimental" and not needs_newer_hip(e, ctx.options):
             since = (
                 f" (since HIP {e.hip_experimental})" if getattr(e, "hip_experimental", None) else ""
