@@ -17,8 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..frontend.conditions import inactive_in
+from ..frontend.directives import define_of, lines
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
+from .declared_types import aliases
 from .functions import class_bodies, specifiers
 from .tokens import cached, split
 
@@ -328,29 +330,30 @@ def type_names(unit: Unit) -> dict[str, str]:
 
 
 def _type_names(unit: Unit) -> dict[str, str]:
-    toks = unit.tokens
-    inactive = inactive_in(unit)
-    out: dict[str, str] = {}
-    positions = unit.identifier_positions
-    for i in [*positions.get("using", ()), *positions.get("typedef", ())]:
-        words = [t.text for t in toks[i + 1 : i + 5]]
-        if toks[i].in_directive or toks[i].start in inactive or len(words) < 4:
-            continue
-        if toks[i].text == "using" and words[1] == "=" and words[3] == ";":
-            name, aliased = words[0], words[2]
-        elif toks[i].text == "typedef" and words[2] == ";":
-            name, aliased = words[1], words[0]
-        else:
-            continue
-        if VECTOR.fullmatch(aliased) or aliased in _SCALARS:
-            out[name] = aliased
-    return out
-
-
-_MAKER = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\([^)]*\)[ \t]+(make_\w+)\(", re.M)
+    """The file's aliases of a vector type or a scalar; where both branches of an unknown switch
+    name one, the later (`#else`) wins."""
+    toks, inactive = unit.tokens, inactive_in(unit)
+    return {
+        toks[alias.name].text: alias.type
+        for alias in aliases(unit)
+        if toks[alias.keyword].start not in inactive
+        and (VECTOR.fullmatch(alias.type) or alias.type in _SCALARS)
+    }
 
 
 def _makers(unit: Unit) -> dict[str, str]:
     """Function-like macros that stand for a `make_<vector>` call (`#define Real3(x, y, z)
     make_float3(x, y, z)`): the name, and the call it expands to."""
-    return cached(unit, "_vector_makers", lambda: dict(_MAKER.findall(unit.text)))
+
+    def find() -> dict[str, str]:
+        out = {}
+        for line in lines(unit.tokens, unit.directives):
+            define = define_of(line)
+            if define is None or define.params is None or len(define.body) < 2:
+                continue
+            made, paren = define.body[0].text, define.body[1].text
+            if made.startswith("make_") and paren == "(":
+                out[define.name.text] = made
+        return out
+
+    return cached(unit, "_vector_makers", find)
