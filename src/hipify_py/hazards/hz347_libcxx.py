@@ -31,9 +31,8 @@ from collections.abc import Iterator
 from ..context import Context
 from ..findings import Severity
 from ..frontend.directives import includes
-from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ..rewrite.libcxx_std import STD_TWINS, libcxx_std_at
+from ..rewrite.libcxx_std import STD_TWINS, libcxx_std_at, within_project
 from ..rules import Proposal, Report, hazard_rule
 
 # libcu++'s own names outside `cuda::std` (CCCL 3's `cuda/` headers)
@@ -85,7 +84,7 @@ def _own_name(unit: Unit, i: int) -> bool:
         return False
     if toks[i + 3].text == "::":
         return False
-    return not (i >= 2 and toks[i - 1].text == "::" and toks[i - 2].kind is Kind.IDENT)
+    return not within_project(toks, i)
 
 
 def _opens_cuda(unit: Unit) -> bool:

@@ -10,11 +10,11 @@ libcu++ name is HZ347's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
 
@@ -34,13 +34,19 @@ STD_TWINS = frozenset(
 )
 
 
+def within_project(toks: Sequence[Token], i: int) -> bool:
+    """The `cuda` at token ``i`` is qualified by a name (`mylib::cuda::`): a namespace of the
+    project's, not libcu++'s."""
+    return i >= 2 and toks[i - 1].text == "::" and toks[i - 2].kind is Kind.IDENT
+
+
 def libcxx_std_at(unit: Unit, i: int) -> str | None:
     """The name after `cuda::std::` where token ``i`` is that `cuda` (not a namespace of the
     project's: `mylib::cuda::std::`), else None."""
     toks = unit.tokens
     if i + 4 >= len(toks) or [t.text for t in toks[i + 1 : i + 4]] != ["::", "std", "::"]:
         return None
-    if i >= 2 and toks[i - 1].text == "::" and toks[i - 2].kind is Kind.IDENT:
+    if within_project(toks, i):
         return None
     return toks[i + 4].text if toks[i + 4].kind is Kind.IDENT else None
 
