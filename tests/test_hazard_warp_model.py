@@ -1281,3 +1281,41 @@ def test_hz107_a_header_whose_includer_defines_the_constant_again_is_not_the_fix
         HEADER_CONSTANT.replace("#define WARP_SIZE 32U", '#include "shared/frags.h"')
     )
     assert [f[:2] for f in _tree_hz107(tmp_path)] == [("frags.h", 3)]
+
+
+# PyTorch-Encoding's and inplace_abn's helpers (round 34): a shuffle wrapper whose width
+# defaults to the hardware warp, called with the file's 32 by a group sum
+DEFAULTED_WIDTH = """static const unsigned WARP_SIZE = 32;
+template <typename T>
+__device__ __forceinline__ T WARP_SHFL_XOR(T value, int laneMask, int width = warpSize,
+                                           unsigned long long mask = 0xffffffffull) {
+  return __shfl_xor_sync(mask, value, laneMask, width);
+}
+template <typename T>
+__device__ T warpSum(T val) {
+  for (int i = 1; i < WARP_SIZE; i <<= 1) val += WARP_SHFL_XOR(val, i, WARP_SIZE);
+  return val;
+}
+__global__ void block_sum(const float* x, float* out) {
+  __shared__ float shared[32];
+  float sum = warpSum(x[blockIdx.x * blockDim.x + threadIdx.x]);
+  if (threadIdx.x % WARP_SIZE == 0) shared[threadIdx.x / WARP_SIZE] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float total = 0.f;
+    for (unsigned g = 0; g < blockDim.x / WARP_SIZE; ++g) total += shared[g];
+    out[blockIdx.x] = total;
+  }
+}
+"""
+
+
+def test_hz107_a_hardware_width_default_every_call_overrides_is_no_evidence(nvcc, tmp_path):
+    src = tmp_path / "common.cu"
+    src.write_text(DEFAULTED_WIDTH)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert [f.rule for f in findings(DEFAULTED_WIDTH) if f.rule in WAVE_RULES] == []
+    # decoy: a call that leaves the width to its default sums the whole wavefront, so the
+    # group's slot of 32 lanes holds two groups' sums
+    wide = DEFAULTED_WIDTH.replace("WARP_SHFL_XOR(val, i, WARP_SIZE)", "WARP_SHFL_XOR(val, i)")
+    assert [f.rule for f in findings(wide) if f.rule in WAVE_RULES] == ["HZ107"]

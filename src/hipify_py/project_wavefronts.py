@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .analysis.shuffle_width import HARDWARE_NAMES
 from .analysis.warp_constants import COMMENTED, WARP_NAME
-from .analysis.warp_model import HARDWARE_NAMES
 from .analysis.wavefronts import wavefront_constants
 from .frontend.unit import Unit
 from .mappings.index import MappingIndex

@@ -39,34 +39,14 @@ from .group_scan import GROUPING, guarded_scan, halves_agree
 from .low_lanes import lanes_past_31_return
 from .namespaces import project_warp_size
 from .own_constants import shadowed
+from .shuffle_width import hardware_name, passed_by_every_call, shuffle_width
 from .taint import thread_taint
-from .tokens import cached, enclosing_paren, operand_before
-from .values import constant_at, evaluate, int_value
+from .tokens import cached, operand_before
+from .values import constant_at, int_value
 from .warp_constants import reported_names
 
 HARDWARE = "hardware"
 LANE32 = "lane32"  # a 32-lane lane id without a matching group id: reductions stay in the group
-
-# operator -> what the right operand is worth when it splits thread ids into 32-lane groups
-# names that speak of the hardware wavefront
-HARDWARE_NAMES = frozenset({"warpSize", "__lane_id", "C10_WARP_SIZE", "__AMDGCN_WAVEFRONT_SIZE"})
-
-
-def _hardware_name(unit: Unit, k: int) -> bool:
-    """Token ``k`` names the hardware wavefront: one of ``HARDWARE_NAMES``, unless the file
-    defines it as 32 itself (a teaching copy of PyTorch's reduction with its own `#define
-    C10_WARP_SIZE 32`, round 25: its lane and group ids are 32-lane groups)."""
-    name = unit.tokens[k].text
-    return name in HARDWARE_NAMES and constant_at(unit, name, k) != 32 and not _asserted(unit, k)
-
-
-def _asserted(unit: Unit, k: int) -> bool:
-    """Token ``k`` is in the argument of an assertion (`assert(warpSize == warp_size)`): it
-    states the code's premise, it does not work in hardware warps (GenomeWorks' aligners, whose
-    32-thread blocks are consistent 32-lane code, round 31)."""
-    toks = unit.tokens
-    j = enclosing_paren(toks, k, max(k - 32, 0))
-    return j is not None and toks[j - 1].text.lower().endswith("assert")
 
 
 def model_of(unit: Unit, func: Func | None) -> str | None:
@@ -86,7 +66,7 @@ def crosses_groups(unit: Unit, call: Call) -> bool:
     64-lane wavefront: `__shfl*` with an absolute or group-relative source lane, `__shfl_up*`
     (lane 32 reads lane 31).  A source lane computed from `threadIdx` itself is a hardware
     lane and does not cross."""
-    width = _width(unit, call)
+    width = shuffle_width(unit, call)
     if width is not None and width <= 32:
         return False
     if call.name.startswith("__shfl_up"):
@@ -137,38 +117,6 @@ def _lane_bits(toks: Sequence[Token], k: int) -> bool:
     if toks[k].text not in BALLOTS or toks[k].text in _VOTES:
         return False
     return not (k >= 2 and toks[k - 1].text == "(" and toks[k - 2].text in MASKED_SYNC)
-
-
-def _width(unit: Unit, call: Call) -> int | None:
-    w = SHUFFLES[call.name]
-    if len(call.args) <= w:
-        return None
-    a, b = call.args[w]
-    if any(_hardware_name(unit, k) for k in range(a, b)):
-        return 64
-    default = _parameter_default(unit, a, b)
-    if default is not None:
-        a, b = default
-        if any(_hardware_name(unit, k) for k in range(a, b)):
-            return 64
-    return evaluate(unit, a, b)
-
-
-def _parameter_default(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
-    """The default value of the parameter that ``tokens[a:b]`` names, in the function around
-    it (`shfl_xor(T v, int mask, int width = WARP_SIZE)` passing `width` on)."""
-    toks = unit.tokens
-    func = function_at(unit, a)
-    if func is None or b - a != 1 or toks[a].kind is not Kind.IDENT:
-        return None
-    lo, hi = func.params
-    for k in range(lo + 1, hi - 1):
-        if toks[k].text == toks[a].text and toks[k + 1].text == "=":
-            end = k + 2
-            while end < hi and toks[end].text != ",":
-                end += 1
-            return k + 2, end
-    return None
 
 
 def file_has_group32(unit: Unit) -> bool:
@@ -238,9 +186,10 @@ def _own_model(unit: Unit, f: Func) -> str | None:
     toks = unit.tokens
     if any(
         (
-            _hardware_name(unit, k)
+            hardware_name(unit, k)
             and not shadowed(toks, k, f)
             and project_warp_size(unit, k) is None
+            and not (k < f.params[1] and passed_by_every_call(unit, f, k))
         )
         or _lane_bits(toks, k)
         for k in range(f.params[0], f.close)
@@ -255,7 +204,7 @@ def _shuffle_model(unit: Unit, f: Func) -> str | None:
     group = None
     for c in calls(unit, SHUFFLES):
         if f.open < c.index < f.close:
-            w = _width(unit, c)
+            w = shuffle_width(unit, c)
             if w is not None and w >= 64:
                 return HARDWARE
             if w is not None and w <= 32:
