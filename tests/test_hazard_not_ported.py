@@ -454,3 +454,54 @@ def test_the_cpu_only_builds_stand_in_for_cuda_is_not_the_port(nvcc, tmp_path):
         assert ("HZ321", "nocuda.h") in _tree_findings(tmp_path, "db"), switch
     (root / "sort.h").write_text('#include "nocuda.h"\n')
     assert ("HZ321", "nocuda.h") in _tree_findings(tmp_path, "db")
+
+
+# lighthouse2's copy of the OptiX 7 SDK (round 34): NVIDIA's own device helpers, PTX included
+OPTIX_SDK_COPY = """#ifndef __optix_optix_7_device_impl_transformations_h__
+#define __optix_optix_7_device_impl_transformations_h__
+namespace optix_impl {
+static __forceinline__ __device__ float4 optixLoadReadOnlyAlign16(const float4* ptr) {
+  float4 v;
+  asm volatile("ld.global.v4.f32 {%0,%1,%2,%3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(ptr));
+  return v;
+}
+}  // namespace optix_impl
+#endif
+"""
+
+# a render core's device code on OptiX: its programs and launch parameters are OptiX's
+OPTIX_PROGRAM = """#include <optix.h>
+struct Params { float4* frame; int width; };
+extern "C" __constant__ Params params;
+extern "C" __global__ void __raygen__render() {
+  const uint3 idx = optixGetLaunchIndex();
+  unsigned mask = __ballot_sync(0xffffffff, idx.x & 1);
+  params.frame[idx.y * params.width + idx.x] = make_float4(__popc(mask), 0.f, 0.f, 1.f);
+}
+"""
+
+
+def test_a_copy_of_the_optix_sdk_reports_nothing(nvcc, tmp_path):
+    header = tmp_path / "optix_7_device_impl_transformations.h"
+    header.write_text(OPTIX_SDK_COPY)
+    user = tmp_path / "load.cu"
+    user.write_text(
+        '#include "optix_7_device_impl_transformations.h"\n'
+        "__global__ void k(const float4* p, float4* o) { *o = optix_impl::"
+        "optixLoadReadOnlyAlign16(p); }\n"
+    )
+    assert_nvcc_builds(nvcc, [user], [], tmp_path)
+    assert check_result(OPTIX_SDK_COPY, header.name, ctx()).findings == []
+    # decoy: the project's own header of the same code is the project's to port
+    own = OPTIX_SDK_COPY.replace("__optix_optix_7_device_impl_transformations_h__", "LOADS_H")
+    assert rules_of(own, "loads.h") == ["HZ310"]
+
+
+def test_an_optix_program_reports_one_error_at_its_optix_include():
+    result = check_result(OPTIX_PROGRAM, "render.cu", ctx())
+    [hp001] = result.findings
+    assert (hp001.rule, hp001.line) == ("HP001", 1) and "OptiX" in hp001.message
+    assert "HIP RT" in hp001.message
+    # decoy: the same kernel without OptiX keeps its ballot finding
+    assert "HZ105" in rules_of(OPTIX_PROGRAM.replace("#include <optix.h>\n", ""), "render.cu")

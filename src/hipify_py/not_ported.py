@@ -17,7 +17,8 @@ include once (``mappings/headers.yaml``, family ``tensorrt``), and the file's ot
 (the cuDNN context of ``attachToContext``'s signature, an SM number it prints) are moot.  So
 for CUTLASS and CuTe (family ``cutlass``): a file that includes them is built on their PTX and
 tensor-core templates, and the 32-thread warps of CUTLASS's layouts are its own (MNN's fused
-attention, round 15: 2 false HZ107).
+attention, round 15: 2 false HZ107).  So for OptiX (family ``optix``), whose pipelines a port
+rewrites for HIP RT, and a copy of the OptiX SDK's own headers, known by their include guards.
 
 A project that keeps its own HIP backend beside its CUDA one (QUDA's `include/targets/cuda`
 and `include/targets/hip`, ginkgo's and stdgpu's `cuda/` and `hip/`) builds the HIP one for
@@ -30,6 +31,7 @@ examples and tests of a copy of CUB's whole repository (``ProjectIndex.library_c
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -72,6 +74,8 @@ _PLUGIN_NAMES = frozenset(
 )
 TENSORRT = "tensorrt"  # the mapping family of TensorRT's headers
 CUTLASS = "cutlass"  # and of CUTLASS's and CuTe's
+OPTIX = "optix"  # and of OptiX's
+_OPTIX_GUARD = re.compile(r"_*optix[a-z0-9_]*_h_*")
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,10 @@ def not_ported(
         return NotPorted("a TensorRT source", TENSORRT)
     if _includes_family(unit, mappings, inactive, CUTLASS):
         return NotPorted("a CUTLASS source", CUTLASS)
+    if _defines_optix_guard(unit):  # the SDK's headers include each other: no HP001 there
+        return NotPorted("a copy of NVIDIA's OptiX SDK")
+    if _includes_family(unit, mappings, inactive, OPTIX):
+        return NotPorted("an OptiX source", OPTIX)
     library = _library_copy(unit) or _type_header_copy(unit)
     return NotPorted(f"a copy of {library}") if library else None
 
@@ -116,6 +124,19 @@ def _includes_family(
         if entry is not None and entry.family == family and inc.start not in inactive:
             return True
     return False
+
+
+def _defines_optix_guard(unit: Unit) -> bool:
+    """The file defines an include guard of NVIDIA's OptiX SDK, lower case and named for the
+    SDK's file (`__optix_optix_7_types_h__`, `__optixu_optixu_math_h__`,
+    `optix_denoiser_tiling_h`): a copy of the SDK's headers, whose PTX and CUDA typedefs are
+    OptiX's (lighthouse2's `lib/OptiX7/include`, round 34: 2 false findings)."""
+    toks = unit.tokens
+    return any(
+        toks[d + 1].text == "define" and _OPTIX_GUARD.fullmatch(toks[d + 2].text) is not None
+        for d in unit.directives
+        if d + 2 < len(toks)
+    )
 
 
 def _library_copy(unit: Unit) -> str | None:
