@@ -505,3 +505,15 @@ def test_an_optix_program_reports_one_error_at_its_optix_include():
     assert "HIP RT" in hp001.message
     # decoy: the same kernel without OptiX keeps its ballot finding
     assert "HZ105" in rules_of(OPTIX_PROGRAM.replace("#include <optix.h>\n", ""), "render.cu")
+
+
+def test_code_in_a_dead_code_directory_is_not_the_port(nvcc, tmp_path):
+    """pg-strom keeps its v3 kernels in `deadcode/v3.x`, which no Makefile builds (round 34:
+    3 false findings): the directory's name says so."""
+    for where in ("pg/src", "pg/deadcode/v3.x"):
+        (tmp_path / where).mkdir(parents=True)
+        (tmp_path / where / "k.cu").write_text(MIXED_WARP)
+    assert_nvcc_builds(nvcc, [tmp_path / "pg/src/k.cu"], [], tmp_path)
+    assert {path for _, path in _tree_findings(tmp_path, "pg")} == {"src/k.cu"}
+    # decoy: the user asked about the dead-code directory itself: it is what they port
+    assert {path for _, path in _tree_findings(tmp_path / "pg", "deadcode")} == {"v3.x/k.cu"}

@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING
 
 from .buildfiles.registry import build_kind
 from .context import Renames
-from .project_backends import cuda_backends_of, cuda_named_headers, library_copies_of
+from .project_backends import (
+    cuda_backends_of,
+    cuda_named_headers,
+    library_copies_of,
+    retired_dirs_of,
+)
 from .project_gated_includes import GatedIncludes
 from .project_index import ProjectIndex, index_of
 from .project_masks import MaskWidths
@@ -328,6 +333,7 @@ def project_index_of(
         narrow_masks=masks.narrow(),
         cuda_backends=cuda_backends_of(files),
         library_copies=library_copies_of(files),
+        retired=retired_dirs_of(files),
         own_cuda_named=cuda_named_headers(files, mappings),
     )
 

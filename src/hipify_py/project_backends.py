@@ -40,6 +40,19 @@ def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
     )
 
 
+# directories whose names say their code is kept but built no more
+_RETIRED_NAMES = frozenset({"deadcode", "dead_code", "dead-code", "attic"})
+
+
+def retired_dirs_of(files: Iterable[Path]) -> frozenset[str]:
+    """The directories among the ancestors of ``files`` (absolute paths) named as code kept
+    out of the build (pg-strom's `deadcode/v3.x`, which no Makefile reaches, round 34: 3 false
+    findings), not one that holds every file (the tree the user asked about)."""
+    files = list(files)
+    ancestors = {d for f in files for d in f.parents if d.name.lower() in _RETIRED_NAMES}
+    return frozenset(str(d) for d in ancestors if not all(d in f.parents for f in files))
+
+
 def cuda_named_headers(files: Iterable[Path], mappings: MappingIndex) -> frozenset[str]:
     """The tree's own files (absolute paths) whose names are those of CUDA headers the
     mapping tables list (`cuda.h`, `cublas.h`): a quoted include that finds one of them beside
@@ -49,12 +62,14 @@ def cuda_named_headers(files: Iterable[Path], mappings: MappingIndex) -> frozens
 
 def not_the_projects(path: str, project: ProjectIndex) -> str:
     """Why ``path`` is no file of the project's port: it lies in one of
-    ``project.cuda_backends`` or ``project.library_copies``, or is one of
+    ``project.cuda_backends``, ``project.library_copies`` or ``project.retired``, or is one of
     ``project.cuda_twins``, or a header only branches the HIP build skips include
     (``project.skipped_headers``); "" when it is."""
     if Path(path).name in project.skipped_headers:
         return "a header only branches the HIP build skips include"
-    if not (project.cuda_backends or project.library_copies or project.cuda_twins):
+    if not (
+        project.cuda_backends or project.library_copies or project.cuda_twins or project.retired
+    ):
         return ""
     if str(Path(path).absolute()) in project.cuda_twins:
         return "the CUDA twin of a HIP source the project builds instead"
@@ -63,6 +78,8 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
         return "the CUDA backend of a project with its own HIP backend"
     if parents & project.library_copies:
         return "a file of a copy of CUB's repository"
+    if parents & project.retired:
+        return "code the project keeps out of its build (a dead-code or attic directory)"
     return ""
 
 

@@ -83,6 +83,8 @@ class ProjectIndex:
     # TNN's `thirdparty/cub-1.9.10-1`), absolute: its examples and tests are CUB's, which the
     # HIP build replaces with hipCUB (round 19: 3 false findings in TNN's copy)
     library_copies: frozenset[str] = frozenset()
+    # the tree's `deadcode`/`attic` directories (``project_backends.retired_dirs_of``), absolute
+    retired: frozenset[str] = frozenset()
     # the tree's own headers named as CUDA's (darknet's `src/cuda.h`, which its sources include
     # as `"cuda.h"`, round 31: altis's copy lost it to `<hip/hip_runtime.h>`), absolute
     own_cuda_named: frozenset[str] = frozenset()
