@@ -30,8 +30,10 @@ A project's own build flags come from `--flags FILE`, a JSON object from project
 to the flags its build passes (`{"nccl-tests": ["-DNCCL_OS_LINUX", "-Isrc"], "cutlass-ex":
 ["--expt-extended-lambda"]}`): `-D`/`-U`/`-I` flags (a relative `-I` is a directory of the
 project, and of its converted tree for the AMD checks) and `-std=` go to every compiler, other
-flags to nvcc only. NVIDIA's library header wheels (cuBLAS, cuRAND, cuSPARSE... unpacked under
-~/.cache/hipify-py/nvidia/*/include) are on nvcc's path by default, so library code counts.
+flags to nvcc only. NVIDIA's library header wheels (cuBLAS, cuRAND, cuSPARSE, cuSOLVER, cuFFT,
+NCCL: the `include/` of each `nvidia-<lib>-cu12` wheel unpacked as
+~/.cache/hipify-py/nvidia/<lib>/include; `.ci/run` fetches the first four) are on nvcc's path by
+default, so library code counts: a missing one drops that library's TUs from the count.
 
 Prints one Markdown table row per project, the wall time of each conversion, what `hipify-py
 convert` reported (exit code, failures, tracebacks), and the most frequent first compile error of
