@@ -301,9 +301,8 @@ MIXED_MIN_MAX_GUARD = "HIPIFY_PY_SHIM_MIXED_MIN_MAX"
 # in CUDA) and unsigned literals; with a signed other argument CUDA picks its unsigned overload
 _UNSIGNED_BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim"})
 # every name a shim defines: HZ300 does not report them
-CG_ONLY = frozenset(  # only as cg::NAME
-    {"reduce", "inclusive_scan", "exclusive_scan", "memcpy_async", "wait", "wait_prior"}
-)
+# the members of cooperative groups the `cg_*` shims define: a call counts only as cg::NAME
+CG_ONLY = frozenset().union(*(names for key, (_, _, names) in SHIMS.items() if key[:3] == "cg_"))
 SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONLY
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
 # used inside error-check macros: a use in a #define body needs the shim too
