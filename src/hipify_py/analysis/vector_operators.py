@@ -240,8 +240,10 @@ def is_elementwise(unit: Unit, d: OperatorDef) -> bool:
     comps = _COMPONENTS[: int(d.vector[-1])]
     if d.op in COMPOUND:
         return _compound_body(unit, d, comps, shaped)
-    return _returned_components(unit, d, comps, shaped) or _assigned_components(
-        unit, d, comps, shaped
+    return (
+        _returned_components(unit, d, comps, shaped)
+        or _assigned_components(unit, d, comps, shaped)
+        or _copied_compound(unit, d, shaped)
     )
 
 
@@ -306,6 +308,26 @@ def _assigned_components(
     return all(
         parts[:4] == [local, ".", c, "="] and _component(parts[4:], c, d.op, params)
         for parts, c in zip(assignments, comps, strict=True)
+    )
+
+
+def _copied_compound(unit: Unit, d: OperatorDef, params: list[tuple[str, bool]]) -> bool:
+    """``<vector> r = a; r op= b; return r;``: the binary operator written with its compound
+    assignment (PCL KinFu's `VEC_BINOP`, compile round 33), element-wise as that one is."""
+    words = [t.text for t in unit.tokens[d.body + 1 : d.end]]
+    statements = [x.split() for x in " ".join(words).split(" ;")]
+    if len(params) != 2 or len(statements) != 4 or statements[-1]:
+        return False
+    (left, left_vector), (right, _) = params
+    declared, compound, returned, _ = statements
+    if len(declared) != 4 or declared[2] != "=" or not left_vector:
+        return False
+    local = declared[1]
+    return (
+        type_names(unit).get(declared[0], declared[0]) == d.vector
+        and declared[3] == left
+        and compound == [local, d.op + "=", right]
+        and returned == ["return", local]
     )
 
 

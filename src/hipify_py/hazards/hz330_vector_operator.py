@@ -33,6 +33,9 @@ every call with those types uses.  Such operators lose to HIP's template only in
 other argument types (an `int` for a `float`), which the judges of eleven such findings
 (rounds 5-27) found in no project.
 
+An operator a macro defines (`COMPOUND_VEC3_OP(float3, float, -=)`) is judged in the macro's
+expansion and reported at the invocation.
+
 `convert` already guards the definitions it can prove element-wise (`a.x op b.x` per
 component, one vector type, scalars of its element type: `rewrite/vector_operator_guard.py`);
 this rule reports the others.
@@ -48,6 +51,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.diagnosis import first_of_file
+from ..analysis.vector_operator_macros import invocations
 from ..analysis.vector_operators import always_ambiguous, definitions, is_elementwise
 from ..context import Context
 from ..findings import Severity
@@ -70,6 +74,14 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         for d in definitions(unit)
         if not is_elementwise(unit, d) and always_ambiguous(unit, d)
     }
+    for m in invocations(unit):  # `VEC_OP(float3, *)`: reported at the invocation
+        wrong = [
+            d
+            for d in m.operators
+            if not is_elementwise(m.expansion, d) and always_ambiguous(m.expansion, d)
+        ]
+        if wrong:
+            defined[m.first] = (wrong[0].op, wrong[0].vector)
     found = first_of_file(unit, list(defined))
     if found is None:
         return

@@ -6,13 +6,15 @@ every compound assignment is).  Where ``analysis.vector_operators`` proves a def
 element-wise operator HIP already has, the definition goes under
 ``#if !defined(__HIP_PLATFORM_AMD__)``: HIP's operator computes the same, and an NVIDIA build
 (HIP on NVIDIA, ``--portable``) keeps the user's.  Consecutive definitions share one guard.
-Anything else (a dot or cross product, mixed types) stays, and HZ330 reports it.
+Anything else (a dot or cross product, mixed types) stays, and HZ330 reports it.  So for the
+invocation of a macro that defines such operators (``analysis.vector_operator_macros``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..analysis.vector_operator_macros import invocations
 from ..analysis.vector_operators import declaration_start, definitions, is_elementwise
 from ..context import Context
 from ..edits import Edit
@@ -41,17 +43,22 @@ def vector_operator_guard(unit: Unit, ctx: Context) -> Iterator[Edit]:
         return
     toks = unit.tokens
     inactive = inactive_in(unit)
+    spans = [
+        (declaration_start(unit, d), d.end) for d in definitions(unit) if is_elementwise(unit, d)
+    ]
+    spans += [
+        (m.first, m.last)
+        for m in invocations(unit)
+        if all(is_elementwise(m.expansion, d) for d in m.operators)
+    ]
     runs: list[list[int]] = []  # [first token, last token] of consecutive guarded definitions
-    for d in definitions(unit):
-        first = declaration_start(unit, d)
-        if toks[d.at].start in inactive or not _own_lines(unit, first, d.end):
-            continue
-        if not is_elementwise(unit, d):
+    for first, last in sorted(spans):
+        if toks[first].start in inactive or not _own_lines(unit, first, last):
             continue
         if runs and runs[-1][1] == first - 1:
-            runs[-1][1] = d.end
+            runs[-1][1] = last
         else:
-            runs.append([first, d.end])
+            runs.append([first, last])
     nl = unit.newline
     for first, last in runs:
         yield Edit(
