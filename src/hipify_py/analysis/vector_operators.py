@@ -247,18 +247,23 @@ def is_elementwise(unit: Unit, d: OperatorDef) -> bool:
     )
 
 
+def _statements(unit: Unit, d: OperatorDef) -> list[list[str]]:
+    """The words of each statement of ``d``'s body, split at its semicolons; the last is what
+    follows the last semicolon (empty for a body of whole statements)."""
+    words = [t.text for t in unit.tokens[d.body + 1 : d.end]]
+    return [x.split() for x in " ".join(words).split(" ;")]
+
+
 def _compound_body(unit: Unit, d: OperatorDef, comps: str, params: list[tuple[str, bool]]) -> bool:
     """``a.x op= b.x; a.y op= b.y; ...``: one statement per component, in order, then
     perhaps ``return a;`` (HIP's returns the vector too; nvdiffrast's `operator*=`)."""
-    words = [t.text for t in unit.tokens[d.body + 1 : d.end]]
-    statements = " ".join(words).split(" ;")
+    statements = _statements(unit, d)
     (target, _), (source, svec) = params
-    if len(statements) == len(comps) + 2 and statements[-2].split() == ["return", target]:
+    if len(statements) == len(comps) + 2 and statements[-2] == ["return", target]:
         del statements[-2]
-    if statements[-1].strip() or len(statements) != len(comps) + 1:
+    if statements[-1] or len(statements) != len(comps) + 1:
         return False
-    for statement, c in zip(statements[:-1], comps, strict=True):
-        parts = statement.split()
+    for parts, c in zip(statements[:-1], comps, strict=True):
         if parts[:4] != [target, ".", c, d.op] or not _operand(parts[4:], source, svec, c):
             return False
     return True
@@ -296,8 +301,7 @@ def _assigned_components(
     """``<vector> c; c.x = a * b.x; c.y = a * b.y; return c;``: a local of the vector type,
     one assignment per component, in order, then the local returned (the CUDA samples'
     `operator*(float, float2)` in cdpBezierTessellation, round 21)."""
-    words = [t.text for t in unit.tokens[d.body + 1 : d.end]]
-    statements = [x.split() for x in " ".join(words).split(" ;")]
+    statements = _statements(unit, d)
     if len(statements) != len(comps) + 3 or statements[-1]:
         return False
     declared, *assignments, returned, _ = statements
@@ -314,8 +318,7 @@ def _assigned_components(
 def _copied_compound(unit: Unit, d: OperatorDef, params: list[tuple[str, bool]]) -> bool:
     """``<vector> r = a; r op= b; return r;``: the binary operator written with its compound
     assignment (PCL KinFu's `VEC_BINOP`, compile round 33), element-wise as that one is."""
-    words = [t.text for t in unit.tokens[d.body + 1 : d.end]]
-    statements = [x.split() for x in " ".join(words).split(" ;")]
+    statements = _statements(unit, d)
     if len(params) != 2 or len(statements) != 4 or statements[-1]:
         return False
     (left, left_vector), (right, _) = params
