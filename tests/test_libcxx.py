@@ -47,3 +47,33 @@ def test_a_namespace_cuda_of_the_projects_is_not_libcxx():
     assert only("HZ347", "int f() { return mine::cuda::ptx(1); }\n") == []
     included = "#include <cuda/atomic>\ncuda::atomic<int> a;\n"
     assert only("HZ347", included) == []
+
+
+# nanovdb's Math.h (compile round 33: ten TUs failed at `<cuda/std/limits>`): libcu++'s limits
+# in the device pass, named from the global namespace
+LIMITS = """#include <cuda_runtime.h>
+#include <limits>
+#if defined(__CUDA_ARCH__)
+#include <cuda/std/limits>
+#endif
+template <typename T> struct Maximum {
+  __host__ __device__ static T value() {
+#if defined(__CUDA_ARCH__)
+    return ::cuda::std::numeric_limits<T>::max();
+#else
+    return std::numeric_limits<T>::max();
+#endif
+  }
+};
+__global__ void k(float* out) { out[threadIdx.x] = Maximum<float>::value(); }
+"""
+
+
+def test_libcxx_headers_of_standard_facilities_become_the_standard_headers(
+    nvcc, gfx942_check, tmp_path
+):
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "limits", LIMITS)
+    out = hip(LIMITS)
+    assert "cuda/std" not in out and "return ::std::numeric_limits<T>::max();" in out
+    # decoy: a libcu++ header of facilities HIP lacks stays, reported
+    assert "#include <cuda/std/atomic>" in hip(LIMITS.replace("cuda/std/limits", "cuda/std/atomic"))

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from ..context import Context
 from ..edits import Edit
-from ..frontend.lexer import Kind, Token
+from ..frontend.lexer import KEYWORDS, Kind, Token
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
 
@@ -36,8 +36,14 @@ STD_TWINS = frozenset(
 
 def within_project(toks: Sequence[Token], i: int) -> bool:
     """The `cuda` at token ``i`` is qualified by a name (`mylib::cuda::`): a namespace of the
-    project's, not libcu++'s."""
-    return i >= 2 and toks[i - 1].text == "::" and toks[i - 2].kind is Kind.IDENT
+    project's, not libcu++'s.  A keyword before a global `::cuda` (nanovdb's `return
+    ::cuda::std::numeric_limits<T>::max();`, compile round 33) names none."""
+    return (
+        i >= 2
+        and toks[i - 1].text == "::"
+        and toks[i - 2].kind is Kind.IDENT
+        and toks[i - 2].text not in KEYWORDS
+    )
 
 
 def libcxx_std_at(unit: Unit, i: int) -> str | None:

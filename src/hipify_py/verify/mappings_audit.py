@@ -321,12 +321,12 @@ def run_audit(
         if found:
             reviewed = e.source == OVERRIDES and bool(e.note)
             (audit.reviewed if reviewed else audit.counterparts)[e.cuda] = (e, found)
-    clang_include = _clang_resource_include(clang)
+    searched = [d for d in (include, *_clang_include_dirs(clang)) if d]
     for cuda, entry in index.headers.items():
         target = hip_name(entry, options)
         if not is_convertible(entry, options) or not target:
             continue
-        if not any((d / target).is_file() for d in (include, clang_include) if d):
+        if not any((d / target).is_file() for d in searched):
             audit.headers_absent[cuda] = entry
     return audit
 
@@ -367,6 +367,31 @@ def _clang_resource_include(clang: str) -> Path | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return Path(out) / "include"
+
+
+def _clang_include_dirs(clang: str) -> list[Path]:
+    """Clang's own and the C++ standard library's directories among those it searches for
+    `#include <...>` in C++: a libcu++ header becomes its standard twin (`<cuda/std/limits>`
+    -> `<limits>`), found there.  Not `/usr/include` itself, whose `hip/` may be an older HIP
+    than the ROCm tree under audit (Debian's 5.2)."""
+    try:
+        err = subprocess.run(
+            [clang, "-x", "c++", "-E", "-v", "-"],
+            input="",
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stderr
+    except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        return []
+    start = err.find("#include <...> search starts here:")
+    end = err.find("End of search list.", start)
+    if start < 0 or end < 0:
+        return []
+    listed = err[start:end].splitlines()[1:]
+    dirs = [Path(line.strip()) for line in listed if line.startswith(" ")]
+    return [d for d in dirs if "c++" in str(d) or "clang" in d.parts]
 
 
 # --------------------------------------------------------------------------- header_check.yaml
