@@ -448,3 +448,14 @@ template <class T> T defined_here(T v) { return v; }
         ("filtered_lrelu.h", "copy_filters")
     }
     assert template_declarations("ops/filtered_lrelu.cu", text) == set()
+
+
+def test_a_definition_repeating_its_template_parameters_drops_them():
+    """The fixture compiles for gfx942 (above); here, what changed: the repeated parameters
+    after the defined name, and nothing else (no `template` keyword in a declarator)."""
+    out = hip((UNITS / "template_definition_args.cu").read_text())
+    assert "void Manager<V, U>::insert(E* out, int n) {" in out
+    assert "void Manager<V, U>::insert_blocked(E* out, int n) {" in out
+    # decoys: an explicit specialization and explicit instantiations keep their arguments
+    assert "int twice<int>(int x)" in out
+    assert "template void Manager<int, int>::insert_blocked<float, 128>(float*, int);" in out

@@ -71,6 +71,19 @@ def _with_macro_specifiers(unit: Unit) -> list[Func]:
     ]
 
 
+def body_follows(unit: Unit, paren: int) -> bool:
+    """The parenthesised list opening at token ``paren`` is a function's parameters, a body
+    right after them (past `const`, `noexcept`...): a definition, not a call."""
+    toks = unit.tokens
+    end = unit.lexed.brackets.get(paren)
+    if end is None:
+        return False
+    k = end + 1
+    while k < len(toks) and toks[k].text in _AFTER_PARAMS:
+        k += 1
+    return k < len(toks) and toks[k].text == "{"
+
+
 def defined_names(unit: Unit) -> frozenset[str]:
     """Names of the functions the file defines: its own `mulhi` or `tex2D` is not CUDA's."""
     return cached(unit, "_hz_defined_names", lambda: frozenset(f.name for f in functions(unit)))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import body_follows
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Kind
@@ -82,4 +83,7 @@ def dependent_template(unit: Unit, ctx: Context) -> Iterator[Edit]:
                 k -= 1
             if depth or not any(t.text in params for t in toks[k + 1 : i - 2]):
                 continue
+            close = _closing_angle(toks, i + 1)
+            if close is not None and close + 1 < len(toks) and body_follows(unit, close + 1):
+                continue  # the name a definition declares (`A<T>::f<E>(...) {`), not a call
             yield Edit(toks[i].start, toks[i].start, "template ", RULE)
