@@ -517,3 +517,20 @@ def test_code_in_a_dead_code_directory_is_not_the_port(nvcc, tmp_path):
     assert {path for _, path in _tree_findings(tmp_path, "pg")} == {"src/k.cu"}
     # decoy: the user asked about the dead-code directory itself: it is what they port
     assert {path for _, path in _tree_findings(tmp_path / "pg", "deadcode")} == {"v3.x/k.cu"}
+
+
+def test_a_hip_twin_is_code_the_projects_hip_build_compiles(tmp_path):
+    """FlexFlow's `inc_multihead_self_attention.cpp`, the HIP twin of its `.cu`, defines
+    `WARP_SIZE 32` for its own ROCm build (round 29: 3 false HZ107): findings about CUDA code
+    being ported (HZ107) do not apply there; what fails on AMD still does (HZ310)."""
+    ops = tmp_path / "ff" / "ops"
+    ops.mkdir(parents=True)
+    (ops / "attention.cu").write_text(MIXED_WARP)
+    (ops / "attention.cpp").write_text("#include <hip/hip_runtime.h>\n" + MIXED_WARP)
+    assert _tree_findings(tmp_path, "ff") == [("HZ310", "ops/attention.cpp")]
+    # decoy: without the CUDA file it is no twin, but a HIP source to check in full
+    (ops / "attention.cu").unlink()
+    assert _tree_findings(tmp_path, "ff") == [
+        ("HZ107", "ops/attention.cpp"),
+        ("HZ310", "ops/attention.cpp"),
+    ]

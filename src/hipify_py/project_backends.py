@@ -86,8 +86,10 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
 def in_hip_backend(path: str, project: ProjectIndex) -> bool:
     """``path`` lies in the HIP backend beside one of ``project.cuda_backends`` (rtp-llm's
     `bindings/rocm/kernels`, written in CUDA's spelling over its own `cuda_shims.h` beside
-    `bindings/cuda`, round 31): code only the project's HIP build compiles, so findings about
-    CUDA code being ported do not apply there."""
+    `bindings/cuda`, round 31), or is one of ``project.hip_twins``: code only the project's
+    HIP build compiles, so findings about CUDA code being ported do not apply there."""
+    if str(Path(path).absolute()) in project.hip_twins:
+        return True
     if not project.cuda_backends:
         return False
     with_cuda = {str(Path(b).parent) for b in project.cuda_backends}

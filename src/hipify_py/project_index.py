@@ -79,6 +79,8 @@ class ProjectIndex:
     # `hip_helper.h`), absolute: the project's HIP build compiles the twin instead (round 29: 5
     # false HZ300 at cuDNN calls, ``twins_of``)
     cuda_twins: frozenset[str] = frozenset()
+    # the HIP files those twins are (FlexFlow's `softmax.cpp`): code only its HIP build compiles
+    hip_twins: frozenset[str] = frozenset()
     # the tree's copies of CUB's repository (a directory named `cub...` holding `cub/cub.cuh`:
     # TNN's `thirdparty/cub-1.9.10-1`), absolute: its examples and tests are CUB's, which the
     # HIP build replaces with hipCUB (round 19: 3 false findings in TNN's copy)
@@ -215,6 +217,8 @@ class ProjectIndex:
             sorted(f"{n}={v}" for n, v in self.warp_size_namespaces),
             sorted(self.cuda_backends),
             sorted(self.cuda_twins),
+            sorted(self.hip_twins),
+            sorted(self.retired),
             sorted(self.library_copies),
             sorted(self.own_cuda_named),
             sorted(self.narrow_masks),
@@ -305,6 +309,7 @@ def index_of(
     known = frozenset(mappings.known(names))
     values, homes = _macro_values(texts, macros_of, tested_elsewhere)
     own_hip = frozenset((known | {ARCH}) & hip_macros)
+    twins = twins_of(hip_code, includes)
     return ProjectIndex(
         known,
         own_hip,
@@ -313,7 +318,8 @@ def index_of(
         tuple(sorted((n, tuple(sorted(homes[n]))) for n in values)),
         warp_size_namespaces=frozenset(warp_size),
         cuda_switches=frozenset(cuda_switches.difference(*macros_of.values())),
-        cuda_twins=twins_of(hip_code, includes),
+        cuda_twins=twins.cuda,
+        hip_twins=twins.hip,
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
         uncalled=uncalled(texts, defined),

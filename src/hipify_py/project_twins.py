@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from pathlib import Path
+from typing import NamedTuple
 
 # what a project names the HIP source it keeps beside a `.cu` file (``ProjectIndex.cuda_twins``)
 _TWIN_SUFFIXES = (".cpp", ".cc", ".cxx", ".hip", ".h", ".hpp")
@@ -26,19 +27,29 @@ def is_hip_code(data: bytes) -> bool:
     return _HIP_API.search(data) is not None
 
 
-def twins_of(
-    files: Iterable[tuple[Path, bool]], includes: Mapping[str, AbstractSet[str]]
-) -> frozenset[str]:
+class Twins(NamedTuple):
+    """The tree's CUDA files with a HIP twin (``cuda``), and those twins (``hip``): absolute
+    paths."""
+
+    cuda: frozenset[str]
+    hip: frozenset[str]
+
+
+def twins_of(files: Iterable[tuple[Path, bool]], includes: Mapping[str, AbstractSet[str]]) -> Twins:
     """The CUDA files among ``files`` (each with whether it is HIP code: a `.hip` file, or one
     that includes HIP's headers or calls its API) with a twin of HIP code in the same
     directory: a `.cu` file's source of the same name, a `.cuh` header's `.hip` file (sppark's
     `mont_t.cuh`, included under `__CUDA_ARCH__`, and the `mont_t.hip` its includers take
     under `__HIPCC__`, round 30), or a file of its name with `hip` for `cuda`.  A file that includes
     its twin (``includes``: base name -> the base names it includes) is compiled with it:
-    fastllm's `fastllm-cuda.cuh` includes the `fastllm-hip.h` of its HIP build's shims."""
+    fastllm's `fastllm-cuda.cuh` includes the `fastllm-hip.h` of its HIP build's shims.  The
+    twins are code only the project's HIP build compiles: FlexFlow's `inc_multihead_self_attention
+    .cpp` and its `#define WARP_SIZE 32`, the project's own choice for AMD (round 29: 3 false
+    HZ107)."""
     pairs = list(files)
     hip_files = {f for f, hip in pairs if hip}
-    out = set()
+    out: set[str] = set()
+    hip_twins: set[str] = set()
     for f in (f for f, hip in pairs if not hip and _CUDA_FILE.search(f.name)):
         swapped = re.sub("cuda", "hip", re.sub("CUDA", "HIP", re.sub("Cuda", "Hip", f.stem)))
         stems = [swapped] if swapped != f.stem else []
@@ -50,4 +61,5 @@ def twins_of(
         found = twins & hip_files
         if found and not {t.name for t in found} & includes.get(f.name, set()):
             out.add(str(f))
-    return frozenset(out)
+            hip_twins.update(str(t) for t in found)
+    return Twins(frozenset(out), frozenset(hip_twins))
