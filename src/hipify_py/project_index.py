@@ -309,7 +309,6 @@ def index_of(
     known = frozenset(mappings.known(names))
     values, homes = _macro_values(texts, macros_of, tested_elsewhere)
     own_hip = frozenset((known | {ARCH}) & hip_macros)
-    twins = twins_of(hip_code, includes)
     return ProjectIndex(
         known,
         own_hip,
@@ -318,8 +317,7 @@ def index_of(
         tuple(sorted((n, tuple(sorted(homes[n]))) for n in values)),
         warp_size_namespaces=frozenset(warp_size),
         cuda_switches=frozenset(cuda_switches.difference(*macros_of.values())),
-        cuda_twins=twins.cuda,
-        hip_twins=twins.hip,
+        **twins_of(hip_code, includes)._asdict(),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
         uncalled=uncalled(texts, defined),

@@ -28,11 +28,11 @@ def is_hip_code(data: bytes) -> bool:
 
 
 class Twins(NamedTuple):
-    """The tree's CUDA files with a HIP twin (``cuda``), and those twins (``hip``): absolute
-    paths."""
+    """The tree's CUDA files with a HIP twin, and those twins: absolute paths, named as the
+    ``ProjectIndex`` fields they fill."""
 
-    cuda: frozenset[str]
-    hip: frozenset[str]
+    cuda_twins: frozenset[str]
+    hip_twins: frozenset[str]
 
 
 def twins_of(files: Iterable[tuple[Path, bool]], includes: Mapping[str, AbstractSet[str]]) -> Twins:

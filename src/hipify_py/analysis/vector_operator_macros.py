@@ -23,6 +23,9 @@ from .vector_operators import OperatorDef, definitions
 
 # an expansion longer than this is no operator helper (a bound on the text one invocation makes)
 _MAX_EXPANSION = 4096
+# a file's invocations expanded at most (a helper header has tens; a generated file may have
+# thousands, whose expansions would cost more than the file's own analysis)
+_MAX_INVOCATIONS = 512
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,29 @@ def _find(unit: Unit) -> list[Invocation]:
     if "operator" not in unit.identifiers:
         return []
     toks = unit.tokens
-    macros: dict[str, tuple[list[str], Sequence[Token]]] = {}
-    for line in lines(toks, unit.directives):
+    found: list[Invocation] = []
+    for name, (params, body) in _operator_macros(unit).items():
+        for i in unit.identifier_positions.get(name, ()):
+            close = unit.lexed.brackets.get(i + 1) if i + 1 < len(toks) else None
+            if toks[i].in_directive or toks[i + 1].text != "(" or close is None:
+                continue
+            text = _expanded(toks, i, close, params, body)
+            if text is None:
+                continue
+            expansion = Unit(unit.path, text + "\n", unit.mappings)
+            operators = tuple(definitions(expansion))
+            if operators:
+                found.append(Invocation(i, close, expansion, operators))
+            if len(found) >= _MAX_INVOCATIONS:
+                return found
+    return found
+
+
+def _operator_macros(unit: Unit) -> dict[str, tuple[list[str], Sequence[Token]]]:
+    """The file's function-like macros whose bodies define an operator (and use neither `#` nor
+    `##`): name -> (parameters, body)."""
+    macros = {}
+    for line in lines(unit.tokens, unit.directives):
         define = define_of(line)
         if (
             define is not None
@@ -56,24 +80,20 @@ def _find(unit: Unit) -> list[Invocation]:
             and not any(t.text in ("#", "##") for t in define.body)
         ):
             macros[define.name.text] = (define.params, define.body)
-    found = []
-    for name, (params, body) in macros.items():
-        for i in unit.identifier_positions.get(name, ()):
-            close = unit.lexed.brackets.get(i + 1) if i + 1 < len(toks) else None
-            if toks[i].in_directive or toks[i + 1].text != "(" or close is None:
-                continue
-            args = split(toks, i + 2, close)
-            if len(args) != len(params):
-                continue
-            values = {
-                p: " ".join(t.text for t in toks[a:b])
-                for p, (a, b) in zip(params, args, strict=True)
-            }
-            text = " ".join(values.get(t.text, t.text) for t in body)
-            if len(text) > _MAX_EXPANSION:
-                continue
-            expansion = Unit(unit.path, text + "\n", unit.mappings)
-            operators = tuple(definitions(expansion))
-            if operators:
-                found.append(Invocation(i, close, expansion, operators))
-    return found
+    return macros
+
+
+def _expanded(
+    toks: Sequence[Token], i: int, close: int, params: list[str], body: Sequence[Token]
+) -> str | None:
+    """The text of the invocation at token ``i`` (its `)` at ``close``): ``body`` with the
+    arguments for the parameters; None for another number of arguments or an expansion past
+    the bound."""
+    args = split(toks, i + 2, close)
+    if len(args) != len(params):
+        return None
+    values = {
+        p: " ".join(t.text for t in toks[a:b]) for p, (a, b) in zip(params, args, strict=True)
+    }
+    text = " ".join(values.get(t.text, t.text) for t in body)
+    return text if len(text) <= _MAX_EXPANSION else None
