@@ -75,6 +75,8 @@ _PLUGIN_NAMES = frozenset(
 TENSORRT = "tensorrt"  # the mapping family of TensorRT's headers
 CUTLASS = "cutlass"  # and of CUTLASS's and CuTe's
 OPTIX = "optix"  # and of OptiX's
+# the families of the libraries with no ROCm port whose includers keep only that finding
+_UNPORTED_LIBRARIES = {CUTLASS: "a CUTLASS source", OPTIX: "an OptiX source"}
 _OPTIX_GUARD = re.compile(r"_*optix[a-z0-9_]*_h_*")
 
 
@@ -95,35 +97,33 @@ def not_ported(
     where = not_the_projects(unit.path, project)
     if where:
         return NotPorted(where)
-    if _uses_tensorrt(unit, mappings, inactive):
-        return NotPorted("a TensorRT source", TENSORRT)
-    if _includes_family(unit, mappings, inactive, CUTLASS):
-        return NotPorted("a CUTLASS source", CUTLASS)
     if _defines_optix_guard(unit):  # the SDK's headers include each other: no HP001 there
         return NotPorted("a copy of NVIDIA's OptiX SDK")
-    if _includes_family(unit, mappings, inactive, OPTIX):
-        return NotPorted("an OptiX source", OPTIX)
+    families = _included_families(unit, mappings, inactive)
+    if TENSORRT in families or _implements_tensorrt(unit):
+        return NotPorted("a TensorRT source", TENSORRT)
+    for family, what in _UNPORTED_LIBRARIES.items():
+        if family in families:
+            return NotPorted(what, family)
     library = _library_copy(unit) or _type_header_copy(unit)
     return NotPorted(f"a copy of {library}") if library else None
 
 
-def _uses_tensorrt(unit: Unit, mappings: MappingIndex, inactive: Container[int]) -> bool:
+def _implements_tensorrt(unit: Unit) -> bool:
+    """A TensorRT plugin without a TensorRT include of its own: `nvinfer1` and a plugin name."""
     names = unit.identifiers
-    if "nvinfer1" in names and not names.isdisjoint(_PLUGIN_NAMES):
-        return True
-    return _includes_family(unit, mappings, inactive, TENSORRT)
+    return "nvinfer1" in names and not names.isdisjoint(_PLUGIN_NAMES)
 
 
-def _includes_family(
-    unit: Unit, mappings: MappingIndex, inactive: Container[int], family: str
-) -> bool:
-    """The HIP build includes a header of that mapping family (a sub-header as its umbrella:
-    `cutlass/gemm/gemm.h` is CUTLASS's)."""
+def _included_families(unit: Unit, mappings: MappingIndex, inactive: Container[int]) -> set[str]:
+    """The mapping families of the headers the HIP build includes (a sub-header as its
+    umbrella: `cutlass/gemm/gemm.h` is CUTLASS's)."""
+    found = set()
     for inc in includes(unit.text, unit.tokens, unit.directives):
         entry = header_entry(inc.path, mappings)
-        if entry is not None and entry.family == family and inc.start not in inactive:
-            return True
-    return False
+        if entry is not None and entry.family and inc.start not in inactive:
+            found.add(entry.family)
+    return found
 
 
 def _defines_optix_guard(unit: Unit) -> bool:

@@ -25,7 +25,7 @@ from .frontend.unit import Unit
 from .not_ported import not_ported
 from .policy import kept_in_file
 from .portable.source import portable_edits
-from .project_backends import in_hip_backend
+from .project_backends import hip_build_only
 from .result import FileResult, conversions_of
 from .rewrite._names_only import names_only
 from .root_causes import one_per_root_cause
@@ -70,8 +70,8 @@ def run_rules(
 
 def _hip_written(unit: Unit, ctx: Context) -> Container[int]:
     """The offsets of the code only the project's HIP build compiles: a file of its own HIP
-    backend whole, else the branches its CUDA build skips."""
-    if in_hip_backend(unit.path, ctx.project):
+    backend or a HIP twin whole, else the branches its CUDA build skips."""
+    if hip_build_only(unit.path, ctx.project):
         return range(len(unit.text) + 1)
     return hip_written_in(unit)
 

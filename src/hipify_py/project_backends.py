@@ -83,7 +83,7 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
     return ""
 
 
-def in_hip_backend(path: str, project: ProjectIndex) -> bool:
+def hip_build_only(path: str, project: ProjectIndex) -> bool:
     """``path`` lies in the HIP backend beside one of ``project.cuda_backends`` (rtp-llm's
     `bindings/rocm/kernels`, written in CUDA's spelling over its own `cuda_shims.h` beside
     `bindings/cuda`, round 31), or is one of ``project.hip_twins``: code only the project's
