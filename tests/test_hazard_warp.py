@@ -385,6 +385,49 @@ def test_hz104_macro_parameter_naming_a_member_is_no_read(nvcc, tmp_path):
     assert [f.line for f in only("HZ104", MEMBER_MACRO)] == [14]
 
 
+# cutorch's init.c (round 35): the parameter names a member and is spelled as the key
+SPELLED_MEMBER = """#include <cuda_runtime.h>
+#include <cstdio>
+#define SHOW_PROP(NAME) printf("%s=%d\\n", #NAME, (int)prop.NAME);
+#define SHOW_VALUE(NAME) printf("%s=%d\\n", #NAME, (int)NAME);
+void show(int w) {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  SHOW_PROP(warpSize);
+  SHOW_PROP(maxThreadsPerBlock);
+  SHOW_VALUE(warpSize);
+}
+"""
+
+
+def test_hz104_macro_parameter_spelled_and_naming_a_member_is_no_read(nvcc, tmp_path):
+    real = tmp_path / "s.cu"
+    real.write_text(SPELLED_MEMBER.replace("SHOW_VALUE(warpSize)", "SHOW_VALUE(w)"))
+    assert_nvcc_builds(nvcc, [real], [], tmp_path)
+    # the decoy's parameter is also read as a value: the host reads the device object there
+    assert [f.line for f in only("HZ104", SPELLED_MEMBER)] == [10]
+
+
+# CGBN's core_counting.cu (round 35): a comparison whose `)` comes before a later `>>`
+COMPARED = """template <int N> __device__ int scaled(int v) { return v * N; }
+template <int TPI> __global__ void k(unsigned* o) {
+  unsigned top = o[threadIdx.x];
+  if (TPI < warpSize)
+    top = top >> (threadIdx.x ^ (threadIdx.x & (TPI - 1)));
+  o[threadIdx.x] = top;
+}
+template __global__ void k<8>(unsigned*);
+"""
+
+
+def test_hz104_a_comparison_in_a_condition_is_no_template_argument(nvcc, gfx942_check, tmp_path):
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "compared", COMPARED)
+    assert only("HZ104", COMPARED) == []
+    # the decoy: a template argument, with a `>>` after its list
+    decoy = COMPARED.replace("= top;", "= scaled<warpSize>(top >> 1);")
+    assert [f.line for f in only("HZ104", decoy)] == [6]
+
+
 # era-bellman-cuda's memory.cuh (round 30): a default argument after a `constexpr` function
 DEFAULT_WIDTH = """template <unsigned S> __device__ constexpr unsigned half(unsigned i) {
   return i % S;

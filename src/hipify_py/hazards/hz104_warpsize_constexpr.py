@@ -177,16 +177,26 @@ def _constant_marker(toks: Sequence[Token], i: int, j: int, depth: int, called: 
     if x == "constexpr" and before is not None and before.text == "if":
         return "an `if constexpr` condition"
     if x == "<" and before is not None and before.kind is Kind.IDENT and depth == 0 and not called:
-        k = i + 1
-        while k < len(toks) and toks[k].text not in (";", "{", ">", ">>"):
-            k += 1
-        if k < len(toks) and toks[k].text in (">", ">>"):
+        if _closes_angle(toks, i + 1):
             return "a template argument"
     if x in ("constexpr", "constinit") and toks[j].kind is Kind.IDENT:
         return "a constexpr initializer"
     if x == "case":
         return "a case label"
     return None
+
+
+def _closes_angle(toks: Sequence[Token], k: int) -> bool:
+    """A `>` closes the `<` before token ``k`` within its statement and its parentheses: in
+    CGBN's `if(TPI<warpSize) x=x>>(a^b);` the `)` after warpSize ends the condition, so the
+    `<` there compares (round 35: 4 false HZ104)."""
+    parens = 0
+    while k < len(toks) and toks[k].text not in (";", "{", ">", ">>"):
+        parens += (toks[k].text == "(") - (toks[k].text == ")")
+        if parens < 0:
+            return False
+        k += 1
+    return k < len(toks) and toks[k].text in (">", ">>")
 
 
 def _stmt_start(toks: Sequence[Token], j: int) -> int:
@@ -364,7 +374,7 @@ def _member_argument(unit: Unit, i: int) -> bool:
 
 def _member_parameters(unit: Unit) -> dict[str, frozenset[int]]:
     """Each function-like macro of the file -> the places of its parameters that its body uses
-    only as member names (after `.` or `->`)."""
+    only as member names (after `.` or `->`) or spells (`#NAME`)."""
     out: dict[str, frozenset[int]] = {}
     for line in lines(unit.tokens, unit.directives):
         define = define_of(line)
@@ -372,11 +382,11 @@ def _member_parameters(unit: Unit) -> dict[str, frozenset[int]]:
         if define is None or not params:
             continue
         name, body = define.name, define.body
-        uses = [
+        uses = [  # `#NAME` spells the argument, reading nothing (cutorch's SET_DEVN_PROP)
             (param, k > 0 and body[k - 1].text in (".", "->"))
             for k in range(len(body))
             for param in params
-            if body[k].text == param
+            if body[k].text == param and not (k > 0 and body[k - 1].text == "#")
         ]
         places = frozenset(
             n
