@@ -14,6 +14,7 @@ from hipify_py.analysis.declared_types import local_declaration
 from hipify_py.cli.check import check
 from hipify_py.frontend.unit import Unit
 from hipify_py.project_index import index_of
+from hipify_py.project_launches import LaunchBlocks
 
 # ggml's layout: vendors/hip.h defines for HIP what CUDA has and ROCm lacks, and redefines the
 # masked shuffles without their mask (as LightGBM's cuda_rocm_interop.h does)
@@ -325,3 +326,73 @@ def test_a_mask_macro_the_tree_defines_32_bit_is_an_error_where_it_is_used(nvcc,
     (tmp_path / "structs.cuh").write_text("#pragma once\n#define FULL_MASK 0xffffffffffffffffULL\n")
     run = CliRunner().invoke(check, args, catch_exceptions=False)
     assert json.loads(run.output)["findings"] == []
+
+
+# cuSZp (round 35): kernels in one file, launched from another with a header's block size
+BLOCK_HEADER = (
+    "#pragma once\nstatic const int tblock_size = 32;\n__global__ void scan(unsigned* o);\n"
+)
+BLOCK_KERNEL = """#include "sz.h"
+__global__ void scan(unsigned* o) {
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = idx & 0x1f;
+  const int warp = idx >> 5;
+  unsigned v = o[idx];
+  for (int i = 1; i < 32; i <<= 1) {
+    unsigned t = __shfl_up_sync(0xffffffff, v, i);
+    if (lane >= i) v += t;
+  }
+  unsigned prev = __shfl_up_sync(0xffffffff, v, 1);
+  o[warp * 32 + lane] = lane ? prev : 0;
+}
+"""
+BLOCK_ENTRY = """#include "sz.h"
+void run(unsigned* o, int n) {
+  int bsize = tblock_size;
+  dim3 block(bsize);
+  dim3 grid((n + bsize - 1) / bsize);
+  scan<<<grid, block>>>(o);
+}
+"""
+
+
+def test_a_kernel_every_launch_of_which_in_the_tree_has_32_threads(nvcc, tmp_path: Path) -> None:
+    """Launched from another file with blocks of 32 threads, the kernel's wavefronts have no
+    lanes 32-63: its shuffle without a width is no hazard.  A header that says 64, or one
+    launch whose block the tree does not fix, leaves the hazard reported."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "sz.h").write_text(BLOCK_HEADER)
+    (tree / "kernels.cu").write_text(BLOCK_KERNEL)
+    (tree / "entry.cu").write_text(BLOCK_ENTRY)
+    assert_nvcc_builds(nvcc, [tree / "kernels.cu", tree / "entry.cu"], [], tmp_path)
+    args = ["--select", "HZ103", "--format", "json", "--no-cache"]
+
+    def found() -> list[tuple[str, int]]:
+        run = CliRunner().invoke(check, [str(tree), *args], catch_exceptions=False)
+        return [(Path(f["path"]).name, f["line"]) for f in json.loads(run.output)["findings"]]
+
+    assert found() == []
+    (tree / "sz.h").write_text(BLOCK_HEADER.replace("= 32", "= 64"))
+    assert found() == [("kernels.cu", 11)]
+    (tree / "sz.h").write_text(BLOCK_HEADER)
+    (tree / "other.cu").write_text(
+        '#include "sz.h"\nvoid go(unsigned* o, int t) { scan<<<1, t>>>(o); }\n'
+    )
+    assert found() == [("kernels.cu", 11)]
+
+
+def test_launch_blocks_read_numbers_dim3_and_names_bound_once() -> None:
+    launches = LaunchBlocks()
+    launches.add("c.h", b"#define WARP 32\nconstexpr int kRows{4};\n")
+    launches.add(
+        "a.cu",
+        b"void f(float* x, int t) {\n"
+        b"  a<<<1, 32>>>(x);\n  b<float><<<n, dim3(WARP, 1)>>>(x);\n"
+        b"  dim3 rows(WARP, kRows);\n  c<<<n, rows>>>(x);\n"  # 128 threads
+        b"  d<<<n, t>>>(x);\n"  # a parameter: unknown
+        b"  int e_block = 16;\n  e<<<n, e_block, 0, s>>>(x);\n"
+        b"  g<<<1, 32>>>(x);\n  g<<<1, 64>>>(x);\n}\n",
+    )
+    launches.add("b.cu", b"void h(void* k) { cudaLaunchKernel((void*)a, 1, 32, 0, 0, 0); }\n")
+    assert launches.block32() == {"b", "e"}

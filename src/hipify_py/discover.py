@@ -27,6 +27,7 @@ from .project_backends import (
 )
 from .project_gated_includes import GatedIncludes
 from .project_index import ProjectIndex, index_of
+from .project_launches import LaunchBlocks
 from .project_masks import MaskWidths
 from .project_switches import WRAPPING_MACROS, SwitchUses, is_build_text
 from .project_wavefronts import WavefrontUses
@@ -304,12 +305,14 @@ def project_index_of(
     masks = MaskWidths()
     switches = SwitchUses()
     gated = GatedIncludes()
+    launches = LaunchBlocks()
 
     def also(path: str, data: bytes) -> None:
         wavefronts.add(path, data)
         masks.add(path, data)
         switches.add_source(data)
         gated.add(path, data)
+        launches.add(path, data)
 
     index = index_of(_TreeTexts(items), mappings, also=also)
     for c in items:
@@ -326,6 +329,7 @@ def project_index_of(
         unset_switches=switches.unset(mappings),
         wraps_thrust=switches.sets_any(WRAPPING_MACROS),
         skipped_headers=gated.skipped_only(index.includes),
+        block32_kernels=launches.block32(),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
         warp_constant_homes=wavefronts.homes(),

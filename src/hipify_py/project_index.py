@@ -132,6 +132,9 @@ class ProjectIndex:
     # the base names of the headers only branches the HIP build skips include
     # (``project_gated_includes``: MegEngine's `libcuda-wrap_11.8.h`)
     skipped_headers: frozenset[str] = frozenset()
+    # the kernels every launch of which in the tree runs blocks of at most 32 threads
+    # (``project_launches``: cuSZp's, launched from another file than theirs, round 35)
+    block32_kernels: frozenset[str] = frozenset()
 
     @cached_property
     def _include_graph(self) -> dict[str, tuple[str, ...]]:
@@ -224,6 +227,7 @@ class ProjectIndex:
             sorted(self.narrow_masks),
             [str(self.wraps_thrust)],
             sorted(self.skipped_headers),
+            sorted(self.block32_kernels),
             ["-"]
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],

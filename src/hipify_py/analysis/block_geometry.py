@@ -1,5 +1,6 @@
 """What a kernel's launch geometry says about its lanes: ``BLOCK32`` for blocks of at most 32
-threads (`__launch_bounds__(32)`, or `<<<n, 32>>>` at every launch in the file), whose wavefront
+threads (`__launch_bounds__(32)`, or `<<<n, 32>>>` at every launch in the file, or in the tree
+for a kernel the file does not launch: ``project_launches``), whose wavefront
 has no lanes 32-63, so no wave-size hazard holds in them (fastllm's 32-thread RMSNorm kernels
 drew false HZ102s, round 10); ``GROUP32`` for rows of 32 threads at every launch
 (`dim3 threads(32, 4)`: threadIdx.x is the lane in its row, threadIdx.y the row).  The warp
@@ -35,6 +36,8 @@ def block_model(unit: Unit, f: Func) -> str | None:
         return None
     shapes = _launch_shapes(unit).get(f.name)
     if not shapes:
+        if f.name in unit.tree_block32_kernels:
+            return BLOCK32  # launched from other files, all with blocks of at most 32
         return GROUP32 if _rows_of_warps(unit, f) else None
     if None in shapes:
         return None

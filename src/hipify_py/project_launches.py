@@ -1,0 +1,136 @@
+"""The kernels every launch of which, anywhere in the tree, runs blocks of at most 32 threads
+(``ProjectIndex.block32_kernels``): their wavefronts have no lanes 32-63, so no wave-size
+hazard holds in them (``analysis.block_geometry.BLOCK32``).  cuSZp launches its kernels from
+`cuSZp_entry_*.cu` with `dim3 blockSize(bsize)`, `int bsize = tblock_size;` and the header's
+`static const int tblock_size = 32; // Fixed to 32`, while the kernels live in
+`cuSZp_kernels_*.cu` (round 35: 6 false HZ103).  A file alone sees no launch of them.
+
+Read from the texts with patterns, as the index reads the tree: a launch's block is a number,
+`dim3(x)`, or a name the launching file binds once (`dim3 b(x)`, `int b = x;`, `b = x;`)
+down to a number or a constant the tree defines with one value (`#define`, `const` or
+`constexpr`).  A kernel with any launch whose block is not known so, or that a file starts
+through a launch API (`cudaLaunchKernel(...)`), is not one of them.  Pure: the texts come
+from the caller; the scan is linear in each text, and the launches kept are bounded."""
+
+from __future__ import annotations
+
+import re
+
+_LAUNCH = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^<>;{}]*(?:<[^<>;{}]*>[^<>;{}]*)*>\s*)?<<<")
+_CONFIG_END = re.compile(rb">>>")
+_LAUNCH_APIS = re.compile(rb"\b(?:cuda|cu|hip)Launch(?:Kernel|CooperativeKernel)\w*\b")
+# `#define N 32`, `const int N = 32;`, `constexpr unsigned N{32};`, `static const int N = 32u;`
+_CONSTANT = re.compile(
+    rb"(?:#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*(\d+)[uUlL]*[ \t]*\)?[ \t]*$"
+    rb"|\b(?:const|constexpr)\s+(?:\w+\s+){0,3}([A-Za-z_]\w*)\s*(?:=\s*|\{\s*)(\d+)[uUlL]*\s*[;}])",
+    re.M,
+)
+# a name bound in a function: `dim3 b(x, 1)`, `dim3 b = dim3(x)`, `int b = x;`, `b = x;`
+_BINDING = re.compile(
+    rb"\bdim3\s+([A-Za-z_]\w*)\s*[({]([^;(){}]*)[)}]\s*;"
+    rb"|(?<![\w.>=!<])([A-Za-z_]\w*)\s*=(?!=)\s*([^;{}]*);"
+)
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+_NUMBER = re.compile(rb"(\d+)[uUlL]*")
+_DIM3 = re.compile(rb"dim3\s*[({]([^;(){}]*)[)}]")
+_MOST_LAUNCHES = 200_000  # launches kept for the resolution after the pass, at most
+_HOPS = 6  # names followed from a launch's block to its number, at most
+
+
+class LaunchBlocks:
+    """Collects, file by file, each launch's block and what the file binds its names to."""
+
+    def __init__(self) -> None:
+        # (kernel, block text, the launching file's bindings)
+        self.launches: list[tuple[str, bytes, dict[bytes, set[bytes]]]] = []
+        self.constants: dict[bytes, set[int]] = {}
+        self.api_started: set[str] = set()  # kernels a file may start through a launch API
+        self.full = False
+
+    def add(self, path: str, data: bytes) -> None:
+        """Read one file of the tree (``path`` unused: a kernel is the tree's by its name)."""
+        for m in _CONSTANT.finditer(data):
+            name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            self.constants.setdefault(name, set()).add(int(value))
+        if _LAUNCH_APIS.search(data):
+            self.api_started.update(w.decode("ascii") for w in set(_NAME.findall(data)))
+        if b"<<<" not in data or self.full:
+            return
+        bindings: dict[bytes, set[bytes]] | None = None
+        for m in _LAUNCH.finditer(data):
+            end = _CONFIG_END.search(data, m.end())
+            if end is None:
+                break
+            args = _top_level_args(data[m.end() : end.start()])
+            if bindings is None:
+                bindings = _bindings(data)
+            block = args[1] if len(args) > 1 else b""
+            self.launches.append((m.group(1).decode("ascii"), block, bindings))
+            if len(self.launches) > _MOST_LAUNCHES:
+                self.full = True
+                self.launches.clear()
+                return
+
+    def block32(self) -> frozenset[str]:
+        """The kernels launched, at every launch the tree holds, with at most 32 threads a
+        block; none past the bound."""
+        if self.full:
+            return frozenset()
+        known: dict[str, bool] = {}
+        for kernel, block, bindings in self.launches:
+            value = self._value(block, bindings, _HOPS)
+            small = value is not None and 0 < value <= 32
+            known[kernel] = known.get(kernel, True) and small
+        return frozenset(k for k, small in known.items() if small and k not in self.api_started)
+
+    def _value(self, text: bytes, bindings: dict[bytes, set[bytes]], hops: int) -> int | None:
+        """The number of threads ``text`` (a block, or what a name of it is bound to) gives."""
+        text = text.strip()
+        while text.startswith(b"(") and text.endswith(b")"):
+            text = text[1:-1].strip()
+        number = _NUMBER.fullmatch(text)
+        if number is not None:
+            return int(number.group(1))
+        dim3 = _DIM3.fullmatch(text)
+        if dim3 is not None:
+            text = dim3.group(1)
+        parts = _top_level_args(text)
+        if len(parts) > 1:
+            rest = [self._value(p, bindings, hops) for p in parts[1:]]
+            if any(r != 1 for r in rest):
+                return None
+            text = parts[0].strip()
+        if hops == 0 or _NAME.fullmatch(text) is None:
+            return None
+        bound = bindings.get(text)
+        if bound:
+            return self._value(next(iter(bound)), bindings, hops - 1) if len(bound) == 1 else None
+        values = self.constants.get(text, set())
+        return next(iter(values)) if len(values) == 1 else None
+
+
+def _top_level_args(text: bytes) -> list[bytes]:
+    """``text`` split at the commas outside its parentheses, braces and brackets."""
+    parts, depth, start = [], 0, 0
+    for k, byte in enumerate(text):
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+        elif byte == ord(",") and depth == 0:
+            parts.append(text[start:k])
+            start = k + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _bindings(data: bytes) -> dict[bytes, set[bytes]]:
+    """What each name of ``data`` is bound to, every binding's text (a name bound to two
+    different texts is known to none)."""
+    out: dict[bytes, set[bytes]] = {}
+    for m in _BINDING.finditer(data):
+        if m.group(1):
+            out.setdefault(m.group(1), set()).add(b"dim3(" + m.group(2).strip() + b")")
+        else:
+            out.setdefault(m.group(3), set()).add(m.group(4).strip())
+    return out
