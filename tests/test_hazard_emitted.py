@@ -12,7 +12,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from _units import assert_nvcc_builds
+from _units import assert_nvcc_builds, assert_ported_builds
 from hipify_py.cli.check import check
 
 HELPERS = """#pragma once
@@ -66,3 +66,55 @@ def test_ptx_in_an_uncalled_inline_helper_is_no_finding(nvcc: str, tmp_path: Pat
     # sub2 is called, lo's "l" operands fail unemitted, max2 has external linkage; add2 is left
     lines = sorted((Path(f["path"]).name, f["line"]) for f in found)
     assert lines == [("k.cu", 3), ("simd.cuh", 6), ("simd.cuh", 9)]
+
+
+# mfaktc (round 35): a PTX helper called only under an arch gate HIP never takes
+GATED_TYPES = "#pragma once\n#define KEPLER 300\n"
+GATED_HELPERS = """#pragma once
+static __device__ unsigned umad(unsigned a, unsigned b, unsigned c) {
+  unsigned r; asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r;
+}
+static __device__ unsigned usub(unsigned a, unsigned b) {
+  unsigned r; asm("sub.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r;
+}
+"""
+GATED_KERNEL = """#include "types.h"
+#include "intrinsics.h"
+__global__ void k(unsigned* x) {
+#if __CUDA_ARCH__ >= KEPLER
+  x[0] = umad(x[0], 8u, x[1]);
+#else
+  x[0] = x[0] * 8u + x[1];
+#endif
+#if __CUDA_ARCH__ < KEPLER
+  x[2] = usub(x[2], 1u);
+#endif
+}
+"""
+
+
+def test_ptx_called_only_where_hip_skips_an_arch_gate_is_no_finding(
+    nvcc: str, gfx942_check, tmp_path: Path
+) -> None:
+    tree = tmp_path / "proj"
+    tree.mkdir()
+    (tree / "types.h").write_text(GATED_TYPES)
+    (tree / "intrinsics.h").write_text(GATED_HELPERS)
+    (tree / "k.cu").write_text(GATED_KERNEL)
+    assert_nvcc_builds(nvcc, [tree / "k.cu"], [], tmp_path)
+    # HIP's build, with the helpers in the file: the gated call is skipped, umad is not emitted
+    one = GATED_KERNEL.replace('#include "types.h"\n', GATED_TYPES.replace("#pragma once\n", ""))
+    one = one.replace('#include "intrinsics.h"\n', GATED_HELPERS.replace("#pragma once\n", ""))
+    one = one.replace("  x[2] = usub(x[2], 1u);\n", "")
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "gated", one)
+    args = [str(tree), "--select", "HZ310", "--format", "json", "--no-cache"]
+
+    def found() -> list[tuple[str, int]]:
+        run = CliRunner().invoke(check, args, catch_exceptions=False)
+        return [(Path(f["path"]).name, f["line"]) for f in json.loads(run.output)["findings"]]
+
+    # usub's call is under `< KEPLER`, which HIP takes
+    assert found() == [("intrinsics.h", 6)]
+    # a tree whose HIP build defines __CUDA_ARCH__ past the gate (ggml) takes umad's call
+    (tree / "hip.h").write_text("#pragma once\n#define __CUDA_ARCH__ 1300\n")
+    assert found() == [("intrinsics.h", 3), ("intrinsics.h", 6)]

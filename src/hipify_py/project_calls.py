@@ -13,8 +13,14 @@ functions that another language or a run-time compiler may call by name (neither
 `inline` nor `static`, or `extern "C"`), are roots, and so is any mention outside a
 definition.  Any other
 function is uncalled when every function that names it is uncalled, itself excepted; names,
-not overloads, are the unit, so an overload set is called when any of it is.  Pure: the texts
-come from the caller."""
+not overloads, are the unit, so an overload set is called when any of it is.
+
+A mention inside `#if __CUDA_ARCH__ >= N` (N a number, or a name the tree defines as one, at
+least 1) is no call in the HIP build, which never defines `__CUDA_ARCH__` and skips the branch:
+mfaktc's `__umad32`, PTX called only under `#if __CUDA_ARCH__ >= KEPLER` (round 35), and
+PyTorch-Encoding's shuffle helper under `#if __CUDA_ARCH__ >= 300` (round 34).  A value the
+tree `#define`s `__CUDA_ARCH__` to counts as well (ggml's HIP build defines it).  Pure: the
+texts come from the caller."""
 
 from __future__ import annotations
 
@@ -41,6 +47,13 @@ _BRACE = re.compile(rb"[{}]")
 _EXTERN_BLOCK = re.compile(rb"\bextern\s*\{")
 # what a host function is that no other language can call by name
 _INTERNAL = frozenset({b"template", b"inline", b"static", b"__forceinline__"})
+# `#if`/`#elif __CUDA_ARCH__ >= N` (or `>`), alone or after `defined(__CUDA_ARCH__) &&`
+_ARCH_GATE = re.compile(
+    rb"#[ \t]*(?:el)?if[ \t(]+(?:defined[ \t]*\(?[ \t]*__CUDA_ARCH__[ \t]*\)?[ \t]*&&[ \t(]*)?"
+    rb"__CUDA_ARCH__[ \t]*(>=?)[ \t]*(\w+)[ \t)]*$"
+)
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.M)
+_NUMBER_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?(\d+)\)?[ \t]*$", re.M)
 # an object-like macro whose body says `__device__` or `__global__`
 _SPECIFIER_MACRO = re.compile(
     rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^(\n][^\n]*\b(__(?:device|global)__)\b"
@@ -74,11 +87,19 @@ def uncalled(texts: Iterable[tuple[str, bytes]], defined: set[str]) -> frozenset
         b"__device__": {b"__device__"},
         b"__global__": {b"__global__"},
     }
+    gated: dict[str, set[tuple[str | None, bytes, bytes]]] = {}  # under an arch gate
+    numbers: dict[bytes, set[int]] = {}  # what the tree `#define`s as numbers
     for _path, data in texts:
         code = _NOT_CODE.sub(lambda m: b" " * len(m.group(0)), data)
-        heads.extend(_read(code, callers))
+        heads.extend(_read(code, callers, gated))
         for m in _SPECIFIER_MACRO.finditer(code):
             spelled[m.group(2)].add(m.group(1))
+        for m in _NUMBER_DEFINE.finditer(code):
+            numbers.setdefault(m.group(1), set()).add(int(m.group(2)))
+    for name, mentions in gated.items():
+        for caller, op, bound in mentions:
+            if not _skipped_by_hip(op, bound, numbers):
+                callers[name].add(caller)
     device: set[str] = set()
     roots: set[str] = set()
     for name, head in heads:
@@ -98,11 +119,51 @@ def uncalled(texts: Iterable[tuple[str, bytes]], defined: set[str]) -> frozenset
         found |= more
 
 
-def _read(code: bytes, callers: dict[str, set[str | None]]) -> list[tuple[str, bytes]]:
+def _skipped_by_hip(op: bytes, bound: bytes, numbers: dict[bytes, set[int]]) -> bool:
+    """`__CUDA_ARCH__ op bound` is false where `__CUDA_ARCH__` is undefined (0), and for each
+    number the tree defines it as (mfaktc's `#define __CUDA_ARCH__ 0` for its host pass; ggml's
+    `1300` for its HIP build keeps `>= 700` taken)."""
+    values = {int(bound)} if bound.isdigit() else numbers.get(bound, set())
+    if len(values) != 1:
+        return False
+    limit = next(iter(values))
+    arch = {0} | numbers.get(b"__CUDA_ARCH__", set())
+    return all(a < limit if op == b">=" else a <= limit for a in arch)
+
+
+def _gates(code: bytes) -> list[tuple[int, int, bytes, bytes]]:
+    """(start, end, operator, bound) of each branch of ``code`` under `#if __CUDA_ARCH__ >=
+    bound` (``_ARCH_GATE``), up to its `#elif`, `#else` or `#endif`."""
+    out: list[tuple[int, int, bytes, bytes]] = []
+    stack: list[tuple[int, bytes, bytes] | None] = []  # each open `#if`: its gate, if one
+    for m in _CONDITIONAL.finditer(code):
+        word = m.group(1)
+        if word in (b"elif", b"else", b"endif") and stack:
+            top = stack.pop()
+            if top is not None:
+                out.append((top[0], m.start(), top[1], top[2]))
+            if word == b"endif":
+                continue
+        elif word in (b"elif", b"else", b"endif"):
+            continue  # unbalanced: the file's own business
+        gate = _ARCH_GATE.match(m.group(0).lstrip()) if word != b"else" else None
+        stack.append((m.end(), gate.group(1), gate.group(2)) if gate else None)
+    return out
+
+
+def _read(
+    code: bytes,
+    callers: dict[str, set[str | None]],
+    gated: dict[str, set[tuple[str | None, bytes, bytes]]],
+) -> list[tuple[str, bytes]]:
     """Record in ``callers`` the definition around each mention of a defined function in
-    ``code`` (a text with its comments and strings blanked; None outside any); each
-    definition's name and specifiers."""
+    ``code`` (a text with its comments and strings blanked; None outside any), or in
+    ``gated`` with the arch gate around it (``_gates``); each definition's name and
+    specifiers."""
     found = list(_bodies(code, callers))
+    gates = sorted(_gates(code)) if b"__CUDA_ARCH__" in code else []
+    open_gates: list[tuple[int, int, bytes, bytes]] = []
+    g = 0
     bodies = [(brace, end, name, start) for name, start, brace, end, _head in found]
     stack: list[tuple[int, str]] = []  # (body end, the definition's name)
     k = 0
@@ -118,7 +179,16 @@ def _read(code: bytes, callers: dict[str, set[str | None]]) -> list[tuple[str, b
             stack.pop()
         if any(body[3] == at for body in bodies[k : k + 2]):
             continue  # the name of a definition
-        callers[name].add(stack[-1][1] if stack else None)
+        caller = stack[-1][1] if stack else None
+        while g < len(gates) and gates[g][0] <= at:
+            open_gates.append(gates[g])
+            g += 1
+        while open_gates and open_gates[-1][1] <= at:
+            open_gates.pop()  # gates nest as the preprocessor's branches do
+        if open_gates:
+            gated.setdefault(name, set()).add((caller, open_gates[-1][2], open_gates[-1][3]))
+        else:
+            callers[name].add(caller)
     return [(name, head) for name, _start, _brace, _end, head in found]
 
 
