@@ -77,6 +77,9 @@ static __device__ unsigned umad(unsigned a, unsigned b, unsigned c) {
 static __device__ unsigned usub(unsigned a, unsigned b) {
   unsigned r; asm("sub.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r;
 }
+static __device__ unsigned uadd(unsigned a, unsigned b) {
+  unsigned r; asm("add.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r;
+}
 """
 GATED_KERNEL = """#include "types.h"
 #include "intrinsics.h"
@@ -88,6 +91,9 @@ __global__ void k(unsigned* x) {
 #endif
 #if __CUDA_ARCH__ < KEPLER
   x[2] = usub(x[2], 1u);
+#endif
+#if __CUDA_ARCH__ >= KEPLER
+  x[3] = uadd(x[3], 1u);
 #endif
 }
 """
@@ -106,6 +112,7 @@ def test_ptx_called_only_where_hip_skips_an_arch_gate_is_no_finding(
     one = GATED_KERNEL.replace('#include "types.h"\n', GATED_TYPES.replace("#pragma once\n", ""))
     one = one.replace('#include "intrinsics.h"\n', GATED_HELPERS.replace("#pragma once\n", ""))
     one = one.replace("  x[2] = usub(x[2], 1u);\n", "")
+    one = one.replace("  x[3] = uadd(x[3], 1u);\n", "")
     assert_ported_builds(nvcc, gfx942_check, tmp_path, "gated", one)
     args = [str(tree), "--select", "HZ310", "--format", "json", "--no-cache"]
 
@@ -113,8 +120,9 @@ def test_ptx_called_only_where_hip_skips_an_arch_gate_is_no_finding(
         run = CliRunner().invoke(check, args, catch_exceptions=False)
         return [(Path(f["path"]).name, f["line"]) for f in json.loads(run.output)["findings"]]
 
-    # usub's call is under `< KEPLER`, which HIP takes
-    assert found() == [("intrinsics.h", 6)]
+    # usub's call is under `< KEPLER`, which HIP takes; uadd's gate has no `#else`: the code
+    # HIP leaves out is the port's to open (cuVS's NN-descent kernels, round 16)
+    assert found() == [("intrinsics.h", 6), ("intrinsics.h", 9)]
     # a tree whose HIP build defines __CUDA_ARCH__ past the gate (ggml) takes umad's call
     (tree / "hip.h").write_text("#pragma once\n#define __CUDA_ARCH__ 1300\n")
-    assert found() == [("intrinsics.h", 3), ("intrinsics.h", 6)]
+    assert found() == [("intrinsics.h", 3), ("intrinsics.h", 6), ("intrinsics.h", 9)]

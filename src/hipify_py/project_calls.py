@@ -16,7 +16,8 @@ function is uncalled when every function that names it is uncalled, itself excep
 not overloads, are the unit, so an overload set is called when any of it is.
 
 A mention inside `#if __CUDA_ARCH__ >= N` (N a number, or a name the tree defines as one, at
-least 1) is no call in the HIP build, which never defines `__CUDA_ARCH__` and skips the branch:
+least 1) with an `#else` is no call in the HIP build, which never defines `__CUDA_ARCH__` and
+takes the `#else`:
 mfaktc's `__umad32`, PTX called only under `#if __CUDA_ARCH__ >= KEPLER` (round 35), and
 PyTorch-Encoding's shuffle helper under `#if __CUDA_ARCH__ >= 300` (round 34).  A value the
 tree `#define`s `__CUDA_ARCH__` to counts as well (ggml's HIP build defines it).  Pure: the
@@ -133,20 +134,24 @@ def _skipped_by_hip(op: bytes, bound: bytes, numbers: dict[bytes, set[int]]) -> 
 
 def _gates(code: bytes) -> list[tuple[int, int, bytes, bytes]]:
     """(start, end, operator, bound) of each branch of ``code`` under `#if __CUDA_ARCH__ >=
-    bound` (``_ARCH_GATE``), up to its `#elif`, `#else` or `#endif`."""
+    bound` (``_ARCH_GATE``) that an `#else` (or an `#elif` of another test) follows: the HIP
+    build takes that branch instead.  A gated branch with no other is the code itself, which
+    the port must open to AMD (cuVS's `#if (__CUDA_ARCH__ >= 700)` around its NN-descent
+    kernels' bodies, whose findings were judged true in round 16)."""
     out: list[tuple[int, int, bytes, bytes]] = []
     stack: list[tuple[int, bytes, bytes] | None] = []  # each open `#if`: its gate, if one
     for m in _CONDITIONAL.finditer(code):
         word = m.group(1)
+        gate = _ARCH_GATE.match(m.group(0).lstrip()) if word in (b"if", b"elif") else None
         if word in (b"elif", b"else", b"endif") and stack:
             top = stack.pop()
-            if top is not None:
+            otherwise = word == b"else" or (word == b"elif" and gate is None)
+            if top is not None and otherwise:
                 out.append((top[0], m.start(), top[1], top[2]))
             if word == b"endif":
                 continue
         elif word in (b"elif", b"else", b"endif"):
             continue  # unbalanced: the file's own business
-        gate = _ARCH_GATE.match(m.group(0).lstrip()) if word != b"else" else None
         stack.append((m.end(), gate.group(1), gate.group(2)) if gate else None)
     return out
 
