@@ -168,3 +168,35 @@ def test_a_projects_own_header_named_as_cudas_stays_its_own(nvcc, gfx942_check, 
     (tree / "cuda.h").unlink()
     again = convert_directory(tree, tmp_path / "out2")
     assert '#include "cuda.h"' not in (again / "scale.hip").read_text()
+
+
+# mfaktc's tf_barrett96.cu (compile round 34): one file of the project included once per setting
+TWICE_DIV = """#ifdef INV
+__device__ static unsigned inv(unsigned n) { return 0xffffffffu / n; }
+#else
+__device__ static unsigned div(unsigned a, unsigned n) { return a / n; }
+#endif
+"""
+TWICE_USER = """#include <cuda.h>
+#include <cuda_runtime.h>
+#undef INV
+#include "div.cu"
+#define INV
+#include "div.cu"
+#undef INV
+__global__ void k(unsigned* x) { x[0] = div(x[0], x[1]) + inv(x[1]); }
+"""
+
+
+def test_a_project_file_included_twice_stays_included_twice(nvcc, gfx942_check, tmp_path):
+    tree = tmp_path / "mf"
+    tree.mkdir()
+    (tree / "div.cu").write_text(TWICE_DIV)
+    (tree / "user.cu").write_text(TWICE_USER)
+    assert_nvcc_builds(nvcc, [tree / "user.cu"], [], tmp_path)
+    out = convert_directory(tree, tmp_path / "out")
+    converted = (out / "user.hip").read_text()
+    assert converted.count('#include "div.hip"') == 2
+    # the decoy: CUDA's two headers, one HIP header, written once
+    assert converted.count("#include <hip/hip_runtime.h>") == 1
+    assert_converted_compiles(out, "user.cu", gfx942_check)
