@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from _convert import body, hip
+from _units import assert_ported_builds
 from test_hazard_common import only
 
 EITHER = "defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)"
+NEITHER = "!defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)"
 
 
 @pytest.mark.parametrize(
@@ -105,3 +107,25 @@ def test_a_device_decoration_macro_decorates_both_hip_passes():
     assert "#if !defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)\n#define DEV\n" in hip(
         negated
     )
+
+
+ARCH_DEFAULT = """#ifndef __CUDA_ARCH__
+#define __CUDA_ARCH__ 0
+#endif
+__global__ void get_arch(unsigned* res) { res[0] = __CUDA_ARCH__; }
+#ifndef __CUDA_ARCH__
+__host__ void only_host() {}
+#endif
+"""
+
+
+def test_a_negated_test_that_defines_cuda_arch_is_a_default_not_a_pass_split(
+    nvcc, gfx942_check, tmp_path
+):
+    """mfaktc's cuda_utils.cu (compile round 34): `#define __CUDA_ARCH__ 0` where the name is
+    undefined, for a kernel that reads it.  Tested by pass, HIP's device pass leaves the name
+    undefined and the kernel does not compile; left alone, both passes read the default."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "arch_default", ARCH_DEFAULT)
+    out = hip(ARCH_DEFAULT)
+    assert out.count("#ifndef __CUDA_ARCH__") == 1  # the default's test stays
+    assert f"#if {NEITHER}\n__host__ void only_host" in out  # the decoy: a split by pass

@@ -75,7 +75,9 @@ def _edits(unit: Unit) -> dict[int, Edit]:
             if decoration is not None:
                 out.update(_line_edits(toks, line, _ANY_HIP))
                 out.update(decoration)
-            elif not _device_branch_reads_arch(toks, found, n, conditions):
+            elif not _device_branch_reads_arch(
+                toks, found, n, conditions
+            ) and not _defines_a_default(found, n):
                 out.update(_line_edits(toks, line))  # (a line naming either is HIP's already)
     return out
 
@@ -127,6 +129,20 @@ def _device_branch_reads_arch(
     return any(
         toks[k].text == ARCH and k not in conditions and defined_span(toks, k) is None
         for k in range(first, last)
+    )
+
+
+def _defines_a_default(found: list[Line], n: int) -> bool:
+    """Line ``n`` is `#ifndef __CUDA_ARCH__` (or `!defined`) whose branch `#define`s the name:
+    a default for code that reads it as a value (mfaktc's `#define __CUDA_ARCH__ 0` for its
+    `RES[0] = __CUDA_ARCH__` kernel, compile round 34), not a split by pass.  Left alone, HIP
+    gets the default in both passes; tested by pass, its device pass reads an undeclared name."""
+    bounds, negated = _branches(found, n)
+    if not negated or len(bounds) < 2:
+        return False
+    return any(
+        found[k].word == "define" and found[k].body and found[k].body[0].text == ARCH
+        for k in range(n + 1, bounds[1])
     )
 
 
