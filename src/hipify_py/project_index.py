@@ -26,9 +26,10 @@ from .frontend.hip_build import DEVICE_PASS, HIP_BUILD, UNDEFINED
 from .frontend.lexer import Lexed, lex
 from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
-from .project_calls import WORD_BYTES, definitions, uncalled
+from .project_calls import definitions, uncalled
 from .project_declarations import template_declarations
 from .project_twins import is_hip_code, twins_of
+from .project_types import declared_after_bodies, opaque_handles, record_types
 from .project_unused import expanded, header_definitions
 
 if TYPE_CHECKING:
@@ -129,6 +130,9 @@ class ProjectIndex:
     # Elsewhere `X::thrust` is a namespace of the project's own (Boost.Multi's
     # `multi::thrust::cuda::array`, round 32: 6 false HZ323).  True where no tree is known.
     wraps_thrust: bool = True
+    # the names `sizeof(A<T>::NAME)` asks for somewhere in the tree that a file of it declares
+    # as a type: clang wants `typename` there, nvcc does not (``rewrite/sized_member_types``)
+    sized_member_types: frozenset[str] = frozenset()
     # the base names of the headers only branches the HIP build skips include
     # (``project_gated_includes``: MegEngine's `libcuda-wrap_11.8.h`)
     skipped_headers: frozenset[str] = frozenset()
@@ -228,6 +232,7 @@ class ProjectIndex:
             [str(self.wraps_thrust)],
             sorted(self.skipped_headers),
             sorted(self.block32_kernels),
+            sorted(self.sized_member_types),
             ["-"]
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],
@@ -269,17 +274,15 @@ def index_of(
     hip_code: list[tuple[Path, bool]] = []  # each file, and whether it is HIP code
     defined: set[str] = set()  # the names of the functions the tree defines
     templates: set[tuple[str, str]] = set()
+    types: set[str] = set()  # the type names the tree declares
+    sized: set[str] = set()  # the names `sizeof(A<T>::NAME)` asks for
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
             also(path, data)
         headers |= header_definitions(path, data)
         templates |= template_declarations(path, data)
-        included = {
-            Path(m.group(1).decode("utf-8", "replace")).name for m in _INCLUDE.finditer(data)
-        }
-        if included:
-            includes.setdefault(Path(path).name, set()).update(included)
+        _record_includes(path, data, includes)
         if _WARP_SIZE_DECLARED.search(data):
             lexed = lex(data.decode("utf-8", "replace"))
             warp_size |= namespaces_declaring(lexed.tokens, "warpSize")
@@ -297,9 +300,9 @@ def index_of(
             macros_of[path] = file_macros
         tested_elsewhere |= _tested(data) - file_macros
         defined.update(_functions(data))
-        names.update(_types(data))
-        names.update(_declared_after_bodies(data))
-        handles.extend(_opaque_handles(data))
+        record_types(data, names, types, sized)
+        names.update(declared_after_bodies(data))
+        handles.extend(opaque_handles(data))
         if _ELIF_HIP_SWITCH.search(data):
             lexed = lexed or lex(data.decode("utf-8", "replace"))
             cuda_switches |= cuda_switches_of(lines(lexed.tokens, lexed.directives))
@@ -326,6 +329,7 @@ def index_of(
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
         uncalled=uncalled(texts, defined),
         template_declarations=frozenset(templates),
+        sized_member_types=frozenset(types & sized),
     )
 
 
@@ -420,69 +424,13 @@ def _macro_values(
 
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed
 _WARP_SIZE_DECLARED = re.compile(rb"\bwarpSize[ \t]*(?:=(?!=)|\{)")
-# the type names a file declares: `using NAME =`, `struct|class|union|enum [class] NAME {` (or
-# `:` before a base or an enum's type), `typedef ... NAME;`; and handles of opaque structs.  Each
-# pattern starts with its keyword, a literal the search skips to (a leading `\b` or an
-# alternative of keywords made the search try every byte: 20 s over FasterTransformer)
-_USING = re.compile(rb"using[ \t]+(\w+)[ \t]*=(?!=)")
-_TAGGED = [
-    re.compile(word + rb"[ \t]+(?:class[ \t]+|struct[ \t]+)?(\w+)[ \t\r\n]*(?:[{]|:(?!:))")
-    for word in (b"struct", b"class", b"union", b"enum")
-]
-_USING_STRUCT = re.compile(rb"using[ \t]+(\w+)[ \t]*=[ \t]*struct[ \t]+(\w+)")
-_TYPEDEF_STRUCT = re.compile(rb"typedef[ \t]+struct[ \t]+(\w+)[ \t]*\*[ \t]*(\w+)[ \t]*;")
-_TYPEDEF = re.compile(rb"typedef\b[^;{}()]*?(\w+)[ \t]*;")
-_ENUM_BODY = re.compile(rb"enum\b[^{};()]*\{([^{}]*)\}")
-_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
-_FIRST_WORD = re.compile(rb"\s*([A-Za-z_]\w*)")
 
 
-def _types(data: bytes) -> Iterator[str]:
-    """The type names and enumerators ``data`` declares (TensorRT's plugin headers declare
-    their own `cudnnStatus_t` and its `CUDNN_STATUS_SUCCESS` to load cuDNN at run time: no
-    use of cuDNN's, round 19)."""
-    for pattern in (_USING, *_TAGGED, _TYPEDEF):
-        for m in pattern.finditer(data):
-            if _word_starts(data, m.start()):
-                yield m.group(1).decode("ascii")
-    for m in _ENUM_BODY.finditer(data):
-        if not _word_starts(data, m.start()):
-            continue
-        for item in _COMMENT.sub(b"", m.group(1)).split(b","):
-            word = _FIRST_WORD.match(item)
-            if word:
-                yield word.group(1).decode("ascii")
-
-
-# `} CUctx_flags;`: the name a `typedef enum {...}` (or struct) body declares
-_AFTER_BODY = re.compile(rb"\}[ \t]*(\w+)[ \t]*;")
-
-
-def _declared_after_bodies(data: bytes) -> Iterator[str]:
-    """The names ``data`` declares after a body: the CUDA samples' dynlink headers copy the
-    driver API, each enum a typedef of its own (`typedef enum CUctx_flags_enum {...}
-    CUctx_flags;`), the project's names (round 21; HZ321 reports the copy once)."""
-    for m in _AFTER_BODY.finditer(data):
-        yield m.group(1).decode("ascii")
-
-
-def _opaque_handles(data: bytes) -> Iterator[tuple[str, str]]:
-    """(struct, handle) of each handle type ``data`` defines as a pointer to an opaque struct:
-    TensorRT's `using cublasHandle_t = struct cublasContext*;`, arrayfire's `typedef struct
-    cusparseContext* SparseHandle;`.  The struct is the project's own only where the handle
-    is a CUDA name too (its copy of the library's API); arrayfire's names the library's own
-    handle, which the port must retype (round 13, a true HZ300)."""
-    for m in _USING_STRUCT.finditer(data):
-        if _word_starts(data, m.start()):
-            yield m.group(2).decode("ascii"), m.group(1).decode("ascii")
-    for m in _TYPEDEF_STRUCT.finditer(data):
-        if _word_starts(data, m.start()):
-            yield m.group(1).decode("ascii"), m.group(2).decode("ascii")
-
-
-def _word_starts(data: bytes, at: int) -> bool:
-    """A word starts at offset ``at`` (the byte before it is no identifier character)."""
-    return at == 0 or data[at - 1] not in WORD_BYTES
+def _record_includes(path: str, data: bytes, includes: dict[str, set[str]]) -> None:
+    """Add the base names of the files ``data`` includes to its node of ``includes``."""
+    included = {Path(m.group(1).decode("utf-8", "replace")).name for m in _INCLUDE.finditer(data)}
+    if included:
+        includes.setdefault(Path(path).name, set()).update(included)
 
 
 def _functions(data: bytes) -> Iterator[str]:
