@@ -225,7 +225,7 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
             warp_size_namespaces=ctx.project.warp_size_namespaces,
             tree_warp_constants=ctx.project.warp_constants,
             tree_block32_kernels=ctx.project.block32_kernels,
-            tree_sized_member_types=ctx.project.sized_member_types,
+            tree_member_types=ctx.project.member_types,
         )
         try:
             return work(unit, ctx)

@@ -130,9 +130,10 @@ class ProjectIndex:
     # Elsewhere `X::thrust` is a namespace of the project's own (Boost.Multi's
     # `multi::thrust::cuda::array`, round 32: 6 false HZ323).  True where no tree is known.
     wraps_thrust: bool = True
-    # the names `sizeof(A<T>::NAME)` asks for somewhere in the tree that a file of it declares
-    # as a type: clang wants `typename` there, nvcc does not (``rewrite/sized_member_types``)
-    sized_member_types: frozenset[str] = frozenset()
+    # the names `A<T>::NAME` reaches in `sizeof(...)` or a functional cast somewhere in the tree
+    # that a file of it declares as a type (a constructor defines a function of the name too):
+    # clang wants `typename` there, nvcc does not (``rewrite/member_types``)
+    member_types: frozenset[str] = frozenset()
     # the base names of the headers only branches the HIP build skips include
     # (``project_gated_includes``: MegEngine's `libcuda-wrap_11.8.h`)
     skipped_headers: frozenset[str] = frozenset()
@@ -232,7 +233,7 @@ class ProjectIndex:
             [str(self.wraps_thrust)],
             sorted(self.skipped_headers),
             sorted(self.block32_kernels),
-            sorted(self.sized_member_types),
+            sorted(self.member_types),
             ["-"]
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],
@@ -275,7 +276,7 @@ def index_of(
     defined: set[str] = set()  # the names of the functions the tree defines
     templates: set[tuple[str, str]] = set()
     types: set[str] = set()  # the type names the tree declares
-    sized: set[str] = set()  # the names `sizeof(A<T>::NAME)` asks for
+    members: set[str] = set()  # the names `A<T>::NAME(` and `A<T>::NAME)` reach
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
@@ -300,7 +301,7 @@ def index_of(
             macros_of[path] = file_macros
         tested_elsewhere |= _tested(data) - file_macros
         defined.update(_functions(data))
-        record_types(data, names, types, sized)
+        record_types(data, names, types, members)
         names.update(declared_after_bodies(data))
         handles.extend(opaque_handles(data))
         if _ELIF_HIP_SWITCH.search(data):
@@ -329,7 +330,7 @@ def index_of(
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
         uncalled=uncalled(texts, defined),
         template_declarations=frozenset(templates),
-        sized_member_types=frozenset(types & sized),
+        member_types=frozenset(types & members),
     )
 
 

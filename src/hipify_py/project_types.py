@@ -1,6 +1,6 @@
 """The type names a tree's texts declare, read with patterns as the project index reads the
 tree (``project_index.index_of``): the project's own copies of API types (TensorRT's
-`cudnnStatus_t`), the handles of opaque structs, and the members `sizeof(A<T>::NAME)` names
+`cudnnStatus_t`), the handles of opaque structs, and the members of specializations it names
 that are types (NanoVDB's `sizeof(NanoRoot<BuildT>::Tile)`, compile round 33).  Pure."""
 
 from __future__ import annotations
@@ -27,31 +27,22 @@ _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 _FIRST_WORD = re.compile(rb"\s*([A-Za-z_]\w*)")
 
 
-# `sizeof(NanoRoot<BuildT>::Tile)`: a member of a template's specialization, by name
-_SIZED_MEMBER = [
-    re.compile(
-        word
-        + rb"[ \t]*\([ \t]*(?:\w+[ \t]*::[ \t]*)*\w+[ \t]*<[^;(){}]*>[ \t]*::[ \t]*(\w+)[ \t]*\)"
-    )
-    for word in (b"sizeof", b"alignof")
-]
+# `NanoRoot<BuildT>::Tile)` (a `sizeof` operand), `NanoRoot<BuildT>::ValueType(0)`: a member of
+# a template's specialization, by name, before a parenthesis (from the `>`, a literal)
+_MEMBER_BEFORE_PAREN = re.compile(rb">[ \t]*::[ \t]*(\w+)[ \t]*[()]")
 
 
-def record_types(data: bytes, names: set[str], types: set[str], sized: set[str]) -> None:
+def record_types(data: bytes, names: set[str], types: set[str], members: set[str]) -> None:
     """Add the type names and enumerators ``data`` declares to ``names`` (TensorRT's plugin
     headers declare their own `cudnnStatus_t` and its `CUDNN_STATUS_SUCCESS` to load cuDNN at
-    run time: no use of cuDNN's, round 19), the type names to ``types``, and the members its
-    `sizeof(A<T>::NAME)` name to ``sized``."""
+    run time: no use of cuDNN's, round 19), the type names to ``types``, and the members of
+    specializations it names before a parenthesis (`A<T>::NAME(`, `A<T>::NAME)`) to
+    ``members``."""
     declared = set(_type_names(data))
     types |= declared
     names |= declared
     names.update(_enumerators(data))
-    for pattern in _SIZED_MEMBER:
-        sized.update(
-            m.group(1).decode("ascii")
-            for m in pattern.finditer(data)
-            if _word_starts(data, m.start())
-        )
+    members.update(m.group(1).decode("ascii") for m in _MEMBER_BEFORE_PAREN.finditer(data))
 
 
 def _type_names(data: bytes) -> Iterator[str]:

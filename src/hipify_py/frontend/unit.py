@@ -73,9 +73,8 @@ class Unit:
     # the kernels every launch of which in the tree runs at most 32 threads a block
     # (``ProjectIndex.block32_kernels``): their launches may be in another file
     tree_block32_kernels: frozenset[str] = frozenset()
-    # the members `sizeof(A<T>::NAME)` names in the tree that the tree declares as types
-    # (``ProjectIndex.sized_member_types``)
-    tree_sized_member_types: frozenset[str] = frozenset()
+    # the members of specializations the tree declares as types (``ProjectIndex.member_types``)
+    tree_member_types: frozenset[str] = frozenset()
     _ast_error: str | None = field(default=None, init=False)
 
     @cached_property

@@ -1,7 +1,8 @@
-"""`sizeof(A<T>::Tile)` names a member type of a dependent specialization: nvcc takes it as
-the type, clang wants `typename` (NanoVDB's Morphology.cuh, compile round 33: 3 silent
-failures).  The keyword is written where the tree declares the name as a type, and nowhere
-the name is a static data member."""
+"""`sizeof(A<T>::Tile)` and `A<T>::ValueType(0)` name member types of a dependent
+specialization: nvcc takes them as types, clang wants `typename` (NanoVDB's Morphology.cuh and
+TopologyBuilder.cuh, compile rounds 33 and 34: 3 silent failures).  The keyword is written
+where the tree declares the name as a type, not at a static data member or function, nor in a
+constructor's initializer of its base."""
 
 from __future__ import annotations
 
@@ -15,7 +16,12 @@ template <class B> struct RootData {
 };
 template <class B> struct Root {
   using Tile = typename RootData<B>::Tile;
+  using ValueType = B;
   static const unsigned count = 3;
+  __device__ static B zero() { return B(0); }
+};
+template <class B> struct Leaf : Root<B>::Tile {
+  __device__ Leaf() : Root<B>::Tile() {}
 };
 """
 KERNEL = """#include "root.h"
@@ -23,12 +29,16 @@ template <class B>
 __global__ void tiles(const char* lo, const char* hi, unsigned* out) {
   out[0] = (unsigned)((hi - lo) / sizeof(Root<B>::Tile));
   out[1] = sizeof(Root<B>::count);
+  B v = Root<B>::ValueType(1) + Root<B>::zero();
+  out[2] = (unsigned)v + sizeof(Leaf<B>);
 }
 template __global__ void tiles<float>(const char*, const char*, unsigned*);
 """
 
 
-def test_a_member_type_in_sizeof_gets_typename(nvcc, gfx942_check, tmp_path: Path) -> None:
+def test_a_member_type_in_sizeof_or_a_cast_gets_typename(
+    nvcc, gfx942_check, tmp_path: Path
+) -> None:
     tree = tmp_path / "vdb"
     tree.mkdir()
     (tree / "root.h").write_text(ROOT)
@@ -37,7 +47,9 @@ def test_a_member_type_in_sizeof_gets_typename(nvcc, gfx942_check, tmp_path: Pat
     out = convert_directory(tree, tmp_path / "out")
     converted = (out / "k.hip").read_text()
     assert "sizeof(typename Root<B>::Tile)" in converted
-    assert "sizeof(Root<B>::count)" in converted  # the decoy: a static data member
+    assert "B v = typename Root<B>::ValueType(1) + Root<B>::zero();" in converted
+    assert "sizeof(Root<B>::count)" in converted  # the decoys: a static data member,
+    assert ": Root<B>::Tile() {}" in (out / "root.h").read_text()  # a base's initializer
     assert_converted_compiles(out, "k.cu", gfx942_check)
     again = convert_directory(out, tmp_path / "again")
     assert (again / "k.hip").read_text() == converted  # converting twice equals once
