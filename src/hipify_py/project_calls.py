@@ -54,7 +54,10 @@ _ARCH_GATE = re.compile(
     rb"__CUDA_ARCH__[ \t]*(>=?)[ \t]*(\w+)[ \t)]*$"
 )
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.M)
-_NUMBER_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?(\d+)\)?[ \t]*$", re.M)
+# `#define NAME 300`, `#define NAME (32u)`: a macro defined as a number
+NUMBER_DEFINE = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(\d+)[uUlL]*[ \t]*\)?[ \t]*$", re.M
+)
 # an object-like macro whose body says `__device__` or `__global__`
 _SPECIFIER_MACRO = re.compile(
     rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^(\n][^\n]*\b(__(?:device|global)__)\b"
@@ -95,7 +98,7 @@ def uncalled(texts: Iterable[tuple[str, bytes]], defined: set[str]) -> frozenset
         heads.extend(_read(code, callers, gated))
         for m in _SPECIFIER_MACRO.finditer(code):
             spelled[m.group(2)].add(m.group(1))
-        for m in _NUMBER_DEFINE.finditer(code):
+        for m in NUMBER_DEFINE.finditer(code):
             numbers.setdefault(m.group(1), set()).add(int(m.group(2)))
     for name, mentions in gated.items():
         for caller, op, bound in mentions:

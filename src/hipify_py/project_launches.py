@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import re
 
+from .project_calls import NUMBER_DEFINE, WORD_BYTES
+
 _LAUNCH = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^<>;{}]*(?:<[^<>;{}]*>[^<>;{}]*)*>\s*)?<<<")
 _CONFIG_END = re.compile(rb">>>")
-_LAUNCH_APIS = re.compile(rb"\b(?:cuda|cu|hip)Launch(?:Kernel|CooperativeKernel)\w*\b")
-# `#define N 32`, `const int N = 32;`, `constexpr unsigned N{32};`, `static const int N = 32u;`
-_CONSTANT = re.compile(
-    rb"(?:#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*(\d+)[uUlL]*[ \t]*\)?[ \t]*$"
-    rb"|\b(?:const|constexpr)\s+(?:\w+\s+){0,3}([A-Za-z_]\w*)\s*(?:=\s*|\{\s*)(\d+)[uUlL]*\s*[;}])",
-    re.M,
+# a launch API that takes the kernel as an argument (`cudaLaunchKernel((void*)k, ...)`); each
+# pattern starts with a literal, which the search skips to (a leading `\b` or alternative
+# would be tried at every byte)
+_LAUNCH_APIS = re.compile(rb"Launch(?:Kernel|CooperativeKernel)")
+# `const int N = 32;`, `constexpr unsigned N{32};`, `static const int N = 32u;`
+_DECLARED = re.compile(
+    rb"const(?:expr)?\s+(?:\w+\s+){0,3}([A-Za-z_]\w*)\s*(?:=\s*|\{\s*)(\d+)[uUlL]*\s*[;}]"
 )
 # a name bound in a function: `dim3 b(x, 1)`, `dim3 b = dim3(x)`, `int b = x;`, `b = x;`
 _BINDING = re.compile(
@@ -49,9 +52,10 @@ class LaunchBlocks:
 
     def add(self, path: str, data: bytes) -> None:
         """Read one file of the tree (``path`` unused: a kernel is the tree's by its name)."""
-        for m in _CONSTANT.finditer(data):
-            name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            self.constants.setdefault(name, set()).add(int(value))
+        for pattern in (NUMBER_DEFINE, _DECLARED):
+            for m in pattern.finditer(data):
+                if m.start() == 0 or data[m.start() - 1] not in WORD_BYTES:
+                    self.constants.setdefault(m.group(1), set()).add(int(m.group(2)))
         if _LAUNCH_APIS.search(data):
             self.api_started.update(w.decode("ascii") for w in set(_NAME.findall(data)))
         if b"<<<" not in data or self.full:
