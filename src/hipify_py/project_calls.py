@@ -17,11 +17,10 @@ not overloads, are the unit, so an overload set is called when any of it is.
 
 A mention inside `#if __CUDA_ARCH__ >= N` (N a number, or a name the tree defines as one, at
 least 1) with an `#else` is no call in the HIP build, which never defines `__CUDA_ARCH__` and
-takes the `#else`:
-mfaktc's `__umad32`, PTX called only under `#if __CUDA_ARCH__ >= KEPLER` (round 35), and
-PyTorch-Encoding's shuffle helper under `#if __CUDA_ARCH__ >= 300` (round 34).  A value the
-tree `#define`s `__CUDA_ARCH__` to counts as well (ggml's HIP build defines it).  Pure: the
-texts come from the caller."""
+takes the `#else`: mfaktc's `__umad32`, PTX called only under `#if __CUDA_ARCH__ >= KEPLER`
+(round 35), and PyTorch-Encoding's shuffle helper under `#if __CUDA_ARCH__ >= 300` (round 34).
+A value the tree `#define`s `__CUDA_ARCH__` to counts as well (ggml's HIP build defines it).
+Pure: the texts come from the caller."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Map CUDA headers to HIP headers, never duplicate an include, add hip_runtime.h when needed.
 
-An include that maps to a header already included earlier on every path that reaches it is
-removed; includes in different ``#if`` branches are kept, because only one of them is active.
+An include of a CUDA or library header that maps to a header already included earlier on
+every path that reaches it is removed; includes in different ``#if`` branches are kept, because
+only one of them is active, and so is a project file included again (on purpose: once per
+setting of a macro).
 """
 
 from __future__ import annotations
