@@ -55,8 +55,10 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not any(_STATE.match(name) for name in unit.identifiers):
         return
     toks = unit.tokens
-    for i, t in enumerate(toks):
-        if t.text not in _STORAGE or t.in_directive or (i and toks[i - 1].text == "extern"):
+    places = sorted(k for word in _STORAGE for k in unit.identifier_positions.get(word, ()))
+    for i in places:  # the storage keywords' places, not every token
+        t = toks[i]
+        if t.in_directive or (i and toks[i - 1].text == "extern"):
             continue
         j = i + 1
         while j < len(toks) and toks[j].text in _QUALIFIERS:
