@@ -392,7 +392,8 @@ def test_launch_blocks_read_numbers_dim3_and_names_bound_once() -> None:
         b"  dim3 rows(WARP, kRows);\n  c<<<n, rows>>>(x);\n"  # 128 threads
         b"  d<<<n, t>>>(x);\n"  # a parameter: unknown
         b"  int e_block = 16;\n  e<<<n, e_block, 0, s>>>(x);\n"
-        b"  g<<<1, 32>>>(x);\n  g<<<1, 64>>>(x);\n}\n",
+        b"  g<<<1, 32>>>(x);\n  g<<<1, 64>>>(x);\n"
+        b"  h<<<1, dim3(32, 1, 1)>>>(x);\n  dim3 two(16, 2);\n  i<<<1, two>>>(x);\n}\n",
     )
-    launches.add("b.cu", b"void h(void* k) { cudaLaunchKernel((void*)a, 1, 32, 0, 0, 0); }\n")
-    assert launches.block32() == {"b", "e"}
+    launches.add("b.cu", b"void go(void* k) { cudaLaunchKernel((void*)a, 1, 32, 0, 0, 0); }\n")
+    assert launches.block32() == {"b", "e", "h", "i"}

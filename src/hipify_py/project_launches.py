@@ -88,7 +88,8 @@ class LaunchBlocks:
         return frozenset(k for k, small in known.items() if small and k not in self.api_started)
 
     def _value(self, text: bytes, bindings: dict[bytes, set[bytes]], hops: int) -> int | None:
-        """The number of threads ``text`` (a block, or what a name of it is bound to) gives."""
+        """The number of threads ``text`` (a block, or what a name of it is bound to) gives: a
+        `dim3`'s are its sizes' product (`dim3(16, 2)`: 32 threads, one wavefront's lanes 0-31)."""
         text = text.strip()
         while text.startswith(b"(") and text.endswith(b")"):
             text = text[1:-1].strip()
@@ -96,14 +97,15 @@ class LaunchBlocks:
         if number is not None:
             return int(number.group(1))
         dim3 = _DIM3.fullmatch(text)
-        if dim3 is not None:
-            text = dim3.group(1)
-        parts = _top_level_args(text)
-        if len(parts) > 1:
-            rest = [self._value(p, bindings, hops) for p in parts[1:]]
-            if any(r != 1 for r in rest):
-                return None
-            text = parts[0].strip()
+        parts = _top_level_args(dim3.group(1) if dim3 is not None else text)
+        if dim3 is not None or len(parts) > 1:  # `dim3(x, y, z)`, or a binding's `(x, y)`
+            sizes = [self._value(p, bindings, hops) for p in parts]
+            threads = 1
+            for size in sizes:
+                if size is None:
+                    return None
+                threads *= size
+            return threads
         if hops == 0 or _NAME.fullmatch(text) is None:
             return None
         bound = bindings.get(text)
