@@ -14,12 +14,6 @@ conversions, or the HIP names they become):
   converts with the FP8 intrinsics or types: the two disagree on MI300X, where the intrinsics
   give FNUZ bytes.
 
-Not in a file that holds MX block scales as data (`__nv_fp8_e8m0`, which ROCm 7.2.4 has no
-type for: HZ300 there): an MX block-scaled GEMM has no gfx942 path to port, so the e4m3 range
-its inputs are drawn from is moot (ThunderKittens' MXFP8 benchmarks, round 22: 4 false rows).
-A file that only computes e8m0 scale bytes itself (torchao's MX quantiser, nccl_ubx) still
-scales e4m3 data that gfx942 stores as FNUZ, and is reported.
-
 Not a pointer cast to an FP8 type (`reinterpret_cast<const __nv_fp8_e4m3*>(bytes)`): bytes
 encoded as OCP elsewhere (a file, a checkpoint) would decode wrongly, but whether they are can
 rarely be told from the code, and held-out readers judged 0 of 13 such findings of rounds 7-23
@@ -89,10 +83,6 @@ def _uses_e4m3(unit: Unit) -> bool:
     return any(_E4M3.match(name) for name in unit.identifiers)
 
 
-# MX block scales as data: CUDA's e8m0 types, which ROCm 7.2.4 has no type for (HZ300 there)
-_MX_SCALE_TYPES = frozenset({"__nv_fp8_e8m0", "__nv_fp8x2_e8m0", "__nv_fp8x4_e8m0"})
-
-
 def _number(text: str) -> float | None:
     try:
         return float(text.rstrip("fFlL"))
@@ -108,7 +98,7 @@ def _number(text: str) -> float | None:
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     yield from _software_codecs(unit, report)
-    if _uses_e4m3(unit) and not _MX_SCALE_TYPES & unit.identifiers:
+    if _uses_e4m3(unit):
         # one per line: ThunderKittens' `fill(..., -448.0f, 448.0f)` is one range (round 22)
         yield from one_per_line(_e4m3_findings(unit, ctx, report), unit)
 
