@@ -52,10 +52,12 @@ _ARCH_GATE = re.compile(
     rb"#[ \t]*(?:el)?if[ \t(]+(?:defined[ \t]*\(?[ \t]*__CUDA_ARCH__[ \t]*\)?[ \t]*&&[ \t(]*)?"
     rb"__CUDA_ARCH__[ \t]*(>=?)[ \t]*(\w+)[ \t)]*$"
 )
-_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.M)
+# each pattern starts with its literal `#`, which the search skips to (a leading `^[ \t]*` is
+# tried at every byte: 0.9 s over FasterTransformer's 178 MB, against 0.05 s)
+_CONDITIONAL = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*")
 # `#define NAME 300`, `#define NAME (32u)`: a macro defined as a number
 NUMBER_DEFINE = re.compile(
-    rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(\d+)[uUlL]*[ \t]*\)?[ \t]*$", re.M
+    rb"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(\d+)[uUlL]*[ \t]*\)?[ \t]*$", re.M
 )
 # an object-like macro whose body says `__device__` or `__global__`
 _SPECIFIER_MACRO = re.compile(
@@ -144,7 +146,7 @@ def _gates(code: bytes) -> list[tuple[int, int, bytes, bytes]]:
     stack: list[tuple[int, bytes, bytes] | None] = []  # each open `#if`: its gate, if one
     for m in _CONDITIONAL.finditer(code):
         word = m.group(1)
-        gate = _ARCH_GATE.match(m.group(0).lstrip()) if word in (b"if", b"elif") else None
+        gate = _ARCH_GATE.match(m.group(0)) if word in (b"if", b"elif") else None
         if word in (b"elif", b"else", b"endif") and stack:
             top = stack.pop()
             otherwise = word == b"else" or (word == b"elif" and gate is None)
