@@ -29,6 +29,17 @@ def convert_directory(src: Path, out: Path) -> Path:
     return out
 
 
+def converted_tree(nvcc: str, tmp: Path, name: str, files: dict[str, str], source: str) -> Path:
+    """Write ``files`` (file name -> text) as the project ``tmp/name``, check that nvcc builds
+    its ``source``, and convert the tree as a user does (into ``tmp/out``): the output."""
+    tree = tmp / name
+    tree.mkdir()
+    for file, text in files.items():
+        (tree / file).write_text(text)
+    assert_nvcc_builds(nvcc, [tree / source], [], tmp)
+    return convert_directory(tree, tmp / "out")
+
+
 def assert_converted_compiles(converted: Path, name: str, gfx942_check: Callable) -> None:
     """The conversion of fixture ``name`` (in the converted directory) compiles for gfx942."""
     src = converted / name.replace(".cu", ".hip")

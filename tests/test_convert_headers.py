@@ -1,7 +1,7 @@
 """#include rewriting: real ROCm paths, no duplicates, hip_runtime.h exactly once."""
 
 from _convert import hip
-from _units import assert_converted_compiles, assert_nvcc_builds, convert_directory
+from _units import assert_converted_compiles, convert_directory, converted_tree
 
 
 def test_headers_map_to_rocm_include_paths() -> None:
@@ -155,18 +155,14 @@ void run(float* x, size_t n) { scale<<<grid_for(n), 256>>>(x, n); }
 
 
 def test_a_projects_own_header_named_as_cudas_stays_its_own(nvcc, gfx942_check, tmp_path):
-    tree = tmp_path / "yolo"
-    tree.mkdir()
-    (tree / "cuda.h").write_text(OWN_CUDA_H)
-    (tree / "scale.cu").write_text(USES_OWN_CUDA_H)
-    assert_nvcc_builds(nvcc, [tree / "scale.cu"], [], tmp_path)
-    out = convert_directory(tree, tmp_path / "out")
+    files = {"cuda.h": OWN_CUDA_H, "scale.cu": USES_OWN_CUDA_H}
+    out = converted_tree(nvcc, tmp_path, "yolo", files, "scale.cu")
     converted = (out / "scale.hip").read_text()
     assert '#include "cuda.h"' in converted  # the project's header, which declares grid_for
     assert_converted_compiles(out, "scale.cu", gfx942_check)
     # decoy: with no such file beside it, `"cuda.h"` is CUDA's, covered by the runtime header
-    (tree / "cuda.h").unlink()
-    again = convert_directory(tree, tmp_path / "out2")
+    (tmp_path / "yolo" / "cuda.h").unlink()
+    again = convert_directory(tmp_path / "yolo", tmp_path / "out2")
     assert '#include "cuda.h"' not in (again / "scale.hip").read_text()
 
 
@@ -189,12 +185,8 @@ __global__ void k(unsigned* x) { x[0] = div(x[0], x[1]) + inv(x[1]); }
 
 
 def test_a_project_file_included_twice_stays_included_twice(nvcc, gfx942_check, tmp_path):
-    tree = tmp_path / "mf"
-    tree.mkdir()
-    (tree / "div.cu").write_text(TWICE_DIV)
-    (tree / "user.cu").write_text(TWICE_USER)
-    assert_nvcc_builds(nvcc, [tree / "user.cu"], [], tmp_path)
-    out = convert_directory(tree, tmp_path / "out")
+    files = {"div.cu": TWICE_DIV, "user.cu": TWICE_USER}
+    out = converted_tree(nvcc, tmp_path, "mf", files, "user.cu")
     converted = (out / "user.hip").read_text()
     assert converted.count('#include "div.hip"') == 2
     # the decoy: CUDA's two headers, one HIP header, written once

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _units import assert_converted_compiles, assert_nvcc_builds, convert_directory
+from _units import assert_converted_compiles, convert_directory, converted_tree
 
 ROOT = """#pragma once
 template <class B> struct RootData {
@@ -39,12 +39,7 @@ template __global__ void tiles<float>(const char*, const char*, unsigned*);
 def test_a_member_type_in_sizeof_or_a_cast_gets_typename(
     nvcc, gfx942_check, tmp_path: Path
 ) -> None:
-    tree = tmp_path / "vdb"
-    tree.mkdir()
-    (tree / "root.h").write_text(ROOT)
-    (tree / "k.cu").write_text(KERNEL)
-    assert_nvcc_builds(nvcc, [tree / "k.cu"], [], tmp_path)
-    out = convert_directory(tree, tmp_path / "out")
+    out = converted_tree(nvcc, tmp_path, "vdb", {"root.h": ROOT, "k.cu": KERNEL}, "k.cu")
     converted = (out / "k.hip").read_text()
     assert "sizeof(typename Root<B>::Tile)" in converted
     assert "B v = typename Root<B>::ValueType(1) + Root<B>::zero();" in converted
