@@ -842,3 +842,29 @@ def test_hz318_a_specialization_of_the_files_template_is_its_own(nvcc, gfx942_ch
     assert [f.line for f in only("HZ318", plain)] == [6]
     (tmp_path / "b.hip").write_text(hip(plain))
     assert gfx942_check(tmp_path / "b.hip").returncode != 0
+
+
+# TCLB's cross.hpp (round 36): an atomicAdd on a pointer to const, for its read-only fields
+CONST_POINTER_ATOMIC = """#include <cuda_runtime.h>
+__device__ inline void atomicAdd(const double* address, const double& val) {
+  atomicAdd(const_cast<double*>(address), val);
+}
+__global__ void sum(const double* x, double* out, const double* ro) {
+  atomicAdd(out, x[threadIdx.x]);
+  atomicAdd(ro, x[threadIdx.x]);
+}
+"""
+
+
+def test_hz318_an_atomic_on_a_pointer_to_const_is_another_overload(nvcc, gfx942_check, tmp_path):
+    """`atomicAdd(const double*, const double&)` beside HIP's `atomicAdd(double*, double)`:
+    calls with a plain pointer pick HIP's, with a pointer to const the project's; the same
+    helper on a plain pointer is the redefinition (here: an ambiguous call) reported."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", CONST_POINTER_ATOMIC)
+    assert only("HZ318", CONST_POINTER_ATOMIC) == []
+    plain = CONST_POINTER_ATOMIC.replace(
+        "atomicAdd(const double* address", "atomicAdd(double* address"
+    )
+    assert [f.line for f in only("HZ318", plain)] == [2]
+    (tmp_path / "b.hip").write_text(hip(plain))
+    assert gfx942_check(tmp_path / "b.hip").returncode != 0

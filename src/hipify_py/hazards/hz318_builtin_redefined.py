@@ -27,7 +27,9 @@ that only code of that namespace calls (CV-CUDA's `OpFindHomography.cu`, round 2
 outside it sees both, and is ambiguous, so that one is still reported.  Nor
 a specialization of the file's own template (cuDSS samples' `template <typename T> T
 atomicAdd(T*, T)` with `template <> double atomicAdd(double*, double)`, round 23): a template
-coexists with HIP's plain overloads, and calls without template arguments pick HIP's.
+coexists with HIP's plain overloads, and calls without template arguments pick HIP's.  Nor one
+whose pointer is to `const` (TCLB's `atomicAdd(const double*, const double&)`, round 36):
+another overload, which calls with a plain pointer do not prefer to HIP's.
 
 ## How to fix
 Guard the helper so that HIP does not see it (`#if !defined(__HIP_PLATFORM_AMD__)`), or give it
@@ -90,8 +92,9 @@ def _redefined_type(name: str, params: Sequence[Token]) -> str | None:
     or `double` for the arithmetic atomics, `unsigned long` (spelled `std::uint64_t`) for all."""
     texts = [t.text for t in params]
     first = params[: texts.index(",")] if "," in texts else params
-    if "*" not in (t.text for t in first):
-        return None
+    stars = [i for i, t in enumerate(first) if t.text == "*"]
+    if not stars or any(t.text == "const" for t in first[: stars[0]]):
+        return None  # no pointer, or one to const: another overload, as legal as its calls
     words = [t.text for t in first if t.kind is Kind.IDENT]
     floating = next((w for w in words if w in _FLOATING), None)
     if floating is not None:
