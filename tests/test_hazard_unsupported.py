@@ -868,3 +868,34 @@ def test_hz318_an_atomic_on_a_pointer_to_const_is_another_overload(nvcc, gfx942_
     assert [f.line for f in only("HZ318", plain)] == [2]
     (tmp_path / "b.hip").write_text(hip(plain))
     assert gfx942_check(tmp_path / "b.hip").returncode != 0
+
+
+# MMseqs2's libmarv (round 36), built with hipcc by its own CMake: a file that tests HIP's
+# compiler itself means NVIDIA's by `__CUDACC__`
+DUAL_SOURCE_ATOMICS = """#include <cstdint>
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#endif
+#ifdef __CUDACC__
+__device__ inline std::uint64_t atomicAdd(std::uint64_t* a, std::uint64_t v) {
+  return atomicAdd(reinterpret_cast<unsigned long long*>(a), (unsigned long long)v);
+}
+#endif
+__global__ void count(std::uint64_t* n) { atomicAdd(n, std::uint64_t(1)); }
+"""
+
+
+def test_cudacc_in_a_file_that_tests_hips_compiler_is_nvidias(nvcc, gfx942_check, tmp_path):
+    """There `__CUDACC__` stays, HIP leaves it undefined, and the atomic HIP has already is
+    no HIP code; in a file that does not test HIP's compiler it is HIP's `__HIPCC__`, and the
+    helper is the redefinition HZ318 reports."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", DUAL_SOURCE_ATOMICS)
+    assert "#ifdef __CUDACC__" in hip(DUAL_SOURCE_ATOMICS)
+    assert only("HZ318", DUAL_SOURCE_ATOMICS) == []
+    cuda_only = DUAL_SOURCE_ATOMICS.replace(
+        "#if defined(__HIPCC__)\n#include <hip/hip_runtime.h>\n#endif\n", ""
+    )
+    assert "#ifdef __HIPCC__" in hip(cuda_only)
+    assert [f.line for f in only("HZ318", cuda_only)] == [3]
+    (tmp_path / "b.hip").write_text(hip(cuda_only))
+    assert gfx942_check(tmp_path / "b.hip").returncode != 0

@@ -29,7 +29,9 @@ from .hip_build import (
     DEFINED,
     DEVICE_PASS,
     HIP_BUILD,
+    HIP_COMPILER_MACROS,
     HOST_PASS,
+    NVIDIA_COMPILER_MACRO,
     UNDEFINED,
     hip_switch,
 )
@@ -376,6 +378,25 @@ def _branches_of(unit: Unit, cuda: bool) -> Inactive:
     if found is None:
         flags = [a[2:] for a in unit.clang_args if a.startswith("-D") and len(a) > 2]
         defines = [] if cuda else [*unit.project_defines, *flags]  # -D flags win
-        found = hip_inactive(unit.tokens, unit.directives, defines, cuda, unit.project_undefined)
+        undefined = unit.project_undefined
+        if not cuda and tests_hip_compiler(unit):
+            undefined = undefined | {NVIDIA_COMPILER_MACRO}
+        found = hip_inactive(unit.tokens, unit.directives, defines, cuda, undefined)
         unit.__dict__[key] = found
+    return found
+
+
+def tests_hip_compiler(unit: Unit) -> bool:
+    """The unit's conditionals test a macro of HIP's compiler (``HIP_COMPILER_MACROS``): it is
+    written for both compilers, and its `__CUDACC__` means NVIDIA's (computed once)."""
+    found = unit.__dict__.get("_tests_hip_compiler")
+    if found is None:
+        toks = unit.tokens
+        found = any(
+            toks[i].in_directive
+            and unit.directive_word(i) in CONDITIONAL_OPEN | CONDITIONAL_NEXT
+            for name in HIP_COMPILER_MACROS & unit.identifiers
+            for i in unit.identifier_positions[name]
+        )
+        unit.__dict__["_tests_hip_compiler"] = found
     return found

@@ -128,6 +128,25 @@ CUDA_BUILD: Mapping[str, object] = {
 }
 
 
+# The macros a HIP compiler or HIP's headers define.  A file that tests one of them itself was
+# written for both compilers, and there `__CUDACC__` names NVIDIA's alone (MMseqs2's libmarv
+# builds its `.cu` files with hipcc: its `#ifdef __CUDACC__` atomics for `uint64_t`, which HIP
+# declares already, are no HIP code; round 36, 7 false findings): it stays as written and HIP
+# leaves it undefined (``conditions``, ``rewrite.identifiers``).
+HIP_COMPILER_MACROS = frozenset(
+    {
+        "__HIPCC__",
+        "__HIP__",
+        "__HIP_PLATFORM_AMD__",
+        "__HIP_PLATFORM_HCC__",
+        "__HIP_PLATFORM_NVIDIA__",
+        "__HIP_PLATFORM_NVCC__",
+        "__HIP_DEVICE_COMPILE__",
+    }
+)
+NVIDIA_COMPILER_MACRO = "__CUDACC__"
+
+
 # Feature switches named after an NVIDIA architecture (ggml's TURING_MMA_AVAILABLE, a project's
 # HOPPER_TMA or NV_PTX_...) are defined from __CUDA_ARCH__ tests that HIP never passes, and the
 # RDNA target macros (__gfx1100__) are not defined when compiling for Instinct (gfx9): both are

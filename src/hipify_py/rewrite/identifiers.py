@@ -1,17 +1,19 @@
 """Rename CUDA API identifiers through the mapping tables, in every preprocessor branch.
 
-Only identifier tokens are touched, so comments and string literals are never rewritten.  Every
+Only identifier tokens are touched, so comments and string literals are never rewritten. Every
 occurrence of a mapped name is renamed, members and qualified names included: a project that
-declares its own ``cudaMalloc`` (a struct member, a function in its namespace) gets the
-declaration and every use renamed alike, so the output stays consistent.  Only CUDA-specific
-names are mapped (everything else in the tables is ``cu*``/``__*``-prefixed), so user code
-that merely shares a common word is not touched.  The name a ``#define`` defines and its
-parameters are never renamed (portability shims keep working), and the CUDA version macros are
-left to ``version_gates``.  In a file that includes HIP's own headers (a project's HIP compat
-header, ggml's ``vendors/hip.h``: ``typedef __hip_fp8_e4m3 __nv_fp8_e4m3;``), the name a
-``typedef`` or ``using`` declares is a CUDA spelling the project gives a HIP type: renamed, it
-would redeclare HIP's type as something else; so are those names, and the one an `auto NAME =`
-declares, in code only the project's HIP build compiles (``kept_aliases``).
+declares its own ``cudaMalloc`` (a struct member, a function in its namespace) gets the declaration
+and every use renamed alike, so the output stays consistent. Only CUDA-specific names are mapped
+(everything else in the tables is ``cu*``/``__*``-prefixed), so user code that merely shares a
+common word is not touched. The name a ``#define`` defines and its parameters are never renamed
+(portability shims keep working), and the CUDA version macros are left to ``version_gates``.
+`__CUDACC__` stays in a file that tests HIP's compiler macros itself
+(``conditions.tests_hip_compiler``): there it names NVIDIA's compiler alone. In a file that
+includes HIP's own headers (a project's HIP compat header, ggml's ``vendors/hip.h``: ``typedef
+__hip_fp8_e4m3 __nv_fp8_e4m3;``), the name a ``typedef`` or ``using`` declares is a CUDA spelling
+the project gives a HIP type: renamed, it would redeclare HIP's type as something else; so are
+those names, and the one an `auto NAME =` declares, in code only the project's HIP build compiles
+(``kept_aliases``).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from ..analysis.declared_types import aliases
 from ..analysis.tokens import cached
 from ..context import Context
 from ..edits import Edit
-from ..frontend.conditions import hip_written_in
+from ..frontend.conditions import hip_written_in, tests_hip_compiler
 from ..frontend.directives import includes
+from ..frontend.hip_build import NVIDIA_COMPILER_MACRO
 from ..frontend.unit import Unit
 from ..mappings import hip_name, is_convertible
 from ..mappings.provenance import rename_rule
@@ -47,6 +50,8 @@ def identifiers(unit: Unit, ctx: Context) -> Iterator[Edit]:
     }
     if not wanted:
         return
+    if NVIDIA_COMPILER_MACRO in wanted and tests_hip_compiler(unit):
+        del wanted[NVIDIA_COMPILER_MACRO]  # written for both compilers: NVIDIA's alone
     positions = unit.identifier_positions
     roles = definition_roles(unit).keys() | kept_aliases(unit)
     for name, entry in wanted.items():
