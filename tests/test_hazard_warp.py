@@ -1376,3 +1376,31 @@ def test_hz105_a_ballot_only_lanes_below_32_read_loses_nothing(nvcc, tmp_path):
         "  if (warp == 0", "  out[64 + warp] = mask;\n  if (warp == 0"
     )
     assert [f.line for f in only("HZ105", read)] == [5]
+
+
+# Magicube's SDDMM (round 36): `dim3 block;` with `block.x = 32;` before every launch
+MEMBER_SET_BLOCK = """__global__ void scan(float* o) {
+  int lane = threadIdx.x & 31;
+  float v = o[threadIdx.x];
+  v += __shfl_up_sync(0xffffffff, v, 8);
+  if (lane >= 8) o[threadIdx.x] = v;
+}
+void run(float* o, int n) {
+  dim3 grid;
+  grid.x = n;
+  dim3 block;
+  block.x = 32;
+  scan<<<grid, block>>>(o);
+}
+"""
+
+
+def test_hz103_none_in_a_kernel_whose_dim3_block_is_set_to_32_member_by_member(nvcc, tmp_path):
+    """The block's sizes set one by one, `block.x = 32;`: no wavefront has lanes 32-63; set
+    to 64, or set twice, the shuffle's width matters again."""
+    (tmp_path / "a.cu").write_text(MEMBER_SET_BLOCK)
+    assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
+    assert only("HZ103", MEMBER_SET_BLOCK) == []
+    assert [f.line for f in only("HZ103", MEMBER_SET_BLOCK.replace("= 32;", "= 64;"))] == [4]
+    twice = MEMBER_SET_BLOCK.replace("block.x = 32;", "block.x = 32;\n  block.x = n;")
+    assert [f.line for f in only("HZ103", twice)] == [4]

@@ -393,7 +393,10 @@ def test_launch_blocks_read_numbers_dim3_and_names_bound_once() -> None:
         b"  d<<<n, t>>>(x);\n"  # a parameter: unknown
         b"  int e_block = 16;\n  e<<<n, e_block, 0, s>>>(x);\n"
         b"  g<<<1, 32>>>(x);\n  g<<<1, 64>>>(x);\n"
-        b"  h<<<1, dim3(32, 1, 1)>>>(x);\n  dim3 two(16, 2);\n  i<<<1, two>>>(x);\n}\n",
+        b"  h<<<1, dim3(32, 1, 1)>>>(x);\n  dim3 two(16, 2);\n  i<<<1, two>>>(x);\n"
+        b"  dim3 set;\n  set.x = WARP;\n  j<<<1, set>>>(x);\n"  # Magicube's, round 36
+        b"  dim3 wide;\n  wide.x = 32;\n  wide.y = 2;\n  k<<<1, wide>>>(x);\n"
+        b"  dim3 twice;\n  twice.x = 32;\n  twice.x = 64;\n  l<<<1, twice>>>(x);\n}\n",
     )
     launches.add("b.cu", b"void go(void* k) { cudaLaunchKernel((void*)a, 1, 32, 0, 0, 0); }\n")
-    assert launches.block32() == {"b", "e", "h", "i"}
+    assert launches.block32() == {"b", "e", "h", "i", "j"}

@@ -6,9 +6,9 @@ hazard holds in them (``analysis.block_geometry.BLOCK32``).  cuSZp launches its 
 `cuSZp_kernels_*.cu` (round 35: 6 false HZ103).  A file alone sees no launch of them.
 
 Read from the texts with patterns, as the index reads the tree: a launch's block is a number,
-`dim3(x)`, or a name the launching file binds once (`dim3 b(x)`, `int b = x;`, `b = x;`)
-down to a number or a constant the tree defines with one value (`#define`, `const` or
-`constexpr`).  A kernel with any launch whose block is not known so, or that a file starts
+`dim3(x)`, or a name the launching file binds once (`dim3 b(x)`, `int b = x;`, `b = x;`,
+`dim3 b;` with `b.x = x;`) down to a number or a constant the tree defines with one value
+(`#define`, `const` or `constexpr`).  A kernel with any launch whose block is not known so, or that a file starts
 through a launch API (`cudaLaunchKernel(...)`), is not one of them.  Pure: the texts come
 from the caller; the scan is linear in each text, and the launches kept are bounded."""
 
@@ -33,6 +33,11 @@ _BINDING = re.compile(
     rb"\bdim3\s+([A-Za-z_]\w*)\s*[({]([^;(){}]*)[)}]\s*;"
     rb"|(?<![\w.>=!<])([A-Za-z_]\w*)\s*=(?!=)\s*([^;{}]*);"
 )
+# `dim3 b;` (1x1x1) and its sizes set one by one, `b.x = 32;` (Magicube's launches, round 36);
+# the member pattern starts with its literal `.`, the name before it is read backwards
+_DIM3_PLAIN = re.compile(rb"dim3\s+([A-Za-z_]\w*)\s*;")
+_MEMBER = re.compile(rb"\.([xyz])[ \t]*=(?!=)[ \t]*([^;{}\n]*);")
+_NAME_BEFORE = re.compile(rb"([A-Za-z_]\w*)$")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _NUMBER = re.compile(rb"(\d+)[uUlL]*")
 _DIM3 = re.compile(rb"dim3\s*[({]([^;(){}]*)[)}]")
@@ -139,4 +144,14 @@ def _bindings(data: bytes) -> dict[bytes, set[bytes]]:
             out.setdefault(m.group(1), set()).add(b"dim3(" + m.group(2).strip() + b")")
         else:
             out.setdefault(m.group(3), set()).add(m.group(4).strip())
+    plain = set(_DIM3_PLAIN.findall(data))
+    sizes: dict[bytes, dict[bytes, set[bytes]]] = {}
+    for m in _MEMBER.finditer(data) if plain else ():
+        name = _NAME_BEFORE.search(data, max(0, m.start() - 64), m.start())
+        if name is not None and name.group(1) in plain:
+            sizes.setdefault(name.group(1), {}).setdefault(m.group(1), set()).add(m.group(2))
+    for name, members in sizes.items():
+        if all(len(v) == 1 for v in members.values()):
+            dims = (next(iter(members.get(d, {b"1"}))).strip() for d in (b"x", b"y", b"z"))
+            out.setdefault(name, set()).add(b"dim3(" + b", ".join(dims) + b")")
     return out

@@ -90,11 +90,11 @@ def _launch_shapes(unit: Unit) -> dict[str, list[tuple[int, int | None] | None]]
 
 
 def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int | None] | None:
-    """(x, y * z) of the launch's block argument ``tokens[a:b]``: a number, `dim3(x, y)`, or
-    a `dim3 name(x, y)` / `dim3 name = dim3(x, y)` / `dim3 name{x, y}` declared before it in
-    the same function; y * z None when y or z is not a known constant (rows of x threads all
-    the same: flashinfer's `dim3 block(warpSize, numWarps)`), None when it is none of these
-    or x is not a known constant."""
+    """(x, y * z) of the launch's block argument ``tokens[a:b]``: a number, `dim3(x, y)`, or a `dim3
+    name(x, y)` / `dim3 name = dim3(x, y)` / `dim3 name{x, y}` declared before it in the same
+    function, or a `dim3 name;` whose sizes it then sets (``_assigned_sizes``); y * z None when
+    y or z is not a known constant (rows of x threads all the same: flashinfer's `dim3
+    block(warpSize, numWarps)`), None when it is none of these or x is not a known constant."""
     toks = unit.tokens
     value = evaluate(unit, a, b)
     if value is not None:
@@ -112,6 +112,8 @@ def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int | None] | None:
         )
         if decl is None:
             return None
+        if toks[decl + 1].text == ";":
+            return _assigned_sizes(unit, toks[a].text, decl, a)
         a = decl + 1
         if toks[a].text == "=" and toks[a + 1].text == "dim3":
             a += 2
@@ -130,3 +132,25 @@ def _block_shape(unit: Unit, a: int, b: int) -> tuple[int, int | None] | None:
     for v in sizes[1:]:
         rest = None if rest is None or v is None else rest * v
     return sizes[0], rest
+
+
+def _assigned_sizes(unit: Unit, name: str, decl: int, launch: int) -> tuple[int, int | None] | None:
+    """(x, y * z) of a `dim3 name;` (1x1x1) declared at token ``decl`` whose sizes the code
+    before ``launch`` sets one by one, `name.x = 32;` (Magicube's SDDMM launches, round 36);
+    None when one is set twice or to no known constant."""
+    toks = unit.tokens
+    sizes: dict[str, int | None] = {}
+    for k in unit.identifier_positions[name]:
+        if not decl < k < launch or toks[k + 1].text != ".":
+            continue
+        member, op = toks[k + 2].text, toks[k + 3].text
+        if op == "==" or not op.endswith("="):
+            continue  # read, not set
+        end = next((j for j in range(k + 4, launch) if toks[j].text == ";"), None)
+        if op != "=" or member not in ("x", "y", "z") or member in sizes or end is None:
+            return None
+        sizes[member] = evaluate(unit, k + 4, end)
+    x, y, z = (sizes.get(m, 1) for m in ("x", "y", "z"))
+    if x is None:
+        return None
+    return x, None if y is None or z is None else y * z
