@@ -899,3 +899,42 @@ def test_cudacc_in_a_file_that_tests_hips_compiler_is_nvidias(nvcc, gfx942_check
     assert [f.line for f in only("HZ318", cuda_only)] == [3]
     (tmp_path / "b.hip").write_text(hip(cuda_only))
     assert gfx942_check(tmp_path / "b.hip").returncode != 0
+
+
+# Magicube's SDDMM (round 36): each kernel declares its three fragments 32x8x16
+RETILED_KERNELS = """#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+__global__ void sddmm(const half* a, const half* b, float* c) {
+  int warp = threadIdx.x / 32;
+  wmma::fragment<wmma::matrix_a, 32, 8, 16, half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 32, 8, 16, half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 32, 8, 16, float> acc;
+  wmma::fill_fragment(acc, 0.0f);
+  wmma::load_matrix_sync(fa, a + warp * 512, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  wmma::mma_sync(acc, fa, fb, acc);
+  wmma::store_matrix_sync(c + warp * 256, acc, 8, wmma::mem_row_major);
+}
+__global__ void square(const half* a, float* c) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::fill_fragment(acc, 0.0f);
+  wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);
+}
+"""
+
+
+def test_hz313_a_kernels_unsupported_shapes_are_one_retiling(nvcc, tmp_path):
+    """One error per kernel at its first 32x8x16 fragment, the others its dependent lines,
+    and no geometry warning beside it (the retiling is the geometry); a kernel of 16x16x16
+    fragments keeps its warning."""
+    (tmp_path / "a.cu").write_text(RETILED_KERNELS)
+    assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
+    found = only("HZ313", RETILED_KERNELS)
+    assert [(f.line, f.severity) for f in found] == [(6, Severity.ERROR), (16, Severity.WARNING)]
+    assert "a 32x8x16 WMMA fragment" in found[0].message
+    assert "line 5 divides by 32" in found[0].message
+    assert found[0].message.endswith("dependent lines: 7, 8")
+    assert found[0].extra == {"related_lines": "7,8"}

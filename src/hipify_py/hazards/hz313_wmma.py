@@ -14,8 +14,10 @@ namespace nvcuda`). The conversion translates it to AMD's rocWMMA (`#include
   (`wmma::precision::tf32`, `__float_to_tf32`), sub-byte and bit fragments
   (`precision::u4/s4/b1`, `wmma::experimental`, `bmma_sync`), a fragment of `__nv_bfloat16`
   (rocWMMA's bf16 is `rocwmma::bfloat16_t`, ROCm's older `hip_bfloat16`, not the
-  `__hip_bfloat16` that `__nv_bfloat16` converts to), and the non-square shapes `32x8x16` and
-  `8x32x16` (rocWMMA's blocks on gfx942 are 16x16 or 32x32);
+  `__hip_bfloat16` that `__nv_bfloat16` converts to);
+- an **error once per function** whose fragments have the non-square shapes `32x8x16` or
+  `8x32x16` (rocWMMA's blocks on gfx942 are 16x16 or 32x32), at its first such fragment,
+  listing the others: one retiling fixes them all, and it replaces the geometry warning;
 - an **error once per function** that casts a fragment's element storage as a whole
   (`reinterpret_cast<__half2*>(frag.x)`, `(__half2*)frag.x`), listing its other casts: CUDA's
   `x` is an array, rocWMMA's a vector type no pointer cast takes.
@@ -80,6 +82,23 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     errors = [report(*where, severity=Severity.ERROR) for where in _unsupported(unit, uses)]
     yield from one_per_line(errors, unit)
+    retiled = _shapes(unit, uses)
+    for shapes in retiled.values():
+        (first, close, _), *others = shapes
+        more = related(unit, [k for k, _, _ in others], first)
+        names = ", ".join(dict.fromkeys(shape for _, _, shape in shapes))
+        func = function_at(unit, first)
+        where = _divides_by_32(unit, func) if func is not None else None
+        yield report(
+            unit.tokens[first].start,
+            unit.tokens[close].end,
+            f"a {names} WMMA fragment: rocWMMA's blocks on gfx942 are 16x16 or 32x32 (M and "
+            "N); retile the kernel for 64-lane wavefronts"
+            + (f" (line {where} divides by 32)" if where else "")
+            + more.note,
+            severity=Severity.ERROR,
+            extra=more.extra,
+        )
     for casts in _storage_casts(unit, uses).values():
         first, last = casts[0]
         more = related(unit, [k for k, _ in casts[1:]], first)
@@ -93,7 +112,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             severity=Severity.ERROR,
             extra=more.extra,
         )
-    seen: set[int] = set()
+    seen = set(retiled)
     for use in uses:
         func = function_at(unit, use.index)
         if func is None or func.open in seen or not use.supported:
@@ -135,13 +154,10 @@ def _cast_before(toks: Sequence[Token], k: int, after: int) -> bool:
 
 def _fragment_closes(unit: Unit, uses: Sequence[WmmaUse]) -> Iterator[int]:
     """The `>` closing each `wmma::fragment<...>` declaration's arguments."""
-    toks = unit.tokens
     for use in uses:
-        if use.supported and use.key.endswith("::fragment"):
-            last = next(k for k in range(use.index, len(toks)) if toks[k].end == use.end)
-            found = _arguments(toks, last + 1)
-            if found is not None:
-                yield found[1]
+        found = _fragment_arguments(unit, use)
+        if found is not None:
+            yield found[1]
 
 
 def _geometry_message(unit: Unit, func: Func) -> str:
@@ -176,35 +192,53 @@ def _unsupported(unit: Unit, uses: Sequence[WmmaUse]) -> Iterator[tuple[int, int
                 + (f" ({why})" if why else "")
                 + ": left as it is, it does not compile for AMD; port this part by hand",
             )
-        elif use.key.endswith("::fragment"):
-            yield from _fragment_problems(unit, use)
+        else:
+            yield from _fragment_type(unit, use)
 
 
-def _fragment_problems(unit: Unit, use: WmmaUse) -> Iterator[tuple[int, int, str]]:
-    """A fragment's element type or shape that rocWMMA does not have."""
-    toks = unit.tokens
-    last = next(k for k in range(use.index, len(toks)) if toks[k].end == use.end)
-    found = _arguments(toks, last + 1)
-    if found is None or len(found[0]) < 5:
+def _fragment_type(unit: Unit, use: WmmaUse) -> Iterator[tuple[int, int, str]]:
+    """A fragment's element type that rocWMMA does not have."""
+    found = _fragment_arguments(unit, use)
+    if found is None:
         return
     args, close = found
-    shape = [evaluate(unit, a, b) for a, b in args[1:4]]
-    kind = " ".join(t.text for t in toks[args[4][0] : args[4][1]])
+    kind = " ".join(t.text for t in unit.tokens[args[4][0] : args[4][1]])
     if kind in _NO_FRAGMENT_TYPE:
         yield (
             use.start,
-            toks[close].end,
+            unit.tokens[close].end,
             f"a WMMA fragment of `{kind}`: rocWMMA's bf16 fragments take rocwmma::bfloat16_t "
             "(hip_bfloat16), not the __hip_bfloat16 it converts to; convert the data or use half",
         )
-    elif None not in shape and (shape[0] not in _SQUARE or shape[1] not in _SQUARE):
-        m, n, k = shape
-        yield (
-            use.start,
-            toks[close].end,
-            f"a {m}x{n}x{k} WMMA fragment: rocWMMA's blocks on gfx942 are 16x16 or 32x32 "
-            "(M and N); retile the kernel",
-        )
+
+
+def _shapes(unit: Unit, uses: Sequence[WmmaUse]) -> dict[int, list[tuple[int, int, str]]]:
+    """By function (its `{`; -1 outside any), the first token, the closing `>` and the
+    ``MxNxK`` of each fragment whose M or N is not one of rocWMMA's block sizes."""
+    out: dict[int, list[tuple[int, int, str]]] = {}
+    for use in uses:
+        found = _fragment_arguments(unit, use)
+        if found is None:
+            continue
+        args, close = found
+        shape = [evaluate(unit, a, b) for a, b in args[1:4]]
+        if None in shape or (shape[0] in _SQUARE and shape[1] in _SQUARE):
+            continue
+        func = function_at(unit, use.index)
+        entry = (use.index, close, "x".join(map(str, shape)))
+        out.setdefault(func.open if func is not None else -1, []).append(entry)
+    return out
+
+
+def _fragment_arguments(unit: Unit, use: WmmaUse) -> tuple[list[tuple[int, int]], int] | None:
+    """The template arguments of a supported `wmma::fragment<...>` use (at least five) and
+    the index of its closing `>`."""
+    if not use.supported or not use.key.endswith("::fragment"):
+        return None
+    toks = unit.tokens
+    last = next(k for k in range(use.index, len(toks)) if toks[k].end == use.end)
+    found = _arguments(toks, last + 1)
+    return found if found is not None and len(found[0]) >= 5 else None
 
 
 def _arguments(toks: Sequence[Token], opener: int) -> tuple[list[tuple[int, int]], int] | None:
