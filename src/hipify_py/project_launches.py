@@ -147,9 +147,9 @@ def _bindings(data: bytes) -> dict[bytes, set[bytes]]:
     plain = set(_DIM3_PLAIN.findall(data))
     sizes: dict[bytes, dict[bytes, set[bytes]]] = {}
     for m in _MEMBER.finditer(data) if plain else ():
-        name = _NAME_BEFORE.search(data, max(0, m.start() - 64), m.start())
-        if name is not None and name.group(1) in plain:
-            sizes.setdefault(name.group(1), {}).setdefault(m.group(1), set()).add(m.group(2))
+        before = _NAME_BEFORE.search(data, max(0, m.start() - 64), m.start())
+        if before is not None and before.group(1) in plain:
+            sizes.setdefault(before.group(1), {}).setdefault(m.group(1), set()).add(m.group(2))
     for name, members in sizes.items():
         if all(len(v) == 1 for v in members.values()):
             dims = (next(iter(members.get(d, {b"1"}))).strip() for d in (b"x", b"y", b"z"))
