@@ -29,6 +29,7 @@ from .project_gated_includes import GatedIncludes
 from .project_index import ProjectIndex, index_of
 from .project_launches import LaunchBlocks
 from .project_masks import MaskWidths
+from .project_reach import IncludeReach
 from .project_switches import WRAPPING_MACROS, SwitchUses, is_build_text
 from .project_wavefronts import WavefrontUses
 
@@ -306,6 +307,7 @@ def project_index_of(
     switches = SwitchUses()
     gated = GatedIncludes()
     launches = LaunchBlocks()
+    reach = IncludeReach()
 
     def also(path: str, data: bytes) -> None:
         wavefronts.add(path, data)
@@ -313,6 +315,7 @@ def project_index_of(
         switches.add_source(data)
         gated.add(path, data)
         launches.add(path, data)
+        reach.add(path, data)
 
     index = index_of(_TreeTexts(items), mappings, also=also)
     for c in items:
@@ -338,6 +341,7 @@ def project_index_of(
         cuda_backends=cuda_backends_of(files),
         library_copies=library_copies_of(files),
         retired=retired_dirs_of(files),
+        unreached=reach.unreached(),
         own_cuda_named=cuda_named_headers(files, mappings),
     )
 

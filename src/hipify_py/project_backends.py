@@ -64,9 +64,12 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
     """Why ``path`` is no file of the project's port: it lies in one of
     ``project.cuda_backends``, ``project.library_copies`` or ``project.retired``, or is one of
     ``project.cuda_twins``, or a header only branches the HIP build skips include
-    (``project.skipped_headers``); "" when it is."""
+    (``project.skipped_headers``), or in a directory no source reaches
+    (``project.unreached``); "" when it is."""
     if Path(path).name in project.skipped_headers:
         return "a header only branches the HIP build skips include"
+    if project.unreached and str(Path(path).absolute()) in project.unreached:
+        return "a header in a directory no source file of the tree includes from"
     if not (
         project.cuda_backends or project.library_copies or project.cuda_twins or project.retired
     ):

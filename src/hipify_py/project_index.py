@@ -88,6 +88,8 @@ class ProjectIndex:
     library_copies: frozenset[str] = frozenset()
     # the tree's `deadcode`/`attic` directories (``project_backends.retired_dirs_of``), absolute
     retired: frozenset[str] = frozenset()
+    # the headers in directories no source of the tree reaches (``project_reach``), absolute
+    unreached: frozenset[str] = frozenset()
     # the tree's own headers named as CUDA's (darknet's `src/cuda.h`, which its sources include
     # as `"cuda.h"`, round 31: altis's copy lost it to `<hip/hip_runtime.h>`), absolute
     own_cuda_named: frozenset[str] = frozenset()
@@ -227,6 +229,7 @@ class ProjectIndex:
             sorted(self.cuda_twins),
             sorted(self.hip_twins),
             sorted(self.retired),
+            sorted(self.unreached),
             sorted(self.library_copies),
             sorted(self.own_cuda_named),
             sorted(self.narrow_masks),

@@ -1,0 +1,87 @@
+"""Headers in directories that no source file of the tree reaches through its includes: a
+backup copy (Magicube's `spmm_utils_N128_bk/` beside the `spmm_utils/` its sources include,
+round 36: 3 false findings), a lint helper (wholegraph's `scripts/checks/`).  No build
+compiles such a header, so its hazards are none of the port's.
+
+A directory counts, not a header: a header nothing includes beside headers that are included
+is most often one whose includer the build generates or that users include (NCCL's device
+headers, cuVS's and SpargeAttn's kernel headers: judged true, round 33, when single headers
+were dropped).  Headers under an `include/` directory are a library's public ones, for code
+outside the tree; a tree without sources (a header-only library) reaches nothing and has no
+such directory.
+
+An include is resolved as a compiler would from the includer's directory and then its
+ancestors (the `-I` directories a project's build most often names); one that resolves so
+nowhere reaches every file of the tree whose path ends with what it spells.  Pure: the texts
+come from the caller; the scan is linear in each text."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+
+from .frontend.unit import SOURCE_SUFFIXES
+
+_INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
+_MOST_INCLUDES = 500_000  # includes kept for the resolution after the pass, at most
+
+
+class IncludeReach:
+    """Collects, file by file, what each file of the tree includes."""
+
+    def __init__(self) -> None:
+        # each C-like file (absolute path) -> the paths it includes, as spelled
+        self.includes: dict[str, list[str]] = {}
+        self.kept = 0
+
+    def add(self, path: str, data: bytes) -> None:
+        spelled = [m.group(1).decode("utf-8", "replace").strip() for m in _INCLUDE.finditer(data)]
+        self.kept += len(spelled)
+        if self.kept <= _MOST_INCLUDES:
+            self.includes[str(Path(path).absolute())] = spelled
+
+    def unreached(self) -> frozenset[str]:
+        """The headers (absolute paths) of directories none of whose files a source of the
+        tree reaches, outside `include/` directories; none past the bound of includes kept."""
+        if self.kept > _MOST_INCLUDES:
+            return frozenset()
+        paths = set(self.includes)
+        sources = [p for p in paths if p.endswith(SOURCE_SUFFIXES)]
+        if not sources:
+            return frozenset()
+        by_name: dict[str, list[str]] = {}
+        for p in paths:
+            by_name.setdefault(posixpath.basename(p), []).append(p)
+        seen, todo = set(sources), list(sources)
+        while todo:
+            includer = todo.pop()
+            for spelled in self.includes[includer]:
+                for found in _resolved(includer, spelled, paths, by_name):
+                    if found not in seen:
+                        seen.add(found)
+                        todo.append(found)
+        live = {posixpath.dirname(p) for p in seen}
+        return frozenset(
+            p
+            for p in paths - seen
+            if posixpath.dirname(p) not in live and "include" not in Path(p).parent.parts
+        )
+
+
+def _resolved(
+    includer: str, spelled: str, paths: set[str], by_name: dict[str, list[str]]
+) -> list[str]:
+    """The files of the tree ``#include "spelled"`` in ``includer`` may name: the first found
+    from its directory up, else every file whose path ends with what it spells."""
+    d = posixpath.dirname(includer)
+    while True:
+        found = posixpath.normpath(posixpath.join(d, spelled))
+        if found in paths:
+            return [found]
+        up = posixpath.dirname(d)
+        if up == d:
+            break
+        d = up
+    tail = "/" + "/".join(part for part in spelled.split("/") if part not in ("", ".", ".."))
+    return [p for p in by_name.get(posixpath.basename(spelled), ()) if p.endswith(tail)]
