@@ -8,9 +8,10 @@ hazard holds in them (``analysis.block_geometry.BLOCK32``).  cuSZp launches its 
 Read from the texts with patterns, as the index reads the tree: a launch's block is a number,
 `dim3(x)`, or a name the launching file binds once (`dim3 b(x)`, `int b = x;`, `b = x;`,
 `dim3 b;` with `b.x = x;`) down to a number or a constant the tree defines with one value
-(`#define`, `const` or `constexpr`).  A kernel with any launch whose block is not known so, or that a file starts
-through a launch API (`cudaLaunchKernel(...)`), is not one of them.  Pure: the texts come
-from the caller; the scan is linear in each text, and the launches kept are bounded."""
+(`#define`, `const` or `constexpr`).  A kernel with any launch whose block is not known so,
+or that a file starts through a launch API (`cudaLaunchKernel(...)`), is not one of them.
+Pure: the texts come from the caller; the scan is linear in each text, and the launches kept
+are bounded."""
 
 from __future__ import annotations
 
