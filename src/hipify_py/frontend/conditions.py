@@ -393,8 +393,7 @@ def tests_hip_compiler(unit: Unit) -> bool:
     if found is None:
         toks = unit.tokens
         found = any(
-            toks[i].in_directive
-            and unit.directive_word(i) in CONDITIONAL_OPEN | CONDITIONAL_NEXT
+            toks[i].in_directive and unit.directive_word(i) in CONDITIONAL_OPEN | CONDITIONAL_NEXT
             for name in HIP_COMPILER_MACROS & unit.identifiers
             for i in unit.identifier_positions[name]
         )
