@@ -5,11 +5,12 @@ TensorRT include; the project's own code next to them keeps every finding."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
 
-from _units import assert_nvcc_builds
+from _units import assert_nvcc_builds, convert_directory
 from hipify_py.cli.check import check
 from hipify_py.findings import Severity
 from hipify_py.pipeline import check_result
@@ -558,3 +559,48 @@ def test_a_directory_of_headers_no_source_reaches_is_not_the_port(nvcc, tmp_path
     (root / "main.cu").unlink()
     found = {path for rule, path in _tree_findings(tmp_path, "app") if rule == "HZ310"}
     assert found == {"utils/barrier.h", "utils_bk/barrier.h", "utils/unused.h", "include/api.cuh"}
+
+
+# gdrcopy (round 36): its own copy of the driver's types, for a libcuda it dlopens, included
+# by plain C files that include no CUDA header
+DRIVER_COPY = """#pragma once
+typedef enum cudaError_enum { CUDA_SUCCESS = 0, CU_RESULT_MAX = 0x7FFFFFFF } CUresult;
+typedef unsigned long long CUdeviceptr;
+typedef int CUdevice;
+typedef enum CUdevice_attribute_enum { CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124 } CUattr;
+extern CUresult (*gdr_cuDeviceGet)(CUdevice* device, int ordinal);
+"""
+DRIVER_USER = """#include <stddef.h>
+#include "cuda_wrapper.h"
+CUresult (*gdr_cuDeviceGet)(CUdevice* device, int ordinal) = NULL;
+int first_device(void) {
+  CUdevice dev;
+  CUdeviceptr none = 0;
+  return gdr_cuDeviceGet && gdr_cuDeviceGet(&dev, 0) == CUDA_SUCCESS ? dev + (int)none : -1;
+}
+int dmabuf_attribute(void) { return CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED; }
+"""
+
+
+def test_a_copy_of_the_driver_api_for_c_files_gets_no_hip_header(tmp_path):
+    """Converted, the copy declares HIP's names for files that include no HIP header: no HIP
+    runtime header is added to it or to its includers, the C file still compiles, and HZ321
+    stays silent, as HZ302 on the attribute the copy declares (newer than ROCm 7.2.4's HIP
+    in the tables, but the copy's own, left as it is); a `.cu` file that includes the copy
+    brings HIP's headers in, and there the copy redeclares HIP's types."""
+    root = tmp_path / "gdr"
+    root.mkdir()
+    (root / "cuda_wrapper.h").write_text(DRIVER_COPY)
+    (root / "wrapper.c").write_text(DRIVER_USER)
+    cc = ["gcc", "-fsyntax-only", "-I", str(root), str(root / "wrapper.c")]
+    assert subprocess.run(cc, capture_output=True).returncode == 0
+    out = convert_directory(root, tmp_path / "out")
+    assert "hip_runtime" not in (out / "cuda_wrapper.h").read_text()
+    assert "hip_runtime" not in (out / "wrapper.c").read_text()
+    assert "hipError_t" in (out / "wrapper.c").read_text()
+    cc = ["gcc", "-fsyntax-only", "-I", str(out), str(out / "wrapper.c")]
+    proc = subprocess.run(cc, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert _tree_findings(tmp_path, "gdr") == []
+    (root / "probe.cu").write_text('#include "cuda_wrapper.h"\n__global__ void k() {}\n')
+    assert ("HZ321", "cuda_wrapper.h") in _tree_findings(tmp_path, "gdr")

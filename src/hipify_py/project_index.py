@@ -33,7 +33,7 @@ from .project_types import declared_after_bodies, opaque_handles, record_types
 from .project_unused import expanded, header_definitions
 
 if TYPE_CHECKING:
-    from .mappings.index import MappingIndex
+    from .mappings.index import Entry, MappingIndex
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,10 @@ class ProjectIndex:
     # the kernels every launch of which in the tree runs blocks of at most 32 threads
     # (``project_launches``: cuSZp's, launched from another file than theirs, round 35)
     block32_kernels: frozenset[str] = frozenset()
+    # the base names of the files that declare types of the CUDA runtime or driver API
+    # themselves: copies of the API for a driver loaded at run time (gdrcopy's
+    # `cuda_wrapper.h`), which name no HIP header needs (``rewrite.headers``)
+    api_copies: frozenset[str] = frozenset()
 
     @cached_property
     def _include_graph(self) -> dict[str, tuple[str, ...]]:
@@ -188,6 +192,33 @@ class ProjectIndex:
         }
         values = tuple(v for v in self.hip_values if v.partition("=")[0] in reaching)
         return values, self.hip_undefined & reaching | self.cuda_switches | self.unset_switches
+
+    def tu_includes(self, path: str, wanted: Callable[[str], bool]) -> bool:
+        """A file of the tree that includes ``path``'s file, directly or through headers, or
+        that file itself, is or includes (directly or through headers) a file whose base
+        name ``wanted`` accepts: what the translation units that compile the file hold, by
+        base name (an over-approximation).  False where no tree is known."""
+        up = self._included_by
+        base = Path(path).name
+        above, todo = {base}, [base]
+        while todo:
+            for parent in up.get(todo.pop(), ()):
+                if parent not in above:
+                    above.add(parent)
+                    todo.append(parent)
+        return self.reaches(above, wanted)
+
+    def reaches(self, names: AbstractSet[str], wanted: Callable[[str], bool]) -> bool:
+        """One of the files of base names ``names`` is or includes (directly or through
+        headers) a file whose base name ``wanted`` accepts."""
+        down = self._include_graph
+        below, todo = set(names), list(names)
+        while todo:
+            for child in down.get(todo.pop(), ()):
+                if child not in below:
+                    below.add(child)
+                    todo.append(child)
+        return any(wanted(name) for name in below)
 
     def includers(self, name: str, header: str) -> list[str]:
         """The files that use the constant ``name`` in code of hardware wavefronts and
@@ -236,6 +267,7 @@ class ProjectIndex:
             [str(self.wraps_thrust)],
             sorted(self.skipped_headers),
             sorted(self.block32_kernels),
+            sorted(self.api_copies),
             sorted(self.member_types),
             ["-"]
             if self.wavefront_constants is None
@@ -280,6 +312,7 @@ def index_of(
     templates: set[tuple[str, str]] = set()
     types: set[str] = set()  # the type names the tree declares
     members: set[str] = set()  # the names `A<T>::NAME(` and `A<T>::NAME)` reach
+    api_copies: set[str] = set()  # the files that declare the runtime's or driver's types
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
@@ -304,8 +337,10 @@ def index_of(
             macros_of[path] = file_macros
         tested_elsewhere |= _tested(data) - file_macros
         defined.update(_functions(data))
-        record_types(data, names, types, members)
-        names.update(declared_after_bodies(data))
+        declared = record_types(data, names, types, members) | set(declared_after_bodies(data))
+        names |= declared
+        if any(_api_type(e) for e in mappings.known(declared).values()):
+            api_copies.add(Path(path).name)
         handles.extend(opaque_handles(data))
         if _ELIF_HIP_SWITCH.search(data):
             lexed = lexed or lex(data.decode("utf-8", "replace"))
@@ -334,6 +369,7 @@ def index_of(
         uncalled=uncalled(texts, defined),
         template_declarations=frozenset(templates),
         member_types=frozenset(types & members),
+        api_copies=frozenset(api_copies),
     )
 
 
@@ -440,3 +476,8 @@ def _record_includes(path: str, data: bytes, includes: dict[str, set[str]]) -> N
 def _functions(data: bytes) -> Iterator[str]:
     """The names of the functions ``data`` defines (``project_calls.definitions``)."""
     return (name for name, _at, _brace in definitions(data))
+
+
+def _api_type(entry: Entry) -> bool:
+    """A type of the CUDA runtime or driver API (`CUresult`, `cudaStream_t`)."""
+    return entry.kind == "type" and entry.family in ("runtime", "driver")

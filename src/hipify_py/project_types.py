@@ -32,17 +32,18 @@ _FIRST_WORD = re.compile(rb"\s*([A-Za-z_]\w*)")
 _MEMBER_BEFORE_PAREN = re.compile(rb">[ \t]*::[ \t]*(\w+)[ \t]*[()]")
 
 
-def record_types(data: bytes, names: set[str], types: set[str], members: set[str]) -> None:
+def record_types(data: bytes, names: set[str], types: set[str], members: set[str]) -> set[str]:
     """Add the type names and enumerators ``data`` declares to ``names`` (TensorRT's plugin
     headers declare their own `cudnnStatus_t` and its `CUDNN_STATUS_SUCCESS` to load cuDNN at
     run time: no use of cuDNN's, round 19), the type names to ``types``, and the members of
     specializations it names before a parenthesis (`A<T>::NAME(`, `A<T>::NAME)`) to
-    ``members``."""
+    ``members``; the type names, which it returns."""
     declared = set(_type_names(data))
     types |= declared
     names |= declared
     names.update(_enumerators(data))
     members.update(m.group(1).decode("ascii") for m in _MEMBER_BEFORE_PAREN.finditer(data))
+    return declared
 
 
 def _type_names(data: bytes) -> Iterator[str]:

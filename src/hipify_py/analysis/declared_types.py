@@ -121,3 +121,18 @@ def typedefs(unit: Unit) -> dict[str, str]:
         return out
 
     return cached(unit, "_hz_typedefs", make)
+
+
+def enumerators(unit: Unit) -> set[str]:
+    """Names the file declares as enumerators (`enum X { CU_A = 1, CU_B };`)."""
+    toks = unit.tokens
+    out: set[str] = set()
+    for e in unit.identifier_positions.get("enum", ()):
+        k = e + 1
+        while k < len(toks) and toks[k].text not in ("{", ";"):
+            k += 1
+        close = unit.lexed.brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
+        for j in range(k + 1, close or k):
+            if toks[j].kind is Kind.IDENT and toks[j - 1].text in ("{", ","):
+                out.add(toks[j].text)
+    return out

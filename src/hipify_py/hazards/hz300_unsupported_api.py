@@ -37,11 +37,11 @@ from collections.abc import Iterator
 
 from ..analysis.apis import api_uses
 from ..analysis.ctx_create import empty_ctx_params
+from ..analysis.declared_types import enumerators
 from ..analysis.functions import defined_names
 from ..analysis.unsupported_cases import unsupported_case_groups
 from ..context import Context
 from ..findings import Severity
-from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..mappings import Entry, is_convertible, no_hip_library
 from ..rewrite.enum_shims import DATA_SHIMMED
@@ -68,7 +68,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     guarded += [c.declaration for c in empty_ctx_params(unit) if c.declaration is not None]
     # moderngpu's own `mulhi`, a DOCA wrapper's own `CU_*` enumerators, ggml's `__vsubss4`
     # defined for HIP in another file of its tree: not CUDA's
-    own = defined_names(unit) | _enumerators(unit) | _pointers(unit) | ctx.project.defined
+    own = defined_names(unit) | enumerators(unit) | _pointers(unit) | ctx.project.defined
     for i, e in api_uses(unit):
         t = toks[i]
         if t.text in DEDICATED or t.text in own or not _a_use(unit, i, e, guarded):
@@ -147,18 +147,3 @@ def _pointers(unit: Unit) -> set[str]:
     reports the copy).  This file's only: the tree of a sample collection holds programs that
     call the API itself."""
     return set(_FILE_POINTER.findall(unit.text))
-
-
-def _enumerators(unit: Unit) -> set[str]:
-    """Names the file declares as enumerators (`enum X { CU_A = 1, CU_B };`)."""
-    toks = unit.tokens
-    out: set[str] = set()
-    for e in unit.identifier_positions.get("enum", ()):
-        k = e + 1
-        while k < len(toks) and toks[k].text not in ("{", ";"):
-            k += 1
-        close = unit.lexed.brackets.get(k) if k < len(toks) and toks[k].text == "{" else None
-        for j in range(k + 1, close or k):
-            if toks[j].kind is Kind.IDENT and toks[j - 1].text in ("{", ","):
-                out.add(toks[j].text)
-    return out

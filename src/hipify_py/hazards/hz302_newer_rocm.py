@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..analysis.apis import defined_macros
+from ..analysis.declared_types import enumerators
 from ..analysis.tokens import occurrences
 from ..context import Context
 from ..findings import Severity
@@ -72,9 +73,10 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         if e is not None:
             entries[name] = e
     # a name the file defines, or the tree defines for its HIP build (mscclpp's gpu.hpp
-    # `#define CU_MEM_HANDLE_TYPE_FABRIC ((hipMemAllocationHandleType)0x8ULL)`, round 26), is
-    # the project's
-    own = defined_macros(unit) | ctx.project.hip_macros
+    # `#define CU_MEM_HANDLE_TYPE_FABRIC ((hipMemAllocationHandleType)0x8ULL)`, round 26), or
+    # declares (gdrcopy's `cuda_wrapper.h` enum, its own copy of the driver's attributes for
+    # a dlopen'ed libcuda, round 36), is the project's: left as it is, it still compiles
+    own = defined_macros(unit) | enumerators(unit) | ctx.project.hip_macros | ctx.project.defined
     candidates: dict[str, Entry] = {}
     for name, e in entries.items():
         if (
