@@ -13,6 +13,7 @@ from _units import assert_nvcc_builds
 from hipify_py.analysis.declared_types import local_declaration
 from hipify_py.cli.check import check
 from hipify_py.frontend.unit import Unit
+from hipify_py.project_calls import call_graph, definitions
 from hipify_py.project_index import index_of
 from hipify_py.project_launches import LaunchBlocks
 
@@ -400,3 +401,66 @@ def test_launch_blocks_read_numbers_dim3_and_names_bound_once() -> None:
     )
     launches.add("b.cu", b"void go(void* k) { cudaLaunchKernel((void*)a, 1, 32, 0, 0, 0); }\n")
     assert launches.block32() == {"b", "e", "h", "i", "j"}
+
+
+def test_call_graph_reads_no_statement_as_a_definition_and_finds_helpers_of_some_kernels() -> None:
+    texts = [
+        (
+            "k.cu",
+            b"__device__ int leaf(int x) { return x; }\n"
+            b"__device__ int mid(int x) { if (x > 0) { return leaf(x); } return 0; }\n"
+            b"__device__ int orphan(int x) { for (int i = 0; i < x; ++i) { x += leaf(i); } "
+            b"return x; }\n"
+            b"__device__ int unused(int x) { if (x) { return orphan(x); } return 0; }\n"
+            b"__global__ void small(int* o) { o[0] = mid(o[0]); }\n"
+            b"__global__ void big(int* o) { o[0] = leaf(o[0]); }\n",
+        )
+    ]
+    defined = {name for _p, data in texts for name, _a, _b in definitions(data)}
+    assert not defined & {"if", "for"}
+    graph = call_graph(texts, defined)
+    assert graph.callers["orphan"] == {"unused"}  # not the `if` around the call
+    assert graph.uncalled() == {"unused", "orphan"}
+    assert graph.called_only_from(frozenset({"small"})) == {"mid"}  # leaf: `big` calls it too
+    assert graph.called_only_from(frozenset({"small", "big"})) == {"mid", "leaf"}
+
+
+# wholegraph (round 36): a header's cache-set helpers, called only from kernels of another file
+# that launches them with 32 threads a block
+HELPER_HEADER = """#pragma once
+__device__ __forceinline__ unsigned int match_pairs(int key) {
+  unsigned int flag = __match_any_sync(0xFFFFFFFF, key);
+  return flag & 0xFFFF;
+}
+"""
+HELPER_KERNELS = """#include "cache.cuh"
+__global__ void update(const int* keys, unsigned int* out) {
+  out[threadIdx.x] = match_pairs(keys[threadIdx.x]);
+}
+void run(const int* keys, unsigned int* out, int sets, cudaStream_t s) {
+  update<<<sets, 32, 0, s>>>(keys, out);
+}
+"""
+
+
+def test_a_helper_only_kernels_of_32_thread_blocks_call_is_32_thread_code(
+    nvcc, tmp_path: Path
+) -> None:
+    """Its 32-bit match mask loses no lane: no wavefront of those blocks has lanes 32-63; a
+    kernel of 64-thread blocks that calls it too brings the hazard back."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "cache.cuh").write_text(HELPER_HEADER)
+    (tree / "cache.cu").write_text(HELPER_KERNELS)
+    assert_nvcc_builds(nvcc, [tree / "cache.cu"], [], tmp_path)
+    args = [str(tree), "--select", "HZ105", "--format", "json", "--no-cache"]
+
+    def found() -> list[tuple[str, int]]:
+        run = CliRunner().invoke(check, args, catch_exceptions=False)
+        return [(Path(f["path"]).name, f["line"]) for f in json.loads(run.output)["findings"]]
+
+    assert found() == []
+    (tree / "other.cu").write_text(
+        HELPER_KERNELS.replace("update", "wide").replace("sets, 32,", "sets, 64,")
+    )
+    assert found() == [("cache.cuh", 3)]

@@ -317,7 +317,7 @@ def project_index_of(
         launches.add(path, data)
         reach.add(path, data)
 
-    index = index_of(_TreeTexts(items), mappings, also=also)
+    index = index_of(_TreeTexts(items), mappings, also=also, launches=launches)
     for c in items:
         if switches.full:
             break  # past its bound the tree's switches are unknown: read no more
@@ -332,7 +332,6 @@ def project_index_of(
         unset_switches=switches.unset(mappings),
         wraps_thrust=switches.sets_any(WRAPPING_MACROS),
         skipped_headers=gated.skipped_only(index.includes),
-        block32_kernels=launches.block32(),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
         warp_constant_homes=wavefronts.homes(),

@@ -224,7 +224,7 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
             project_undefined=settings[1],
             warp_size_namespaces=ctx.project.warp_size_namespaces,
             tree_warp_constants=ctx.project.warp_constants,
-            tree_block32_kernels=ctx.project.block32_kernels,
+            tree_block32_functions=ctx.project.block32_functions,
             tree_member_types=ctx.project.member_types,
         )
         try:

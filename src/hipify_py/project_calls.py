@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 # `NAME(params) {` / `NAME(params) const {` (a function definition; the parameter list holds
 # no braces or semicolons, and parentheses one deep: moderngpu's `Op op = Op()`), found from its
@@ -33,6 +34,9 @@ from collections.abc import Iterable, Iterator
 # at every byte (a third of a cached `check` of an 8 MB tree)
 DEFINITION = re.compile(rb"\((?:[^;{}()]|\([^;{}()]*\))*\)[ \t\r\n]*(?:const[ \t\r\n]*)?\{")
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+# the statements whose parenthesis a block follows as a definition's does: `if (x) {` is no
+# function (read as one, a call in an `if` block had the caller "if", a root)
+_STATEMENTS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof"})
 _NAME_BYTES = 256  # how far before its `(` a function's name (and its spaces) may start
 _HEAD_BYTES = 512  # how far before its name a definition's specifiers may start
 # comments and string literals, blanked (offsets kept) before names are read; each alternative
@@ -78,12 +82,58 @@ def definitions(data: bytes) -> Iterator[tuple[str, int, int]]:
         while start > floor and data[start - 1] in WORD_BYTES:
             start -= 1
         if start < end and not data[start : start + 1].isdigit() and (start == 0 or start > floor):
-            yield data[start:end].decode("ascii"), start, m.end() - 1
+            name = data[start:end].decode("ascii")
+            if name not in _STATEMENTS:
+                yield name, start, m.end() - 1
 
 
-def uncalled(texts: Iterable[tuple[str, bytes]], defined: set[str]) -> frozenset[str]:
-    """Those of ``defined`` (the names of the functions the texts define) that no code
-    reaches."""
+class CallGraph(NamedTuple):
+    """Who names each function the tree defines (None: code outside any definition), and
+    which of them are device functions and which roots (kernels, host functions another
+    language may call)."""
+
+    callers: dict[str, set[str | None]]
+    device: frozenset[str]
+    roots: frozenset[str]
+
+    def uncalled(self) -> frozenset[str]:
+        """The device functions no code reaches."""
+        callers = self.callers
+        found = {n for n in self.device - self.roots if callers[n] <= {n}}
+        while True:
+            more = {
+                n
+                for n in self.device - self.roots - found
+                if None not in callers[n] and callers[n] <= found | {n}
+            }
+            if not more:
+                return frozenset(found)
+            found |= more
+
+    def called_only_from(self, functions: frozenset[str]) -> frozenset[str]:
+        """The device functions that some of ``functions`` call and only they, directly or
+        through others of the kind (callers no code reaches aside): the helpers of the
+        kernels launched with 32-thread blocks (wholegraph's `CacheSet` methods, called from
+        `<<<n, 32>>>` kernels of another file, round 36: 2 false HZ105)."""
+        dead = self.uncalled()  # a caller no code reaches runs nowhere
+        live = {n: self.callers[n] - {n} - dead for n in self.device - self.roots - functions}
+        found: set[str] = set()
+        while True:
+            more = {
+                n
+                for n, callers in live.items()
+                if n not in found
+                and callers
+                and None not in callers
+                and callers <= functions | found
+            }
+            if not more:
+                return frozenset(found)
+            found |= more
+
+
+def call_graph(texts: Iterable[tuple[str, bytes]], defined: set[str]) -> CallGraph:
+    """The call graph of ``defined`` (the names of the functions the texts define)."""
     callers: dict[str, set[str | None]] = {name: set() for name in defined}
     heads: list[tuple[str, bytes]] = []  # each definition's name and specifiers
     # `__device__`, `__global__`, and the macros that spell them (`#define MGPU_DEVICE
@@ -112,16 +162,7 @@ def uncalled(texts: Iterable[tuple[str, bytes]], defined: set[str]) -> frozenset
         internal = words & spelled[b"__device__"] or words & _INTERNAL
         kernel = words & spelled[b"__global__"]  # launched by a runtime that may find it by name
         (device if internal and not kernel and b"extern" not in words else roots).add(name)
-    found = {n for n in device - roots if callers[n] <= {n}}
-    while True:
-        more = {
-            n
-            for n in device - roots - found
-            if None not in callers[n] and callers[n] <= found | {n}
-        }
-        if not more:
-            return frozenset(found)
-        found |= more
+    return CallGraph(callers, frozenset(device), frozenset(roots))
 
 
 def _skipped_by_hip(op: bytes, bound: bytes, numbers: dict[bytes, set[int]]) -> bool:

@@ -26,8 +26,9 @@ from .frontend.hip_build import DEVICE_PASS, HIP_BUILD, UNDEFINED
 from .frontend.lexer import Lexed, lex
 from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
-from .project_calls import definitions, uncalled
+from .project_calls import call_graph, definitions
 from .project_declarations import template_declarations
+from .project_launches import LaunchBlocks
 from .project_twins import is_hip_code, twins_of
 from .project_types import declared_after_bodies, opaque_handles, record_types
 from .project_unused import expanded, header_definitions
@@ -140,8 +141,9 @@ class ProjectIndex:
     # (``project_gated_includes``: MegEngine's `libcuda-wrap_11.8.h`)
     skipped_headers: frozenset[str] = frozenset()
     # the kernels every launch of which in the tree runs blocks of at most 32 threads
-    # (``project_launches``: cuSZp's, launched from another file than theirs, round 35)
-    block32_kernels: frozenset[str] = frozenset()
+    # (``project_launches``: cuSZp's, launched from another file than theirs, round 35), and
+    # the device functions only they call (``project_calls``)
+    block32_functions: frozenset[str] = frozenset()
     # the base names of the files that declare types of the CUDA runtime or driver API
     # themselves: copies of the API for a driver loaded at run time (gdrcopy's
     # `cuda_wrapper.h`), which name no HIP header needs (``rewrite.headers``)
@@ -266,7 +268,7 @@ class ProjectIndex:
             sorted(self.narrow_masks),
             [str(self.wraps_thrust)],
             sorted(self.skipped_headers),
-            sorted(self.block32_kernels),
+            sorted(self.block32_functions),
             sorted(self.api_copies),
             sorted(self.member_types),
             ["-"]
@@ -292,12 +294,14 @@ def index_of(
     texts: Iterable[tuple[str, bytes]],
     mappings: MappingIndex,
     also: Callable[[str, bytes], None] | None = None,
+    launches: LaunchBlocks | None = None,
 ) -> ProjectIndex:
     """What the sources ``texts`` (path, text) define.  ``texts`` is read a second time when a
     header defines a PTX macro or an FP8 range (``project_unused``): it must be a collection,
     or re-iterable.
     ``also`` sees each text of the pass (the caller's own questions of the tree: where it uses
-    warp-size constants, ``project_wavefronts``, which needs the analyses above this module)."""
+    warp-size constants, ``project_wavefronts``, which needs the analyses above this module).
+    ``launches``, filled by ``also``, gives the kernels of 32-thread blocks."""
     names: set[str] = set()
     headers: set[str] = set()  # what headers define that may be used nowhere
     handles: list[tuple[str, str]] = []
@@ -353,6 +357,8 @@ def index_of(
     names.update(defined)
     names.update(struct for struct, handle in handles if mappings.known({handle}))
     known = frozenset(mappings.known(names))
+    graph = call_graph(texts, defined)
+    block32 = launches.block32() if launches is not None else frozenset()
     values, homes = _macro_values(texts, macros_of, tested_elsewhere)
     own_hip = frozenset((known | {ARCH}) & hip_macros)
     return ProjectIndex(
@@ -366,7 +372,8 @@ def index_of(
         **twins_of(hip_code, includes)._asdict(),
         includes=tuple(sorted((n, tuple(sorted(i))) for n, i in includes.items())),
         unused_names=frozenset(headers - expanded(texts, headers)) if headers else frozenset(),
-        uncalled=uncalled(texts, defined),
+        uncalled=graph.uncalled(),
+        block32_functions=block32 | graph.called_only_from(block32),
         template_declarations=frozenset(templates),
         member_types=frozenset(types & members),
         api_copies=frozenset(api_copies),

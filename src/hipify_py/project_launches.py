@@ -1,5 +1,5 @@
 """The kernels every launch of which, anywhere in the tree, runs blocks of at most 32 threads
-(``ProjectIndex.block32_kernels``): their wavefronts have no lanes 32-63, so no wave-size
+(``ProjectIndex.block32_functions``): their wavefronts have no lanes 32-63, so no wave-size
 hazard holds in them (``analysis.block_geometry.BLOCK32``).  cuSZp launches its kernels from
 `cuSZp_entry_*.cu` with `dim3 blockSize(bsize)`, `int bsize = tblock_size;` and the header's
 `static const int tblock_size = 32; // Fixed to 32`, while the kernels live in

@@ -22,7 +22,8 @@ BLOCK32 = "block32"  # blocks of at most 32 threads: no lane of a wavefront is p
 
 def block_model(unit: Unit, f: Func) -> str | None:
     """``BLOCK32`` for a kernel whose blocks hold at most 32 threads (its `__launch_bounds__`,
-    or the block of every launch of it in the file), ``GROUP32`` for one launched in rows of
+    or the block of every launch of it in the file), or a device function only such kernels
+    of the tree call (``project_calls``), ``GROUP32`` for one launched in rows of
     32 threads at every launch, else None (not a kernel, not launched here, or a block this
     file does not fix)."""
     toks = unit.tokens
@@ -33,10 +34,11 @@ def block_model(unit: Unit, f: Func) -> str | None:
             if bound is not None and bound <= 32:
                 return BLOCK32
     if "__global__" not in f.specifiers:
-        return None
+        # a helper that only such kernels of the tree call, maybe from other files
+        return BLOCK32 if f.name in unit.tree_block32_functions else None
     shapes = _launch_shapes(unit).get(f.name)
     if not shapes:
-        if f.name in unit.tree_block32_kernels:
+        if f.name in unit.tree_block32_functions:
             return BLOCK32  # launched from other files, all with blocks of at most 32
         return GROUP32 if _rows_of_warps(unit, f) else None
     if None in shapes:

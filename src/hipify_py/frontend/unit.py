@@ -70,9 +70,10 @@ class Unit:
     # the warp-size constants another file of the tree defines as 32, and none as another
     # value (``ProjectIndex.warp_constants``): their value where this file does not define them
     tree_warp_constants: frozenset[str] = frozenset()
-    # the kernels every launch of which in the tree runs at most 32 threads a block
-    # (``ProjectIndex.block32_kernels``): their launches may be in another file
-    tree_block32_kernels: frozenset[str] = frozenset()
+    # the kernels every launch of which in the tree runs at most 32 threads a block, and the
+    # device functions only they call (``ProjectIndex.block32_functions``): their launches
+    # and callers may be in other files
+    tree_block32_functions: frozenset[str] = frozenset()
     # the members of specializations the tree declares as types (``ProjectIndex.member_types``)
     tree_member_types: frozenset[str] = frozenset()
     _ast_error: str | None = field(default=None, init=False)
