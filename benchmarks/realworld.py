@@ -178,7 +178,10 @@ def check_findings(project: Path, work: Path) -> dict[str, list[str]]:
     """`hipify-py check` over the project: its error-level rule IDs by file (relative path)."""
     report_file = work / f"{project.name}.check.json"
     report_file.unlink(missing_ok=True)
-    subprocess.run(
+    # run from the project (the report's paths are relative to it): a relative PYTHONPATH,
+    # as `PYTHONPATH=wt/src python wt/benchmarks/realworld.py` gives, must not change meaning
+    path = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    proc = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -191,9 +194,13 @@ def check_findings(project: Path, work: Path) -> dict[str, list[str]]:
             str(report_file),
         ],
         capture_output=True,
+        text=True,
         cwd=project,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(path)},
     )
-    findings = json.loads(report_file.read_text())["findings"] if report_file.is_file() else []
+    if not report_file.is_file():  # no report is no finding: every failure would read silent
+        raise SystemExit(f"hipify-py check wrote no report for {project}: {proc.stderr[-500:]}")
+    findings = json.loads(report_file.read_text())["findings"]
     by_file: dict[str, list[str]] = collections.defaultdict(list)
     for f in findings:
         if f["severity"] == "error":
