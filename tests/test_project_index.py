@@ -413,14 +413,16 @@ def test_call_graph_reads_no_statement_as_a_definition_and_finds_helpers_of_some
             b"return x; }\n"
             b"__device__ int unused(int x) { if (x) { return orphan(x); } return 0; }\n"
             b"__global__ void small(int* o) { o[0] = mid(o[0]); }\n"
-            b"__global__ void big(int* o) { o[0] = leaf(o[0]); }\n",
+            b"__global__ void big(int* o) { o[0] = leaf(o[0]); }\n"
+            b"__device__ int jitted(int x) { return x; }\n"  # NCCL EP's, round 5
+            b'const char* source = "k(int* o) { o[0] = jitted(o[0]); }";\n',
         )
     ]
     defined = {name for _p, data in texts for name, _a, _b in definitions(data)}
     assert not defined & {"if", "for"}
     graph = call_graph(texts, defined)
     assert graph.callers["orphan"] == {"unused"}  # not the `if` around the call
-    assert graph.uncalled() == {"unused", "orphan"}
+    assert graph.uncalled() == {"unused", "orphan"}  # `jitted`: a run-time compiler's source
     assert graph.called_only_from(frozenset({"small"})) == {"mid"}  # leaf: `big` calls it too
     assert graph.called_only_from(frozenset({"small", "big"})) == {"mid", "leaf"}
 

@@ -11,7 +11,8 @@ a body); a mention of a defined name is a call from the innermost definition aro
 use from outside any (a macro, a class body, a table of function pointers).  Kernels, and host
 functions that another language or a run-time compiler may call by name (neither templates,
 `inline` nor `static`, or `extern "C"`), are roots, and so is any mention outside a
-definition.  Any other
+definition or in a string literal (NCCL EP's `combine_kernel_impl`, named only in the source
+text its host code hands a run-time compiler, round 5).  Any other
 function is uncalled when every function that names it is uncalled, itself excepted; names,
 not overloads, are the unit, so an overload set is called when any of it is.
 
@@ -144,17 +145,34 @@ def call_graph(texts: Iterable[tuple[str, bytes]], defined: set[str]) -> CallGra
     }
     gated: dict[str, set[tuple[str | None, bytes, bytes]]] = {}  # under an arch gate
     numbers: dict[bytes, set[int]] = {}  # what the tree `#define`s as numbers
+    spoken: set[bytes] = set()  # the words of the string literals
+
+    def blank(m: re.Match[bytes]) -> bytes:
+        if m.group(0)[:1] == b'"':
+            spoken.update(_WORD.findall(m.group(0)))
+        return b" " * len(m.group(0))
+
     for _path, data in texts:
-        code = _NOT_CODE.sub(lambda m: b" " * len(m.group(0)), data)
+        code = _NOT_CODE.sub(blank, data)
         heads.extend(_read(code, callers, gated))
         for m in _SPECIFIER_MACRO.finditer(code):
             spelled[m.group(2)].add(m.group(1))
         for m in NUMBER_DEFINE.finditer(code):
             numbers.setdefault(m.group(1), set()).add(int(m.group(2)))
+    for name in {w.decode("ascii") for w in spoken} & callers.keys():
+        callers[name].add(None)  # source a run-time compiler builds (NCCL EP's JIT'ed kernels)
     for name, mentions in gated.items():
         for caller, op, bound in mentions:
             if not _skipped_by_hip(op, bound, numbers):
                 callers[name].add(caller)
+    return CallGraph(callers, *_kinds(heads, spelled))
+
+
+def _kinds(
+    heads: list[tuple[str, bytes]], spelled: dict[bytes, set[bytes]]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The device functions and the roots among the definitions ``heads`` (name, specifiers),
+    with ``spelled`` the macros that say `__device__` and `__global__`."""
     device: set[str] = set()
     roots: set[str] = set()
     for name, head in heads:
@@ -162,7 +180,7 @@ def call_graph(texts: Iterable[tuple[str, bytes]], defined: set[str]) -> CallGra
         internal = words & spelled[b"__device__"] or words & _INTERNAL
         kernel = words & spelled[b"__global__"]  # launched by a runtime that may find it by name
         (device if internal and not kernel and b"extern" not in words else roots).add(name)
-    return CallGraph(callers, frozenset(device), frozenset(roots))
+    return frozenset(device), frozenset(roots)
 
 
 def _skipped_by_hip(op: bytes, bound: bytes, numbers: dict[bytes, set[int]]) -> bool:
