@@ -602,5 +602,9 @@ def test_a_copy_of_the_driver_api_for_c_files_gets_no_hip_header(tmp_path):
     proc = subprocess.run(cc, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert _tree_findings(tmp_path, "gdr") == []
+    (root / "gin.cc").write_text(  # NCCL's: CUDA's own attribute, no copy of the API
+        "#include <cuda.h>\nint attribute() { return CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED; }\n"
+    )
+    assert _tree_findings(tmp_path, "gdr") == [("HZ302", "gin.cc")]
     (root / "probe.cu").write_text('#include "cuda_wrapper.h"\n__global__ void k() {}\n')
     assert ("HZ321", "cuda_wrapper.h") in _tree_findings(tmp_path, "gdr")

@@ -34,7 +34,7 @@ from .project_types import declared_after_bodies, opaque_handles, record_types
 from .project_unused import expanded, header_definitions
 
 if TYPE_CHECKING:
-    from .mappings.index import Entry, MappingIndex
+    from .mappings.index import MappingIndex
 
 
 @dataclass(frozen=True)
@@ -144,9 +144,9 @@ class ProjectIndex:
     # (``project_launches``: cuSZp's, launched from another file than theirs, round 35), and
     # the device functions only they call (``project_calls``)
     block32_functions: frozenset[str] = frozenset()
-    # the base names of the files that declare types of the CUDA runtime or driver API
-    # themselves: copies of the API for a driver loaded at run time (gdrcopy's
-    # `cuda_wrapper.h`), which name no HIP header needs (``rewrite.headers``)
+    # the base names of the files that declare the error type of the CUDA driver or runtime
+    # API themselves: copies of the API for a driver loaded at run time (gdrcopy's
+    # `cuda_wrapper.h`), which need no HIP header (``rewrite.headers``)
     api_copies: frozenset[str] = frozenset()
 
     @cached_property
@@ -343,7 +343,7 @@ def index_of(
         defined.update(_functions(data))
         declared = record_types(data, names, types, members) | set(declared_after_bodies(data))
         names |= declared
-        if any(_api_type(e) for e in mappings.known(declared).values()):
+        if declared & _API_RESULTS:
             api_copies.add(Path(path).name)
         handles.extend(opaque_handles(data))
         if _ELIF_HIP_SWITCH.search(data):
@@ -469,6 +469,11 @@ def _macro_values(
     return tree, homes
 
 
+# the error types every function of the driver and runtime APIs returns: a file that declares
+# one copies the API for a library it loads itself (a shim for a type older CUDA lacks, as
+# NCCL's `CUmemFabricHandle`, never declares these)
+_API_RESULTS = frozenset({"CUresult", "cudaError_t"})
+
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed
 _WARP_SIZE_DECLARED = re.compile(rb"\bwarpSize[ \t]*(?:=(?!=)|\{)")
 
@@ -483,8 +488,3 @@ def _record_includes(path: str, data: bytes, includes: dict[str, set[str]]) -> N
 def _functions(data: bytes) -> Iterator[str]:
     """The names of the functions ``data`` defines (``project_calls.definitions``)."""
     return (name for name, _at, _brace in definitions(data))
-
-
-def _api_type(entry: Entry) -> bool:
-    """A type of the CUDA runtime or driver API (`CUresult`, `cudaStream_t`)."""
-    return entry.kind == "type" and entry.family in ("runtime", "driver")

@@ -32,6 +32,8 @@ Raise `--target-rocm` if you can require that release, or guard the code with
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
+from pathlib import Path
 
 from ..analysis.apis import defined_macros
 from ..analysis.declared_types import enumerators
@@ -74,9 +76,9 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             entries[name] = e
     # a name the file defines, or the tree defines for its HIP build (mscclpp's gpu.hpp
     # `#define CU_MEM_HANDLE_TYPE_FABRIC ((hipMemAllocationHandleType)0x8ULL)`, round 26), or
-    # declares (gdrcopy's `cuda_wrapper.h` enum, its own copy of the driver's attributes for
-    # a dlopen'ed libcuda, round 36), is the project's: left as it is, it still compiles
-    own = defined_macros(unit) | enumerators(unit) | ctx.project.hip_macros | ctx.project.defined
+    # declares in a copy of the API the file includes (gdrcopy's `cuda_wrapper.h` enum, for a
+    # dlopen'ed libcuda, round 36), is the project's: left as it is, it still compiles
+    own = _own_names(unit, ctx)
     candidates: dict[str, Entry] = {}
     for name, e in entries.items():
         if (
@@ -114,3 +116,14 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
                     "root_cause": f"needs HIP {e.hip_added}",
                 },
             )
+
+
+def _own_names(unit: Unit, ctx: Context) -> AbstractSet[str]:
+    """The names the file defines or declares, those the tree defines for its HIP build, and,
+    where the file includes a copy of the API's types (``ProjectIndex.api_copies``, directly
+    or through headers), those the tree declares."""
+    own = defined_macros(unit) | enumerators(unit) | ctx.project.hip_macros
+    copies = ctx.project.api_copies
+    if copies and ctx.project.reaches({Path(unit.path).name}, copies.__contains__):
+        own |= ctx.project.defined
+    return own
