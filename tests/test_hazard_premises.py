@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py.rewrite.api_copies import HIP_TYPEDEFS
+from hipify_py.hazards.hz321_cuda_api_declared import _HIP_TYPEDEFS
 from test_hazard_common import fixed, only
 
 
@@ -90,7 +90,7 @@ __global__ void load128(const int* in, int* o) {
 REDECLARED = (
     "#include <hipblas/hipblas.h>\n#include <hipblaslt/hipblaslt.h>\n"
     "#include <hipsparse/hipsparse.h>\n#include <hipsolver/hipsolver.h>\n"
-    + "".join(f"typedef {definition} {name};\n" for name, definition in HIP_TYPEDEFS.items())
+    + "".join(f"typedef {definition} {name};\n" for name, definition in _HIP_TYPEDEFS.items())
 )
 
 

@@ -146,7 +146,7 @@ class ProjectIndex:
     block32_functions: frozenset[str] = frozenset()
     # the base names of the files that declare the error type of the CUDA driver or runtime
     # API themselves: copies of the API for a driver loaded at run time (gdrcopy's
-    # `cuda_wrapper.h`), which need no HIP header (``rewrite.headers``)
+    # `cuda_wrapper.h`), whose other names are the project's own (HZ302)
     api_copies: frozenset[str] = frozenset()
 
     @cached_property
@@ -194,21 +194,6 @@ class ProjectIndex:
         }
         values = tuple(v for v in self.hip_values if v.partition("=")[0] in reaching)
         return values, self.hip_undefined & reaching | self.cuda_switches | self.unset_switches
-
-    def tu_includes(self, path: str, wanted: Callable[[str], bool]) -> bool:
-        """A file of the tree that includes ``path``'s file, directly or through headers, or
-        that file itself, is or includes (directly or through headers) a file whose base
-        name ``wanted`` accepts: what the translation units that compile the file hold, by
-        base name (an over-approximation).  False where no tree is known."""
-        up = self._included_by
-        base = Path(path).name
-        above, todo = {base}, [base]
-        while todo:
-            for parent in up.get(todo.pop(), ()):
-                if parent not in above:
-                    above.add(parent)
-                    todo.append(parent)
-        return self.reaches(above, wanted)
 
     def reaches(self, names: AbstractSet[str], wanted: Callable[[str], bool]) -> bool:
         """One of the files of base names ``names`` is or includes (directly or through

@@ -37,14 +37,16 @@ API directly; replace embedded PTX with HIP source compiled by hipcc or hipRTC.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
+from ..analysis.declared_types import Alias, aliases
+from ..analysis.namespaces import qualified_namespace
 from ..context import Context
 from ..findings import Severity
-from ..frontend.directives import includes, lines
+from ..frontend.directives import lines
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
-from ..rewrite.api_copies import api_copy_declarations
+from ..mappings import hip_name, is_convertible
+from ..rewrite.identifiers import kept_aliases
 from ..rules import Proposal, Report, hazard_rule
 
 
@@ -56,35 +58,79 @@ from ..rules import Proposal, Report, hazard_rule
     cuda_premise=True,
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
-    declared = api_copy_declarations(unit, ctx)
-    if not declared or _port_layer(unit) or not _meets_hip_headers(unit, ctx):
+    if "typedef" not in unit.identifiers:
         return
-    name = unit.tokens[declared[0]]
-    yield report(
-        name.start,
-        name.end,
-        f"`{name.text}` is declared here, as in CUDA's own headers: converted, this "
-        "redeclares HIP's type, which a file of its translation unit includes; include "
-        "<hip/hip_runtime.h> instead of a copy of the CUDA API",
-    )
+    if _port_layer(unit):
+        return
+    toks = unit.tokens
+    kept = kept_aliases(unit)  # a HIP compat header's aliases keep their names: no clash
+    for alias in aliases(unit):
+        name = toks[alias.name].text
+        e = unit.mapped.get(name)
+        # only a name the conversion renames (ncclResult_t stays ncclResult_t; a type the
+        # target ROCm lacks stays CUDA's) ends up redeclaring a HIP type
+        if (
+            toks[alias.keyword].text == "typedef"
+            and alias.name not in kept
+            and not qualified_namespace(unit, alias.name)
+            and e is not None
+            and e.kind == "type"
+            and e.hip
+            and e.hip != name
+            and is_convertible(e, ctx.options)
+            and not _same_as_hips(unit, ctx, alias, e.hip)
+        ):
+            yield report(
+                toks[alias.name].start,
+                toks[alias.name].end,
+                f"`{name}` is declared here, as in CUDA's own headers: converted, this "
+                "redeclares HIP's type; include <hip/hip_runtime.h> instead of a copy of the "
+                "CUDA API",
+            )
+            return
 
 
-_HIP = ("hip/", "hip_")  # HIP's own headers, by path or base name
+# HIP's own definitions of the types a copied header most often declares, as ROCm 7.2.4's
+# headers write them (test_hazard_premises redeclares each against those headers): a copy that
+# says the same once converted redeclares nothing (round 13: arrayfire, NVIDIA warp)
+_HIP_TYPEDEFS = {
+    "hipStream_t": "struct ihipStream_t*",
+    "hipEvent_t": "struct ihipEvent_t*",
+    "hipCtx_t": "struct ihipCtx_t*",
+    "hipModule_t": "struct ihipModule_t*",
+    "hipFunction_t": "struct ihipModuleSymbol_t*",
+    "hipDevice_t": "int",
+    "hipDeviceptr_t": "void*",
+    "hipGraph_t": "struct ihipGraph*",
+    "hipGraphExec_t": "struct hipGraphExec*",
+    "hipMemPool_t": "struct ihipMemPoolHandle_t*",
+    "hipArray_t": "struct hipArray*",
+    "hipTextureObject_t": "struct __hip_texture*",
+    "hipSurfaceObject_t": "struct __hip_surface*",
+    "hipblasHandle_t": "void*",
+    "hipblasLtHandle_t": "void*",
+    "hipsparseHandle_t": "void*",
+    "hipsolverHandle_t": "void*",
+    "hipFloatComplex": "float2",
+    "hipDoubleComplex": "double2",
+    "hipComplex": "hipFloatComplex",
+}
 
 
-def _meets_hip_headers(unit: Unit, ctx: Context) -> bool:
-    """HIP's headers are in the file's translation unit once converted: the file includes a
-    CUDA header, or (in a tree) a file that includes it, directly or through others, is a
-    `.cu` file or includes a CUDA header; converted, those include HIP's."""
-    mappings = ctx.mappings
-
-    def cuda(name: str) -> bool:
-        return name.endswith(".cu") or name.startswith(_HIP) or mappings.header(name) is not None
-
-    own = (i.path for i in includes(unit.text, unit.tokens, unit.directives))
-    return any(cuda(Path(p).name) or cuda(p) for p in own) or ctx.project.tu_includes(
-        unit.path, cuda
-    )
+def _same_as_hips(unit: Unit, ctx: Context, alias: Alias, declared: str) -> bool:
+    """The typedef, converted, declares ``declared`` (its HIP name) as HIP does
+    (``_HIP_TYPEDEFS``) or as itself (`typedef struct X X;`, `typedef __hip_bfloat16
+    __hip_bfloat16;`): a legal redeclaration, no clash.  Its words are converted as convert
+    writes them (``hip_name``: the roc* name under --roc)."""
+    words = []
+    for t in unit.tokens[alias.keyword + 1 : alias.name]:
+        e = unit.mapped.get(t.text)
+        renamed = (
+            hip_name(e, ctx.options) if e is not None and is_convertible(e, ctx.options) else None
+        )
+        words.append(renamed or t.text)
+    target = " ".join(words).replace(" *", "*")
+    return target in (_HIP_TYPEDEFS.get(declared), declared, f"struct {declared}")
 
 
 # a name neither CUDA's nor HIP's spells another platform's API (`mublasCreate`, `mcGraphLaunch`)

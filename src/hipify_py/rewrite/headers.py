@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 from ..analysis.insertion import guard_branch, insertion_point
 from ..context import Context
@@ -24,7 +23,6 @@ from ..frontend.unit import Unit
 from ..mappings import Entry, MappingIndex, hip_name, is_convertible, no_hip_library
 from ..rules import Tally, declare_rule, rewrite_pass
 from ._shim_texts import NVTX_SHIM
-from .api_copies import api_copy_declarations
 from .implicit_includes import implicit_headers
 from .wmma_include import kept_wmma_include
 
@@ -258,16 +256,11 @@ def _layout(path: str, ctx: Context) -> str:
 def _needs_runtime(unit: Unit, ctx: Context, has_runtime_api: bool) -> bool:
     """A .cu file (nvcc includes cuda_runtime.h into every one implicitly), device code or a
     launch needs hip_runtime.h; so does a runtime/driver API call in a file that includes no
-    HIP runtime header at all, unless the file declares the API's types itself
-    (``api_copies``), or includes a file of the tree that does: beside HIP's header those
-    declarations would redeclare HIP's types."""
+    HIP runtime header at all."""
     if unit.path.endswith(".cu"):
         return True
     if unit.identifiers & _DEVICE_WORDS or "<<<" in unit.text:
         return True
-    if has_runtime_api or api_copy_declarations(unit, ctx):
-        return False  # a copy of the API declares the names it uses (gdrcopy's cuda_wrapper.h)
-    copies = ctx.project.api_copies
-    if copies and ctx.project.reaches({Path(unit.path).name}, copies.__contains__):
-        return False  # it includes such a copy (gdrcopy's gdrapi.c)
+    if has_runtime_api:
+        return False
     return any(e.family in ("runtime", "driver") and e.hip for e in unit.mapped.values())
