@@ -541,24 +541,35 @@ def test_a_directory_of_headers_no_source_reaches_is_not_the_port(nvcc, tmp_path
     """Magicube keeps `spmm_utils_N128_bk/`, a copy of the `spmm_utils/` its sources include
     (round 36: 3 false findings).  A directory with an included file keeps the findings of
     the headers beside it that nothing includes (judged true in cuVS and SpargeAttn, round
-    33), so do a library's public headers under `include/`, and a tree without sources."""
+    33), and so does one whose header includes a reached file of another directory (cuVS's
+    JIT fragments, round 16), a library's public headers under `include/`, and a tree
+    without sources."""
     root = tmp_path / "app"
-    for d in ("utils", "utils_bk", "include"):
+    for d in ("utils", "utils_bk", "include", "jit"):
         (root / d).mkdir(parents=True)
     for d in ("utils", "utils_bk"):
         (root / d / "barrier.h").write_text("#pragma once\n" + PTX_AND_MASK)
     (root / "utils" / "unused.h").write_text("#pragma once\n" + PTX_AND_MASK)
     (root / "include" / "api.cuh").write_text("#pragma once\n" + PTX_AND_MASK)
+    # a fragment for sources the build generates: it builds on the live code
+    (root / "jit" / "fragment.cuh").write_text('#pragma once\n#include "../utils/barrier.h"\n')
+    (root / "jit" / "metric.cuh").write_text("#pragma once\n" + PTX_AND_MASK)
     (root / "main.cu").write_text('#include "utils/barrier.h"\nint main() { return 0; }\n')
     assert_nvcc_builds(nvcc, [root / "main.cu"], [], tmp_path)
     found = {path for rule, path in _tree_findings(tmp_path, "app") if rule == "HZ310"}
-    assert found == {"utils/barrier.h", "utils/unused.h", "include/api.cuh"}
+    assert found == {"utils/barrier.h", "utils/unused.h", "include/api.cuh", "jit/metric.cuh"}
     (root / "main.cu").write_text('#include "barrier.h"\nint main() { return 0; }\n')
     found = {path for rule, path in _tree_findings(tmp_path, "app") if rule == "HZ310"}
     assert "utils_bk/barrier.h" in found  # an include no directory resolves reaches each copy
     (root / "main.cu").unlink()
     found = {path for rule, path in _tree_findings(tmp_path, "app") if rule == "HZ310"}
-    assert found == {"utils/barrier.h", "utils_bk/barrier.h", "utils/unused.h", "include/api.cuh"}
+    assert found == {
+        "utils/barrier.h",
+        "utils_bk/barrier.h",
+        "utils/unused.h",
+        "include/api.cuh",
+        "jit/metric.cuh",
+    }
 
 
 # gdrcopy (round 36): its own copy of the driver's types, for a libcuda it dlopens, included

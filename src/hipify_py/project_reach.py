@@ -6,9 +6,12 @@ compiles such a header, so its hazards are none of the port's.
 A directory counts, not a header: a header nothing includes beside headers that are included
 is most often one whose includer the build generates or that users include (NCCL's device
 headers, cuVS's and SpargeAttn's kernel headers: judged true, round 33, when single headers
-were dropped).  Headers under an `include/` directory are a library's public ones, for code
-outside the tree; a tree without sources (a header-only library) reaches nothing and has no
-such directory.
+were dropped).  So does a directory of which a header includes a reached file of another
+directory: it builds on the live code, from sources the build generates (cuVS's
+`jit_lto_kernels/`, whose `.cu.in` templates CMake fills in, round 16: a judged-true HZ300),
+where a backup copy or a lint helper includes only itself and the system.  Headers under an
+`include/` directory are a library's public ones, for code outside the tree; a tree without
+sources (a header-only library) reaches nothing and has no such directory.
 
 An include is resolved as a compiler would from the includer's directory and then its
 ancestors (the `-I` directories a project's build most often names); one that resolves so
@@ -62,6 +65,14 @@ class IncludeReach:
                         seen.add(found)
                         todo.append(found)
         live = {posixpath.dirname(p) for p in seen}
+        for p in paths - seen:  # code of the live tree's (cuVS's JIT fragments), not a copy
+            here = posixpath.dirname(p)
+            if here not in live and any(
+                found in seen and posixpath.dirname(found) != here
+                for spelled in self.includes[p]
+                for found in _resolved(p, spelled, paths, by_name)
+            ):
+                live.add(here)
         return frozenset(
             p
             for p in paths - seen
