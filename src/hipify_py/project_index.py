@@ -281,12 +281,11 @@ def index_of(
     also: Callable[[str, bytes], None] | None = None,
     launches: LaunchBlocks | None = None,
 ) -> ProjectIndex:
-    """What the sources ``texts`` (path, text) define.  ``texts`` is read a second time when a
-    header defines a PTX macro or an FP8 range (``project_unused``): it must be a collection,
-    or re-iterable.
+    """What the sources ``texts`` (path, text) define.  ``texts`` is read again (the call
+    graph; a header's PTX macro or FP8 range, ``project_unused``): a collection, or re-iterable.
     ``also`` sees each text of the pass (the caller's own questions of the tree: where it uses
-    warp-size constants, ``project_wavefronts``, which needs the analyses above this module).
-    ``launches``, filled by ``also``, gives the kernels of 32-thread blocks."""
+    warp-size constants, ``project_wavefronts``, which needs the analyses above this module);
+    ``launches``, filled by it, gives the kernels of 32-thread blocks."""
     names: set[str] = set()
     headers: set[str] = set()  # what headers define that may be used nowhere
     handles: list[tuple[str, str]] = []
@@ -315,20 +314,14 @@ def index_of(
         hip = _INCLUDES_HIP.search(data) is not None
         where = Path(path).absolute()
         hip_code.append((where, hip or where.suffix == ".hip" or is_hip_code(data)))
-        file_macros: set[str] = set()
-        for m in DEFINED_NAME.finditer(data):
-            name = m.group(1).decode("ascii")
-            names.add(name)
-            file_macros.add(name)
-            if hip:
-                hip_macros.add(name)
+        file_macros = {m.group(1).decode("ascii") for m in DEFINED_NAME.finditer(data)}
+        names |= file_macros
+        hip_macros |= file_macros if hip else set()
         if file_macros:
             macros_of[path] = file_macros
         tested_elsewhere |= _tested(data) - file_macros
         defined.update(_functions(data))
-        declared = record_types(data, names, types, members) | set(declared_after_bodies(data))
-        names |= declared
-        if declared & _API_RESULTS:
+        if _declarations(data, names, types, members) & _API_RESULTS:
             api_copies.add(Path(path).name)
         handles.extend(opaque_handles(data))
         if _ELIF_HIP_SWITCH.search(data):
@@ -345,10 +338,9 @@ def index_of(
     graph = call_graph(texts, defined)
     block32 = launches.block32() if launches is not None else frozenset()
     values, homes = _macro_values(texts, macros_of, tested_elsewhere)
-    own_hip = frozenset((known | {ARCH}) & hip_macros)
     return ProjectIndex(
         known,
-        own_hip,
+        frozenset((known | {ARCH}) & hip_macros),
         _settings(values),
         frozenset(n for n, v in values.items() if v is UNDEFINED),
         tuple(sorted((n, tuple(sorted(homes[n]))) for n in values)),
@@ -363,6 +355,14 @@ def index_of(
         member_types=frozenset(types & members),
         api_copies=frozenset(api_copies),
     )
+
+
+def _declarations(data: bytes, names: set[str], types: set[str], members: set[str]) -> set[str]:
+    """Record the types and enumerators ``data`` declares (``record_types``), and the names
+    it declares after a body, in ``names``; the type names and those, which it returns."""
+    declared = record_types(data, names, types, members) | set(declared_after_bodies(data))
+    names |= declared
+    return declared
 
 
 def _settings(values: dict[str, object]) -> tuple[str, ...]:
