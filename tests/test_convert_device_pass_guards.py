@@ -129,3 +129,36 @@ def test_a_negated_test_that_defines_cuda_arch_is_a_default_not_a_pass_split(
     out = hip(ARCH_DEFAULT)
     assert out.count("#ifndef __CUDA_ARCH__") == 1  # the default's test stays
     assert f"#if {NEITHER}\n__host__ void only_host" in out  # the decoy: a split by pass
+
+
+# OWL's and cudaKDTree's decorations (issue 23 round 35): two macros per branch, `__both__`
+# made of them, and a kernel that calls a `__both__` helper
+OWL_DECORATIONS = """#include <cstdint>
+#if defined(__CUDA_ARCH__)
+# define __owl_device   __device__
+# define __owl_host     __host__
+#else
+# define __owl_device   /* ignore */
+# define __owl_host     /* ignore */
+#endif
+# define __both__   __owl_host __owl_device
+inline __both__ int parent(int node) { return (node - 1) / 2; }
+__global__ void tags(uint32_t* tag, int n) {
+  const int gid = threadIdx.x + blockIdx.x * blockDim.x;
+  if (gid < n) tag[gid] = parent(gid);
+}
+int host_parent(int node) { return parent(node); }
+"""
+
+
+def test_a_pair_of_decoration_macros_decorates_both_hip_passes(nvcc, gfx942_check, tmp_path):
+    """Each branch defines the same macros in the same order, the device one as decorations:
+    the test asks for any HIP compilation, and the kernel's helper is host and device in both
+    passes; one branch that defines something else keeps the device-pass test."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", OWL_DECORATIONS)
+    out = hip(OWL_DECORATIONS)
+    assert "#if (defined(__HIP__) || defined(__CUDA_ARCH__))\n" in out
+    assert "# define __owl_device   __host__ __device__\n" in out
+    assert hip(out) == out
+    other = OWL_DECORATIONS.replace("# define __owl_host     __host__", "# define LEVELS 2")
+    assert f"#if ({EITHER})\n" in hip(other)

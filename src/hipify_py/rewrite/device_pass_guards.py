@@ -88,28 +88,36 @@ _DEVICE_ONLY = frozenset({"__device__", "__constant__"})
 
 
 def _decoration(toks: Sequence[Token], found: list[Line], n: int) -> dict[int, Edit] | None:
-    """The edits of a device-pass test at line ``n`` whose branches only define one macro,
-    as a device decoration in the device pass (`__device__`, `__constant__`) and as none in
-    the other (``_ANY_HIP``): `__device__` alone becomes `__host__ __device__`; None for any
-    other test (a negated one included)."""
+    """The edits of a device-pass test at line ``n`` whose branches only define the same
+    macros, in the same order, as device decorations in the device pass (`__device__`,
+    `__constant__`, `__host__`) and as none in the other (``_ANY_HIP``): OWL's and
+    cudaKDTree's `__owl_device` / `__owl_host`, of which `__both__` is made (issue 23 round
+    35); `__device__` alone becomes `__host__ __device__`; None for any other test (a
+    negated one included)."""
     bounds, negated = _branches(found, n)
     if negated or len(bounds) != 3 or found[bounds[1]].word != "else":
         return None
-    device, other = found[n + 1], found[bounds[1] + 1]
-    if bounds[1] != n + 2 or bounds[2] != bounds[1] + 2:
-        return None  # each branch is one line
-    if device.word != "define" or other.word != "define" or not device.body or not other.body:
+    device, other = found[n + 1 : bounds[1]], found[bounds[1] + 1 : bounds[2]]
+    if not device or len(device) != len(other):
         return None
-    name, body = device.body[0].text, [t.text for t in device.body[1:]]
-    rest = {t.text for t in other.body[1:]}
-    if other.body[0].text != name or not body or not set(body) <= _DECORATIONS:
+    if any(ln.word != "define" or not ln.body for ln in (*device, *other)):
         return None
-    if not _DEVICE_ONLY & set(body) or rest & (_DEVICE_ONLY | {"__host__"}):
+    if [ln.body[0].text for ln in device] != [ln.body[0].text for ln in other]:
         return None
-    if body == ["__device__"]:  # keyed by its token, as the tests' edits are by theirs
-        at = device.at + 3
-        return {at: Edit(toks[at].start, toks[at].end, "__host__ __device__", RULE)}
-    return {}
+    bodies = [[t.text for t in ln.body[1:]] for ln in device]
+    rest = {t.text for ln in other for t in ln.body[1:]}
+    if not all(body and set(body) <= _DECORATIONS for body in bodies):
+        return None
+    if not _DEVICE_ONLY & {w for body in bodies for w in body}:
+        return None
+    if rest & (_DEVICE_ONLY | {"__host__"}):
+        return None
+    out = {}
+    for ln, body in zip(device, bodies, strict=True):
+        if body == ["__device__"]:  # keyed by its token, as the tests' edits are by theirs
+            at = ln.at + 3
+            out[at] = Edit(toks[at].start, toks[at].end, "__host__ __device__", RULE)
+    return out
 
 
 def _device_branch_reads_arch(
