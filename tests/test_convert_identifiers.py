@@ -1,6 +1,7 @@
 """Identifier renames through the mapping tables."""
 
-from _convert import body, result
+from _convert import body, hip, result
+from _units import assert_ported_builds
 
 
 def test_runtime_and_library_names_are_renamed() -> None:
@@ -115,3 +116,28 @@ def test_statistics_count_renames_by_family() -> None:
     assert res.conversions["rename/runtime"] == 1
     assert res.conversions["rename/blas"] == 1
     assert res.conversions["rename/fft"] == 1
+
+
+# cudaKDTree's checking macro (issue 23 round 35): the runtime's prefix pasted onto the call
+PASTED_CALLS = """#include <cstdio>
+#include <cuda_runtime.h>
+#define CHECK(call)                                                      \\
+  {                                                                      \\
+    cudaError_t rc = call;                                               \\
+    if (rc != cudaSuccess) printf("%s\\\\n", cudaGetErrorString(rc));    \\
+  }
+#define CUDA_CALL(call) CHECK(cuda##call)
+void clear(unsigned* tags, int n, cudaStream_t stream) {
+  CUDA_CALL(MemsetAsync(tags, 0, n * sizeof(unsigned), stream));
+  CUDA_CALL(StreamSynchronize(stream));
+}
+"""
+
+
+def test_the_runtime_prefix_pasted_in_a_macro_becomes_hips(nvcc, gfx942_check, tmp_path):
+    """`cuda##call` pastes `hip` after the conversion; a use whose HIP name is not `hip` and
+    the same rest (`ThreadSynchronize`: hipDeviceSynchronize) keeps the macro as it is."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", PASTED_CALLS)
+    assert "CHECK(hip##call)" in hip(PASTED_CALLS)
+    other = PASTED_CALLS.replace("StreamSynchronize(stream)", "ThreadSynchronize()")
+    assert "CHECK(cuda##call)" in hip(other)
