@@ -141,3 +141,28 @@ def test_the_runtime_prefix_pasted_in_a_macro_becomes_hips(nvcc, gfx942_check, t
     assert "CHECK(hip##call)" in hip(PASTED_CALLS)
     other = PASTED_CALLS.replace("StreamSynchronize(stream)", "ThreadSynchronize()")
     assert "CHECK(cuda##call)" in hip(other)
+
+
+# qulacs' gpu_wrapping.h (issue 23 compile round 35): its own HIP branch names hipBLAS 2's
+# complex type, which hipBLAS 3.0 (ROCm 7.0) removed
+OWN_HIP_BRANCH = """#ifdef __HIP_PLATFORM_AMD__
+#include <hip/hip_complex.h>
+#include <hipblas/hipblas.h>
+using gpuDoubleComplex = hipblasDoubleComplex;
+#else
+#include <cuComplex.h>
+using gpuDoubleComplex = cuDoubleComplex;
+#endif
+__global__ void scale(gpuDoubleComplex* v, double s) {
+  v[threadIdx.x].x *= s;
+  v[threadIdx.x].y *= s;
+}
+"""
+
+
+def test_a_hip_name_rocm_7_removed_becomes_its_replacement(nvcc, gfx942_check, tmp_path):
+    """The project's HIP branch compiles against ROCm 7.2.4, whose hipblas.h has no
+    hipblasDoubleComplex any more; both branches name HIP's hipDoubleComplex."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", OWN_HIP_BRANCH)
+    out = hip(OWN_HIP_BRANCH)
+    assert "hipblasDoubleComplex" not in out and out.count("= hipDoubleComplex;") == 2
