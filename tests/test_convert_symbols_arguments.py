@@ -100,3 +100,25 @@ def test_function_pointer_arguments_are_cast_to_const_void() -> None:
     assert (
         "hipFuncSetCacheConfig(reinterpret_cast<const void*>(kernel), hipFuncCachePreferL1);" in out
     )
+
+
+# kmcuda (issue 23 compile round 35): the templates' defaulted offset and direction
+SYMBOL_COPIES = """#include <cstdint>
+__constant__ uint32_t d_changed;
+__global__ void count(uint32_t* out) { out[0] = d_changed; }
+void reset(uint32_t* back, cudaStream_t s) {
+  uint32_t zero = 0;
+  cudaMemcpyToSymbolAsync(d_changed, &zero, sizeof(zero));
+  cudaMemcpyToSymbolAsync(d_changed, &zero, sizeof(zero), 0);
+  cudaMemcpyFromSymbolAsync(back, d_changed, sizeof(zero));
+  cudaMemcpyFromSymbolAsync(back, d_changed, sizeof(zero), 0, cudaMemcpyDeviceToHost, s);
+}
+"""
+
+
+def test_symbol_copies_get_the_arguments_cuda_defaults(nvcc, gfx942_check, tmp_path) -> None:
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", SYMBOL_COPIES)
+    out = hip(SYMBOL_COPIES)
+    assert "sizeof(zero), 0, hipMemcpyHostToDevice);" in out
+    assert "sizeof(zero), 0, hipMemcpyDeviceToHost);" in out
+    assert "sizeof(zero), 0, hipMemcpyDeviceToHost, s);" in out

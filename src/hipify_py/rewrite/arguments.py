@@ -59,6 +59,10 @@ APPEND_ARGUMENT: dict[str, dict[int, str]] = {
     "cudaSignalExternalSemaphoresAsync": {3: "0"},
     "cudaWaitExternalSemaphoresAsync": {3: "0"},
     "cudaGraphInstantiateWithFlags": {2: "0"},
+    # cuda_runtime.h's templates default the offset and the direction; HIP's do not (kmcuda's
+    # three-argument copies to `__constant__` counters, issue 23 compile round 35)
+    "cudaMemcpyToSymbolAsync": {3: "0, hipMemcpyHostToDevice", 4: "hipMemcpyHostToDevice"},
+    "cudaMemcpyFromSymbolAsync": {3: "0, hipMemcpyDeviceToHost", 4: "hipMemcpyDeviceToHost"},
     "cudaGraphInstantiate": {2: "nullptr, nullptr, 0"},
 }
 # API -> index of a kernel/function argument HIP declares as ``const void*``
