@@ -162,3 +162,43 @@ def test_a_pair_of_decoration_macros_decorates_both_hip_passes(nvcc, gfx942_chec
     assert hip(out) == out
     other = OWL_DECORATIONS.replace("# define __owl_host     __host__", "# define LEVELS 2")
     assert f"#if ({EITHER})\n" in hip(other)
+
+
+# MMseqs2's libmarv (compile round 35), built with hipcc: the file tests HIP's compiler
+# itself, so its `#ifdef __CUDA_ARCH__` means NVIDIA's device pass
+DUAL_SOURCE_DEVICE_PASS = """#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#endif
+struct ClampScores {
+#if defined(__CUDACC__) || defined(__HIPCC__)
+  __device__
+#endif
+  unsigned int operator()(const unsigned int& packed4) {
+#ifdef __CUDA_ARCH__
+    return __vminu4(packed4, 0x14141414u);
+#else
+    unsigned int out = 0;
+    for (int i = 0; i < 4; ++i) {
+      unsigned int b = (packed4 >> (8 * i)) & 0xff;
+      out |= (b < 20 ? b : 20) << (8 * i);
+    }
+    return out;
+#endif
+  }
+};
+__global__ void clamp(unsigned int* v) { v[threadIdx.x] = ClampScores{}(v[threadIdx.x]); }
+"""
+
+
+def test_a_file_that_tests_hips_compiler_keeps_its_device_pass_tests(nvcc, gfx942_check, tmp_path):
+    """Its HIP build takes the `#else` in both passes, as the project wrote it; where the
+    file does not test HIP's compiler, the test asks for either device pass, and HIP's
+    device pass then names the SIMD intrinsic ROCm 7.2.4 does not declare."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "a", DUAL_SOURCE_DEVICE_PASS)
+    assert "#ifdef __CUDA_ARCH__\n" in hip(DUAL_SOURCE_DEVICE_PASS)
+    cuda_only = DUAL_SOURCE_DEVICE_PASS.replace(
+        "#if defined(__HIPCC__)\n#include <hip/hip_runtime.h>\n#endif\n", ""
+    ).replace("defined(__CUDACC__) || defined(__HIPCC__)", "defined(__CUDACC__)")
+    assert f"#if {EITHER}\n" in hip(cuda_only)
+    (tmp_path / "b.hip").write_text(hip(cuda_only))
+    assert gfx942_check(tmp_path / "b.hip").returncode != 0

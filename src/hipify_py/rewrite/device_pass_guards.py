@@ -15,7 +15,9 @@ either name, true in the device pass on both platforms whatever came before it:
 
 A line that also compares ``__CUDA_ARCH__`` with a number is a capability gate, left to HZ501;
 a line that already names ``__HIP_DEVICE_COMPILE__`` or ``__HIP__`` was written for HIP (or
-converted before).
+converted before), and so is every line of a file that tests HIP's compiler macros itself
+(``conditions.tests_hip_compiler``): MMseqs2's libmarv, which hipcc builds, keeps its
+`#ifdef __CUDA_ARCH__` SIMD intrinsics (`__vminu4`) from HIP's device pass (compile round 35).
 
 A test whose device branch only defines a function or variable decoration (InfiniTAM's
 ``#if defined(__CUDACC__) && defined(__CUDA_ARCH__)`` / ``#define _CPU_AND_GPU_CODE_
@@ -33,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from ..analysis.tokens import cached
 from ..context import Context
 from ..edits import Edit
+from ..frontend.conditions import tests_hip_compiler
 from ..frontend.directives import (
     ARCH,
     Line,
@@ -60,7 +63,7 @@ def device_pass_edits(unit: Unit) -> dict[int, Edit]:
 
 
 def _edits(unit: Unit) -> dict[int, Edit]:
-    if ARCH not in unit.identifiers:
+    if ARCH not in unit.identifiers or tests_hip_compiler(unit):
         return {}
     toks = unit.tokens
     out: dict[int, Edit] = {}
