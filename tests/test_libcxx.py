@@ -77,3 +77,16 @@ def test_libcxx_headers_of_standard_facilities_become_the_standard_headers(
     assert "cuda/std" not in out and "return ::std::numeric_limits<T>::max();" in out
     # decoy: a libcu++ header of facilities HIP lacks stays, reported
     assert "#include <cuda/std/atomic>" in hip(LIMITS.replace("cuda/std/limits", "cuda/std/atomic"))
+
+
+# cuBQL's math.h, vendored by NVIDIA Warp (compile round 35): a macro names libcu++'s limits
+MACRO_LIMITS = """#include <cuda/std/limits>
+#define CUBQL_INF ::cuda::std::numeric_limits<float>::infinity()
+__global__ void k(float* out) { out[threadIdx.x] = -CUBQL_INF; }
+"""
+
+
+def test_a_macro_body_names_the_standard_library_too(nvcc, gfx942_check, tmp_path):
+    """`#define NAME ::cuda::...`: the name the macro defines qualifies nothing."""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "inf", MACRO_LIMITS)
+    assert "#define CUBQL_INF ::std::numeric_limits<float>::infinity()" in hip(MACRO_LIMITS)

@@ -39,10 +39,11 @@ def within_project(toks: Sequence[Token], i: int) -> bool:
     project's, not libcu++'s.  A keyword before a global `::cuda` (nanovdb's `return
     ::cuda::std::numeric_limits<T>::max();`, compile round 33) names none."""
     return (
-        i >= 2
+        i >= 3
         and toks[i - 1].text == "::"
         and toks[i - 2].kind is Kind.IDENT
         and toks[i - 2].text not in KEYWORDS
+        and toks[i - 3].text != "define"  # the name a `#define NAME ::cuda::...` defines
     )
 
 
@@ -63,5 +64,8 @@ def libcxx_std(unit: Unit, ctx: Context) -> Iterator[Edit]:
         return
     toks = unit.tokens
     for i in unit.identifier_positions.get("cuda", ()):
-        if not toks[i].in_directive and libcxx_std_at(unit, i) in STD_TWINS:
+        # code, or a macro's body (cuBQL's `#define CUBQL_INF ::cuda::std::numeric_limits<float>
+        # ::infinity()`, compile round 35); not an include's path
+        in_code = not toks[i].in_directive or unit.directive_word(i) == "define"
+        if in_code and libcxx_std_at(unit, i) in STD_TWINS:
             yield Edit(toks[i].start, toks[i + 2].end, "std", RULE)
