@@ -271,7 +271,8 @@ class ProjectIndex:
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-_INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
+# `#include <path>` / `#include "path"`: the path (the include graph, ``project_reach``)
+INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _INCLUDES_HIP = re.compile(rb"#[ \t]*include[ \t]*[<\"]hip/")
 
 
@@ -465,7 +466,7 @@ _WARP_SIZE_DECLARED = re.compile(rb"\bwarpSize[ \t]*(?:=(?!=)|\{)")
 
 def _record_includes(path: str, data: bytes, includes: dict[str, set[str]]) -> None:
     """Add the base names of the files ``data`` includes to its node of ``includes``."""
-    included = {Path(m.group(1).decode("utf-8", "replace")).name for m in _INCLUDE.finditer(data)}
+    included = {Path(m.group(1).decode("utf-8", "replace")).name for m in INCLUDE.finditer(data)}
     if included:
         includes.setdefault(Path(path).name, set()).update(included)
 

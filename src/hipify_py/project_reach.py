@@ -20,13 +20,12 @@ come from the caller; the scan is linear in each text."""
 
 from __future__ import annotations
 
-import posixpath
-import re
+import os.path
 from pathlib import Path
 
 from .frontend.unit import SOURCE_SUFFIXES
+from .project_index import INCLUDE
 
-_INCLUDE = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _MOST_INCLUDES = 500_000  # includes kept for the resolution after the pass, at most
 
 
@@ -39,7 +38,7 @@ class IncludeReach:
         self.kept = 0
 
     def add(self, path: str, data: bytes) -> None:
-        spelled = [m.group(1).decode("utf-8", "replace").strip() for m in _INCLUDE.finditer(data)]
+        spelled = [m.group(1).decode("utf-8", "replace").strip() for m in INCLUDE.finditer(data)]
         self.kept += len(spelled)
         if self.kept <= _MOST_INCLUDES:
             self.includes[str(Path(path).absolute())] = spelled
@@ -55,7 +54,7 @@ class IncludeReach:
             return frozenset()
         by_name: dict[str, list[str]] = {}
         for p in paths:
-            by_name.setdefault(posixpath.basename(p), []).append(p)
+            by_name.setdefault(os.path.basename(p), []).append(p)
         seen, todo = set(sources), list(sources)
         while todo:
             includer = todo.pop()
@@ -64,11 +63,11 @@ class IncludeReach:
                     if found not in seen:
                         seen.add(found)
                         todo.append(found)
-        live = {posixpath.dirname(p) for p in seen}
+        live = {os.path.dirname(p) for p in seen}
         for p in paths - seen:  # code of the live tree's (cuVS's JIT fragments), not a copy
-            here = posixpath.dirname(p)
+            here = os.path.dirname(p)
             if here not in live and any(
-                found in seen and posixpath.dirname(found) != here
+                found in seen and os.path.dirname(found) != here
                 for spelled in self.includes[p]
                 for found in _resolved(p, spelled, paths, by_name)
             ):
@@ -76,7 +75,7 @@ class IncludeReach:
         return frozenset(
             p
             for p in paths - seen
-            if posixpath.dirname(p) not in live and "include" not in Path(p).parent.parts
+            if os.path.dirname(p) not in live and "include" not in Path(p).parent.parts
         )
 
 
@@ -85,14 +84,14 @@ def _resolved(
 ) -> list[str]:
     """The files of the tree ``#include "spelled"`` in ``includer`` may name: the first found
     from its directory up, else every file whose path ends with what it spells."""
-    d = posixpath.dirname(includer)
+    d = os.path.dirname(includer)
     while True:
-        found = posixpath.normpath(posixpath.join(d, spelled))
+        found = os.path.normpath(os.path.join(d, spelled))
         if found in paths:
             return [found]
-        up = posixpath.dirname(d)
+        up = os.path.dirname(d)
         if up == d:
             break
         d = up
     tail = "/" + "/".join(part for part in spelled.split("/") if part not in ("", ".", ".."))
-    return [p for p in by_name.get(posixpath.basename(spelled), ()) if p.endswith(tail)]
+    return [p for p in by_name.get(os.path.basename(spelled), ()) if p.endswith(tail)]
