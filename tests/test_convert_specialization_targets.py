@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
-from _units import assert_ported_builds, hip
+from _units import (
+    assert_converted_compiles,
+    assert_ported_builds,
+    convert_directory,
+    converted_tree,
+    hip,
+)
 
 # jetson-utils' `alpha`: a `__device__` primary template with `__host__ __device__`
 # specializations, called from a kernel and from the host
@@ -35,3 +41,46 @@ def test_templates_whose_specializations_agree_are_left_alone():
     no_primary = "\n".join(ln for ln in ALPHA.splitlines() if "typename T" not in ln)
     assert "__host__ __device__ uint8_t alpha(uchar3" in hip(no_primary)
     assert hip(no_primary).count("__host__") == 2
+
+
+# cudaKDTree (compile round 35): the decorations come from another header, the primary
+# template is a declaration, and the `__device__` specialization is in a device-pass branch
+KDTREE_COMMON = """#pragma once
+#if defined(__CUDA_ARCH__)
+# define __owl_device   __device__
+# define __owl_host     __host__
+#else
+# define __owl_device   /* ignore */
+# define __owl_host     /* ignore */
+#endif
+# define __both__   __owl_host __owl_device
+"""
+KDTREE_MATH = """#pragma once
+#include "common.h"
+template<typename T> inline __both__ float as_float_rz(T t);
+template<> inline __both__ float as_float_rz(float f) { return f; }
+#ifdef __CUDA_ARCH__
+template<> inline __device__ float as_float_rz(int i) { return __int2float_rz(i); }
+#endif
+"""
+KDTREE_SOURCE = """#include <cuda_runtime.h>
+#include "math.h"
+__global__ void widen(const int* in, float* out) { out[threadIdx.x] = as_float_rz(in[1]); }
+int main() { return as_float_rz(1.5f) == 1.5f ? 0 : 1; }
+"""
+
+
+def test_a_specialization_matches_a_declared_template_decorated_by_another_headers_macros(
+    nvcc, gfx942_check, tmp_path
+):
+    files = {"common.h": KDTREE_COMMON, "math.h": KDTREE_MATH, "knn.cu": KDTREE_SOURCE}
+    out = converted_tree(nvcc, tmp_path, "kd", files, "knn.cu")
+    assert (
+        "template<> inline __host__ __device__ float as_float_rz(int i)"
+        in (out / "math.h").read_text()
+    )
+    assert_converted_compiles(out, "knn.cu", gfx942_check)
+    assert (
+        convert_directory(out, tmp_path / "again").joinpath("math.h").read_text()
+        == (out / "math.h").read_text()
+    )  # converting twice is converting once

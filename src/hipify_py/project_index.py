@@ -28,6 +28,8 @@ from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
 from .project_calls import call_graph, definitions
 from .project_declarations import template_declarations
+from .project_decorations import decoration_words, decorations
+from .project_include_graph import IncludeGraph
 from .project_launches import LaunchBlocks
 from .project_twins import is_hip_code, twins_of
 from .project_types import declared_after_bodies, opaque_handles, record_types
@@ -148,22 +150,17 @@ class ProjectIndex:
     # API themselves: copies of the API for a driver loaded at run time (gdrcopy's
     # `cuda_wrapper.h`), whose other names are the project's own (HZ302)
     api_copies: frozenset[str] = frozenset()
+    # (macro, the CUDA targets it spells through the tree's macros): cudaKDTree's `__both__`
+    # (``project_decorations``, ``rewrite/specialization_targets``)
+    decorations: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @cached_property
-    def _include_graph(self) -> dict[str, tuple[str, ...]]:
-        return dict(self.includes)
+    def include_graph(self) -> IncludeGraph:
+        return IncludeGraph(self.includes)
 
     @cached_property
     def _warp_homes(self) -> dict[str, tuple[str, ...]]:
         return dict(self.warp_constant_homes)
-
-    @cached_property
-    def _included_by(self) -> dict[str, list[str]]:
-        graph: dict[str, list[str]] = {}
-        for name, included in self.includes:
-            for header in included:
-                graph.setdefault(header, []).append(name)
-        return graph
 
     @cached_property
     def _reachers(self) -> dict[str, frozenset[str]]:
@@ -175,7 +172,7 @@ class ProjectIndex:
                 if home not in out:
                     seen, todo = {home}, [home]
                     while todo:
-                        for parent in self._included_by.get(todo.pop(), ()):
+                        for parent in self.include_graph.up.get(todo.pop(), ()):
                             if parent not in seen:
                                 seen.add(parent)
                                 todo.append(parent)
@@ -195,25 +192,13 @@ class ProjectIndex:
         values = tuple(v for v in self.hip_values if v.partition("=")[0] in reaching)
         return values, self.hip_undefined & reaching | self.cuda_switches | self.unset_switches
 
-    def reaches(self, names: AbstractSet[str], wanted: Callable[[str], bool]) -> bool:
-        """One of the files of base names ``names`` is or includes (directly or through
-        headers) a file whose base name ``wanted`` accepts."""
-        down = self._include_graph
-        below, todo = set(names), list(names)
-        while todo:
-            for child in down.get(todo.pop(), ()):
-                if child not in below:
-                    below.add(child)
-                    todo.append(child)
-        return any(wanted(name) for name in below)
-
     def includers(self, name: str, header: str) -> list[str]:
         """The files that use the constant ``name`` in code of hardware wavefronts and
         include ``header`` (a path), directly or through other headers that do not define
         ``name`` themselves: flash-fft-conv's `monarch_cuda_shared.h` includes the sub-headers
         that define `WARP_SIZE 32` and defines it again before its kernels (round 17: 4 false
         HZ107 at the sub-headers, where changing the value fixes nothing)."""
-        graph = self._include_graph
+        graph = self.include_graph.down
         base = Path(header).name
         shadows = set(self._warp_homes.get(name, ())) - {base}
         out = []
@@ -266,6 +251,7 @@ class ProjectIndex:
             sorted(self.unused_names),
             sorted(self.uncalled),
             sorted(f"{h}:{n}" for h, n in self.template_declarations),
+            [f"{n}={' '.join(t)}" for n, t in self.decorations],
         )
         text = "\0".join("\n".join(p) for p in parts)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -302,12 +288,14 @@ def index_of(
     types: set[str] = set()  # the type names the tree declares
     members: set[str] = set()  # the names `A<T>::NAME(` and `A<T>::NAME)` reach
     api_copies: set[str] = set()  # the files that declare the runtime's or driver's types
+    words: list[tuple[str, set[str]]] = []  # the words of each macro made of words alone
     for path, data in texts:
         lexed: Lexed | None = None  # lexed once, and only for the questions below that need it
         if also is not None:
             also(path, data)
         headers |= header_definitions(path, data)
         templates |= template_declarations(path, data)
+        words.extend(decoration_words(data).items())
         _record_includes(path, data, includes)
         if _WARP_SIZE_DECLARED.search(data):
             lexed = lex(data.decode("utf-8", "replace"))
@@ -318,8 +306,7 @@ def index_of(
         file_macros = {m.group(1).decode("ascii") for m in DEFINED_NAME.finditer(data)}
         names |= file_macros
         hip_macros |= file_macros if hip else set()
-        if file_macros:
-            macros_of[path] = file_macros
+        macros_of[path] = file_macros
         tested_elsewhere |= _tested(data) - file_macros
         defined.update(_functions(data))
         if _declarations(data, names, types, members) & _API_RESULTS:
@@ -329,10 +316,8 @@ def index_of(
             lexed = lexed or lex(data.decode("utf-8", "replace"))
             cuda_switches |= cuda_switches_of(lines(lexed.tokens, lexed.directives))
         if not hip and _HIP_SWITCH.search(data):
-            candidates = mappings.known(file_macros).keys() | {ARCH}
-            hip_macros |= _defined_for_hip(
-                lexed or lex(data.decode("utf-8", "replace")), candidates
-            )
+            mapped = mappings.known(file_macros).keys()
+            hip_macros |= _defined_for_hip(lexed or lex(data.decode("utf-8", "replace")), mapped)
     names.update(defined)
     names.update(struct for struct, handle in handles if mappings.known({handle}))
     known = frozenset(mappings.known(names))
@@ -355,6 +340,7 @@ def index_of(
         template_declarations=frozenset(templates),
         member_types=frozenset(types & members),
         api_copies=frozenset(api_copies),
+        decorations=tuple(sorted((n, tuple(sorted(t))) for n, t in decorations(words).items())),
     )
 
 
@@ -384,13 +370,15 @@ _HIP_SWITCH = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*(?:HIP|ROCM|R
 _ELIF_HIP_SWITCH = re.compile(rb"#[ \t]*elif(?:def)?\b[^\n]*(?:HIP|ROCM|ROCm)")
 
 
-def _defined_for_hip(lexed: Lexed, candidates: AbstractSet[str]) -> set[str]:
-    """Those of ``candidates`` that the file defines as macros in code only its HIP build
-    compiles (exllamav2's compat.cuh: `#if defined(USE_ROCM)` / `#define __shfl_down_sync(mask,
-    var, laneMask) __shfl_down(var, laneMask)`, round 14: 3 false HZ106), the file lexed only
-    when it has a HIP switch.  A macro of no parameters (HeCBench ge-spmm's `#define
-    __syncwarp()`) takes no mask, and says nothing of a masked call."""
+def _defined_for_hip(lexed: Lexed, mapped: AbstractSet[str]) -> set[str]:
+    """Those of ``mapped`` (the mapped names the file defines) and ``__CUDA_ARCH__`` that the
+    file defines as macros in code only its HIP build compiles (exllamav2's compat.cuh: `#if
+    defined(USE_ROCM)` / `#define __shfl_down_sync(mask, var, laneMask) __shfl_down(var,
+    laneMask)`, round 14: 3 false HZ106), the file lexed only when it has a HIP switch.  A
+    macro of no parameters (HeCBench ge-spmm's `#define __syncwarp()`) takes no mask, and says
+    nothing of a masked call."""
     hip_only = hip_inactive(lexed.tokens, lexed.directives, cuda=True)
+    candidates = mapped | {ARCH}
     toks = lexed.tokens
     out = set()
     for d in lexed.directives:
@@ -406,11 +394,6 @@ _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifnde
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 # what the tree's macro values (``frontend.macro_values``) lex at most: their files' bytes
 _MACRO_BYTES = 16 << 20
-
-
-def _number(value: object) -> str:
-    """A macro value as a `-D` setting writes it: a number, or nothing (defined, no number)."""
-    return str(value) if isinstance(value, int) else ""
 
 
 def _tested(data: bytes) -> set[str]:

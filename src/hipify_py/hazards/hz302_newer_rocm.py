@@ -124,6 +124,6 @@ def _own_names(unit: Unit, ctx: Context) -> AbstractSet[str]:
     or through headers), those the tree declares."""
     own = defined_macros(unit) | enumerators(unit) | ctx.project.hip_macros
     copies = ctx.project.api_copies
-    if copies and ctx.project.reaches({Path(unit.path).name}, copies.__contains__):
+    if copies and ctx.project.include_graph.reaches({Path(unit.path).name}, copies.__contains__):
         own |= ctx.project.defined
     return own

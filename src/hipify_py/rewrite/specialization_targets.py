@@ -8,16 +8,24 @@ jetson-utils' `cudaVector.h` failed 8 translation units, silently, in compile ro
 file's primary template and one of its specializations differ, and one of them is `__host__
 __device__`, the `__device__`-only one gains `__host__`: its device code is the same, and clang
 checks its host side only where host code calls it.
+
+The primary template may be a declaration alone, and its targets may be spelled by a macro of
+another header: cudaKDTree's `template<typename T> inline __both__ float as_float_rz(T t);`,
+`__both__` being `__owl_host __owl_device` of `common.h` (``ProjectIndex.decorations``), beside
+a `__device__` specialization in a device-pass branch (8 silent TUs in compile round 35).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
-from ..analysis.functions import Func, declaration_head, functions
+from ..analysis.functions import Func, declaration_head, functions, specifiers
+from ..analysis.tokens import match
 from ..context import Context
 from ..edits import Edit
 from ..frontend.conditions import inactive_in
+from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 
@@ -31,14 +39,18 @@ _BOTH = frozenset({"__host__", "__device__"})
     tallies=(Tally(RULE, "specialization_targets", "device templates made host-callable too"),),
 )
 def specialization_targets(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    if "template" not in unit.identifiers or "__host__" not in unit.identifiers:
+    spelled = {name: frozenset(targets) for name, targets in ctx.project.decorations}
+    if "template" not in unit.identifiers or not (
+        "__host__" in unit.identifiers or spelled.keys() & unit.identifiers
+    ):
         return
     inactive = inactive_in(unit)
-    by_name: dict[str, list[tuple[Func, bool]]] = {}  # name -> (definition, a specialization?)
-    for f in functions(unit):
+    by_name: dict[str, list[tuple[Func, bool]]] = {}  # name -> (function, a specialization?)
+    for f in [*functions(unit), *_template_declarations(unit)]:
         kind = _template_kind(unit, f)
         if kind is not None and unit.tokens[f.name_index].start not in inactive:
-            by_name.setdefault(f.name, []).append((f, kind))
+            words = f.specifiers.union(*(spelled.get(w, ()) for w in f.specifiers))
+            by_name.setdefault(f.name, []).append((replace(f, specifiers=words), kind))
     for found in by_name.values():
         if len({spec for _f, spec in found}) < 2:
             continue  # no primary template, or no specialization, in this file
@@ -48,6 +60,29 @@ def specialization_targets(unit: Unit, ctx: Context) -> Iterator[Edit]:
             device = _device_only(unit, f)
             if device is not None:
                 yield Edit(unit.tokens[device].start, unit.tokens[device].start, "__host__ ", RULE)
+
+
+def _template_declarations(unit: Unit) -> Iterator[Func]:
+    """Function templates the file declares without a body (`template <...> HEAD NAME(...)
+    QUALIFIERS;`), as functions whose body is empty: the primary template of a header."""
+    toks = unit.tokens
+    for t in unit.identifier_positions.get("template", ()):
+        if toks[t].in_directive or t + 1 >= len(toks) or toks[t + 1].text != "<":
+            continue
+        k = t + 2
+        while k < len(toks) and k - t < 256 and toks[k].text not in (";", "{", "}", "("):
+            k += 1
+        if k >= len(toks) or toks[k].text != "(" or toks[k - 1].kind is not Kind.IDENT:
+            continue
+        close = match(toks, k)
+        end = close + 1 if close is not None else len(toks)
+        while end < len(toks) and toks[end].text in _AFTER_PARAMETERS:
+            end += 1
+        if close is not None and end < len(toks) and toks[end].text == ";":
+            yield Func(toks[k - 1].text, k - 1, end, end, specifiers(toks, k - 1), (k, close))
+
+
+_AFTER_PARAMETERS = frozenset({"const", "noexcept", "&", "&&"})
 
 
 def _template_kind(unit: Unit, f: Func) -> bool | None:
