@@ -609,3 +609,35 @@ def test_names_a_copy_of_the_driver_api_declares_are_the_projects(tmp_path):
         "#include <cuda.h>\nint attribute() { return CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED; }\n"
     )
     assert _tree_findings(tmp_path, "gdr") == [("HZ302", "gin.cc"), ("HZ321", "cuda_wrapper.h")]
+
+
+def test_headers_only_optix_sources_reach_are_not_the_port(nvcc, tmp_path):
+    """cuda-volprim's `bit_vector.h` and `environment_map.h` (round 37: 2 false findings):
+    only its OptiX programs include them, and its OptiX host code through a header of its own
+    that includes OptiX. A header a plain CUDA source also includes is the port's; the OptiX
+    files keep their HP001."""
+    files = {
+        "include/bits.h": "#pragma once\n" + PTX_AND_MASK,
+        "include/env.h": "#pragma once\n" + PTX_AND_MASK.replace("lane_masks", "env_masks"),
+        "include/shared.h": "#pragma once\n" + PTX_AND_MASK.replace("lane_masks", "shared_k"),
+        "device/raygen.cu": '#include <optix.h>\n#include "../include/bits.h"\n'
+        '#include "../include/env.h"\n#include "../include/shared.h"\n',
+        "host/context.h": "#pragma once\n#include <cuda_runtime.h>\n#include <optix.h>\n",
+        "host/renderer.h": '#pragma once\n#include "context.h"\n#include "../include/env.h"\n',
+        "host/main.cpp": '#include "renderer.h"\nint main() { return 0; }\n',
+        "kernels.cu": '#include "include/shared.h"\n',
+    }
+    for name, text in files.items():
+        (tmp_path / "vol" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "vol" / name).write_text(text)
+    assert_nvcc_builds(nvcc, [tmp_path / "vol" / "kernels.cu"], [], tmp_path)
+    assert {path for _, path in _tree_findings(tmp_path, "vol")} == {"include/shared.h"}
+    args = [str(tmp_path / "vol"), "--format", "json", "--no-cache", "--select", "HP001"]
+    found = json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)
+    assert {Path(f["path"]).name for f in found["findings"]} == {"raygen.cu", "context.h"}
+    # decoy: a plain CUDA tool that includes `bits.h` makes it the port's again
+    (tmp_path / "vol" / "dump.cu").write_text('#include "include/bits.h"\n')
+    assert {path for _, path in _tree_findings(tmp_path, "vol")} == {
+        "include/bits.h",
+        "include/shared.h",
+    }

@@ -18,7 +18,8 @@ include once (``mappings/headers.yaml``, family ``tensorrt``), and the file's ot
 for CUTLASS and CuTe (family ``cutlass``): a file that includes them is built on their PTX and
 tensor-core templates, and the 32-thread warps of CUTLASS's layouts are its own (MNN's fused
 attention, round 15: 2 false HZ107).  So for OptiX (family ``optix``), whose pipelines a port
-rewrites for HIP RT, and a copy of the OptiX SDK's own headers, known by their include guards.
+rewrites for HIP RT, a copy of the OptiX SDK's own headers, known by their include guards, and a
+header that only OptiX sources include, directly or through other headers.
 
 A project that keeps its own HIP backend beside its CUDA one (QUDA's `include/targets/cuda`
 and `include/targets/hip`, ginkgo's and stdgpu's `cuda/` and `hip/`) builds the HIP one for
@@ -35,11 +36,12 @@ import re
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from pathlib import PurePath
 
 from .analysis.namespaces import namespace_bodies
 from .frontend.directives import includes
 from .frontend.lexer import Kind, Token
-from .frontend.unit import Unit
+from .frontend.unit import SOURCE_SUFFIXES, Unit
 from .mappings import MappingIndex
 from .project_backends import not_the_projects
 from .project_index import ProjectIndex
@@ -105,6 +107,12 @@ def not_ported(
     for family, what in _UNPORTED_LIBRARIES.items():
         if family in families:
             return NotPorted(what, family)
+    graph = project.include_graph
+    optix = graph.included(OPTIX, lambda header: _family(header, mappings) == OPTIX)
+    if not unit.path.endswith(SOURCE_SUFFIXES) and graph.reached_only_from(
+        PurePath(unit.path).name, optix
+    ):
+        return NotPorted("a header only OptiX sources reach")
     library = _library_copy(unit) or _type_header_copy(unit)
     return NotPorted(f"a copy of {library}") if library else None
 
@@ -124,6 +132,12 @@ def _included_families(unit: Unit, mappings: MappingIndex, inactive: Container[i
         if entry is not None and entry.family and inc.start not in inactive:
             found.add(entry.family)
     return found
+
+
+def _family(header: str, mappings: MappingIndex) -> str:
+    """The mapping family of the header of base name ``header`` ("" for none)."""
+    entry = header_entry(header, mappings)
+    return entry.family if entry is not None and entry.family else ""
 
 
 def _defines_optix_guard(unit: Unit) -> bool:
