@@ -9,7 +9,12 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from _convert import hip
-from _units import assert_nvcc_builds, assert_ported_builds
+from _units import (
+    assert_converted_compiles,
+    assert_nvcc_builds,
+    assert_ported_builds,
+    converted_tree,
+)
 from hipify_py.cli.check import check
 from hipify_py.findings import Severity
 from hipify_py.pipeline import check_result
@@ -938,3 +943,46 @@ def test_hz313_a_kernels_unsupported_shapes_are_one_retiling(nvcc, tmp_path):
     assert "line 5 divides by 32" in found[0].message
     assert found[0].message.endswith("dependent lines: 7, 8")
     assert found[0].extra == {"related_lines": "7,8"}
+
+
+# HeCBench's cm-cuda (a silent TU once the rule above came in): its `utils.h` tests
+# `__HIPCC__`, but only CUDA sources include it, and they use what it defines under
+# `__CUDACC__` alone
+CM_UTILS = """#pragma once
+#include <cstdio>
+#include <cstdlib>
+#if defined(__CUDACC__)
+#define CUDA_CHECK_RETURN(value) { cudaError_t s = value; if (s != cudaSuccess) exit(1); }
+#endif
+#if defined(__HIPCC__)
+#define HIP_CHECK_RETURN(value) { hipError_t s = value; if (s != hipSuccess) exit(1); }
+#endif
+"""
+CM_SOURCE = """#include <cuda_runtime.h>
+#include "utils.h"
+__global__ void fill(int* p) { p[threadIdx.x] = 1; }
+int main() {
+  int* d;
+  CUDA_CHECK_RETURN(cudaMalloc(&d, 64 * sizeof(int)));
+  fill<<<1, 64>>>(d);
+  CUDA_CHECK_RETURN(cudaFree(d));
+  return 0;
+}
+"""
+
+
+def test_cudacc_is_the_compilers_where_only_cuda_sources_reach_the_file(
+    nvcc, gfx942_check, tmp_path
+):
+    files = {"utils.h": CM_UTILS, "cm.cu": CM_SOURCE}
+    out = converted_tree(nvcc, tmp_path, "cm", files, "cm.cu")
+    assert "#if defined(__HIPCC__)\n#define CUDA_CHECK_RETURN" in (out / "utils.h").read_text()
+    assert_converted_compiles(out, "cm.cu", gfx942_check)
+    # decoy: a source of the tree that includes HIP's runtime header (built by hipcc as it
+    # is) makes the header's `__CUDACC__` NVIDIA's, as in MMseqs2's libmarv
+    hip_source = (
+        '#if defined(__HIPCC__)\n#include <hip/hip_runtime.h>\n#endif\n#include "utils.h"\n'
+    )
+    (tmp_path / "b").mkdir()
+    dual = converted_tree(nvcc, tmp_path / "b", "cm", {**files, "marv.cu": hip_source}, "cm.cu")
+    assert "#if defined(__CUDACC__)\n#define CUDA_CHECK_RETURN" in (dual / "utils.h").read_text()

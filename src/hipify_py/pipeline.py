@@ -10,6 +10,7 @@ import gc
 from collections.abc import Callable, Container, Iterable
 from dataclasses import replace
 from functools import partial
+from pathlib import PurePath
 from typing import TypeVar
 
 from .buildfiles.unit import BuildFile
@@ -26,6 +27,7 @@ from .not_ported import not_ported
 from .policy import kept_in_file
 from .portable.source import portable_edits
 from .project_backends import hip_build_only
+from .project_include_graph import HIP_RUNTIME_HEADERS
 from .result import FileResult, conversions_of
 from .rewrite._names_only import names_only
 from .root_causes import one_per_root_cause
@@ -226,6 +228,9 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
             tree_warp_constants=ctx.project.warp_constants,
             tree_block32_functions=ctx.project.block32_functions,
             tree_member_types=ctx.project.member_types,
+            hip_includers=ctx.project.include_graph.reached_from(
+                PurePath(path).name, HIP_RUNTIME_HEADERS
+            ),
         )
         try:
             return work(unit, ctx)

@@ -2,6 +2,9 @@
 ask of it: what a file reaches through its includes, and which files only sources of a library
 with no ROCm port reach.
 
+``HIP_RUNTIME_HEADERS``: the base names of HIP's runtime headers, which a file a HIP compiler
+builds as written includes.
+
 Two `common.h` are one node: an over-approximation, so a file looks reached by more files than
 it is, never by fewer.  Pure: built from the index's tuples.
 """
@@ -10,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
+
+HIP_RUNTIME_HEADERS = frozenset({"hip_runtime.h", "hip_runtime_api.h"})
 
 
 class IncludeGraph:
@@ -23,6 +28,7 @@ class IncludeGraph:
                 self.up.setdefault(header, []).append(name)
         self._reached: dict[frozenset[str], frozenset[str]] = {}
         self._named: dict[str, frozenset[str]] = {}
+        self._below_includers: dict[frozenset[str], frozenset[str]] = {}
 
     def included(self, key: str, wanted: Callable[[str], bool]) -> frozenset[str]:
         """The included file names ``wanted`` accepts, found once per ``key`` (the question's
@@ -47,6 +53,15 @@ class IncludeGraph:
         """One of the files of base names ``names`` is or includes (directly or through
         headers) a file whose base name ``wanted`` accepts."""
         return any(wanted(name) for name in self.below(names))
+
+    def reached_from(self, name: str, headers: frozenset[str]) -> bool:
+        """A file that includes one of ``headers`` is or includes, directly or through other
+        headers, the file ``name`` (what such files reach is found once per ``headers``)."""
+        below = self._below_includers.get(headers)
+        if below is None:
+            includers = (n for n, included in self.down.items() if headers.intersection(included))
+            below = self._below_includers[headers] = frozenset(self.below(includers))
+        return name in below
 
     def reached_only_from(self, name: str, headers: frozenset[str]) -> bool:
         """Some file includes the file ``name``, and every file that nothing includes (a

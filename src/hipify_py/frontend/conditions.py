@@ -10,6 +10,7 @@ checked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -387,15 +388,24 @@ def _branches_of(unit: Unit, cuda: bool) -> Inactive:
 
 
 def tests_hip_compiler(unit: Unit) -> bool:
-    """The unit's conditionals test a macro of HIP's compiler (``HIP_COMPILER_MACROS``): it is
-    written for both compilers, and its `__CUDACC__` means NVIDIA's (computed once)."""
+    """The unit's conditionals test a macro of HIP's compiler (``HIP_COMPILER_MACROS``), and
+    HIP's compiler builds it as written: it includes HIP's runtime header, or a file of the
+    tree that does includes it (``Unit.hip_includers``: MMseqs2's libmarv, which hipcc
+    builds).  Its `__CUDACC__` means NVIDIA's then (computed once).  HeCBench's `cm-cuda`
+    `utils.h` tests `__HIPCC__` too, but only CUDA sources include it, and they use the
+    `CUDA_CHECK_RETURN` it defines under `__CUDACC__` alone (a silent TU when it read as
+    NVIDIA's)."""
     found = unit.__dict__.get("_tests_hip_compiler")
     if found is None:
         toks = unit.tokens
-        found = any(
+        found = (unit.hip_includers or _HIP_RUNTIME_INCLUDE.search(unit.text) is not None) and any(
             toks[i].in_directive and unit.directive_word(i) in CONDITIONAL_OPEN | CONDITIONAL_NEXT
             for name in HIP_COMPILER_MACROS & unit.identifiers
             for i in unit.identifier_positions[name]
         )
         unit.__dict__["_tests_hip_compiler"] = found
     return found
+
+
+# `#include <hip/hip_runtime.h>` (or its API header): code a HIP compiler builds as written
+_HIP_RUNTIME_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]hip/hip_runtime(?:_api)?\.h[>\"]")

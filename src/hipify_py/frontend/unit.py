@@ -76,6 +76,9 @@ class Unit:
     tree_block32_functions: frozenset[str] = frozenset()
     # the members of specializations the tree declares as types (``ProjectIndex.member_types``)
     tree_member_types: frozenset[str] = frozenset()
+    # a file of the tree that includes HIP's runtime header reaches this one: the project's
+    # own HIP build compiles it as written (``conditions.tests_hip_compiler``)
+    hip_includers: bool = False
     _ast_error: str | None = field(default=None, init=False)
 
     @cached_property
