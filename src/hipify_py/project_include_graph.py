@@ -11,7 +11,7 @@ it is, never by fewer.  Pure: built from the index's tuples.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 HIP_RUNTIME_HEADERS = frozenset({"hip_runtime.h", "hip_runtime_api.h"})
@@ -40,14 +40,7 @@ class IncludeGraph:
 
     def below(self, names: Iterable[str]) -> set[str]:
         """``names`` and the files they include, directly or through headers."""
-        seen = set(names)
-        todo = list(seen)
-        while todo:
-            for child in self.down.get(todo.pop(), ()):
-                if child not in seen:
-                    seen.add(child)
-                    todo.append(child)
-        return seen
+        return _closure(names, self.down)
 
     def reaches(self, names: AbstractSet[str], wanted: Callable[[str], bool]) -> bool:
         """One of the files of base names ``names`` is or includes (directly or through
@@ -80,11 +73,16 @@ class IncludeGraph:
 
     def _above(self, names: Iterable[str]) -> set[str]:
         """``names`` and the files that include them, directly or through headers."""
-        seen = set(names)
-        todo = list(seen)
-        while todo:
-            for parent in self.up.get(todo.pop(), ()):
-                if parent not in seen:
-                    seen.add(parent)
-                    todo.append(parent)
-        return seen
+        return _closure(names, self.up)
+
+
+def _closure(names: Iterable[str], edges: Mapping[str, Sequence[str]]) -> set[str]:
+    """``names`` and every file ``edges`` lead to from them."""
+    seen = set(names)
+    todo = list(seen)
+    while todo:
+        for other in edges.get(todo.pop(), ()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return seen
