@@ -12,11 +12,14 @@ over the whole TU and the device compiler, not the host compiler: a third of the
 The question is whether the port builds, not whether HeCBench builds here. nvcc results are
 cached by program and source text in WORK/nvcc-cache.json (written after each result).
 
-The selected programs are copied into WORK/tree, converted with `hipify-py convert` (default
-options, one run over the whole tree, as a user would), checked with `hipify-py check --format
-json` (the findings and where they are), and every nvcc-clean program's converted TU is
-compiled for gfx942 with clang-19 and the ROCm 7.2.4 headers (syntax and semantics, host and
-device, as benchmarks/realworld.py does). A failing TU is
+Programs that include `omp.h` need clang-19's OpenMP header (Debian's `libomp-19-dev`; without it
+such a program fails for want of the header, not of the port). The selected programs are copied
+into WORK/tree, with the sibling programs their Makefiles or relative includes borrow,
+converted with `hipify-py convert` (default options, one run over the whole tree, as a user
+would), checked with `hipify-py check --format json` (the findings and where they are), and
+every nvcc-clean program's converted TU is compiled for gfx942 with clang-19 and the ROCm 7.2.4
+headers (syntax and semantics, host and device, as benchmarks/realworld.py does). A failing TU
+is
 
 - *reported at the cause* when an error-level finding sits in the file the first compile error
   is in (the TU itself when the error is in a system header);
@@ -62,6 +65,19 @@ def programs(src: Path, split: str) -> list[Path]:
 
 
 MAKE_INCLUDE_RE = re.compile(r"-I\s*\.\./([A-Za-z0-9_.-]+-cuda)/?(?=\s|$)")
+
+
+# `#include "../diamond-sycl/src/basic/masking.h"`: a sibling program's file, by a relative path
+RELATIVE_INCLUDE_RE = re.compile(r'#\s*include\s*"\.\./([A-Za-z0-9_.-]+)/')
+
+
+def relative_siblings(program: Path) -> list[str]:
+    """The sibling programs whose files the program's sources include by a relative path."""
+    found: dict[str, None] = {}
+    for f in sorted(program.iterdir()):
+        if f.is_file() and f.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp"):
+            found.update(dict.fromkeys(RELATIVE_INCLUDE_RE.findall(f.read_text(errors="replace"))))
+    return list(found)
 
 
 def makefile_flags(program: Path) -> tuple[list[str], list[str]]:
@@ -138,8 +154,9 @@ def convert(clean: list[Path], src: Path, work: Path) -> tuple[Path, Path, list[
     shutil.rmtree(tree, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     needed = {p.name: p for p in clean}
-    for p in clean:  # the sibling programs whose headers a Makefile borrows, converted too
-        needed.update({s: src / s for s in makefile_flags(p)[0] if (src / s).is_dir()})
+    for p in clean:  # the sibling programs whose headers a Makefile or an include borrows
+        borrowed = [*makefile_flags(p)[0], *relative_siblings(p)]
+        needed.update({s: src / s for s in borrowed if (src / s).is_dir()})
     for name, p in needed.items():
         shutil.copytree(p, tree / "src" / name, symlinks=True)
     if (src / "include").is_dir():
