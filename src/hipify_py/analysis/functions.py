@@ -187,6 +187,27 @@ def class_bodies(unit: Unit) -> list[tuple[int, int]]:
     return cached(unit, "_class_bodies", find)
 
 
+def class_head(toks: Sequence[Token], open_: int) -> tuple[int, int | None] | None:
+    """(the class name's token, its base clause's `:` or None) of the body opening at
+    ``open_``: `struct NAME [final] [: BASES] {` (None for an unnamed or unreadable head)."""
+    j = open_ - 1
+    colon = None
+    depth = 0
+    while j > 0 and j > open_ - 128:
+        text = toks[j].text
+        depth += (text == ">") - (text == "<")
+        if text in ("struct", "class") and depth == 0:
+            name = j + 1
+            ok = toks[name].kind is Kind.IDENT and toks[name + 1].text in (":", "{", "final")
+            return (name, colon) if ok else None
+        if text == ":" and depth == 0:
+            colon = j
+        if text in (";", "{", "}", "(", ")"):
+            return None
+        j -= 1
+    return None
+
+
 def scope_of(unit: Unit, index: int) -> int:
     """The function whose body or parameter list holds token ``index`` (as the token index of
     its '{'), or -1 at file scope: the scope a variable declared there is visible in."""

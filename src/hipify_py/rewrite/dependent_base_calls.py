@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..analysis.functions import Func, class_bodies, functions
+from ..analysis.functions import Func, class_bodies, class_head, functions
 from ..analysis.own_constants import declares_local
 from ..analysis.tokens import CONTROL, match, template_close
 from ..context import Context
@@ -77,7 +77,7 @@ def _classes(unit: Unit) -> Iterator[_Class]:
     """The file's classes that have a name and are templates or bases of one."""
     toks = unit.tokens
     for open_, close in class_bodies(unit):
-        head = _head(toks, open_)
+        head = class_head(toks, open_)
         if head is None:
             continue
         name, colon = head
@@ -90,27 +90,6 @@ def _classes(unit: Unit) -> Iterator[_Class]:
             members - {toks[name].text},
             statics,
         )
-
-
-def _head(toks: Sequence[Token], open_: int) -> tuple[int, int | None] | None:
-    """(the class name's token, its base clause's `:` or None) of the body opening at
-    ``open_``: `struct NAME [final] [: BASES] {`."""
-    j = open_ - 1
-    colon = None
-    depth = 0
-    while j > 0 and j > open_ - 128:
-        text = toks[j].text
-        depth += (text == ">") - (text == "<")
-        if text in ("struct", "class") and depth == 0:
-            name = j + 1
-            ok = toks[name].kind is Kind.IDENT and toks[name + 1].text in (":", "{", "final")
-            return (name, colon) if ok else None
-        if text == ":" and depth == 0:
-            colon = j
-        if text in (";", "{", "}", "(", ")"):
-            return None
-        j -= 1
-    return None
 
 
 def _parameters(toks: Sequence[Token], keyword: int) -> frozenset[str]:

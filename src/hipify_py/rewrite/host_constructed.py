@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator, Sequence
 
-from ..analysis.functions import class_bodies, functions
+from ..analysis.functions import class_bodies, class_head, functions
 from ..analysis.tokens import match
 from ..context import Context
 from ..edits import Edit
 from ..frontend.conditions import inactive_in
-from ..frontend.lexer import Kind, Token
+from ..frontend.lexer import Token
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 
@@ -48,7 +48,8 @@ def _device_only_classes(unit: Unit, inactive: Container[int]) -> dict[str, list
     toks = unit.tokens
     out = {}
     for open_, close in class_bodies(unit):
-        name = _class_name(toks, open_)
+        head = class_head(toks, open_)
+        name = toks[head[0]].text if head is not None else None
         if name is not None and toks[open_].start not in inactive:
             found = list(_device_constructors(toks, name, open_, close))
             if found:
@@ -71,16 +72,6 @@ def _built_on_the_host(unit: Unit, names: Iterable[str], inactive: Container[int
         )
         built |= {n for n in wanted if n in body or (braces and n in f.specifiers)}
     return built
-
-
-def _class_name(toks: Sequence[Token], open_: int) -> str | None:
-    """The name of the class whose body opens at ``open_`` (`struct NAME [final] [: ...] {`)."""
-    j = open_ - 1
-    while j > 0 and open_ - j < 64 and toks[j].text not in (";", "}", "{", ")"):
-        if toks[j].text in ("struct", "class") and toks[j + 1].kind is Kind.IDENT:
-            return toks[j + 1].text if toks[j + 2].text in (":", "{", "final") else None
-        j -= 1
-    return None
 
 
 def _device_constructors(toks: Sequence[Token], name: str, open_: int, close: int) -> Iterator[int]:
