@@ -126,16 +126,17 @@ def _implements_tensorrt(unit: Unit) -> bool:
 def _included_families(unit: Unit, mappings: MappingIndex, inactive: Container[int]) -> set[str]:
     """The mapping families of the headers the HIP build includes (a sub-header as its
     umbrella: `cutlass/gemm/gemm.h` is CUTLASS's)."""
-    found = set()
-    for inc in includes(unit.text, unit.tokens, unit.directives):
-        entry = header_entry(inc.path, mappings)
-        if entry is not None and entry.family and inc.start not in inactive:
-            found.add(entry.family)
+    found = {
+        _family(inc.path, mappings)
+        for inc in includes(unit.text, unit.tokens, unit.directives)
+        if inc.start not in inactive
+    }
+    found.discard("")
     return found
 
 
 def _family(header: str, mappings: MappingIndex) -> str:
-    """The mapping family of the header of base name ``header`` ("" for none)."""
+    """The mapping family of ``header`` (an include's path or a base name; "" for none)."""
     entry = header_entry(header, mappings)
     return entry.family if entry is not None and entry.family else ""
 

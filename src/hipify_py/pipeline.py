@@ -21,13 +21,13 @@ from .frontend.conditions import hip_written_in, inactive_in
 from .frontend.density import too_dense
 from .frontend.directives import CONDITIONAL_NEXT, CONDITIONAL_OPEN
 from .frontend.directives import lines as directive_lines
+from .frontend.hip_build import HIP_RUNTIME_HEADERS
 from .frontend.lexer import Kind
 from .frontend.unit import Unit
 from .not_ported import not_ported
 from .policy import kept_in_file
 from .portable.source import portable_edits
 from .project_backends import hip_build_only
-from .project_include_graph import HIP_RUNTIME_HEADERS
 from .result import FileResult, conversions_of
 from .rewrite._names_only import names_only
 from .root_causes import one_per_root_cause

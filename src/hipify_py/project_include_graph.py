@@ -2,9 +2,6 @@
 ask of it: what a file reaches through its includes, and which files only sources of a library
 with no ROCm port reach.
 
-``HIP_RUNTIME_HEADERS``: the base names of HIP's runtime headers, which a file a HIP compiler
-builds as written includes.
-
 Two `common.h` are one node: an over-approximation, so a file looks reached by more files than
 it is, never by fewer.  Pure: built from the index's tuples.
 """
@@ -13,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-
-HIP_RUNTIME_HEADERS = frozenset({"hip_runtime.h", "hip_runtime_api.h"})
 
 
 class IncludeGraph:

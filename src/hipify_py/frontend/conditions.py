@@ -10,7 +10,6 @@ checked.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,6 +21,7 @@ from .directives import (
     CONDITIONAL_OPEN,
     Line,
     device_pass_test,
+    includes,
     lines,
 )
 from .expressions import defined, evaluate, expression_value, literal
@@ -31,6 +31,7 @@ from .hip_build import (
     DEVICE_PASS,
     HIP_BUILD,
     HIP_COMPILER_MACROS,
+    HIP_RUNTIME_HEADERS,
     HOST_PASS,
     NVIDIA_COMPILER_MACRO,
     UNDEFINED,
@@ -398,7 +399,7 @@ def tests_hip_compiler(unit: Unit) -> bool:
     found = unit.__dict__.get("_tests_hip_compiler")
     if found is None:
         toks = unit.tokens
-        found = (unit.hip_includers or _HIP_RUNTIME_INCLUDE.search(unit.text) is not None) and any(
+        found = (unit.hip_includers or _includes_hip_runtime(unit)) and any(
             toks[i].in_directive and unit.directive_word(i) in CONDITIONAL_OPEN | CONDITIONAL_NEXT
             for name in HIP_COMPILER_MACROS & unit.identifiers
             for i in unit.identifier_positions[name]
@@ -407,5 +408,10 @@ def tests_hip_compiler(unit: Unit) -> bool:
     return found
 
 
-# `#include <hip/hip_runtime.h>` (or its API header): code a HIP compiler builds as written
-_HIP_RUNTIME_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]hip/hip_runtime(?:_api)?\.h[>\"]")
+def _includes_hip_runtime(unit: Unit) -> bool:
+    """`#include <hip/hip_runtime.h>` (or its API header): code a HIP compiler builds as
+    written."""
+    return any(
+        inc.path.startswith("hip/") and inc.path[4:] in HIP_RUNTIME_HEADERS
+        for inc in includes(unit.text, unit.tokens, unit.directives)
+    )

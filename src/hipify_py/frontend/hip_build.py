@@ -12,6 +12,9 @@ from .cuda_release import REFERENCE_CUDA, macro_values
 
 REFERENCE_ROCM = (7, 2, 4)  # the release the mapping tables describe
 REFERENCE_HIP = (7, 2, 53211)  # its HIP: HIP_VERSION_MAJOR, _MINOR, _PATCH of hip_version.h
+# the base names of HIP's runtime headers: a file that includes one is built by a HIP compiler
+# as written
+HIP_RUNTIME_HEADERS = frozenset({"hip_runtime.h", "hip_runtime_api.h"})
 UNDEFINED = object()  # a macro known to be undefined in the HIP/AMD build
 DEFINED = object()  # a macro known to be defined, with a value the evaluator does not know
 

@@ -14,7 +14,7 @@ file, and a static member function's body are left alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..analysis.functions import Func, class_bodies, class_head, functions
@@ -55,9 +55,11 @@ def dependent_base_calls(unit: Unit, ctx: Context) -> Iterator[Edit]:
         return
     classes = {c.name: c for c in _classes(unit)}
     toks = unit.tokens
-    free = {f.name for f in functions(unit) if _at_namespace_scope(unit, f, classes)}
-    for f in functions(unit):
-        owner = _owner(unit, f, classes)
+    funcs = functions(unit)
+    around = _enclosing_classes(classes.values(), funcs)
+    free = {f.name for f in funcs if f.open not in around and toks[f.name_index - 1].text != "::"}
+    for f in funcs:
+        owner = _owner(unit, f, around.get(f.open), classes)
         if owner is None or f.name in owner.statics or "static" in f.specifiers:
             continue
         inherited = _dependent_members(owner, classes) - owner.functions - free
@@ -157,13 +159,12 @@ def _member_functions(
     return frozenset(found), frozenset(statics)
 
 
-def _owner(unit: Unit, f: Func, classes: dict[str, _Class]) -> _Class | None:
-    """The class template whose member ``f`` is: defined in its body, or as `NAME<...>::f`."""
+def _owner(unit: Unit, f: Func, around: _Class | None, classes: dict[str, _Class]) -> _Class | None:
+    """The class template whose member ``f`` is: defined in its body (``around``: the innermost
+    class body around it), or as `NAME<...>::f`."""
     toks = unit.tokens
-    around = [c for c in classes.values() if c.body[0] < f.open < c.body[1]]
-    if around:
-        inner = max(around, key=lambda c: c.body[0])
-        return inner if inner.parameters else None
+    if around is not None:
+        return around if around.parameters else None
     j = f.name_index - 1
     if j < 2 or toks[j].text != "::" or toks[j - 1].text != ">":
         return None
@@ -174,11 +175,24 @@ def _owner(unit: Unit, f: Func, classes: dict[str, _Class]) -> _Class | None:
     return owner if owner is not None and owner.parameters else None
 
 
-def _at_namespace_scope(unit: Unit, f: Func, classes: dict[str, _Class]) -> bool:
-    """``f`` is a free function: neither in a class body nor defined as `X::f`."""
-    if unit.tokens[f.name_index - 1].text == "::":
-        return False
-    return not any(c.body[0] < f.open < c.body[1] for c in classes.values())
+def _enclosing_classes(classes: Iterable[_Class], funcs: Sequence[Func]) -> dict[int, _Class]:
+    """The innermost class body around each function, keyed by its `{`: one sweep over both
+    in source order (class bodies nest or are disjoint, so the open ones form a chain)."""
+    bodies = sorted(classes, key=lambda c: c.body[0])
+    found: dict[int, _Class] = {}
+    chain: list[_Class] = []
+    i = 0
+    for f in sorted(funcs, key=lambda f: f.open):
+        while i < len(bodies) and bodies[i].body[0] < f.open:
+            while chain and chain[-1].body[1] < bodies[i].body[0]:
+                chain.pop()
+            chain.append(bodies[i])
+            i += 1
+        while chain and chain[-1].body[1] < f.open:
+            chain.pop()
+        if chain:
+            found[f.open] = chain[-1]
+    return found
 
 
 def _dependent_members(owner: _Class, classes: dict[str, _Class]) -> frozenset[str]:
