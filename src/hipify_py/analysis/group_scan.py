@@ -28,16 +28,11 @@ def guarded_scan(unit: Unit, call: Call) -> bool:
     if func is None or not call.name.startswith("__shfl_up") or len(call.args) <= at:
         return False
     toks = unit.tokens
-    lanes = group_lanes(unit, func)
-    if not lanes:
-        return False
+    lanes = group_lanes(unit, func)  # none: a lane id written in the test (`tid % 32 >= d`)
     a, b = call.args[at]
     delta = _Delta([t.text for t in toks[a:b]], _counters_from(unit, func, call.index, a, b))
-    if any(
-        _admits(toks, x, y, lanes, delta)
-        for _kw, x, y in enclosing_conditions(unit, call.index, func)
-    ):
-        return True
+    if _use_guarded(unit, func, call.index, lanes, delta):
+        return True  # the shuffle itself under the test: `lane == 0 ? 0 : __shfl_up_sync(...)`
     name = _receiver(toks, call.index, func.open)
     if name is None:
         return False
@@ -82,25 +77,44 @@ def _admits(toks: Sequence[Token], first: int, end: int, lanes: set[str], delta:
     cond = [t.text for t in toks[first:end]]
     size = len(delta.texts)
     for k, word in enumerate(cond):
-        if word not in lanes:
+        # `lane` of `lane = tid & 31`, or `threadIdx.x % 32` written in the test (its operand
+        # comes before: no `d <= ...` form is read there)
+        inline = None if word in lanes else _inline_lane_end(cond, k)
+        if word not in lanes and inline is None:
             continue
-        op, rest = (cond[k + 1], cond[k + 2 : k + 2 + size]) if k + 2 < len(cond) else ("", [])
-        op_before = cond[k - 1] if k else ""
+        last, op_before = (k, cond[k - 1] if k else "") if inline is None else (inline, "")
+        after = last + 2
+        op, rest = (cond[last + 1], cond[after : after + size]) if after < len(cond) else ("", [])
         lhs = cond[k - 1 - size : k - 1] if k > size else []
         if op == ">" or op_before == "<":
             return True
         if (op == ">=" and rest == delta.texts) or (op_before == "<=" and lhs == delta.texts):
             return True
-        if op in (">=", "==") and _alone(cond, k + 2) and cond[k + 2] in delta.below:
+        if op in (">=", "==") and _alone(cond, after) and cond[after] in delta.below:
             return True
         if op_before == "==" and k >= 2 and _alone(cond, k - 2) and cond[k - 2] in delta.below:
             return True
-        if delta.texts == ["1"] and op == "!=" and cond[k + 2] in _ZERO:
+        if delta.texts == ["1"] and op == "!=" and cond[after] in _ZERO:
             return True
     return False
 
 
 _JOINS = frozenset({"(", ")", "&&", "||"})
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+
+
+def _inline_lane_end(cond: list[str], k: int) -> int | None:
+    """A 32-lane lane id written in the condition at ``cond[k]``: `% 32` after a name (its
+    comparison comes next, as `%` binds tighter), or `& 31)` closing a parenthesis (`&` binds
+    looser than a comparison); the index of its last token (cuda-lab's `if (threadIdx.x % 32 >=
+    offset)` around a scan's shift, round 38)."""
+    if k == 0 or k + 2 >= len(cond) or not (cond[k - 1][:1].isalpha() or cond[k - 1] == "_"):
+        return None
+    if cond[k : k + 2] == ["%", "32"] and cond[k + 2] in _COMPARISONS:
+        return k + 1
+    if cond[k : k + 3] == ["&", "31", ")"]:
+        return k + 2
+    return None
 
 
 def _alone(cond: list[str], j: int) -> bool:

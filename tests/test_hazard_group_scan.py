@@ -1,0 +1,63 @@
+"""A shift up (`__shfl_up_sync` without a width) whose result only counts in the lanes of a
+32-lane group at or past the shift is a group scan, right on a 64-lane wavefront: lane 32 + j
+reads lane 32 + j - d, in its own group whenever the test lets it through.  Round 38 (cuda-lab's
+scan lessons): the test written as `threadIdx.x % 32 >= offset`, with no lane variable, and the
+shuffle itself the false branch of `lane == 0 ? 0 : ...`; 3 false HZ103."""
+
+from __future__ import annotations
+
+from _units import assert_nvcc_builds
+from test_hazard_common import findings
+
+# a block's exclusive scan of flags: an inclusive scan per 32-lane group, then each lane takes
+# its left neighbour's sum, lane 0 of each group none
+SCAN = """#define GROUP 32
+__device__ int group_inclusive(int v) {
+  for (int d = 1; d < GROUP; d *= 2) {
+    int left = __shfl_up_sync(0xffffffffu, v, d);
+    if (threadIdx.x % 32 >= d) v += left;
+  }
+  return v;
+}
+
+__global__ void exclusive_counts(const int* keep, int* pos, int* totals) {
+  __shared__ int group_sums[8];
+  int lane = threadIdx.x % 32;
+  int group = threadIdx.x / 32;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = group_inclusive(keep[i]);
+  if (lane == 31) group_sums[group] = v;
+  __syncthreads();
+  int before = (lane == 0) ? 0 : __shfl_up_sync(0xffffffffu, v, 1);
+  for (int g = 0; g < group; ++g) before += group_sums[g];
+  pos[i] = before;
+  if (threadIdx.x == 0) totals[blockIdx.x] = group_sums[7];
+}
+"""
+
+
+def _hz103_lines(src: str) -> set[int]:
+    return {f.line for f in findings(src) if f.rule == "HZ103"}
+
+
+def test_the_scan_is_real_cuda(nvcc, tmp_path):
+    (tmp_path / "scan.cu").write_text(SCAN)
+    assert_nvcc_builds(nvcc, [tmp_path / "scan.cu"], [], tmp_path)
+
+
+def test_a_shift_counted_only_past_the_group_lane_written_in_the_test_is_no_finding():
+    assert _hz103_lines(SCAN) == set()
+    # `&` binds looser than `>=`: the lane id is a parenthesis of its own
+    assert _hz103_lines(SCAN.replace("threadIdx.x % 32 >= d", "(threadIdx.x & 31) >= d")) == set()
+
+
+def test_the_same_shifts_unguarded_are_reported():
+    # every lane adds: lane 32 takes lanes 31, 30, ... of the other group
+    unguarded = SCAN.replace("if (threadIdx.x % 32 >= d) v += left;", "v += left;")
+    assert _hz103_lines(unguarded) == {4}
+    # the branches the other way round: the lanes past the shift take nothing
+    swapped = SCAN.replace(
+        "(lane == 0) ? 0 : __shfl_up_sync(0xffffffffu, v, 1)",
+        "(lane == 0) ? __shfl_up_sync(0xffffffffu, v, 1) : 0",
+    )
+    assert _hz103_lines(swapped) == {18}
