@@ -148,10 +148,22 @@ def reaches_wavefronts(unit: Unit, uses: list[int]) -> bool:
         )
     for _ in range(2):  # the callers of a helper that uses it, and theirs
         for f in list(users.values()):
-            users.update((g.open, g) for g in _callers(unit, f, device))
+            if not _block_collective(unit, f):
+                users.update((g.open, g) for g in _callers(unit, f, device))
     return any(
         f.is_device and not empty_on_hip(unit, f) and works_in_wavefronts(unit, f)
         for f in users.values()
+    )
+
+
+def _block_collective(unit: Unit, f: Func) -> bool:
+    """``f`` is a block-wide collective of consistent 32-lane groups: each group reduces, its
+    leader stores to a slot, the block syncs, and the groups read the slots back (llm.c's
+    `block_reduce` with its own `WARP_SIZE = 32`, copied into QuickRunCUDA, round 38: a
+    false HZ107 for its caller's `__any_sync`).  What it returns comes from the whole block,
+    so how its callers use their hardware wavefronts says nothing about its constant."""
+    return model_of(unit, f) == GROUP32 and any(
+        unit.tokens[k].text == "__syncthreads" for k in range(f.open + 1, f.close)
     )
 
 
