@@ -341,6 +341,7 @@ def project_index_of(
         library_copies=library_copies_of(files),
         retired=retired_dirs_of(files),
         unreached=reach.unreached(),
+        include_paths=reach.edges(),
         own_cuda_named=cuda_named_headers(files, mappings),
     )
 

@@ -108,9 +108,9 @@ def not_ported(
         if family in families:
             return NotPorted(what, family)
     graph = project.include_graph
-    optix = graph.included(OPTIX, lambda header: _family(header, mappings) == OPTIX)
+    optix = graph.included(OPTIX, lambda header: _family(PurePath(header).name, mappings) == OPTIX)
     if not unit.path.endswith(SOURCE_SUFFIXES) and graph.reached_only_from(
-        PurePath(unit.path).name, optix
+        graph.node(unit.path), optix
     ):
         return NotPorted("a header only OptiX sources reach")
     library = _library_copy(unit) or _type_header_copy(unit)

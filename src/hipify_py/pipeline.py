@@ -10,7 +10,6 @@ import gc
 from collections.abc import Callable, Container, Iterable
 from dataclasses import replace
 from functools import partial
-from pathlib import PurePath
 from typing import TypeVar
 
 from .buildfiles.unit import BuildFile
@@ -229,7 +228,7 @@ def _on_unit(text: str, path: str, ctx: Context, work: Callable[[Unit, Context],
             tree_block32_functions=ctx.project.block32_functions,
             tree_member_types=ctx.project.member_types,
             hip_includers=ctx.project.include_graph.reached_from(
-                PurePath(path).name, HIP_RUNTIME_HEADERS
+                ctx.project.include_graph.node(path), HIP_RUNTIME_HEADERS
             ),
         )
         try:

@@ -1,21 +1,27 @@
-"""The tree's include graph by base name (``ProjectIndex.includes``), and the questions rules
-ask of it: what a file reaches through its includes, and which files only sources of a library
-with no ROCm port reach.
+"""The tree's include graph, and the questions rules ask of it: what a file reaches through
+its includes, and which files only sources of a library with no ROCm port reach.
 
-Two `common.h` are one node: an over-approximation, so a file looks reached by more files than
-it is, never by fewer.  Pure: built from the index's tuples.
+Its nodes are the tree's files by absolute path, each include resolved as a compiler would
+(``ProjectIndex.include_paths``, from ``project_reach``), and headers outside the tree by base
+name (`hip_runtime.h`, `optix.h`).  Past the bound of includes the index keeps, they are base
+names (``ProjectIndex.includes``): two `common.h` are one node then, an over-approximation (a
+file looks reached by more files than it is, never by fewer).  ``node`` names a file as the
+graph does.  Pure: built from the index's tuples.
 """
 
 from __future__ import annotations
 
+import os.path
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 
 class IncludeGraph:
-    """``includes``: (file name, the file names it includes)."""
+    """``includes``: (file, the files it includes), by absolute path where ``by_path``, else by
+    base name."""
 
-    def __init__(self, includes: Iterable[tuple[str, tuple[str, ...]]]) -> None:
+    def __init__(self, includes: Iterable[tuple[str, tuple[str, ...]]], by_path: bool) -> None:
+        self.by_path = by_path
         self.down: dict[str, tuple[str, ...]] = dict(includes)
         self.up: dict[str, list[str]] = {}
         for name, included in self.down.items():
@@ -25,8 +31,12 @@ class IncludeGraph:
         self._named: dict[str, frozenset[str]] = {}
         self._below_includers: dict[frozenset[str], frozenset[str]] = {}
 
+    def node(self, path: str) -> str:
+        """The graph's name of the tree's file ``path``."""
+        return os.path.abspath(path) if self.by_path else os.path.basename(path)
+
     def included(self, key: str, wanted: Callable[[str], bool]) -> frozenset[str]:
-        """The included file names ``wanted`` accepts, found once per ``key`` (the question's
+        """The included files ``wanted`` accepts, found once per ``key`` (the question's
         name: the answer to `wanted` must not change between calls)."""
         found = self._named.get(key)
         if found is None:
@@ -38,8 +48,8 @@ class IncludeGraph:
         return _closure(names, self.down)
 
     def reaches(self, names: AbstractSet[str], wanted: Callable[[str], bool]) -> bool:
-        """One of the files of base names ``names`` is or includes (directly or through
-        headers) a file whose base name ``wanted`` accepts."""
+        """One of the files ``names`` (``node``'s names) is or includes, directly or through
+        headers, a file ``wanted`` accepts."""
         return any(wanted(name) for name in self.below(names))
 
     def reached_from(self, name: str, headers: frozenset[str]) -> bool:

@@ -125,6 +125,9 @@ class ProjectIndex:
     # (file name, the file names it includes): the tree's include graph by base name (two
     # `common.h` are one node: an over-approximation, never a missed includer)
     includes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # (file, what it includes) by absolute path, resolved as a compiler would
+    # (``project_reach``); None past its bound: ``include_graph`` then reads ``includes``
+    include_paths: tuple[tuple[str, tuple[str, ...]], ...] | None = None
     # (header file name, function template it declares without `static`): a source that
     # includes it and defines the template `static` is rejected by clang
     # (``project_declarations``, ``rewrite/static_after_declaration``)
@@ -156,7 +159,9 @@ class ProjectIndex:
 
     @cached_property
     def include_graph(self) -> IncludeGraph:
-        return IncludeGraph(self.includes)
+        if self.include_paths is None:
+            return IncludeGraph(self.includes, by_path=False)
+        return IncludeGraph(self.include_paths, by_path=True)
 
     @cached_property
     def _warp_homes(self) -> dict[str, tuple[str, ...]]:
@@ -165,14 +170,16 @@ class ProjectIndex:
     @cached_property
     def _reachers(self) -> dict[str, frozenset[str]]:
         """Home file name -> the file names that include it, directly or through other
-        headers, and itself: computed once per home of ``macro_homes``."""
+        headers, and itself: computed once per home of ``macro_homes`` (base names, so read
+        on the graph of base names)."""
+        up = IncludeGraph(self.includes, by_path=False).up
         out: dict[str, frozenset[str]] = {}
         for _name, homes in self.macro_homes:
             for home in homes:
                 if home not in out:
                     seen, todo = {home}, [home]
                     while todo:
-                        for parent in self.include_graph.up.get(todo.pop(), ()):
+                        for parent in up.get(todo.pop(), ()):
                             if parent not in seen:
                                 seen.add(parent)
                                 todo.append(parent)
@@ -198,21 +205,22 @@ class ProjectIndex:
         ``name`` themselves: flash-fft-conv's `monarch_cuda_shared.h` includes the sub-headers
         that define `WARP_SIZE 32` and defines it again before its kernels (round 17: 4 false
         HZ107 at the sub-headers, where changing the value fixes nothing)."""
-        graph = self.include_graph.down
-        base = Path(header).name
-        shadows = set(self._warp_homes.get(name, ())) - {base}
+        graph = self.include_graph
+        target = graph.node(header)
+        shadows = set(self._warp_homes.get(name, ())) - {Path(header).name}
         out = []
         for constant, path in self.wavefront_constants or ():
             if constant != name:
                 continue
-            seen, todo = set(), [Path(path).name]
-            while todo and base not in seen:
+            start = graph.node(path)
+            seen, todo = set(), [start]
+            while todo and target not in seen:
                 node = todo.pop()
                 if node not in seen:
                     seen.add(node)
-                    if node not in shadows or node == Path(path).name:
-                        todo.extend(graph.get(node, ()))
-            if base in seen:
+                    if Path(node).name not in shadows or node == start:
+                        todo.extend(graph.down.get(node, ()))
+            if target in seen:
                 out.append(path)
         return out
 
@@ -245,6 +253,7 @@ class ProjectIndex:
             if self.wavefront_constants is None
             else [f"{n}={p}" for n, p in self.wavefront_constants],
             [f"{n}<{','.join(i)}" for n, i in self.includes],
+            [f"{n}<{','.join(i)}" for n, i in self.include_paths or ()],
             sorted(self.warp_constants),
             [f"{n}<{','.join(h)}" for n, h in self.warp_constant_homes],
             sorted(self.wide_masks),

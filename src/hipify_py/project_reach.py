@@ -21,6 +21,7 @@ come from the caller; the scan is linear in each text."""
 from __future__ import annotations
 
 import os.path
+from collections.abc import Iterator
 from pathlib import Path
 
 from .frontend.unit import SOURCE_SUFFIXES
@@ -41,7 +42,21 @@ class IncludeReach:
         spelled = [m.group(1).decode("utf-8", "replace").strip() for m in INCLUDE.finditer(data)]
         self.kept += len(spelled)
         if self.kept <= _MOST_INCLUDES:
-            self.includes[str(Path(path).absolute())] = spelled
+            self.includes[os.path.abspath(path)] = spelled
+
+    def edges(self) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+        """(file, what it includes) for each file of the tree: another file of the tree as
+        ``_resolved`` finds it (absolute paths), else the base name of what it spells (a
+        header outside the tree: `hip_runtime.h`, `optix.h`); None past the bound of includes
+        kept."""
+        if self.kept > _MOST_INCLUDES:
+            return None
+        paths = set(self.includes)
+        by_name = _by_name(paths)
+        return tuple(
+            (includer, tuple(_targets(includer, spelled, paths, by_name)))
+            for includer, spelled in sorted(self.includes.items())
+        )
 
     def unreached(self) -> frozenset[str]:
         """The headers (absolute paths) of directories none of whose files a source of the
@@ -52,9 +67,7 @@ class IncludeReach:
         sources = [p for p in paths if p.endswith(SOURCE_SUFFIXES)]
         if not sources:
             return frozenset()
-        by_name: dict[str, list[str]] = {}
-        for p in paths:
-            by_name.setdefault(os.path.basename(p), []).append(p)
+        by_name = _by_name(paths)
         seen, todo = set(sources), list(sources)
         while todo:
             includer = todo.pop()
@@ -77,6 +90,23 @@ class IncludeReach:
             for p in paths - seen
             if os.path.dirname(p) not in live and "include" not in Path(p).parent.parts
         )
+
+
+def _by_name(paths: set[str]) -> dict[str, list[str]]:
+    by_name: dict[str, list[str]] = {}
+    for p in sorted(paths):
+        by_name.setdefault(os.path.basename(p), []).append(p)
+    return by_name
+
+
+def _targets(
+    includer: str, spelled: list[str], paths: set[str], by_name: dict[str, list[str]]
+) -> Iterator[str]:
+    """What the includes ``spelled`` of ``includer`` name: files of the tree, or the base name
+    of a header outside it."""
+    for one in spelled:
+        found = _resolved(includer, one, paths, by_name)
+        yield from found or (os.path.basename(one),)
 
 
 def _resolved(

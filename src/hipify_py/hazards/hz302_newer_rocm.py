@@ -124,6 +124,7 @@ def _own_names(unit: Unit, ctx: Context) -> AbstractSet[str]:
     or through headers), those the tree declares."""
     own = defined_macros(unit) | enumerators(unit) | ctx.project.hip_macros
     copies = ctx.project.api_copies
-    if copies and ctx.project.include_graph.reaches({Path(unit.path).name}, copies.__contains__):
+    graph = ctx.project.include_graph
+    if copies and graph.reaches({graph.node(unit.path)}, lambda n: Path(n).name in copies):
         own |= ctx.project.defined
     return own
