@@ -31,6 +31,7 @@ from .project_launches import LaunchBlocks
 from .project_masks import MaskWidths
 from .project_reach import IncludeReach
 from .project_switches import WRAPPING_MACROS, SwitchUses, is_build_text
+from .project_templates import ClosedTemplates
 from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
@@ -308,6 +309,7 @@ def project_index_of(
     gated = GatedIncludes()
     launches = LaunchBlocks()
     reach = IncludeReach()
+    closed = ClosedTemplates()
 
     def also(path: str, data: bytes) -> None:
         wavefronts.add(path, data)
@@ -316,6 +318,7 @@ def project_index_of(
         gated.add(path, data)
         launches.add(path, data)
         reach.add(path, data)
+        closed.add(path, data)
 
     index = index_of(_TreeTexts(items), mappings, also=also, launches=launches)
     for c in items:
@@ -342,6 +345,7 @@ def project_index_of(
         retired=retired_dirs_of(files),
         unreached=reach.unreached(),
         include_paths=reach.edges(),
+        closed_templates=closed.found(),
         own_cuda_named=cuda_named_headers(files, mappings),
     )
 

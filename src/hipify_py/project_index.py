@@ -156,6 +156,9 @@ class ProjectIndex:
     # (macro, the CUDA targets it spells through the tree's macros): cudaKDTree's `__both__`
     # (``project_decorations``, ``rewrite/specialization_targets``)
     decorations: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # (class template with no base, the names its body holds) of the tree's headers
+    # (``project_templates``, HZ332)
+    closed_templates: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @cached_property
     def include_graph(self) -> IncludeGraph:
@@ -260,6 +263,7 @@ class ProjectIndex:
             sorted(self.unused_names),
             sorted(self.uncalled),
             sorted(f"{h}:{n}" for h, n in self.template_declarations),
+            [f"{n}:{','.join(w)}" for n, w in self.closed_templates],
             [f"{n}={' '.join(t)}" for n, t in self.decorations],
         )
         text = "\0".join("\n".join(p) for p in parts)
