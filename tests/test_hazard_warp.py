@@ -319,6 +319,40 @@ def test_hz104_runtime_uses_do_not_fire():
     assert only("HZ104", src) == []
 
 
+# cuda-metal's cuDeviceGetAttribute (round 39): a host switch that answers from the device's
+# properties; the `case` labels the statement, and `prop.warpSize` is a member, not HIP's object
+ATTRIBUTE_SWITCH = """#include <cuda_runtime.h>
+enum Attr { ATTR_WARP_SIZE = 10, ATTR_SMS = 16 };
+int attribute(Attr a, int dev) {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, dev);
+  switch (a) {
+    case ATTR_WARP_SIZE:
+      return prop.warpSize;
+    case ATTR_SMS: {
+      const cudaDeviceProp* p = &prop;
+      return p->multiProcessorCount * p->warpSize;
+    }
+  }
+  return 0;
+}
+__global__ void k(int* o, int v) {
+  switch (v) {
+    case warpSize: o[0] = 1; break;
+  }
+}
+"""
+
+
+def test_hz104_a_property_read_after_a_case_label_is_no_warp_size(nvcc, tmp_path):
+    (tmp_path / "attr.cu").write_text(ATTRIBUTE_SWITCH.replace("case warpSize:", "case 32:"))
+    assert_nvcc_builds(nvcc, [tmp_path / "attr.cu"], [], tmp_path)
+    # only the device switch's `case warpSize:` needs a constant
+    assert [(f.line, "case label" in f.message) for f in only("HZ104", ATTRIBUTE_SWITCH)] == [
+        (18, True)
+    ]
+
+
 # deepmd-kit's tabulate.cu (rw27): its ROCm branch defines the launch's warp size as warpSize
 HOST_WARP_SIZE = """#define WARP_SIZE warpSize
 __global__ void k(float* x) { x[threadIdx.x] = warpSize; }

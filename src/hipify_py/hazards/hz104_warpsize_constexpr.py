@@ -100,12 +100,16 @@ def constant_context(toks: Sequence[Token], i: int) -> str | None:
     j = i - 1
     depth = 0  # parentheses open between the statement start and an array bound's `[`
     called = False  # token i is inside a call's parentheses (`static_cast<T>(warpSize)`)
+    colon = False  # a `:` lies between: a `case X:` before it labels the statement, not token i
     while j >= 0:
         t = toks[j]
         if t.in_directive != toks[i].in_directive:
             break
         x = t.text
         called = called or x == "("
+        colon = colon or x == ":"
+        if x == "case" and colon:
+            return None  # `case ATTR_WARP_SIZE: *v = prop.warpSize;` (cuda-metal, round 39)
         if x in (")", "]", "}"):
             k = match_back(toks, j)
             if k is None or (x == "}" and _ends_block(toks, k)):
@@ -327,10 +331,8 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
     names = _names(unit)
     for i in occurrences(unit, names):
         t = toks[i]
-        if t.in_directive and i > 0 and toks[i - 1].text in ("ifdef", "ifndef", "defined", "("):
+        if _not_a_use(unit, i):
             continue
-        if t.in_directive and unit.directive_word(i) == "define":
-            continue  # a macro (name or body): its uses where a constant is needed count
         base = names[t.text]
         func = function_at(unit, i)
         why = constant_context(toks, i) or (
@@ -349,6 +351,19 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
         else:
             fix = _fix(unit, toks, i, report)
             yield report(t.start, t.end, _message(t.text, base, why), fix=fix)
+
+
+def _not_a_use(unit: Unit, i: int) -> bool:
+    """Token ``i`` names no warp size read there: a test of the name (`#ifdef`), a macro's
+    definition (its uses where a constant is needed count), or a member (`prop.warpSize`: of
+    the project's or HIP's device properties; cuda-metal's `cuDeviceGetAttribute`, round 39)."""
+    toks = unit.tokens
+    before = toks[i - 1].text if i > 0 else ""
+    if toks[i].in_directive and (
+        before in ("ifdef", "ifndef", "defined", "(") or unit.directive_word(i) == "define"
+    ):
+        return True
+    return before in (".", "->")
 
 
 def _member_argument(unit: Unit, i: int) -> bool:
