@@ -591,6 +591,32 @@ def test_hz321_another_platforms_port_layer_is_not_a_copy_of_cuda():
     assert [f.line for f in only("HZ321", copy)] == [4]
 
 
+_DRIVER_API = (
+    "cuInit cuDeviceGet cuDeviceGetCount cuCtxCreate cuCtxDestroy cuMemAlloc cuMemFree "
+    "cuMemcpyHtoD cuMemcpyDtoH cuModuleLoad cuModuleGetFunction cuLaunchKernel"
+).split()
+
+
+def _implementation(tmp_path: Path, functions: list[str]) -> list[int]:
+    """A tree whose `cuda.h` declares the driver's types and whose `driver.cpp` defines
+    ``functions`` with bodies: the lines of `check --select HZ321`."""
+    tmp_path.mkdir()
+    (tmp_path / "cuda.h").write_text("#pragma once\ntypedef unsigned long long CUdeviceptr;\n")
+    bodies = "".join(f'extern "C" int {name}() {{ return 0; }}\n' for name in functions)
+    (tmp_path / "driver.cpp").write_text('#include "cuda.h"\n' + bodies)
+    args = [str(tmp_path), "--select", "HZ321", "--format", "json", "--no-cache", "-j1"]
+    run = CliRunner().invoke(check, args, catch_exceptions=False)
+    return [f["line"] for f in json.loads(run.stdout)["findings"]]
+
+
+def test_hz321_a_tree_that_implements_the_cuda_api_declares_its_own(tmp_path):
+    """cuda-metal (round 39, 7 false findings): a CUDA runtime and driver over Apple's Metal;
+    its `cuda.h` declares the types its own `cuInit`, `cuMemAlloc`... implement.  A loader
+    that defines a wrapper or two is still a copy of the API."""
+    assert _implementation(tmp_path / "impl", _DRIVER_API) == []
+    assert _implementation(tmp_path / "loader", _DRIVER_API[:2]) == [2]
+
+
 def test_hz321_using_the_cuda_types_is_not_declaring_them():
     src = "#include <cuda.h>\ntypedef CUdeviceptr devptr;\nCUcontext ctx;\nvoid f(CUdeviceptr);\n"
     assert only("HZ321", src) == []

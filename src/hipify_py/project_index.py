@@ -156,6 +156,9 @@ class ProjectIndex:
     # (macro, the CUDA targets it spells through the tree's macros): cudaKDTree's `__both__`
     # (``project_decorations``, ``rewrite/specialization_targets``)
     decorations: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the CUDA API functions the tree defines with a body: a tree with many implements the API
+    # itself (cuda-metal's runtime over Metal, round 39), no program to port (HZ321)
+    implemented: frozenset[str] = frozenset()
     # (class template with no base, the names its body holds) of the tree's headers
     # (``project_templates``, HZ332)
     closed_templates: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -264,6 +267,7 @@ class ProjectIndex:
             sorted(self.uncalled),
             sorted(f"{h}:{n}" for h, n in self.template_declarations),
             [f"{n}:{','.join(w)}" for n, w in self.closed_templates],
+            sorted(self.implemented),
             [f"{n}={' '.join(t)}" for n, t in self.decorations],
         )
         text = "\0".join("\n".join(p) for p in parts)
@@ -331,8 +335,7 @@ def index_of(
         if not hip and _HIP_SWITCH.search(data):
             mapped = mappings.known(file_macros).keys()
             hip_macros |= _defined_for_hip(lexed or lex(data.decode("utf-8", "replace")), mapped)
-    names.update(defined)
-    names.update(struct for struct, handle in handles if mappings.known({handle}))
+    names.update(defined, (struct for struct, handle in handles if mappings.known({handle})))
     known = frozenset(mappings.known(names))
     graph = call_graph(texts, defined)
     block32 = launches.block32() if launches is not None else frozenset()
@@ -353,6 +356,7 @@ def index_of(
         template_declarations=frozenset(templates),
         member_types=frozenset(types & members),
         api_copies=frozenset(api_copies),
+        implemented=frozenset(n for n, e in mappings.known(defined).items() if e.kind == _FN),
         decorations=tuple(sorted((n, tuple(sorted(t))) for n, t in decorations(words).items())),
     )
 
@@ -455,6 +459,8 @@ def _macro_values(
 # one copies the API for a library it loads itself (a shim for a type older CUDA lacks, as
 # NCCL's `CUmemFabricHandle`, never declares these)
 _API_RESULTS = frozenset({"CUresult", "cudaError_t"})
+
+_FN = "function"  # an entry's kind: an API function
 
 # `warpSize = ...` or `warpSize{...}`, not `warpSize == 64`: only such files are lexed
 _WARP_SIZE_DECLARED = re.compile(rb"\bwarpSize[ \t]*(?:=(?!=)|\{)")

@@ -16,7 +16,10 @@ placeholder in `namespace cuslide2::nvimgcodec` declares that namespace's own na
 redeclaration of HIP's global one), nor in another platform's port layer: a file whose
 `#define`s map CUDA's names onto a third vendor's (`#define cublasCreate mublasCreate`, ggml's
 and ktransformers' MUSA and MACA headers, included only where that platform builds) declares
-that vendor's types under CUDA's names, and the HIP build never includes it.
+that vendor's types under CUDA's names, and the HIP build never includes it. Nor in a tree
+that implements the CUDA API itself, defining ten or more of its functions with a body
+(cuda-metal's runtime over Apple's Metal, round 39: 7 false findings): its headers are the
+API's declarations for that implementation, no program that a port to HIP would build.
 
 ## Why it breaks on AMD
 The conversion renames the declared names like every other use, so the copy now redeclares
@@ -49,6 +52,10 @@ from ..mappings import hip_name, is_convertible
 from ..rewrite.identifiers import kept_aliases
 from ..rules import Proposal, Report, hazard_rule
 
+# the CUDA API functions a tree defines with a body, at least, to be an implementation of the
+# API (a wrapper or two of its own is a program's)
+_AN_IMPLEMENTATION = 10
+
 
 @hazard_rule(
     "HZ321",
@@ -60,7 +67,7 @@ from ..rules import Proposal, Report, hazard_rule
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "typedef" not in unit.identifiers:
         return
-    if _port_layer(unit):
+    if _port_layer(unit) or len(ctx.project.implemented) >= _AN_IMPLEMENTATION:
         return
     toks = unit.tokens
     kept = kept_aliases(unit)  # a HIP compat header's aliases keep their names: no clash
