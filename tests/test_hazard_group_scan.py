@@ -61,3 +61,31 @@ def test_the_same_shifts_unguarded_are_reported():
         "(lane == 0) ? __shfl_up_sync(0xffffffffu, v, 1) : 0",
     )
     assert _hz103_lines(swapped) == {18}
+
+
+# opencuda's scan probe (round 39): the lane id masks with a parenthesis of the warp-size
+# constant, `tid & (WARP_SIZE - 1)`; the scan is the group scan above, and the constant right
+PROBE = """#define WARP_SIZE 32
+__global__ void warp_scan(int* out, const int* in, int n) {
+  int tid = threadIdx.x;
+  int lane = tid & (WARP_SIZE - 1);
+  if (tid < n) {
+    int v = in[tid];
+    for (int d = 1; d < WARP_SIZE; d <<= 1) {
+      int t = __shfl_up_sync(0xffffffffu, v, d);
+      if (lane >= d) v += t;
+    }
+    out[tid] = v;
+  }
+}
+"""
+
+
+def test_a_lane_id_masked_by_a_parenthesis_of_the_constant_is_a_group_lane(nvcc, tmp_path):
+    (tmp_path / "probe.cu").write_text(PROBE)
+    assert_nvcc_builds(nvcc, [tmp_path / "probe.cu"], [], tmp_path)
+    wave = {"HZ103", "HZ107"}
+    assert not {f.rule for f in findings(PROBE)} & wave
+    # unguarded, lane 32 adds lane 31's value of the other group: the constant is reported
+    unguarded = PROBE.replace("if (lane >= d) v += t;", "v += t + lane;")
+    assert {f.rule for f in findings(unguarded)} & wave

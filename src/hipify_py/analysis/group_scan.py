@@ -290,10 +290,14 @@ def _group_lanes(unit: Unit, f: Func) -> set[str]:
         while j < f.close and toks[j].text not in (";", ","):
             j += 1
         end = j - 1 if toks[k + 1].text == "(" else j
+        # the operand: one token (`& 31`), or a parenthesis (`& (WARP_SIZE - 1)`: opencuda's
+        # scan probe, round 39, a false HZ107)
+        first = match_back(toks, end - 1) if toks[end - 1].text == ")" else end - 1
         if (
-            end - 2 > k + 1
-            and toks[end - 2].text in ("&", "%")
-            and evaluate(unit, end - 1, end) == GROUPING[toks[end - 2].text]
+            first is not None
+            and first - 1 > k + 1
+            and toks[first - 1].text in ("&", "%")
+            and evaluate(unit, first, end) == GROUPING[toks[first - 1].text]
         ):
             out.add(toks[k].text)
     return out
