@@ -56,6 +56,7 @@ class IncludeReach:
         return tuple(
             (includer, tuple(_targets(includer, spelled, paths, by_name)))
             for includer, spelled in sorted(self.includes.items())
+            if spelled  # a file that includes nothing is no edge (nor a change of the digest)
         )
 
     def unreached(self) -> frozenset[str]:
