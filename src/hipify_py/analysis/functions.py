@@ -8,7 +8,7 @@ candidate exists; these token-level answers come first.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..frontend.directives import lines
@@ -185,6 +185,27 @@ def class_bodies(unit: Unit) -> list[tuple[int, int]]:
         return out
 
     return cached(unit, "_class_bodies", find)
+
+
+def innermost_bodies(bodies: Iterable[tuple[int, int]], at: Iterable[int]) -> dict[int, int]:
+    """For each token index of ``at``, the `{` of the innermost of ``bodies`` (braces that nest
+    or are disjoint: class bodies) around it, where one is; one sweep over both in source
+    order, the open bodies forming a chain."""
+    ordered = sorted(bodies)
+    found: dict[int, int] = {}
+    chain: list[tuple[int, int]] = []
+    i = 0
+    for k in sorted(at):
+        while i < len(ordered) and ordered[i][0] < k:
+            while chain and chain[-1][1] < ordered[i][0]:
+                chain.pop()
+            chain.append(ordered[i])
+            i += 1
+        while chain and chain[-1][1] < k:
+            chain.pop()
+        if chain:
+            found[k] = chain[-1][0]
+    return found
 
 
 def class_head(toks: Sequence[Token], open_: int) -> tuple[int, int | None] | None:

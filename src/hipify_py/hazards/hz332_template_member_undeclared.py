@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import class_bodies, class_head, function_at
+from ..analysis.functions import class_bodies, class_head, function_at, innermost_bodies
 from ..context import Context
 from ..findings import Severity
 from ..frontend.lexer import Kind, Token
@@ -56,10 +56,14 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     classes = _closed_templates(unit)
     defined_here = {toks[h[0]].text for o, _ in class_bodies(unit) if (h := class_head(toks, o))}
     tree = {n: frozenset(w) for n, w in ctx.project.closed_templates if n not in defined_here}
-    for k in unit.identifier_positions["this"]:
-        if k + 2 >= len(toks) or toks[k + 1].text != "->" or toks[k + 2].kind is not Kind.IDENT:
-            continue
-        owner = _owner(unit, k, classes, tree)
+    uses = [
+        k
+        for k in unit.identifier_positions["this"]
+        if k + 2 < len(toks) and toks[k + 1].text == "->" and toks[k + 2].kind is Kind.IDENT
+    ]
+    inner = innermost_bodies(class_bodies(unit), uses)
+    for k in uses:
+        owner = _owner(unit, k, inner.get(k), classes, tree)
         member = toks[k + 2].text
         if owner is not None and member not in owner[1]:
             yield report(
@@ -119,15 +123,15 @@ def _specialized(unit: Unit, name: str) -> bool:
 def _owner(
     unit: Unit,
     k: int,
+    inner: int | None,
     classes: dict[str, tuple[tuple[int, int], frozenset[str]]],
     tree: dict[str, frozenset[str]],
 ) -> tuple[str, frozenset[str]] | None:
     """The class template whose member function holds token ``k``, with the names its body
-    holds: the innermost class body of the file around it, or for an out-of-class definition
-    `NAME<...>::f`, the file's class or else the tree's (``tree``: those of other files)."""
-    around = [open_ for open_, close in class_bodies(unit) if open_ < k < close]
-    if around:
-        inner = max(around)  # a class of no interest here hides the outer one
+    holds: the innermost class body of the file around it (``inner``, its `{`; a class of no
+    interest here hides the outer one), or for an out-of-class definition `NAME<...>::f`, the
+    file's class or else the tree's (``tree``: those of other files)."""
+    if inner is not None:
         name = next((n for n, (body, _) in classes.items() if body[0] == inner), None)
         return (name, classes[name][1]) if name is not None else None
     func = function_at(unit, k)

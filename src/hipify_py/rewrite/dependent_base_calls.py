@@ -14,10 +14,10 @@ file, and a static member function's body are left alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..analysis.functions import Func, class_bodies, class_head, functions
+from ..analysis.functions import Func, class_bodies, class_head, functions, innermost_bodies
 from ..analysis.own_constants import declares_local
 from ..analysis.tokens import CONTROL, match, template_close
 from ..context import Context
@@ -56,7 +56,9 @@ def dependent_base_calls(unit: Unit, ctx: Context) -> Iterator[Edit]:
     classes = {c.name: c for c in _classes(unit)}
     toks = unit.tokens
     funcs = functions(unit)
-    around = _enclosing_classes(classes.values(), funcs)
+    by_open = {c.body[0]: c for c in classes.values()}
+    inner = innermost_bodies([c.body for c in by_open.values()], (f.open for f in funcs))
+    around = {k: by_open[o] for k, o in inner.items()}
     free = {f.name for f in funcs if f.open not in around and toks[f.name_index - 1].text != "::"}
     for f in funcs:
         owner = _owner(unit, f, around.get(f.open), classes)
@@ -173,26 +175,6 @@ def _owner(unit: Unit, f: Func, around: _Class | None, classes: dict[str, _Class
         return None
     owner = classes.get(toks[open_ - 1].text)
     return owner if owner is not None and owner.parameters else None
-
-
-def _enclosing_classes(classes: Iterable[_Class], funcs: Sequence[Func]) -> dict[int, _Class]:
-    """The innermost class body around each function, keyed by its `{`: one sweep over both
-    in source order (class bodies nest or are disjoint, so the open ones form a chain)."""
-    bodies = sorted(classes, key=lambda c: c.body[0])
-    found: dict[int, _Class] = {}
-    chain: list[_Class] = []
-    i = 0
-    for f in sorted(funcs, key=lambda f: f.open):
-        while i < len(bodies) and bodies[i].body[0] < f.open:
-            while chain and chain[-1].body[1] < bodies[i].body[0]:
-                chain.pop()
-            chain.append(bodies[i])
-            i += 1
-        while chain and chain[-1].body[1] < f.open:
-            chain.pop()
-        if chain:
-            found[f.open] = chain[-1]
-    return found
 
 
 def _dependent_members(owner: _Class, classes: dict[str, _Class]) -> frozenset[str]:
