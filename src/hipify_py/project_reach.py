@@ -37,6 +37,7 @@ class IncludeReach:
         # each C-like file (absolute path) -> the paths it includes, as spelled
         self.includes: dict[str, list[str]] = {}
         self.kept = 0
+        self._targets: dict[str, tuple[str, ...]] | None = None  # resolved once, after the adds
 
     def add(self, path: str, data: bytes) -> None:
         spelled = [m.group(1).decode("utf-8", "replace").strip() for m in INCLUDE.finditer(data)]
@@ -51,13 +52,20 @@ class IncludeReach:
         kept."""
         if self.kept > _MOST_INCLUDES:
             return None
-        paths = set(self.includes)
-        by_name = _by_name(paths)
-        return tuple(
-            (includer, tuple(_targets(includer, spelled, paths, by_name)))
-            for includer, spelled in sorted(self.includes.items())
-            if spelled  # a file that includes nothing is no edge (nor a change of the digest)
-        )
+        # a file that includes nothing is no edge (nor a change of the digest)
+        return tuple((f, found) for f, found in sorted(self._resolution().items()) if found)
+
+    def _resolution(self) -> dict[str, tuple[str, ...]]:
+        """Each file -> what its includes name (``_targets``), resolved once for ``edges`` and
+        ``unreached`` alike."""
+        if self._targets is None:
+            paths = set(self.includes)
+            by_name = _by_name(paths)
+            self._targets = {
+                f: tuple(_targets(f, spelled, paths, by_name))
+                for f, spelled in self.includes.items()
+            }
+        return self._targets
 
     def unreached(self) -> frozenset[str]:
         """The headers (absolute paths) of directories none of whose files a source of the
@@ -68,22 +76,18 @@ class IncludeReach:
         sources = [p for p in paths if p.endswith(SOURCE_SUFFIXES)]
         if not sources:
             return frozenset()
-        by_name = _by_name(paths)
+        targets = self._resolution()  # a header outside the tree is a base name: no path
         seen, todo = set(sources), list(sources)
         while todo:
-            includer = todo.pop()
-            for spelled in self.includes[includer]:
-                for found in _resolved(includer, spelled, paths, by_name):
-                    if found not in seen:
-                        seen.add(found)
-                        todo.append(found)
+            for found in targets[todo.pop()]:
+                if found not in seen and found in paths:
+                    seen.add(found)
+                    todo.append(found)
         live = {os.path.dirname(p) for p in seen}
         for p in paths - seen:  # code of the live tree's (cuVS's JIT fragments), not a copy
             here = os.path.dirname(p)
             if here not in live and any(
-                found in seen and os.path.dirname(found) != here
-                for spelled in self.includes[p]
-                for found in _resolved(p, spelled, paths, by_name)
+                found in seen and os.path.dirname(found) != here for found in targets[p]
             ):
                 live.add(here)
         return frozenset(

@@ -48,13 +48,16 @@ from ..rules import Proposal, Report, hazard_rule
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     toks = unit.tokens
     for m in invocations(unit):
-        short = [
-            (rank, rank - missing_components(m.expansion, brace, rank))
-            for brace, rank in returned_braces(m.expansion)
-            if missing_components(m.expansion, brace, rank)
-        ]
-        if short:
-            rank, given = short[0]
+        short = next(
+            (
+                (rank, rank - missing)
+                for brace, rank in returned_braces(m.expansion)
+                if (missing := missing_components(m.expansion, brace, rank))
+            ),
+            None,
+        )
+        if short is not None:
+            rank, given = short
             yield report(
                 toks[m.first].start,
                 toks[m.last].end,
