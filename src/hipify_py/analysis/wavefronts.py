@@ -4,6 +4,7 @@ function's model; this module follows a constant's uses and a helper's callers t
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -162,9 +163,9 @@ def _block_collective(unit: Unit, f: Func) -> bool:
     `block_reduce` with its own `WARP_SIZE = 32`, copied into QuickRunCUDA, round 38: a
     false HZ107 for its caller's `__any_sync`).  What it returns comes from the whole block,
     so how its callers use their hardware wavefronts says nothing about its constant."""
-    return model_of(unit, f) == GROUP32 and any(
-        unit.tokens[k].text == "__syncthreads" for k in range(f.open + 1, f.close)
-    )
+    syncs = unit.identifier_positions.get("__syncthreads", ())
+    at = bisect.bisect_right(syncs, f.open)
+    return at < len(syncs) and syncs[at] < f.close and model_of(unit, f) == GROUP32
 
 
 def empty_on_hip(unit: Unit, func: Func) -> bool:

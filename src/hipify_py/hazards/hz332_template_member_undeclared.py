@@ -53,8 +53,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if "this" not in unit.identifiers or "template" not in unit.identifiers:
         return
     toks = unit.tokens
-    classes = _closed_templates(unit)
-    defined_here = {toks[h[0]].text for o, _ in class_bodies(unit) if (h := class_head(toks, o))}
+    classes, defined_here = _closed_templates(unit)
     tree = {n: frozenset(w) for n, w in ctx.project.closed_templates if n not in defined_here}
     uses = [
         k
@@ -75,9 +74,12 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             )
 
 
-def _closed_templates(unit: Unit) -> dict[str, tuple[tuple[int, int], frozenset[str]]]:
+def _closed_templates(
+    unit: Unit,
+) -> tuple[dict[str, tuple[tuple[int, int], frozenset[str]]], frozenset[str]]:
     """The file's class templates with no base, not specialized in the file and with no macro
-    in their body: name -> (its braces, every name its body holds)."""
+    in their body: name -> (its braces, every name its body holds); and the names of every class
+    the file defines (the tree's version of one of them is not the one this file reads)."""
     toks = unit.tokens
     bodies: dict[str, list[tuple[int, int, bool]]] = {}
     for open_, close in class_bodies(unit):
@@ -98,7 +100,7 @@ def _closed_templates(unit: Unit) -> dict[str, tuple[tuple[int, int], frozenset[
         ):
             continue  # `DECLARE_MEMBERS(...)`: a macro may declare the member
         out[name] = ((open_, close), frozenset(t.text for t in inside if t.kind is Kind.IDENT))
-    return out
+    return out, frozenset(bodies)
 
 
 def _templated(toks: Sequence[Token], keyword: int) -> bool:
