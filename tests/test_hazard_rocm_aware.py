@@ -233,3 +233,9 @@ def test_platform_macros_a_header_decides_reach_every_file(nvcc, gfx942_check, t
     hip.write_text("#define __HIP_PLATFORM_AMD__ 1\n" + hip.read_text())
     proc = gfx942_check(hip)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    # converting the converted tree changes nothing: its gpu.hpp now includes HIP, and the
+    # project's `auto` spelling in the HIP branch is still kept (a fuzz find)
+    again = convert_directory(out, tmp_path / "again")
+    gpu = (again / "include" / "gpu.hpp").read_text()
+    assert gpu == (out / "include" / "gpu.hpp").read_text()
+    assert "constexpr auto cudaErrorPeerAccessAlreadyEnabled =" in gpu

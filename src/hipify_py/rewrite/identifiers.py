@@ -91,16 +91,18 @@ def kept_aliases(unit: Unit) -> frozenset[int]:
             for i in unit.identifier_positions.get("namespace", ())
             if i + 2 < len(toks) and toks[i + 2].text == "="
         ]
-        if hip:
-            return frozenset(names + declared)
-        names += [
+        autos = [
             i + 1
             for i in unit.identifier_positions.get("auto", ())
             if i + 2 < len(toks) and toks[i + 2].text == "="
         ]
-        if not names:  # the file's HIP-only branches are read only when they could matter
-            return frozenset(declared)
+        # in a file that includes HIP, its aliases anywhere; else only in its HIP-only code.
+        # An `auto` name is kept only there either way: converting the file adds a HIP
+        # include, and the second conversion must keep what the first kept
+        always, where_hip = (names + declared, autos) if hip else (declared, names + autos)
+        if not where_hip:  # the file's HIP-only branches are read only when they could matter
+            return frozenset(always)
         written = hip_written_in(unit)
-        return frozenset([*declared, *(i for i in names if toks[i].start in written)])
+        return frozenset([*always, *(i for i in where_hip if toks[i].start in written)])
 
     return cached(unit, "_kept_aliases", make)
