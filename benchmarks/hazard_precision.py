@@ -4,6 +4,7 @@ by hand, and precision per rule from the judgements.
 Usage:
   python benchmarks/hazard_precision.py count CORPUS [--rules HZ1]      # counts, worst files
   python benchmarks/hazard_precision.py sample CORPUS OUT.jsonl [--per-rule 8] [--seed 1]
+                                            [--exclude GLOB ...]
   python benchmarks/hazard_precision.py score JUDGED.jsonl              # precision per rule
   python benchmarks/hazard_precision.py rescore JUDGED.jsonl            # ... of today's rules
   python benchmarks/hazard_precision.py answer IN.jsonl OUT.jsonl --ports GIT_DIR [--rev HEAD]
@@ -12,7 +13,9 @@ The corpus stays outside the repo (e.g. HeCBench's `src/*-cuda` under /work/ext-
 none of it was used to develop the rules.  `sample` writes one JSON line per finding (rule, file,
 line, message, the source line); a person adds `"verdict": "true"|"false"` and a short `"why"`,
 and `score` counts them.  Rules with findings are sampled `--per-rule` at most each, so
-rare rules are all judged and frequent ones do not dominate.
+rare rules are all judged and frequent ones do not dominate.  `--exclude` leaves out files
+whose path matches a glob: a project's vendored copy of a library an earlier round judged
+(ThunderKittens, CUTLASS) is not held out.
 
 `answer` adds the answer key of HeCBench-style corpora, whose programs come as
 `src/NAME-cuda` with a human HIP port `src/NAME-hip` in one git repository:
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import collections
 import difflib
+import fnmatch
 import json
 import random
 import re
@@ -66,7 +70,11 @@ def count(args: argparse.Namespace) -> None:
 
 
 def sample(args: argparse.Namespace) -> None:
-    found = _findings(args.corpus, args.rules)
+    found = [
+        f
+        for f in _findings(args.corpus, args.rules)
+        if not any(fnmatch.fnmatch(f["path"], g) for g in args.exclude)
+    ]
     rng = random.Random(args.seed)
     by_rule: dict[str, list[dict]] = collections.defaultdict(list)
     for f in found:
@@ -204,6 +212,7 @@ def main() -> None:
     s.add_argument("--rules")
     s.add_argument("--per-rule", type=int, default=8)
     s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--exclude", action="append", default=[], metavar="GLOB")
     j = sub.add_parser("score")
     j.add_argument("judged", type=Path)
     r = sub.add_parser("rescore")
