@@ -138,3 +138,45 @@ def test_the_premise_a_cast_of_rocwmma_fragment_storage_does_not_compile(tmp_pat
     indexed = hip(PAIRED).split("  for (int k = 0; k < f[0]", 1)[0] + "}\n"
     hip_file.write_text(indexed + "\n")
     assert rocwmma_check(hip_file).returncode == 0  # the rest of the kernel compiles
+
+
+# AkshDesai04/CUDA's WMMA exercises (round 40): the block's tile comes from blockIdx alone, so
+# every warp of a 256-thread block computes the whole tile, and so does every wavefront
+WHOLE_TILE = """#include <cuda_fp16.h>
+#include <mma.h>
+using namespace nvcuda;
+__global__ void tile(const half* a, const half* b, float* c, int n) {
+  int row = blockIdx.y * 16, col = blockIdx.x * 16;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+  wmma::fill_fragment(acc, 0.0f);
+  for (int k = 0; k < n; k += 16) {
+    wmma::load_matrix_sync(fa, a + row * n + k, n);
+    wmma::load_matrix_sync(fb, b + col * n + k, n);
+    wmma::mma_sync(acc, fa, fb, acc);
+  }
+  wmma::store_matrix_sync(c + row * n + col, acc, n, wmma::mem_row_major);
+}
+void run(const half* a, const half* b, float* c, int n) {
+  dim3 grid(n / 16, n / 16);
+  dim3 block(THREADS);
+  tile<<<grid, block>>>(a, b, c, n);
+}
+"""
+
+
+def test_a_kernel_whose_every_wavefront_computes_the_whole_tile_has_no_geometry_warning(
+    nvcc: str, tmp_path: Path
+) -> None:
+    def warnings(threads: str, body: str = WHOLE_TILE) -> list[int]:
+        src = body.replace("THREADS", threads)
+        (tmp_path / "tile.cu").write_text(src)
+        assert_nvcc_builds(nvcc, [tmp_path / "tile.cu"], [], tmp_path)
+        return [f.line for f in result(src).findings if f.rule == "HZ313"]
+
+    assert warnings("256") == []
+    assert warnings("32") == [6]  # half a wavefront idle while the fragment needs all 64
+    assert warnings("256 * n") == [6]  # a block this file does not fix
+    per_warp = WHOLE_TILE.replace("blockIdx.x * 16;", "(threadIdx.x / 32) * 16;")
+    assert warnings("256", per_warp) == [6]

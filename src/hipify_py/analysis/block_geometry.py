@@ -48,6 +48,17 @@ def block_model(unit: Unit, f: Func) -> str | None:
     return GROUP32 if all(x == 32 for x, _rest in shapes) else None  # type: ignore[misc]
 
 
+def fewest_threads(unit: Unit, f: Func) -> int | None:
+    """The fewest threads a block of kernel ``f`` holds at its launches in the file; None when
+    the file does not launch it or a launch's block is not a known constant."""
+    threads: list[int] = []
+    for shape in _launch_shapes(unit).get(f.name, ()):
+        if shape is None or shape[1] is None:
+            return None
+        threads.append(shape[0] * shape[1])
+    return min(threads, default=None)
+
+
 def _rows_of_warps(unit: Unit, f: Func) -> bool:
     """A kernel the file does not launch that names its rows warps: `lane_id = threadIdx.x`
     and `warp_id = threadIdx.y` (HugeCTR's `multi_to_one_weight_warp_per_ev_vec4_network_kernel`,
