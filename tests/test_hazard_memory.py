@@ -41,6 +41,27 @@ void run(float* o, int n) {
     assert "32,768 static" in found[0].message
 
 
+def test_hz401_leaves_sizes_no_nvidia_gpu_gives_a_block(nvcc, tmp_path):
+    """Above 227 KiB (H100's and B200's opt-in limit) a launch fails on CUDA as well: the
+    code's bug, not the port's (AkshDesai04/CUDA's `N * sizeof(float)` for N = 2^20, round
+    40)."""
+    src = """__global__ void k(float* o) {
+  extern __shared__ float dyn[];
+  o[threadIdx.x] = dyn[threadIdx.x];
+}
+void run(float* o) {
+  const int n = 1 << 20;
+  k<<<1, 256, n * sizeof(float)>>>(o);
+  k<<<1, 256, 200 * 1024>>>(o);
+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024);
+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 228 * 1024);
+}
+"""
+    (tmp_path / "k.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    assert [f.line for f in only("HZ401", src)] == [8, 9]
+
+
 def test_hz401_asks_libclang_only_when_it_can_know_the_size():
     """A struct's size needs the parse (and a 128 KiB array of them is reported); a dimension
     named by a macro this file never defines is unknowable to the hermetic parse too, so no
