@@ -84,3 +84,32 @@ def test_a_specialization_matches_a_declared_template_decorated_by_another_heade
         convert_directory(out, tmp_path / "again").joinpath("math.h").read_text()
         == (out / "math.h").read_text()
     )  # converting twice is converting once
+
+
+# TensorRT-LLM's `trtllm_aux_from_float`, copied into DrXuQian/Kernels (compile round 40): a
+# host-only primary template declared alone, its specializations naming their arguments
+FROM_FLOAT = """#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+template <typename T>
+T from_float(float value);
+template <>
+__host__ __device__ inline float from_float<float>(float value) { return value; }
+template <>
+__host__ __device__ inline half from_float<half>(float value) { return __float2half(value); }
+__global__ void k(half* o) { o[threadIdx.x] = from_float<half>(1.0f); }
+int main() { return from_float<float>(2.0f) == 2.0f ? 0 : 1; }
+"""
+
+
+def test_a_host_template_with_host_device_specializations_gets_device_too(
+    nvcc, gfx942_check, tmp_path
+):
+    converted = hip(FROM_FLOAT)
+    assert "template <typename T>\n__host__ __device__ T from_float(float value);" in converted
+    assert converted.count("__host__ __device__") == 3
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "from_float", FROM_FLOAT)
+    assert hip(converted) == converted
+    host_only = FROM_FLOAT.replace("__host__ __device__ inline", "inline").replace(
+        "__global__ void k(half* o) { o[threadIdx.x] = from_float<half>(1.0f); }\n", ""
+    )
+    assert hip(host_only).count("__device__") == 0

@@ -7,7 +7,10 @@ of the same targets ("no function template matches function template specializat
 jetson-utils' `cudaVector.h` failed 8 translation units, silently, in compile round 28.  Where a
 file's primary template and one of its specializations differ, and one of them is `__host__
 __device__`, the `__device__`-only one gains `__host__`: its device code is the same, and clang
-checks its host side only where host code calls it.
+checks its host side only where host code calls it.  A host-only one (no target, or
+`__host__` alone) gains `__device__` alike: TensorRT-LLM's `template <typename T> T
+trtllm_aux_from_float(float);` beside its `__host__ __device__` specializations, copied into
+DrXuQian/Kernels (compile round 40: a silent TU).
 
 The primary template may be a declaration alone, and its targets may be spelled by a macro of
 another header: cudaKDTree's `template<typename T> inline __both__ float as_float_rz(T t);`,
@@ -17,15 +20,16 @@ a `__device__` specialization in a device-pass branch (8 silent TUs in compile r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from ..analysis.functions import Func, declaration_head, functions, specifiers
-from ..analysis.tokens import match
+from ..analysis.tokens import match, template_close
 from ..context import Context
 from ..edits import Edit
 from ..frontend.conditions import inactive_in
-from ..frontend.lexer import Kind
+from ..frontend.lexer import Kind, Token
+from ..frontend.syntax import match_angle_backward
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 
@@ -60,11 +64,17 @@ def specialization_targets(unit: Unit, ctx: Context) -> Iterator[Edit]:
             device = _device_only(unit, f)
             if device is not None:
                 yield Edit(unit.tokens[device].start, unit.tokens[device].start, "__host__ ", RULE)
+            host = _host_only(unit, f)
+            if host is not None:
+                text = "__device__ " if "__host__" in f.specifiers else "__host__ __device__ "
+                yield Edit(unit.tokens[host].start, unit.tokens[host].start, text, RULE)
 
 
 def _template_declarations(unit: Unit) -> Iterator[Func]:
     """Function templates the file declares without a body (`template <...> HEAD NAME(...)
-    QUALIFIERS;`), as functions whose body is empty: the primary template of a header."""
+    QUALIFIERS;`), as functions whose body is empty: the primary template of a header; and
+    the explicit specializations that name their arguments (`template <> HEAD
+    NAME<float>(...)`, with a body or not), which ``functions`` does not read as functions."""
     toks = unit.tokens
     for t in unit.identifier_positions.get("template", ()):
         if toks[t].in_directive or t + 1 >= len(toks) or toks[t + 1].text != "<":
@@ -72,14 +82,30 @@ def _template_declarations(unit: Unit) -> Iterator[Func]:
         k = t + 2
         while k < len(toks) and k - t < 256 and toks[k].text not in (";", "{", "}", "("):
             k += 1
-        if k >= len(toks) or toks[k].text != "(" or toks[k - 1].kind is not Kind.IDENT:
+        name = _declared_name(toks, t, k) if k < len(toks) and toks[k].text == "(" else None
+        if name is None:
             continue
         close = match(toks, k)
         end = close + 1 if close is not None else len(toks)
         while end < len(toks) and toks[end].text in _AFTER_PARAMETERS:
             end += 1
-        if close is not None and end < len(toks) and toks[end].text == ";":
-            yield Func(toks[k - 1].text, k - 1, end, end, specifiers(toks, k - 1), (k, close))
+        if close is None or end >= len(toks):
+            continue
+        if toks[end].text == ";":
+            yield Func(toks[name].text, name, end, end, specifiers(toks, name), (k, close))
+        elif toks[end].text == "{" and name < k - 1 and (body := unit.lexed.brackets.get(end)):
+            yield Func(toks[name].text, name, end, body, specifiers(toks, name), (k, close))
+
+
+def _declared_name(toks: Sequence[Token], template: int, paren: int) -> int | None:
+    """The name of the function whose parameter list opens at ``paren``, after the `template`
+    at ``template``: the word before it, or before the arguments an explicit specialization
+    names (`template <> float NAME<float>(`)."""
+    name = paren - 1
+    if toks[name].text == ">" and toks[template + 2].text == ">":
+        lt = match_angle_backward(toks, name)
+        name = lt - 1 if lt is not None else template
+    return name if toks[name].kind is Kind.IDENT and name > template + 2 else None
 
 
 _AFTER_PARAMETERS = frozenset({"const", "noexcept", "&", "&&"})
@@ -92,6 +118,19 @@ def _template_kind(unit: Unit, f: Func) -> bool | None:
     for k in declaration_head(toks, f):
         if toks[k].text == "template" and k + 1 < len(toks) and toks[k + 1].text == "<":
             return toks[k + 2].text == ">"
+    return None
+
+
+def _host_only(unit: Unit, f: Func) -> int | None:
+    """The first token after the `template <...>` header of a function that is a host
+    function alone (no `__device__`; `constexpr` is both to clang already)."""
+    toks = unit.tokens
+    if f.specifiers & {"__device__", "__global__", "constexpr"}:
+        return None
+    for k in declaration_head(toks, f):
+        if toks[k].text == "template" and k + 1 < len(toks) and toks[k + 1].text == "<":
+            close = template_close(toks, k + 1)
+            return close + 1 if close is not None and not toks[close + 1].in_directive else None
     return None
 
 
