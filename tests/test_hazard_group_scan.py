@@ -89,3 +89,38 @@ def test_a_lane_id_masked_by_a_parenthesis_of_the_constant_is_a_group_lane(nvcc,
     # unguarded, lane 32 adds lane 31's value of the other group: the constant is reported
     unguarded = PROBE.replace("if (lane >= d) v += t;", "v += t + lane;")
     assert {f.rule for f in findings(unguarded)} & wave
+
+
+# vitamin-cuda's cumsum (round 41): the scan helper takes the lane id as a parameter, and every
+# call passes the caller's `tid % 32`; the helper is a template called with its arguments named
+HELPER = """#define WARP_SIZE 32
+template <int W = WARP_SIZE>
+__device__ __forceinline__ float warp_cum_sum(int lane_id, float val) {
+  for (int offset = 1; offset < WARP_SIZE; offset <<= 1) {
+    float other = __shfl_up_sync(0xffffffffu, val, offset);
+    if (lane_id >= offset) val += other;
+  }
+  return val;
+}
+
+__global__ void cumsum(const float* a, float* b) {
+  int tid = threadIdx.x;
+  const int lane_id = tid % 32;
+  float v = warp_cum_sum<32>(lane_id, a[tid]);
+  b[tid] = warp_cum_sum(tid % 32, v);
+}
+"""
+
+
+def test_a_lane_id_every_caller_passes_is_a_group_lane_of_the_helper(nvcc, tmp_path):
+    (tmp_path / "cumsum.cu").write_text(HELPER)
+    assert_nvcc_builds(nvcc, [tmp_path / "cumsum.cu"], [], tmp_path)
+    wave = {"HZ103", "HZ107"}
+    assert not {f.rule for f in findings(HELPER)} & wave
+    # one call passes the thread's index: lane 32 adds the other group's lanes there, and the
+    # 32 of the constant is wrong (one diagnosis, at the constant)
+    wide = HELPER.replace("warp_cum_sum(tid % 32, v)", "warp_cum_sum(tid, v)")
+    assert {f.rule for f in findings(wide)} & wave
+    # a helper also handed on by pointer: its arguments there are not known
+    taken = HELPER + "__device__ float (*scan)(int, float) = warp_cum_sum<32>;\n"
+    assert {f.rule for f in findings(taken)} & wave

@@ -11,11 +11,12 @@ from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, Call
 from .functions import Func, enclosing_conditions, function_at
+from .lane_parameters import LANE_ID, parameter_lanes
 from .tokens import cached, enclosing_paren, match, match_back, statement_end
 from .values import evaluate
 
 # a lane id (`& 31`, `% 32`) or a group id (`>> 5`, `/ 32`) of 32-lane groups: operator -> value
-GROUPING = {"&": 31, "%": 32, ">>": 5, "/": 32}
+GROUPING = {**LANE_ID, ">>": 5, "/": 32}
 
 
 def guarded_scan(unit: Unit, call: Call) -> bool:
@@ -270,9 +271,18 @@ def _ternary_condition(toks: Sequence[Token], j: int, floor: int) -> tuple[int, 
 
 
 def group_lanes(unit: Unit, f: Func) -> set[str]:
-    """Names of ``f`` set to a 32-lane lane id: `lane = tid & 31`, `laneid(tid % 32)` (found
-    once per function: HZ108 asks at every lane mask, the model at every shuffle)."""
+    """Names of ``f`` set to a 32-lane lane id: `lane = tid & 31`, `laneid(tid % 32)`, and
+    its parameters that every call passes one (found once per function: HZ108 asks at every
+    lane mask, the model at every shuffle)."""
     found: dict[int, set[str]] = cached(unit, "_hz_group_lanes", dict)
+    if f.open not in found:
+        found[f.open] = _local_lanes(unit, f) | parameter_lanes(unit, f, _local_lanes)
+    return found[f.open]
+
+
+def _local_lanes(unit: Unit, f: Func) -> set[str]:
+    """The names ``f`` itself sets to a 32-lane lane id (found once per function)."""
+    found: dict[int, set[str]] = cached(unit, "_hz_local_lanes", dict)
     if f.open not in found:
         found[f.open] = _group_lanes(unit, f)
     return found[f.open]
