@@ -641,3 +641,18 @@ def test_headers_only_optix_sources_reach_are_not_the_port(nvcc, tmp_path):
         "include/bits.h",
         "include/shared.h",
     }
+
+
+def test_a_file_an_unconditional_error_stops_reports_nothing(nvcc, tmp_path):
+    """FK20-CUDA's superseded test (round 41): no build compiles a file whose `#error` no
+    conditional holds, inside its include guard or not; one under a test stays a file."""
+    retired = '#error "This file should not be used, use the new one instead"\n' + PTX_AND_MASK
+    assert findings(retired) == []
+    guarded = "#ifndef OLD_H\n#define OLD_H\n" + retired + "#endif\n"
+    assert findings(guarded, "old.cuh") == []
+    conditional = "#ifndef __CUDACC__\n#error needs nvcc\n#endif\n" + PTX_AND_MASK
+    (tmp_path / "k.cu").write_text(conditional)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    assert rules_of(conditional) == rules_of(PTX_AND_MASK) != []
+    after_guard = "#ifndef OLD_H\n#define OLD_H\n#endif\n#if 0\n#error off\n#endif\n" + PTX_AND_MASK
+    assert rules_of(after_guard) == rules_of(PTX_AND_MASK)

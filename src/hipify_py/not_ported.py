@@ -99,6 +99,8 @@ def not_ported(
     where = not_the_projects(unit.path, project)
     if where:
         return NotPorted(where)
+    if _stops_every_build(unit):
+        return NotPorted("a file whose unconditional #error stops every build")
     if _defines_optix_guard(unit):  # the SDK's headers include each other: no HP001 there
         return NotPorted("a copy of NVIDIA's OptiX SDK")
     families = _included_families(unit, mappings, inactive)
@@ -115,6 +117,39 @@ def not_ported(
         return NotPorted("a header only OptiX sources reach")
     library = _library_copy(unit) or _type_header_copy(unit)
     return NotPorted(f"a copy of {library}") if library else None
+
+
+def _stops_every_build(unit: Unit) -> bool:
+    """An `#error` outside every conditional but the file's include guard: no build compiles
+    the file (FK20-CUDA's `fk20test_kat.cu`, "This file should not be used, use fk20test.cu
+    instead", round 41: a false HZ401)."""
+    if "error" not in unit.identifiers:
+        return False
+    depth, guard = 0, False
+    for n, d in enumerate(unit.directives):
+        word = unit.directive_word(d)
+        if word in ("if", "ifdef", "ifndef"):
+            guard = guard or (n == 0 and word == "ifndef" and _guarded(unit, n))
+            depth += 1
+        elif word == "endif":
+            depth -= 1
+            guard = guard and depth > 0  # past the guard's `#endif`, a conditional is one
+        elif word == "error" and depth <= int(guard):
+            return True
+    return False
+
+
+def _guarded(unit: Unit, n: int) -> bool:
+    """The file's first directive, `#ifndef NAME`, is an include guard: `#define NAME` next."""
+    toks, directives = unit.tokens, unit.directives
+    if n + 1 >= len(directives) or directives[n] + 2 >= len(toks):
+        return False
+    nxt = directives[n + 1]
+    return (
+        unit.directive_word(nxt) == "define"
+        and nxt + 2 < len(toks)
+        and toks[nxt + 2].text == toks[directives[n] + 2].text
+    )
 
 
 def _implements_tensorrt(unit: Unit) -> bool:
