@@ -656,3 +656,28 @@ def test_a_file_an_unconditional_error_stops_reports_nothing(nvcc, tmp_path):
     assert rules_of(conditional) == rules_of(PTX_AND_MASK) != []
     after_guard = "#ifndef OLD_H\n#define OLD_H\n#endif\n#if 0\n#error off\n#endif\n" + PTX_AND_MASK
     assert rules_of(after_guard) == rules_of(PTX_AND_MASK)
+
+
+def test_a_header_only_a_macro_the_hip_build_fixes_includes_is_not_the_port(nvcc, tmp_path):
+    """AsymGEMM (round 41: 2 false HZ300): `#if FP8_OK and TMA_OK` before the includes of
+    its tensor-map kernels, `TMA_OK` being `(CUDA_VERSION >= 12010)` in another header: 0 in
+    the HIP build, which convert gives CUDA 12.0's version.  A macro the HIP build leaves
+    unknown, or a header another file includes untested, keeps the findings."""
+    root = tmp_path / "gemm"
+    root.mkdir()
+    (root / "compat.hpp").write_text(
+        "#pragma once\n#include <cuda.h>\n#define FP8_OK (FP8_LEVEL > 1)\n"
+        "#define TMA_OK (CUDA_VERSION >= 12010)\n"
+    )
+    (root / "tma.hpp").write_text(
+        "#pragma once\n#include <cuda.h>\ninline int rank(const CUtensorMap* m) { return 2; }\n"
+    )
+    api = '#include "compat.hpp"\n#if FP8_OK and TMA_OK\n#include "tma.hpp"\n#endif\nint api();\n'
+    (root / "api.cpp").write_text(api)
+    assert_nvcc_builds(nvcc, [root / "api.cpp"], ["-DFP8_LEVEL=2"], tmp_path)
+    assert _tree_findings(tmp_path, "gemm") == []
+    (root / "api.cpp").write_text(api.replace("FP8_OK and TMA_OK", "FP8_OK"))
+    assert _tree_findings(tmp_path, "gemm") == [("HZ300", "tma.hpp")]
+    (root / "api.cpp").write_text(api)
+    (root / "user.cpp").write_text('#include "tma.hpp"\n')
+    assert _tree_findings(tmp_path, "gemm") == [("HZ300", "tma.hpp")]

@@ -334,7 +334,7 @@ def project_index_of(
         index,
         unset_switches=switches.unset(mappings),
         wraps_thrust=switches.sets_any(WRAPPING_MACROS),
-        skipped_headers=gated.skipped_only(index.includes),
+        skipped_headers=gated.skipped_only(index.includes, index.hip_settings),
         wavefront_constants=wavefronts.uses(mappings),
         warp_constants=wavefronts.constants(),
         warp_constant_homes=wavefronts.homes(),
