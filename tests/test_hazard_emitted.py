@@ -12,7 +12,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from _units import assert_nvcc_builds, assert_ported_builds
+from _units import assert_nvcc_builds, assert_ported_builds, convert_directory
 from hipify_py.cli.check import check
 
 HELPERS = """#pragma once
@@ -126,3 +126,39 @@ def test_ptx_called_only_where_hip_skips_an_arch_gate_is_no_finding(
     # a tree whose HIP build defines __CUDA_ARCH__ past the gate (ggml) takes umad's call
     (tree / "hip.h").write_text("#pragma once\n#define __CUDA_ARCH__ 1300\n")
     assert found() == [("intrinsics.h", 3), ("intrinsics.h", 6), ("intrinsics.h", 9)]
+
+
+# FK20-CUDA's cachehit.cu (compile round 41): the PTX text comes from an `#include` inside the
+# asm statement, so no literal of its own shows it; its `f` operands are PTX's float registers
+INCLUDED_PTX = '"mad.rn.f32 %0, %1, %2, %0;"\n'
+INCLUDED_KERNEL = """__device__ void fma1(float* z, const float* x, const float* y) {
+  float z0 = z[0], x0 = x[0], y0 = y[0];
+  asm volatile(
+#include "fma.inc"
+      : "+f"(z0)
+      : "f"(x0), "f"(y0));
+  z[0] = z0;
+}
+__global__ void k(float* z, const float* x, const float* y) { fma1(z, x, y); }
+"""
+
+
+def test_ptx_an_asm_statement_includes_is_a_finding(nvcc, gfx942_check, tmp_path):
+    tree = tmp_path / "proj"
+    tree.mkdir()
+    (tree / "fma.inc").write_text(INCLUDED_PTX)
+    (tree / "k.cu").write_text(INCLUDED_KERNEL)
+    assert_nvcc_builds(nvcc, [tree / "k.cu"], [], tmp_path)
+    args = [str(tree), "--select", "HZ310", "--format", "json", "--no-cache"]
+    found = json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)["findings"]
+    assert [(f["line"], '`#include "fma.inc"`' in f["message"]) for f in found] == [(3, True)]
+    # the premise: its conversion does not compile for gfx942 (and the runtime header the
+    # conversion adds goes above the function, not inside the asm statement)
+    out = convert_directory(tree, tmp_path / "out")
+    assert (out / "k.hip").read_text().startswith("#include <hip/hip_runtime.h>\n__device__")
+    proc = gfx942_check(out / "k.hip")
+    assert proc.returncode != 0 and "invalid output constraint '+f'" in proc.stderr
+    # integer operands name no ISA: an included template of another one stays unreported
+    (tree / "k.cu").write_text(INCLUDED_KERNEL.replace('"+f"', '"+r"').replace('"f"', '"r"'))
+    found = json.loads(CliRunner().invoke(check, args, catch_exceptions=False).output)["findings"]
+    assert found == []

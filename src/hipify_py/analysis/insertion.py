@@ -53,8 +53,9 @@ def insertion_point(unit: Unit, found: list[Include]) -> int:
         ifndef, define = guard
         # right after `#define X` when it follows `#ifndef X`; else right after `#ifndef X`
         return _after_directive(unit, define if define == ifndef + 3 else ifndef)
+    outside = _outside_code(unit)
     for inc in found:
-        if not inc.branch:
+        if not inc.branch and inc.start < outside:
             return inc.start
     top = 1 if text.startswith("\ufeff") else 0
     if not tokens:
@@ -65,6 +66,16 @@ def insertion_point(unit: Unit, found: list[Include]) -> int:
     # for a directive: the #include would become part of that line
     spliced = text[:line].rstrip("\r\n").endswith("\\")
     return top if spliced else max(line, top)
+
+
+def _outside_code(unit: Unit) -> int:
+    """The offset of the first bracket the file's code opens: an include past it may be
+    inside a statement (FK20-CUDA's `asm volatile(` / `#include "asm.inc"`, compile round
+    41), no place for the runtime header."""
+    return next(
+        (t.start for t in unit.tokens if not t.in_directive and t.text in ("{", "(", "[")),
+        len(unit.text),
+    )
 
 
 def _after_directive(unit: Unit, hash_at: int) -> int:

@@ -78,6 +78,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             continue
         # the string literals joined: `"ld." #space ".global"` is `ld..global`
         text = _template(toks, *parens).replace('"', "").replace("\\n", " ").replace("\\t", " ")
+        text = text if text.strip() else _included(toks, *parens)
         if not _is_ptx(text) or _GCN.search(text) or _never_expanded(unit, i, ctx):
             continue
         if _ARM.search(text) or any("w" in c for c in _constraints(toks, *parens)):
@@ -159,8 +160,9 @@ def _never_expanded(unit: Unit, i: int, ctx: Context) -> bool:
 
 
 def _is_ptx(template: str) -> bool:
-    """A PTX special register or statement, or a dotted instruction that PTX has."""
-    if _PTX.search(template):
+    """A PTX special register or statement, or a dotted instruction that PTX has (or an
+    included PTX text, ``_included``)."""
+    if template.startswith("#include") or _PTX.search(template):
         return True
     return any(m.group(1) in _PTX_OPCODES for m in _DOTTED.finditer(template))
 
@@ -180,11 +182,44 @@ def _asm_parens(toks: Sequence[Token], i: int) -> tuple[int, int] | None:
     return None if close is None else (j, close)
 
 
+# PTX's register constraints that no other ISA a CUDA project carries uses in device code:
+# 16-bit `h`, 64-bit `l`, `f` and `d` floats
+_PTX_REGISTERS = frozenset("hlfd")
+
+
+def _included(toks: Sequence[Token], open_: int, close: int) -> str:
+    """For an asm statement whose template is no literal of its own but an `#include` of the
+    PTX text (FK20-CUDA's `cachehit.cu`, compile round 41: a silent TU), the include's line
+    when its operands use PTX's register constraints; else ""."""
+    found = _constraints(toks, open_, close)
+    if not any(set(c) & _PTX_REGISTERS for c in found) or any("w" in c for c in found):
+        return ""
+    name = next(
+        (
+            k
+            for k in range(open_ + 1, close)
+            if toks[k].kind is Kind.STRING and _on_include_line(toks, k)
+        ),
+        None,
+    )
+    return f"#include {toks[name].text}" if name is not None else ""
+
+
+def _on_include_line(toks: Sequence[Token], k: int) -> bool:
+    """Token ``k`` is on an `#include` line (a file name, not assembler text)."""
+    if not toks[k].in_directive:
+        return False
+    d = k
+    while d > 0 and toks[d].kind is not Kind.DIRECTIVE:
+        d -= 1
+    return toks[d + 1].text == "include"
+
+
 def _template(toks: Sequence[Token], open_: int, close: int) -> str:
     """The assembler template: the string literals before the first ``:`` (the operands)."""
     template = ""
     for k in range(open_ + 1, close):
-        if toks[k].kind is Kind.STRING:
+        if toks[k].kind is Kind.STRING and not _on_include_line(toks, k):
             template += toks[k].text
         elif toks[k].text in (":", "::"):  # `::"n"(N)`: no outputs, then the inputs
             break
