@@ -1,7 +1,12 @@
 """#include rewriting: real ROCm paths, no duplicates, hip_runtime.h exactly once."""
 
 from _convert import hip
-from _units import assert_converted_compiles, convert_directory, converted_tree
+from _units import (
+    assert_converted_compiles,
+    assert_nvcc_builds,
+    convert_directory,
+    converted_tree,
+)
 
 
 def test_headers_map_to_rocm_include_paths() -> None:
@@ -192,3 +197,32 @@ def test_a_project_file_included_twice_stays_included_twice(nvcc, gfx942_check, 
     # the decoy: CUDA's two headers, one HIP header, written once
     assert converted.count("#include <hip/hip_runtime.h>") == 1
     assert_converted_compiles(out, "user.cu", gfx942_check)
+
+
+# Soft-Body-Simulation-CUDA (compile round 41): cuSPARSE's types through cusolverSp.h alone
+SPARSE_SOLVER = """#include <cusolverSp.h>
+struct CholeskySolver {
+  cusparseHandle_t handle;
+  cusolverSpHandle_t solver;
+  cusparseMatDescr_t descr;
+};
+int make(CholeskySolver* s) {
+  bool sparse = cusparseCreate(&s->handle) == CUSPARSE_STATUS_SUCCESS;
+  return sparse && cusolverSpCreate(&s->solver) == CUSOLVER_STATUS_SUCCESS;
+}
+"""
+
+
+def test_what_cusolversp_h_includes_comes_with_its_hip_header(
+    nvcc, nvidia_include, gfx942_check, tmp_path
+):
+    tree = tmp_path / "solver"
+    tree.mkdir()
+    (tree / "solver.cu").write_text(SPARSE_SOLVER)
+    flags = [f"-I{nvidia_include(lib)}" for lib in ("cusolver", "cusparse", "cublas")]
+    assert_nvcc_builds(nvcc, [tree / "solver.cu"], flags, tmp_path)
+    out = convert_directory(tree, tmp_path / "out")
+    text = (out / "solver.hip").read_text()
+    assert "#include <hipsparse/hipsparse.h>\n#include <hipsolver/hipsolver.h>" in text
+    assert_converted_compiles(out, "solver.cu", gfx942_check)
+    assert hip(text) == text

@@ -65,8 +65,15 @@ PRELUDES = {
     "hip_gl_interop.h": "#include <GL/gl.h>\n#include <hip/hip_runtime_api.h>\n",
 }
 # What replaces a CUDA header that has no HIP counterpart but a shim: its include becomes the
-# table's HIP header (<stdint.h> for NVTX) after the shim
-SHIMMED_HEADERS = {"nvToolsExt.h": NVTX_SHIM, "nvtx3/nvToolsExt.h": NVTX_SHIM}
+# table's HIP header (<stdint.h> for NVTX) after the shim; and what a CUDA header includes
+# that its HIP counterpart does not: cusolverSp.h declares its calls with cuSPARSE's types and
+# includes cusparse.h, hipsolver.h does not include hipsparse.h (Soft-Body-Simulation-CUDA's
+# `cusparseHandle_t` member beside `cusolverSpHandle_t`, compile round 41: 2 silent TUs)
+SHIMMED_HEADERS = {
+    "nvToolsExt.h": NVTX_SHIM,
+    "nvtx3/nvToolsExt.h": NVTX_SHIM,
+    "cusolverSp.h": "#include <hipsparse/hipsparse.h>\n",
+}
 # an unlisted sub-header maps as its library's umbrella
 UMBRELLA = {"cub/": "cub/cub.cuh", "cutlass/": "cutlass/cutlass.h", "cute/": "cute/tensor.hpp"}
 
