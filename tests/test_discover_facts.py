@@ -42,6 +42,20 @@ def test_convert_and_verify_walk_the_same_files(tmp_path):
     assert [p.relative_to(root).as_posix() for p in indexed] == [".hidden/h.cu"]
 
 
+def test_a_build_in_the_source_directory_keeps_its_sources(tmp_path):
+    """imhd-CUDA's `examples/old/library_test` (compile round 41): CMakeCache.txt beside
+    CMakeLists.txt, an in-source build; its `main.cu` is the project's, its `CMakeFiles/`
+    CMake's."""
+    root = tmp_path / "proj"
+    for rel in ("app/main.cu", "app/CMakeFiles/3.28/CompilerIdCUDA/id.cu", "out/CMakeFiles/x.cu"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("__global__ void k() {}\n")
+    for rel in ("app/CMakeCache.txt", "app/CMakeLists.txt", "out/CMakeCache.txt"):
+        (root / rel).write_text("# CMake\n")
+    walked = sorted(c.rel.as_posix() for c in walk([root], (), ()))
+    assert walked == ["app/CMakeCache.txt", "app/CMakeLists.txt", "app/main.cu"]
+
+
 def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):
     assert is_cuda_source(Path("detail/impl.tcc"), b"cudaMemcpy(a, b, n, kind);")
     assert not is_cuda_source(Path("detail/impl.tcc"), b"int x;")

@@ -187,11 +187,17 @@ def _walk_tree(
 
 def _walked(directory: Path, skip_real: set[Path]) -> bool:
     """Whether ``walk`` enters ``directory``: not a tool directory, a symlink, a CMake build
-    tree (generated sources) or a directory the command writes or compares with."""
+    tree (generated sources) or a directory the command writes or compares with.  A build in
+    the source directory (its CMakeCache.txt beside its CMakeLists.txt: imhd-CUDA's
+    `examples/old/library_test`, compile round 41, whose `main.cu` went unconverted) keeps
+    the sources: only its `CMakeFiles/` is generated."""
+    built = (directory / "CMakeCache.txt").exists() and not (directory / "CMakeLists.txt").exists()
+    in_source = directory.name == "CMakeFiles" and (directory.parent / "CMakeCache.txt").exists()
     return (
         directory.name not in SKIP_DIRS
         and not directory.is_symlink()
-        and not (directory / "CMakeCache.txt").exists()
+        and not built
+        and not in_source
         and _real(directory) not in skip_real
     )
 
