@@ -32,6 +32,7 @@ from pathlib import PurePath
 from .frontend.conditions import hip_inactive
 from .frontend.directives import includes
 from .frontend.lexer import lex
+from .project_index import INCLUDE
 
 # an include on the line right after a test of the CUDA version
 _GATED = re.compile(
@@ -60,7 +61,6 @@ _NO_CUDA_FALLBACK = re.compile(
 _MACRO_GATED = re.compile(
     rb"#[ \t]*if[ \t(!]+([A-Za-z_][^\n]*)\n((?:[ \t]*#[ \t]*include\b[^\n]*\n)+)"
 )
-_INCLUDED = re.compile(rb"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _MOST_MACRO_GATES = 20_000  # recorded past this, a tree's macro-gated includes count as taken
 Settings = Callable[[str], tuple[tuple[str, ...], frozenset[str]]]
 
@@ -105,7 +105,7 @@ class GatedIncludes:
             if data[data.rfind(b"\n", 0, m.start()) + 1 : m.start()].strip(b" \t"):
                 continue  # not a directive: `#` inside a line
             names = tuple(
-                PurePath(n.decode(errors="replace")).name for n in _INCLUDED.findall(m[2])
+                PurePath(n.decode(errors="replace")).name for n in INCLUDE.findall(m[2])
             )
             self.macro_gated.append((path, m[1].decode(errors="replace"), names))
 
