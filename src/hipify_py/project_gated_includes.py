@@ -104,9 +104,7 @@ class GatedIncludes:
                 return
             if data[data.rfind(b"\n", 0, m.start()) + 1 : m.start()].strip(b" \t"):
                 continue  # not a directive: `#` inside a line
-            names = tuple(
-                PurePath(n.decode(errors="replace")).name for n in INCLUDE.findall(m[2])
-            )
+            names = tuple(PurePath(n.decode(errors="replace")).name for n in INCLUDE.findall(m[2]))
             self.macro_gated.append((path, m[1].decode(errors="replace"), names))
 
     def skipped_only(
