@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .functions import Func, function_at, functions
-from .tokens import match, split, template_close
+from .tokens import cached, match, split, template_close
 from .values import evaluate
 
 # a lane id of 32-lane groups (`tid & 31`, `tid % 32`): operator -> operand
@@ -24,7 +24,9 @@ def parameter_lanes(unit: Unit, f: Func, local: Callable[[Unit, Func], set[str]]
     whose arguments can be read."""
     toks = unit.tokens
     params = [_declared(toks, a, b) for a, b in split(toks, f.params[0] + 1, f.params[1])]
-    defined = {g.name_index for g in functions(unit) if g.name == f.name}
+    defined = cached(
+        unit, "_lane_definition_names", lambda: {g.name_index for g in functions(unit)}
+    )
     sites = []
     for k in unit.identifier_positions.get(f.name, ()):
         if k in defined or toks[k - 1].text in (".", "->"):
