@@ -97,6 +97,28 @@ __global__ void k(float* o) {
     assert "ast" in run_pass("HZ401", defined).__dict__
 
 
+def test_hz401_trusts_no_size_the_parse_made_up_for_a_header_type(nvcc, tmp_path):
+    """The hermetic parse cannot see `<cuda_fp8.h>`: clang's error recovery makes
+    `__nv_fp8_e4m3` an `int`, also through a typedef, and two 16 KiB tiles read as 128 KiB
+    (100-days-cuda's gemm_fp8.cpp, round 42: 2 false HZ401).  A type the file defines is
+    still sized by the parse."""
+    src = """#include <cuda_fp8.h>
+typedef __nv_fp8_e4m3 fp8;
+__global__ void k(float* o) {
+  __shared__ fp8 s_a[128][128];
+  __shared__ fp8 s_b[128][128];
+  __shared__ __nv_fp8_e4m3 s_c[128][128];
+  o[threadIdx.x] = float(s_a[threadIdx.x][0]) + float(s_b[0][threadIdx.x]) + float(s_c[1][0]);
+}
+"""
+    (tmp_path / "k.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    assert only("HZ401", src) == []
+    known = src.replace("typedef __nv_fp8_e4m3 fp8;", "struct Q { double v[2]; };\ntypedef Q fp8;")
+    (f,) = only("HZ401", known)
+    assert "524,288" in f.message  # s_a and s_b; s_c's type is still unknown
+
+
 def test_hz402_system_fence_and_host_polling():
     src = """__global__ void p(volatile int* flag) { __threadfence_system(); *flag = 1; }
 __global__ void q(int* x) { __threadfence(); x[0] = 1; }

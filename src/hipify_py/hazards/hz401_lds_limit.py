@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..analysis.calls import calls
-from ..analysis.cursor import cursor_at
+from ..analysis.cursor import cursor_at, declared_size
 from ..analysis.functions import function_at
 from ..analysis.launches import launched_name
 from ..analysis.tokens import match, statement_bounds
@@ -79,7 +79,8 @@ def _static_shared(unit: Unit) -> _Static:
         if size is None and not _undefined_dimension(unit, at + 1, b):
             # not computable from tokens: ask libclang (costs a parse)
             cur = cursor_at(unit, name.start)
-            size = cur.type.get_size() if cur is not None and cur.kind.name == "VAR_DECL" else -1
+            ok = cur is not None and cur.kind.name == "VAR_DECL"
+            size = declared_size(unit, cur) if cur is not None and ok else -1
         if size is None or size <= 0:
             continue
         func = function_at(unit, i)
