@@ -203,6 +203,31 @@ __global__ void k(float* o) {
     assert found[0].extra["related_lines"] == "5"
 
 
+def test_a_constant_its_comment_measures_against_the_warp_size_is_no_warp_size(nvcc, tmp_path):
+    """`stride_factor = 32; // Should be >= warpSize for good effect`: a stride chosen against
+    the warp size, which the kernel and the host's expected result share, is right at any
+    wavefront width (100-days-of-cuda's coalescing demo, round 42: 1 false HZ107).  A comment
+    that calls the value the warp size still makes it one (passed to a kernel of another
+    file, which may use it as one)."""
+    src = """#include <cuda_runtime.h>
+__global__ void strided(const float* in, float* out, int n, int stride);  // in another file
+int main() {
+  const int n = 1 << 20;
+  const int stride_factor = 32; // Should be >= warpSize for good effect.
+  float *in, *out;
+  cudaMalloc(&in, n * sizeof(float));
+  cudaMalloc(&out, n * sizeof(float));
+  strided<<<n / 256, 256>>>(in, out, n, stride_factor);
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+"""
+    (tmp_path / "k.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    assert only("HZ107", src) == []
+    called = src.replace("Should be >= warpSize for good effect.", "the warp size")
+    assert [f.line for f in only("HZ107", called)] == [5]
+
+
 # ------------------------------------------------------- HZ101: 32-lane ids meet the hardware warp
 
 # atomics spread over 32 addresses: a lane id of 32 on its own, nothing warp-wide

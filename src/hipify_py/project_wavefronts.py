@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .analysis.shuffle_width import HARDWARE_NAMES
-from .analysis.warp_constants import COMMENTED, WARP_NAME
+from .analysis.warp_constants import COMMENTED, COMPARED, WARP_NAME
 from .analysis.wavefronts import wavefront_constants
 from .frontend.unit import Unit
 from .mappings.index import MappingIndex
@@ -112,7 +112,11 @@ def _commented_32(data: bytes, low: bytes) -> set[str]:
     `static const int WS = 32;  // warp size`, ``warp_constants.COMMENTED``)."""
     if b"warp" not in low:
         return set()
-    return {m.group(1).decode("ascii") for m in _COMMENTED.finditer(data)}
+    return {
+        m.group(1).decode("ascii")
+        for m in _COMMENTED.finditer(data)
+        if not COMPARED.search(m.group(2).decode("ascii", "replace"))
+    }
 
 
 def _defined_values(data: bytes, word: str) -> set[int]:

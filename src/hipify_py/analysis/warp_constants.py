@@ -24,8 +24,11 @@ WARP_NAME = re.compile(
 
 # `static const int WS = 32; // warp size`: a short name its comment says is the warp size
 COMMENTED = re.compile(
-    r"\b(\w+)\s*(?:=\s*)?\(?\s*32[uU]?\s*\)?\s*;?[ \t]*//[^\n]*\bwarp[ _-]?size\b", re.I
+    r"\b(\w+)\s*(?:=\s*)?\(?\s*32[uU]?\s*\)?\s*;?[ \t]*//([^\n]*)\bwarp[ _-]?size\b", re.I
 )
+# a comment that measures the value against the warp size rather than calling it one:
+# `stride_factor = 32; // Should be >= warpSize for good effect` (100-days-of-cuda, round 42)
+COMPARED = re.compile(r"[<>]|\b(?:multiple|least|most|greater|less|more|than|times)\b", re.I)
 
 
 def definitions(unit: Unit) -> list[tuple[str, int, int]]:
@@ -39,7 +42,11 @@ def definitions(unit: Unit) -> list[tuple[str, int, int]]:
     n = len(toks)
     positions = unit.identifier_positions
     names = set(WARP_NAME.findall(unit.identifier_lines))
-    names.update(n for n in COMMENTED.findall(unit.text) if n in positions)
+    names.update(
+        n
+        for n, said in COMMENTED.findall(unit.text)
+        if n in positions and not COMPARED.search(said)
+    )
     named = sorted(i for name in names for i in positions[name])
     for i in named:
         if i + 1 >= n or toks[i].start in inactive:
