@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from _units import assert_nvcc_builds
 from hipify_py.policy import matches_rule
 from test_check_cli import HAZARDS, as_json, invoke, tree  # noqa: F401 - tree is a fixture
+from test_hazard_common import only
 
 # one kernel per way of turning a finding off; each draws HZ105 (a ballot kept in 32 bits)
 LANES = (
@@ -71,3 +73,24 @@ def test_each_step_in_one_run(tree: Path) -> None:  # noqa: F811 - the fixture
 def test_patterns_match_by_prefix_case_and_all() -> None:
     assert matches_rule("hz101", ("HZ1",)) and matches_rule("HZ101", ("ALL",))
     assert not matches_rule("HZ201", ("HZ1",)) and not matches_rule("HZ101", ())
+
+
+def test_a_source_files_macro_it_never_expands_reports_nothing(nvcc: str, tmp_path: Path) -> None:
+    """No code holds the body of a source file's macro that it never names again: its CUDA
+    names are never compiled (100-days-cuda's unused `CHECK_CUDNN`, round 42: a false HZ300).
+    Expanded once, the body is code; a header's macro may be expanded by its includers."""
+    src = """#include <cstdio>
+#include <cuda_runtime.h>
+#define CHECK_INIT(dev) { cudaError_t e = cudaInitDevice(dev, 0, 0); if (e) printf("init"); }
+#define CHECK_CUDA(call) { cudaError_t e = call; if (e) printf("%s\\n", cudaGetErrorString(e)); }
+int main() {
+  CHECK_CUDA(cudaDeviceSynchronize());
+  return 0;
+}
+"""
+    (tmp_path / "k.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    assert only("HZ300", src) == []
+    expanded = src.replace("  return 0;", "  CHECK_INIT(0);\n  return 0;")
+    assert [f.line for f in only("HZ300", expanded)] == [3]
+    assert [f.line for f in only("HZ300", src, path="check.cuh")] == [3]

@@ -8,7 +8,8 @@ report format (as flake8's style guide decides for every plugin).
       (``RuleInfo.opt_in``) that ``--enable`` / ``enable:`` (or ``check --select`` by full ID)
       do not turn on;
    c. code the HIP build never compiles (an inactive ``#if`` branch: no hazard of the port;
-      a function no file of the tree calls, ``uncalled_code``), and, for rules about
+      a function no file of the tree calls, or a source file's macro it never expands,
+      ``uncalled_code``), and, for rules about
       CUDA code being ported (``RuleInfo.cuda_premise``), code only the project's own HIP
       build compiles (``#ifdef USE_ROCM``: the project wrote it for AMD);
    d. a file that is not the project's to port (``not_ported``): a copy of a CUDA library the
@@ -82,7 +83,9 @@ def kept_in_file(
             continue
         info = RULES.get(f.rule)
         bites = f.extra.get("bites") or (info.bites if info is not None else None)
-        if uncalled is not None and bites is not None and _escapes(f.start, bites, uncalled):
+        if uncalled is not None and (
+            f.start in uncalled.macros or bites is not None and _escapes(f.start, bites, uncalled)
+        ):
             continue
         if info is not None and info.opt_in and not matches_rule(f.rule, enabled):
             continue

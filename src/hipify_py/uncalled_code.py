@@ -23,6 +23,7 @@ from pathlib import PurePath
 
 from .analysis.functions import declaration_head, functions
 from .frontend.conditions import Inactive
+from .frontend.directives import lines
 from .frontend.unit import Unit
 from .project_index import ProjectIndex
 
@@ -36,13 +37,16 @@ class Uncalled:
     functions: Inactive = Inactive(())
     templates: Inactive = Inactive(())
     discardable: Inactive = Inactive(())
+    macros: Inactive = Inactive(())  # no code there is ever compiled, whatever bites
 
 
 def uncalled_in(unit: Unit, project: ProjectIndex) -> Uncalled:
     """The functions of ``unit`` that the tree never calls, each from its declaration's head
-    (a `template <...>`, a mask parameter) to its closing brace."""
+    (a `template <...>`, a mask parameter) to its closing brace; and the macros it never
+    expands (``_unexpanded``)."""
+    macros = _unexpanded(unit)
     if not project.uncalled or not project.uncalled & unit.identifiers or _public(unit.path):
-        return Uncalled()
+        return Uncalled(macros=macros)
     toks = unit.tokens
     ranges, templates, discardable = [], [], []
     for f in functions(unit):
@@ -59,7 +63,28 @@ def uncalled_in(unit: Unit, project: ProjectIndex) -> Uncalled:
                 w in ("template", "static", "constexpr") or "inline" in w.lower() for w in words
             ):
                 discardable.append(span)
-    return Uncalled(*(Inactive(tuple(r)) for r in (ranges, templates, discardable)))
+    return Uncalled(
+        Inactive(tuple(ranges)), Inactive(tuple(templates)), Inactive(tuple(discardable)), macros
+    )
+
+
+def _unexpanded(unit: Unit) -> Inactive:
+    """The `#define` lines of a source file whose macro it never names again: no code holds
+    their bodies (100-days-cuda's `CHECK_CUDNN`, defined and never used, round 42: a false
+    HZ300 for its cuDNN names; LeetCUDA's `CP_ASYNC_CG`, round 15).  A header's macros may be
+    expanded by the files that include it."""
+    if not unit.is_source or "define" not in unit.identifiers:
+        return Inactive(())
+    positions = unit.identifier_positions
+    return Inactive(
+        tuple(
+            (line.start, line.end)
+            for line in lines(unit.tokens, unit.directives)
+            if line.word == "define"
+            and line.body
+            and len(positions.get(line.body[0].text, ())) == 1
+        )
+    )
 
 
 # the directories a project keeps other projects' code in

@@ -144,19 +144,14 @@ def _macro_run(toks: Sequence[Token], i: int) -> int | None:
 
 
 def _never_expanded(unit: Unit, i: int, ctx: Context) -> bool:
-    """Token ``i`` is in the body of a `#define` that no code expands, so no code holds its PTX:
-    a source file's macro it never names again (LeetCUDA's `CP_ASYNC_CG` beside the
-    `CP_ASYNC_CA` it uses, round 15), or a header's macro no file of the tree names
-    (``ProjectIndex.unused_names``: cuda_hgemm's `LDMATRIX_X1`, round 18).  A header
-    checked on its own may be expanded by the files that include it."""
-    toks = unit.tokens
-    d = _define_at(toks, i)
-    if d is None:
-        return False
-    name = toks[d + 2].text
-    if not unit.is_source:
-        return name in ctx.project.unused_names
-    return unit.identifier_positions.get(name, []) == [d + 2]
+    """Token ``i`` is in the body of a header's `#define` that no file of the tree names, so no
+    code holds its PTX (``ProjectIndex.unused_names``: cuda_hgemm's `LDMATRIX_X1`, round 18).
+    A source file's own unexpanded macros are no code for any rule (``uncalled_code``); a
+    header checked on its own may be expanded by the files that include it."""
+    d = _define_at(unit.tokens, i)
+    return (
+        d is not None and not unit.is_source and unit.tokens[d + 2].text in ctx.project.unused_names
+    )
 
 
 def _is_ptx(template: str) -> bool:
