@@ -12,6 +12,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from _units import assert_nvcc_builds
 from hipify_py.cli.check import check
 from test_hazard_common import only
 
@@ -264,3 +265,31 @@ def test_a_range_of_448_on_one_line_is_one_finding(nvcc, tmp_path):
     cmd = [nvcc, "-arch=sm_90", "-c", str(tmp_path / "r.cu"), "-o", str(tmp_path / "r.o")]
     assert subprocess.run(cmd, capture_output=True, timeout=300).returncode == 0
     assert [f.line for f in only("HZ319", RANGE)] == [7, 8, 9]
+
+
+def test_a_codec_that_converts_with_the_intrinsic_is_not_by_hand(nvcc: str, tmp_path: Path):
+    """A function named like a codec that converts with an FP8 intrinsic itself becomes FNUZ
+    with the rest of the file: the two agree (deepseek-v4-flash's `kv_e4m3_to_float`, round
+    42: a false HZ319).  One that decodes the bits itself is still reported."""
+    src = """#include <cuda_fp8.h>
+#include <cuda_fp16.h>
+#include <cstdint>
+__host__ __device__ inline float kv_e4m3_to_float(uint8_t b) {
+  __half_raw hr = __nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)b, __NV_E4M3);
+  return __half2float(__half(hr));
+}
+__global__ void pack(const float* x, uint8_t* q, float* back) {
+  int i = threadIdx.x;
+  q[i] = __nv_cvt_float_to_fp8(x[i], __NV_SATFINITE, __NV_E4M3);
+  back[i] = kv_e4m3_to_float(q[i]);
+}
+"""
+    (tmp_path / "k.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    assert only("HZ319", src) == []
+    by_hand = src.replace(
+        "__half_raw hr = __nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)b, __NV_E4M3);\n"
+        "  return __half2float(__half(hr));",
+        "return ldexpf(1.0f + (b & 7) / 8.0f, ((b >> 3) & 15) - 7);",
+    )
+    assert [f.line for f in only("HZ319", by_hand)] == [4]

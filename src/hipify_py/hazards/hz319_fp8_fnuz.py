@@ -178,7 +178,9 @@ def _software_codecs(unit: Unit, report: Report) -> Iterator[Proposal]:
     """Functions that encode or decode OCP FP8 by hand in a file that converts with the
     intrinsics (a reference to check them against, a fallback): the intrinsics give FNUZ bytes
     on gfx942, so the two no longer agree.  The codecs of one file are one finding (a vendored
-    copy of an FP8 header defines dozens; following the target's format is one decision)."""
+    copy of an FP8 header defines dozens; following the target's format is one decision).  A
+    codec that converts with the FP8 type or an intrinsic itself becomes FNUZ with the rest
+    (deepseek-v4-flash's `kv_e4m3_to_float` through `__nv_cvt_fp8_to_halfraw`, round 42)."""
     if not any(_FP8_USE.match(name) for name in unit.identifiers):
         return
     toks = unit.tokens
@@ -186,6 +188,8 @@ def _software_codecs(unit: Unit, report: Report) -> Iterator[Proposal]:
         name = func.name
         if "fnuz" in name.lower() or not (_SOFTWARE_CODEC.search(name) and _CONVERTS.search(name)):
             continue
+        if _names_fp8(unit, func.open + 1, func.close):
+            continue  # converts with the e4m3 type or an intrinsic itself: FNUZ with the rest
         t = toks[func.name_index]
         yield report(
             t.start,
