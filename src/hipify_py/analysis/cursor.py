@@ -37,11 +37,16 @@ def declared_size(unit: Unit, cur: ci.Cursor) -> int | None:
     made it up: a type name the parse cannot see (a header's, blanked in the hermetic parse)
     becomes `int`, also through the typedefs and aliases it is declared by.  gemm_fp8.cpp's
     `typedef __hip_fp8_e4m3_fnuz fp8;` read 4 bytes per 1-byte element (round 42: 2 false
-    HZ401).  An error inside the declaration or a typedef on its way is that sign."""
+    HZ401).  An unknown type named inside the declaration or a typedef on its way is that
+    sign; another error there (an `alignas` clang reads as misplaced) changes no size."""
     ast = unit.ast
     if ast is None:
         return None
-    errors = cached(unit, "_hz_error_offsets", lambda: [d.offset for d in ast.diagnostics])
+    errors = cached(
+        unit,
+        "_hz_unknown_type_offsets",
+        lambda: [d.offset for d in ast.diagnostics if d.message.startswith(_UNKNOWN_TYPE)],
+    )
     spans = [ast.span(cur)]
     t = cur.type
     while t.get_array_element_type().kind.name != "INVALID":
@@ -57,4 +62,6 @@ def declared_size(unit: Unit, cur: ci.Cursor) -> int | None:
     return cur.type.get_size()
 
 
+# clang's words for a type name it cannot resolve (`ns::T` of an unknown `ns` included)
+_UNKNOWN_TYPE = ("unknown type name", "no type named", "use of undeclared identifier")
 _TYPEDEF_DEPTH = 16  # typedefs of typedefs followed; deeper chains are taken as read
