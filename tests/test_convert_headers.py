@@ -226,3 +226,31 @@ def test_what_cusolversp_h_includes_comes_with_its_hip_header(
     assert "#include <hipsparse/hipsparse.h>\n#include <hipsolver/hipsolver.h>" in text
     assert_converted_compiles(out, "solver.cu", gfx942_check)
     assert hip(text) == text
+
+
+# dcgan-cuda's relu.cu (compile round 42): CUDA's legacy per-family device headers
+LEGACY_DEVICE_HEADERS = """#include <math_functions.h>
+#include <device_double_functions.h>
+#include <sm_20_atomic_functions.h>
+#include <sm_60_atomic_functions.h>
+#include <texture_types.h>
+__global__ void relu(float* x, double* sum, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    x[i] = fmaxf(x[i], 0.0f) + expf(0.0f) - 1.0f;
+    atomicAdd(sum, (double)__double2hiint(1.0));
+  }
+}
+"""
+
+
+def test_cudas_legacy_device_headers_have_their_hip_headers(nvcc, gfx942_check, tmp_path):
+    tree = tmp_path / "gpu"
+    tree.mkdir()
+    (tree / "relu.cu").write_text(LEGACY_DEVICE_HEADERS)
+    assert_nvcc_builds(nvcc, [tree / "relu.cu"], [], tmp_path)
+    out = convert_directory(tree, tmp_path / "out")
+    text = (out / "relu.hip").read_text()
+    assert "#include <hip/math_functions.h>" in text and "sm_20" not in text
+    assert_converted_compiles(out, "relu.cu", gfx942_check)
+    assert hip(text) == text
