@@ -1,6 +1,6 @@
 """#include rewriting: real ROCm paths, no duplicates, hip_runtime.h exactly once."""
 
-from _convert import hip
+from _convert import hip, result
 from _units import (
     assert_converted_compiles,
     assert_nvcc_builds,
@@ -254,3 +254,23 @@ def test_cudas_legacy_device_headers_have_their_hip_headers(nvcc, gfx942_check, 
     assert "#include <hip/math_functions.h>" in text and "sm_20" not in text
     assert_converted_compiles(out, "relu.cu", gfx942_check)
     assert hip(text) == text
+
+
+def test_cudas_async_copy_and_occupancy_headers_are_errors_where_included(nvcc, tmp_path):
+    """CUDA's pipeline primitives, arrive/wait barriers and occupancy calculator have no ROCm
+    7.2.4 header: the include is an error where it is written, not a compiler's surprise."""
+    src = """#include <cuda_pipeline.h>
+#include <cuda_awbarrier_primitives.h>
+#include <cuda_occupancy.h>
+__global__ void k(float* o, const float* in) {
+  __shared__ float s[64];
+  __pipeline_memcpy_async(&s[threadIdx.x], &in[threadIdx.x], sizeof(float));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  o[threadIdx.x] = s[threadIdx.x];
+}
+"""
+    (tmp_path / "k.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    found = [f for f in result(src).findings if f.rule == "HP001"]
+    assert [(f.line, f.severity.value) for f in found] == [(1, "error"), (2, "error"), (3, "error")]
