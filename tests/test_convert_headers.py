@@ -258,7 +258,7 @@ def test_cudas_legacy_device_headers_have_their_hip_headers(nvcc, gfx942_check, 
 
 def test_cudas_async_copy_and_occupancy_headers_are_errors_where_included(nvcc, tmp_path):
     """CUDA's pipeline primitives, arrive/wait barriers and occupancy calculator have no ROCm
-    7.2.4 header: the include is an error where it is written, not a compiler's surprise."""
+    7.2.4 header: the include is an error where it is written, which says what to use."""
     src = """#include <cuda_pipeline.h>
 #include <cuda_awbarrier_primitives.h>
 #include <cuda_occupancy.h>
@@ -274,3 +274,6 @@ __global__ void k(float* o, const float* in) {
     assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
     found = [f for f in result(src).findings if f.rule == "HP001"]
     assert [(f.line, f.severity.value) for f in found] == [(1, "error"), (2, "error"), (3, "error")]
+    # each says what to do instead
+    assert "__syncthreads()" in found[0].message and "__syncthreads()" in found[1].message
+    assert "hipOccupancyMaxActiveBlocksPerMultiprocessor" in found[2].message
