@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from _convert import hip, result
+from _units import assert_nvcc_builds
 
 UNITS = Path(__file__).parent / "fixtures" / "units"
 
@@ -163,3 +164,37 @@ def test_min_max_of_int_and_unsigned_get_cudas_unsigned_overloads():
         "__global__ void k(int* p) { p[min(1, 2u)] = 0; }\n",
     ):
         assert "HIPIFY_PY_SHIM" not in hip(src), src
+
+
+# MASS-CUDA's BrainGrid.cu (compile round 42): host arrays sized at run time, zero-initialised
+VLA = """#include <cstdio>
+__global__ void mark(int* cells, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) cells[i] = i % 3 == 0;
+}
+int count(int size) {
+  int cells[size * size]{0};
+  float weights[size] = {};
+  const int fixed[4]{0};
+  int total = 0;
+  for (int i = 0; i < size * size; ++i) total += cells[i] + (int)weights[i % size];
+  return total + fixed[0];
+}
+"""
+
+
+def test_a_zero_initialised_run_time_sized_array_is_cleared_instead(nvcc, gfx942_check, tmp_path):
+    """GCC, nvcc's host compiler, takes an initialiser on an array sized at run time; clang
+    takes none.  Cleared with memset, it holds the zeros the list meant; a fixed-size array
+    keeps its list."""
+    src = tmp_path / "grid.cu"
+    src.write_text(VLA)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    out = hip(VLA)
+    assert "int cells[size * size]; __builtin_memset(cells, 0, sizeof(cells));" in out
+    assert "float weights[size]; __builtin_memset(weights, 0, sizeof(weights));" in out
+    assert "const int fixed[4]{0};" in out
+    converted = tmp_path / "grid.hip"
+    converted.write_text(out)
+    proc = gfx942_check(converted)
+    assert proc.returncode == 0, proc.stderr[-3000:]

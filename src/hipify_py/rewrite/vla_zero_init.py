@@ -1,0 +1,97 @@
+"""A zero-initialised variable-length array becomes a plain one cleared by ``__builtin_memset``.
+
+nvcc's host compiler (GCC) accepts ``int seen[n]{0};`` for a run-time ``n`` (a GNU extension);
+clang, the HIP compiler, rejects every initialiser of a variable-length array ("variable-sized
+object may not be initialized"), also ``= {}``.  MASS-CUDA's ``BrainGrid.cu`` (compile round 42:
+a silent TU).  For an arithmetic or pointer element, zero bytes are the zero value the list
+meant, so ``int seen[n]; __builtin_memset(seen, 0, sizeof(seen));`` keeps the program's meaning
+(clang and GCC both take ``sizeof`` of such an array at run time).  Which arrays are
+variable-length is clang's answer: the parse's own diagnostic at the declaration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from ..analysis.type_sizes import SIZEOF
+from ..context import Context
+from ..edits import Edit
+from ..frontend.lexer import Kind, Token
+from ..frontend.unit import Unit
+from ..rules import rewrite_pass
+
+RULE = "vla-zero-init"
+
+_ZERO = frozenset({"0", "0.0", "0.f", "0.0f", "0u", "0U", "false", "nullptr", "NULL"})
+_QUALIFIERS = frozenset({"const", "volatile", "static"})
+_DIAGNOSTIC = "variable-sized object may not be initialized"
+
+
+@rewrite_pass("vla-zero-init", order=27)
+def vla_zero_init(unit: Unit, ctx: Context) -> Iterator[Edit]:
+    toks = unit.tokens
+    candidates = [c for c in (_zero_list(toks, k) for k in range(len(toks) - 3)) if c]
+    if not candidates or unit.ast is None:
+        return  # the parse is asked only where a zero list follows an array declarator
+    rejected = [d.offset for d in unit.ast.diagnostics if d.message.startswith(_DIAGNOSTIC)]
+    for name, close, end in candidates:
+        if any(toks[name].start <= at < toks[end].start for at in rejected):
+            text = toks[name].text
+            yield Edit(toks[close].end, toks[end - 1].end, "", RULE)
+            yield Edit(
+                toks[end].end,
+                toks[end].end,
+                f" __builtin_memset({text}, 0, sizeof({text}));",
+                RULE,
+            )
+
+
+def _zero_list(toks: Sequence[Token], k: int) -> tuple[int, int, int] | None:
+    """At token ``k``, the ``]`` of ``T name[...]`` followed by ``{0}``, ``{}``, ``= {0}`` or
+    ``= {}`` and ``;``, in a statement of one declarator whose element is arithmetic or a
+    pointer: (name, the ``]``, the ``;``)."""
+    if toks[k].text != "]" or toks[k].in_directive:
+        return None
+    j = k + 1
+    if toks[j].text == "=":
+        j += 1
+    if j >= len(toks) or toks[j].text != "{":
+        return None
+    close = j + 1 if toks[j + 1].text == "}" else j + 2
+    if close >= len(toks) - 1 or toks[close].text != "}" or toks[close + 1].text != ";":
+        return None
+    if close == j + 2 and toks[j + 1].text not in _ZERO:
+        return None
+    opening = _declarator_open(toks, k)
+    if opening is None or toks[opening - 1].kind is not Kind.IDENT:
+        return None
+    name = opening - 1
+    return (name, k, close + 1) if _plain_element(toks, name) else None
+
+
+def _declarator_open(toks: Sequence[Token], k: int) -> int | None:
+    """The ``[`` of the first dimension of the declarator whose last ``]`` is token ``k``."""
+    depth, j = 0, k
+    while j > 0:
+        text = toks[j].text
+        depth += {"]": 1, "[": -1}.get(text, 0)
+        if depth == 0 and text == "[" and toks[j - 1].text != "]":
+            return j
+        if text in (";", "{", "}"):
+            return None
+        j -= 1
+    return None
+
+
+def _plain_element(toks: Sequence[Token], name: int) -> bool:
+    """The words before ``name`` back to the statement's start spell an arithmetic type or a
+    pointer (``int``, ``unsigned long``, ``float*``): zero bytes are its zero."""
+    words = []
+    j = name - 1
+    while j >= 0 and toks[j].text not in (";", "{", "}", ")", ":"):
+        words.append(toks[j].text)
+        j -= 1
+    if not words or "," in words:
+        return False
+    kept = [w for w in reversed(words) if w not in _QUALIFIERS]
+    return words[0] == "*" or " ".join(kept) in SIZEOF
