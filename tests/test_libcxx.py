@@ -90,3 +90,22 @@ def test_a_macro_body_names_the_standard_library_too(nvcc, gfx942_check, tmp_pat
     """`#define NAME ::cuda::...`: the name the macro defines qualifies nothing."""
     assert_ported_builds(nvcc, gfx942_check, tmp_path, "inf", MACRO_LIMITS)
     assert "#define CUBQL_INF ::std::numeric_limits<float>::infinity()" in hip(MACRO_LIMITS)
+
+
+# dl-cuda's optimizer.cuh (compile round 42): a libcu++ function object in a device reduction
+FUNCTIONAL = """#include <cuda/std/functional>
+template <typename Op> __device__ float fold(const float* v, int n, Op op) {
+  float acc = 0.0f;
+  for (int i = 0; i < n; ++i) acc = op(acc, v[i]);
+  return acc;
+}
+__global__ void k(const float* v, float* out, int n) {
+  out[threadIdx.x] = fold(v, n, cuda::std::plus<float>()) + cuda::std::multiplies<float>()(2, 3);
+}
+"""
+
+
+def test_libcxx_function_objects_become_the_standard_librarys(nvcc, gfx942_check, tmp_path):
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "functional", FUNCTIONAL)
+    out = hip(FUNCTIONAL)
+    assert "#include <functional>" in out and "fold(v, n, std::plus<float>())" in out
