@@ -166,19 +166,21 @@ def test_min_max_of_int_and_unsigned_get_cudas_unsigned_overloads():
         assert "HIPIFY_PY_SHIM" not in hip(src), src
 
 
-# MASS-CUDA's BrainGrid.cu (compile round 42): host arrays sized at run time, zero-initialised
+# MASS-CUDA's BrainGrid.cu (compile round 42): host arrays sized at run time, zero-initialised,
+# in a member function of a class from a header (which the hermetic parse does not see)
 VLA = """#include <cstdio>
+#include "grid.h"
 __global__ void mark(int* cells, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) cells[i] = i % 3 == 0;
 }
-int count(int size) {
+int Grid::count(int size) {
   int cells[size * size]{0};
-  float weights[size] = {};
+  int marked = 0;
+  for (int i = 0; i < size * size; ++i) marked += cells[i];
+  float weights[marked + 1] = {};
   const int fixed[4]{0};
-  int total = 0;
-  for (int i = 0; i < size * size; ++i) total += cells[i] + (int)weights[i % size];
-  return total + fixed[0];
+  return marked + fixed[0] + (int)weights[0];
 }
 """
 
@@ -187,12 +189,13 @@ def test_a_zero_initialised_run_time_sized_array_is_cleared_instead(nvcc, gfx942
     """GCC, nvcc's host compiler, takes an initialiser on an array sized at run time; clang
     takes none.  Cleared with memset, it holds the zeros the list meant; a fixed-size array
     keeps its list."""
+    (tmp_path / "grid.h").write_text("struct Grid { int count(int size); };\n")
     src = tmp_path / "grid.cu"
     src.write_text(VLA)
     assert_nvcc_builds(nvcc, [src], [], tmp_path)
     out = hip(VLA)
     assert "int cells[size * size]; __builtin_memset(cells, 0, sizeof(cells));" in out
-    assert "float weights[size]; __builtin_memset(weights, 0, sizeof(weights));" in out
+    assert "float weights[marked + 1]; __builtin_memset(weights, 0, sizeof(weights));" in out
     assert "const int fixed[4]{0};" in out
     converted = tmp_path / "grid.hip"
     converted.write_text(out)

@@ -5,14 +5,18 @@ clang, the HIP compiler, rejects every initialiser of a variable-length array ("
 object may not be initialized"), also ``= {}``.  MASS-CUDA's ``BrainGrid.cu`` (compile round 42:
 a silent TU).  For an arithmetic or pointer element, zero bytes are the zero value the list
 meant, so ``int seen[n]; __builtin_memset(seen, 0, sizeof(seen));`` keeps the program's meaning
-(clang and GCC both take ``sizeof`` of such an array at run time).  Which arrays are
-variable-length is clang's answer: the parse's own diagnostic at the declaration.
+(clang and GCC both take ``sizeof`` of such an array at run time).  An array is sized at run
+time where a dimension names a parameter of its function or a local the function declares
+without `const` (the hermetic parse often cannot read such a function: BrainGrid's
+`BrainGrid::runMassSim` belongs to a class of a header it does not see).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..analysis.functions import Func, function_at
+from ..analysis.tokens import split
 from ..analysis.type_sizes import SIZEOF
 from ..context import Context
 from ..edits import Edit
@@ -24,26 +28,58 @@ RULE = "vla-zero-init"
 
 _ZERO = frozenset({"0", "0.0", "0.f", "0.0f", "0u", "0U", "false", "nullptr", "NULL"})
 _QUALIFIERS = frozenset({"const", "volatile", "static"})
-_DIAGNOSTIC = "variable-sized object may not be initialized"
 
 
 @rewrite_pass("vla-zero-init", order=27)
 def vla_zero_init(unit: Unit, ctx: Context) -> Iterator[Edit]:
     toks = unit.tokens
-    candidates = [c for c in (_zero_list(toks, k) for k in range(len(toks) - 3)) if c]
-    if not candidates or unit.ast is None:
-        return  # the parse is asked only where a zero list follows an array declarator
-    rejected = [d.offset for d in unit.ast.diagnostics if d.message.startswith(_DIAGNOSTIC)]
-    for name, close, end in candidates:
-        if any(toks[name].start <= at < toks[end].start for at in rejected):
-            text = toks[name].text
-            yield Edit(toks[close].end, toks[end - 1].end, "", RULE)
-            yield Edit(
-                toks[end].end,
-                toks[end].end,
-                f" __builtin_memset({text}, 0, sizeof({text}));",
-                RULE,
-            )
+    for k in range(len(toks) - 3):
+        found = _zero_list(toks, k)
+        if found is None:
+            continue
+        name, close, end = found
+        func = function_at(unit, name)
+        if func is None or not _run_time_sized(unit, func, name + 1, close):
+            continue
+        text = toks[name].text
+        yield Edit(toks[close].end, toks[end - 1].end, "", RULE)
+        yield Edit(
+            toks[end].end, toks[end].end, f" __builtin_memset({text}, 0, sizeof({text}));", RULE
+        )
+
+
+def _run_time_sized(unit: Unit, func: Func, first: int, end: int) -> bool:
+    """A dimension in tokens [first, end) names a parameter of ``func`` or a local it declares
+    before without `const`/`constexpr` (`int n = 0;`, `int n;`)."""
+    toks = unit.tokens
+    names = {t.text for t in toks[first:end] if t.kind is Kind.IDENT}
+    if not names:
+        return False
+    params = {_declared(toks, a, b) for a, b in split(toks, func.params[0] + 1, func.params[1])}
+    if names & params:
+        return True
+    for k in range(func.open + 1, first):
+        t = toks[k]
+        if t.text in names and toks[k + 1].text in ("=", ";", "{", "(") and _plain_local(toks, k):
+            return True
+    return False
+
+
+def _declared(toks: Sequence[Token], a: int, b: int) -> str:
+    """The name a parameter declaration ``toks[a:b]`` declares (before any default)."""
+    cut = next((i for i in range(a, b) if toks[i].text == "="), b)
+    return toks[cut - 1].text if cut > a else ""
+
+
+def _plain_local(toks: Sequence[Token], k: int) -> bool:
+    """Token ``k`` is the name in a declaration of a variable without `const`/`constexpr`:
+    the words before it, back to the statement's start, are an arithmetic type."""
+    words = []
+    j = k - 1
+    while j >= 0 and toks[j].text not in (";", "{", "}", ")"):
+        words.append(toks[j].text)
+        j -= 1
+    return bool(words) and " ".join(reversed(words)) in SIZEOF
 
 
 def _zero_list(toks: Sequence[Token], k: int) -> tuple[int, int, int] | None:
