@@ -74,12 +74,15 @@ def _declared(toks: Sequence[Token], a: int, b: int) -> str:
 def _plain_local(toks: Sequence[Token], k: int) -> bool:
     """Token ``k`` is the name in a declaration of a variable without `const`/`constexpr`:
     the words before it, back to the statement's start, are an arithmetic type."""
-    words = []
-    j = k - 1
-    while j >= 0 and toks[j].text not in (";", "{", "}", ")"):
-        words.append(toks[j].text)
+    return " ".join(_words_before(toks, k)) in SIZEOF
+
+
+def _words_before(toks: Sequence[Token], k: int) -> list[str]:
+    """The tokens before token ``k`` back to a statement's (or a parameter list's) start."""
+    j = k
+    while j > 0 and toks[j - 1].text not in (";", "{", "}", ")", ":"):
         j -= 1
-    return bool(words) and " ".join(reversed(words)) in SIZEOF
+    return [t.text for t in toks[j:k]]
 
 
 def _zero_list(toks: Sequence[Token], k: int) -> tuple[int, int, int] | None:
@@ -120,14 +123,9 @@ def _declarator_open(toks: Sequence[Token], k: int) -> int | None:
 
 
 def _plain_element(toks: Sequence[Token], name: int) -> bool:
-    """The words before ``name`` back to the statement's start spell an arithmetic type or a
-    pointer (``int``, ``unsigned long``, ``float*``): zero bytes are its zero."""
-    words = []
-    j = name - 1
-    while j >= 0 and toks[j].text not in (";", "{", "}", ")", ":"):
-        words.append(toks[j].text)
-        j -= 1
+    """The words before ``name`` spell an arithmetic type or a pointer (``int``, ``unsigned
+    long long``, ``float*``), `static`/`const`/`volatile` aside: zero bytes are its zero."""
+    words = _words_before(toks, name)
     if not words or "," in words:
         return False
-    kept = [w for w in reversed(words) if w not in _QUALIFIERS]
-    return words[0] == "*" or " ".join(kept) in SIZEOF
+    return words[-1] == "*" or " ".join(w for w in words if w not in _QUALIFIERS) in SIZEOF
