@@ -1034,6 +1034,43 @@ __device__ int f(int v, bool act) {
     assert "outside this file" not in f.message
 
 
+def test_hz106_a_local_mask_after_a_directive_line_is_read_from_its_own_line():
+    """iro-cuda-ax's `#ifdef __CUDA_ARCH__` then `const unsigned mask = __activemask();` in a
+    class with a base of another header (round 43): the type read from tokens took the
+    directive line in, and the message called `unsigned` a type of another file."""
+    src = """#pragma once
+template <class Recipe>
+struct WarpSum : lib::contract::Realization<Recipe> {
+  __device__ __forceinline__ static float execute(float v) {
+#ifdef __CUDA_ARCH__
+    const unsigned mask = __activemask();
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(mask, v, offset);
+#endif
+    return v;
+  }
+};
+"""
+    (f,) = only("HZ106", src, "sum.cuh")
+    assert f.line == 7 and "is 32-bit (declared at line 6 as `const unsigned`)" in f.message
+
+
+def test_hz106_a_namespace_mask_of_std_uint32_t_is_widened(nvcc, gfx942_check, tmp_path):
+    """High-Performance-BVH-Builder's `constexpr std::uint32_t FULL_MASK = 0xffffffffu;` in an
+    anonymous namespace (round 43): the hermetic parse knew no `std::uint32_t`, so the mask
+    read as defined outside the file and kept its 32 bits; widened, `std::` goes too."""
+    src = """#include <cstdint>
+namespace {
+constexpr std::uint32_t FULL_MASK = 0xffffffffu;
+}
+__global__ void spread(int* work) {
+  int id = __shfl_sync(FULL_MASK, work[threadIdx.x], 0);
+  work[threadIdx.x] = id + threadIdx.x;
+}
+"""
+    assert_ported_builds(nvcc, gfx942_check, tmp_path, "bvh", src)
+    assert "constexpr unsigned long long FULL_MASK = 0xffffffffffffffffULL;" in hip(src)
+
+
 # egs: one 32-bit ballot variable per block of a kernel, each counted once; `uint` is glibc's,
 # unknown to a hermetic parse
 COUNTED_BALLOTS = """#include <sys/types.h>

@@ -26,7 +26,11 @@ def type_size(unit: Unit, declared: str) -> int | None:
     platform resolves to its definition in code HIP compiles.  None when unknown."""
     if "decltype" in declared:
         return 8 if vote_typed(unit, declared) else None
-    words = [w for w in declared.replace("*", " * ").split() if w not in _QUALIFIERS]
+    words = [
+        w.removeprefix("::").removeprefix("std::")  # `std::uint32_t`
+        for w in declared.replace("*", " * ").split()
+        if w not in _QUALIFIERS
+    ]
     if not words or "*" in words:
         return None
     size = words_size(words)
@@ -67,7 +71,11 @@ def local_declaration(unit: Unit, tok: Token) -> tuple[str, int] | None:
             if toks[k - 1].kind is not Kind.IDENT or toks[k - 1].text in ("return", "case"):
                 continue
             first = k - 1
-            while first > func.open + 1 and toks[first - 1].text not in (";", "{", "}", ","):
+            while (
+                first > func.open + 1
+                and toks[first - 1].text not in (";", "{", "}", ",")
+                and not toks[first - 1].in_directive  # iro-cuda-ax's `#ifdef __CUDA_ARCH__`
+            ):
                 first -= 1
             declared = unit.text[toks[first].start : toks[k].start]
             return declared.strip(), unit.lines.position(toks[k].start)[0]

@@ -47,6 +47,13 @@ typedef short int16_t; typedef unsigned short uint16_t;
 typedef int int32_t; typedef unsigned int uint32_t;
 typedef long long int64_t; typedef unsigned long long uint64_t;
 typedef long intptr_t; typedef unsigned long uintptr_t;
+#ifdef __cplusplus
+namespace std {
+using ::size_t; using ::ptrdiff_t; using ::int8_t; using ::uint8_t; using ::int16_t;
+using ::uint16_t; using ::int32_t; using ::uint32_t; using ::int64_t; using ::uint64_t;
+using ::intptr_t; using ::uintptr_t;
+}
+#endif
 @VECTORS@
 struct dim3 {
   unsigned int x, y, z;

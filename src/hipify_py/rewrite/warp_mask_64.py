@@ -50,8 +50,11 @@ FULL64 = "0xffffffffffffffffULL"
 FULL32 = 0xFFFFFFFF
 
 # what a narrow mask variable may be declared as (the words replaced by `unsigned long long`)
+# a 32-bit type at the end of a declaration's head, with `std::` or `::` if it has one (a type
+# of another namespace, `mylib::uint32_t`, is not the standard one)
 _NARROW = re.compile(
-    r"\b(unsigned\s+int|unsigned|uint32_t|int32_t|uint|int|unsigned\s+short|short)\s*$"
+    r"(?:^|(?<=[^\w:]))((?:std\s*::\s*|::\s*)?"
+    r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|uint|int|unsigned\s+short|short))\s*$"
 )
 _CONDITIONAL = frozenset({"ifdef", "ifndef", "undef", "if", "elif", "defined"})
 
