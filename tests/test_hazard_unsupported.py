@@ -110,6 +110,33 @@ CUresult prefer_banks(CUfunction f) {
     assert ["cuFuncSetSharedMemConfig" in f.message for f in only("HZ300", call)] == [True]
 
 
+def test_hz300_a_variable_the_file_names_like_a_cuda_type_is_its_own(
+    nvcc, nvidia_include, tmp_path
+):
+    """optimize-cuda-memory-usage's tiled Cholesky (round 43: 2 false HZ300) names its
+    `cusolverDnParams_t` parameter, member and local `cusolverDnParams`, as cuSOLVER names its
+    opaque struct; hipSOLVER has every call the variable takes part in.  A use of CUDA's
+    struct itself is still reported."""
+    src = """#include <cusolverDn.h>
+struct Solver {
+  cusolverDnParams_t cusolverDnParams;
+  void set(cusolverDnParams_t cusolverDnParams) { this->cusolverDnParams = cusolverDnParams; }
+};
+int run(Solver& s) {
+  cusolverDnParams_t cusolverDnParams;
+  if (cusolverDnCreateParams(&cusolverDnParams) != CUSOLVER_STATUS_SUCCESS) return 1;
+  s.set(cusolverDnParams);
+  return cusolverDnDestroyParams(cusolverDnParams) != CUSOLVER_STATUS_SUCCESS;
+}
+"""
+    (tmp_path / "chol.cu").write_text(src)
+    flags = [f"-I{nvidia_include(lib)}" for lib in ("cusolver", "cublas", "cusparse")]
+    assert_nvcc_builds(nvcc, [tmp_path / "chol.cu"], flags, tmp_path)
+    assert only("HZ300", src) == []
+    struct = "#include <cusolverDn.h>\nsize_t n = sizeof(cusolverDnParams*);\n"
+    assert ["cusolverDnParams" in f.message for f in only("HZ300", struct)] == [True]
+
+
 def test_hz300_a_function_of_the_projects_namespace_is_the_projects():
     # CTranslate2 declares and calls its own ctranslate2::cuda::cublasGetStatusName
     own = (
