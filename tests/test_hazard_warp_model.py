@@ -203,6 +203,29 @@ __global__ void k(float* o) {
     assert found[0].extra["related_lines"] == "5"
 
 
+def test_a_warp_size_constant_only_an_assertion_reads_is_not_reported(nvcc, tmp_path):
+    """High-Performance-BVH-Builder's `curassert(warp_n_clusters <= WARP_SIZE, ...)` in a
+    function of hardware lanes (round 43: a false HZ107): an assertion checks the algorithm's
+    bound and computes nothing.  A test of the same bound in code is still reported."""
+    src = """#include <cassert>
+#define WARP_SIZE 32
+__device__ unsigned nearest(unsigned n, unsigned key) {
+  assert(n <= WARP_SIZE);
+  unsigned lane = threadIdx.x % warpSize;
+  unsigned right = __shfl_sync(0xffffffffffffffffULL, key, lane + 1);
+  return lane + 1 < n ? right : key;
+}
+__global__ void build(const unsigned* n, unsigned* keys) {
+  keys[threadIdx.x] = nearest(n[blockIdx.x], keys[threadIdx.x]);
+}
+"""
+    (tmp_path / "k.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], [], tmp_path)
+    assert only("HZ107", src) == []
+    tested = src.replace("return lane + 1 < n ?", "return lane + 1 < n && n <= WARP_SIZE ?")
+    assert [f.line for f in only("HZ107", tested)] == [2]
+
+
 def test_a_constant_its_comment_measures_against_the_warp_size_is_no_warp_size(nvcc, tmp_path):
     """`stride_factor = 32; // Should be >= warpSize for good effect`: a stride chosen against
     the warp size, which the kernel and the host's expected result share, is right at any

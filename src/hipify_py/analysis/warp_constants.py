@@ -134,8 +134,34 @@ def _named(unit: Unit, name: str, at: int) -> list[int]:
             word == "define" and macro == k
         ):
             continue
-        out.append(k)
+        if not _in_assertion(toks, k):
+            out.append(k)
     return out
+
+
+_ASSERTION_REACH = 200  # tokens looked back for the assertion a use is an argument of
+
+
+def _in_assertion(toks: Sequence[Token], k: int) -> bool:
+    """Token ``k`` is in the arguments of an assertion (`assert`, a project's `curassert`,
+    `static_assert`): it checks a bound, computes nothing (High-Performance-BVH-Builder's
+    `curassert(warp_n_clusters <= WARP_SIZE, ...)`, round 43: a false HZ107)."""
+    depth = 0
+    for j in range(k - 1, max(0, k - _ASSERTION_REACH), -1):
+        text = toks[j].text
+        if text == ")":
+            depth += 1
+        elif text == "(":
+            if (
+                depth == 0
+                and toks[j - 1].kind is Kind.IDENT
+                and "assert" in toks[j - 1].text.lower()
+            ):
+                return True
+            depth = max(0, depth - 1)
+        elif text in (";", "{", "}"):
+            return False
+    return False
 
 
 def _directive(toks: Sequence[Token], k: int) -> tuple[str, int]:
