@@ -91,7 +91,13 @@ _CUDA_USES = tuple(
         rb"asm(?:(?<=\basm)|(?<=\b__asm)__)(?:\s+(?:volatile|__volatile__))?\s*\(\s*\"\s*\{?\s*"
         rb"(?:[a-z][a-z0-9_]*\.[a-z0-9_]|\.reg\b|[^\"\n]*?%(?:laneid|warpid|n?smid|clock|globaltimer))",
         rb"#\s*include\s*(?:[<\"](?:cuda|cu[a-z]+[._]|cublas|curand|cusparse|cufft|cusolver|cudnn"
-        rb"|nccl|ATen/cuda|c10/cuda|thrust|cub/|vector_types\.h|vector_functions\.h)"
+        rb"|nccl|ATen/cuda|c10/cuda|thrust|cub/|vector_types\.h|vector_functions\.h"
+        # the toolkit's headers without a `cu` prefix (cuda_lbm's `var.h` includes
+        # <builtin_types.h> and nothing else of CUDA's: compile round 43, 4 silent TUs)
+        rb"|builtin_types\.h|device_launch_parameters\.h|device_functions\.h|driver_types\.h"
+        rb"|math_functions\.h|host_defines\.h|texture_types\.h|surface_types\.h|mma\.h"
+        rb"|channel_descriptor\.h|sm_[0-9]+_\w+\.h|common_functions\.h|cooperative_groups"
+        rb"|device_(?:atomic|double)_functions\.h|texture_fetch_functions\.h)"
         rb'|"[^"\n]*\.cu")',  # includes a .cu file, whose name changes
     )
 )
