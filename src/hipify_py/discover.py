@@ -32,6 +32,7 @@ from .project_masks import MaskWidths
 from .project_reach import IncludeReach
 from .project_switches import WRAPPING_MACROS, SwitchUses, is_build_text
 from .project_templates import ClosedTemplates
+from .project_tiles import TileConstants
 from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
@@ -322,6 +323,7 @@ def project_index_of(
     launches = LaunchBlocks()
     reach = IncludeReach()
     closed = ClosedTemplates()
+    tiles = TileConstants()
 
     def also(path: str, data: bytes) -> None:
         wavefronts.add(path, data)
@@ -331,6 +333,7 @@ def project_index_of(
         launches.add(path, data)
         reach.add(path, data)
         closed.add(path, data)
+        tiles.add(data)
 
     index = index_of(_TreeTexts(items), mappings, also=also, launches=launches)
     for c in items:
@@ -358,6 +361,7 @@ def project_index_of(
         unreached=reach.unreached(),
         include_paths=reach.edges(),
         closed_templates=closed.found(),
+        tile_constants=tiles.found(),
         own_cuda_named=cuda_named_headers(files, mappings),
     )
 

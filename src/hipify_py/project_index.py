@@ -162,6 +162,8 @@ class ProjectIndex:
     # (class template with no base, the names its body holds) of the tree's headers
     # (``project_templates``, HZ332)
     closed_templates: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # (name, value) of the constants that size cooperative-groups tiles (``project_tiles``)
+    tile_constants: tuple[tuple[str, int], ...] = ()
 
     @cached_property
     def include_graph(self) -> IncludeGraph:
@@ -267,6 +269,7 @@ class ProjectIndex:
             sorted(self.uncalled),
             sorted(f"{h}:{n}" for h, n in self.template_declarations),
             [f"{n}:{','.join(w)}" for n, w in self.closed_templates],
+            [f"{n}={v}" for n, v in self.tile_constants],
             sorted(self.implemented),
             [f"{n}={' '.join(t)}" for n, t in self.decorations],
         )
