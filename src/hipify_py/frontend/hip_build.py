@@ -170,8 +170,10 @@ NOT_FOR_INSTINCT = re.compile(
 # that negates or names another vendor (NO_HIP, DISABLE_ROCM, CUDA_OR_HIP) is not the switch.
 _SWITCH_WORDS = frozenset({"HIP", "ROCM"})
 _SWITCH_TAILS = frozenset({"BUILD", "BACKEND", "ENABLED"})
+# rocThrust's `THRUST_DEVICE_SYSTEM_HIP` is a value (5) of its own, not a switch
 _NOT_A_SWITCH = frozenset(
     {"NO", "NOT", "NON", "DISABLE", "DISABLED", "WITHOUT", "SKIP", "OR", "CUDA", "NV", "NVIDIA"}
+    | {"THRUST"}
 )
 
 
