@@ -490,9 +490,14 @@ def convert_project(
 
 def translation_units(project: dict, cpp: bool) -> list[Path]:
     """The project's `.cu` files and, with ``cpp``, its C++ sources hipify-py's conversion
-    changed (those use CUDA: library samples are often `.cpp`), sorted."""
+    changed (those use CUDA: library samples are often `.cpp`), sorted.  Not the files of a
+    CMake build tree committed with the sources (simple-cuda-voxel-engine's `build/`: CMake's
+    `CMakeCUDACompilerId.cu` and FetchContent's copies), which no build of the project
+    compiles as its own and the tool's walk leaves out."""
+    from hipify_py.discover import walk  # the tool's own walk: the same files
+
     root: Path = project["path"]
-    tus = [p for p in root.rglob("*.cu") if p.is_file()]
+    tus = [c.path for c in walk([root]) if c.path.suffix == ".cu"]
     if cpp:
         tree = project["trees"]["hipify-py"]
         for path in root.rglob("*"):
