@@ -325,6 +325,33 @@ void host(int* d) { parent<<<1, 1>>>(d); cudaDeviceSynchronize(); }"""
     assert len(only("HZ312", hip, "t.hip")) == 1
 
 
+def test_hz312_the_device_runtimes_calls_in_a_kernel(nvcc, gfx942_check, tmp_path):
+    """simple-cuda-voxel-engine allocates with `cudaMalloc` inside a kernel (compile round 43:
+    a silent TU): CUDA's device runtime has it with -rdc; HIP declares its runtime for the host
+    only.  The same calls on the host are no finding."""
+    src = """#include <cstdlib>
+__device__ float** variants;
+__global__ void create(int n) {
+  cudaMalloc(&variants, sizeof(float*) * n);
+  if (cudaGetLastError() != cudaSuccess) return;
+  for (int i = 0; i < n; i++) variants[i] = (float*)malloc(sizeof(float));
+}
+int main() {
+  float* d;
+  cudaMalloc(&d, 4);
+  create<<<1, 1>>>(4);
+  return cudaFree(d) != cudaSuccess;
+}
+"""
+    (tmp_path / "k.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], ["-rdc=true"], tmp_path)
+    assert [f.line for f in only("HZ312", src)] == [4, 5]
+    # the premise: HIP's runtime calls do not compile in a kernel
+    port = tmp_path / "k.hip"
+    port.write_text(hip(src))
+    assert "no matching function for call to 'hipMalloc'" in gfx942_check(port).stderr
+
+
 def test_hz313_wmma_and_hz314_clusters():
     src = """#include <mma.h>
 using namespace nvcuda;

@@ -2,8 +2,10 @@
 
 ## What it detects
 Dynamic parallelism: a kernel launch (`<<<...>>>`, `hipLaunchKernelGGL`, `cudaLaunchKernel`)
-inside a `__global__` or `__device__` function, and `cudaDeviceSynchronize()` /
-`hipDeviceSynchronize()` / `cudaGetLastError`-style runtime calls made from device code.
+inside a `__global__` or `__device__` function, and the runtime calls CUDA's device runtime
+offers kernels (`cudaDeviceSynchronize`, `cudaMalloc`/`cudaFree`, `cudaMemcpyAsync`,
+`cudaGetLastError`, ...) made from device code: simple-cuda-voxel-engine's `cudaMalloc` in a
+kernel (compile round 43, a silent TU).
 
 ## Why it breaks on AMD
 HIP does **not** support dynamic parallelism (the `hasDynamicParallelism` device property is 0
@@ -18,8 +20,10 @@ __global__ void parent(int* d) {
 ```
 
 ## How to fix
-Launch the child work from the host (after the parent finishes, or in the same stream), fold
-it into the parent kernel, or restructure as a persistent kernel with a device-side work queue.
+Allocate on the host before the launch (or with `malloc`/`new` in device code, which HIP has),
+check errors on the host, and launch the child work from the host (after the parent finishes,
+or in the same stream), fold it into the parent kernel, or restructure as a persistent kernel
+with a device-side work queue.
 """
 
 from __future__ import annotations
@@ -43,16 +47,16 @@ _LAUNCH = frozenset(
         "hipLaunchKernelEx",
     }
 )
-_SYNC = frozenset(
-    {
-        "cudaDeviceSynchronize",
-        "hipDeviceSynchronize",
-        "cudaStreamCreate",
-        "cudaStreamCreateWithFlags",
-        "hipStreamCreateWithFlags",
-        "hipStreamCreate",
-    }
-)
+# CUDA's device runtime (the calls a kernel may make with dynamic parallelism), in both spellings:
+# HIP declares them for the host only ("no matching function" in device code)
+_DEVICE_RUNTIME = (
+    "DeviceSynchronize StreamCreate StreamCreateWithFlags StreamDestroy Malloc Free "
+    "MemcpyAsync Memcpy2DAsync Memcpy3DAsync MemsetAsync Memset2DAsync Memset3DAsync "
+    "GetLastError PeekAtLastError GetErrorString GetErrorName GetDevice GetDeviceCount "
+    "DeviceGetAttribute EventCreateWithFlags EventRecord EventDestroy StreamWaitEvent "
+    "FuncGetAttributes RuntimeGetVersion"
+).split()
+_SYNC = frozenset(f"{api}{name}" for api in ("cuda", "hip") for name in _DEVICE_RUNTIME)
 
 
 @hazard_rule(
