@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from _convert import hip, result
-from _units import assert_nvcc_builds
+from _units import assert_converted_compiles, assert_nvcc_builds, converted_tree
 
 UNITS = Path(__file__).parent / "fixtures" / "units"
 
@@ -234,3 +234,32 @@ def test_an_alignas_after_shared_moves_to_the_declarations_start(nvcc, gfx942_ch
     # the premise: in HIP's order, clang rejects it
     converted.write_text(out.replace("alignas(128) __shared__", "__shared__ alignas(128)"))
     assert "an attribute list cannot appear here" in gfx942_check(converted).stderr
+
+
+# simple-cuda-voxel-engine's vector3.cuh and vector3.cu (compile round 43)
+VECTOR3_H = """#pragma once
+struct Vector3 { float x, y, z; };
+__device__ __host__ float len(Vector3 v);
+__device__ __host__ float dot(Vector3 a, Vector3 b);
+"""
+VECTOR3 = """#include <cmath>
+#include "vector3.cuh"
+float len(Vector3 v) { return sqrtf(dot(v, v)); }
+float dot(Vector3 a, Vector3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static float twice(float x) { return 2 * x; }
+__global__ void norms(const Vector3* v, float* out) { out[threadIdx.x] = len(v[threadIdx.x]); }
+"""
+
+
+def test_a_definition_takes_the_targets_its_header_declares(nvcc, gfx942_check, tmp_path):
+    """nvcc gives `float len(Vector3 v) {...}` the `__host__ __device__` of its header's
+    declaration; clang reads a host function that cannot overload it.  A function the header
+    does not declare keeps no target."""
+    files = {"vector3.cuh": VECTOR3_H, "vector3.cu": VECTOR3}
+    out = converted_tree(nvcc, tmp_path, "vec", files, "vector3.cu")
+    text = (out / "vector3.hip").read_text()
+    assert "__host__ __device__ float len(Vector3 v) {" in text
+    assert "__host__ __device__ float dot(Vector3 a, Vector3 b) {" in text
+    assert "static float twice(float x)" in text
+    assert_converted_compiles(out, "vector3.cu", gfx942_check)
+    assert hip(text) == text

@@ -1,10 +1,15 @@
-"""The function templates the tree's headers declare without `static`
-(``ProjectIndex.template_declarations``): stylegan3's `filtered_lrelu.h` declares
+"""What the tree's headers declare of their functions.  The function templates they declare
+without `static` (``ProjectIndex.template_declarations``): stylegan3's `filtered_lrelu.h` declares
 `template <bool, bool> cudaError_t copy_filters(cudaStream_t);` and `filtered_lrelu.cu`
 defines it `static`.  nvcc's host compiler takes the first declaration's linkage; clang
 rejects the `static` ("static declaration follows non-static declaration", issue 23 round 29:
-4 silent TUs), so ``rewrite/static_after_declaration`` drops it.  Pure: texts come from the
-caller; one pass over each header's statements, each looked at once."""
+4 silent TUs), so ``rewrite/static_after_declaration`` drops it.  And the functions they
+declare `__host__ __device__` (``ProjectIndex.both_declarations``): simple-cuda-voxel-engine's
+`vector3.cuh` declares `__device__ __host__ float len(Vector3 v);` and `vector3.cu` defines
+`float len(Vector3 v) {...}`; nvcc takes the declaration's targets, clang calls the definition
+a host function that cannot overload it (compile round 43), so
+``rewrite/definition_targets`` gives the definition both.  Pure: texts come from the caller;
+one pass over each header's statements, each looked at once."""
 
 from __future__ import annotations
 
@@ -57,3 +62,27 @@ def _declared(text: bytes) -> str | None:
     if len(words) < 2 or _NOT_NAMESPACE_SCOPE & set(words):
         return None  # a result type and a name, at namespace scope
     return words[-1].decode("ascii")
+
+
+_BOTH = (b"__host__", b"__device__")
+
+
+def both_declarations(path: str, data: bytes) -> set[tuple[str, str]]:
+    """(the header's file name, function name) for each function header ``data`` declares
+    `__host__ __device__` without a body, outside a template."""
+    if path.endswith(SOURCE_SUFFIXES) or b"__host__" not in data or b"__device__" not in data:
+        return set()
+    name = PurePath(path).name
+    out = set()
+    for m in _STATEMENT.finditer(data):
+        text = m.group()
+        if not text.endswith(b";") or len(text) > _LONGEST or b"template" in text:
+            continue
+        rest = text[:-1].rstrip()
+        paren = rest.find(b"(")
+        if paren < 0 or not rest.endswith(b")"):
+            continue
+        words = _WORD.findall(rest[:paren])
+        if len(words) >= 3 and set(_BOTH) <= set(words) and not _NOT_NAMESPACE_SCOPE & set(words):
+            out.add((name, words[-1].decode("ascii")))
+    return out

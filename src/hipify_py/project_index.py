@@ -27,7 +27,7 @@ from .frontend.lexer import Lexed, lex
 from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
 from .project_calls import call_graph, definitions
-from .project_declarations import template_declarations
+from .project_declarations import both_declarations, template_declarations
 from .project_decorations import decoration_words, decorations
 from .project_include_graph import IncludeGraph
 from .project_launches import LaunchBlocks
@@ -132,6 +132,8 @@ class ProjectIndex:
     # includes it and defines the template `static` is rejected by clang
     # (``project_declarations``, ``rewrite/static_after_declaration``)
     template_declarations: frozenset[tuple[str, str]] = frozenset()
+    # (header file name, function it declares `__host__ __device__` without a body)
+    both_declarations: frozenset[tuple[str, str]] = frozenset()
     # whether a build of the tree may wrap Thrust and CUB in a namespace of its own: one of its
     # build texts or sources names a wrapping macro (``project_switches.WRAPPING_MACROS``:
     # AMGX's `-DTHRUST_CUB_WRAPPED_NAMESPACE=amgx`, lightseq's `#define CUB_NS_PREFIX`).
@@ -268,6 +270,7 @@ class ProjectIndex:
             sorted(self.unused_names),
             sorted(self.uncalled),
             sorted(f"{h}:{n}" for h, n in self.template_declarations),
+            sorted(f"{h}:{n}" for h, n in self.both_declarations),
             [f"{n}:{','.join(w)}" for n, w in self.closed_templates],
             [f"{n}={v}" for n, v in self.tile_constants],
             sorted(self.implemented),
@@ -305,6 +308,7 @@ def index_of(
     hip_code: list[tuple[Path, bool]] = []  # each file, and whether it is HIP code
     defined: set[str] = set()  # the names of the functions the tree defines
     templates: set[tuple[str, str]] = set()
+    both: set[tuple[str, str]] = set()
     types: set[str] = set()  # the type names the tree declares
     members: set[str] = set()  # the names `A<T>::NAME(` and `A<T>::NAME)` reach
     api_copies: set[str] = set()  # the files that declare the runtime's or driver's types
@@ -315,6 +319,7 @@ def index_of(
             also(path, data)
         headers |= header_definitions(path, data)
         templates |= template_declarations(path, data)
+        both |= both_declarations(path, data)
         words.extend(decoration_words(data).items())
         _record_includes(path, data, includes)
         if _WARP_SIZE_DECLARED.search(data):
@@ -357,6 +362,7 @@ def index_of(
         uncalled=graph.uncalled(),
         block32_functions=block32 | graph.called_only_from(block32),
         template_declarations=frozenset(templates),
+        both_declarations=frozenset(both),
         member_types=frozenset(types & members),
         api_copies=frozenset(api_copies),
         implemented=frozenset(n for n, e in mappings.known(defined).items() if e.kind == _FN),
