@@ -25,6 +25,7 @@ from .project_backends import (
     library_copies_of,
     retired_dirs_of,
 )
+from .project_declarations import both_declarations
 from .project_gated_includes import GatedIncludes
 from .project_index import ProjectIndex, index_of
 from .project_launches import LaunchBlocks
@@ -324,6 +325,7 @@ def project_index_of(
     reach = IncludeReach()
     closed = ClosedTemplates()
     tiles = TileConstants()
+    both: set[tuple[str, str]] = set()  # the headers' __host__ __device__ declarations
 
     def also(path: str, data: bytes) -> None:
         wavefronts.add(path, data)
@@ -334,6 +336,7 @@ def project_index_of(
         reach.add(path, data)
         closed.add(path, data)
         tiles.add(data)
+        both.update(both_declarations(path, data))
 
     index = index_of(_TreeTexts(items), mappings, also=also, launches=launches)
     for c in items:
@@ -362,6 +365,7 @@ def project_index_of(
         include_paths=reach.edges(),
         closed_templates=closed.found(),
         tile_constants=tiles.found(),
+        both_declarations=frozenset(both),
         own_cuda_named=cuda_named_headers(files, mappings),
     )
 

@@ -27,7 +27,7 @@ from .frontend.lexer import Lexed, lex
 from .frontend.macro_values import file_macro_values, tree_macro_values
 from .frontend.namespace_scope import namespaces_declaring
 from .project_calls import call_graph, definitions
-from .project_declarations import both_declarations, template_declarations
+from .project_declarations import template_declarations
 from .project_decorations import decoration_words, decorations
 from .project_include_graph import IncludeGraph
 from .project_launches import LaunchBlocks
@@ -308,7 +308,6 @@ def index_of(
     hip_code: list[tuple[Path, bool]] = []  # each file, and whether it is HIP code
     defined: set[str] = set()  # the names of the functions the tree defines
     templates: set[tuple[str, str]] = set()
-    both: set[tuple[str, str]] = set()
     types: set[str] = set()  # the type names the tree declares
     members: set[str] = set()  # the names `A<T>::NAME(` and `A<T>::NAME)` reach
     api_copies: set[str] = set()  # the files that declare the runtime's or driver's types
@@ -319,7 +318,6 @@ def index_of(
             also(path, data)
         headers |= header_definitions(path, data)
         templates |= template_declarations(path, data)
-        both |= both_declarations(path, data)
         words.extend(decoration_words(data).items())
         _record_includes(path, data, includes)
         if _WARP_SIZE_DECLARED.search(data):
@@ -362,7 +360,6 @@ def index_of(
         uncalled=graph.uncalled(),
         block32_functions=block32 | graph.called_only_from(block32),
         template_declarations=frozenset(templates),
-        both_declarations=frozenset(both),
         member_types=frozenset(types & members),
         api_copies=frozenset(api_copies),
         implemented=frozenset(n for n, e in mappings.known(defined).items() if e.kind == _FN),
