@@ -2,8 +2,8 @@
 
 ## What it detects
 A cooperative-groups tile larger than a wavefront: `cg::tiled_partition<256>(block)` or
-`thread_block_tile<128>`, the size a number or a constant the file or the tree defines
-(``project_tiles``), above 64.
+`thread_block_tile<128>`, the size a number or a constant the file defines (or another
+header of the tree, when the tree is checked), above 64.
 
 ## Why it breaks on AMD
 CUDA partitions a thread block into tiles of up to 1024 threads (the tiles above 32 live in
