@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from ..frontend.directives import lines
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from .tokens import CONTROL, cached, match, match_back
+from .tokens import CONTROL, cached, match, match_back, split
 
 _AFTER_PARAMS = frozenset(
     {"const", "noexcept", "override", "final", "mutable", "volatile", "&", "&&", "throw"}
@@ -156,6 +156,17 @@ def declaration_head(toks: Sequence[Token], f: Func) -> range:
     while start > 0 and toks[start - 1].text not in (";", "{", "}") and f.name_index - start < 256:
         start -= 1
     return range(start, f.params[0])
+
+
+def parameter_names(toks: Sequence[Token], f: Func) -> list[str | None]:
+    """The name each parameter of ``f`` declares (the word before any default), in order;
+    None where a parameter names nothing (`float`, `...`)."""
+    names: list[str | None] = []
+    for a, b in split(toks, f.params[0] + 1, f.params[1]):
+        cut = next((k for k in range(a, b) if toks[k].text == "="), b)
+        last = toks[cut - 1] if cut - 1 > a else None
+        names.append(last.text if last is not None and last.kind is Kind.IDENT else None)
+    return names
 
 
 def function_at(unit: Unit, index: int) -> Func | None:

@@ -4,11 +4,10 @@ such a parameter is a group lane inside the function, as `lane = tid & 31` is.  
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
-from .functions import Func, function_at, functions
+from .functions import Func, function_at, functions, parameter_names
 from .tokens import cached, match, split, template_close
 from .values import evaluate
 
@@ -23,7 +22,7 @@ def parameter_lanes(unit: Unit, f: Func, local: Callable[[Unit, Func], set[str]]
     `lane_id = tid % 32` (round 41: 2 false HZ103).  None where a mention of ``f`` is no call
     whose arguments can be read."""
     toks = unit.tokens
-    params = [_declared(toks, a, b) for a, b in split(toks, f.params[0] + 1, f.params[1])]
+    params = parameter_names(toks, f)
     defined = cached(
         unit, "_lane_definition_names", lambda: {g.name_index for g in functions(unit)}
     )
@@ -46,14 +45,6 @@ def parameter_lanes(unit: Unit, f: Func, local: Callable[[Unit, Func], set[str]]
         and sites
         and all(p < len(args) and _lane_argument(unit, c, *args[p], local) for c, args in sites)
     }
-
-
-def _declared(toks: Sequence[Token], a: int, b: int) -> str | None:
-    """The name a parameter declaration ``toks[a:b]`` declares (before any default)."""
-    words = toks[a:b]
-    cut = next((i for i, t in enumerate(words) if t.text == "="), len(words))
-    last = words[cut - 1] if cut > 1 else None
-    return last.text if last is not None and last.kind is Kind.IDENT else None
 
 
 def _lane_argument(

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import Func, function_at
-from ..analysis.tokens import split
+from ..analysis.functions import Func, function_at, parameter_names
 from ..analysis.type_sizes import SIZEOF
 from ..context import Context
 from ..edits import Edit
@@ -55,7 +54,7 @@ def _run_time_sized(unit: Unit, func: Func, first: int, end: int) -> bool:
     names = {t.text for t in toks[first:end] if t.kind is Kind.IDENT}
     if not names:
         return False
-    params = {_declared(toks, a, b) for a, b in split(toks, func.params[0] + 1, func.params[1])}
+    params = set(parameter_names(toks, func))
     if names & params:
         return True
     for k in range(func.open + 1, first):
@@ -63,12 +62,6 @@ def _run_time_sized(unit: Unit, func: Func, first: int, end: int) -> bool:
         if t.text in names and toks[k + 1].text in ("=", ";", "{", "(") and _plain_local(toks, k):
             return True
     return False
-
-
-def _declared(toks: Sequence[Token], a: int, b: int) -> str:
-    """The name a parameter declaration ``toks[a:b]`` declares (before any default)."""
-    cut = next((i for i in range(a, b) if toks[i].text == "="), b)
-    return toks[cut - 1].text if cut > a else ""
 
 
 def _plain_local(toks: Sequence[Token], k: int) -> bool:
