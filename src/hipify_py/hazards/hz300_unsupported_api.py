@@ -70,7 +70,6 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     # moderngpu's own `mulhi`, a DOCA wrapper's own `CU_*` enumerators, ggml's `__vsubss4`
     # defined for HIP in another file of its tree: not CUDA's
     own = defined_names(unit) | enumerators(unit) | _pointers(unit) | ctx.project.defined
-    own |= _variables(unit)
     for i, e in api_uses(unit):
         t = toks[i]
         if t.text in DEDICATED or t.text in own or not _a_use(unit, i, e, guarded):
@@ -116,12 +115,12 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
 
 
 def _a_use(unit: Unit, k: int, e: Entry, guarded: list[tuple[int, int]]) -> bool:
-    """The name at token ``k`` is used outside the ``guarded`` ranges, and a device function is
-    called there (`float2int(x)`, `f<T>(x)`) or its address taken: a bare name is something
-    else of that name (oneflow's gtest case `TEST(ConvertSat, float2int)`, round 32).  Other
-    kinds are used wherever named."""
+    """The name at token ``k`` is used outside the ``guarded`` ranges and is no variable of the
+    file's, and a device function is called there (`float2int(x)`, `f<T>(x)`) or its address
+    taken: a bare name is something else of that name (oneflow's gtest case
+    `TEST(ConvertSat, float2int)`, round 32).  Other kinds are used wherever named."""
     toks = unit.tokens
-    if any(a <= toks[k].start < b for a, b in guarded):
+    if any(a <= toks[k].start < b for a, b in guarded) or _declared_variable(unit, toks[k].text):
         return False
     if e.kind != "device_function":
         return True
@@ -158,16 +157,17 @@ _NOT_A_TYPE = frozenset(
 )
 
 
-def _variables(unit: Unit) -> set[str]:
-    """Names the file declares as variables, parameters or members (`cusolverDnParams_t
-    cusolverDnParams,`): the project's names, though CUDA has a type of the same name
-    (optimize-cuda-memory-usage's tiled Cholesky, round 43: 2 false HZ300)."""
+def _declared_variable(unit: Unit, name: str) -> bool:
+    """The file declares ``name`` as a variable, parameter or member (`cusolverDnParams_t
+    cusolverDnParams,`): the project's name, though CUDA has a type of the same name
+    (optimize-cuda-memory-usage's tiled Cholesky, round 43: 2 false HZ300).  Only the
+    name's own occurrences are read."""
     toks = unit.tokens
-    found = set()
-    for k in range(1, len(toks) - 1):
-        t, before = toks[k], toks[k - 1]
-        if t.kind is not Kind.IDENT or before.kind is not Kind.IDENT or t.in_directive:
-            continue
-        if before.text not in _NOT_A_TYPE and toks[k + 1].text in (",", ";", "=", ")", "["):
-            found.add(t.text)
-    return found
+    return any(
+        0 < k < len(toks) - 1
+        and toks[k - 1].kind is Kind.IDENT
+        and toks[k - 1].text not in _NOT_A_TYPE
+        and toks[k + 1].text in (",", ";", "=", ")", "[")
+        and not toks[k].in_directive
+        for k in unit.identifier_positions.get(name, ())
+    )
