@@ -8,7 +8,7 @@ plus the kernel's static shared memory exceeds it; or
 `cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N)` with N above 64 KiB.
 Sizes are evaluated from literals, `sizeof` of basic types and the file's integer constants.
 A size above the 227 KiB that the largest NVIDIA GPUs give a block is not reported: it fails
-on CUDA as well.
+on CUDA as well. Nor is an array its kernel never names again: the compiler drops it.
 
 ## Why it breaks on AMD
 MI300X (gfx942) has **64 KiB** of LDS per CU (MI355X / gfx950 has 160 KiB); NVIDIA's opt-in
@@ -29,6 +29,7 @@ or query `hipDeviceProp_t::sharedMemPerBlock` at run time and pick a kernel vari
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Sequence
 
 from ..analysis.calls import calls
@@ -47,7 +48,8 @@ from ..rules import RUN, Proposal, Report, hazard_rule
 LDS_BYTES = 64 * 1024
 # the most shared memory any NVIDIA GPU gives a block (H100, B200: 227 KiB opt-in); a size
 # above it fails on CUDA as well, a bug of the code rather than of the port (AkshDesai04/CUDA's
-# `<<<1, N, N * sizeof(float)>>>` for N = 2^20, round 40)
+# `<<<1, N, N * sizeof(float)>>>` for N = 2^20, round 40); static arrays too: nvcc -arch=sm_90a
+# takes up to that much, not cuda_irregular_ops' 2 MiB `sram[528384]` (round 44)
 CUDA_MOST_BYTES = 227 * 1024
 
 # function name -> (bytes, (start, end) of its first declaration) of its static __shared__ arrays
@@ -75,6 +77,9 @@ def _static_shared(unit: Unit) -> _Static:
         if name is None:
             continue
         at = toks.index(name, i)
+        func = function_at(unit, i)
+        if func is not None and not _named_after(unit, name.text, b, func.close):
+            continue  # never used: the compiler drops it (cuda-kernel-uv's flash_fwd, round 44)
         size = _token_size(unit, toks, i, at, b)
         if size is None and not _undefined_dimension(unit, at + 1, b):
             # not computable from tokens: ask libclang (costs a parse)
@@ -83,11 +88,17 @@ def _static_shared(unit: Unit) -> _Static:
             size = declared_size(unit, cur) if cur is not None and ok else -1
         if size is None or size <= 0:
             continue
-        func = function_at(unit, i)
         key = func.name if func is not None else ""
         total, span = out.get(key, (0, None))
         out[key] = (total + size, span or (toks[a].start, toks[b - 1].end))
     return out
+
+
+def _named_after(unit: Unit, name: str, start: int, end: int) -> bool:
+    """Token indexes [start, end) name ``name``."""
+    positions = unit.identifier_positions.get(name, ())
+    at = bisect.bisect_left(positions, start)
+    return at < len(positions) and positions[at] < end
 
 
 def _undefined_dimension(unit: Unit, first: int, end: int) -> bool:
@@ -217,7 +228,7 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
         return
     static = _static_shared(unit) if "__shared__" in text else {}
     for name, (size, span) in static.items():
-        if size > LDS_BYTES and span and name:
+        if LDS_BYTES < size <= CUDA_MOST_BYTES and span and name:
             yield report(
                 span[0],
                 span[1],
