@@ -229,6 +229,27 @@ def test_the_cuda_backend_beside_the_projects_own_hip_backend_is_not_its_port(tm
     assert _tree_findings(tmp_path) == [("HZ310", "common.cu")]
 
 
+def test_a_cuda_directory_beside_its_hip_namesake_is_not_the_port(nvcc, tmp_path):
+    """cuda_irregular_ops keeps `benchmark/data/cuda_code_test/*.cu` beside the
+    `hip_code_test/*.hip` its HIP tests build (round 44: 5 false HZ313): a directory whose
+    name says CUDA beside one that says HIP in its place is a CUDA backend; the HIP one is
+    code only the HIP build compiles (HZ107 is not its port's, HZ310 still fails there)."""
+    data = tmp_path / "irr" / "benchmark" / "data"
+    (data / "cuda_code_test").mkdir(parents=True)
+    (data / "hip_code_test").mkdir()
+    (data / "cuda_code_test" / "k.cu").write_text(MIXED_WARP)
+    assert_nvcc_builds(nvcc, [data / "cuda_code_test" / "k.cu"], [], tmp_path)
+    (data / "hip_code_test" / "k.hip").write_text("#include <hip/hip_runtime.h>\n" + MIXED_WARP)
+    (tmp_path / "irr" / "common.cu").write_text(PTX_AND_MASK)
+    assert _tree_findings(tmp_path, "irr") == [
+        ("HZ310", "benchmark/data/hip_code_test/k.hip"),
+        ("HZ310", "common.cu"),
+    ]
+    # decoy: a directory of another name beside the CUDA one changes nothing
+    (data / "hip_code_test").rename(data / "cpp_code_test")
+    assert ("HZ107", "benchmark/data/cuda_code_test/k.cu") in _tree_findings(tmp_path, "irr")
+
+
 def test_a_cuda_file_beside_its_hip_twin_is_not_the_port(tmp_path):
     """FlexFlow keeps `softmax.cu` beside the `softmax.cpp` its ROCm build compiles (which
     includes HIP through its own `hip_helper.h`), and `cuda_helper.h` beside `hip_helper.h`

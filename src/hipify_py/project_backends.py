@@ -17,14 +17,25 @@ _BACKEND_NAMES = ("hip", "rocm", "amd", "amdgpu")
 _CUDA_BACKEND_NAMES = ("cuda", "nvidia")
 
 
+def _hip_names(name: str) -> frozenset[str]:
+    """The names of the HIP directories that may stand beside a CUDA directory ``name``: a
+    backend's (`hip`, `rocm`, `amd`, `amdgpu`) beside `cuda` or `nvidia`, and ``name`` with
+    `hip` for `cuda` (cuda_irregular_ops' `data/cuda_code_test` beside the `hip_code_test` its
+    HIP tests build, round 44: 5 false HZ313); empty for a name that says no CUDA."""
+    lowered = name.lower()
+    if lowered in _CUDA_BACKEND_NAMES:
+        return frozenset(_BACKEND_NAMES)
+    swapped = lowered.replace("cuda", "hip")
+    return frozenset({swapped}) if swapped != lowered else frozenset()
+
+
 def cuda_backends_of(files: Iterable[Path]) -> frozenset[str]:
-    """The directories named `cuda` (or `nvidia`) among the ancestors of ``files`` (absolute
-    paths) whose parent also holds a `hip` (or `rocm`, `amd`) directory with files of the
-    tree."""
+    """The directories among the ancestors of ``files`` (absolute paths) whose parent also
+    holds a HIP directory of theirs (``_hip_names``) with files of the tree."""
     ancestors = {d for f in files for d in f.parents}
-    with_hip = {d.parent for d in ancestors if d.name.lower() in _BACKEND_NAMES}
+    names = {(d.parent, d.name.lower()) for d in ancestors}
     return frozenset(
-        str(d) for d in ancestors if d.name.lower() in _CUDA_BACKEND_NAMES and d.parent in with_hip
+        str(d) for d in ancestors if any((d.parent, hip) in names for hip in _hip_names(d.name))
     )
 
 
@@ -87,16 +98,15 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
 
 
 def hip_build_only(path: str, project: ProjectIndex) -> bool:
-    """``path`` lies in the HIP backend beside one of ``project.cuda_backends`` (rtp-llm's
+    """``path`` lies in the HIP directory beside one of ``project.cuda_backends`` (rtp-llm's
     `bindings/rocm/kernels`, written in CUDA's spelling over its own `cuda_shims.h` beside
     `bindings/cuda`, round 31), or is one of ``project.hip_twins``: code only the project's
     HIP build compiles, so findings about CUDA code being ported do not apply there."""
     if str(Path(path).absolute()) in project.hip_twins:
         return True
-    if not project.cuda_backends:
-        return False
-    with_cuda = {str(Path(b).parent) for b in project.cuda_backends}
-    return any(
-        d.name.lower() in _BACKEND_NAMES and str(d.parent) in with_cuda
-        for d in Path(path).absolute().parents
-    )
+    hip_dirs = {
+        (str(Path(b).parent), hip)
+        for b in project.cuda_backends
+        for hip in _hip_names(Path(b).name)
+    }
+    return any((str(d.parent), d.name.lower()) in hip_dirs for d in Path(path).absolute().parents)
