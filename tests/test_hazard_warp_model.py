@@ -1370,3 +1370,46 @@ def test_hz107_a_hardware_width_default_every_call_overrides_is_no_evidence(nvcc
     # group's slot of 32 lanes holds two groups' sums
     wide = DEFAULTED_WIDTH.replace("WARP_SHFL_XOR(val, i, WARP_SIZE)", "WARP_SHFL_XOR(val, i)")
     assert [f.rule for f in findings(wide) if f.rule in WAVE_RULES] == ["HZ107"]
+
+
+def test_hz107_an_explicit_specialisation_takes_its_templates_default_width(nvcc, tmp_path):
+    """cuda-kernel-study's shuffle demo (round 44, a false HZ107): `width = warp_size` is
+    the primary template's default; the `__half` specialisation restates no default, yet
+    its shuffle works in the same 32-lane groups."""
+    src = tmp_path / "shuffle.cu"
+    src.write_text(SPECIALISED_WIDTH)
+    assert_nvcc_builds(nvcc, [src], [], tmp_path)
+    assert [f.rule for f in findings(SPECIALISED_WIDTH) if f.rule in WAVE_RULES] == []
+    # decoy: a specialisation that shuffles without its width reads across the groups
+    wide = SPECIALISED_WIDTH.replace(
+        "var, src_lane, width);\n    vars[idx] = var;\n  }\n}\nvoid",
+        "var, src_lane);\n    vars[idx] = var;\n  }\n}\nvoid",
+    )
+    assert wide != SPECIALISED_WIDTH
+    assert [f.rule for f in findings(wide) if f.rule in WAVE_RULES] == ["HZ107"]
+
+
+SPECIALISED_WIDTH = """#include <cuda_fp16.h>
+constexpr int warp_size = 32;
+template <typename T>
+__global__ void broadcast_kernel(T* vars, int src_lane, int n, int width = warp_size) {
+  int idx = blockDim.x * blockIdx.x + threadIdx.x;
+  if (idx < n) {
+    T var = vars[idx];
+    var = __shfl_sync(0xffffffff, var, src_lane, width);
+    vars[idx] = var;
+  }
+}
+template <>
+__global__ void broadcast_kernel(__half* vars, int src_lane, int n, int width) {
+  int idx = blockDim.x * blockIdx.x + threadIdx.x;
+  if (idx < n) {
+    __half var = vars[idx];
+    var = __shfl_sync(0xffffffff, var, src_lane, width);
+    vars[idx] = var;
+  }
+}
+void broadcast(__half* d, int src_lane, int n, int width = warp_size) {
+  broadcast_kernel<<<(n + 255) / 256, 256>>>(d, src_lane, n, width);
+}
+"""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, Call, calls
-from .functions import Func, function_at
+from .functions import Func, function_at, functions
 from .tokens import enclosing_paren, split
 from .values import constant_at, evaluate
 
@@ -53,18 +53,32 @@ def shuffle_width(unit: Unit, call: Call) -> int | None:
 
 def _parameter_default(unit: Unit, a: int, b: int) -> tuple[int, int] | None:
     """The default value of the parameter that ``tokens[a:b]`` names, in the function around
-    it (`shfl_xor(T v, int mask, int width = WARP_SIZE)` passing `width` on)."""
+    it (`shfl_xor(T v, int mask, int width = WARP_SIZE)` passing `width` on), or in another
+    declaration of the function where this one gives none: an explicit specialisation takes
+    its primary template's defaults (cuda-kernel-study's `shuffle_kernel<c10::Half>`, round
+    44: a false HZ107)."""
     toks = unit.tokens
     func = function_at(unit, a)
     if func is None or b - a != 1 or toks[a].kind is not Kind.IDENT:
         return None
-    lo, hi = func.params
-    for k in range(lo + 1, hi - 1):
-        if toks[k].text == toks[a].text and toks[k + 1].text == "=":
-            end = k + 2
-            while end < hi and toks[end].text != ",":
-                end += 1
-            return k + 2, end
+    place = next(
+        (
+            n
+            for n, (lo, hi) in enumerate(split(toks, func.params[0] + 1, func.params[1]))
+            if any(toks[k].text == toks[a].text for k in range(lo, hi))
+        ),
+        None,
+    )
+    if place is None:
+        return None  # not a parameter
+    others = (f for f in functions(unit) if f.name == func.name and f.open != func.open)
+    for f in (func, *others):
+        params = split(toks, f.params[0] + 1, f.params[1])
+        if place < len(params):
+            lo, hi = params[place]
+            equals = next((k for k in range(lo, hi) if toks[k].text == "="), None)
+            if equals is not None:
+                return equals + 1, hi
     return None
 
 
