@@ -98,6 +98,11 @@ def test_tcc_headers_are_sources_for_convert_and_verify(tmp_path):
         (b"#include <cooperative_groups.h>", True),
         (b"#include <sm_61_intrinsics.h>", True),
         (b'#include "builtin_types_extra.hpp"', False),
+        # cuda_pspin's disorder.h (compile round 44): cuComplex's header and types, nothing else
+        (b"#include <cuComplex.h>", True),
+        (b"void f(cuDoubleComplex* g);", True),
+        (b"cuFloatComplex c; cuComplex d;", True),
+        (b"cuComplexity x;", False),
         (b"#include <dma.h>", False),
         (b"inline float f(__nv_bfloat16 x);", True),
         (b"nv_bfloat162 pair;", True),

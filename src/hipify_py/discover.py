@@ -72,7 +72,7 @@ _CUDA_USES = tuple(
     re.compile(pattern)
     for pattern in (
         rb"cu(?<=\bcu)(?:da[A-Z_]\w*|(?:blas|rand|sparse|fft|solver|dnn|Ctx|Mem|Stream|Device"
-        rb"|Launch)\w*|b::)\b",
+        rb"|Launch)\w*|b::|(?:Double|Float)?Complex)\b",
         rb"nccl(?<=\bnccl)\w+\b",
         # the driver API's types (`typedef struct CUstream_st* GPUstream;`, warp-ctc's ctc.h)
         rb"CU(?<=\bCU)(?:stream|event|context|ctx|device|function|module|result|graph|array"
@@ -99,7 +99,9 @@ _CUDA_USES = tuple(
         rb"|builtin_types\.h|device_launch_parameters\.h|device_functions\.h|driver_types\.h"
         rb"|math_functions\.h|host_defines\.h|texture_types\.h|surface_types\.h|mma\.h"
         rb"|channel_descriptor\.h|sm_[0-9]+_\w+\.h|common_functions\.h|cooperative_groups"
-        rb"|device_(?:atomic|double)_functions\.h|texture_fetch_functions\.h)"
+        rb"|device_(?:atomic|double)_functions\.h|texture_fetch_functions\.h"
+        # cuda_pspin's `disorder.h`: <cuComplex.h> and `cuDoubleComplex` (compile round 44)
+        rb"|cuComplex\.h)"
         rb'|"[^"\n]*\.cu")',  # includes a .cu file, whose name changes
     )
 )
