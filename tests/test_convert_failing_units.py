@@ -121,6 +121,10 @@ def test_headers_with_only_type_signs_and_late_cuda_calls_convert(tmp_path):
         "#pragma once\n#include <vector_types.h>\nstruct S { float4 a; };\n"
     )
     (tree / "bf.h").write_text("#pragma once\ninline float cvt(__nv_bfloat16 x);\n")
+    # cuda_pspin's disorder.h (compile round 44: 7 silent TUs)
+    (tree / "cplx.h").write_text(
+        "#pragma once\n#include <cuComplex.h>\nvoid gen(cuDoubleComplex* g, int n);\n"
+    )
     comment = "/*" + "licence text\n" * 6000 + "*/\n"  # 78 KB before the first CUDA call
     (tree / "late.cpp").write_text(
         comment + "#include <cuda_runtime.h>\nvoid f(void* p) { cudaFree(p); }\n"
@@ -136,6 +140,8 @@ def test_headers_with_only_type_signs_and_late_cuda_calls_convert(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "#include <hip/hip_vector_types.h>" in (out / "types.h").read_text()
     assert "__hip_bfloat16 x" in (out / "bf.h").read_text()
+    cplx = (out / "cplx.h").read_text()
+    assert "#include <hip/hip_complex.h>" in cplx and "hipDoubleComplex* g" in cplx
     assert "hipFree(p);" in (out / "late.cpp").read_text()
 
 
