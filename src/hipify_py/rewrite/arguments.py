@@ -178,17 +178,31 @@ def _append_by_argument_type(tokens: Sequence[Token], i: int, name: str) -> Iter
 
 
 def _cast_argument(tokens: Sequence[Token], i: int, index: int, cast: str) -> Iterator[Edit]:
-    """Argument ``index`` wrapped in ``cast``, unless the code already casts it (a ``*cast``
-    or a parenthesised C-style cast): HIP declares the parameter as an untyped pointer."""
+    """Argument ``index`` wrapped in ``cast``, unless the code already casts it to an untyped
+    pointer (a ``*cast<void...>`` or a parenthesised C-style cast to ``void``), as HIP declares
+    the parameter.  A cast to another type still needs it: cuda_scheduling_examiner's
+    `(uint32_t**)&gpu_start_barrier` (compile round 44)."""
     args = call_args(tokens, i)
     if args is None or len(args) <= index:
         return
     arg = args[index]
-    if "cast" in tokens[arg.first].text or tokens[arg.first].text == "(":
+    if _cast_to_void(tokens, arg.first, arg.last):
         return
     start, end = arg.span(tokens)
     yield Edit(start, start, cast, RULE)
     yield Edit(end, end, ")", RULE)
+
+
+def _cast_to_void(tokens: Sequence[Token], first: int, last: int) -> bool:
+    """Tokens [first, last] open with a cast whose type names ``void``."""
+    if "cast" not in tokens[first].text and tokens[first].text != "(":
+        return False
+    for t in tokens[first + 1 : last + 1]:
+        if t.text in (")", ">"):
+            return False
+        if t.text == "void":
+            return True
+    return False
 
 
 def _cast_to_void_pointer(tokens: Sequence[Token], i: int, name: str) -> Iterator[Edit]:
