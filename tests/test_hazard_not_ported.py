@@ -532,11 +532,23 @@ def test_an_optix_program_reports_one_error_at_its_optix_include():
 def test_code_in_a_dead_code_directory_is_not_the_port(nvcc, tmp_path):
     """pg-strom keeps its v3 kernels in `deadcode/v3.x`, which no Makefile builds (round 34:
     3 false findings): the directory's name says so."""
-    for where in ("pg/src", "pg/deadcode/v3.x"):
+    # cuda_pspin keeps its first version in `OLD_CODE_ONLY4SPIN` (round 44: a false HZ320);
+    # decoys: `gold_code` and `old_coder` say nothing of the sort
+    for where in (
+        "pg/src",
+        "pg/deadcode/v3.x",
+        "pg/OLD_CODE_ONLY4SPIN",
+        "pg/gold_code",
+        "pg/old_coder",
+    ):
         (tmp_path / where).mkdir(parents=True)
         (tmp_path / where / "k.cu").write_text(MIXED_WARP)
     assert_nvcc_builds(nvcc, [tmp_path / "pg/src/k.cu"], [], tmp_path)
-    assert {path for _, path in _tree_findings(tmp_path, "pg")} == {"src/k.cu"}
+    assert {path for _, path in _tree_findings(tmp_path, "pg")} == {
+        "src/k.cu",
+        "gold_code/k.cu",
+        "old_coder/k.cu",
+    }
     # decoy: the user asked about the dead-code directory itself: it is what they port
     assert {path for _, path in _tree_findings(tmp_path / "pg", "deadcode")} == {"v3.x/k.cu"}
 

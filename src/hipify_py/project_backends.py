@@ -4,6 +4,7 @@ HIP backend itself, which the project wrote for AMD.  Read from paths alone."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -51,8 +52,9 @@ def library_copies_of(files: Iterable[Path]) -> frozenset[str]:
     )
 
 
-# directories whose names say their code is kept but built no more
-_RETIRED_NAMES = frozenset({"deadcode", "dead_code", "dead-code", "attic"})
+# directories whose names say their code is kept but built no more: pg-strom's `deadcode`,
+# cuda_pspin's `OLD_CODE_ONLY4SPIN` (round 44: a false HZ320), an `attic`
+_RETIRED_NAME = re.compile(r"(?i)(?:dead|old)[_-]?code(?:$|[_-])|attic$")
 
 
 def retired_dirs_of(files: Iterable[Path]) -> frozenset[str]:
@@ -60,7 +62,7 @@ def retired_dirs_of(files: Iterable[Path]) -> frozenset[str]:
     out of the build (pg-strom's `deadcode/v3.x`, which no Makefile reaches, round 34: 3 false
     findings), not one that holds every file (the tree the user asked about)."""
     files = list(files)
-    ancestors = {d for f in files for d in f.parents if d.name.lower() in _RETIRED_NAMES}
+    ancestors = {d for f in files for d in f.parents if _RETIRED_NAME.match(d.name)}
     return frozenset(str(d) for d in ancestors if not all(d in f.parents for f in files))
 
 
