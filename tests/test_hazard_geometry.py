@@ -63,7 +63,21 @@ __global__ void tiled(float* t) {
   tile[threadIdx.y * 33 + threadIdx.x] = t[threadIdx.x];
   t[threadIdx.x] = tile[threadIdx.x * 33 + threadIdx.y] + warpSize;
 }
+// KarhouTam's softmax (round 45): a grid-stride loop over warps; with half the warps each
+// takes two rows and none is left
+__global__ void row_max(const float* x, float* y, int M, int N) {
+  const int warpsPerBlock = blockDim.x / warpSize;
+  const int numWarps = warpsPerBlock * gridDim.x;
+  const int lane = threadIdx.x % warpSize;
+  for (int m = warpsPerBlock * blockIdx.x + threadIdx.x / warpSize; m < M; m += numWarps) {
+    float v = -1e30f;
+    for (int i = lane; i < N; i += warpSize) v = fmaxf(v, x[m * N + i]);
+    for (int o = warpSize / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if (lane == 0) y[m] = v;
+  }
+}
 void run(const float* in, float* out, float* c, int n, int rows) {
+  row_max<<<(rows * 32 + 127) / 128, 128>>>(in, out, rows, n);
   const int per_block = 8;
   block_sum<<<(n + 32 * per_block - 1) / (32 * per_block), 32 * per_block>>>(in, out, n);
   group_rows<<<(rows * 32 + 255) / 256, 256>>>(in, c, rows);
@@ -94,6 +108,9 @@ def test_32_per_warp_geometry_of_hardware_warp_kernels_is_reported():
 
 def test_consistent_geometry_is_silent():
     assert only("HZ109", DECOYS) == []
+    # decoy of the decoy: without its grid stride the kernel leaves half the rows
+    one_pass = DECOYS.replace("m < M; m += numWarps", "m < M; m += M")
+    assert [f.line for f in only("HZ109", one_pass)] == [40]
 
 
 def test_a_block_that_does_not_size_the_grid_is_silent():

@@ -299,7 +299,8 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
     if not kernels:
         return
     toks = unit.tokens
-    for k, line, kernel in _once_per_site(unit, _launch_sites(unit, kernels)):
+    one_pass = {name: f for name, f in kernels.items() if not _strides_over_grid(toks, f)}
+    for k, line, kernel in _once_per_site(unit, _launch_sites(unit, one_pass)):
         yield report(
             toks[k].start,
             toks[k].end,
@@ -315,6 +316,33 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"`{name}` holds 32 entries per warp but `{kernel}` indexes it by a lane of "
             "warpSize, up to 63 on MI300X (gfx942): size it with warpSize",
         )
+
+
+def _strides_over_grid(toks: Sequence[Token], f: Func) -> bool:
+    """``f`` steps its work index by a count taken from `gridDim` (`for (m = idx; m < M; m +=
+    numWarps)` with `numWarps = warpsPerBlock * gridDim.x`): a grid-stride loop, so with half
+    the warps each takes twice the rows and none is left (KarhouTam's softmax kernels, round
+    45: 3 false HZ109)."""
+    from_grid = {"gridDim"}
+    for _ in range(2):  # names computed from gridDim, and names computed from those
+        for k in range(f.open + 1, f.close - 1):
+            if toks[k].text == "=" and toks[k - 1].kind is Kind.IDENT:
+                if any(t.text in from_grid for t in _operand(toks, k + 1, f.close)):
+                    from_grid.add(toks[k - 1].text)
+    return any(
+        toks[k].text == "+=" and any(t.text in from_grid for t in _operand(toks, k + 1, f.close))
+        for k in range(f.open + 1, f.close)
+    )
+
+
+def _operand(toks: Sequence[Token], start: int, end: int) -> Sequence[Token]:
+    """The tokens from ``start`` to the end of the statement or `for` clause (`;`, `,` or an
+    unmatched `)`)."""
+    depth, k = 0, start
+    while k < end and toks[k].text not in (";", ",") and depth >= 0:
+        depth += {"(": 1, ")": -1}.get(toks[k].text, 0)
+        k += 1
+    return toks[start : k - (depth < 0)]
 
 
 def _commented(unit: Unit, report: Report) -> Iterator[Proposal]:
