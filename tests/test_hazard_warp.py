@@ -353,6 +353,18 @@ def test_hz104_a_property_read_after_a_case_label_is_no_warp_size(nvcc, tmp_path
     ]
 
 
+def test_hz104_the_projects_own_warp_size_variable_is_no_read(nvcc, tmp_path):
+    """chongchen1999's `commons.cuh` declares `inline constexpr int warpSize = 32;` (round 45:
+    2 false HZ104): the name being declared reads no warp size; a constant initialised from
+    HIP's `warpSize` still does."""
+    src = "inline constexpr int warpSize = 32;\n"
+    (tmp_path / "commons.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "commons.cu"], [], tmp_path)
+    assert only("HZ104", src) == []
+    decoy = "__global__ void k(int* o) {\n  constexpr int lanes = warpSize;\n  o[0] = lanes;\n}\n"
+    assert [f.line for f in only("HZ104", decoy)] == [2]
+
+
 # deepmd-kit's tabulate.cu (rw27): its ROCm branch defines the launch's warp size as warpSize
 HOST_WARP_SIZE = """#define WARP_SIZE warpSize
 __global__ void k(float* x) { x[threadIdx.x] = warpSize; }

@@ -355,15 +355,21 @@ def _findings(unit: Unit, report: Report) -> Iterator[Finding]:
 
 def _not_a_use(unit: Unit, i: int) -> bool:
     """Token ``i`` names no warp size read there: a test of the name (`#ifdef`), a macro's
-    definition (its uses where a constant is needed count), or a member (`prop.warpSize`: of
-    the project's or HIP's device properties; cuda-metal's `cuDeviceGetAttribute`, round 39)."""
+    definition (its uses where a constant is needed count), a member (`prop.warpSize`: of
+    the project's or HIP's device properties; cuda-metal's `cuDeviceGetAttribute`, round 39),
+    or a variable being declared."""
     toks = unit.tokens
     before = toks[i - 1].text if i > 0 else ""
     if toks[i].in_directive and (
         before in ("ifdef", "ifndef", "defined", "(") or unit.directive_word(i) == "define"
     ):
         return True
-    return before in (".", "->")
+    if before in (".", "->"):
+        return True
+    # the name being declared (chongchen1999's `inline constexpr int warpSize = 32;`, round 45:
+    # 2 false rows): the project's own variable, which reads no warp size
+    after = toks[i + 1].text if i + 1 < len(toks) else ""
+    return toks[i - 1].kind is Kind.IDENT and before != "return" and after in ("=", "{")
 
 
 def _member_argument(unit: Unit, i: int) -> bool:
