@@ -12,7 +12,9 @@ warp or lane from `warpSize` or `__lane_id()`):
   32 that sizes it carries a comment saying it is the warp size (`int thread_x = 32; //warpSize`):
   the author's own word, as the kernel's warp model cannot be seen (a warning).
 Kernels written in consistent 32-lane groups (HZ101's model) are not reported: for them, 32
-threads per group is right on any wave size.
+threads per group is right on any wave size. Nor is the launch of a kernel that strides its
+warps over the grid (`for (m = warp; m < M; m += warpsPerBlock * gridDim.x)`): with half the
+warps, each takes twice the rows and none is left.
 
 ## Why it breaks on AMD
 MI300X (gfx942) wavefronts have **64** lanes. A block of `32 * k` threads then holds `k / 2`
