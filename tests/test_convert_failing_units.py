@@ -465,3 +465,12 @@ def test_a_definition_repeating_its_template_parameters_drops_them():
     # decoys: an explicit specialization and explicit instantiations keep their arguments
     assert "int twice<int>(int x)" in out
     assert "template void Manager<int, int>::insert_blocked<float, 128>(float*, int);" in out
+
+
+def test_a_pragma_in_an_object_like_macro_becomes_the_pragma_operator():
+    out = hip((UNITS / "macro_pragma.cu").read_text())
+    assert '#define CONDITIONAL_UNROLL _Pragma("unroll")\n' in out
+    assert hip(out) == out  # converting twice changes nothing more
+    # a function-like macro's `#` stringizes; a string or a continued body is left as written
+    kept = '#define S(x) #x\n#define M #pragma message("hi")\n'
+    assert hip(kept).endswith(kept)
