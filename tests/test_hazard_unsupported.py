@@ -1066,3 +1066,32 @@ def test_cudacc_is_the_compilers_where_only_cuda_sources_reach_the_file(
     (tmp_path / "b").mkdir()
     dual = converted_tree(nvcc, tmp_path / "b", "cm", {**files, "marv.cu": hip_source}, "cm.cu")
     assert "#if defined(__CUDACC__)\n#define CUDA_CHECK_RETURN" in (dual / "utils.h").read_text()
+
+
+GLOBAL_WARP_SIZE = """#include <cstdio>
+inline constexpr int warpSize = 32;
+namespace gemm { constexpr int warpSize = 32; }
+struct Tile { static constexpr int warpSize = 32; };
+__global__ void k(int* o) {
+  constexpr int warpSize = 32;
+  o[threadIdx.x] = warpSize + gemm::warpSize + Tile::warpSize;
+}
+"""
+
+
+def test_hz318_a_global_warp_size_variable_is_a_redefinition(nvcc, gfx942_check, tmp_path):
+    """chongchen1999's `commons.cuh` defines `inline constexpr int warpSize = 32;` (compile
+    round 45): ROCm 7.2.4 defines a global `warpSize` too.  The copies in a namespace, a class
+    and a function are the project's own names and compile."""
+    (tmp_path / "ws.cu").write_text(GLOBAL_WARP_SIZE)
+    assert_nvcc_builds(nvcc, [tmp_path / "ws.cu"], [], tmp_path)
+    (f,) = only("HZ318", GLOBAL_WARP_SIZE)
+    assert f.line == 2 and "redefinition" in f.message
+    (tmp_path / "ws.hip").write_text(hip(GLOBAL_WARP_SIZE))
+    assert "redefinition of 'warpSize'" in gfx942_check(tmp_path / "ws.hip").stderr
+    scoped = hip(GLOBAL_WARP_SIZE.replace("inline constexpr int warpSize = 32;\n", ""))
+    (tmp_path / "ws.hip").write_text(scoped)
+    assert gfx942_check(tmp_path / "ws.hip").returncode == 0
+    assert (
+        only("HZ318", GLOBAL_WARP_SIZE.replace("inline constexpr int warpSize = 32;\n", "")) == []
+    )

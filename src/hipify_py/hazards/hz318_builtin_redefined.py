@@ -7,7 +7,9 @@ atomic HIP already provides: `atomicAdd(double*, double)` (the classic pre-Pasca
 `float`/`double`; and one on `unsigned long` (`std::uint64_t`, `size_t` on Linux): `atomicCAS`,
 `atomicAdd`, `atomicSub`, `atomicExch`, `atomicMin`, `atomicMax`, `atomicAnd`, `atomicOr`,
 `atomicXor`, which CUDA has for `unsigned long long` only (CUDASW4's forwarding helpers,
-compile round 31).
+compile round 31). And a variable named `warpSize` defined at global scope
+(chongchen1999/cuda-kernels' `inline constexpr int warpSize = 32;`, compile round 45), which
+HIP's headers declare there too.
 
 ## Why it breaks on AMD
 HIP's headers define these overloads themselves. A second definition with the same signature
@@ -59,9 +61,10 @@ _UNSIGNED_LONG = frozenset({"uint64_t", "size_t"})  # `unsigned long` on LP64 Li
     "HZ318",
     "builtin-redefined",
     Severity.ERROR,
-    "user-defined device atomic that HIP already provides (redefinition error)",
+    "user-defined device atomic or global `warpSize` that HIP already defines (redefinition)",
 )
 def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
+    yield from _global_warp_size(unit, report)
     if not unit.identifiers & _UNSIGNED_LONG_ATOMICS:
         return
     toks = unit.tokens
@@ -85,6 +88,48 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             f"`{func.name}({first}*, {first})` is already defined by HIP: this definition is a "
             f"redefinition error on HIP-Clang; guard it for CUDA only or rename it",
         )
+
+
+def _global_warp_size(unit: Unit, report: Report) -> Iterator[Proposal]:
+    """A definition of a variable `warpSize` outside any function, class or named namespace:
+    ROCm 7.2.4's amd_warp_functions.h defines a global `warpSize` object ("redefinition of
+    'warpSize' with a different type")."""
+    toks = unit.tokens
+    for k in unit.identifier_positions.get("warpSize", ()):
+        if toks[k].in_directive or not 0 < k < len(toks) - 1:
+            continue
+        before = toks[k - 1]
+        if (
+            before.kind is not Kind.IDENT
+            or before.text == "return"
+            or toks[k + 1].text not in ("=", "{")
+        ):
+            continue
+        if _enclosing_scope(toks, k) not in ("", "namespace"):
+            continue
+        yield report(
+            toks[k].start,
+            toks[k].end,
+            "`warpSize` is already defined by HIP at global scope (a `__device__` object of "
+            "ROCm 7): this definition is a redefinition error on HIP-Clang; rename it or put "
+            "it in a namespace of the project's",
+        )
+
+
+def _enclosing_scope(toks: Sequence[Token], k: int) -> str | None:
+    """What the innermost braces around token ``k`` open: "" for none (global scope),
+    "namespace" for an anonymous namespace, None for anything else (a function, a class, a
+    named namespace)."""
+    depth = 0
+    for j in range(k - 1, -1, -1):
+        text = toks[j].text
+        if text == "}":
+            depth += 1
+        elif text == "{" and depth:
+            depth -= 1
+        elif text == "{":
+            return "namespace" if toks[j - 1].text == "namespace" else None
+    return ""
 
 
 def _redefined_type(name: str, params: Sequence[Token]) -> str | None:
