@@ -474,3 +474,13 @@ def test_a_pragma_in_an_object_like_macro_becomes_the_pragma_operator():
     # a function-like macro's `#` stringizes; a string or a continued body is left as written
     kept = '#define S(x) #x\n#define M #pragma message("hi")\n'
     assert hip(kept).endswith(kept)
+
+
+def test_static_member_of_a_template_parameter_type_becomes_constexpr():
+    out = hip((UNITS / "static_float_member.cu").read_text())
+    assert "static constexpr T identity = static_cast<T>(0);" in out
+    kept = (
+        "struct Scale { static const int count = 4; };\n"
+        "template <typename T> __device__ T f() { static const T local = 1; return local; }\n"
+    )
+    assert hip(kept).endswith(kept)
