@@ -25,7 +25,7 @@ from .project_backends import (
     library_copies_of,
     retired_dirs_of,
 )
-from .project_declarations import both_declarations
+from .project_declarations import both_declarations, vector_members
 from .project_gated_includes import GatedIncludes
 from .project_index import ProjectIndex, index_of
 from .project_launches import LaunchBlocks
@@ -328,6 +328,7 @@ def project_index_of(
     closed = ClosedTemplates()
     tiles = TileConstants()
     both: set[tuple[str, str]] = set()  # the headers' __host__ __device__ declarations
+    vectors: set[tuple[str, int]] = set()  # the tree's members of CUDA vector types
 
     def also(path: str, data: bytes) -> None:
         wavefronts.add(path, data)
@@ -339,6 +340,7 @@ def project_index_of(
         closed.add(path, data)
         tiles.add(data)
         both.update(both_declarations(path, data))
+        vectors.update(vector_members(data))
 
     index = index_of(_TreeTexts(items), mappings, also=also, launches=launches)
     for c in items:
@@ -368,6 +370,7 @@ def project_index_of(
         closed_templates=closed.found(),
         tile_constants=tiles.found(),
         both_declarations=frozenset(both),
+        vector_members=frozenset(vectors),
         own_cuda_named=cuda_named_headers(files, mappings),
     )
 

@@ -86,3 +86,21 @@ def both_declarations(path: str, data: bytes) -> set[tuple[str, str]]:
         if len(words) >= 3 and set(_BOTH) <= set(words) and not _NOT_NAMESPACE_SCOPE & set(words):
             out.add((name, words[-1].decode("ascii")))
     return out
+
+
+# a member or variable declared with one of CUDA's vector types: `float3 coordinates;`
+_VECTOR_DECLARATION = re.compile(
+    rb"\b(?:u?char|u?short|u?int|u?long|u?longlong|float|double)([234])\s+([A-Za-z_]\w*)\s*;"
+)
+
+
+def vector_members(data: bytes) -> set[tuple[str, int]]:
+    """(name, rank) of each member or variable ``data`` declares with one of CUDA's vector
+    types (CUDA_3D's `struct point_t { float3 coordinates; ... }`): a designated list that
+    initialises it (`.coordinates{.x = a, .y = b, .z = c}`) initialises a vector, which HIP's
+    types do not take designated (``rewrite/vector_designators``)."""
+    if b";" not in data:
+        return set()
+    return {
+        (m.group(2).decode("ascii"), int(m.group(1))) for m in _VECTOR_DECLARATION.finditer(data)
+    }

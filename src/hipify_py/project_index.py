@@ -134,6 +134,9 @@ class ProjectIndex:
     template_declarations: frozenset[tuple[str, str]] = frozenset()
     # (header file name, function it declares `__host__ __device__` without a body)
     both_declarations: frozenset[tuple[str, str]] = frozenset()
+    # (name, rank) of the members and variables the tree declares with a CUDA vector type
+    # (``project_declarations.vector_members``, ``rewrite/vector_designators``)
+    vector_members: frozenset[tuple[str, int]] = frozenset()
     # whether a build of the tree may wrap Thrust and CUB in a namespace of its own: one of its
     # build texts or sources names a wrapping macro (``project_switches.WRAPPING_MACROS``:
     # AMGX's `-DTHRUST_CUB_WRAPPED_NAMESPACE=amgx`, lightseq's `#define CUB_NS_PREFIX`).
@@ -271,6 +274,7 @@ class ProjectIndex:
             sorted(self.uncalled),
             sorted(f"{h}:{n}" for h, n in self.template_declarations),
             sorted(f"{h}:{n}" for h, n in self.both_declarations),
+            sorted(f"{n}:{r}" for n, r in self.vector_members),
             [f"{n}:{','.join(w)}" for n, w in self.closed_templates],
             [f"{n}={v}" for n, v in self.tile_constants],
             sorted(self.implemented),
