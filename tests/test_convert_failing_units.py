@@ -496,3 +496,10 @@ def test_designated_vector_lists_lose_their_designators(converted):
     assert hip(kept).endswith(kept)
     short = "__device__ float3 f(float a) { float3 v{.x = a, .y = a}; return v; }\n"
     assert hip(short).endswith(short)
+
+
+def test_a_template_local_assigned_again_loses_its_const(converted):
+    out = (converted / "template_const_reassigned.hip").read_text()
+    assert "  int global_row = blockIdx.y * BSZ + thread_row;" in out
+    assert "  const int thread_row = threadIdx.x / nthreads_col;" in out  # never assigned
+    assert "  const int i = blockIdx.x" in out  # not a template
