@@ -50,8 +50,8 @@ def test_cases_of_status_values_hip_lacks_leave_the_amd_build():
         # code falls into the case: leaving it out would change what the first case runs
         '    case CUSOLVER_STATUS_ZERO_PIVOT:\n      puts("z");\n'
         "    case CUSOLVER_STATUS_INVALID_LICENSE:\n      return 2;\n",
-        # a label HIP has shares the group
-        "    case CUSOLVER_STATUS_ZERO_PIVOT:\n    case CUSOLVER_STATUS_INVALID_LICENSE:\n"
+        # a label HIP has shares the group, on the missing label's line
+        "    case CUSOLVER_STATUS_ZERO_PIVOT: case CUSOLVER_STATUS_INVALID_LICENSE:\n"
         "      return 2;\n",
         # the group falls out into the next one
         '    case CUSOLVER_STATUS_INVALID_LICENSE:\n      puts("l");\n'
@@ -65,6 +65,33 @@ def test_cases_that_share_code_stay_and_are_reported(group):
     )
     assert GUARD not in hip(src)
     assert len(only("HZ300", src)) == 1
+
+
+def test_a_missing_label_beside_labels_hip_has_is_left_out_alone(nvcc, gfx942_check, tmp_path):
+    """cuda_force's `is_sticky()` lists `cudaErrorHardwareStackError` among six errors HIP has
+    (compile round 45: 7 TUs failed at it): the group's statement stays reachable through the
+    other labels, so the missing one alone goes under the guard, before or after them."""
+    src = (
+        "#include <cuda_runtime.h>\n"
+        "bool sticky(cudaError_t s) {\n  switch (s) {\n"
+        "    case cudaErrorIllegalAddress:\n    case cudaErrorHardwareStackError:\n"
+        "    case cudaErrorLaunchFailure:\n      return true;\n"
+        "    default:\n      return false;\n  }\n}\n"
+    )
+    (tmp_path / "s.cu").write_text(src)
+    assert_nvcc_builds(nvcc, [tmp_path / "s.cu"], [], tmp_path)
+    out = hip(src)
+    guarded = "    case cudaErrorHardwareStackError:\n#endif\n"
+    assert GUARD + "  // no HIP counterpart for these values\n" + guarded in out
+    assert guarded + "    case hipErrorLaunchFailure:" in out
+    (tmp_path / "s.hip").write_text(out)
+    assert gfx942_check(tmp_path / "s.hip").returncode == 0
+    assert only("HZ300", src) == []
+    last = src.replace(
+        "    case cudaErrorHardwareStackError:\n    case cudaErrorLaunchFailure:\n",
+        "    case cudaErrorLaunchFailure:\n    case cudaErrorHardwareStackError:\n",
+    )
+    assert "    case cudaErrorHardwareStackError:\n#endif\n      return true;" in hip(last)
 
 
 def test_empty_context_parameters_are_dropped_with_their_declaration():

@@ -7,7 +7,10 @@ HIP function never returns a value HIP has no enumerator for, so such a case can
 on AMD.  A group qualifies when every label is such a name, nothing falls into it (it opens the
 switch or follows a ``return``/``break``), it ends in a ``return``/``break``, and it covers
 whole lines with no preprocessor directive inside; the rewrite pass puts it under
-``#if !defined(__HIP_PLATFORM_AMD__)`` and HZ300 leaves its names alone.
+``#if !defined(__HIP_PLATFORM_AMD__)`` and HZ300 leaves its names alone.  So does a single
+label of such a name on a line of its own beside another label of its group (cuda_force's
+`case cudaErrorHardwareStackError:` among the sticky errors, compile round 45: 7 TUs): the
+group's statements stay reachable through the others, as they were.
 """
 
 from __future__ import annotations
@@ -59,7 +62,9 @@ def _groups(unit: Unit, ctx: Context) -> list[CaseGroup]:
         if out and c < out[-1].end or toks[c].start in inactive:
             continue
         group = _group_at(toks, c, missing)
-        if group is None or not _whole_lines(unit, group) or not _no_fall_in(toks, c):
+        if group is None or not _no_fall_in(toks, c):
+            group = _label_beside_labels(toks, c, missing)
+        if group is None or not _whole_lines(unit, group):
             continue
         if out and out[-1].end == group.first:  # consecutive groups share one guard
             group = CaseGroup(out.pop().first, group.end)
@@ -79,6 +84,21 @@ def _group_at(toks: Sequence[Token], c: int, missing: set[int]) -> CaseGroup | N
     if end is None or end == i or not _ends_in_exit(toks, i, end):
         return None
     return CaseGroup(c, end)
+
+
+def _label_beside_labels(toks: Sequence[Token], c: int, missing: set[int]) -> CaseGroup | None:
+    """The label at ``c`` alone, where it names a missing value and another label of its group
+    comes right before or after it (`case A: case X:` or `case X: case A:`); None otherwise."""
+    if not (c + 3 < len(toks) and c + 1 in missing and toks[c + 2].text == ":"):
+        return None
+    after = toks[c + 3].text in ("case", "default")
+    before = c > 0 and toks[c - 1].text == ":" and _labels_at(toks, c - 1)
+    return CaseGroup(c, c + 3) if after or before else None
+
+
+def _labels_at(toks: Sequence[Token], colon: int) -> bool:
+    """The ``:`` at ``colon`` ends a `case X:` or `default:` label."""
+    return toks[colon - 1].text == "default" or colon > 1 and toks[colon - 2].text == "case"
 
 
 def _next_label(toks: Sequence[Token], i: int) -> int | None:
