@@ -1,5 +1,6 @@
-"""A static data member of floating-point type initialised in its class becomes ``constexpr``:
-``static const float identity = 0.f;`` -> ``static constexpr float identity = 0.f;``.
+"""A class template's static const member of a parameter type, initialised in the class,
+becomes ``constexpr``: ``static const T identity = static_cast<T>(0);`` -> ``static constexpr
+T identity = static_cast<T>(0);``.
 
 In a class template whose member's type is a template parameter (`static const T identity
 = static_cast<T>(0);`), nvcc's device pass takes the in-class initialiser for `T = float`, and

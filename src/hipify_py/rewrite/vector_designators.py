@@ -14,6 +14,7 @@ initialises a member or variable the tree declares with that vector type
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..analysis.tokens import split
@@ -27,11 +28,12 @@ from ..rules import rewrite_pass
 
 RULE = "vector-designators"
 _COMPONENTS = ("x", "y", "z", "w")
+_DESIGNATOR = re.compile(r"[{,]\s*\.\s*x\s*=")  # a list's first designator, `{.x =`
 
 
 @rewrite_pass(RULE, order=50)
 def vector_designators(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    if "x" not in unit.identifiers or ".x" not in unit.text.replace(" ", ""):
+    if "x" not in unit.identifiers or _DESIGNATOR.search(unit.text) is None:
         return
     toks = unit.tokens
     members: dict[str, set[int]] | None = None
