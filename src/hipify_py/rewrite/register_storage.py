@@ -13,6 +13,7 @@ from ..context import Context
 from ..edits import Edit
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
+from ._word_removal import drop_word
 
 RULE = "register-storage"
 
@@ -22,13 +23,9 @@ def register_storage(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if "register" not in unit.identifiers:
         return
     toks = unit.tokens
-    text = unit.text
     for i in unit.identifier_positions["register"]:
         if toks[i].in_directive or i + 1 >= len(toks):
             continue
         if i > 0 and toks[i - 1].text in (".", "->", "::"):
             continue  # a member or function that happens to be named register
-        end = toks[i].end
-        while end < toks[i + 1].start and text[end] in " \t":
-            end += 1
-        yield Edit(toks[i].start, end, "", RULE)
+        yield drop_word(unit, i, RULE)

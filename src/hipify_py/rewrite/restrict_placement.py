@@ -15,6 +15,7 @@ from ..edits import Edit
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
+from ._word_removal import drop_word
 
 RULE = "restrict-placement"
 _RESTRICT = ("__restrict__", "__restrict")
@@ -23,7 +24,6 @@ _RESTRICT = ("__restrict__", "__restrict")
 @rewrite_pass("restrict-placement", order=13)
 def restrict_placement(unit: Unit, ctx: Context) -> Iterator[Edit]:
     toks = unit.tokens
-    text = unit.text
     for word in _RESTRICT:
         for i in unit.identifier_positions.get(word, ()):
             if (
@@ -35,7 +35,4 @@ def restrict_placement(unit: Unit, ctx: Context) -> Iterator[Edit]:
             before = toks[i - 1]
             if before.kind is not Kind.IDENT and before.text != ">":
                 continue  # `T* __restrict__ * p` qualifies a pointer: clang takes it
-            end = toks[i].end
-            while end < toks[i + 1].start and text[end] in " \t":
-                end += 1
-            yield Edit(toks[i].start, end, "", RULE)
+            yield drop_word(unit, i, RULE)

@@ -18,6 +18,7 @@ from ..edits import Edit
 from ..frontend.lexer import Kind
 from ..frontend.unit import Unit
 from ..rules import rewrite_pass
+from ._word_removal import drop_word
 
 RULE = "template-const-reassigned"
 _STATEMENT_START = frozenset({";", "{", "}"})
@@ -29,7 +30,6 @@ def template_const_reassigned(unit: Unit, ctx: Context) -> Iterator[Edit]:
     if "template" not in unit.identifiers or "const" not in unit.identifiers:
         return
     toks = unit.tokens
-    text = unit.text
     for f in functions(unit):
         if not any(toks[j].text == "template" for j in declaration_head(toks, f)):
             continue
@@ -46,8 +46,4 @@ def template_const_reassigned(unit: Unit, ctx: Context) -> Iterator[Edit]:
                 and toks[k - 1].text in _STATEMENT_START
                 and toks[k + 1].text in _ASSIGNMENTS
             ):
-                at = consts.pop(toks[k].text)
-                end = toks[at].end
-                while end < len(text) and text[end] in " \t":
-                    end += 1
-                yield Edit(toks[at].start, end, "", RULE)
+                yield drop_word(unit, consts.pop(toks[k].text), RULE)
