@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..analysis.functions import functions
+from ..analysis.functions import class_bodies, function_at, functions
 from ..analysis.namespaces import anonymous_namespace_bodies, qualified_namespace
 from ..context import Context
 from ..findings import Severity
@@ -105,7 +105,7 @@ def _global_warp_size(unit: Unit, report: Report) -> Iterator[Proposal]:
             or toks[k + 1].text not in ("=", "{")
         ):
             continue
-        if _enclosing_scope(toks, k) not in ("", "namespace"):
+        if not _at_global_scope(unit, k):
             continue
         yield report(
             toks[k].start,
@@ -116,20 +116,14 @@ def _global_warp_size(unit: Unit, report: Report) -> Iterator[Proposal]:
         )
 
 
-def _enclosing_scope(toks: Sequence[Token], k: int) -> str | None:
-    """What the innermost braces around token ``k`` open: "" for none (global scope),
-    "namespace" for an anonymous namespace, None for anything else (a function, a class, a
-    named namespace)."""
-    depth = 0
-    for j in range(k - 1, -1, -1):
-        text = toks[j].text
-        if text == "}":
-            depth += 1
-        elif text == "{" and depth:
-            depth -= 1
-        elif text == "{":
-            return "namespace" if toks[j - 1].text == "namespace" else None
-    return ""
+def _at_global_scope(unit: Unit, k: int) -> bool:
+    """Token ``k`` lies outside every function, class body and named namespace (an anonymous
+    namespace is global scope for a redefinition: its names clash with HIP's)."""
+    return (
+        function_at(unit, k) is None
+        and not qualified_namespace(unit, k)
+        and not any(open_ < k < close for open_, close in class_bodies(unit))
+    )
 
 
 def _redefined_type(name: str, params: Sequence[Token]) -> str | None:
