@@ -124,3 +124,42 @@ def test_a_lane_id_every_caller_passes_is_a_group_lane_of_the_helper(nvcc, tmp_p
     # a helper also handed on by pointer: its arguments there are not known
     taken = HELPER + "__device__ float (*scan)(int, float) = warp_cum_sum<32>;\n"
     assert {f.rule for f in findings(taken)} & wave
+
+
+# yiyanGuo's scan_warp.cu (round 46): after the loop's scan, a shift by 1 feeds `lane_id > 0`
+# only, and a later loop declares a `float add` of its own, guarded by that loop's counter
+REDECLARED = """__global__ void scan(const float* in, float* out, float* sums) {
+  __shared__ float warp_sums[8];
+  const int lane_id = threadIdx.x % 32;
+  const int warp_id = threadIdx.x / 32;
+  float thread_sum = in[threadIdx.x];
+  float local = 0.0f;
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    float add = __shfl_up_sync(0xffffffffu, thread_sum, offset);
+    if (lane_id >= offset) thread_sum += add;
+  }
+  float add = __shfl_up_sync(0xffffffffu, thread_sum, 1);
+  if (lane_id > 0) local += add;
+  if (lane_id == 31) warp_sums[warp_id] = thread_sum;
+  __syncthreads();
+  if (warp_id == 0) {
+    float x = lane_id < 8 ? warp_sums[lane_id] : 0.0f;
+    for (int offset = 1; offset < 8; offset <<= 1) {
+      float add = __shfl_up_sync(0xffffffffu, x, offset);
+      if (lane_id >= offset) x += add;
+    }
+    if (lane_id < 8) sums[lane_id] = x;
+  }
+  out[threadIdx.x] = local;
+}
+"""
+
+
+def test_a_name_declared_again_in_a_later_block_is_not_a_use_of_the_shift(nvcc, tmp_path):
+    (tmp_path / "scan_warp.cu").write_text(REDECLARED)
+    assert_nvcc_builds(nvcc, [tmp_path / "scan_warp.cu"], [], tmp_path)
+    assert _hz103_lines(REDECLARED) == set()
+    # the shift by 1 used in every lane: lane 32 takes lane 31's sum, of the other group
+    assert _hz103_lines(REDECLARED.replace("if (lane_id > 0) local += add;", "local += add;")) == {
+        11
+    }

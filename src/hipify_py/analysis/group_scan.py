@@ -218,19 +218,25 @@ def _receiver(toks: Sequence[Token], k: int, floor: int) -> str | None:
 
 def _uses_until_assigned(toks: Sequence[Token], name: str, start: int, end: int) -> list[int]:
     """The tokens naming variable ``name`` in the rest of its block from ``start``, up to where
-    the block assigns it anew (CV-CUDA's Otsu scan reuses one `temp` for every step, round 29)."""
-    uses, depth = [], 0
+    the block assigns it anew (CV-CUDA's Otsu scan reuses one `temp` for every step, round 29);
+    an inner block that declares a ``name`` of its own holds no use of this one from there on
+    (yiyanGuo's `scan_warp.cu` declares `float add` again in a later loop, round 46)."""
+    uses, depth, shadowed = [], 0, 0
     for j in range(start, end):
         depth += (toks[j].text == "{") - (toks[j].text == "}")
         if depth < 0:
             break
-        if toks[j].text != name:
+        if shadowed > depth:
+            shadowed = 0  # the block that declared its own closed
+        if toks[j].text != name or shadowed:
             continue
         if not depth and toks[j + 1].text == "=" and toks[j - 1].text in (";", "}"):
             break
         # a declaration of its own (`#else` branch of a portable copy) is no use
         if not (toks[j - 1].kind is Kind.IDENT and toks[j + 1].text in ("=", "(")):
             uses.append(j)
+        elif depth:
+            shadowed = depth
     return uses
 
 
