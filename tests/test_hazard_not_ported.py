@@ -275,6 +275,23 @@ def test_a_cuda_file_beside_its_hip_twin_is_not_the_port(tmp_path):
     ]
 
 
+def test_a_cuda_file_beside_its_hip_suffixed_twin_is_not_the_port(tmp_path):
+    """hkevin01's cuda-kernel keeps `convolution.cu` beside the `convolution_hip.hip` its CMake
+    builds (round 46: a false HZ320 at the CUDA file's `tex2D`); a `_hip` file of another
+    stem is no twin."""
+    conv = tmp_path / "ck" / "src" / "conv"
+    conv.mkdir(parents=True)
+    (conv / "convolution.cu").write_text(PTX_AND_MASK)
+    (conv / "convolution_hip.hip").write_text("#include <hip/hip_runtime.h>\n")
+    (conv / "other.cu").write_text(PTX_AND_MASK)
+    assert [p for _r, p in _tree_findings(tmp_path, "ck")] == ["src/conv/other.cu"]
+    (conv / "convolution_hip.hip").rename(conv / "blur_hip.hip")
+    assert [p for _r, p in _tree_findings(tmp_path, "ck")] == [
+        "src/conv/convolution.cu",
+        "src/conv/other.cu",
+    ]
+
+
 def test_a_cuda_header_beside_its_hip_file_is_not_the_port(tmp_path):
     """sppark's `mont_t.cuh`, included under `__CUDA_ARCH__`, beside the `mont_t.hip` its
     includers take under `__HIPCC__` (round 30: 5 false HZ105/HZ106/HZ310); a header's `.h`

@@ -40,7 +40,9 @@ def twins_of(files: Iterable[tuple[Path, bool]], includes: Mapping[str, Abstract
     that includes HIP's headers or calls its API) with a twin of HIP code in the same
     directory: a `.cu` file's source of the same name, a `.cuh` header's `.hip` file (sppark's
     `mont_t.cuh`, included under `__CUDA_ARCH__`, and the `mont_t.hip` its includers take
-    under `__HIPCC__`, round 30), or a file of its name with `hip` for `cuda`.  A file that includes
+    under `__HIPCC__`, round 30), a file of its name with `hip` for `cuda`, or, for a name without
+    `cuda`, one with `_hip` after it (hkevin01's `convolution.cu` beside the `convolution_hip.hip`
+    its CMake builds, round 46: 1 false HZ320).  A file that includes
     its twin (``includes``: base name -> the base names it includes) is compiled with it:
     fastllm's `fastllm-cuda.cuh` includes the `fastllm-hip.h` of its HIP build's shims.  The
     twins are code only the project's HIP build compiles: FlexFlow's `inc_multihead_self_attention
@@ -52,7 +54,7 @@ def twins_of(files: Iterable[tuple[Path, bool]], includes: Mapping[str, Abstract
     hip_twins: set[str] = set()
     for f in (f for f, hip in pairs if not hip and _CUDA_FILE.search(f.name)):
         swapped = re.sub("cuda", "hip", re.sub("CUDA", "HIP", re.sub("Cuda", "Hip", f.stem)))
-        stems = [swapped] if swapped != f.stem else []
+        stems = [swapped] if swapped != f.stem else [f.stem + "_hip", f.stem + "-hip"]
         twins = {f.with_name(stem + suffix) for stem in stems for suffix in _TWIN_SUFFIXES}
         if f.suffix == ".cu":
             twins |= {f.with_suffix(suffix) for suffix in _TWIN_SUFFIXES}
