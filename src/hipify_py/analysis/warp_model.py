@@ -35,7 +35,7 @@ from .bit_intrinsics import NARROW_MASK_TYPE
 from .block_geometry import BLOCK32, GROUP32, block_model
 from .calls import BALLOTS, MASKED_SYNC, SHUFFLES, Call, calls
 from .functions import Func, function_at, functions
-from .group_scan import GROUPING, guarded_scan, halves_agree
+from .group_scan import GROUPING, guarded_scan
 from .low_lanes import lanes_past_31_return
 from .namespaces import project_warp_size
 from .own_constants import shadowed
@@ -44,6 +44,7 @@ from .taint import thread_taint
 from .tokens import cached, operand_before
 from .values import constant_at, int_value
 from .warp_constants import reported_names
+from .wave_halves import halves_agree
 
 HARDWARE = "hardware"
 LANE32 = "lane32"  # a 32-lane lane id without a matching group id: reductions stay in the group

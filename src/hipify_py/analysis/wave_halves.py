@@ -1,0 +1,135 @@
+"""Whether both 32-lane halves of a 64-lane wavefront hold a value alike, so that a broadcast
+without width (`__shfl_sync(m, v, 0)`) reads in lane 0 of the wavefront what each group's lane
+0 holds.  Apart from ``group_scan``, which asks where a shifted value is used, as this module
+asks where a broadcast value came from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..frontend.lexer import Kind, Token
+from ..frontend.unit import Unit
+from .calls import SHUFFLES, Call
+from .functions import Func, enclosing_conditions, function_at
+from .group_scan import group_lanes
+from .tokens import statement_end
+
+_ASSIGNS = frozenset({"=", "+=", "-=", "*=", "|=", "&=", "^="})
+_XOR = frozenset({"__shfl_xor_sync", "__shfl_xor"})
+
+
+def halves_agree(unit: Unit, call: Call) -> bool:
+    """The broadcast ``call`` (`__shfl_sync(m, v, 0)`) reads a value both 32-lane halves of a
+    64-lane wavefront hold alike, so lane 0 of the wavefront has what lane 0 of each group has:
+    since its last plain assignment, `v = red_smem[lane]` with `lane` a group lane (both halves
+    read the same slots, under `if (lane < E)` alike), `v` only went through xor shuffles,
+    which keep the halves alike (FasterTransformer's `block_sum` and the attention kernels that
+    copy it, round 20: 5 false HZ107 in omniserve), or took a constant (ppl.llm's `if (lane_id <
+    WPT) v = shared_mem[lane_id]; else v = -FLT_MAX;`, round 26: 2 false HZ103)."""
+    func = function_at(unit, call.index)
+    toks = unit.tokens
+    src = SHUFFLES[call.name] - 2  # the value comes before the source lane
+    if func is None or len(call.args) <= src + 1:
+        return False
+    a, b = call.args[src]
+    if b != a + 1 or toks[a].kind is not Kind.IDENT:
+        return False
+    name, lanes = toks[a].text, group_lanes(unit, func)
+    if not lanes:
+        return False
+    steps: list[int] = []  # the xor steps after the seed
+    for k in sorted(unit.identifier_positions.get(name, ()), reverse=True):
+        if not func.open < k < call.index or toks[k + 1].text not in _ASSIGNS:
+            continue
+        end = statement_end(toks, k + 2, func.close)
+        if end > call.index:
+            continue  # the broadcast's own statement (`v = __shfl_sync(m, v, 0);`)
+        if _xor_step(unit, func, k, end):
+            steps.append(k)
+            continue  # an xor step: partners k ^ m and (k + 32) ^ m agree as well
+        if _constant(toks[k + 2 : end]):
+            continue  # alike in both halves: the `else v = -FLT_MAX;` of `if (lane < E)`
+        if not _seeded_by_group_lane(toks, k + 2, end, lanes):
+            return False
+        # lanes an `if (lane < E)` leaves out keep values of their own half: the steps must
+        # stay below E (`for (int mask = E / 2; ...)`)
+        return all(
+            _group_condition(toks, x, y, lanes) and _steps_below(unit, func, steps, toks[x:y])
+            for kw, x, y in enclosing_conditions(unit, k, func)
+            if kw == "if"
+        )
+    return False
+
+
+def _steps_below(unit: Unit, func: Func, steps: list[int], guard: Sequence[Token]) -> bool:
+    """Each xor step's loop starts at half the bound of ``guard`` (`lane < E`)."""
+    texts = [t.text for t in guard]
+    if "<" not in texts:
+        return False
+    bound = "".join(texts[texts.index("<") + 1 :])
+    return all(
+        any(
+            f"{bound}/2" in "".join(t.text for t in unit.tokens[x:y])
+            for kw, x, y in enclosing_conditions(unit, k, func)
+            if kw == "for"
+        )
+        for k in steps
+    )
+
+
+def _xor_step(unit: Unit, func: Func, k: int, end: int) -> bool:
+    """The assignment to the name at token ``k`` (its statement ends at ``end``) is an xor
+    step: `v = op(v, __shfl_xor_sync(m, v, s))`, or `v = got;` where `got` last received an
+    xor shuffle of `v` (ppl.llm's arg-max: `got = __shfl_xor_sync(m, v, s); if (got > v) v =
+    got;`, round 26)."""
+    toks = unit.tokens
+    if any(toks[j].text in _XOR for j in range(k + 2, end)):
+        return True
+    if end != k + 3 or toks[k + 2].kind is not Kind.IDENT:
+        return False
+    for j in sorted(unit.identifier_positions.get(toks[k + 2].text, ()), reverse=True):
+        if func.open < j < k and toks[j + 1].text == "=":
+            stop = statement_end(toks, j + 2, func.close)
+            received = range(j + 2, stop)
+            return any(toks[x].text in _XOR for x in received) and any(
+                toks[x].text == toks[k].text for x in received
+            )
+    return False
+
+
+def _constant(expr: Sequence[Token]) -> bool:
+    """``expr`` names no value but constants in capitals (`-FLT_MAX`, `0.f`): alike in both
+    halves of a wavefront."""
+    return bool(expr) and all(t.text.isupper() for t in expr if t.kind is Kind.IDENT)
+
+
+def _seeded_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
+    """``toks[a:b]`` is a read by group lane (``_read_by_group_lane``), or `cond ? read :
+    constant` on a condition of group lanes (`lane < WARPS_PER_BLOCK ? red_smem[lane] :
+    -FLT_MAX`)."""
+    if _read_by_group_lane(toks, a, b, lanes):
+        return True
+    q = next((j for j in range(a, b) if toks[j].text == "?"), None)
+    c = next((j for j in range(q or b, b) if toks[j].text == ":"), None)
+    if q is None or c is None or not _group_condition(toks, a, q, lanes):
+        return False
+    return _read_by_group_lane(toks, q + 1, c, lanes) and _constant(toks[c + 1 : b])
+
+
+def _read_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
+    """``toks[a:b]`` is `array[index]` whose index names only group lanes and numbers."""
+    if b - a < 4 or toks[a].kind is not Kind.IDENT or toks[a + 1].text != "[":
+        return False
+    if toks[b - 1].text != "]":
+        return False
+    index = toks[a + 2 : b - 1]
+    return any(t.text in lanes for t in index) and all(
+        t.text in lanes or t.kind is not Kind.IDENT for t in index
+    )
+
+
+def _group_condition(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
+    """The condition ``toks[a:b]`` is the same in both halves: it names a group lane, and no
+    other name but constants in capitals (`lane < WARPS_PER_BLOCK`)."""
+    names = [t.text for t in toks[a:b] if t.kind is Kind.IDENT]
+    return any(n in lanes for n in names) and all(n in lanes or n.isupper() for n in names)
