@@ -6,12 +6,14 @@ asks where a broadcast value came from."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, Call
 from .functions import Func, enclosing_conditions, function_at
 from .group_scan import group_lanes
+from .taint import Taint, thread_taint
 from .tokens import statement_end
 
 _ASSIGNS = frozenset({"=", "+=", "-=", "*=", "|=", "&=", "^="})
@@ -25,18 +27,23 @@ def halves_agree(unit: Unit, call: Call) -> bool:
     read the same slots, under `if (lane < E)` alike), `v` only went through xor shuffles,
     which keep the halves alike (FasterTransformer's `block_sum` and the attention kernels that
     copy it, round 20: 5 false HZ107 in omniserve), or took a constant (ppl.llm's `if (lane_id <
-    WPT) v = shared_mem[lane_id]; else v = -FLT_MAX;`, round 26: 2 false HZ103)."""
+    WPT) v = shared_mem[lane_id]; else v = -FLT_MAX;`, round 26: 2 false HZ103).  The value
+    may be a member of a struct none of whose members is stored on the way, and the read's
+    index and guards may name values no thread index reaches (hkevin01's n-body: `if (i +
+    lane_id < n) p = positions[i + lane_id];` then `__shfl_sync(m, p.x, j)`, round 46)."""
     func = function_at(unit, call.index)
     toks = unit.tokens
     src = SHUFFLES[call.name] - 2  # the value comes before the source lane
     if func is None or len(call.args) <= src + 1:
         return False
     a, b = call.args[src]
-    if b != a + 1 or toks[a].kind is not Kind.IDENT:
+    member = b == a + 3 and toks[a + 1].text == "."  # a member of a struct (`pos.x`)
+    if not (b == a + 1 or member) or toks[a].kind is not Kind.IDENT:
         return False
     name, lanes = toks[a].text, group_lanes(unit, func)
-    if not lanes:
+    if not lanes or _member_stored(unit, name, func.open, call.index):
         return False
+    halves = _Halves(toks, lanes, thread_taint(unit, func))
     steps: list[int] = []  # the xor steps after the seed
     for k in sorted(unit.identifier_positions.get(name, ()), reverse=True):
         if not func.open < k < call.index or toks[k + 1].text not in _ASSIGNS:
@@ -49,16 +56,26 @@ def halves_agree(unit: Unit, call: Call) -> bool:
             continue  # an xor step: partners k ^ m and (k + 32) ^ m agree as well
         if _constant(toks[k + 2 : end]):
             continue  # alike in both halves: the `else v = -FLT_MAX;` of `if (lane < E)`
-        if not _seeded_by_group_lane(toks, k + 2, end, lanes):
+        if not halves.seeded(k + 2, end):
             return False
         # lanes an `if (lane < E)` leaves out keep values of their own half: the steps must
         # stay below E (`for (int mask = E / 2; ...)`)
         return all(
-            _group_condition(toks, x, y, lanes) and _steps_below(unit, func, steps, toks[x:y])
+            halves.group_condition(x, y) and _steps_below(unit, func, steps, toks[x:y])
             for kw, x, y in enclosing_conditions(unit, k, func)
             if kw == "if"
         )
     return False
+
+
+def _member_stored(unit: Unit, name: str, first: int, end: int) -> bool:
+    """A member of ``name`` is assigned between tokens ``first`` and ``end`` (`v.x = ...`),
+    which the walk over the name's own assignments does not see."""
+    toks = unit.tokens
+    return any(
+        first < k < end and toks[k + 1].text in (".", "->") and toks[k + 3].text in _ASSIGNS
+        for k in unit.identifier_positions.get(name, ())
+    )
 
 
 def _steps_below(unit: Unit, func: Func, steps: list[int], guard: Sequence[Token]) -> bool:
@@ -98,38 +115,62 @@ def _xor_step(unit: Unit, func: Func, k: int, end: int) -> bool:
 
 
 def _constant(expr: Sequence[Token]) -> bool:
-    """``expr`` names no value but constants in capitals (`-FLT_MAX`, `0.f`): alike in both
-    halves of a wavefront."""
-    return bool(expr) and all(t.text.isupper() for t in expr if t.kind is Kind.IDENT)
-
-
-def _seeded_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
-    """``toks[a:b]`` is a read by group lane (``_read_by_group_lane``), or `cond ? read :
-    constant` on a condition of group lanes (`lane < WARPS_PER_BLOCK ? red_smem[lane] :
-    -FLT_MAX`)."""
-    if _read_by_group_lane(toks, a, b, lanes):
-        return True
-    q = next((j for j in range(a, b) if toks[j].text == "?"), None)
-    c = next((j for j in range(q or b, b) if toks[j].text == ":"), None)
-    if q is None or c is None or not _group_condition(toks, a, q, lanes):
-        return False
-    return _read_by_group_lane(toks, q + 1, c, lanes) and _constant(toks[c + 1 : b])
-
-
-def _read_by_group_lane(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
-    """``toks[a:b]`` is `array[index]` whose index names only group lanes and numbers."""
-    if b - a < 4 or toks[a].kind is not Kind.IDENT or toks[a + 1].text != "[":
-        return False
-    if toks[b - 1].text != "]":
-        return False
-    index = toks[a + 2 : b - 1]
-    return any(t.text in lanes for t in index) and all(
-        t.text in lanes or t.kind is not Kind.IDENT for t in index
+    """``expr`` names no value but constants in capitals (`-FLT_MAX`, `0.f`), perhaps built
+    into a vector (`make_float4(0.f, 0.f, 0.f, 0.f)`): alike in both halves of a wavefront."""
+    return bool(expr) and all(
+        t.text.isupper()
+        or (t.text.startswith("make_") and k + 1 < len(expr) and expr[k + 1].text == "(")
+        for k, t in enumerate(expr)
+        if t.kind is Kind.IDENT
     )
 
 
-def _group_condition(toks: Sequence[Token], a: int, b: int, lanes: set[str]) -> bool:
-    """The condition ``toks[a:b]`` is the same in both halves: it names a group lane, and no
-    other name but constants in capitals (`lane < WARPS_PER_BLOCK`)."""
-    names = [t.text for t in toks[a:b] if t.kind is Kind.IDENT]
-    return any(n in lanes for n in names) and all(n in lanes or n.isupper() for n in names)
+class _Halves(NamedTuple):
+    """What decides whether a name is alike in both halves of a function: its group lanes, and
+    the thread-index data flow (a name no thread index reaches is alike in every lane)."""
+
+    toks: Sequence[Token]
+    lanes: set[str]
+    taint: Taint
+
+    def alike(self, j: int) -> bool:
+        """Token ``j`` is no name, or a name alike in both halves: a group lane, a constant in
+        capitals, or a value no thread index reaches (hkevin01's n-body `positions[i +
+        lane_id]` in a loop over `i`, round 46)."""
+        t = self.toks[j]
+        return (
+            t.kind is not Kind.IDENT
+            or t.text in self.lanes
+            or t.text.isupper()
+            or not self.taint.is_tainted(j)
+        )
+
+    def seeded(self, a: int, b: int) -> bool:
+        """``toks[a:b]`` is a read by group lane (``read_by_group_lane``), or `cond ? read :
+        constant` on a condition of group lanes (`lane < WARPS_PER_BLOCK ? red_smem[lane] :
+        -FLT_MAX`)."""
+        if self.read_by_group_lane(a, b):
+            return True
+        toks = self.toks
+        q = next((j for j in range(a, b) if toks[j].text == "?"), None)
+        c = next((j for j in range(q or b, b) if toks[j].text == ":"), None)
+        if q is None or c is None or not self.group_condition(a, q):
+            return False
+        return self.read_by_group_lane(q + 1, c) and _constant(toks[c + 1 : b])
+
+    def read_by_group_lane(self, a: int, b: int) -> bool:
+        """``toks[a:b]`` is `array[index]` whose index names a group lane and otherwise only
+        names alike in both halves."""
+        toks = self.toks
+        if b - a < 4 or toks[a].kind is not Kind.IDENT or toks[a + 1].text != "[":
+            return False
+        if toks[b - 1].text != "]":
+            return False
+        return self.group_condition(a + 2, b - 1)
+
+    def group_condition(self, a: int, b: int) -> bool:
+        """``toks[a:b]`` is the same in both halves: it names a group lane, and no other name
+        but those alike in both halves (`lane < WARPS_PER_BLOCK`, `i + lane < n`)."""
+        return any(t.text in self.lanes for t in self.toks[a:b]) and all(
+            self.alike(j) for j in range(a, b)
+        )
