@@ -1,8 +1,9 @@
 """HZ317 ffs-overload-ambiguous
 
 ## What it detects
-`__ffsll(x)` or `__ffs(x)` called with a 64-bit `long` argument: a variable, a cast, or an
-element of a pointer or array (`__ffsll(masks[i])` with `const int64_t* masks`) of type
+`__ffsll(x)` or `__ffs(x)` called with a 64-bit `long` argument: a variable, a cast (C-style
+or `static_cast<int64_t>(x)`, CUDA_gpca_proj1's `ExtractLsbPos`, compile round 46: 7 TUs), or
+an element of a pointer or array (`__ffsll(masks[i])` with `const int64_t* masks`) of type
 `uint64_t`, `int64_t`, `size_t`, `unsigned long` or `long`.
 
 ## Why it breaks on AMD
@@ -18,8 +19,9 @@ int first = __ffsll(mask);      // HZ317: ambiguous on HIP
 ```
 
 ## How to fix
-Cast to the intended type: `__ffsll((unsigned long long)mask)`, or declare the mask as
-`unsigned long long`.
+`convert` casts the argument to the type CUDA's single overload converts it to,
+`__ffsll((long long)mask)` (`int` for `__ffs`): the bits, and so the result, are CUDA's.
+Declaring the mask `unsigned long long` works as well.
 """
 
 from __future__ import annotations
@@ -81,6 +83,10 @@ def _element_type(toks: Sequence[Token], name: str, lo: int, hi: int) -> list[st
     return found
 
 
+# CUDA's only overload of each: the cast makes HIP's call the conversion CUDA's makes
+_CUDA_PARAMETER = {"__ffsll": "long long", "__ffs": "int"}
+
+
 def _is_long(words: list[str]) -> bool:
     if set(words) & _LONG:
         return True
@@ -105,6 +111,10 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             close = next((k for k, t in enumerate(arg) if t.text == ")"), None)
             if close is not None:
                 words = [t.text for t in arg[1:close]]
+        elif arg[0].text == "static_cast" and len(arg) > 4 and arg[1].text == "<":
+            close = next((k for k, t in enumerate(arg) if t.text == ">"), None)
+            if close is not None:
+                words = [t.text for t in arg[2:close]]
         elif len(arg) == 1 and arg[0].kind is Kind.IDENT:
             func = function_at(unit, c.index)
             lo = func.params[0] if func else 0
@@ -115,16 +125,16 @@ def check(unit: Unit, ctx: Context, report: Report) -> Iterator[Proposal]:
             words = _element_type(toks, arg[0].text, lo, c.index)
         if not words or not _is_long(words):
             continue
-        want = "unsigned long long"
+        want = _CUDA_PARAMETER[c.name]
         fix = Fix(
             (report.edit(toks[a].start, toks[a].start, f"({want})"),),
-            f"cast the argument to {want}",
-            safe=False,
+            f"cast the argument to {want}, the type CUDA converts it to",
+            safe=True,
         )
         yield report(
             toks[c.index].start,
             toks[c.close].end,
             f"`{c.name}` on a `{' '.join(reversed(words))}` argument is ambiguous on HIP (it "
-            f"overloads long long and unsigned long long): cast to `{want}`",
+            f"overloads {want} and unsigned {want}): cast to `{want}`, as CUDA converts it",
             fix=fix,
         )
