@@ -149,6 +149,33 @@ THRUST_NAMESPACE = declare_rule(
     Thrust, keep the two apart at link time (hidden visibility).
     """,
 )
+LANGUAGE_STANDARD = declare_rule(
+    "HB110",
+    "language-standard",
+    Severity.INFO,
+    "nvcc -std=c++03 became -std=c++11: HIP's headers need C++11",
+    """
+    ## What it detects
+    nvcc's language standard flag set below C++11 (`-std=c++03`, `--std c++98`), and the form
+    `-std c++17` (value as the next word), which nvcc accepts and clang does not.
+
+    ## Why it breaks on AMD
+    HIP's headers use C++11 throughout: with `-std=c++03` every file that includes
+    `hip_runtime.h` fails ("requires compiler and library support for the ISO C++ 2011
+    standard"), while nvcc compiles C++03 code (tobiasvanderwerff's teaching kernels, compile
+    round 46: 13 translation units). Clang reads `-std c++17` as two arguments and fails.
+
+    ## Example
+    ```make
+    NVCC_FLAGS = --std=c++03 -O3     # -> -std=c++11 -O3 (HB110)
+    ```
+
+    ## How to fix
+    Nothing: hipify-py writes `-std=c++11` (C++03 code almost always compiles as C++11; names
+    that C++11 made keywords, such as `auto` as a storage class or a variable `nullptr`, do
+    not).
+    """,
+)
 _THRUST_WRAPPED = re.compile(r"-DTHRUST_CUB_WRAPPED_NAMESPACE(?:=\S*)?")
 # what nvcc's --use_fast_math keeps meaning on clang: -ffast-math without finite-math-only
 _FAST_MATH = ("-ffast-math", "-fno-finite-math-only")
@@ -176,6 +203,9 @@ _ARCH = frozenset({"-arch", "--gpu-architecture", "-gencode", "--generate-code",
 _ARCH |= {"--gpu-code"}
 _HOST = frozenset({"-Xcompiler", "--compiler-options"})
 _DROP_VALUE = frozenset({"-cudart", "--cudart", "--threads"})  # no effect on hipcc
+_STD = frozenset({"-std", "--std"})
+# standards older than C++11, which HIP's headers need
+_BEFORE_CXX11 = frozenset({"c++98", "c++03", "gnu++98", "gnu++03"})
 _REPORT_VALUE = frozenset(
     {
         "-Xptxas",
@@ -257,7 +287,7 @@ class _Flag(NamedTuple):
 
 
 # flags whose value may be the next word (nvcc's ``-flag value`` form, as well as ``-flag=value``)
-_TAKES_VALUE = _ARCH | _HOST | _DROP_VALUE | _REPORT_VALUE | {"--default-stream"}
+_TAKES_VALUE = _ARCH | _HOST | _DROP_VALUE | _REPORT_VALUE | _STD | {"--default-stream"}
 
 
 def _read_flag(words: Sequence[Word], i: int) -> _Flag:
@@ -309,6 +339,21 @@ def _source_language(flag: _Flag, value: str, rule: str) -> Iterator[Edit | Find
     """``-x cu`` -> ``-x hip``."""
     language = flag.words[1]
     yield Edit(language.start, language.end, "hip", rule)
+
+
+def _language_standard(flag: _Flag, value: str, rule: str) -> Iterator[Edit | Finding]:
+    """``-std=c++03`` -> ``-std=c++11``; ``-std c++17`` (two words) -> ``-std=c++17``."""
+    standard = "c++11" if value.lower() in _BEFORE_CXX11 else value
+    text = f"-std={standard}"
+    if standard == value and (len(flag.words) == 1 or flag.name == "--std"):
+        return  # clang reads it as it stands
+    yield from _replace_or_cut(flag.words, text, rule)
+    if standard != value:
+        yield _finding(
+            flag.words[0],
+            LANGUAGE_STANDARD,
+            f"{flag.name} {value} -> {text}: HIP's headers need C++11 (nvcc compiles C++03)",
+        )
 
 
 def _drop_with_value(flag: _Flag, value: str, rule: str) -> Iterator[Edit | Finding]:
@@ -374,6 +419,7 @@ _WITH_VALUE: dict[str, Callable[[_Flag, str, str], Iterator[Edit | Finding]]] = 
     **dict.fromkeys(_HOST, _host_flags),
     "--default-stream": _default_stream,
     "-x": _source_language,
+    **dict.fromkeys(_STD, _language_standard),
     **dict.fromkeys(_DROP_VALUE, _drop_with_value),
 }
 # ... and for flags converted as they stand (a value of theirs, if any, goes with them)
