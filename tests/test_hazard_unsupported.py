@@ -464,10 +464,11 @@ def test_rule_findings_name_the_construct():
 
 
 def test_hz317_ffsll_on_uint64_is_cast_as_cuda_converts_it():
+    """convert casts by default (the `ffs-cast` conversion); converting again adds nothing."""
     src = "__device__ int f(uint64_t m) { return __ffsll(m); }\n"
     [found] = only("HZ317", src)
     assert "uint64_t" in found.message
-    assert "__ffsll((long long)m)" in fixed(src)
+    assert "__ffsll((long long)m)" in hip(src)  # hip() also converts its output again
     assert only("HZ317", src.replace("uint64_t m", "unsigned long long m")) == []
 
 
@@ -483,7 +484,7 @@ __global__ void k3(unsigned long long x, int* o) { o[0] = __ffsll(static_cast<in
 def test_hz317_ffsll_on_int64_elements(nvcc, rocm7, clang19, tmp_path):
     # CUDA_gpca_proj1's `__ffsll(static_cast<int64_t>(x))` (compile round 46: 7 TUs)
     assert [f.line for f in only("HZ317", FFS_ELEMENTS)] == [2, 3, 5]
-    out = fixed(FFS_ELEMENTS)
+    out = hip(FFS_ELEMENTS)
     assert "__ffsll((long long)masks[threadIdx.x])" in out
     cu = tmp_path / "f.cu"
     cu.write_text(FFS_ELEMENTS)
@@ -495,11 +496,12 @@ def test_hz317_ffsll_on_int64_elements(nvcc, rocm7, clang19, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     for text, ambiguous in ((FFS_ELEMENTS, 3), (out, 0)):
-        hip = tmp_path / "f.hip"
-        hip.write_text("#include <hip/hip_runtime.h>\n" + text)
+        hip_file = tmp_path / "f.hip"
+        hip_file.write_text("#include <hip/hip_runtime.h>\n" + text)
         cmd = [
             clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only",
-            "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"), str(hip),
+            "-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include"),
+            str(hip_file),
         ]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         assert proc.stderr.count("call to '__ffsll' is ambiguous") == ambiguous, proc.stderr
