@@ -11,7 +11,12 @@ import subprocess
 from pathlib import Path
 
 from _convert import hip, result
-from _units import assert_converted_compiles, assert_nvcc_builds, converted_tree
+from _units import (
+    assert_converted_compiles,
+    assert_nvcc_builds,
+    convert_directory,
+    converted_tree,
+)
 
 UNITS = Path(__file__).parent / "fixtures" / "units"
 
@@ -263,3 +268,46 @@ def test_a_definition_takes_the_targets_its_header_declares(nvcc, gfx942_check, 
     assert "static float twice(float x)" in text
     assert_converted_compiles(out, "vector3.cu", gfx942_check)
     assert hip(text) == text
+
+
+# tobiasvanderwerff's infoli (compile round 46): a serial and a parallel version, each with its
+# own `axon.h`; the parallel one declares `compAxon` through a macro of `__host__ __device__`
+AXON_PARALLEL_H = """#pragma once
+struct Cell { float v; };
+#define CUDA_CALLABLE_FUNCTION __host__ __device__
+
+CUDA_CALLABLE_FUNCTION void compAxon(Cell* c);
+"""
+AXON_PARALLEL = """#include "axon.h"
+CUDA_CALLABLE_FUNCTION void compAxon(Cell* c) { c->v *= 0.5f; }
+__global__ void step(Cell* cells) { compAxon(&cells[threadIdx.x]); }
+"""
+AXON_SERIAL_H = """#pragma once
+struct Cell { float v; };
+void compAxon(Cell* c);
+"""
+AXON_SERIAL = """#include "axon.h"
+void compAxon(Cell* c) { c->v *= 0.5f; }
+"""
+
+
+def test_a_definition_takes_targets_only_from_the_header_it_includes(nvcc, gfx942_check, tmp_path):
+    """The serial `axon.cu` includes its own `axon.h`, not the parallel one of the same name:
+    its `compAxon` stays a host function (with both targets, clang rejects it: "cannot
+    overload"); the parallel definition's targets are its header's macro, and stay so."""
+    tree = tmp_path / "infoli"
+    for part, header, source in (
+        ("parallel", AXON_PARALLEL_H, AXON_PARALLEL),
+        ("serial", AXON_SERIAL_H, AXON_SERIAL),
+    ):
+        (tree / part).mkdir(parents=True)
+        (tree / part / "axon.h").write_text(header)
+        (tree / part / "axon.cu").write_text(source)
+        assert_nvcc_builds(nvcc, [tree / part / "axon.cu"], [], tmp_path)
+    out = convert_directory(tree, tmp_path / "out")
+    serial = (out / "serial" / "axon.hip").read_text()
+    assert "\nvoid compAxon(Cell* c) {" in serial
+    assert_converted_compiles(out / "serial", "axon.cu", gfx942_check)
+    parallel = (out / "parallel" / "axon.hip").read_text()
+    assert "\nCUDA_CALLABLE_FUNCTION void compAxon(Cell* c) {" in parallel
+    assert_converted_compiles(out / "parallel", "axon.cu", gfx942_check)

@@ -68,11 +68,10 @@ _BOTH = (b"__host__", b"__device__")
 
 
 def both_declarations(path: str, data: bytes) -> set[tuple[str, str]]:
-    """(the header's file name, function name) for each function header ``data`` declares
+    """(the header's path, function name) for each function header ``data`` declares
     `__host__ __device__` without a body, outside a template."""
     if path.endswith(SOURCE_SUFFIXES) or b"__host__" not in data or b"__device__" not in data:
         return set()
-    name = PurePath(path).name
     out = set()
     for m in _STATEMENT.finditer(data):
         text = m.group()
@@ -84,7 +83,7 @@ def both_declarations(path: str, data: bytes) -> set[tuple[str, str]]:
             continue
         words = _WORD.findall(rest[:paren])
         if len(words) >= 3 and set(_BOTH) <= set(words) and not _NOT_NAMESPACE_SCOPE & set(words):
-            out.add((name, words[-1].decode("ascii")))
+            out.add((path, words[-1].decode("ascii")))
     return out
 
 

@@ -132,7 +132,7 @@ class ProjectIndex:
     # includes it and defines the template `static` is rejected by clang
     # (``project_declarations``, ``rewrite/static_after_declaration``)
     template_declarations: frozenset[tuple[str, str]] = frozenset()
-    # (header file name, function it declares `__host__ __device__` without a body)
+    # (header path, function it declares `__host__ __device__` without a body)
     both_declarations: frozenset[tuple[str, str]] = frozenset()
     # (name, rank) of the members and variables the tree declares with a CUDA vector type
     # (``project_declarations.vector_members``, ``rewrite/vector_designators``)

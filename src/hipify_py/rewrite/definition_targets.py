@@ -7,7 +7,10 @@ declared one ("__host__ function 'len' cannot overload __host__ __device__ funct
 compile round 43, a silent TU).  Written on the definition, the targets are the ones nvcc
 used.  Only `__host__ __device__` declarations are followed (``ProjectIndex.
 both_declarations``): adding both targets to a function of the same name that is another
-overload changes nothing a host build compiles.
+overload changes nothing a host build compiles.  The header is the one the source includes, as
+the include graph resolves it: tobiasvanderwerff's infoli keeps a serial `axon.h` that declares
+a plain `compAxon` beside the parallel one's `__host__ __device__` `compAxon` (compile round
+46: 2 silent TUs, "cannot overload").
 """
 
 from __future__ import annotations
@@ -32,13 +35,16 @@ def definition_targets(unit: Unit, ctx: Context) -> Iterator[Edit]:
     declared = ctx.project.both_declarations
     if not declared or not unit.is_source:
         return
-    headers = {PurePath(inc.path).name for inc in includes(unit.text, unit.tokens, unit.directives)}
-    names = {name for header, name in declared if header in headers}
+    names = _declared_in_included(unit, ctx)
     if not names & unit.identifiers:
         return
     toks, inactive = unit.tokens, inactive_in(unit)
+    # a definition's targets may be a macro of another file: infoli's `CUDA_CALLABLE_FUNCTION
+    # void compAxon(...) {`, the macro defined in its header (round 46)
+    spelled = dict(ctx.project.decorations)
     for f in functions(unit):
-        if f.name not in names or f.specifiers & _TARGETS or "template" in f.specifiers:
+        targets = f.specifiers.union(*(spelled.get(w, ()) for w in f.specifiers)) & _TARGETS
+        if f.name not in names or targets or "template" in f.specifiers:
             continue
         if toks[f.name_index - 1].text == "::" or toks[f.name_index].start in inactive:
             continue  # a member of a class, or code the HIP build skips
@@ -47,3 +53,14 @@ def definition_targets(unit: Unit, ctx: Context) -> Iterator[Edit]:
         if toks[start].text == "extern":
             continue  # `extern "C"` must come first; such a definition is left as written
         yield Edit(toks[start].start, toks[start].start, "__host__ __device__ ", RULE)
+
+
+def _declared_in_included(unit: Unit, ctx: Context) -> set[str]:
+    """The functions declared `__host__ __device__` in the headers ``unit`` includes: by the
+    include graph's resolved paths, or by base name where the graph keeps names only."""
+    graph = ctx.project.include_graph
+    reached = set(graph.down.get(graph.node(unit.path), ()))
+    if not reached:  # no edges known for the file: its includes by name
+        found = includes(unit.text, unit.tokens, unit.directives)
+        reached = {graph.node(PurePath(inc.path).name) for inc in found}
+    return {name for header, name in ctx.project.both_declarations if graph.node(header) in reached}
