@@ -311,3 +311,16 @@ def test_a_definition_takes_targets_only_from_the_header_it_includes(nvcc, gfx94
     parallel = (out / "parallel" / "axon.hip").read_text()
     assert "\nCUDA_CALLABLE_FUNCTION void compAxon(Cell* c) {" in parallel
     assert_converted_compiles(out / "parallel", "axon.cu", gfx942_check)
+
+
+def test_a_name_against_a_string_literal_gets_a_space_unless_it_is_a_literal_suffix():
+    """`"%"PRIu64` and a macro's `"..."msg` get a space (clang reads a reserved suffix); the
+    standard `s`/`sv` suffixes and a user's `_x` stay, as does a string with a space."""
+    src = (
+        "void f(unsigned long v, const char* msg) {\n"
+        '  printf("%"PRIu64"\\n", v);\n'
+        '  auto a = "x"s; auto b = "y"sv; auto c = "z"_x; auto d = "w" msg;\n}\n'
+    )
+    out = hip(src)
+    assert 'printf("%" PRIu64"\\n", v);' in out
+    assert '"x"s;' in out and '"y"sv;' in out and '"z"_x;' in out and '"w" msg;' in out
