@@ -268,3 +268,26 @@ template <unsigned N, class Group> __device__ inline void wait_prior(const Group
 }
 }  // namespace cooperative_groups
 """
+
+PIPELINE = """\
+// hipify-py shim: CUDA's pipeline primitives (cuda_pipeline.h, not in HIP 7.2): each thread
+// copies its own bytes at once, so they are in place when __pipeline_wait_prior returns, as
+// CUDA's own path for GPUs before sm_80 does; the overlap of copy and compute is lost
+#include <cstddef>
+__device__ inline void __pipeline_memcpy_async(void* __restrict__ dst, const void* __restrict__ src,
+                                               size_t size, size_t zfill = 0) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  if (zfill == 0 && size == 16) {
+    *reinterpret_cast<int4*>(d) = *reinterpret_cast<const int4*>(s);
+  } else if (zfill == 0 && size == 8) {
+    *reinterpret_cast<int2*>(d) = *reinterpret_cast<const int2*>(s);
+  } else if (zfill == 0 && size == 4) {
+    *reinterpret_cast<int*>(d) = *reinterpret_cast<const int*>(s);
+  } else {
+    for (size_t i = 0; i < size; ++i) d[i] = i < size - zfill ? s[i] : 0;
+  }
+}
+__device__ inline void __pipeline_commit() {}
+__device__ inline void __pipeline_wait_prior(size_t) {}
+"""

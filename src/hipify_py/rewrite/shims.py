@@ -1,14 +1,15 @@
 """Definitions for CUDA device functions that ROCm 7.2.4 lacks, inserted into the file using them.
 
-Real projects failed for want of a handful of small CUDA functions HIP does not declare
-(issue 23): the cache-hinted loads/stores on vector types, the bf16 constructors
+Real projects failed for want of a handful of small CUDA functions HIP does not declare (issue
+23): the cache-hinted loads/stores on vector types, the bf16 constructors
 ``__float2bfloat162_rn``/``__floats2bfloat162_rn``, ``__double2half``, the directed-rounding
 ``__fadd_rd``-style arithmetic, the SIMD byte intrinsics ``__dp4a``/``__vmaxs4``,
-``CubDebugExit`` and ``cg::reduce``.  Each has an exact HIP expression, so the port writes it
-once, under the CUDA name, next to the file's includes, instead of leaving a compile error.
-The shim keeps the CUDA name (the code reads as before) and sits behind an ``#ifndef`` guard,
-so a header and its includer can both carry it.  What the shim drops is said in its comment
-(cache hints are performance hints; AMD's plain load/store is the same value).
+``CubDebugExit``, ``cg::reduce`` and the pipeline primitives of ``cuda_pipeline.h``.  Each has
+an exact HIP expression, so the port writes it once, under the CUDA name, next to the file's
+includes, instead of leaving a compile error. The shim keeps the CUDA name (the code reads as
+before) and sits behind an ``#ifndef`` guard, so a header and its includer can both carry it.
+What the shim drops is said in its comment (cache hints are performance hints; AMD's plain
+load/store is the same value).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ._shim_texts import (
     CG_REDUCE,
     HALF_ATOMIC_ADD,
     MAP_FLAGS,
+    PIPELINE,
     ROUNDED,
     ROUNDED_OPS,
     ROUNDING,
@@ -245,6 +247,11 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         "HIPIFY_PY_SHIM_CG_MEMCPY_ASYNC",
         CG_MEMCPY_ASYNC,
         frozenset({"memcpy_async", "wait", "wait_prior"}),
+    ),
+    "pipeline": (
+        "HIPIFY_PY_SHIM_PIPELINE",
+        PIPELINE,
+        frozenset({"__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior"}),
     ),
 }
 # shims whose name is common (atomicAdd on int/float is HIP's own): inserted only where the file
