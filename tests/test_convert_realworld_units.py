@@ -324,3 +324,43 @@ def test_a_name_against_a_string_literal_gets_a_space_unless_it_is_a_literal_suf
     out = hip(src)
     assert 'printf("%" PRIu64"\\n", v);' in out
     assert '"x"s;' in out and '"y"sv;' in out and '"z"_x;' in out and '"w" msg;' in out
+
+
+SUPPORT_H = """#pragma once
+#include <cstdio>
+#include <cstdlib>
+#define FATAL(msg, ...)                                                   \\
+  do {                                                                    \\
+    fprintf(stderr, "[%s:%d] "msg"\\n", __FILE__, __LINE__, ##__VA_ARGS__); \\
+    exit(-1);                                                             \\
+  } while (0)
+"""
+HISTOGRAM = """#include "support.h"
+__global__ void histo(const unsigned* in, unsigned* bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[in[i] & 255], 1u);
+}
+void check(int n) { if (n < 0) FATAL("bad size %d", n); }
+"""
+
+
+def test_a_plain_header_a_cuda_source_includes_gets_clangs_fixes(nvcc, gfx942_check, tmp_path):
+    """tobiasvanderwerff's `support.h` holds no CUDA, so it was copied; clang compiles it
+    within the CUDA source that includes it and rejects its `"..."msg` (compile round 46).
+    The same header that no CUDA source includes, and one that needs no fix, are copied."""
+    tree = tmp_path / "histogram"
+    tree.mkdir()
+    (tree / "support.h").write_text(SUPPORT_H)
+    (tree / "host_only.h").write_text(SUPPORT_H)
+    (tree / "plain.h").write_text(
+        "#pragma once\nstatic inline int twice(int x) { return 2 * x; }\n"
+    )
+    (tree / "kernel.cu").write_text(
+        HISTOGRAM.replace("void check", '#include "plain.h"\nvoid check')
+    )
+    assert_nvcc_builds(nvcc, [tree / "kernel.cu"], ["-std=c++03"], tmp_path)
+    out = convert_directory(tree, tmp_path / "out")
+    assert '"[%s:%d] " msg"\\n"' in (out / "support.h").read_text()
+    assert (out / "host_only.h").read_text() == SUPPORT_H
+    assert (out / "plain.h").read_text() == (tree / "plain.h").read_text()
+    assert_converted_compiles(out, "kernel.cu", gfx942_check)

@@ -27,6 +27,7 @@ from .project_backends import (
 )
 from .project_declarations import both_declarations, vector_members
 from .project_gated_includes import GatedIncludes
+from .project_host_headers import HostHeaders
 from .project_index import ProjectIndex, index_of
 from .project_launches import LaunchBlocks
 from .project_masks import MaskWidths
@@ -327,6 +328,7 @@ def project_index_of(
     reach = IncludeReach()
     closed = ClosedTemplates()
     tiles = TileConstants()
+    host_headers = HostHeaders(is_cuda_source)
     both: set[tuple[str, str]] = set()  # the headers' __host__ __device__ declarations
     vectors: set[tuple[str, int]] = set()  # the tree's members of CUDA vector types
 
@@ -337,6 +339,7 @@ def project_index_of(
         gated.add(path, data)
         launches.add(path, data)
         reach.add(path, data)
+        host_headers.add(path, data)
         closed.add(path, data)
         tiles.add(data)
         both.update(both_declarations(path, data))
@@ -367,6 +370,7 @@ def project_index_of(
         retired=retired_dirs_of(files),
         unreached=reach.unreached(),
         include_paths=reach.edges(),
+        clang_headers=host_headers.compiled(reach.edges()),
         closed_templates=closed.found(),
         tile_constants=tiles.found(),
         both_declarations=frozenset(both),

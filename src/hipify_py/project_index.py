@@ -132,6 +132,8 @@ class ProjectIndex:
     # includes it and defines the template `static` is rejected by clang
     # (``project_declarations``, ``rewrite/static_after_declaration``)
     template_declarations: frozenset[tuple[str, str]] = frozenset()
+    # the plain headers a CUDA source includes that need clang's fixes (``project_host_headers``)
+    clang_headers: frozenset[str] = frozenset()
     # (header path, function it declares `__host__ __device__` without a body)
     both_declarations: frozenset[tuple[str, str]] = frozenset()
     # (name, rank) of the members and variables the tree declares with a CUDA vector type
@@ -274,6 +276,7 @@ class ProjectIndex:
             sorted(self.uncalled),
             sorted(f"{h}:{n}" for h, n in self.template_declarations),
             sorted(f"{h}:{n}" for h, n in self.both_declarations),
+            sorted(self.clang_headers),
             sorted(f"{n}:{r}" for n, r in self.vector_members),
             [f"{n}:{','.join(w)}" for n, w in self.closed_templates],
             [f"{n}={v}" for n, v in self.tile_constants],

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from . import interrupts
 from .context import Context, Options, Renames, RuleFilter
-from .discover import CUDA_SUFFIXES, HEAD_BYTES, Candidate, classify
+from .discover import CUDA_SUFFIXES, HEAD_BYTES, Candidate, FileKind, classify
 from .mappings.load import RulesText
 from .project_index import ProjectIndex
 from .result import FileStatus, Outcome, RunMode
@@ -99,6 +99,8 @@ def process(
     if known is not None and digest == known:
         return Outcome(candidate, FileStatus.CACHED, digest=digest)
     kind = classify(candidate.path, data)  # once: the outcome carries it
+    if not kind.converted and str(candidate.path.absolute()) in ctx.project.clang_headers:
+        kind = FileKind(cuda=True)  # a plain header clang compiles within a CUDA source
     if not kind.converted:
         return Outcome(candidate, FileStatus.COPIED, digest=digest)
     outcome = _convert(candidate, data, ctx, mode, kind.build)
