@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from _convert import hip, result
+from _units import assert_nvcc_builds
 
 WARP = """#include <cuda_runtime.h>
 __global__ void reduce(const float* in, float* out) {
@@ -126,6 +127,34 @@ def test_every_32_bit_mask_form_converts_to_code_that_builds_for_gfx942(
         (16, True),
     ]
     _compile(_gfx942(clang19, rocm7, tmp_path), res.text, tmp_path)
+
+
+# rwatling's GPU_Array_Matching_v2 (hazard round 49): the shuffles' width is a header's macro,
+# which the hermetic parse does not open, so it loses the calls and the uses of `mask` in them
+LOST_USES = """#include "util.h"
+__global__ void match(int* out, const int* in) {
+  unsigned int mask = 0xffffffff;
+  int v = in[threadIdx.x];
+  for (int delta = 1; delta < WARP_SIZE; delta <<= 1)
+    v += __shfl_down_sync(mask, v, delta, WARP_SIZE);
+  out[threadIdx.x] = v;
+}
+"""
+
+
+def test_a_mask_whose_uses_the_parse_loses_is_widened_at_its_declaration(
+    nvcc: str, clang19: str, rocm7: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "util.h").write_text("#define WARP_SIZE 32\n")
+    (tmp_path / "match.cu").write_text(LOST_USES)
+    assert_nvcc_builds(nvcc, [tmp_path / "match.cu"], [], tmp_path)
+    res = result(LOST_USES)
+    assert "unsigned long long mask = 0xffffffffffffffffULL;" in res.text
+    assert [(f.line, f.fixed) for f in res.findings if f.rule == "HZ106"] == [(3, True)]
+    _compile(_gfx942(clang19, rocm7, tmp_path), res.text, tmp_path)
+    # used as something else too: reported, not changed (the parsed path's rule)
+    other = LOST_USES.replace("out[threadIdx.x] = v;", "out[threadIdx.x] = v + (int)mask;")
+    assert "unsigned int mask = 0xffffffff;" in result(other).text
 
 
 def test_warp_reduce_example_builds_for_gfx942_without_flags(

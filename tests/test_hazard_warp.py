@@ -1063,7 +1063,10 @@ struct WarpSum : lib::contract::Realization<Recipe> {
 };
 """
     (f,) = only("HZ106", src, "sum.cuh")
-    assert f.line == 7 and "is 32-bit (declared at line 6 as `const unsigned`)" in f.message
+    # the type read from tokens is the declaration's own, and the declaration a site of its
+    # own that convert widens (the parse lost the use: rwatling's masks, round 49)
+    assert f.line == 6 and "of 32-bit type `const unsigned`" in f.message and f.fixed
+    assert "const unsigned long long mask = __activemask();" in result(src, "sum.cuh").text
 
 
 def test_hz106_a_namespace_mask_of_std_uint32_t_is_widened(nvcc, gfx942_check, tmp_path):

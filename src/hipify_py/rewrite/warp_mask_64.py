@@ -22,26 +22,28 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import SHUFFLES, Call
 from ..analysis.calls import calls as calls_of
 from ..analysis.cursor import cursor_at
-from ..analysis.declared_types import local_declaration, parameter_size, type_size
+from ..analysis.declared_types import (
+    local_declaration,
+    local_declaration_index,
+    type_size,
+)
 from ..analysis.mask_literals import cast_of_all_ones, segment_mask
 from ..analysis.values import int_value
-from ..analysis.vote_types import VOTES, holds_a_vote
+from ..analysis.vote_types import VOTES
 from ..context import Context
 from ..edits import Edit
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from ..rules import Tally, rewrite_pass
 from ._mask_calls import hip_calls
+from ._mask_sites import MaskSite, elsewhere, unresolved, unresolved_once
 from .warp_sync_legacy import FIRST_WITH_SYNC_BUILTINS
-
-if TYPE_CHECKING:
-    import clang.cindex as ci
 
 RULE = "mask64"
 # the calls a mask variable or macro is passed to: (intrinsic name, the argument's token)
@@ -57,28 +59,6 @@ _NARROW = re.compile(
     r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|uint|int|unsigned\s+short|short))\s*$"
 )
 _CONDITIONAL = frozenset({"ifdef", "ifndef", "undef", "if", "elif", "defined"})
-
-
-@dataclass(frozen=True)
-class MaskSite:
-    """One source of a 32-bit mask that reaches a ``*_sync`` intrinsic, and its fix point.
-
-    ``start``/``end`` is where to report (the literal, the ``#define`` value, the declaration);
-    ``uses`` are the call names it reaches.  ``edits`` widen it to 64 bits (empty: nothing for
-    the conversion to change).  ``default``: the edits keep the meaning and are needed to
-    compile, so ``convert`` applies them.  ``open``: a question remains after the edits (a
-    partial mask).
-    """
-
-    kind: str  # "full" | "full-ull" | "partial" | "segment" | "macro" | "variable" | "elsewhere"
-    start: int
-    end: int
-    text: str  # the mask literal, macro name or variable name
-    uses: tuple[str, ...]
-    edits: tuple[Edit, ...] = ()
-    default: bool = False
-    open: bool = True
-    detail: str = ""  # the macro's value or variable's type; why there is no conversion
 
 
 def needs_64bit(ctx: Context) -> bool:
@@ -275,18 +255,24 @@ def _variable_sites(
     """Masks held in variables: one site per declaration of a 32-bit type.  The parse sees the
     CUDA build's typedefs; a mask type chosen per platform is read as the HIP build sees it
     (pyg-lib's `#ifdef USE_ROCM using warp_mask_t = unsigned long long;`, round 15)."""
+    import clang.cindex as ci
+
     ast = unit.ast
     if ast is None:
         return []
-    groups: dict[tuple, tuple[object, list[str]]] = {}
-    elsewhere: list[MaskSite] = []
+    groups: dict[tuple[int, str], tuple[_Declared, list[str]]] = {}
+    lost: list[MaskSite] = []  # uses the parse could not resolve, declared in no way seen here
     for name, tok in uses:
         cur = cursor_at(unit, tok.start)
         decl = cur.referenced if cur is not None else None
         if cur is None or decl is None:
-            unresolved = _unresolved(unit, tok, name, narrow)
-            if unresolved is not None:
-                elsewhere.append(unresolved)
+            local = _narrow_local(unit, tok)
+            if local is not None:  # the parse lost the use: its declaration, from tokens
+                groups.setdefault((local[0], tok.text), (local[1], []))[1].append(name)
+                continue
+            site = unresolved(unit, tok, name, narrow)
+            if site is not None:
+                lost.append(site)
             continue
         # a typedef chosen per platform (`#ifdef USE_ROCM`) is the HIP build's, not the parse's
         size = type_size(unit, cur.type.spelling) or cur.type.get_canonical().get_size()
@@ -294,75 +280,56 @@ def _variable_sites(
             continue
         where = ast.offset(decl.location)
         if where < 0:
-            elsewhere.append(
-                _elsewhere(tok, name, f"declared outside this file as `{cur.type.spelling}`")
+            lost.append(
+                elsewhere(tok, name, f"declared outside this file as `{cur.type.spelling}`")
             )
             continue
-        key = (where, tok.text)
-        groups.setdefault(key, (decl, []))[1].append(name)
+        declared = _Declared(cur.type.spelling, decl.kind == ci.CursorKind.PARM_DECL)
+        groups.setdefault((where, tok.text), (declared, []))[1].append(name)
     out = []
-    for (where, ident), (decl, names) in groups.items():
-        site = _declaration_site(unit, ident, where, decl, tuple(dict.fromkeys(names)), mask_tokens)
-        if site is not None:
-            out.append(site)
-    return out + _unresolved_once(elsewhere, {s.text for s in out})
+    for (where, ident), (declared, names) in groups.items():
+        unique = tuple(dict.fromkeys(names))
+        found = _declaration_site(unit, ident, where, declared, unique, mask_tokens)
+        if found is not None:
+            out.append(found)
+    return out + unresolved_once(lost, {s.text for s in out})
 
 
-def _unresolved_once(elsewhere: list[MaskSite], declared: set[str]) -> list[MaskSite]:
-    """A header's mask once, not at every use; none for a use the parse could not resolve of
-    a variable whose declaration in this file is a site already (``declared``: arrayfire's
-    namespace-scope `constexpr unsigned int FULL_MASK`, warp's local mask, both widened
-    there; round 13)."""
-    once: dict[str, MaskSite] = {}
-    for site in elsewhere:
-        if site.text not in declared:
-            once.setdefault(site.text, site)
-    return list(once.values())
+class _Declared(NamedTuple):
+    """A mask variable's declared type, and whether it is a parameter."""
+
+    spelling: str
+    is_param: bool
 
 
-def _unresolved(unit: Unit, tok: Token, name: str, narrow: frozenset[str]) -> MaskSite | None:
-    """A mask the parse could not resolve (a header's macro or variable) unless the tokens show
-    a parameter of a type 64 bits wide in the HIP build; a macro the tree defines as a 32-bit
-    number only (``narrow``) is known 32-bit."""
-    if tok.text in narrow:
-        detail = "declared 32-bit by the tree's `#define` of it: make that definition 64-bit"
-        return _elsewhere(tok, name, detail)
-    size = parameter_size(unit, tok)
-    if size == 8:
-        return None  # pytorch_scatter's `warp_mask_t mask`: 64-bit where USE_ROCM
-    if size is not None:  # mmcv's `__shfl_sync(unsigned mask, ...)` wrapper
-        return _elsewhere(tok, name, f"declared as a {size * 8}-bit parameter of this function")
-    local = local_declaration(unit, tok)
-    if local is not None:  # LightGBM's `const uint32_t mask = 0xffffffff;`, unparsed file
-        size = type_size(unit, local[0])
-        if size == 8 or ("auto" in local[0].split() and holds_a_vote(unit, tok.text)):
-            return None
-        if size is not None:
-            detail = f"declared at line {local[1]} as `{local[0]}`"
-            return _elsewhere(tok, name, detail)
-        # nvdiffrast's `U32 actMask = __ballot_sync(...)`, U32 a typedef of another file
-        detail = f"of type `{local[0]}` (declared at line {local[1]}; a type of another file)"
-        return _elsewhere(tok, name, f"{detail}; if it is 32-bit, declare the mask 64-bit")
-    detail = "defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a header)"
-    return _elsewhere(tok, name, f"{detail}; if it is 32-bit, make that definition 64-bit")
+def _narrow_local(unit: Unit, tok: Token) -> tuple[int, _Declared] | None:
+    """Where the function around ``tok`` declares the variable it uses with a type narrower
+    than 64 bits, read from tokens (the parse lost the use: rwatling's `unsigned int mask =
+    0xffffffff;` beside `__shfl_down_sync(mask, v, d, WARP_SIZE)`, `WARP_SIZE` from a header
+    the parse does not open, hazard round 49); the declaration's offset and type."""
+    k = local_declaration_index(unit, tok)
+    local = local_declaration(unit, tok) if k is not None else None
+    if k is None or local is None:
+        return None
+    size = type_size(unit, local[0])
+    if size is None or not 0 < size < 8:
+        return None
+    return unit.tokens[k].start, _Declared(local[0], False)
 
 
 def _declaration_site(
     unit: Unit,
     ident: str,
     where: int,
-    decl: ci.Cursor,
+    declared: _Declared,
     names: tuple[str, ...],
     mask_tokens: set[int],
 ) -> MaskSite | None:
-    import clang.cindex as ci
-
     toks = unit.tokens
     k = unit.first_token_from(where)
     if k >= len(toks) or toks[k].start != where or toks[k].text != ident:
         return None
-    spelling = decl.type.spelling
-    is_param = decl.kind == ci.CursorKind.PARM_DECL
+    spelling, is_param = declared
     # the declaration's head: tokens back to the statement or parameter boundary, or to a
     # directive line (FBGEMM's `#else` before the CUDA build's declaration, round 23)
     first = k
@@ -488,8 +455,3 @@ def widen_masks(unit: Unit, ctx: Context) -> Iterator[Edit]:
     for site in mask_sites(unit, ctx):
         if site.default:
             yield from site.edits
-
-
-def _elsewhere(tok: Token, name: str, detail: str) -> MaskSite:
-    """A mask whose 32-bit definition is not in this file: reported at the use, not fixed."""
-    return MaskSite("elsewhere", tok.start, tok.end, tok.text, (name,), detail=detail)
