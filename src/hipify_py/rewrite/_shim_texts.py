@@ -291,3 +291,16 @@ __device__ inline void __pipeline_memcpy_async(void* __restrict__ dst, const voi
 __device__ inline void __pipeline_commit() {}
 __device__ inline void __pipeline_wait_prior(size_t) {}
 """
+
+CARVEOUT = """\
+// hipify-py shim: CUDA's named shared-memory carveouts (driver_types.h), which HIP 7.2 does not
+// name; hipFuncAttributePreferredSharedMemoryCarveout takes the same percentage
+enum cudaSharedCarveout {
+  cudaSharedmemCarveoutDefault = -1,
+  cudaSharedmemCarveoutMaxShared = 100,
+  cudaSharedmemCarveoutMaxL1 = 0
+};
+"""
+CARVEOUT_NAMES = frozenset(
+    {"cudaSharedCarveout", "cudaSharedmemCarveoutDefault", "cudaSharedmemCarveoutMaxShared"}
+) | frozenset({"cudaSharedmemCarveoutMaxL1"})

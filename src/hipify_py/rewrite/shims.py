@@ -29,6 +29,8 @@ from ..rules import rewrite_pass
 from ._shim_texts import (
     BF16_LDG,
     BF16_TYPES,
+    CARVEOUT,
+    CARVEOUT_NAMES,
     CG_MEMCPY_ASYNC,
     CG_REDUCE,
     HALF_ATOMIC_ADD,
@@ -248,6 +250,7 @@ SHIMS: dict[str, tuple[str, str, frozenset[str]]] = {
         CG_MEMCPY_ASYNC,
         frozenset({"memcpy_async", "wait", "wait_prior"}),
     ),
+    "carveout": ("HIPIFY_PY_SHIM_CARVEOUT", CARVEOUT, CARVEOUT_NAMES),
     "pipeline": (
         "HIPIFY_PY_SHIM_PIPELINE",
         PIPELINE,
@@ -314,7 +317,8 @@ SHIMMED = frozenset().union(*(names for _, _, names in SHIMS.values())) - CG_ONL
 CG_NAMESPACES = frozenset({"cg", "cooperative_groups"})
 # used inside error-check macros: a use in a #define body needs the shim too
 _IN_MACROS = frozenset({"CubDebugExit", "cublasGetCudartVersion", "__brkpt"})  # assert macros
-OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB", "__device_builtin__"})  # no call
+# names used without a call
+OBJECT_LIKE = frozenset({"__grid_constant__", "CUDART_CB", "__device_builtin__"}) | CARVEOUT_NAMES
 
 
 def _uses(unit: Unit, names: frozenset[str]) -> list[int]:
