@@ -57,30 +57,19 @@ def parameter_size(unit: Unit, tok: Token) -> int | None:
     return None
 
 
-def local_declaration(unit: Unit, tok: Token) -> tuple[str, int] | None:
-    """The type (as written) and line of the variable ``tok`` names, declared in the body of
-    the function around it before ``tok`` (`const uint32_t mask = 0xffffffff;`), read from
-    tokens where the parse could not resolve the use; None if there is none."""
-    k = local_declaration_index(unit, tok)
-    if k is None:
-        return None
-    toks = unit.tokens
-    func = function_at(unit, k)
-    floor = func.open + 1 if func is not None else 0
-    first = k - 1
-    while (
-        first > floor
-        and toks[first - 1].text not in (";", "{", "}", ",")
-        and not toks[first - 1].in_directive  # iro-cuda-ax's `#ifdef __CUDA_ARCH__`
-    ):
-        first -= 1
-    declared = unit.text[toks[first].start : toks[k].start]
-    return declared.strip(), unit.lines.position(toks[k].start)[0]
+class LocalDeclaration(NamedTuple):
+    """A local variable's declaration read from tokens: its type as written, its line and the
+    token that names it."""
+
+    type: str
+    line: int
+    name: int
 
 
-def local_declaration_index(unit: Unit, tok: Token) -> int | None:
-    """The token that names the variable ``tok`` uses where the function around ``tok``
-    declares it, before ``tok`` (``local_declaration``); None if it declares none."""
+def local_declaration(unit: Unit, tok: Token) -> LocalDeclaration | None:
+    """The declaration of the variable ``tok`` names, in the body of the function around it
+    before ``tok`` (`const uint32_t mask = 0xffffffff;`), read from tokens where the parse
+    could not resolve the use; None if there is none."""
     at = unit.token_covering(tok.start)
     func = function_at(unit, at)
     if func is None:
@@ -90,7 +79,15 @@ def local_declaration_index(unit: Unit, tok: Token) -> int | None:
         if toks[k].text == tok.text and toks[k + 1].text in ("=", ";", ",", "{"):
             if toks[k - 1].kind is not Kind.IDENT or toks[k - 1].text in ("return", "case"):
                 continue
-            return k
+            first = k - 1
+            while (
+                first > func.open + 1
+                and toks[first - 1].text not in (";", "{", "}", ",")
+                and not toks[first - 1].in_directive  # iro-cuda-ax's `#ifdef __CUDA_ARCH__`
+            ):
+                first -= 1
+            declared = unit.text[toks[first].start : toks[k].start]
+            return LocalDeclaration(declared.strip(), unit.lines.position(toks[k].start)[0], k)
     return None
 
 

@@ -287,7 +287,7 @@ def _truncating_store(
     if size is None:
         size, spelling = _size_of_name(unit, name)
     if size is None and not head and (declared := local_declaration(unit, name)) is not None:
-        spelling = declared[0]  # the parse could not resolve it: the declaration's words
+        spelling = declared.type  # the parse could not resolve it: the declaration's words
         size = type_size(unit, spelling) or (4 if NARROW_MASK_TYPE.match(spelling + " ") else None)
     if size is None and NARROW_MASK_TYPE.match(head):
         size = 4

@@ -54,11 +54,11 @@ def unresolved(unit: Unit, tok: Token, name: str, narrow: frozenset[str]) -> Mas
         return elsewhere(tok, name, f"declared as a {size * 8}-bit parameter of this function")
     local = local_declaration(unit, tok)
     if local is not None:  # a 32-bit one is a site of its own (``_narrow_local``)
-        size = type_size(unit, local[0])
-        if size == 8 or ("auto" in local[0].split() and holds_a_vote(unit, tok.text)):
+        size = type_size(unit, local.type)
+        if size == 8 or ("auto" in local.type.split() and holds_a_vote(unit, tok.text)):
             return None
         # nvdiffrast's `U32 actMask = __ballot_sync(...)`, U32 a typedef of another file
-        detail = f"of type `{local[0]}` (declared at line {local[1]}; a type of another file)"
+        detail = f"of type `{local.type}` (declared at line {local.line}; a type of another file)"
         return elsewhere(tok, name, f"{detail}; if it is 32-bit, declare the mask 64-bit")
     detail = "defined outside this file (e.g. `#define FULL_MASK 0xffffffff` in a header)"
     return elsewhere(tok, name, f"{detail}; if it is 32-bit, make that definition 64-bit")

@@ -28,11 +28,7 @@ from ..analysis.bit_intrinsics import BIT32, bit_calls_on
 from ..analysis.calls import SHUFFLES, Call
 from ..analysis.calls import calls as calls_of
 from ..analysis.cursor import cursor_at
-from ..analysis.declared_types import (
-    local_declaration,
-    local_declaration_index,
-    type_size,
-)
+from ..analysis.declared_types import local_declaration, type_size
 from ..analysis.mask_literals import cast_of_all_ones, segment_mask
 from ..analysis.values import int_value
 from ..analysis.vote_types import VOTES
@@ -307,14 +303,11 @@ def _narrow_local(unit: Unit, tok: Token) -> tuple[int, _Declared] | None:
     than 64 bits, read from tokens (the parse lost the use: rwatling's `unsigned int mask =
     0xffffffff;` beside `__shfl_down_sync(mask, v, d, WARP_SIZE)`, `WARP_SIZE` from a header
     the parse does not open, hazard round 49); the declaration's offset and type."""
-    k = local_declaration_index(unit, tok)
-    local = local_declaration(unit, tok) if k is not None else None
-    if k is None or local is None:
+    local = local_declaration(unit, tok)
+    size = type_size(unit, local.type) if local is not None else None
+    if local is None or size is None or not 0 < size < 8:
         return None
-    size = type_size(unit, local[0])
-    if size is None or not 0 < size < 8:
-        return None
-    return unit.tokens[k].start, _Declared(local[0], False)
+    return unit.tokens[local.name].start, _Declared(local.type, False)
 
 
 def _declaration_site(
