@@ -84,13 +84,13 @@ def hipcc() -> str:
 
 
 @pytest.fixture(scope="session")
-def gfx942_check(clang19: str, rocm7: Path) -> Callable[[Path], subprocess.CompletedProcess]:
-    """``gfx942_check(path)``: clang-19's syntax check of a HIP file for gfx942 against the
-    ROCm 7.2.4 headers (searched before Debian's HIP 5.2 in /usr/include)."""
+def gfx942_check(clang19: str, rocm7: Path) -> Callable[..., subprocess.CompletedProcess]:
+    """``gfx942_check(path, standard="c++17")``: clang-19's syntax check of a HIP file for
+    gfx942 against the ROCm 7.2.4 headers (searched before Debian's HIP 5.2 in /usr/include)."""
 
-    def check(path: Path) -> subprocess.CompletedProcess:
+    def check(path: Path, standard: str = "c++17") -> subprocess.CompletedProcess:
         cmd = [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
-        cmd += ["-std=c++17", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include")]
+        cmd += [f"-std={standard}", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include")]
         return subprocess.run([*cmd, str(path)], capture_output=True, text=True, timeout=300)
 
     return check

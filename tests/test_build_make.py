@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from _build import converted, rules
+from _units import assert_nvcc_builds
 from conftest import require_tool
 
 
@@ -169,7 +170,7 @@ def test_thrust_wrapped_namespace_is_removed_and_reported(tmp_path, gfx942_check
     assert gfx942_check(src).returncode == 0
 
 
-def test_a_standard_before_cxx11_becomes_cxx11(tmp_path, nvcc, clang19, rocm7):
+def test_a_standard_before_cxx11_becomes_cxx11(tmp_path, nvcc, gfx942_check):
     """tobiasvanderwerff's teaching Makefiles pass `--std=c++03` (compile round 46: 13 TUs,
     all silent): nvcc compiles C++03 CUDA, HIP's headers need C++11.  Clang also reads nvcc's
     `-std c++17` as two words."""
@@ -179,26 +180,8 @@ def test_a_standard_before_cxx11_becomes_cxx11(tmp_path, nvcc, clang19, rocm7):
     assert rules("make", text) == [("HB110", 1)]
     kernel = "__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n"
     (tmp_path / "k.cu").write_text(kernel)
-    built = subprocess.run(
-        [
-            nvcc,
-            "--std=c++03",
-            "-arch=sm_90",
-            "-c",
-            str(tmp_path / "k.cu"),
-            "-o",
-            str(tmp_path / "k.o"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert built.returncode == 0, built.stderr
+    assert_nvcc_builds(nvcc, [tmp_path / "k.cu"], ["--std=c++03"], tmp_path)
     (tmp_path / "k.hip").write_text("#include <hip/hip_runtime.h>\n" + kernel)
     for standard, ok in (("c++03", False), ("c++11", True)):
-        cmd = [clang19, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-fsyntax-only"]
-        cmd += [f"-std={standard}", f"--rocm-path={rocm7}", "-isystem", str(rocm7 / "include")]
-        proc = subprocess.run(
-            [*cmd, str(tmp_path / "k.hip")], capture_output=True, text=True, timeout=300
-        )
+        proc = gfx942_check(tmp_path / "k.hip", standard)
         assert (proc.returncode == 0) == ok, proc.stderr
