@@ -328,7 +328,7 @@ def project_index_of(
     reach = IncludeReach()
     closed = ClosedTemplates()
     tiles = TileConstants()
-    host_headers = HostHeaders(is_cuda_source)
+    host_headers = HostHeaders()
     both: set[tuple[str, str]] = set()  # the headers' __host__ __device__ declarations
     vectors: set[tuple[str, int]] = set()  # the tree's members of CUDA vector types
 
@@ -370,13 +370,23 @@ def project_index_of(
         retired=retired_dirs_of(files),
         unreached=reach.unreached(),
         include_paths=reach.edges(),
-        clang_headers=host_headers.compiled(reach.edges()),
+        clang_headers=host_headers.compiled(reach.edges(), _is_cuda_file),
         closed_templates=closed.found(),
         tile_constants=tiles.found(),
         both_declarations=frozenset(both),
         vector_members=frozenset(vectors),
         own_cuda_named=cuda_named_headers(files, mappings),
     )
+
+
+def _is_cuda_file(path: str) -> bool:
+    """A file of the tree is a CUDA source (``is_cuda_source``, read again: asked only of the
+    includers of a header that needs clang's fixes, ``HostHeaders.compiled``)."""
+    try:
+        with open(path, "rb") as f:
+            return is_cuda_source(Path(path), f.read(INDEX_BYTES))
+    except OSError:
+        return False
 
 
 def default_out_root(root: Path) -> Path:

@@ -7,8 +7,10 @@ tobiasvanderwerff's `support.h` defines `FATAL(msg, ...)` with `"[%s:%d] "msg"\\
 C++03 nvcc build reads as a name and clang, as a reserved literal suffix (compile round 46: 4
 silent TUs).  Such a header goes through the pipeline too, where only the fixes for clang
 (``literal-suffix-space``, ``register-storage``) have anything to change.  The texts are only
-screened for those constructs here; the rewrites read them properly.  Pure: the texts come
-from the caller.
+screened for those constructs here; the rewrites read them properly.  Whether an includer is
+CUDA is asked only of the files that reach such a header, and only when there is one: the
+caller reads and classifies them (most trees have none, and the scan for CUDA's names is the
+costly part).  Pure: the texts and the answers come from the caller.
 """
 
 from __future__ import annotations
@@ -25,32 +27,44 @@ _CLANG_REJECTS = re.compile(rb'"(?:\\.|[^"\\\n])*"[A-Za-z]|\bregister\b')
 
 
 class HostHeaders:
-    """Collects, file by file, the tree's CUDA sources and the plain headers that need a fix
-    for clang; ``compiled`` answers which of those headers a CUDA source reaches."""
+    """Collects, file by file, the plain headers that need a fix for clang; ``compiled``
+    answers which of them a CUDA source reaches."""
 
-    def __init__(self, is_cuda: Callable[[Path, bytes], bool]) -> None:
-        self.is_cuda = is_cuda
-        self.cuda: set[str] = set()
+    def __init__(self) -> None:
         self.needing: set[str] = set()
 
     def add(self, path: str, data: bytes) -> None:
-        where = Path(path)
-        if self.is_cuda(where, data):
-            self.cuda.add(os.path.abspath(path))
-        elif where.suffix.lower() not in SOURCE_SUFFIXES and _CLANG_REJECTS.search(data):
+        if Path(path).suffix.lower() not in SOURCE_SUFFIXES and _CLANG_REJECTS.search(data):
             self.needing.add(os.path.abspath(path))
 
-    def compiled(self, edges: Iterable[tuple[str, tuple[str, ...]]] | None) -> frozenset[str]:
-        """The headers of ``needing`` that the CUDA sources reach through ``edges`` (the
-        include graph by absolute path, ``IncludeReach.edges``); none without the graph."""
+    def compiled(
+        self,
+        edges: Iterable[tuple[str, tuple[str, ...]]] | None,
+        is_cuda: Callable[[str], bool],
+    ) -> frozenset[str]:
+        """The headers of ``needing`` that a file ``is_cuda`` accepts reaches through
+        ``edges`` (the include graph by absolute path, ``IncludeReach.edges``); none without
+        the graph.  ``is_cuda`` is asked once per includer, and only of includers."""
         if not self.needing or edges is None:
             return frozenset()
-        down = dict(edges)
-        seen: set[str] = set()
-        todo = list(self.cuda)
-        while todo:
-            node = todo.pop()
-            if node not in seen:
+        up: dict[str, list[str]] = {}
+        for name, included in edges:
+            for header in included:
+                up.setdefault(header, []).append(name)
+        answers: dict[str, bool] = {}
+        out = set()
+        for header in self.needing:
+            seen: set[str] = set()
+            todo = list(up.get(header, ()))
+            while todo:
+                node = todo.pop()
+                if node in seen:
+                    continue
                 seen.add(node)
-                todo.extend(down.get(node, ()))
-        return frozenset(self.needing & seen)
+                if node not in answers:
+                    answers[node] = node not in self.needing and is_cuda(node)
+                if answers[node]:
+                    out.add(header)
+                    break
+                todo.extend(up.get(node, ()))
+        return frozenset(out)
