@@ -302,5 +302,10 @@ enum cudaSharedCarveout {
 };
 """
 CARVEOUT_NAMES = frozenset(
-    {"cudaSharedCarveout", "cudaSharedmemCarveoutDefault", "cudaSharedmemCarveoutMaxShared"}
-) | frozenset({"cudaSharedmemCarveoutMaxL1"})
+    {
+        "cudaSharedCarveout",
+        "cudaSharedmemCarveoutDefault",
+        "cudaSharedmemCarveoutMaxShared",
+        "cudaSharedmemCarveoutMaxL1",
+    }
+)
