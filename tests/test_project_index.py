@@ -94,7 +94,11 @@ def test_a_mask_declared_in_the_function_is_read_from_tokens() -> None:
     )
     unit = Unit("t.cu", src, ctx().mappings)
     use = [t for t in unit.tokens if t.text == "mask"][-1]
-    assert local_declaration(unit, use) == ("const uint32_t", 2)
+    found = local_declaration(unit, use)
+    assert found is not None
+    assert (found.type, found.line) == ("const uint32_t", 2)
+    assert unit.tokens[found.name].text == "mask"
+    assert unit.tokens[found.name].start == src.index("mask")
 
 
 def test_a_project_that_defines_cuda_arch_for_hip_owns_its_gates(tmp_path: Path) -> None:
