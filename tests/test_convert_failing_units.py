@@ -17,6 +17,7 @@ import pytest
 
 from _convert import hip, result
 from _units import assert_converted_compiles, assert_nvcc_builds, convert_directory
+from hipify_py.frontend.lexer import lex
 from hipify_py.project_declarations import template_declarations
 
 UNITS = Path(__file__).parent / "fixtures" / "units"
@@ -503,3 +504,13 @@ def test_a_template_local_assigned_again_loses_its_const(converted):
     assert "  int global_row = blockIdx.y * BSZ + thread_row;" in out
     assert "  const int thread_row = threadIdx.x / nthreads_col;" in out  # never assigned
     assert "  const int i = blockIdx.x" in out  # not a template
+
+
+def test_an_include_without_a_space_is_renamed_and_a_literal_suffix_is_one_name():
+    """`#include"cuda_runtime.h"` and `"%"PRIu64` lex as an include of a path and a name (the
+    lexer read both as single letters), so the header is renamed and the suffix spaced."""
+    out = hip((UNITS / "include_without_space.cu").read_text())
+    assert '#include"hip/hip_runtime.h"' in out and '#include"hip/hip_fp16.h"' in out
+    tokens = [t.text for t in lex('#include"a.h"\nprintf("%"PRIu64, v); operator""_w;').tokens]
+    assert tokens[:3] == ["#", "include", '"a.h"']
+    assert tokens[5:7] == ['"%"', "PRIu64"] and tokens[-3:-1] == ['""', "_w"]

@@ -75,7 +75,7 @@ _TOKEN_RE = re.compile(
     ([ \t\f\v\x00]*@(?:\\(?:\r\n?|\n)[ \t\f\v\x00]*@)*@)  # horizontal white space (NUL too,
                                                           # as for clang), line continuations
     (?:
-      (NAME)(?![A-Za-z0-9_$"'])
+      (?!(?:(?:u8|u|U|L)R?|R)"|(?:u8|u|U|L)')(NAME)
     | ( [(){};,\[\]?~]    # punctuators no longer one starts with
       | \r\n?|\n
       | LITERALS

@@ -11,7 +11,6 @@ space").  With the space each reads as the code meant.  The standard library's o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ..context import Context
@@ -22,15 +21,18 @@ from ..rules import rewrite_pass
 
 RULE = "literal-suffix-space"
 _STANDARD = frozenset({"s", "sv"})  # the standard library's string literal suffixes
-_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 @rewrite_pass(RULE, order=13)
 def literal_suffix_space(unit: Unit, ctx: Context) -> Iterator[Edit]:
-    text = unit.text
-    for lit in unit.tokens:
-        if lit.kind not in (Kind.STRING, Kind.CHAR):
-            continue
-        suffix = _WORD.match(text, lit.end)  # the lexer splits it: read the text itself
-        if suffix and not suffix.group().startswith("_") and suffix.group() not in _STANDARD:
+    toks = unit.tokens
+    for k in unit.lexed.literals:
+        lit, after = toks[k], toks[k + 1] if k + 1 < len(toks) else None
+        if (
+            after is not None
+            and after.start == lit.end
+            and after.kind is Kind.IDENT
+            and not after.text.startswith("_")
+            and after.text not in _STANDARD
+        ):
             yield Edit(lit.end, lit.end, " ", RULE)
