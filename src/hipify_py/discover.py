@@ -35,6 +35,7 @@ from .project_reach import IncludeReach
 from .project_switches import WRAPPING_MACROS, SwitchUses, is_build_text
 from .project_templates import ClosedTemplates
 from .project_tiles import TileConstants
+from .project_unbuilt import BuildTexts
 from .project_wavefronts import WavefrontUses
 
 if TYPE_CHECKING:
@@ -346,15 +347,20 @@ def project_index_of(
         vectors.update(vector_members(data))
 
     index = index_of(_TreeTexts(items), mappings, also=also, launches=launches)
+    builds = BuildTexts()
     for c in items:
         if switches.full:
+            builds.give_up()
             break  # past its bound the tree's switches are unknown: read no more
         if c.path.suffix not in C_LIKE_SUFFIXES and is_build_text(str(c.path)):
             try:
                 with open(c.path, "rb") as f:
-                    switches.add_build_text(f.read(INDEX_BYTES))
+                    data = f.read(INDEX_BYTES)
             except OSError:
+                builds.give_up()
                 continue
+            switches.add_build_text(data)
+            builds.add(c.path, data)
     return replace(
         index,
         unset_switches=switches.unset(mappings),
@@ -367,7 +373,7 @@ def project_index_of(
         narrow_masks=masks.narrow(),
         cuda_backends=cuda_backends_of(files),
         library_copies=library_copies_of(files),
-        retired=retired_dirs_of(files),
+        retired=retired_dirs_of(files) | builds.unbuilt(),
         unreached=reach.unreached(),
         include_paths=reach.edges(),
         clang_headers=host_headers.compiled(reach.edges(), _is_cuda_file),

@@ -95,7 +95,10 @@ def not_the_projects(path: str, project: ProjectIndex) -> str:
     if parents & project.library_copies:
         return "a file of a copy of CUB's repository"
     if parents & project.retired:
-        return "code the project keeps out of its build (a dead-code or attic directory)"
+        return (
+            "code the project keeps out of its build (a dead-code or attic directory, or one its"
+            " CMake adds only in a comment or behind an architecture option that is off)"
+        )
     return ""
 
 

@@ -89,7 +89,8 @@ class ProjectIndex:
     # TNN's `thirdparty/cub-1.9.10-1`), absolute: its examples and tests are CUB's, which the
     # HIP build replaces with hipCUB (round 19: 3 false findings in TNN's copy)
     library_copies: frozenset[str] = frozenset()
-    # the tree's `deadcode`/`attic` directories (``project_backends.retired_dirs_of``), absolute
+    # the tree's `deadcode`/`attic` directories (``project_backends.retired_dirs_of``) and those
+    # its CMake leaves out by default (``project_unbuilt``), absolute
     retired: frozenset[str] = frozenset()
     # the headers in directories no source of the tree reaches (``project_reach``), absolute
     unreached: frozenset[str] = frozenset()
