@@ -905,6 +905,47 @@ def test_a_broadcast_of_a_value_both_halves_hold_alike_crosses_nothing(nvcc, tmp
     assert not {f.rule for f in findings(ft)} & WAVE_RULES
 
 
+# namespacemarcus's softmax `block_reduce_sum_f32` (round 52): the second reduction is a call
+# of the warp reduction, whose only shuffles are xor shuffles, before the broadcast
+HELPER_STEPS = """#define WARP_SIZE 32
+template <int kWarpSize = WARP_SIZE>
+__device__ __forceinline__ float warp_sum(float val) {
+  for (int stride = kWarpSize >> 1; stride >= 1; stride >>= 1)
+    val += __shfl_xor_sync(0xffffffff, val, stride);
+  return val;
+}
+template <int NUM_THREADS = 256>
+__device__ float block_sum(float val) {
+  constexpr int NUM_WARPS = (NUM_THREADS + WARP_SIZE - 1) / WARP_SIZE;
+  int warpId = threadIdx.x / WARP_SIZE;
+  int laneId = threadIdx.x % WARP_SIZE;
+  __shared__ float shared[NUM_WARPS];
+  float value = warp_sum<WARP_SIZE>(val);
+  if (laneId == 0) shared[warpId] = value;
+  __syncthreads();
+  value = (laneId < NUM_WARPS) ? shared[laneId] : 0.0f;
+  value = warp_sum<NUM_WARPS>(value);
+  value = __shfl_sync(0xffffffff, value, 0);
+  return value;
+}
+__global__ void total(const float* x, float* out) { out[threadIdx.x] = block_sum(x[threadIdx.x]); }
+"""
+
+
+def test_a_warp_reduction_helper_keeps_alike_halves_alike(nvcc, tmp_path):
+    (tmp_path / "a.cu").write_text(HELPER_STEPS)
+    assert_nvcc_builds(nvcc, [tmp_path / "a.cu"], [], tmp_path)
+    assert not {f.rule for f in findings(HELPER_STEPS)} & WAVE_RULES
+    # decoys: a helper that adds the lane's own index, or one that shuffles down, makes the
+    # halves differ
+    for helper in (
+        "val += __shfl_xor_sync(0xffffffff, val, stride) + threadIdx.x;",
+        "val += __shfl_down_sync(0xffffffff, val, stride);",
+    ):
+        other = HELPER_STEPS.replace("val += __shfl_xor_sync(0xffffffff, val, stride);", helper)
+        assert ("HZ103", 19) in {(f.rule, f.line) for f in findings(other)}
+
+
 def test_a_constant_the_lanes_past_the_guard_take_is_alike_in_both_halves(nvcc, tmp_path):
     # ppl.llm's attn_block_reduce_max (round 26): `if (lane_id < WPT) v = shared[lane_id];
     # else v = -FLT_MAX;` before the steps below WPT and the broadcast from lane 0

@@ -11,13 +11,14 @@ from typing import NamedTuple
 from ..frontend.lexer import Kind, Token
 from ..frontend.unit import Unit
 from .calls import SHUFFLES, Call
-from .functions import Func, enclosing_conditions, function_at
+from .functions import Func, enclosing_conditions, function_at, functions
 from .group_scan import group_lanes
 from .taint import Taint, thread_taint
 from .tokens import statement_end
 
 _ASSIGNS = frozenset({"=", "+=", "-=", "*=", "|=", "&=", "^="})
 _XOR = frozenset({"__shfl_xor_sync", "__shfl_xor"})
+_THREAD_INDEX = frozenset({"threadIdx", "__lane_id", "laneid"})
 
 
 def halves_agree(unit: Unit, call: Call) -> bool:
@@ -102,6 +103,8 @@ def _xor_step(unit: Unit, func: Func, k: int, end: int) -> bool:
     toks = unit.tokens
     if any(toks[j].text in _XOR for j in range(k + 2, end)):
         return True
+    if _xor_helper_call(unit, k, end):
+        return True
     if end != k + 3 or toks[k + 2].kind is not Kind.IDENT:
         return False
     for j in sorted(unit.identifier_positions.get(toks[k + 2].text, ()), reverse=True):
@@ -112,6 +115,32 @@ def _xor_step(unit: Unit, func: Func, k: int, end: int) -> bool:
                 toks[x].text == toks[k].text for x in received
             )
     return False
+
+
+def _xor_helper_call(unit: Unit, k: int, end: int) -> bool:
+    """The assignment at token ``k`` is `v = helper(v);` (or `helper<N>(v)`) with ``helper`` a
+    function of the file whose only shuffles are xor shuffles and that reads no thread index:
+    a warp reduction keeps alike halves alike (namespacemarcus's `block_reduce_sum_f32`,
+    `value = warp_reduce_sum_f32<NUM_WARPS>(value);` before its broadcast, round 52: 2 false
+    HZ103)."""
+    toks = unit.tokens
+    callee, j = toks[k + 2], k + 3
+    if callee.kind is not Kind.IDENT or j >= end:
+        return False
+    if toks[j].text == "<":
+        j = next((x for x in range(j, end) if toks[x].text == ">"), end) + 1
+    if [t.text for t in toks[j:end]] != ["(", toks[k].text, ")"]:
+        return False
+    helpers = [f for f in functions(unit) if f.name == callee.text]
+    return bool(helpers) and all(_xor_only(toks[f.open : f.close]) for f in helpers)
+
+
+def _xor_only(body: Sequence[Token]) -> bool:
+    """``body`` shuffles, only by xor, and reads no thread index."""
+    names = {t.text for t in body if t.kind is Kind.IDENT}
+    return bool(names & _XOR) and not (names & (SHUFFLES.keys() - _XOR)) and (
+        not names & _THREAD_INDEX
+    )
 
 
 def _constant(expr: Sequence[Token]) -> bool:
