@@ -37,7 +37,10 @@ def _code(text: str) -> str:
     return _LEXEME.sub(lambda m: m.group() if m.group().startswith('"') else " ", text)
 
 
-def _commands(code: str) -> Iterator[tuple[str, str]]:
+Command = tuple[str, str]  # a CMake command's name, lower case, and its arguments as written
+
+
+def _commands(code: str) -> Iterator[Command]:
     """Each command of CMake ``code`` (comments removed): its name, lower case, and its
     arguments as written (nested parentheses kept)."""
     at = 0
@@ -50,40 +53,38 @@ def _commands(code: str) -> Iterator[tuple[str, str]]:
         at = k
 
 
-def _off_options(codes: Mapping[Path, str], others: AbstractSet[str]) -> frozenset[str]:
+def _off_options(
+    commands: Mapping[Path, list[Command]], others: AbstractSet[str]
+) -> frozenset[str]:
     """The options the tree declares off by default whose name or text names an NVIDIA
     architecture, that no CMake `set` and no other build text (``others``) names again."""
     off: set[str] = set()
-    for code in codes.values():
-        for name, args in _commands(code):
-            m = _OPTION.match(args) if name == "option" else None
-            if m and (m.group(3) or "OFF").upper() in ("OFF", "FALSE", "0", "NO"):
-                if _NVIDIA_ARCH.search(m.group(1)) or _NVIDIA_ARCH.search(m.group(2)):
-                    off.add(m.group(1))
-    set_again = {
-        args.split()[0]
-        for code in codes.values()
-        for name, args in _commands(code)
-        if name == "set" and args.split()
-    }
+    set_again: set[str] = set()
+    for name, args in (command for listed in commands.values() for command in listed):
+        m = _OPTION.match(args) if name == "option" else None
+        if m and (m.group(3) or "OFF").upper() in ("OFF", "FALSE", "0", "NO"):
+            if _NVIDIA_ARCH.search(m.group(1)) or _NVIDIA_ARCH.search(m.group(2)):
+                off.add(m.group(1))
+        elif name == "set" and args.split():
+            set_again.add(args.split()[0])
     return frozenset(off - set_again - others)
 
 
-def _added(code: str, off: frozenset[str]) -> tuple[str, str] | None:
-    """The arguments of the commands of ``code`` the default configuration runs, and of
+def _added(commands: list[Command], off: frozenset[str]) -> tuple[str, str] | None:
+    """The arguments of the ``commands`` of a file the default configuration runs, and of
     those it runs only with an option of ``off`` on; None when the file may add any of its
     subdirectories (`add_subdirectory(${dir})`, `file(GLOB_RECURSE ...)`)."""
     runs: list[str] = []
     skipped: list[str] = []
     gated: list[bool] = []  # per open `if`: whether its branch now runs only with an option on
-    for name, args in _commands(code):
+    for name, args in commands:
         if name == "if":
             gated.append(args.strip() in off)
         elif name in ("elseif", "else") and gated:
             gated[-1] = False
         elif name == "endif" and gated:
             gated.pop()
-        elif name == "add_subdirectory" and "$" in args or "GLOB_RECURSE" in args:
+        elif (name == "add_subdirectory" and "$" in args) or "GLOB_RECURSE" in args:
             return None
         else:
             (skipped if any(gated) else runs).append(args)
@@ -99,16 +100,19 @@ def unbuilt_dirs(texts: Mapping[Path, str], others: AbstractSet[str]) -> frozens
     CMakeLists.txt's absolute path and text) that their parent adds only behind an
     architecture option off by default or only in a comment; ``others``: the words of the
     tree's other build texts (presets, scripts, Makefiles), which may switch an option on."""
-    codes = {path: _code(text) for path, text in texts.items()}
-    off = _off_options(codes, others)
+    commands = {path: list(_commands(_code(text))) for path, text in texts.items()}
+    off = _off_options(commands, others)
+    subdirectories: dict[Path, set[str]] = {}
+    for path in texts:
+        subdirectories.setdefault(path.parent.parent, set()).add(path.parent.name)
     out: set[str] = set()
-    for path, code in codes.items():
-        added = _added(code, off)
+    for path, listed in commands.items():
+        added = _added(listed, off)
         if added is None:
             continue
         runs, skipped = added
         commented = {m.group(1) for m in _COMMENTED_SUBDIRECTORY.finditer(texts[path])}
-        for sub in {p.parent.name for p in texts if p.parent.parent == path.parent}:
+        for sub in subdirectories.get(path.parent, ()):
             left_out = sub in commented or _names(skipped, sub)
             if left_out and not _names(runs, sub):
                 out.add(str(path.parent / sub))
