@@ -138,8 +138,10 @@ def _xor_helper_call(unit: Unit, k: int, end: int) -> bool:
 def _xor_only(body: Sequence[Token]) -> bool:
     """``body`` shuffles, only by xor, and reads no thread index."""
     names = {t.text for t in body if t.kind is Kind.IDENT}
-    return bool(names & _XOR) and not (names & (SHUFFLES.keys() - _XOR)) and (
-        not names & _THREAD_INDEX
+    return (
+        bool(names & _XOR)
+        and not (names & (SHUFFLES.keys() - _XOR))
+        and (not names & _THREAD_INDEX)
     )
 
 
