@@ -514,3 +514,11 @@ def test_an_include_without_a_space_is_renamed_and_a_literal_suffix_is_one_name(
     tokens = [t.text for t in lex('#include"a.h"\nprintf("%"PRIu64, v); operator""_w;').tokens]
     assert tokens[:3] == ["#", "include", '"a.h"']
     assert tokens[5:7] == ['"%"', "PRIu64"] and tokens[-3:-1] == ['""', "_w"]
+
+
+def test_group_members_hip_lacks_become_the_built_in_indices():
+    out = hip((UNITS / "cg_group_members.cu").read_text())
+    rank = "(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z))"
+    assert f"out[{rank}] = m.block_rank() + (gridDim.x * gridDim.y * gridDim.z);" in out
+    assert "dim3 b = dim3(blockIdx.x, blockIdx.y, blockIdx.z), g = dim3(gridDim.x," in out
+    assert "dim3 t = dim3(blockDim.x, blockDim.y, blockDim.z);" in out
