@@ -522,3 +522,10 @@ def test_group_members_hip_lacks_become_the_built_in_indices():
     assert f"out[{rank}] = m.block_rank() + (gridDim.x * gridDim.y * gridDim.z);" in out
     assert "dim3 b = dim3(blockIdx.x, blockIdx.y, blockIdx.z), g = dim3(gridDim.x," in out
     assert "dim3 t = dim3(blockDim.x, blockDim.y, blockDim.z);" in out
+
+
+def test_an_array_of_vectors_zeroed_with_a_scalar_is_zeroed_with_empty_braces():
+    out = hip((UNITS / "vector_array_zero.cu").read_text())
+    assert "float4 tile[N] = {};" in out and "int2 pairs[2] = {};" in out
+    assert "double2 z[3] = {};" in out
+    assert "float4 keep[2] = {make_float4(1.f, 2.f, 3.f, 4.f)};" in out

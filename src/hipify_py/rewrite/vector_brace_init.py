@@ -7,12 +7,14 @@ project's `int4{x, y, z}`).  The missing components are written out as the zero 
 the same value under nvcc, a list HIP accepts; also in a constructor's member initialiser
 (`tiled_shape_{x, y, n}`), an assignment (`tile_offset_ = {x, y, z};`) to a variable or
 member the file declares (`int4 tile_offset_;`), and a `return {x, y};` of a function that
-returns a vector type (``analysis/vector_braces``).  `{}` (zero everywhere in both), `{v}` (which
-may copy another vector) and lists with a trailing comma or designators are left alone.
+returns a vector type (``analysis/vector_braces``).  An array's `= {0}` becomes `= {}` (CUDA
+zeroes every element; HIP takes no scalar for a vector).  `{}` (zero everywhere in both), `{v}`
+(which may copy another vector) and lists with a trailing comma or designators are left alone.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..analysis.vector_braces import RANKS, missing_components, returned_braces
@@ -33,6 +35,30 @@ def vector_brace_init(unit: Unit, ctx: Context) -> Iterator[Edit]:
         if missing:
             close = unit.lexed.brackets[brace]
             yield Edit(toks[close].start, toks[close].start, ", 0" * missing, RULE)
+    for brace in _zeroed_arrays(unit):
+        yield Edit(toks[brace].end, toks[brace + 2].start, "", RULE)
+
+
+_ZERO = re.compile(r"0(?:\.0*)?[fF]?|0x0+|\.0+[fF]?")
+
+
+def _zeroed_arrays(unit: Unit) -> Iterator[int]:
+    """The `{` of each `float4 tile[N] = {0};`: CUDA brace-elides the zero into the first
+    vector's `x` and zeroes the rest, HIP's vector types take no scalar there ("no viable
+    conversion from 'int' to 'float4'": BoldWinds's sgemm, compile round 52); `{}` zeroes
+    every element in both."""
+    toks = unit.tokens
+    for name in RANKS.keys() & unit.identifiers:
+        for i in unit.identifier_positions[name]:
+            j = i + 2
+            if j >= len(toks) or toks[i + 1].kind is not Kind.IDENT or toks[j].text != "[":
+                continue
+            close = unit.lexed.brackets.get(j)
+            if close is None or close + 5 >= len(toks) or toks[close + 1].text != "=":
+                continue
+            texts = [t.text for t in toks[close + 2 : close + 5]]
+            if texts[0] == "{" and _ZERO.fullmatch(texts[1]) and texts[2] == "}":
+                yield close + 2
 
 
 def _initialisers(unit: Unit) -> Iterator[tuple[int, int]]:
