@@ -522,6 +522,7 @@ def test_group_members_hip_lacks_become_the_built_in_indices():
     assert f"out[{rank}] = m.block_rank() + (gridDim.x * gridDim.y * gridDim.z);" in out
     assert "dim3 b = dim3(blockIdx.x, blockIdx.y, blockIdx.z), g = dim3(gridDim.x," in out
     assert "dim3 t = dim3(blockDim.x, blockDim.y, blockDim.z);" in out
+    assert f"  return {rank};" in out
 
 
 def test_an_array_of_vectors_zeroed_with_a_scalar_is_zeroed_with_empty_braces():

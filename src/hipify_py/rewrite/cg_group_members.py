@@ -6,8 +6,9 @@ CUDA 11+'s `grid_group` answers `block_rank()`, `num_blocks()`, `block_index()` 
 'cooperative_groups::grid_group'": BoldWinds's reductions, compile round 52, 2 TUs).  Each is a
 plain function of the built-in indices, so the call becomes that expression: the grid's blocks
 are ranked x fastest, as CUDA ranks them.  A call is rewritten only on a group the file makes
-with `this_grid()` / `this_thread_block()` (a variable initialised by it, or the call itself),
-so a class of the user's own with such a member keeps it.
+with `this_grid()` / `this_thread_block()` (a variable initialised by it, or the call itself)
+or a function takes as a parameter of the group's type, so a class of the user's own with such
+a member keeps it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _MEMBERS = {
     "dim_blocks": ("this_grid", "dim3(gridDim.x, gridDim.y, gridDim.z)"),
     "dim_threads": ("this_thread_block", "dim3(blockDim.x, blockDim.y, blockDim.z)"),
 }
+# the type of the group each maker makes, as a parameter names it (`const cg::grid_group& g`)
+_TYPES = {"this_grid": "grid_group", "this_thread_block": "thread_block"}
 
 
 @rewrite_pass(RULE, order=40)
@@ -50,8 +53,8 @@ def cg_group_members(unit: Unit, ctx: Context) -> Iterator[Edit]:
 
 def _group_start(unit: Unit, last: int, maker: str) -> int | None:
     """The first token of the group expression that ends at token ``last`` when it is a
-    group ``maker`` makes: `cg::this_grid()` itself, or a variable of the function the
-    statement `auto grid = cg::this_grid();` declares; else None."""
+    group ``maker`` makes: `cg::this_grid()` itself, a variable of the function the statement
+    `auto grid = cg::this_grid();` declares, or a parameter of the group's type; else None."""
     toks = unit.tokens
     if toks[last].text == ")" and toks[last - 1].text == "(" and toks[last - 2].text == maker:
         first = last - 2
@@ -63,9 +66,16 @@ def _group_start(unit: Unit, last: int, maker: str) -> int | None:
     func = function_at(unit, last)
     if func is None:
         return None
+    opened, closed = func.params
     for j in unit.identifier_positions.get(toks[last].text, ()):
         if func.open < j < last and toks[j + 1].text == "=" and _makes(unit, j + 2, maker):
             return last
+        if opened < j < closed and toks[j + 1].text in (",", ")"):
+            first = j
+            while toks[first - 1].text not in (",", "("):
+                first -= 1
+            if any(t.text == _TYPES[maker] for t in toks[first:j]):
+                return last
     return None
 
 
