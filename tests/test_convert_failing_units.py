@@ -530,3 +530,11 @@ def test_an_array_of_vectors_zeroed_with_a_scalar_is_zeroed_with_empty_braces():
     assert "float4 tile[N] = {};" in out and "int2 pairs[2] = {};" in out
     assert "double2 z[3] = {};" in out
     assert "float4 keep[2] = {make_float4(1.f, 2.f, 3.f, 4.f)};" in out
+
+
+def test_a_host_call_in_a_macro_body_gets_the_header_nvcc_gave_it():
+    out = hip((UNITS / "macro_memset.cu").read_text())
+    assert "#include <string.h>\n" in out
+    # decoy: a macro named like the call is no call of it
+    named = "#define memset(p, v, n) my_set(p, v, n)\n__global__ void k(float* x) { x[0] = 0; }\n"
+    assert "hip_runtime.h" in hip(named) and "<string.h>" not in hip(named)

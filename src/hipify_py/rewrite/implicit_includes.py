@@ -93,8 +93,12 @@ def implicit_headers(unit: Unit, included: set[str], hip_headers: bool) -> list[
 
 
 def _is_plain_call(toks: Sequence[Token], i: int) -> bool:
-    """``memset(...)`` as a call: not a member, not qualified, not a declaration's name."""
-    if toks[i].in_directive or i + 1 >= len(toks) or toks[i + 1].text != "(":
+    """``memset(...)`` as a call: not a member, not qualified, not a declaration's name, and
+    on a directive line only in a macro's body (MeJerry215's `#define MEMSET_BUF(name, bytes)
+    memset(h_##name, 0, bytes); ...`, compile round 52)."""
+    if i + 1 >= len(toks) or toks[i + 1].text != "(":
+        return False
+    if toks[i].in_directive and not _in_macro_body(toks, i):
         return False
     if not i:
         return True
@@ -102,3 +106,11 @@ def _is_plain_call(toks: Sequence[Token], i: int) -> bool:
     if before.text in (".", "->", "::"):
         return False
     return before.kind is not Kind.IDENT or before.text in ("return", "else", "do", "case")
+
+
+def _in_macro_body(toks: Sequence[Token], i: int) -> bool:
+    """Token ``i`` of a directive line lies in a `#define`'s body, past the macro's name."""
+    j = i
+    while j > 0 and toks[j].kind is not Kind.DIRECTIVE:
+        j -= 1
+    return toks[j].kind is Kind.DIRECTIVE and toks[j + 1].text == "define" and i > j + 2
