@@ -13,12 +13,11 @@ from ..frontend.unit import Unit
 from .calls import SHUFFLES, Call
 from .functions import Func, enclosing_conditions, function_at, functions
 from .group_scan import group_lanes
-from .taint import Taint, thread_taint
+from .taint import THREAD_SOURCES, Taint, thread_taint
 from .tokens import statement_end
 
 _ASSIGNS = frozenset({"=", "+=", "-=", "*=", "|=", "&=", "^="})
 _XOR = frozenset({"__shfl_xor_sync", "__shfl_xor"})
-_THREAD_INDEX = frozenset({"threadIdx", "__lane_id", "laneid"})
 
 
 def halves_agree(unit: Unit, call: Call) -> bool:
@@ -141,7 +140,7 @@ def _xor_only(body: Sequence[Token]) -> bool:
     return (
         bool(names & _XOR)
         and not (names & (SHUFFLES.keys() - _XOR))
-        and (not names & _THREAD_INDEX)
+        and (not names & THREAD_SOURCES)
     )
 
 
