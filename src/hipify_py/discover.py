@@ -361,6 +361,7 @@ def project_index_of(
                 continue
             switches.add_build_text(data)
             builds.add(c.path, data)
+    edges = reach.edges()
     return replace(
         index,
         unset_switches=switches.unset(mappings),
@@ -375,8 +376,8 @@ def project_index_of(
         library_copies=library_copies_of(files),
         retired=retired_dirs_of(files) | builds.unbuilt(),
         unreached=reach.unreached(),
-        include_paths=reach.edges(),
-        clang_headers=host_headers.compiled(reach.edges(), _is_cuda_file),
+        include_paths=edges,
+        clang_headers=host_headers.compiled(edges, _is_cuda_file),
         closed_templates=closed.found(),
         tile_constants=tiles.found(),
         both_declarations=frozenset(both),
